@@ -1,0 +1,90 @@
+//===- Frontend.h - parse CUDA translation units with Clang -----*- C++ -*-===//
+//
+// Turns the user's files (+ optional compilation database) into Clang ASTs and
+// hands each translation unit to a TUHandler. One parse per file: the
+// device-side compilation (see docs/usage.md, "How CUDA is parsed").
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDAL1_FRONTEND_FRONTEND_H
+#define CUDAL1_FRONTEND_FRONTEND_H
+
+#include "cudal1/Frontend/CompileFlags.h"
+#include "llvm/ADT/StringRef.h"
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace clang {
+class ASTContext;
+class CompilerInstance;
+namespace tooling {
+class CompilationDatabase;
+}
+} // namespace clang
+
+namespace cudal1 {
+
+/// Receives each successfully parsed translation unit.
+class TUHandler {
+public:
+  virtual ~TUHandler();
+  /// Called once per main file, after parsing without errors.
+  virtual void handleTranslationUnit(clang::ASTContext &Ctx,
+                                     clang::CompilerInstance &CI,
+                                     llvm::StringRef MainFile) = 0;
+};
+
+/// What the frontend needs to know to build compile commands.
+struct FrontendConfig {
+  std::string BuildPath;    ///< -p: folder with compile_commands.json ("" = none)
+  ParseOptions Parse;
+  bool Quiet = false;
+};
+
+/// Outcome of processing a list of files.
+struct FrontendStatus {
+  unsigned Parsed = 0;
+  unsigned Failed = 0; ///< unreadable, not parsed, or parse errors
+};
+
+class Frontend {
+public:
+  /// Creates the frontend; on a bad database returns null and sets \p Error
+  /// to a message naming the path and the problem.
+  static std::unique_ptr<Frontend> create(const FrontendConfig &Config,
+                                          std::string &Error);
+  ~Frontend();
+
+  /// The final clang command line used for \p File (for --dump-commands and
+  /// tests).
+  std::vector<std::string> commandFor(llvm::StringRef File) const;
+
+  /// Parses every file and calls \p Handler for each. Errors are printed to
+  /// stderr as "cuda-l1-rewrite: error: <file>: <problem>" plus clang's own
+  /// diagnostics; the remaining files are still processed.
+  FrontendStatus run(llvm::ArrayRef<std::string> Files, TUHandler &Handler,
+                     unsigned Jobs = 1);
+
+private:
+  Frontend() = default;
+  FrontendConfig Config;
+  std::unique_ptr<clang::tooling::CompilationDatabase> DB;
+};
+
+/// Locates clang's resource directory: next to the executable first
+/// (<bin>/../lib/clang/<ver> or <bin>/../lib/cuda-l1/clang), then the one of
+/// the Clang this tool was built with.
+std::string findResourceDir(const char *Argv0, void *MainAddr);
+
+/// CUDA toolkit root: --cuda-path, then $CUDA_PATH, then the configured one.
+std::string findCudaPath(llvm::StringRef FromOption);
+
+/// Prints "cuda-l1-rewrite: error: <msg>" in clang's colours when stderr is a
+/// terminal.
+void reportError(llvm::StringRef Msg);
+void reportWarning(llvm::StringRef Msg);
+void reportNote(llvm::StringRef Msg);
+
+} // namespace cudal1
+
+#endif

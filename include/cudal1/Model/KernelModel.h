@@ -1,0 +1,33 @@
+//===- KernelModel.h - build the kernel model from a Clang AST --*- C++ -*-===//
+#ifndef CUDAL1_MODEL_KERNELMODEL_H
+#define CUDAL1_MODEL_KERNELMODEL_H
+
+#include "cudal1/Model/KernelInfo.h"
+#include <functional>
+
+namespace clang {
+class ASTContext;
+class FunctionDecl;
+class SourceManager;
+class SourceLocation;
+} // namespace clang
+
+namespace cudal1 {
+
+/// Decides whether declarations in a file belong to the user (reported) or
+/// to a library (system headers are never reported).
+using FileFilter = std::function<bool(const std::string &AbsPath)>;
+
+/// Collects every __global__ function defined in user code and every launch
+/// site of the translation unit.
+ProjectModel collectKernelModel(clang::ASTContext &Ctx,
+                                const FileFilter &Filter = nullptr);
+
+/// Absolute, normalised location (spelling location of macro expansions is
+/// resolved to the expansion site).
+SourceLoc makeSourceLoc(const clang::SourceManager &SM,
+                        clang::SourceLocation L);
+
+} // namespace cudal1
+
+#endif

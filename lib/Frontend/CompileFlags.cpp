@@ -1,0 +1,461 @@
+//===- CompileFlags.cpp - nvcc -> clang command-line translation ---------===//
+#include "cudal1/Frontend/CompileFlags.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/StringSaver.h"
+
+using namespace llvm;
+
+namespace cudal1 {
+
+bool isCudaSourceName(StringRef File) {
+  StringRef Ext = sys::path::extension(File);
+  return Ext.equals_insensitive(".cu") || Ext.equals_insensitive(".cuh");
+}
+
+std::string normalizeGpuArch(StringRef Arch) {
+  Arch = Arch.trim();
+  if (Arch.consume_front("sm_") || Arch.consume_front("compute_") ||
+      Arch.consume_front("lto_")) {
+  }
+  // What remains must be digits with an optional a/f suffix (90a, 100f).
+  if (Arch.empty() || !isDigit(Arch.front()))
+    return "";
+  for (char C : Arch)
+    if (!isDigit(C) && C != 'a' && C != 'f')
+      return "";
+  return ("sm_" + Arch).str();
+}
+
+namespace {
+
+bool looksLikeNvcc(StringRef Argv0) {
+  StringRef Name = sys::path::filename(Argv0);
+  return Name == "nvcc" || Name.starts_with("nvcc.") || Name == "nvcc.exe";
+}
+
+/// nvcc flags that take a separate value argument and are dropped with it.
+const StringSet<> &droppedWithValue() {
+  static const StringSet<> S = {
+      "-Xptxas", "--ptxas-options", "-Xnvlink", "--nvlink-options",
+      "-Xlinker", "--linker-options", "-Xarchive", "--archive-options",
+      "-Xcudafe", "-Xfatbin", "--fatbin-options", "-ccbin",
+      "--compiler-bindir", "--keep-dir", "-keep-dir", "-maxrregcount",
+      "--maxrregcount", "-t", "--threads", "-split-compile",
+      "--split-compile", "-cudart", "--cudart", "-cudadevrt", "--cudadevrt",
+      "-time", "--time", "-dopt", "--dopt", "-diag-suppress",
+      "--diag-suppress", "-diag-warn", "--diag-warn", "-diag-error",
+      "--diag-error", "--dependency-output", "-MF", "-MT", "-MQ",
+      "--output-directory", "-odir", "-arch-ls", "--run-args", "-run-args",
+      "-Werror", "--Werror", "--generate-dependencies-with-compile",
+      "-ptxas-options", "-nvlink-options", "-default-stream",
+      "--default-stream", "-fmad", "--fmad", "-ftz", "--ftz", "-prec-div",
+      "--prec-div", "-prec-sqrt", "--prec-sqrt", "-lib", "--library",
+      "-L", "--library-path", "-l", "-Xptxas=", "--machine", "-m",
+      "-code", "--gpu-code", "-gencode", "--generate-code", "-arch",
+      "--gpu-architecture", "-o", "--output-file", "-rdc",
+      "--relocatable-device-code", "-std", "--std", "-x", "--x",
+      "-Xcompiler", "--compiler-options", "-I", "--include-path",
+      "-isystem", "--system-include", "-D", "--define-macro", "-U",
+      "--undefine-macro", "-include", "--pre-include", "-O", "--optimize",
+      "--options-file", "-optf"};
+  return S;
+}
+
+/// nvcc flags without a value that clang cannot use.
+const StringSet<> &droppedAlone() {
+  static const StringSet<> S = {
+      "--expt-relaxed-constexpr", "-expt-relaxed-constexpr",
+      "--expt-extended-lambda", "-expt-extended-lambda", "--extended-lambda",
+      "-extended-lambda", "-lineinfo", "--generate-line-info", "-G",
+      "--device-debug", "-dlink", "--device-link", "-dw", "-keep", "--keep",
+      "-res-usage", "--resource-usage", "-Wno-deprecated-gpu-targets",
+      "--Wno-deprecated-gpu-targets", "-Wno-deprecated-declarations-nvcc",
+      "--forward-unknown-to-host-compiler", "-forward-unknown-to-host-compiler",
+      "--forward-unknown-to-host-linker", "-forward-unknown-to-host-linker",
+      "-allow-unsupported-compiler", "--allow-unsupported-compiler",
+      "--source-in-ptx", "-src-in-ptx", "-ptx", "--ptx", "-cubin", "--cubin",
+      "-fatbin", "--fatbin", "-cuda", "--cuda", "-extensible-whole-program",
+      "--extensible-whole-program", "-ewp", "-use_fast_math-host",
+      "-Wext-lambda-captures-this", "--Wext-lambda-captures-this",
+      "-Wreorder", "--Wreorder", "-Wdefault-stream-launch",
+      "-Wmissing-launch-bounds", "-restrict", "--restrict", "-noprof",
+      "--dont-use-profile", "-dryrun", "--dryrun", "-v", "--verbose",
+      "-dc", "--device-c", "-static-global-template-stub",
+      "-pie", "-shared", "--shared", "-dlto", "--dlto", "-lto", "--lto",
+      "-MD", "-MMD", "-M", "-MM", "-MP", "--generate-nonsystem-dependencies",
+      "--generate-dependencies", "-E", "--preprocess", "-w-nvcc"};
+  return S;
+}
+
+/// Host-compiler flags (from -Xcompiler) that clang understands well enough
+/// to keep; others are dropped so an unknown gcc flag cannot stop the parse.
+bool keepHostFlag(StringRef F) {
+  if (F.starts_with("-D") || F.starts_with("-U") || F.starts_with("-I") ||
+      F.starts_with("-std=") || F.starts_with("-O") || F.starts_with("-W") ||
+      F.starts_with("-isystem") || F == "-pthread" || F == "-fopenmp" ||
+      F == "-fPIC" || F == "-fpic" || F == "-fPIE" || F == "-m64" ||
+      F == "-g" || F == "-fno-exceptions" || F == "-fexceptions" ||
+      F == "-fno-rtti" || F == "-frtti" || F == "-ffast-math" || F == "-w")
+    return true;
+  return false;
+}
+
+/// Splits "a,b,c" as nvcc does for list-valued options.
+void splitList(StringRef V, SmallVectorImpl<StringRef> &Out) {
+  SmallVector<StringRef, 4> Parts;
+  V.split(Parts, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef P : Parts)
+    Out.push_back(P.trim());
+}
+
+/// Extracts the architectures from a -gencode value such as
+/// "arch=compute_80,code=[sm_80,compute_80]" or "arch=compute_90,code=sm_90".
+void archsFromGencode(StringRef V, std::vector<std::string> &Archs) {
+  // Split at top-level commas only (brackets group).
+  SmallVector<StringRef, 4> Fields;
+  int Depth = 0;
+  size_t Start = 0;
+  for (size_t I = 0; I <= V.size(); ++I) {
+    if (I == V.size() || (V[I] == ',' && Depth == 0)) {
+      Fields.push_back(V.slice(Start, I));
+      Start = I + 1;
+    } else if (V[I] == '[') {
+      ++Depth;
+    } else if (V[I] == ']') {
+      --Depth;
+    }
+  }
+  std::vector<std::string> FromArch, FromCode;
+  for (StringRef F : Fields) {
+    auto [Key, Val] = F.split('=');
+    Val = Val.trim().trim("[]\"'");
+    SmallVector<StringRef, 4> Items;
+    splitList(Val, Items);
+    for (StringRef It : Items) {
+      std::string A = normalizeGpuArch(It);
+      if (A.empty())
+        continue;
+      if (Key.trim() == "code")
+        FromCode.push_back(A);
+      else
+        FromArch.push_back(A);
+    }
+  }
+  for (auto &A : FromCode.empty() ? FromArch : FromCode)
+    if (std::find(Archs.begin(), Archs.end(), A) == Archs.end())
+      Archs.push_back(A);
+}
+
+/// Expands `--options-file F` / `-optf F` (CMake writes includes there).
+bool readOptionsFile(StringRef Path, StringRef Directory,
+                     std::vector<std::string> &Out) {
+  SmallString<256> Full(Path);
+  if (!sys::path::is_absolute(Full) && !Directory.empty()) {
+    Full = Directory;
+    sys::path::append(Full, Path);
+  }
+  auto Buf = MemoryBuffer::getFile(Full);
+  if (!Buf)
+    return false;
+  BumpPtrAllocator A;
+  StringSaver Saver(A);
+  SmallVector<const char *, 32> Toks;
+  cl::TokenizeGNUCommandLine((*Buf)->getBuffer(), Saver, Toks);
+  for (const char *T : Toks)
+    Out.emplace_back(T);
+  return true;
+}
+
+} // namespace
+
+TranslatedCommand translateCompileCommand(ArrayRef<std::string> ArgvIn,
+                                          StringRef Directory) {
+  TranslatedCommand R;
+  if (ArgvIn.empty())
+    return R;
+  R.WasNvcc = looksLikeNvcc(ArgvIn[0]);
+  R.Args.push_back("clang++");
+
+  // Expand response/options files first so they are translated like the rest.
+  std::vector<std::string> Argv;
+  for (size_t I = 1; I < ArgvIn.size(); ++I) {
+    StringRef A = ArgvIn[I];
+    if ((A == "--options-file" || A == "-optf") && I + 1 < ArgvIn.size()) {
+      if (!readOptionsFile(ArgvIn[I + 1], Directory, Argv))
+        R.Dropped.push_back(A.str() + " " + ArgvIn[I + 1]);
+      ++I;
+      continue;
+    }
+    if (A.consume_front("--options-file=") || A.consume_front("-optf=")) {
+      if (!readOptionsFile(A, Directory, Argv))
+        R.Dropped.push_back(ArgvIn[I]);
+      continue;
+    }
+    Argv.push_back(ArgvIn[I]);
+  }
+
+  auto Next = [&](size_t &I) -> std::string {
+    if (I + 1 < Argv.size())
+      return Argv[++I];
+    return "";
+  };
+  auto Emit = [&](StringRef S) { R.Args.push_back(S.str()); };
+
+  for (size_t I = 0; I < Argv.size(); ++I) {
+    StringRef A = Argv[I];
+
+    // Split "--flag=value" for the long nvcc options handled below.
+    StringRef Flag = A, Value;
+    bool HasEq = false;
+    if (A.starts_with("-") && A.contains('=') && !A.starts_with("-D") &&
+        !A.starts_with("-W") && !A.starts_with("-f") && !A.starts_with("-I") &&
+        !A.starts_with("-U") && !A.starts_with("-std=") &&
+        !A.starts_with("--cuda") && !A.starts_with("--offload") &&
+        !A.starts_with("-isystem") && !A.starts_with("-resource-dir") &&
+        !(A.starts_with("-m") && !A.starts_with("-maxrregcount"))) {
+      std::tie(Flag, Value) = A.split('=');
+      HasEq = true;
+    }
+    auto Val = [&]() -> std::string {
+      return HasEq ? Value.str() : Next(I);
+    };
+
+    // --- Architectures --------------------------------------------------
+    if (Flag == "-gencode" || Flag == "--generate-code") {
+      archsFromGencode(Val(), R.GpuArchs);
+      continue;
+    }
+    if (Flag == "-arch" || Flag == "--gpu-architecture" || Flag == "-code" ||
+        Flag == "--gpu-code") {
+      SmallVector<StringRef, 4> Items;
+      std::string V = Val();
+      splitList(V, Items);
+      for (StringRef It : Items) {
+        std::string Arch = normalizeGpuArch(It);
+        if (!Arch.empty() &&
+            std::find(R.GpuArchs.begin(), R.GpuArchs.end(), Arch) ==
+                R.GpuArchs.end())
+          R.GpuArchs.push_back(Arch);
+      }
+      continue;
+    }
+    if (A.consume_front("--cuda-gpu-arch=") ||
+        A.consume_front("--offload-arch=")) {
+      std::string Arch = normalizeGpuArch(A);
+      if (!Arch.empty())
+        R.GpuArchs.push_back(Arch);
+      continue;
+    }
+    A = Argv[I];
+
+    // --- Language, standard, mode ----------------------------------------
+    if (Flag == "-x" || Flag == "--x") {
+      std::string V = Val();
+      Emit("-x");
+      Emit(V == "cu" ? "cuda" : V);
+      continue;
+    }
+    if (A.starts_with("-x") && A.size() > 2 && !HasEq) {
+      StringRef V = A.drop_front(2);
+      Emit("-x");
+      Emit(V == "cu" ? "cuda" : V);
+      continue;
+    }
+    if (Flag == "-std" || Flag == "--std") {
+      Emit("-std=" + Val());
+      continue;
+    }
+    if (Flag == "-rdc" || Flag == "--relocatable-device-code") {
+      std::string V = Val();
+      if (V == "true")
+        Emit("-fgpu-rdc");
+      continue;
+    }
+    if (A == "-dc" || A == "--device-c") {
+      Emit("-fgpu-rdc");
+      Emit("-c");
+      continue;
+    }
+    if (A == "--use_fast_math" || A == "-use_fast_math" ||
+        A == "--use-fast-math") {
+      Emit("-ffast-math");
+      continue;
+    }
+    if (Flag == "-default-stream" || Flag == "--default-stream") {
+      if (Val() == "per-thread")
+        Emit("-DCUDA_API_PER_THREAD_DEFAULT_STREAM=1");
+      continue;
+    }
+    if (A == "--compile")
+      A = "-c";
+    if (A == "-w" || A == "--disable-warnings") {
+      Emit("-w");
+      continue;
+    }
+
+    // --- Host compiler pass-through ------------------------------------
+    if (Flag == "-Xcompiler" || Flag == "--compiler-options") {
+      SmallVector<StringRef, 4> Items;
+      std::string V = Val();
+      splitList(V, Items);
+      for (StringRef It : Items) {
+        if (keepHostFlag(It))
+          Emit(It);
+        else
+          R.Dropped.push_back(("-Xcompiler " + It).str());
+      }
+      continue;
+    }
+
+    // --- Paths and macros in nvcc's long spellings -----------------------
+    if (Flag == "--include-path") {
+      Emit("-I" + Val());
+      continue;
+    }
+    if (Flag == "--system-include") {
+      Emit("-isystem");
+      Emit(Val());
+      continue;
+    }
+    if (Flag == "--define-macro") {
+      Emit("-D" + Val());
+      continue;
+    }
+    if (Flag == "--undefine-macro") {
+      Emit("-U" + Val());
+      continue;
+    }
+    if (Flag == "--pre-include") {
+      Emit("-include");
+      Emit(Val());
+      continue;
+    }
+    if (Flag == "--optimize") {
+      Emit("-O" + Val());
+      continue;
+    }
+    if (Flag == "--output-file") {
+      Emit("-o");
+      Emit(Val());
+      continue;
+    }
+    if (Flag == "--machine") {
+      Emit("-m" + Val());
+      continue;
+    }
+
+    // --- Dropped ---------------------------------------------------------
+    if (droppedAlone().contains(A)) {
+      R.Dropped.push_back(A.str());
+      continue;
+    }
+    if (R.WasNvcc && droppedWithValue().contains(Flag) &&
+        !(Flag == "-I" || Flag == "-D" || Flag == "-U" || Flag == "-O" ||
+          Flag == "-o" || Flag == "-isystem" || Flag == "-include" ||
+          Flag == "-L" || Flag == "-l" || Flag == "-m" || Flag == "-MF" ||
+          Flag == "-MT" || Flag == "-MQ")) {
+      std::string V = Val();
+      R.Dropped.push_back(A.str() + (HasEq ? "" : " " + V));
+      continue;
+    }
+    if (A.starts_with("-Xptxas") || A.starts_with("-Xcudafe") ||
+        A.starts_with("-Xnvlink") || A.starts_with("--diag_suppress") ||
+        A.starts_with("--generate-line-info")) {
+      R.Dropped.push_back(A.str());
+      continue;
+    }
+    // Linker inputs/flags are never needed for parsing.
+    if (A.starts_with("-l") || A.starts_with("-L") || A.starts_with("-Wl,")) {
+      R.Dropped.push_back(A.str());
+      continue;
+    }
+    Emit(A);
+  }
+  return R;
+}
+
+std::vector<std::string> makeParseArgs(ArrayRef<std::string> DbArgs,
+                                       StringRef File,
+                                       const ParseOptions &Opts,
+                                       StringRef Directory) {
+  TranslatedCommand T;
+  if (DbArgs.empty()) {
+    T.Args = {"clang++", File.str()};
+  } else {
+    T = translateCompileCommand(DbArgs, Directory);
+  }
+
+  std::vector<std::string> Out;
+  Out.push_back("clang++");
+  bool IsCuda = isCudaSourceName(File);
+  bool HasStd = false;
+  for (size_t I = 1; I < T.Args.size(); ++I) {
+    StringRef A = T.Args[I];
+    if (A.starts_with("-std="))
+      HasStd = true;
+    if (A == "-x" && I + 1 < T.Args.size()) {
+      if (StringRef(T.Args[I + 1]) == "cuda")
+        IsCuda = true;
+      // We place the language flag ourselves (before the file).
+      if (IsCuda) {
+        ++I;
+        continue;
+      }
+    }
+    if (A == "--cuda-host-only" || A == "--cuda-device-only" ||
+        A == "--cuda-compile-host-device" || A == "-nocudalib" ||
+        A == "-nocudainc" || A.starts_with("--cuda-path=") ||
+        A.starts_with("-resource-dir"))
+      continue;
+    Out.push_back(A.str());
+  }
+
+  std::vector<std::string> Pre;
+  if (IsCuda) {
+    Pre = {"-x", "cuda"};
+    Pre.push_back("--cuda-path=" + Opts.CudaPath);
+    std::string Arch = Opts.GpuArch;
+    if (!Opts.GpuArchExplicit && !T.GpuArchs.empty())
+      Arch = T.GpuArchs.front();
+    if (Arch.empty())
+      Arch = "sm_90";
+    Pre.push_back("--cuda-gpu-arch=" + Arch);
+    // One pass: the device-side compilation. It parses host code too (clang
+    // performs full semantic analysis of host functions on the device side),
+    // so kernels, device functions and launch sites are all seen exactly once.
+    Pre.push_back("--cuda-device-only");
+    std::string Cccl = Opts.CudaPath + "/include/cccl";
+    Pre.push_back("-isystem");
+    Pre.push_back(Cccl);
+  }
+  if (!HasStd)
+    Pre.push_back("-std=c++17");
+  Pre.push_back("-Wno-unknown-cuda-version");
+  Pre.push_back("-Qunused-arguments");
+  if (!Opts.ShowWarnings)
+    Pre.push_back("-w");
+  if (!Opts.ResourceDir.empty())
+    Pre.push_back("-resource-dir=" + Opts.ResourceDir);
+  Out.insert(Out.begin() + 1, Pre.begin(), Pre.end());
+  for (const auto &E : Opts.ExtraArgs)
+    Out.push_back(E);
+  // Every argument list must name the file; add it when the database command
+  // did not (e.g. an interpolated command).
+  bool HasFile = false;
+  for (const auto &A : Out)
+    if (A == File)
+      HasFile = true;
+  if (!HasFile)
+    Out.push_back(File.str());
+  return Out;
+}
+
+} // namespace cudal1

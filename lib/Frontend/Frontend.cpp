@@ -1,0 +1,284 @@
+//===- Frontend.cpp - parse CUDA translation units with Clang ------------===//
+#include "cudal1/Frontend/Frontend.h"
+#include "cudal1/Config.h"
+
+#include "clang/AST/ASTConsumer.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/Basic/Diagnostic.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/Tooling/CompilationDatabase.h"
+#include "clang/Tooling/JSONCompilationDatabase.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <mutex>
+
+using namespace clang;
+using namespace llvm;
+
+namespace cudal1 {
+
+TUHandler::~TUHandler() = default;
+
+static std::mutex OutputMutex;
+
+static void report(StringRef Kind, raw_ostream::Colors C, StringRef Msg) {
+  std::lock_guard<std::mutex> Lock(OutputMutex);
+  raw_ostream &OS = errs();
+  bool Color = OS.has_colors();
+  if (Color)
+    OS.changeColor(raw_ostream::WHITE, true);
+  OS << "cuda-l1-rewrite: ";
+  if (Color)
+    OS.changeColor(C, true);
+  OS << Kind << ": ";
+  if (Color)
+    OS.resetColor();
+  OS << Msg << "\n";
+}
+void reportError(StringRef Msg) { report("error", raw_ostream::RED, Msg); }
+void reportWarning(StringRef Msg) {
+  report("warning", raw_ostream::MAGENTA, Msg);
+}
+void reportNote(StringRef Msg) { report("note", raw_ostream::BLACK, Msg); }
+
+std::string findResourceDir(const char *Argv0, void *MainAddr) {
+  std::string Exe = sys::fs::getMainExecutable(Argv0, MainAddr);
+  if (!Exe.empty()) {
+    SmallString<256> Dir(sys::path::parent_path(sys::path::parent_path(Exe)));
+    // Portable release layout: <prefix>/bin/cuda-l1-rewrite and
+    // <prefix>/lib/cuda-l1/clang/include/...
+    for (const char *Sub : {"lib/cuda-l1/clang", "lib/clang/22"}) {
+      SmallString<256> Cand(Dir);
+      sys::path::append(Cand, Sub);
+      SmallString<256> Probe(Cand);
+      sys::path::append(Probe, "include", "__clang_cuda_runtime_wrapper.h");
+      if (sys::fs::exists(Probe))
+        return std::string(Cand);
+    }
+  }
+  return CUDAL1_CLANG_RESOURCE_DIR;
+}
+
+std::string findCudaPath(StringRef FromOption) {
+  if (!FromOption.empty())
+    return FromOption.str();
+  if (auto Env = sys::Process::GetEnv("CUDA_PATH"))
+    if (!Env->empty())
+      return *Env;
+  if (sys::fs::exists("/usr/local/cuda/include/cuda_runtime.h"))
+    return "/usr/local/cuda";
+  return CUDAL1_DEFAULT_CUDA_PATH;
+}
+
+namespace {
+
+/// Wraps the user's database (if any): every file gets the translated command
+/// from the database, or the CUDA defaults.
+class CudaCompilationDatabase : public tooling::CompilationDatabase {
+public:
+  CudaCompilationDatabase(std::unique_ptr<tooling::CompilationDatabase> Base,
+                          ParseOptions Opts)
+      : Base(std::move(Base)), Opts(std::move(Opts)) {}
+
+  std::vector<tooling::CompileCommand>
+  getCompileCommands(StringRef FilePath) const override {
+    SmallString<256> Abs(FilePath);
+    sys::fs::make_absolute(Abs);
+    std::vector<tooling::CompileCommand> Result;
+    if (Base) {
+      auto Cmds = Base->getCompileCommands(Abs);
+      if (!Cmds.empty()) {
+        // A file compiled several times (several targets): the first command.
+        auto &C = Cmds.front();
+        C.CommandLine =
+            makeParseArgs(C.CommandLine, C.Filename, Opts, C.Directory);
+        Result.push_back(std::move(C));
+        return Result;
+      }
+    }
+    tooling::CompileCommand C;
+    C.Directory = std::string(sys::path::parent_path(Abs));
+    C.Filename = std::string(Abs);
+    C.CommandLine = makeParseArgs({}, Abs, Opts);
+    Result.push_back(std::move(C));
+    return Result;
+  }
+
+private:
+  std::unique_ptr<tooling::CompilationDatabase> Base;
+  ParseOptions Opts;
+};
+
+class HandlerConsumer : public ASTConsumer {
+public:
+  HandlerConsumer(TUHandler &H, CompilerInstance &CI, std::string File,
+                  std::mutex &M)
+      : H(H), CI(CI), File(std::move(File)), M(M) {}
+  void HandleTranslationUnit(ASTContext &Ctx) override {
+    if (CI.getDiagnostics().hasErrorOccurred())
+      return;
+    std::lock_guard<std::mutex> Lock(M);
+    H.handleTranslationUnit(Ctx, CI, File);
+    Handled = true;
+  }
+  bool Handled = false;
+
+private:
+  TUHandler &H;
+  CompilerInstance &CI;
+  std::string File;
+  std::mutex &M;
+};
+
+class HandlerAction : public ASTFrontendAction {
+public:
+  HandlerAction(TUHandler &H, std::mutex &M) : H(H), M(M) {}
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
+                                                 StringRef File) override {
+    return std::make_unique<HandlerConsumer>(H, CI, File.str(), M);
+  }
+
+private:
+  TUHandler &H;
+  std::mutex &M;
+};
+
+class HandlerActionFactory : public tooling::FrontendActionFactory {
+public:
+  HandlerActionFactory(TUHandler &H, std::mutex &M) : H(H), M(M) {}
+  std::unique_ptr<FrontendAction> create() override {
+    return std::make_unique<HandlerAction>(H, M);
+  }
+
+private:
+  TUHandler &H;
+  std::mutex &M;
+};
+
+/// Checks that \p File exists, is a regular file and can be read.
+bool checkReadable(StringRef File, std::string &Why) {
+  sys::fs::file_status St;
+  if (std::error_code EC = sys::fs::status(File, St)) {
+    Why = EC.message();
+    return false;
+  }
+  if (sys::fs::is_directory(St)) {
+    Why = "is a directory";
+    return false;
+  }
+  auto Buf = MemoryBuffer::getFile(File);
+  if (!Buf) {
+    Why = Buf.getError().message();
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+Frontend::~Frontend() = default;
+
+std::unique_ptr<Frontend> Frontend::create(const FrontendConfig &Config,
+                                           std::string &Error) {
+  std::unique_ptr<Frontend> F(new Frontend());
+  F->Config = Config;
+  std::unique_ptr<tooling::CompilationDatabase> Base;
+  if (!Config.BuildPath.empty()) {
+    SmallString<256> Json(Config.BuildPath);
+    if (!sys::fs::is_directory(Config.BuildPath) &&
+        sys::path::filename(Config.BuildPath) == "compile_commands.json")
+      Json = Config.BuildPath;
+    else
+      sys::path::append(Json, "compile_commands.json");
+    if (!sys::fs::exists(Json)) {
+      Error = (Twine(Json) + ": no compilation database (compile_commands.json)"
+                             " found; generate one with "
+                             "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON")
+                  .str();
+    } else {
+      std::string Msg;
+      Base = tooling::JSONCompilationDatabase::loadFromFile(
+          Json, Msg, tooling::JSONCommandLineSyntax::AutoDetect);
+      if (!Base)
+        Error = (Twine(Json) + ": invalid compilation database: " + Msg).str();
+      else
+        Base = tooling::inferMissingCompileCommands(std::move(Base));
+    }
+  }
+  F->DB = std::make_unique<CudaCompilationDatabase>(std::move(Base),
+                                                    Config.Parse);
+  return F;
+}
+
+std::vector<std::string> Frontend::commandFor(StringRef File) const {
+  auto Cmds = DB->getCompileCommands(File);
+  return Cmds.empty() ? std::vector<std::string>() : Cmds.front().CommandLine;
+}
+
+FrontendStatus Frontend::run(ArrayRef<std::string> Files, TUHandler &Handler,
+                             unsigned Jobs) {
+  FrontendStatus Status;
+  std::mutex HandlerMutex, StatusMutex;
+
+  auto ProcessOne = [&](const std::string &File) {
+    std::string Why;
+    if (!checkReadable(File, Why)) {
+      reportError(File + ": " + Why);
+      std::lock_guard<std::mutex> L(StatusMutex);
+      ++Status.Failed;
+      return;
+    }
+    // Buffer clang's diagnostics per file so parallel parses do not
+    // interleave their output.
+    std::string DiagText;
+    raw_string_ostream DiagOS(DiagText);
+    DiagnosticOptions DiagOpts;
+    DiagOpts.ShowColors = errs().has_colors();
+    TextDiagnosticPrinter Printer(DiagOS, DiagOpts);
+
+    tooling::ClangTool Tool(*DB, {File});
+    Tool.setDiagnosticConsumer(&Printer);
+    Tool.setPrintErrorMessage(false);
+    HandlerActionFactory Factory(Handler, HandlerMutex);
+    int RC = Tool.run(&Factory);
+    DiagOS.flush();
+    {
+      std::lock_guard<std::mutex> L(OutputMutex);
+      errs() << DiagText;
+    }
+    std::lock_guard<std::mutex> L(StatusMutex);
+    if (RC != 0) {
+      ++Status.Failed;
+      unsigned NErr = Printer.getNumErrors();
+      reportError(File + ": could not be parsed" +
+                  (NErr ? " (" + std::to_string(NErr) + " error" +
+                              (NErr == 1 ? "" : "s") + ")"
+                        : std::string()) +
+                  "; skipped");
+    } else {
+      ++Status.Parsed;
+    }
+  };
+
+  if (Jobs <= 1 || Files.size() <= 1) {
+    for (const auto &F : Files)
+      ProcessOne(F);
+  } else {
+    DefaultThreadPool Pool(hardware_concurrency(Jobs));
+    for (const auto &F : Files)
+      Pool.async([&, F] { ProcessOne(F); });
+    Pool.wait();
+  }
+  return Status;
+}
+
+} // namespace cudal1
