@@ -1,80 +1,64 @@
 //===- cuda-l1-rewrite - make CUDA code faster, and prove it --------------===//
 //
-// The command-line driver: option parsing and wiring of the stages. See
-// docs/usage.md for every option.
+// The command-line driver: shared options, the frontend, and dispatch to the
+// mode asked for. See docs/usage.md for every option.
 //
 //===----------------------------------------------------------------------===//
+#include "Driver.h"
 #include "cudal1/Config.h"
-#include "cudal1/Emit/KernelListing.h"
-#include "cudal1/Frontend/Frontend.h"
-#include "cudal1/Model/KernelModel.h"
 
-#include "clang/AST/ASTContext.h"
-#include "llvm/Support/CommandLine.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
-using namespace cudal1;
 
-static cl::OptionCategory Cat("cuda-l1-rewrite options");
+namespace cudal1 {
+cl::OptionCategory ToolCategory("cuda-l1-rewrite options");
 
-static cl::opt<std::string> BuildPath(
-    "p", cl::desc("Build folder holding compile_commands.json"),
-    cl::value_desc("dir"), cl::cat(Cat));
-static cl::opt<std::string>
-    CudaPathOpt("cuda-path",
-                cl::desc("CUDA toolkit root (default: $CUDA_PATH, "
-                         "/usr/local/cuda)"),
-                cl::value_desc("dir"), cl::cat(Cat));
-static cl::opt<std::string>
-    GpuArch("cuda-gpu-arch",
-            cl::desc("GPU architecture to parse and compile for "
-                     "(default: the database's, else sm_90)"),
-            cl::value_desc("sm_XX"), cl::init("sm_90"), cl::cat(Cat));
-static cl::opt<bool> ListKernels(
-    "list-kernels",
-    cl::desc("List every kernel (with its parameters, template "
-             "instantiations, device-call closure and variables) and every "
-             "launch site"),
-    cl::cat(Cat));
-enum class OutputFormat { Text, Json, Sarif };
-static cl::opt<OutputFormat> Format(
+cl::opt<OutputFormat> Format(
     "format", cl::desc("Output format"),
     cl::values(clEnumValN(OutputFormat::Text, "text", "readable text"),
                clEnumValN(OutputFormat::Json, "json", "JSON document"),
-               clEnumValN(OutputFormat::Sarif, "sarif", "SARIF 2.1.0")),
-    cl::init(OutputFormat::Text), cl::cat(Cat));
-static cl::opt<unsigned> Jobs("j", cl::desc("Parse this many files at once"),
-                              cl::value_desc("n"), cl::init(1), cl::cat(Cat));
-static cl::opt<bool> Quiet("quiet", cl::desc("Print only findings and errors"),
-                           cl::cat(Cat));
+               clEnumValN(OutputFormat::Sarif, "sarif", "SARIF 2.1.0 (findings)")),
+    cl::init(OutputFormat::Text), cl::cat(ToolCategory));
+cl::opt<std::string> OutputDir("o", cl::desc("Write output files under <dir>"),
+                               cl::value_desc("dir"), cl::cat(ToolCategory));
+cl::opt<bool> Quiet("quiet", cl::desc("Print only results and errors"),
+                    cl::cat(ToolCategory));
+cl::opt<unsigned> Jobs("j", cl::desc("Parse this many files at once"),
+                       cl::value_desc("n"), cl::init(1), cl::cat(ToolCategory));
+} // namespace cudal1
+
+using namespace cudal1;
+
+static cl::opt<std::string> BuildPath(
+    "p", cl::desc("Build folder holding compile_commands.json"),
+    cl::value_desc("dir"), cl::cat(ToolCategory));
+static cl::opt<std::string>
+    CudaPathOpt("cuda-path",
+                cl::desc("CUDA toolkit root (default: $CUDA_PATH, then "
+                         "/usr/local/cuda)"),
+                cl::value_desc("dir"), cl::cat(ToolCategory));
+static cl::opt<std::string>
+    GpuArch("cuda-gpu-arch",
+            cl::desc("GPU architecture to parse and compile for (default: the "
+                     "compilation database's, else sm_90)"),
+            cl::value_desc("sm_XX"), cl::init("sm_90"), cl::cat(ToolCategory));
 static cl::opt<bool> ShowWarnings(
     "show-compiler-warnings",
     cl::desc("Show clang's own warnings while parsing (default: errors only)"),
-    cl::cat(Cat));
+    cl::cat(ToolCategory));
 static cl::opt<bool> PrintCommands(
     "print-commands",
-    cl::desc("Print the clang command line used for each file and exit"),
-    cl::cat(Cat));
+    cl::desc("Print the clang command line used for each file, and exit"),
+    cl::cat(ToolCategory));
 static cl::list<std::string> Files(cl::Positional, cl::desc("<files...>"),
-                                   cl::cat(Cat));
-
-namespace {
-class ModelHandler : public TUHandler {
-public:
-  void handleTranslationUnit(clang::ASTContext &Ctx, clang::CompilerInstance &,
-                             StringRef) override {
-    Model.merge(collectKernelModel(Ctx));
-  }
-  ProjectModel Model;
-};
-} // namespace
+                                   cl::cat(ToolCategory));
 
 int main(int argc, const char **argv) {
   InitLLVM X(argc, argv);
-  // Everything after "--" goes to the compiler.
+  // Everything after "--" goes to the compiler, as with clang-tidy.
   std::vector<const char *> OurArgs;
   std::vector<std::string> CompilerArgs;
   bool SeenDashDash = false;
@@ -89,7 +73,7 @@ int main(int argc, const char **argv) {
       OurArgs.push_back(argv[I]);
   }
 
-  cl::HideUnrelatedOptions(Cat);
+  cl::HideUnrelatedOptions(ToolCategory);
   cl::SetVersionPrinter([](raw_ostream &OS) {
     OS << "cuda-l1-rewrite " CUDAL1_VERSION " (LLVM " LLVM_VERSION_STRING ")\n";
   });
@@ -100,18 +84,12 @@ int main(int argc, const char **argv) {
           "cuda-l1-rewrite: find, rewrite, verify and benchmark CUDA kernels\n",
           &ErrOS)) {
     ErrOS.flush();
-    errs() << ParseErrors;
-    errs() << "Run 'cuda-l1-rewrite --help' for the options.\n";
+    errs() << ParseErrors << "Run 'cuda-l1-rewrite --help' for the options.\n";
     return 2;
   }
   if (Files.empty()) {
     reportError("no input files; usage: cuda-l1-rewrite [options] <files...> "
                 "[-- <compiler args>]");
-    return 2;
-  }
-  if (Format == OutputFormat::Sarif && ListKernels) {
-    reportError("--format=sarif is for findings; --list-kernels supports "
-                "text and json");
     return 2;
   }
 
@@ -125,42 +103,28 @@ int main(int argc, const char **argv) {
   Config.Parse.ExtraArgs = CompilerArgs;
   Config.Parse.ShowWarnings = ShowWarnings;
 
-  int Exit = 0;
   std::string DbError;
   std::unique_ptr<Frontend> FE = Frontend::create(Config, DbError);
+  DriverContext DC{*FE, Config, std::vector<std::string>(Files.begin(), Files.end())};
   if (!DbError.empty()) {
     reportError(DbError);
-    Exit = 2;
+    DC.Exit = 2;
   }
 
   if (PrintCommands) {
-    for (const auto &F : Files) {
-      auto Cmd = FE->commandFor(F);
+    for (const auto &F : DC.Files) {
       outs() << F << ":";
-      for (const auto &A : Cmd)
+      for (const auto &A : FE->commandFor(F))
         outs() << " " << A;
       outs() << "\n";
     }
-    return Exit;
+    return DC.Exit;
   }
 
-  ModelHandler Handler;
-  FrontendStatus St = FE->run(Files, Handler, Jobs);
-  if (St.Failed)
-    Exit = 2;
-  Handler.Model.sort();
+  // Mode dispatch: the first mode asked for runs.
+  if (listKernelsRequested())
+    return runListKernels(DC);
 
-  if (ListKernels) {
-    if (Format == OutputFormat::Json)
-      outs() << formatv("{0:2}", kernelListJson(Handler.Model)) << "\n";
-    else
-      printKernelListText(Handler.Model, outs());
-  } else if (!Quiet) {
-    errs() << "cuda-l1-rewrite: parsed " << St.Parsed << " file"
-           << (St.Parsed == 1 ? "" : "s") << ", "
-           << Handler.Model.Kernels.size() << " kernel"
-           << (Handler.Model.Kernels.size() == 1 ? "" : "s")
-           << "; no analysis selected (try --list-kernels)\n";
-  }
-  return Exit;
+  reportError("nothing to do: give a mode such as --list-kernels");
+  return 2;
 }

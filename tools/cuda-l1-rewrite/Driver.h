@@ -1,0 +1,40 @@
+//===- Driver.h - shared state of the cuda-l1-rewrite modes ----*- C++ -*-===//
+//
+// main.cpp parses the options every mode shares and builds the frontend;
+// each mode (list kernels, extract, verify, advise/fix, ...) lives in its own
+// file with its own options and a run function called from main.cpp.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDAL1_TOOLS_REWRITE_DRIVER_H
+#define CUDAL1_TOOLS_REWRITE_DRIVER_H
+
+#include "cudal1/Frontend/Frontend.h"
+#include "llvm/Support/CommandLine.h"
+#include <string>
+#include <vector>
+
+namespace cudal1 {
+
+extern llvm::cl::OptionCategory ToolCategory;
+
+enum class OutputFormat { Text, Json, Sarif };
+extern llvm::cl::opt<OutputFormat> Format;
+extern llvm::cl::opt<std::string> OutputDir; ///< -o <dir>
+extern llvm::cl::opt<bool> Quiet;
+extern llvm::cl::opt<unsigned> Jobs;
+
+struct DriverContext {
+  Frontend &FE;
+  FrontendConfig Config;
+  std::vector<std::string> Files;
+  /// Exit status so far (2 once any input error was reported).
+  int Exit = 0;
+};
+
+// Modes. Each returns the process exit status.
+int runListKernels(DriverContext &DC);
+bool listKernelsRequested();
+
+} // namespace cudal1
+
+#endif
