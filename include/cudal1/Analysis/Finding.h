@@ -1,0 +1,87 @@
+//===- Finding.h - a diagnostic with an optional fix, as plain data -*- C++ -*-===//
+//
+// What every check and rule produces (see DESIGN.md, "Core model"). Plain
+// data, no Clang types: findings are merged across translation units,
+// deduplicated (a finding in a header is reported once), written as text /
+// JSON / SARIF, put into LLM prompts and turned into edits by the rewrite
+// engine (include/cudal1/Rules/ApplyFixes.h).
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDAL1_ANALYSIS_FINDING_H
+#define CUDAL1_ANALYSIS_FINDING_H
+
+#include "cudal1/Model/KernelInfo.h"
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cudal1 {
+
+/// How far a rewrite may change results; decides how it is verified.
+enum class Exactness {
+  None,          ///< no rewrite (finding only)
+  Bitwise,       ///< same bits
+  Ulp,           ///< within FixIt::Ulp units in the last place
+  Reassociating, ///< float operations reordered: within Rtol/Atol
+  FastMath,      ///< only with --allow-fast-math
+};
+
+/// "none", "bitwise", "ulp", "reassociating", "fast-math".
+const char *toString(Exactness E);
+/// Parses the spellings of toString(); std::nullopt for anything else.
+std::optional<Exactness> exactnessFromString(const std::string &S);
+
+/// One replacement, in the terms of clang::tooling::Replacement: byte
+/// \p Offset and \p Length in \p File (absolute path, as SourceLoc::File).
+struct TextEdit {
+  std::string File;
+  unsigned Offset = 0, Length = 0;
+  std::string Replacement;
+  bool operator<(const TextEdit &O) const;
+  bool operator==(const TextEdit &O) const;
+};
+
+struct FixIt {
+  std::string Description;
+  std::vector<TextEdit> Edits;
+  Exactness Exact = Exactness::Bitwise;
+  unsigned Ulp = 0;          ///< for Exactness::Ulp
+  double Rtol = 0, Atol = 0; ///< for Reassociating / FastMath
+  /// False when the fix's legality rests on something not proven statically
+  /// (e.g. __restrict__ without proof from every launch site): offered,
+  /// never applied without verification.
+  bool Proven = true;
+};
+
+struct FindingNote {
+  SourceLoc Loc;
+  std::string Message;
+};
+
+struct Finding {
+  std::string RuleId;                ///< "<category>-<name>"
+  std::string Severity = "warning";  ///< "warning", "error" (after
+                                     ///< --warnings-as-errors), "note"
+  SourceLoc Loc;                     ///< where the caret goes
+  unsigned Offset = 0;               ///< byte offset of Loc in Loc.File
+  SourceLoc RangeEnd;                ///< optional: last character of the
+                                     ///< highlighted range (File empty = none)
+  std::string Message;               ///< why it is slow + estimated effect
+  std::vector<FindingNote> Notes;    ///< e.g. the index computation
+  std::optional<FixIt> Fix;
+  std::string Kernel;                ///< qualified kernel name ("" = none)
+  std::string WhyNoFix;              ///< when a rule could not offer a fix
+
+  /// The rule's category: the text before the first '-'.
+  std::string category() const;
+  /// Identity used to report a finding once (same rule, place, message).
+  std::string key() const;
+};
+
+/// Sorts by file, line, column, rule id; removes duplicates (same key()),
+/// merging nothing: the first one seen wins.
+void sortAndDedup(std::vector<Finding> &Findings);
+
+} // namespace cudal1
+
+#endif
