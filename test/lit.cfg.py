@@ -8,7 +8,7 @@ import lit.formats
 config.name = "cuda-l1"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".cu", ".cuh", ".test", ".yaml"]
-config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.excludes = ["Inputs", "check_kernel_json.py", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.cudal1_obj_root, "test")
 
@@ -41,3 +41,8 @@ def has_gpu():
         return False
 if has_gpu():
     config.available_features.add("gpu")
+
+import sys
+config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(
+    ("%expect_exit", sys.executable + " " + os.path.join(config.test_source_root, "Inputs", "scripts", "expect-exit.py")))

@@ -230,13 +230,17 @@ void printKernelListText(const ProjectModel &M, raw_ostream &OS) {
     if (K.IsTemplate) {
       OS << "  instantiations:" << (K.Instantiations.empty() ? " none" : "")
          << "\n";
+      bool Dependent = false;
+      for (const auto &P : K.Params)
+        Dependent |= !P.SizeBytes;
       for (const auto &I : K.Instantiations) {
         OS << "    " << I.NameExpr << "  [" << I.MangledName << "]\n";
-        for (const auto &P : I.Params)
-          if (P.SizeBytes) {
-            OS << "  ";
-            printParam(P, OS);
-          }
+        if (!Dependent)
+          continue; // same layout as the declared parameters
+        for (const auto &P : I.Params) {
+          OS << "  ";
+          printParam(P, OS);
+        }
       }
     }
     if (!K.DeviceFunctions.empty()) {

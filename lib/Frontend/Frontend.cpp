@@ -16,6 +16,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/VirtualFileSystem.h"
+#include "clang/Serialization/PCHContainerOperations.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -229,10 +231,13 @@ FrontendStatus Frontend::run(ArrayRef<std::string> Files, TUHandler &Handler,
   FrontendStatus Status;
   std::mutex HandlerMutex, StatusMutex;
 
-  auto ProcessOne = [&](const std::string &File) {
+  auto ProcessOne = [&](const std::string &GivenFile) {
+    SmallString<256> AbsFile(GivenFile);
+    sys::fs::make_absolute(AbsFile);
+    std::string File(AbsFile);
     std::string Why;
     if (!checkReadable(File, Why)) {
-      reportError(File + ": " + Why);
+      reportError(GivenFile + ": " + Why);
       std::lock_guard<std::mutex> L(StatusMutex);
       ++Status.Failed;
       return;
@@ -245,7 +250,12 @@ FrontendStatus Frontend::run(ArrayRef<std::string> Files, TUHandler &Handler,
     DiagOpts.ShowColors = errs().has_colors();
     TextDiagnosticPrinter Printer(DiagOS, DiagOpts);
 
-    tooling::ClangTool Tool(*DB, {File});
+    // A private physical file system per parse: ClangTool changes the
+    // working directory to each command's "directory", and the shared real
+    // file system would change the whole process's (racing with -j).
+    tooling::ClangTool Tool(*DB, {File},
+                            std::make_shared<PCHContainerOperations>(),
+                            vfs::createPhysicalFileSystem());
     Tool.setDiagnosticConsumer(&Printer);
     Tool.setPrintErrorMessage(false);
     HandlerActionFactory Factory(Handler, HandlerMutex);
@@ -259,7 +269,7 @@ FrontendStatus Frontend::run(ArrayRef<std::string> Files, TUHandler &Handler,
     if (RC != 0) {
       ++Status.Failed;
       unsigned NErr = Printer.getNumErrors();
-      reportError(File + ": could not be parsed" +
+      reportError(GivenFile + ": could not be parsed" +
                   (NErr ? " (" + std::to_string(NErr) + " error" +
                               (NErr == 1 ? "" : "s") + ")"
                         : std::string()) +

@@ -1,0 +1,75 @@
+//===- Compare.h - filling, poisoning, guards, comparing buffers -*- C++ -*-===//
+//
+// Host-side logic of a correctness check; no GPU needed (unit-tested in CI).
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDAL1_VERIFY_COMPARE_H
+#define CUDAL1_VERIFY_COMPARE_H
+
+#include "cudal1/Verify/Harness.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cudal1 {
+
+using Bytes = std::vector<uint8_t>;
+
+/// Fills \p Count elements of kind \p K from \p D with a deterministic
+/// generator seeded by \p Seed.
+Bytes fillBuffer(ElemKind K, unsigned ElemSize, uint64_t Count,
+                 const Distribution &D, uint64_t Seed);
+
+/// The poison written into outputs before every run: quiet NaN (0xFF bytes
+/// are NaN too) for floating types, 0xFF bytes otherwise.
+Bytes poisonBuffer(ElemKind K, unsigned ElemSize, uint64_t Count);
+
+/// Guard zones: this many bytes before and after every buffer, filled with a
+/// pattern that any out-of-bounds write changes.
+constexpr uint64_t GuardBytes = 64 * 1024;
+uint8_t guardByte(uint64_t Offset); ///< the pattern at an offset
+Bytes guardPattern(uint64_t Size);
+/// Number of guard bytes that differ from the pattern; \p FirstBad gets the
+/// offset of the first (relative to the guard start).
+uint64_t checkGuard(const uint8_t *Data, uint64_t Size, uint64_t &FirstBad);
+
+/// Distance in units in the last place between two floats (0 when equal,
+/// NaNs with NaNs equal; a NaN against a number: max).
+uint64_t ulpDistance(float A, float B);
+uint64_t ulpDistance(double A, double B);
+/// half / bf16 -> float.
+float halfToFloat(uint16_t H);
+float bf16ToFloat(uint16_t B);
+
+/// Outcome of comparing one buffer.
+struct BufferDiff {
+  std::string Buffer;
+  uint64_t Elements = 0;
+  uint64_t Mismatches = 0;     ///< outside tolerance (or not bitwise equal)
+  uint64_t BytesDiffering = 0; ///< bitwise
+  uint64_t Unwritten = 0;      ///< candidate left the poison (ref did not)
+  uint64_t FirstBad = 0;       ///< element index of the first mismatch
+  double MaxAbsErr = 0, MaxRelErr = 0;
+  uint64_t MaxUlp = 0;
+  bool ok() const { return Mismatches == 0; }
+  std::string str() const; ///< "out: 12 of 1024 elements differ (first [3]: ..."
+  std::string FirstBadText; ///< "ref 1.5 got nan"
+};
+
+/// Compares candidate output \p Got with reference \p Ref (same size).
+/// \p Bitwise: every bit must match. Otherwise floats pass within
+/// atol + rtol*|ref| (or within Tol.MaxUlp ulps), integers must be equal.
+/// \p Poison is the poison pattern written before the run, used to count
+/// unwritten elements.
+BufferDiff compareBuffer(const std::string &Name, ElemKind K, unsigned ElemSize,
+                         const Bytes &Ref, const Bytes &Got,
+                         const Bytes &Poison, bool Bitwise,
+                         const Tolerance &Tol);
+
+/// Tolerance for kind \p K: (atol, rtol).
+void toleranceFor(ElemKind K, const Tolerance &Tol, double &Atol, double &Rtol);
+
+} // namespace cudal1
+
+#endif

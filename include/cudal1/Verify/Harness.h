@@ -1,0 +1,144 @@
+//===- Harness.h - what to run a kernel on ----------------------*- C++ -*-===//
+//
+// A harness says how to launch one kernel: named sizes, grid and block,
+// per pointer parameter an element count and an init distribution, scalar
+// values, a seed. It comes from a YAML spec (docs/harness.md), from a launch
+// site whose values are constants (inferHarness), or later from a capture.
+// Plain data: no Clang, no CUDA.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDAL1_VERIFY_HARNESS_H
+#define CUDAL1_VERIFY_HARNESS_H
+
+#include "cudal1/Verify/Expr.h"
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cudal1 {
+
+/// Element types the verifier knows how to fill and compare.
+enum class ElemKind {
+  F32, F64, F16, BF16, I8, I16, I32, I64, U8, U16, U32, U64, Bool, Bytes
+};
+/// Maps a C/CUDA type spelling ("float", "const __half", "unsigned int",
+/// "int64_t", "__nv_bfloat16") to its kind; Bytes when unknown.
+ElemKind elemKindFromType(const std::string &Type);
+const char *elemKindName(ElemKind K);
+unsigned elemKindSize(ElemKind K); ///< 0 for Bytes
+bool isFloatKind(ElemKind K);
+
+/// How a buffer is initialised.
+struct Distribution {
+  enum Kind { Uniform, Normal, IntRange, Constant, Iota, Zero } K = Uniform;
+  double A = -1, B = 1; ///< uniform(a,b) / normal(mean,stddev) / int(lo,hi)
+                        ///< / constant(A) / iota(start A, step B)
+  std::string str() const;
+};
+/// Parses "uniform(-1, 1)", "normal(0, 1)", "int(0, 9)", "constant(3)",
+/// "iota", "iota(1, 2)", "zero". Arguments may use sizes from \p Env.
+bool parseDistribution(const std::string &Text, const ExprEnv &Env,
+                       Distribution &Out, std::string &Error);
+
+/// One kernel parameter, as the verifier sees it (from the model's
+/// ParamInfo).
+struct KernelParam {
+  std::string Name;
+  std::string Type;        ///< as written
+  std::string ElementType; ///< pointee type for pointers
+  bool IsPointer = false;
+  bool PointeeConst = false;
+  unsigned SizeBytes = 0;        ///< of the parameter itself
+  unsigned ElementSizeBytes = 0; ///< of the pointee
+};
+
+struct BufferSpec {
+  std::string Param;
+  uint64_t Count = 0; ///< elements
+  ElemKind Kind = ElemKind::F32;
+  unsigned ElemSize = 4;
+  bool ReadOnly = false; ///< const pointee: must come back unchanged
+  /// One distribution per input set (cycled when fewer).
+  std::vector<Distribution> Init;
+  std::optional<uint64_t> Seed; ///< per-buffer seed (default: derived)
+};
+
+struct ScalarSpec {
+  std::string Param;
+  ElemKind Kind = ElemKind::I32;
+  unsigned Size = 4;
+  ExprValue Value;
+};
+
+/// Per-element-type comparison tolerances (DESIGN.md defaults).
+struct Tolerance {
+  double F32Rtol = 1e-4, F32Atol = 1e-5;
+  double F64Rtol = 1e-9, F64Atol = 1e-12;
+  double HalfRtol = 1e-2, HalfAtol = 1e-2; ///< half and bf16
+  uint64_t MaxUlp = 0; ///< > 0: also accept within this many ulps
+};
+
+/// Everything needed to launch one kernel: launch shape and the value of every
+/// parameter, in declaration order.
+struct Harness {
+  std::string Kernel;
+  std::string SpecFile; ///< "" when inferred
+  std::map<std::string, ExprValue> Sizes;
+  std::array<uint64_t, 3> Grid{1, 1, 1}, Block{1, 1, 1};
+  uint64_t SharedMem = 0;
+  uint64_t Seed = 1234;
+  unsigned InputSets = 3;
+  /// One entry per kernel parameter, in order: either a buffer or a scalar.
+  struct Arg {
+    bool IsBuffer = false;
+    BufferSpec Buffer;
+    ScalarSpec Scalar;
+  };
+  std::vector<Arg> Args;
+  std::optional<Tolerance> Tol; ///< spec overrides
+  std::vector<std::string> Notes; ///< how it was inferred, assumptions
+};
+
+/// Parses a harness spec for \p Kernel with parameters \p Params. \p Defines
+/// (from --define) override sizes of the same name. Errors read
+/// "<file>:<line>:<col>: <field>: <problem>".
+bool parseHarnessSpec(const std::string &Text, const std::string &FileName,
+                      const std::string &Kernel,
+                      const std::vector<KernelParam> &Params,
+                      const ExprEnv &Defines, Harness &Out,
+                      std::string &Error);
+
+/// Launch-site facts used to infer a harness (from the model's LaunchSite).
+struct LaunchFacts {
+  std::optional<std::array<uint64_t, 3>> Grid, Block;
+  std::optional<int64_t> SharedMem;
+  std::string GridText, BlockText;
+  std::vector<std::string> ArgTexts;
+};
+
+/// Builds a harness from a launch site: grid/block must be constants or
+/// expressions over \p Defines; scalar arguments are evaluated over
+/// \p Defines; each buffer gets "<param>.count" from \p Defines, else one
+/// element per launched thread (noted). Returns false with the reason when
+/// something is missing.
+bool inferHarness(const std::string &Kernel,
+                  const std::vector<KernelParam> &Params,
+                  const LaunchFacts &Site, const ExprEnv &Defines,
+                  Harness &Out, std::string &Why);
+
+/// A filled-in spec for \p Kernel to copy into a file and adjust.
+std::string harnessTemplate(const std::string &Kernel,
+                            const std::vector<KernelParam> &Params,
+                            const LaunchFacts *Site);
+
+/// Parses "NAME=VALUE" (--define). Value is an expression over earlier
+/// defines.
+bool parseDefine(const std::string &Text, ExprEnv &Env, std::string &Error);
+
+} // namespace cudal1
+
+#endif

@@ -1,0 +1,75 @@
+//===- Runner.h - run verification jobs on the GPU, isolated ----*- C++ -*-===//
+//
+// The GPU side. The CUDA driver, NVRTC, CUPTI and NVML are loaded with dlopen
+// inside a child process (the calling process never initialises CUDA), so
+// the tool starts anywhere, and a candidate that hangs, faults or corrupts
+// its context takes only its child down. Input is plain data: kernel source
+// text, an NVRTC name expression, the parameter layout and a harness.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDAL1_VERIFY_RUNNER_H
+#define CUDAL1_VERIFY_RUNNER_H
+
+#include "cudal1/Verify/Harness.h"
+#include "cudal1/Verify/Verdict.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace cudal1 {
+
+/// A kernel to run: a self-contained .cu text (or a ready CUBIN) and the name
+/// expression NVRTC should resolve ("saxpy", "ns::k<float, 256>").
+struct KernelCode {
+  std::string Label;    ///< "original", "candidate.cu"
+  std::string Source;   ///< self-contained CUDA source
+  std::string FileName; ///< for NVRTC messages
+  std::string NameExpr;
+  /// Optional: compiled elsewhere (e.g. cudal1/Compile/Nvrtc.h). Empty =
+  /// compile in the child with NVRTC for the GPU's own arch.
+  std::string Cubin;
+  std::string LoweredName;
+};
+
+struct VerifyOptions {
+  std::string CudaPath = "/usr/local/cuda";
+  std::vector<std::string> NvrtcOptions; ///< same for original and candidate
+  unsigned Samples = 50;                 ///< >= 30 enforced
+  unsigned Warmup = 5;
+  unsigned TimeoutSeconds = 120; ///< per job (child killed after)
+  double MinSpeedup = 1.05;
+  bool AllowFastMath = false;
+  Tolerance Tol;
+  bool Time = true; ///< false: correctness only
+  /// Progress lines ("[kernel] candidate: input set 2/3 ok").
+  std::function<void(const std::string &)> Progress;
+};
+
+struct VerifyJob {
+  std::string Kernel;
+  std::vector<KernelParam> Params;
+  Harness H;
+  KernelCode Original;
+  KernelCode Candidate;
+  Exactness Exact = Exactness::Reassociating;
+  std::string Origin = "hand-written";
+};
+
+/// Queries the GPU in a child process: driver present, device 0's name,
+/// arch, L2, clocks. Never initialises CUDA in the caller.
+GpuInfo probeGpu(const VerifyOptions &Opts);
+
+/// Verifies one candidate against the original in a child process with a
+/// time limit. Also fills \p Kernel's determinism facts about the original.
+CandidateVerdict runVerifyJob(const VerifyJob &Job, const VerifyOptions &Opts,
+                              const GpuInfo &Gpu, KernelReport *Kernel = nullptr);
+
+/// The child side (exposed for tests): runs \p Job in this process and
+/// writes progress ("P ...") and the result ("R <json>") lines to \p Fd.
+int runVerifyJobInProcess(const VerifyJob &Job, const VerifyOptions &Opts,
+                          int Fd);
+
+} // namespace cudal1
+
+#endif

@@ -1,0 +1,219 @@
+//===- Expr.cpp - harness spec expressions --------------------------------===//
+#include "cudal1/Verify/Expr.h"
+
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+
+namespace cudal1 {
+namespace {
+class Parser {
+public:
+  Parser(const std::string &T, const ExprEnv &E) : Text(T), Env(E) {}
+  bool parse(ExprValue &Out, std::string &Err) {
+    if (!parseAdd(Out))
+      return fail(Err);
+    skipWs();
+    if (Pos != Text.size()) {
+      Error = "unexpected '" + Text.substr(Pos, 1) + "' at column " +
+              std::to_string(Pos + 1);
+      return fail(Err);
+    }
+    return true;
+  }
+
+private:
+  const std::string &Text;
+  const ExprEnv &Env;
+  size_t Pos = 0;
+  std::string Error;
+
+  bool fail(std::string &Err) {
+    Err = Error.empty() ? "malformed expression" : Error;
+    return false;
+  }
+  void skipWs() {
+    while (Pos < Text.size() && std::isspace((unsigned char)Text[Pos]))
+      ++Pos;
+  }
+  bool eat(char C) {
+    skipWs();
+    if (Pos < Text.size() && Text[Pos] == C) {
+      ++Pos;
+      return true;
+    }
+    return false;
+  }
+  static ExprValue binop(char Op, const ExprValue &A, const ExprValue &B,
+                         std::string &Err) {
+    ExprValue R;
+    if (A.IsFloat || B.IsFloat) {
+      R.IsFloat = true;
+      double X = A.asDouble(), Y = B.asDouble();
+      switch (Op) {
+      case '+': R.F = X + Y; break;
+      case '-': R.F = X - Y; break;
+      case '*': R.F = X * Y; break;
+      case '/':
+        if (Y == 0)
+          Err = "division by zero";
+        else
+          R.F = X / Y;
+        break;
+      default: Err = "'%' needs integer operands";
+      }
+      return R;
+    }
+    int64_t X = A.I, Y = B.I;
+    switch (Op) {
+    case '+': R.I = X + Y; break;
+    case '-': R.I = X - Y; break;
+    case '*': R.I = X * Y; break;
+    case '/':
+    case '%':
+      if (Y == 0)
+        Err = "division by zero";
+      else
+        R.I = Op == '/' ? X / Y : X % Y;
+      break;
+    }
+    return R;
+  }
+  bool parseAdd(ExprValue &V) {
+    if (!parseMul(V))
+      return false;
+    for (;;) {
+      skipWs();
+      if (Pos >= Text.size() || (Text[Pos] != '+' && Text[Pos] != '-'))
+        return true;
+      char Op = Text[Pos++];
+      ExprValue R;
+      if (!parseMul(R))
+        return false;
+      V = binop(Op, V, R, Error);
+      if (!Error.empty())
+        return false;
+    }
+  }
+  bool parseMul(ExprValue &V) {
+    if (!parseUnary(V))
+      return false;
+    for (;;) {
+      skipWs();
+      if (Pos >= Text.size() ||
+          (Text[Pos] != '*' && Text[Pos] != '/' && Text[Pos] != '%'))
+        return true;
+      char Op = Text[Pos++];
+      ExprValue R;
+      if (!parseUnary(R))
+        return false;
+      V = binop(Op, V, R, Error);
+      if (!Error.empty())
+        return false;
+    }
+  }
+  bool parseUnary(ExprValue &V) {
+    if (eat('-')) {
+      if (!parseUnary(V))
+        return false;
+      V.I = -V.I;
+      V.F = -V.F;
+      return true;
+    }
+    if (eat('+'))
+      return parseUnary(V);
+    return parsePrimary(V);
+  }
+  bool parsePrimary(ExprValue &V) {
+    skipWs();
+    if (Pos >= Text.size()) {
+      Error = "expression ends early";
+      return false;
+    }
+    if (eat('(')) {
+      if (!parseAdd(V))
+        return false;
+      if (!eat(')')) {
+        Error = "missing ')'";
+        return false;
+      }
+      return true;
+    }
+    char C = Text[Pos];
+    if (std::isdigit((unsigned char)C) || C == '.') {
+      const char *B = Text.c_str() + Pos;
+      char *E1 = nullptr, *E2 = nullptr;
+      long long IV = std::strtoll(B, &E1, 0);
+      double FV = std::strtod(B, &E2);
+      if (E2 > E1) {
+        V.IsFloat = true;
+        V.F = FV;
+        Pos += E2 - B;
+      } else {
+        V.IsFloat = false;
+        V.I = IV;
+        Pos += E1 - B;
+      }
+      // Optional C suffixes: 1.0f, 10u, 10ull.
+      while (Pos < Text.size() && std::strchr("fFuUlL", Text[Pos]))
+        ++Pos;
+      return true;
+    }
+    if (std::isalpha((unsigned char)C) || C == '_') {
+      size_t B = Pos;
+      while (Pos < Text.size() &&
+             (std::isalnum((unsigned char)Text[Pos]) || Text[Pos] == '_' ||
+              Text[Pos] == '.'))
+        ++Pos;
+      std::string Name = Text.substr(B, Pos - B);
+      if (eat('(')) {
+        ExprValue A, Bv;
+        if (!parseAdd(A))
+          return false;
+        if (!eat(',')) {
+          Error = Name + "() takes two arguments";
+          return false;
+        }
+        if (!parseAdd(Bv))
+          return false;
+        if (!eat(')')) {
+          Error = "missing ')' after " + Name + "(...";
+          return false;
+        }
+        if (Name == "cdiv" || Name == "ceil_div") {
+          if (A.IsFloat || Bv.IsFloat || Bv.I == 0) {
+            Error = Name + "() needs integers and a non-zero divisor";
+            return false;
+          }
+          V = ExprValue{false, (A.I + Bv.I - 1) / Bv.I, 0};
+        } else if (Name == "min" || Name == "max") {
+          bool Less = A.asDouble() < Bv.asDouble();
+          V = (Name == "min") == Less ? A : Bv;
+        } else {
+          Error = "unknown function '" + Name + "'";
+          return false;
+        }
+        return true;
+      }
+      auto It = Env.find(Name);
+      if (It == Env.end()) {
+        Error = "unknown name '" + Name + "'";
+        return false;
+      }
+      V = It->second;
+      return true;
+    }
+    Error = "unexpected '" + std::string(1, C) + "' at column " +
+            std::to_string(Pos + 1);
+    return false;
+  }
+};
+} // namespace
+
+bool evalExpr(const std::string &Text, const ExprEnv &Env, ExprValue &Out,
+              std::string &Error) {
+  Parser P(Text, Env);
+  return P.parse(Out, Error);
+}
+
+} // namespace cudal1
