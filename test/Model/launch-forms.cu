@@ -94,5 +94,5 @@ void host(float *a, float *b, __half *h, int n) {
 // CHECK-NEXT: grid: dim3(1) = 1
 // CHECK-NEXT: block: dim3(32) = 32
 
-// JSON: "form": "cudaLaunchKernel"
 // JSON: "static": true
+// JSON: "form": "cudaLaunchKernel"
