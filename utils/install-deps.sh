@@ -6,7 +6,7 @@ set -euo pipefail
 PKGS=(
   build-essential cmake ninja-build ccache pkg-config python3 file xz-utils
   clang-22 libclang-22-dev llvm-22-dev llvm-22-tools clang-tools-22
-  libcurl4-openssl-dev libgtest-dev googletest zlib1g-dev libzstd-dev
+  libcurl4-openssl-dev libgtest-dev googletest zlib1g-dev libzstd-dev bc
 )
 
 SUDO=""
