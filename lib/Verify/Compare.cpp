@@ -1,0 +1,330 @@
+//===- Compare.cpp - fill, poison, guard, compare -------------------------===//
+#include "cudal1/Verify/Compare.h"
+#include "cudal1/Verify/Stats.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+using namespace llvm;
+
+namespace cudal1 {
+
+float halfToFloat(uint16_t H) {
+  uint32_t Sign = (H >> 15) & 1, Exp = (H >> 10) & 0x1f, Man = H & 0x3ff;
+  float V;
+  if (Exp == 0)
+    V = std::ldexp(float(Man), -24);
+  else if (Exp == 31)
+    V = Man ? std::numeric_limits<float>::quiet_NaN()
+            : std::numeric_limits<float>::infinity();
+  else
+    V = std::ldexp(float(Man | 0x400), int(Exp) - 25);
+  return Sign ? -V : V;
+}
+
+float bf16ToFloat(uint16_t B) {
+  uint32_t U = uint32_t(B) << 16;
+  float F;
+  std::memcpy(&F, &U, 4);
+  return F;
+}
+
+static uint16_t floatToHalf(float F) {
+  // Round to nearest even; good enough for generating inputs.
+  uint32_t X;
+  std::memcpy(&X, &F, 4);
+  uint32_t Sign = (X >> 16) & 0x8000;
+  int32_t Exp = int32_t((X >> 23) & 0xff) - 127 + 15;
+  uint32_t Man = X & 0x7fffff;
+  if (((X >> 23) & 0xff) == 0xff)
+    return uint16_t(Sign | 0x7c00 | (Man ? 0x200 : 0));
+  if (Exp >= 31)
+    return uint16_t(Sign | 0x7c00);
+  if (Exp <= 0) {
+    if (Exp < -10)
+      return uint16_t(Sign);
+    Man |= 0x800000;
+    uint32_t Shift = uint32_t(14 - Exp);
+    uint32_t H = Man >> Shift;
+    uint32_t Rem = Man & ((1u << Shift) - 1), Half = 1u << (Shift - 1);
+    if (Rem > Half || (Rem == Half && (H & 1)))
+      ++H;
+    return uint16_t(Sign | H);
+  }
+  uint32_t H = Sign | (uint32_t(Exp) << 10) | (Man >> 13);
+  uint32_t Rem = Man & 0x1fff;
+  if (Rem > 0x1000 || (Rem == 0x1000 && (H & 1)))
+    ++H;
+  return uint16_t(H);
+}
+
+static uint16_t floatToBf16(float F) {
+  uint32_t X;
+  std::memcpy(&X, &F, 4);
+  if ((X & 0x7fffffff) > 0x7f800000)
+    return uint16_t((X >> 16) | 0x40);
+  uint32_t Lsb = (X >> 16) & 1;
+  X += 0x7fff + Lsb;
+  return uint16_t(X >> 16);
+}
+
+template <typename T> static void put(uint8_t *P, T V) {
+  std::memcpy(P, &V, sizeof(T));
+}
+
+static void storeValue(uint8_t *P, ElemKind K, unsigned ElemSize, double V) {
+  switch (K) {
+  case ElemKind::F32: put<float>(P, float(V)); break;
+  case ElemKind::F64: put<double>(P, V); break;
+  case ElemKind::F16: put<uint16_t>(P, floatToHalf(float(V))); break;
+  case ElemKind::BF16: put<uint16_t>(P, floatToBf16(float(V))); break;
+  case ElemKind::I8: put<int8_t>(P, int8_t(V)); break;
+  case ElemKind::I16: put<int16_t>(P, int16_t(V)); break;
+  case ElemKind::I32: put<int32_t>(P, int32_t(V)); break;
+  case ElemKind::I64: put<int64_t>(P, int64_t(V)); break;
+  case ElemKind::U8: put<uint8_t>(P, uint8_t(int64_t(V))); break;
+  case ElemKind::U16: put<uint16_t>(P, uint16_t(int64_t(V))); break;
+  case ElemKind::U32: put<uint32_t>(P, uint32_t(int64_t(V))); break;
+  case ElemKind::U64: put<uint64_t>(P, uint64_t(V)); break;
+  case ElemKind::Bool: put<uint8_t>(P, V != 0); break;
+  case ElemKind::Bytes:
+    for (unsigned I = 0; I < ElemSize; ++I)
+      P[I] = uint8_t(int64_t(V) >> (8 * (I % 8)));
+    break;
+  }
+}
+
+Bytes fillBuffer(ElemKind K, unsigned ElemSize, uint64_t Count,
+                 const Distribution &D, uint64_t Seed) {
+  Bytes Out(Count * ElemSize);
+  SplitMix64 Rng(Seed * 0x2545F4914F6CDD1Dull + 0x1234567);
+  bool HaveSpare = false;
+  double Spare = 0;
+  for (uint64_t I = 0; I < Count; ++I) {
+    double V = 0;
+    switch (D.K) {
+    case Distribution::Uniform:
+      V = D.A + (D.B - D.A) * Rng.uniform01();
+      break;
+    case Distribution::Normal: {
+      if (HaveSpare) {
+        V = Spare;
+        HaveSpare = false;
+      } else {
+        double U1 = Rng.uniform01(), U2 = Rng.uniform01();
+        if (U1 < 1e-300)
+          U1 = 1e-300;
+        double R = std::sqrt(-2 * std::log(U1));
+        V = R * std::cos(2 * M_PI * U2);
+        Spare = R * std::sin(2 * M_PI * U2);
+        HaveSpare = true;
+      }
+      V = D.A + D.B * V;
+      break;
+    }
+    case Distribution::IntRange: {
+      uint64_t Span = uint64_t(D.B - D.A) + 1;
+      V = D.A + double(Rng.next() % Span);
+      break;
+    }
+    case Distribution::Constant: V = D.A; break;
+    case Distribution::Iota: V = D.A + D.B * double(I); break;
+    case Distribution::Zero: V = 0; break;
+    }
+    if (K == ElemKind::Bytes && D.K == Distribution::Uniform)
+      V = double(Rng.next() & 0xff);
+    storeValue(&Out[I * ElemSize], K, ElemSize, V);
+  }
+  return Out;
+}
+
+Bytes poisonBuffer(ElemKind K, unsigned ElemSize, uint64_t Count) {
+  Bytes Out(Count * ElemSize, 0xFF);
+  // 0xFF.. is a NaN for every float format; for f32/f64 use the canonical
+  // quiet NaN so a kernel that copies it through is still recognisable.
+  if (K == ElemKind::F32)
+    for (uint64_t I = 0; I < Count; ++I)
+      put<uint32_t>(&Out[I * 4], 0x7fffffffu);
+  return Out;
+}
+
+uint8_t guardByte(uint64_t Offset) {
+  return uint8_t(0xA5 ^ (Offset * 131) ^ (Offset >> 8));
+}
+
+Bytes guardPattern(uint64_t Size) {
+  Bytes G(Size);
+  for (uint64_t I = 0; I < Size; ++I)
+    G[I] = guardByte(I);
+  return G;
+}
+
+uint64_t checkGuard(const uint8_t *Data, uint64_t Size, uint64_t &FirstBad) {
+  uint64_t Bad = 0;
+  for (uint64_t I = 0; I < Size; ++I)
+    if (Data[I] != guardByte(I)) {
+      if (!Bad)
+        FirstBad = I;
+      ++Bad;
+    }
+  return Bad;
+}
+
+static uint64_t orderedBits32(float F) {
+  uint32_t U;
+  std::memcpy(&U, &F, 4);
+  return (U & 0x80000000u) ? uint64_t(0x80000000u) - (U & 0x7fffffffu)
+                           : uint64_t(0x80000000u) + U;
+}
+static uint64_t orderedBits64(double F) {
+  uint64_t U;
+  std::memcpy(&U, &F, 8);
+  const uint64_t Top = 0x8000000000000000ull;
+  return (U & Top) ? Top - (U & ~Top) : Top + U;
+}
+
+uint64_t ulpDistance(float A, float B) {
+  if (std::isnan(A) || std::isnan(B))
+    return std::isnan(A) && std::isnan(B) ? 0
+                                          : std::numeric_limits<uint64_t>::max();
+  uint64_t X = orderedBits32(A), Y = orderedBits32(B);
+  return X > Y ? X - Y : Y - X;
+}
+uint64_t ulpDistance(double A, double B) {
+  if (std::isnan(A) || std::isnan(B))
+    return std::isnan(A) && std::isnan(B) ? 0
+                                          : std::numeric_limits<uint64_t>::max();
+  uint64_t X = orderedBits64(A), Y = orderedBits64(B);
+  return X > Y ? X - Y : Y - X;
+}
+
+void toleranceFor(ElemKind K, const Tolerance &Tol, double &Atol,
+                  double &Rtol) {
+  switch (K) {
+  case ElemKind::F32: Atol = Tol.F32Atol; Rtol = Tol.F32Rtol; return;
+  case ElemKind::F64: Atol = Tol.F64Atol; Rtol = Tol.F64Rtol; return;
+  case ElemKind::F16:
+  case ElemKind::BF16: Atol = Tol.HalfAtol; Rtol = Tol.HalfRtol; return;
+  default: Atol = 0; Rtol = 0; return;
+  }
+}
+
+static double loadValue(const uint8_t *P, ElemKind K) {
+  switch (K) {
+  case ElemKind::F32: { float F; std::memcpy(&F, P, 4); return F; }
+  case ElemKind::F64: { double F; std::memcpy(&F, P, 8); return F; }
+  case ElemKind::F16: { uint16_t H; std::memcpy(&H, P, 2); return halfToFloat(H); }
+  case ElemKind::BF16: { uint16_t H; std::memcpy(&H, P, 2); return bf16ToFloat(H); }
+  case ElemKind::I8: return double(int8_t(P[0]));
+  case ElemKind::U8: case ElemKind::Bool: return double(P[0]);
+  case ElemKind::I16: { int16_t V; std::memcpy(&V, P, 2); return V; }
+  case ElemKind::U16: { uint16_t V; std::memcpy(&V, P, 2); return V; }
+  case ElemKind::I32: { int32_t V; std::memcpy(&V, P, 4); return V; }
+  case ElemKind::U32: { uint32_t V; std::memcpy(&V, P, 4); return V; }
+  case ElemKind::I64: { int64_t V; std::memcpy(&V, P, 8); return double(V); }
+  case ElemKind::U64: { uint64_t V; std::memcpy(&V, P, 8); return double(V); }
+  case ElemKind::Bytes: return P[0];
+  }
+  return 0;
+}
+
+static std::string valueText(const uint8_t *P, ElemKind K, unsigned Size) {
+  if (K == ElemKind::Bytes) {
+    std::string S = "0x";
+    for (unsigned I = 0; I < Size && I < 16; ++I)
+      S += formatv("{0:x-2}", P[I]).str();
+    return S;
+  }
+  double V = loadValue(P, K);
+  if (std::isnan(V))
+    return "nan";
+  if (isFloatKind(K))
+    return formatv("{0:g}", V).str();
+  return formatv("{0}", int64_t(V)).str();
+}
+
+BufferDiff compareBuffer(const std::string &Name, ElemKind K, unsigned ElemSize,
+                         const Bytes &Ref, const Bytes &Got,
+                         const Bytes &Poison, bool Bitwise,
+                         const Tolerance &Tol) {
+  BufferDiff D;
+  D.Buffer = Name;
+  uint64_t N = ElemSize ? Ref.size() / ElemSize : 0;
+  D.Elements = N;
+  double Atol, Rtol;
+  toleranceFor(K, Tol, Atol, Rtol);
+  bool HavePoison = Poison.size() == Ref.size();
+  for (uint64_t I = 0; I < N; ++I) {
+    const uint8_t *R = &Ref[I * ElemSize], *G = &Got[I * ElemSize];
+    bool Same = std::memcmp(R, G, ElemSize) == 0;
+    if (!Same)
+      for (unsigned B = 0; B < ElemSize; ++B)
+        D.BytesDiffering += R[B] != G[B];
+    bool Bad = false;
+    if (!Same) {
+      if (HavePoison && std::memcmp(G, &Poison[I * ElemSize], ElemSize) == 0 &&
+          std::memcmp(R, &Poison[I * ElemSize], ElemSize) != 0)
+        ++D.Unwritten;
+      if (Bitwise || !isFloatKind(K)) {
+        Bad = true;
+      } else {
+        double RV = loadValue(R, K), GV = loadValue(G, K);
+        if (std::isnan(RV) || std::isnan(GV)) {
+          Bad = !(std::isnan(RV) && std::isnan(GV));
+          if (Bad)
+            D.MaxAbsErr = std::numeric_limits<double>::infinity();
+        } else {
+          double Abs = std::fabs(RV - GV);
+          double Rel = RV != 0 ? Abs / std::fabs(RV) : (Abs ? INFINITY : 0);
+          uint64_t Ulp = K == ElemKind::F64 ? ulpDistance(RV, GV)
+                                            : ulpDistance(float(RV), float(GV));
+          if (K == ElemKind::F16 || K == ElemKind::BF16)
+            Ulp = 0; // ulps are counted for f32/f64 only
+          D.MaxAbsErr = std::max(D.MaxAbsErr, Abs);
+          if (std::isfinite(Rel))
+            D.MaxRelErr = std::max(D.MaxRelErr, Rel);
+          D.MaxUlp = std::max(D.MaxUlp, Ulp);
+          bool WithinTol = Abs <= Atol + Rtol * std::fabs(RV);
+          bool WithinUlp = Tol.MaxUlp && Ulp <= Tol.MaxUlp &&
+                           K != ElemKind::F16 && K != ElemKind::BF16;
+          if (std::isinf(RV) || std::isinf(GV))
+            WithinTol = RV == GV;
+          Bad = !(WithinTol || WithinUlp);
+        }
+      }
+    }
+    if (Bad) {
+      if (!D.Mismatches) {
+        D.FirstBad = I;
+        D.FirstBadText = "expected " + valueText(R, K, ElemSize) + ", got " +
+                         valueText(G, K, ElemSize);
+      }
+      ++D.Mismatches;
+    }
+  }
+  return D;
+}
+
+std::string BufferDiff::str() const {
+  if (ok())
+    return formatv("{0}: {1} elements match (max abs err {2:g}, max rel err "
+                   "{3:g}, max ulp {4})",
+                   Buffer, Elements, MaxAbsErr, MaxRelErr, MaxUlp)
+        .str();
+  std::string S = formatv("{0}: {1} of {2} elements differ", Buffer,
+                          Mismatches, Elements)
+                      .str();
+  if (Unwritten)
+    S += formatv(" ({0} never written: still poison)", Unwritten).str();
+  S += formatv("; first at [{0}]: {1}", FirstBad, FirstBadText).str();
+  if (MaxAbsErr > 0)
+    S += formatv("; max abs err {0:g}, max rel err {1:g}", MaxAbsErr,
+                 MaxRelErr)
+             .str();
+  return S;
+}
+
+} // namespace cudal1

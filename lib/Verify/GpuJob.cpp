@@ -1,0 +1,883 @@
+//===- GpuJob.cpp - the child side: compile, run, compare, time ----------===//
+//
+// Runs in a child process (see Runner.cpp). Talks to the parent through one
+// file descriptor: "P <progress>" lines, then one "R <json>" line.
+//
+//===----------------------------------------------------------------------===//
+#include "CudaApi.h"
+#include "cudal1/Verify/Runner.h"
+#include "cudal1/Verify/Stats.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <unistd.h>
+
+using namespace llvm;
+
+namespace cudal1 {
+
+namespace {
+
+void writeAll(int Fd, const std::string &S) {
+  const char *P = S.data();
+  size_t N = S.size();
+  while (N) {
+    ssize_t W = ::write(Fd, P, N);
+    if (W <= 0)
+      return;
+    P += W;
+    N -= W;
+  }
+}
+
+struct Channel {
+  int Fd;
+  void progress(const std::string &S) {
+    std::string L = S;
+    std::replace(L.begin(), L.end(), '\n', ' ');
+    writeAll(Fd, "P " + L + "\n");
+  }
+  void result(const json::Value &V) {
+    std::string S;
+    raw_string_ostream OS(S);
+    OS << V;
+    OS.flush();
+    writeAll(Fd, "R " + S + "\n");
+  }
+};
+
+// ---- CUPTI activity records ------------------------------------------------
+struct KernelRecord {
+  uint64_t Start, End;
+  uint32_t Stream;
+  std::string Name;
+};
+std::mutex RecordsMutex;
+std::vector<KernelRecord> Records;
+CuptiApi *ActiveCupti = nullptr;
+
+void CUPTIAPI bufferRequested(uint8_t **Buffer, size_t *Size,
+                              size_t *MaxNumRecords) {
+  const size_t Bytes = 8 << 20;
+  void *P = nullptr;
+  if (posix_memalign(&P, 8, Bytes) != 0)
+    P = nullptr;
+  *Buffer = static_cast<uint8_t *>(P);
+  *Size = P ? Bytes : 0;
+  *MaxNumRecords = 0;
+}
+
+void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *Buffer, size_t,
+                              size_t ValidSize) {
+  CUpti_Activity *Rec = nullptr;
+  if (ActiveCupti && ValidSize) {
+    std::lock_guard<std::mutex> L(RecordsMutex);
+    while (ActiveCupti->ActivityGetNextRecord(Buffer, ValidSize, &Rec) ==
+           CUPTI_SUCCESS) {
+      if (Rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||
+          Rec->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
+        auto *K = reinterpret_cast<CUpti_ActivityKernel10 *>(Rec);
+        Records.push_back({K->start, K->end, K->streamId,
+                           K->name ? K->name : "?"});
+      } else if (Rec->kind == CUPTI_ACTIVITY_KIND_CDP_KERNEL) {
+        auto *K = reinterpret_cast<CUpti_ActivityCdpKernel *>(Rec);
+        Records.push_back({K->start, K->end, K->streamId,
+                           K->name ? K->name : "?"});
+      }
+    }
+  }
+  free(Buffer);
+}
+
+// ---- GPU facts ---------------------------------------------------------------
+void fillGpuInfo(DriverApi &D, CUdevice Dev, GpuInfo &G) {
+  char Name[256] = {0};
+  D.DeviceGetName(Name, sizeof(Name), Dev);
+  G.Name = Name;
+  auto Attr = [&](CUdevice_attribute A) {
+    int V = 0;
+    D.DeviceGetAttribute(&V, A, Dev);
+    return V;
+  };
+  G.CcMajor = Attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  G.CcMinor = Attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  G.Arch = archFromCc(G.CcMajor, G.CcMinor);
+  G.SmCount = Attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  G.L2Bytes = Attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+  G.SmClockMHzMax = Attr(CU_DEVICE_ATTRIBUTE_CLOCK_RATE) / 1000;
+  G.MemClockMHzMax = Attr(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) / 1000;
+  G.BusWidthBits = Attr(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+  size_t Mem = 0;
+  D.DeviceTotalMem(&Mem, Dev);
+  G.MemBytes = Mem;
+  D.DriverGetVersion(&G.DriverVersion);
+  // DDR: two transfers per clock.
+  G.PeakBandwidthGBs =
+      double(Attr(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE)) * 1e3 * 2.0 *
+      (G.BusWidthBits / 8.0) / 1e9;
+  NvmlApi N;
+  if (N.load()) {
+    char Buf[96] = {0};
+    if (N.SystemGetDriverVersion(Buf, sizeof(Buf)) == 0)
+      G.DriverVersionText = Buf;
+    N.clocks(0, G.SmClockMHzNow, G.MemClockMHzNow);
+  }
+  G.Ok = true;
+}
+
+/// Loads the driver and creates device 0's context. Sets G.Error on failure.
+bool openGpu(DriverApi &D, CUdevice &Dev, CUcontext &Ctx, GpuInfo &G) {
+  std::string E;
+  if (!D.load(E)) {
+    G.Error = E;
+    return false;
+  }
+  CUresult R = D.Init(0);
+  if (R != CUDA_SUCCESS) {
+    G.Error = "no GPU: cuInit failed: " + D.errorText(R);
+    return false;
+  }
+  int Count = 0;
+  D.DeviceGetCount(&Count);
+  if (Count == 0) {
+    G.Error = "no GPU: the CUDA driver sees no device";
+    return false;
+  }
+  D.DeviceGet(&Dev, 0);
+  fillGpuInfo(D, Dev, G);
+  if ((R = D.DevicePrimaryCtxRetain(&Ctx, Dev)) != CUDA_SUCCESS ||
+      (R = D.CtxSetCurrent(Ctx)) != CUDA_SUCCESS) {
+    G.Ok = false;
+    G.Error = "no GPU: cannot create a context: " + D.errorText(R);
+    return false;
+  }
+  return true;
+}
+
+// ---- compiling -----------------------------------------------------------
+struct Compiled {
+  bool Ok = false;
+  std::string Log;
+  std::string Cubin;
+  std::string Lowered;
+  bool NeedsRdc = false;
+};
+
+Compiled compileNvrtc(NvrtcApi &N, const KernelCode &K,
+                      const std::vector<std::string> &Opts) {
+  Compiled C;
+  nvrtcProgram Prog;
+  nvrtcResult R = N.CreateProgram(&Prog, K.Source.c_str(),
+                                  K.FileName.empty() ? "kernel.cu"
+                                                     : K.FileName.c_str(),
+                                  0, nullptr, nullptr);
+  if (R != NVRTC_SUCCESS) {
+    C.Log = std::string("nvrtcCreateProgram: ") + N.GetErrorString(R);
+    return C;
+  }
+  N.AddNameExpression(Prog, K.NameExpr.c_str());
+  std::vector<const char *> Argv;
+  for (auto &O : Opts)
+    Argv.push_back(O.c_str());
+  R = N.CompileProgram(Prog, Argv.size(), Argv.data());
+  size_t LogSize = 0;
+  N.GetProgramLogSize(Prog, &LogSize);
+  if (LogSize > 1) {
+    C.Log.resize(LogSize);
+    N.GetProgramLog(Prog, &C.Log[0]);
+    C.Log.resize(strnlen(C.Log.c_str(), LogSize));
+  }
+  if (R == NVRTC_SUCCESS) {
+    size_t Size = 0;
+    N.GetCUBINSize(Prog, &Size);
+    C.Cubin.resize(Size);
+    N.GetCUBIN(Prog, &C.Cubin[0]);
+    const char *Low = nullptr;
+    if (N.GetLoweredName(Prog, K.NameExpr.c_str(), &Low) == NVRTC_SUCCESS &&
+        Low)
+      C.Lowered = Low;
+    if (C.Lowered.empty())
+      C.Log += "\nNVRTC could not resolve the name expression '" + K.NameExpr +
+               "'";
+    else
+      C.Ok = true;
+  } else {
+    C.NeedsRdc = C.Log.find("separate compilation") != std::string::npos ||
+                 C.Log.find("-rdc") != std::string::npos ||
+                 C.Log.find("relocatable") != std::string::npos;
+  }
+  N.DestroyProgram(&Prog);
+  return C;
+}
+
+// ---- buffers and runs ------------------------------------------------------
+struct DeviceBuffer {
+  const BufferSpec *Spec = nullptr;
+  unsigned ArgIndex = 0;
+  CUdeviceptr Base = 0; ///< guard + data + guard
+  CUdeviceptr Data = 0;
+  CUdeviceptr Pristine = 0; ///< copy of the inputs for timing (in/out)
+  uint64_t Bytes = 0;
+  bool IsOutput() const { return !Spec->ReadOnly && Spec->Init.empty(); }
+  bool Writable() const { return !Spec->ReadOnly; }
+};
+
+struct RunOutcome {
+  bool Ok = false;
+  std::string Fault; ///< CUDA error during launch/sync
+  std::vector<Bytes> Data; ///< per buffer (data part)
+  std::vector<std::string> Problems; ///< guard / read-only
+  bool OutOfBounds = false, ReadOnlyChanged = false;
+};
+
+class Session {
+public:
+  Session(DriverApi &D, const VerifyJob &J, const VerifyOptions &O, Channel &C)
+      : D(D), Job(J), Opts(O), Ch(C) {}
+
+  DriverApi &D;
+  const VerifyJob &Job;
+  const VerifyOptions &Opts;
+  Channel &Ch;
+  std::vector<DeviceBuffer> Bufs;
+  std::vector<std::vector<uint8_t>> ScalarStore;
+  std::vector<void *> ParamPtrs;
+  std::vector<Bytes> Inputs; ///< per buffer, current input set (or poison)
+  std::vector<Bytes> Poisons;
+
+  std::string check(CUresult R, const char *What) {
+    return R == CUDA_SUCCESS ? "" : std::string(What) + ": " + D.errorText(R);
+  }
+
+  std::string allocate() {
+    const Harness &H = Job.H;
+    ScalarStore.resize(H.Args.size());
+    ParamPtrs.resize(H.Args.size());
+    for (unsigned I = 0; I < H.Args.size(); ++I) {
+      const auto &A = H.Args[I];
+      if (A.IsBuffer) {
+        DeviceBuffer B;
+        B.Spec = &A.Buffer;
+        B.ArgIndex = I;
+        B.Bytes = A.Buffer.Count * A.Buffer.ElemSize;
+        std::string E = check(D.MemAlloc(&B.Base, B.Bytes + 2 * GuardBytes),
+                              "cuMemAlloc");
+        if (!E.empty())
+          return E + " (" + std::to_string(B.Bytes) + " bytes for '" +
+                 A.Buffer.Param + "')";
+        B.Data = B.Base + GuardBytes;
+        if (B.Writable() && !B.IsOutput()) {
+          E = check(D.MemAlloc(&B.Pristine, B.Bytes), "cuMemAlloc");
+          if (!E.empty())
+            return E;
+        }
+        Bufs.push_back(B);
+      } else {
+        const ScalarSpec &S = A.Scalar;
+        std::vector<uint8_t> St(8, 0);
+        const ExprValue &V = S.Value;
+        switch (S.Kind) {
+        case ElemKind::F32: { float F = float(V.asDouble()); std::memcpy(St.data(), &F, 4); break; }
+        case ElemKind::F64: { double F = V.asDouble(); std::memcpy(St.data(), &F, 8); break; }
+        default: { int64_t X = V.asInt(); std::memcpy(St.data(), &X, 8); break; }
+        }
+        St.resize(std::max(1u, S.Size));
+        ScalarStore[I] = St;
+      }
+    }
+    for (auto &B : Bufs)
+      ParamPtrs[B.ArgIndex] = &B.Data;
+    for (unsigned I = 0; I < H.Args.size(); ++I)
+      if (!H.Args[I].IsBuffer)
+        ParamPtrs[I] = ScalarStore[I].data();
+    Poisons.clear();
+    for (auto &B : Bufs)
+      Poisons.push_back(
+          poisonBuffer(B.Spec->Kind, B.Spec->ElemSize, B.Spec->Count));
+    return "";
+  }
+
+  /// Generates input set \p Set on the host.
+  std::string makeInputs(unsigned Set) {
+    Inputs.clear();
+    std::string Desc = formatv("set {0}:", Set).str();
+    for (unsigned I = 0; I < Bufs.size(); ++I) {
+      const BufferSpec &S = *Bufs[I].Spec;
+      if (Bufs[I].IsOutput()) {
+        Inputs.push_back(Poisons[I]);
+        Desc += " " + S.Param + "=poison";
+        continue;
+      }
+      const Distribution &Dist = S.Init[Set % S.Init.size()];
+      uint64_t Seed = (S.Seed ? *S.Seed : Job.H.Seed + 7919 * (I + 1)) +
+                      1000003ull * Set;
+      Inputs.push_back(fillBuffer(S.Kind, S.ElemSize, S.Count, Dist, Seed));
+      Desc += " " + S.Param + "=" + Dist.str() + "@" + std::to_string(Seed);
+    }
+    return Desc;
+  }
+
+  std::string launch(CUfunction F) {
+    const Harness &H = Job.H;
+    if (H.SharedMem > 48 * 1024)
+      D.FuncSetAttribute(F, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                         int(H.SharedMem));
+    return check(D.LaunchKernel(F, H.Grid[0], H.Grid[1], H.Grid[2], H.Block[0],
+                                H.Block[1], H.Block[2], H.SharedMem, nullptr,
+                                ParamPtrs.data(), nullptr),
+                 "cuLaunchKernel");
+  }
+
+  /// Uploads the inputs (poisoned outputs), guards; runs; reads back and
+  /// checks guards and read-only buffers.
+  RunOutcome runOnce(CUfunction F) {
+    RunOutcome O;
+    Bytes Guard = guardPattern(GuardBytes);
+    for (unsigned I = 0; I < Bufs.size(); ++I) {
+      Bytes Img;
+      Img.reserve(Bufs[I].Bytes + 2 * GuardBytes);
+      Img.insert(Img.end(), Guard.begin(), Guard.end());
+      Img.insert(Img.end(), Inputs[I].begin(), Inputs[I].end());
+      Img.insert(Img.end(), Guard.begin(), Guard.end());
+      std::string E = check(D.MemcpyHtoD(Bufs[I].Base, Img.data(), Img.size()),
+                            "cuMemcpyHtoD");
+      if (!E.empty()) {
+        O.Fault = E;
+        return O;
+      }
+    }
+    O.Fault = launch(F);
+    if (O.Fault.empty())
+      O.Fault = check(D.CtxSynchronize(), "kernel execution");
+    if (!O.Fault.empty())
+      return O;
+    for (unsigned I = 0; I < Bufs.size(); ++I) {
+      Bytes Img(Bufs[I].Bytes + 2 * GuardBytes);
+      std::string E =
+          check(D.MemcpyDtoH(Img.data(), Bufs[I].Base, Img.size()),
+                "cuMemcpyDtoH");
+      if (!E.empty()) {
+        O.Fault = E;
+        return O;
+      }
+      const std::string &Name = Bufs[I].Spec->Param;
+      uint64_t First = 0;
+      uint64_t BadBefore = checkGuard(Img.data(), GuardBytes, First);
+      if (BadBefore) {
+        O.OutOfBounds = true;
+        O.Problems.push_back(formatv("out-of-bounds write: {0} bytes of the "
+                                     "guard zone before '{1}' changed "
+                                     "(nearest at byte {2} before the start)",
+                                     BadBefore, Name, GuardBytes - First)
+                                 .str());
+      }
+      uint64_t FirstAfter = 0;
+      uint64_t BadAfter = checkGuard(Img.data() + GuardBytes + Bufs[I].Bytes,
+                                     GuardBytes, FirstAfter);
+      if (BadAfter) {
+        O.OutOfBounds = true;
+        O.Problems.push_back(formatv("out-of-bounds write: {0} bytes of the "
+                                     "guard zone after '{1}' changed (first "
+                                     "at byte {2} past the end, element {3})",
+                                     BadAfter, Name, FirstAfter,
+                                     Bufs[I].Spec->Count +
+                                         FirstAfter / Bufs[I].Spec->ElemSize)
+                                 .str());
+      }
+      Bytes Data(Img.begin() + GuardBytes,
+                 Img.begin() + GuardBytes + Bufs[I].Bytes);
+      if (Bufs[I].Spec->ReadOnly && Data != Inputs[I]) {
+        uint64_t N = 0, FirstEl = UINT64_MAX;
+        unsigned ES = Bufs[I].Spec->ElemSize;
+        for (uint64_t E = 0; E < Bufs[I].Spec->Count; ++E)
+          if (std::memcmp(&Data[E * ES], &Inputs[I][E * ES], ES)) {
+            ++N;
+            FirstEl = std::min(FirstEl, E);
+          }
+        O.ReadOnlyChanged = true;
+        O.Problems.push_back(formatv("read-only buffer '{0}' (const) was "
+                                     "modified: {1} elements changed, first "
+                                     "[{2}]",
+                                     Name, N, FirstEl)
+                                 .str());
+      }
+      O.Data.push_back(std::move(Data));
+    }
+    O.Ok = true;
+    return O;
+  }
+};
+
+bool bitwiseEqual(const RunOutcome &A, const RunOutcome &B) {
+  return A.Data == B.Data;
+}
+
+} // namespace
+
+int runVerifyJobInProcess(const VerifyJob &Job, const VerifyOptions &Opts,
+                          int Fd) {
+  Channel Ch{Fd};
+  auto T0 = std::chrono::steady_clock::now();
+  CandidateVerdict V;
+  V.Name = Job.Candidate.Label;
+  V.Origin = Job.Origin;
+  V.Exact = Job.Exact;
+  json::Object Extra;
+  auto Finish = [&](int Code) {
+    V.Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                              T0)
+                    .count();
+    json::Object O{{"verdict", toJson(V)}};
+    for (auto &KV : Extra)
+      O[KV.first] = KV.second;
+    Ch.result(std::move(O));
+    return Code;
+  };
+  auto Reject = [&](const std::string &Kind, const std::string &Reason) {
+    if (V.RejectKind.empty()) {
+      V.RejectKind = Kind;
+      V.Reason = Reason;
+    }
+  };
+
+  DriverApi D;
+  CUdevice Dev = 0;
+  CUcontext Ctx = nullptr;
+  GpuInfo G;
+  if (!openGpu(D, Dev, Ctx, G)) {
+    Reject("no-gpu", G.Error);
+    return Finish(3);
+  }
+  Extra["gpu"] = toJson(G);
+
+  // CUPTI first, so it sees every launch.
+  CuptiApi Cupti;
+  std::string CuptiError;
+  bool HaveCupti = Opts.Time && Cupti.load(Opts.CudaPath, CuptiError);
+  if (HaveCupti) {
+    ActiveCupti = &Cupti;
+    CUptiResult CR =
+        Cupti.ActivityRegisterCallbacks(bufferRequested, bufferCompleted);
+    if (CR == CUPTI_SUCCESS)
+      CR = Cupti.ActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    if (CR != CUPTI_SUCCESS) {
+      const char *S = nullptr;
+      Cupti.GetResultString(CR, &S);
+      CuptiError = std::string("CUPTI activity API unusable: ") +
+                   (S ? S : "error");
+      HaveCupti = false;
+    } else {
+      // Device-side launches (CDP) where supported; not all GPUs are.
+      Cupti.ActivityEnable(CUPTI_ACTIVITY_KIND_CDP_KERNEL);
+    }
+  }
+
+  // Compile both with the same options, for this GPU's arch.
+  Ch.progress("compiling original and candidate for " + G.Arch);
+  Compiled CO, CC;
+  bool Rdc = false;
+  if (Job.Original.Cubin.empty() || Job.Candidate.Cubin.empty()) {
+    NvrtcApi N;
+    std::string E;
+    if (!N.load(Opts.CudaPath, E)) {
+      Reject("harness", E);
+      return Finish(2);
+    }
+    std::vector<std::string> Base = {"--gpu-architecture=" + G.Arch,
+                                     "-std=c++17",
+                                     "-I" + Opts.CudaPath + "/include",
+                                     "-I" + Opts.CudaPath + "/include/cccl",
+                                     "-DCUDAL1_VERIFY=1"};
+    for (auto &O : Opts.NvrtcOptions)
+      Base.push_back(O);
+    CO = compileNvrtc(N, Job.Original, Base);
+    CC = compileNvrtc(N, Job.Candidate, Base);
+    if (CO.NeedsRdc || CC.NeedsRdc) {
+      // Device-side launches need relocatable device code; both get it.
+      Rdc = true;
+      Base.push_back("-rdc=true");
+      CO = compileNvrtc(N, Job.Original, Base);
+      CC = compileNvrtc(N, Job.Candidate, Base);
+      V.Notes.push_back("compiled with -rdc=true (device-side launches) and "
+                        "linked with libcudadevrt");
+    }
+  } else {
+    CO.Ok = CC.Ok = true;
+    CO.Cubin = Job.Original.Cubin;
+    CO.Lowered = Job.Original.LoweredName;
+    CC.Cubin = Job.Candidate.Cubin;
+    CC.Lowered = Job.Candidate.LoweredName;
+  }
+  V.CompileLog = CC.Log;
+  if (!CO.Ok) {
+    Reject("harness", "the original does not compile with NVRTC: " + CO.Log);
+    return Finish(2);
+  }
+  if (!CC.Ok) {
+    Reject("compile", "does not compile with NVRTC: " + CC.Log);
+    return Finish(1);
+  }
+  V.Compiled = true;
+
+  auto Load = [&](Compiled &C, CUfunction &F, std::string &Err) {
+    CUmodule M;
+    const void *Image = C.Cubin.data();
+    void *Linked = nullptr;
+    CUlinkState LS = nullptr;
+    if (Rdc) {
+      CUresult R = D.LinkCreate(0, nullptr, nullptr, &LS);
+      if (R == CUDA_SUCCESS)
+        R = D.LinkAddData(LS, CU_JIT_INPUT_CUBIN, (void *)C.Cubin.data(),
+                          C.Cubin.size(), "kernel.cubin", 0, nullptr, nullptr);
+      if (R == CUDA_SUCCESS)
+        R = D.LinkAddFile(LS, CU_JIT_INPUT_LIBRARY,
+                          (Opts.CudaPath + "/lib64/libcudadevrt.a").c_str(), 0,
+                          nullptr, nullptr);
+      size_t Size = 0;
+      if (R == CUDA_SUCCESS)
+        R = D.LinkComplete(LS, &Linked, &Size);
+      if (R != CUDA_SUCCESS) {
+        Err = "linking with libcudadevrt: " + D.errorText(R);
+        return false;
+      }
+      Image = Linked;
+    }
+    CUresult R = D.ModuleLoadData(&M, Image);
+    if (LS)
+      D.LinkDestroy(LS);
+    if (R != CUDA_SUCCESS) {
+      Err = "cuModuleLoadData: " + D.errorText(R);
+      return false;
+    }
+    R = D.ModuleGetFunction(&F, M, C.Lowered.c_str());
+    if (R != CUDA_SUCCESS) {
+      Err = "cuModuleGetFunction(" + C.Lowered + "): " + D.errorText(R);
+      return false;
+    }
+    return true;
+  };
+  CUfunction FO, FC;
+  std::string LE;
+  if (!Load(CO, FO, LE)) {
+    Reject("harness", "the original cannot be loaded: " + LE);
+    return Finish(2);
+  }
+  if (!Load(CC, FC, LE)) {
+    Reject("compile", "cannot be loaded: " + LE);
+    return Finish(1);
+  }
+
+  Session S(D, Job, Opts, Ch);
+  std::string AE = S.allocate();
+  if (!AE.empty()) {
+    Reject("harness", AE);
+    return Finish(2);
+  }
+
+  // ---- correctness ----
+  Tolerance Tol = Job.H.Tol ? *Job.H.Tol : Opts.Tol;
+  bool Deterministic = true;
+  double Spread = 0;
+  std::vector<Bytes> Set0Pre; // pre-run contents of set 0 (for the floor)
+  std::vector<Bytes> Set0Ref;
+  V.Correct = true;
+  for (unsigned Set = 0; Set < Job.H.InputSets; ++Set) {
+    InputSetResult IR;
+    IR.Index = Set;
+    IR.Description = S.makeInputs(Set);
+    Ch.progress(formatv("input set {0}/{1}: original", Set + 1,
+                        Job.H.InputSets)
+                    .str());
+    RunOutcome RefA = S.runOnce(FO);
+    if (!RefA.Ok) {
+      Reject("harness", formatv("the original fails on input set {0}: {1}",
+                                Set, RefA.Fault)
+                            .str());
+      V.Correct = false;
+      return Finish(2);
+    }
+    if (!RefA.Problems.empty()) {
+      Reject("harness", "the original itself " +
+                            RefA.Problems.front() +
+                            " on input set " + std::to_string(Set) +
+                            ": the harness sizes are wrong");
+      V.Correct = false;
+      return Finish(2);
+    }
+    RunOutcome RefB = S.runOnce(FO);
+    if (!RefB.Ok) {
+      Reject("harness", "the original fails on its second run: " + RefB.Fault);
+      V.Correct = false;
+      return Finish(2);
+    }
+    if (!bitwiseEqual(RefA, RefB)) {
+      Deterministic = false;
+      for (unsigned I = 0; I < S.Bufs.size(); ++I) {
+        BufferDiff Dd = compareBuffer(S.Bufs[I].Spec->Param,
+                                      S.Bufs[I].Spec->Kind,
+                                      S.Bufs[I].Spec->ElemSize, RefA.Data[I],
+                                      RefB.Data[I], {}, false, Tolerance());
+        Spread = std::max(Spread, Dd.MaxRelErr);
+      }
+    }
+    if (Set == 0) {
+      Set0Pre = S.Inputs;
+      Set0Ref = RefA.Data;
+    }
+    Ch.progress(formatv("input set {0}/{1}: candidate", Set + 1,
+                        Job.H.InputSets)
+                    .str());
+    RunOutcome Got = S.runOnce(FC);
+    if (!Got.Ok) {
+      IR.Problems.push_back("fault: " + Got.Fault);
+      V.InputSets.push_back(IR);
+      V.Correct = false;
+      Reject("fault", formatv("faults on input set {0}: {1}", Set, Got.Fault)
+                          .str());
+      return Finish(1); // the context may be unusable now
+    }
+    IR.Problems = Got.Problems;
+    IR.Ok = Got.Problems.empty();
+    if (Got.OutOfBounds)
+      Reject("out-of-bounds-write", Got.Problems.front());
+    if (Got.ReadOnlyChanged)
+      for (auto &P : Got.Problems)
+        if (P.find("read-only") != std::string::npos) {
+          Reject("read-only-modified", P);
+          break;
+        }
+    bool Bitwise = Job.Exact == Exactness::Bitwise && Deterministic;
+    for (unsigned I = 0; I < S.Bufs.size(); ++I) {
+      if (!S.Bufs[I].Writable())
+        continue;
+      const BufferSpec &B = *S.Bufs[I].Spec;
+      BufferDiff Dd = compareBuffer(B.Param, B.Kind, B.ElemSize, RefA.Data[I],
+                                    Got.Data[I], S.Inputs[I], Bitwise, Tol);
+      if (!Dd.ok()) {
+        IR.Ok = false;
+        if (Dd.Unwritten)
+          Reject("unwritten-output",
+                 formatv("input set {0}: {1}", Set, Dd.str()).str());
+        else
+          Reject("mismatch",
+                 formatv("input set {0} ({1}): {2}", Set,
+                         Bitwise ? "bitwise" : "tolerance", Dd.str())
+                     .str());
+      }
+      IR.Diffs.push_back(Dd);
+    }
+    V.Correct &= IR.Ok;
+    Ch.progress(formatv("input set {0}/{1}: {2}", Set + 1, Job.H.InputSets,
+                        IR.Ok ? "ok" : "FAILED")
+                    .str());
+    V.InputSets.push_back(IR);
+  }
+  Extra["original_deterministic"] = Deterministic;
+  Extra["original_spread"] = Spread;
+  if (!Deterministic) {
+    V.Notes.push_back(formatv("the original is not deterministic (two runs "
+                              "differ, max rel diff {0:g}): compared within "
+                              "tolerance only",
+                              Spread)
+                          .str());
+    if (Job.Exact == Exactness::Bitwise)
+      V.Notes.push_back("bitwise exactness could not be checked");
+  }
+  if (!V.Correct || !Opts.Time)
+    return Finish(V.Correct ? 0 : 1);
+
+  // ---- timing ----
+  TimingResult T;
+  T.Samples = std::max(30u, Opts.Samples);
+  T.Warmup = Opts.Warmup;
+  if (!HaveCupti) {
+    T.Note = CuptiError;
+    V.Timing = T;
+    decideAcceptance(V, Opts.MinSpeedup);
+    return Finish(1);
+  }
+  // Inputs of set 0 on the device, with pristine copies of in/out buffers.
+  S.makeInputs(0);
+  for (unsigned I = 0; I < S.Bufs.size(); ++I) {
+    D.MemcpyHtoD(S.Bufs[I].Data, S.Inputs[I].data(), S.Bufs[I].Bytes);
+    if (S.Bufs[I].Pristine)
+      D.MemcpyHtoD(S.Bufs[I].Pristine, S.Inputs[I].data(), S.Bufs[I].Bytes);
+  }
+  uint64_t FlushBytes = std::max<int64_t>(2 * G.L2Bytes, 8 << 20);
+  CUdeviceptr Flush = 0;
+  if (D.MemAlloc(&Flush, FlushBytes) != CUDA_SUCCESS) {
+    T.Note = "cannot allocate the L2 flush buffer";
+    V.Timing = T;
+    decideAcceptance(V, Opts.MinSpeedup);
+    return Finish(1);
+  }
+  struct Window {
+    int Which; // 0 original, 1 candidate
+    uint64_t T0, T1;
+  };
+  std::vector<Window> Windows;
+  std::string RunErr;
+  unsigned Counter = 0;
+  auto Sample = [&](CUfunction F, int Which, bool Record) {
+    for (auto &B : S.Bufs)
+      if (B.Pristine)
+        D.MemcpyDtoD(B.Data, B.Pristine, B.Bytes);
+    D.MemsetD32Async(Flush, 0x1000 + (Counter++ & 0xff), FlushBytes / 4,
+                     nullptr);
+    D.CtxSynchronize();
+    uint64_t A = 0, B = 0;
+    Cupti.GetTimestamp(&A);
+    std::string E = S.launch(F);
+    CUresult R = D.CtxSynchronize();
+    Cupti.GetTimestamp(&B);
+    if (E.empty() && R != CUDA_SUCCESS)
+      E = "kernel execution: " + D.errorText(R);
+    if (!E.empty() && RunErr.empty())
+      RunErr = E;
+    if (Record)
+      Windows.push_back({Which, A, B});
+  };
+  Ch.progress(formatv("timing: {0} warm-up + {1} interleaved samples each",
+                      T.Warmup, T.Samples)
+                  .str());
+  for (unsigned I = 0; I < T.Warmup; ++I) {
+    Sample(FO, 0, false);
+    Sample(FC, 1, false);
+  }
+  for (unsigned I = 0; I < T.Samples && RunErr.empty(); ++I) {
+    if (I % 2 == 0) {
+      Sample(FO, 0, true);
+      Sample(FC, 1, true);
+    } else {
+      Sample(FC, 1, true);
+      Sample(FO, 0, true);
+    }
+  }
+  NvmlApi Nv;
+  int SmNow = 0, MemNow = 0;
+  if (Nv.load())
+    Nv.clocks(0, SmNow, MemNow);
+  Cupti.ActivityFlushAll(1);
+  if (!RunErr.empty()) {
+    Reject("fault", "fails while being timed: " + RunErr);
+    return Finish(1);
+  }
+  std::vector<KernelRecord> Recs;
+  {
+    std::lock_guard<std::mutex> L(RecordsMutex);
+    Recs = Records;
+  }
+  std::vector<double> KUs[2], WUs[2], Excess[2], Count[2];
+  uint64_t FirstWindow = Windows.empty() ? 0 : Windows.front().T0;
+  uint64_t Stray = 0;
+  for (const auto &R : Recs) {
+    bool In = false;
+    for (const auto &W : Windows)
+      In |= R.Start >= W.T0 && R.Start <= W.T1;
+    if (!In && R.Start >= FirstWindow)
+      ++Stray;
+  }
+  for (const auto &W : Windows) {
+    uint64_t Lo = UINT64_MAX, Hi = 0;
+    unsigned N = 0;
+    for (const auto &R : Recs)
+      if (R.Start >= W.T0 && R.Start <= W.T1) {
+        Lo = std::min(Lo, R.Start);
+        Hi = std::max(Hi, R.End);
+        ++N;
+      }
+    double K = N ? (Hi - Lo) / 1000.0 : 0;
+    double Win = (W.T1 - W.T0) / 1000.0;
+    KUs[W.Which].push_back(K);
+    WUs[W.Which].push_back(Win);
+    Excess[W.Which].push_back(Win - K);
+    Count[W.Which].push_back(N);
+  }
+  T.OriginalUs = KUs[0];
+  T.CandidateUs = KUs[1];
+  T.OriginalMedianUs = median(KUs[0]);
+  T.CandidateMedianUs = median(KUs[1]);
+  T.OriginalKernelsPerSample = unsigned(median(Count[0]));
+  T.CandidateKernelsPerSample = unsigned(median(Count[1]));
+  T.OriginalWindowUs = median(WUs[0]);
+  T.CandidateWindowUs = median(WUs[1]);
+  RatioCI CI = bootstrapRatioCI(KUs[0], KUs[1]);
+  T.Speedup = CI.Ratio;
+  T.CiLow = CI.Low;
+  T.CiHigh = CI.High;
+  T.Flagged = T.Speedup > 10;
+  // The least the kernel must write: the bytes the original changes.
+  uint64_t MinBytes = 0;
+  for (unsigned I = 0; I < S.Bufs.size(); ++I) {
+    if (!S.Bufs[I].Writable())
+      continue;
+    unsigned ES = S.Bufs[I].Spec->ElemSize;
+    for (uint64_t E = 0; E < S.Bufs[I].Spec->Count; ++E)
+      if (std::memcmp(&Set0Ref[I][E * ES], &Set0Pre[I][E * ES], ES))
+        MinBytes += ES;
+  }
+  T.MinBytes = MinBytes;
+  double BytesPerUs = G.PeakBandwidthGBs * 1e3; // GB/s -> bytes/us
+  if (BytesPerUs > 0) {
+    // Writes that fit in L2 can finish faster than DRAM allows: be generous.
+    double Factor = int64_t(MinBytes) > G.L2Bytes ? 1.25 : 8.0;
+    T.FloorUs = MinBytes / (BytesPerUs * Factor);
+  }
+  T.Note = formatv("CUPTI {0}; SM clock after timing {1} MHz, memory {2} "
+                   "MHz; {3} kernel records outside the measured windows",
+                   Cupti.Path, SmNow, MemNow, Stray)
+               .str();
+  T.Ok = true;
+  V.Timing = T;
+  Extra["sm_clock_after_mhz"] = SmNow;
+
+  if (T.CandidateKernelsPerSample == 0) {
+    Reject("no-work", "CUPTI recorded no kernel execution in the candidate's "
+                      "timing windows: it launches no work");
+  }
+  // Work that escaped the recorded kernels (a side stream, a device-side
+  // launch the profiler does not see) shows as host-window time that no
+  // kernel record covers.
+  double OrigExcess = median(Excess[0]), CandExcess = median(Excess[1]);
+  double Allowed = std::max(20.0, 0.25 * T.OriginalMedianUs);
+  if (CandExcess > OrigExcess + Allowed)
+    Reject("hidden-work",
+           formatv("the GPU was busy {0} per candidate sample but its "
+                   "recorded kernels cover only {1} (original: {2} of {3}): "
+                   "work escaped the timed kernels (another stream or a "
+                   "device-side launch)",
+                   formatTime(T.CandidateWindowUs),
+                   formatTime(T.CandidateMedianUs),
+                   formatTime(T.OriginalMedianUs),
+                   formatTime(T.OriginalWindowUs))
+               .str());
+  if (Stray)
+    Reject("hidden-work",
+           formatv("{0} kernel executions started outside the measured "
+                   "windows (work left running after the launch returned)",
+                   Stray)
+               .str());
+  decideAcceptance(V, Opts.MinSpeedup);
+  return Finish(V.Accepted ? 0 : 1);
+}
+
+/// The probe's child side.
+int runProbeInProcess(int Fd) {
+  Channel Ch{Fd};
+  DriverApi D;
+  CUdevice Dev;
+  CUcontext Ctx;
+  GpuInfo G;
+  openGpu(D, Dev, Ctx, G);
+  Ch.result(json::Object{{"gpu", toJson(G)}});
+  return G.Ok ? 0 : 3;
+}
+
+} // namespace cudal1

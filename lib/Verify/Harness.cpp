@@ -1,0 +1,819 @@
+//===- Harness.cpp - harness specs: parse, infer, template ----------------===//
+#include "cudal1/Verify/Harness.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/YAMLParser.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+#include <sstream>
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace llvm;
+
+namespace cudal1 {
+
+ElemKind elemKindFromType(const std::string &TypeIn) {
+  std::string T = TypeIn;
+  // Strip qualifiers and pointer/reference marks.
+  for (const char *Q : {"const ", "volatile ", "__restrict__", "__restrict",
+                        "restrict", "struct "}) {
+    size_t P;
+    while ((P = T.find(Q)) != std::string::npos)
+      T.erase(P, std::strlen(Q));
+  }
+  while (!T.empty() && (T.back() == ' ' || T.back() == '*' || T.back() == '&'))
+    T.pop_back();
+  while (!T.empty() && T.front() == ' ')
+    T.erase(0, 1);
+  if (StringRef(T).ends_with(" const"))
+    T.resize(T.size() - 6);
+  StringRef S(T);
+  S.consume_front("std::");
+  S.consume_front("::");
+  if (S == "float")
+    return ElemKind::F32;
+  if (S == "double")
+    return ElemKind::F64;
+  if (S == "__half" || S == "half")
+    return ElemKind::F16;
+  if (S == "__nv_bfloat16" || S == "nv_bfloat16" || S == "bfloat16" ||
+      S == "__bf16")
+    return ElemKind::BF16;
+  if (S == "bool")
+    return ElemKind::Bool;
+  if (S == "char" || S == "signed char" || S == "int8_t")
+    return ElemKind::I8;
+  if (S == "unsigned char" || S == "uint8_t")
+    return ElemKind::U8;
+  if (S == "short" || S == "short int" || S == "int16_t" ||
+      S == "signed short")
+    return ElemKind::I16;
+  if (S == "unsigned short" || S == "uint16_t" || S == "unsigned short int")
+    return ElemKind::U16;
+  if (S == "int" || S == "signed" || S == "signed int" || S == "int32_t")
+    return ElemKind::I32;
+  if (S == "unsigned" || S == "unsigned int" || S == "uint32_t")
+    return ElemKind::U32;
+  if (S == "long" || S == "long int" || S == "long long" ||
+      S == "long long int" || S == "int64_t" || S == "ptrdiff_t" ||
+      S == "ssize_t")
+    return ElemKind::I64;
+  if (S == "unsigned long" || S == "unsigned long long" ||
+      S == "unsigned long int" || S == "unsigned long long int" ||
+      S == "uint64_t" || S == "size_t")
+    return ElemKind::U64;
+  return ElemKind::Bytes;
+}
+
+const char *elemKindName(ElemKind K) {
+  switch (K) {
+  case ElemKind::F32: return "f32";
+  case ElemKind::F64: return "f64";
+  case ElemKind::F16: return "f16";
+  case ElemKind::BF16: return "bf16";
+  case ElemKind::I8: return "i8";
+  case ElemKind::I16: return "i16";
+  case ElemKind::I32: return "i32";
+  case ElemKind::I64: return "i64";
+  case ElemKind::U8: return "u8";
+  case ElemKind::U16: return "u16";
+  case ElemKind::U32: return "u32";
+  case ElemKind::U64: return "u64";
+  case ElemKind::Bool: return "bool";
+  case ElemKind::Bytes: return "bytes";
+  }
+  return "?";
+}
+
+unsigned elemKindSize(ElemKind K) {
+  switch (K) {
+  case ElemKind::F32: case ElemKind::I32: case ElemKind::U32: return 4;
+  case ElemKind::F64: case ElemKind::I64: case ElemKind::U64: return 8;
+  case ElemKind::F16: case ElemKind::BF16: case ElemKind::I16:
+  case ElemKind::U16: return 2;
+  case ElemKind::I8: case ElemKind::U8: case ElemKind::Bool: return 1;
+  case ElemKind::Bytes: return 0;
+  }
+  return 0;
+}
+
+bool isFloatKind(ElemKind K) {
+  return K == ElemKind::F32 || K == ElemKind::F64 || K == ElemKind::F16 ||
+         K == ElemKind::BF16;
+}
+
+std::string Distribution::str() const {
+  auto N = [](double V) {
+    std::string S = formatv("{0}", V).str();
+    return S;
+  };
+  switch (K) {
+  case Uniform: return "uniform(" + N(A) + ", " + N(B) + ")";
+  case Normal: return "normal(" + N(A) + ", " + N(B) + ")";
+  case IntRange: return "int(" + N(A) + ", " + N(B) + ")";
+  case Constant: return "constant(" + N(A) + ")";
+  case Iota: return "iota(" + N(A) + ", " + N(B) + ")";
+  case Zero: return "zero";
+  }
+  return "?";
+}
+
+bool parseDistribution(const std::string &TextIn, const ExprEnv &Env,
+                       Distribution &Out, std::string &Error) {
+  StringRef Text = StringRef(TextIn).trim();
+  StringRef Name = Text.take_until([](char C) { return C == '('; }).trim();
+  StringRef Rest = Text.drop_front(Text.take_until([](char C) {
+                                         return C == '(';
+                                       }).size());
+  std::vector<double> Args;
+  if (!Rest.empty()) {
+    if (!Rest.consume_front("(") || !Rest.consume_back(")")) {
+      Error = "malformed distribution '" + TextIn + "'";
+      return false;
+    }
+    // Split on top-level commas.
+    int Depth = 0;
+    size_t Start = 0;
+    std::string R = Rest.str();
+    for (size_t I = 0; I <= R.size(); ++I) {
+      if (I < R.size() && R[I] == '(')
+        ++Depth;
+      else if (I < R.size() && R[I] == ')')
+        --Depth;
+      if (I == R.size() || (R[I] == ',' && Depth == 0)) {
+        std::string Piece = StringRef(R).slice(Start, I).trim().str();
+        if (!Piece.empty() || I != R.size() || !Args.empty()) {
+          ExprValue V;
+          std::string E;
+          if (!evalExpr(Piece, Env, V, E)) {
+            Error = "in '" + TextIn + "': " + E;
+            return false;
+          }
+          Args.push_back(V.asDouble());
+        }
+        Start = I + 1;
+      }
+    }
+  }
+  auto Need = [&](size_t N) {
+    if (Args.size() == N)
+      return true;
+    Error = "'" + Name.str() + "' takes " + std::to_string(N) +
+            " argument(s), got " + std::to_string(Args.size()) + " in '" +
+            TextIn + "'";
+    return false;
+  };
+  if (Name == "uniform") {
+    if (!Need(2))
+      return false;
+    Out = {Distribution::Uniform, Args[0], Args[1]};
+  } else if (Name == "normal") {
+    if (!Need(2))
+      return false;
+    if (Args[1] < 0) {
+      Error = "normal(mean, stddev) needs stddev >= 0";
+      return false;
+    }
+    Out = {Distribution::Normal, Args[0], Args[1]};
+  } else if (Name == "int") {
+    if (!Need(2))
+      return false;
+    if (Args[1] < Args[0]) {
+      Error = "int(lo, hi) needs lo <= hi";
+      return false;
+    }
+    Out = {Distribution::IntRange, Args[0], Args[1]};
+  } else if (Name == "constant") {
+    if (!Need(1))
+      return false;
+    Out = {Distribution::Constant, Args[0], 0};
+  } else if (Name == "iota") {
+    if (Args.empty())
+      Args = {0, 1};
+    else if (Args.size() == 1)
+      Args.push_back(1);
+    if (!Need(2))
+      return false;
+    Out = {Distribution::Iota, Args[0], Args[1]};
+  } else if (Name == "zero") {
+    if (!Need(0))
+      return false;
+    Out = {Distribution::Zero, 0, 0};
+  } else {
+    Error = "unknown distribution '" + Name.str() +
+            "' (use uniform(a,b), normal(mean,stddev), int(lo,hi), "
+            "constant(v), iota(start,step) or zero)";
+    return false;
+  }
+  return true;
+}
+
+bool parseDefine(const std::string &Text, ExprEnv &Env, std::string &Error) {
+  size_t Eq = Text.find('=');
+  if (Eq == std::string::npos || Eq == 0) {
+    Error = "--define '" + Text + "': expected NAME=VALUE";
+    return false;
+  }
+  std::string Name = StringRef(Text).take_front(Eq).trim().str();
+  ExprValue V;
+  std::string E;
+  if (!evalExpr(Text.substr(Eq + 1), Env, V, E)) {
+    Error = "--define '" + Text + "': " + E;
+    return false;
+  }
+  Env[Name] = V;
+  return true;
+}
+
+namespace {
+/// Walks a parsed YAML document, turning node positions into messages.
+class SpecReader {
+public:
+  SpecReader(SourceMgr &SM, std::string File) : SM(SM), File(std::move(File)) {}
+  std::string Error;
+
+  bool fail(yaml::Node *N, const std::string &Field, const std::string &Msg) {
+    if (!Error.empty())
+      return false;
+    unsigned Line = 0, Col = 0;
+    if (N) {
+      auto LC = SM.getLineAndColumn(N->getSourceRange().Start);
+      Line = LC.first;
+      Col = LC.second;
+    }
+    Error = File + ":" + std::to_string(Line) + ":" + std::to_string(Col) +
+            ": " + (Field.empty() ? "" : Field + ": ") + Msg;
+    return false;
+  }
+  bool scalar(yaml::Node *N, const std::string &Field, std::string &Out) {
+    if (auto *S = dyn_cast_or_null<yaml::ScalarNode>(N)) {
+      SmallString<64> Buf;
+      Out = S->getValue(Buf).str();
+      return true;
+    }
+    return fail(N, Field, "expected a value");
+  }
+  bool expr(yaml::Node *N, const std::string &Field, const ExprEnv &Env,
+            ExprValue &Out) {
+    std::string T;
+    if (!scalar(N, Field, T))
+      return false;
+    std::string E;
+    if (!evalExpr(T, Env, Out, E))
+      return fail(N, Field, E);
+    return true;
+  }
+  bool dims(yaml::Node *N, const std::string &Field, const ExprEnv &Env,
+            std::array<uint64_t, 3> &Out) {
+    Out = {1, 1, 1};
+    std::vector<yaml::Node *> Items;
+    if (auto *Seq = dyn_cast_or_null<yaml::SequenceNode>(N)) {
+      for (auto &I : *Seq)
+        Items.push_back(&I);
+    } else {
+      Items.push_back(N);
+    }
+    if (Items.empty() || Items.size() > 3)
+      return fail(N, Field, "expected 1 to 3 dimensions");
+    for (size_t I = 0; I < Items.size(); ++I) {
+      ExprValue V;
+      if (!expr(Items[I], Field, Env, V))
+        return false;
+      if (V.IsFloat || V.I <= 0)
+        return fail(Items[I], Field, "dimensions must be positive integers");
+      Out[I] = V.I;
+    }
+    return true;
+  }
+
+private:
+  SourceMgr &SM;
+  std::string File;
+};
+} // namespace
+
+static const KernelParam *findParam(const std::vector<KernelParam> &Params,
+                                    StringRef Name) {
+  for (const auto &P : Params)
+    if (P.Name == Name)
+      return &P;
+  return nullptr;
+}
+
+static std::string paramNames(const std::vector<KernelParam> &Params) {
+  std::string S;
+  for (const auto &P : Params)
+    S += (S.empty() ? "" : ", ") + P.Name;
+  return S.empty() ? "none" : S;
+}
+
+static Distribution defaultInit(ElemKind K) {
+  if (isFloatKind(K))
+    return {Distribution::Uniform, -1, 1};
+  if (K == ElemKind::Bool)
+    return {Distribution::IntRange, 0, 1};
+  return {Distribution::IntRange, 0, 100};
+}
+
+static void setBufferKind(BufferSpec &B, const KernelParam &P) {
+  B.Param = P.Name;
+  B.Kind = elemKindFromType(P.ElementType.empty() ? P.Type : P.ElementType);
+  B.ElemSize = elemKindSize(B.Kind);
+  if (B.ElemSize == 0)
+    B.ElemSize = P.ElementSizeBytes ? P.ElementSizeBytes : 1;
+  B.ReadOnly = P.PointeeConst;
+}
+
+static bool setScalar(ScalarSpec &S, const KernelParam &P, const ExprValue &V,
+                      std::string &Err) {
+  S.Param = P.Name;
+  S.Kind = elemKindFromType(P.Type);
+  S.Size = elemKindSize(S.Kind);
+  if (S.Kind == ElemKind::Bytes || S.Kind == ElemKind::F16 ||
+      S.Kind == ElemKind::BF16) {
+    Err = "parameter '" + P.Name + "' has type '" + P.Type +
+          "', which the harness cannot pass yet (scalars: integer, bool, "
+          "float, double)";
+    return false;
+  }
+  S.Value = V;
+  if (!isFloatKind(S.Kind) && V.IsFloat) {
+    Err = "parameter '" + P.Name + "' is an integer ('" + P.Type +
+          "') but the value is not";
+    return false;
+  }
+  return true;
+}
+
+bool parseHarnessSpec(const std::string &Text, const std::string &FileName,
+                      const std::string &Kernel,
+                      const std::vector<KernelParam> &Params,
+                      const ExprEnv &Defines, Harness &Out,
+                      std::string &Error) {
+  SourceMgr SM;
+  std::string YamlErr;
+  SM.setDiagHandler(
+      [](const SMDiagnostic &D, void *Ctx) {
+        auto *S = static_cast<std::string *>(Ctx);
+        if (S->empty())
+          *S = std::to_string(D.getLineNo()) + ":" +
+               std::to_string(D.getColumnNo() + 1) + ": " +
+               D.getMessage().str();
+      },
+      &YamlErr);
+  yaml::Stream Stream(Text, SM);
+  SpecReader R(SM, FileName);
+  Out = Harness();
+  Out.Kernel = Kernel;
+  Out.SpecFile = FileName;
+
+  auto DocIt = Stream.begin();
+  if (DocIt == Stream.end()) {
+    Error = FileName + ":1:1: empty harness spec";
+    return false;
+  }
+  yaml::Node *Root = DocIt->getRoot();
+  if (!YamlErr.empty()) {
+    Error = FileName + ":" + YamlErr;
+    return false;
+  }
+  auto *Map = dyn_cast_or_null<yaml::MappingNode>(Root);
+  if (!Map) {
+    if (!YamlErr.empty())
+      Error = FileName + ":" + YamlErr;
+    else
+      R.fail(Root, "", "expected a mapping (kernel:, sizes:, grid:, block:, "
+                       "params:)");
+    if (Error.empty())
+      Error = R.Error;
+    return false;
+  }
+
+  // A spec may hold several kernels under "kernels:", or one at the top.
+  yaml::MappingNode *KMap = Map;
+  std::map<std::string, yaml::Node *> Top;
+  std::vector<std::pair<std::string, yaml::Node *>> TopKeys;
+  for (auto &KV : *Map) {
+    std::string Key;
+    if (!R.scalar(KV.getKey(), "", Key))
+      break;
+    Top[Key] = KV.getValue();
+    TopKeys.push_back({Key, KV.getKey()});
+  }
+  if (!YamlErr.empty()) {
+    Error = FileName + ":" + YamlErr;
+    return false;
+  }
+  if (!R.Error.empty()) {
+    Error = R.Error;
+    return false;
+  }
+  std::string FieldPrefix;
+  if (Top.count("kernels")) {
+    auto *KS = dyn_cast_or_null<yaml::MappingNode>(Top["kernels"]);
+    if (!KS) {
+      R.fail(Top["kernels"], "kernels", "expected a mapping of kernel names");
+      Error = R.Error;
+      return false;
+    }
+    KMap = nullptr;
+    std::string Names;
+    for (auto &KV : *KS) {
+      std::string Key;
+      R.scalar(KV.getKey(), "kernels", Key);
+      Names += (Names.empty() ? "" : ", ") + Key;
+      if (Key == Kernel)
+        KMap = dyn_cast_or_null<yaml::MappingNode>(KV.getValue());
+    }
+    if (!KMap) {
+      R.fail(Top["kernels"], "kernels",
+             "no entry for kernel '" + Kernel + "' (entries: " + Names + ")");
+      Error = R.Error;
+      return false;
+    }
+    FieldPrefix = "kernels." + Kernel + ".";
+    Top.clear();
+    TopKeys.clear();
+    for (auto &KV : *KMap) {
+      std::string Key;
+      if (!R.scalar(KV.getKey(), "", Key))
+        break;
+      Top[Key] = KV.getValue();
+      TopKeys.push_back({Key, KV.getKey()});
+    }
+  }
+  auto F = [&](const std::string &S) { return FieldPrefix + S; };
+  static const char *Known[] = {"kernel", "sizes",      "grid",      "block",
+                                "shared_mem", "seed",   "input_sets", "params",
+                                "tolerance", "kernels"};
+  for (auto &KK : TopKeys) {
+    bool Ok = false;
+    for (const char *K : Known)
+      Ok |= KK.first == K;
+    if (!Ok) {
+      R.fail(KK.second, F(KK.first),
+             "unknown field (fields: kernel, sizes, grid, block, shared_mem, "
+             "seed, input_sets, params, tolerance)");
+      Error = R.Error;
+      return false;
+    }
+  }
+  auto Fail = [&]() {
+    Error = !YamlErr.empty() ? FileName + ":" + YamlErr : R.Error;
+    return false;
+  };
+  if (Top.count("kernel")) {
+    std::string K;
+    if (!R.scalar(Top["kernel"], F("kernel"), K))
+      return Fail();
+    if (!Kernel.empty() && K != Kernel) {
+      R.fail(Top["kernel"], F("kernel"),
+             "spec is for kernel '" + K + "', verifying '" + Kernel + "'");
+      return Fail();
+    }
+  }
+
+  ExprEnv Env;
+  if (Top.count("sizes")) {
+    auto *SMap = dyn_cast_or_null<yaml::MappingNode>(Top["sizes"]);
+    if (!SMap) {
+      R.fail(Top["sizes"], F("sizes"), "expected a mapping NAME: value");
+      return Fail();
+    }
+    for (auto &KV : *SMap) {
+      std::string Name;
+      if (!R.scalar(KV.getKey(), F("sizes"), Name))
+        return Fail();
+      ExprValue V;
+      if (Defines.count(Name)) {
+        V = Defines.at(Name);
+        Out.Notes.push_back("size " + Name + " from --define");
+      } else if (!R.expr(KV.getValue(), F("sizes." + Name), Env, V)) {
+        return Fail();
+      }
+      Env[Name] = V;
+    }
+  }
+  for (auto &D : Defines)
+    if (!Env.count(D.first))
+      Env[D.first] = D.second;
+  Out.Sizes = Env;
+
+  if (!Top.count("grid") || !Top.count("block")) {
+    R.fail(Map, F(Top.count("grid") ? "block" : "grid"),
+           "missing (grid and block are required)");
+    return Fail();
+  }
+  if (!R.dims(Top["grid"], F("grid"), Env, Out.Grid) ||
+      !R.dims(Top["block"], F("block"), Env, Out.Block))
+    return Fail();
+  if (Out.Block[0] * Out.Block[1] * Out.Block[2] > 1024) {
+    R.fail(Top["block"], F("block"), "more than 1024 threads per block");
+    return Fail();
+  }
+  if (Top.count("shared_mem")) {
+    ExprValue V;
+    if (!R.expr(Top["shared_mem"], F("shared_mem"), Env, V))
+      return Fail();
+    if (V.IsFloat || V.I < 0) {
+      R.fail(Top["shared_mem"], F("shared_mem"), "must be bytes >= 0");
+      return Fail();
+    }
+    Out.SharedMem = V.I;
+  }
+  if (Top.count("seed")) {
+    ExprValue V;
+    if (!R.expr(Top["seed"], F("seed"), Env, V))
+      return Fail();
+    Out.Seed = V.asInt();
+  }
+  if (Top.count("input_sets")) {
+    ExprValue V;
+    if (!R.expr(Top["input_sets"], F("input_sets"), Env, V))
+      return Fail();
+    if (V.IsFloat || V.I < 3) {
+      R.fail(Top["input_sets"], F("input_sets"),
+             "at least 3 input sets are required");
+      return Fail();
+    }
+    Out.InputSets = V.I;
+  }
+  if (Top.count("tolerance")) {
+    auto *TMap = dyn_cast_or_null<yaml::MappingNode>(Top["tolerance"]);
+    if (!TMap) {
+      R.fail(Top["tolerance"], F("tolerance"),
+             "expected a mapping (rtol, atol, half_rtol, half_atol, "
+             "f64_rtol, f64_atol, ulp)");
+      return Fail();
+    }
+    Tolerance T;
+    for (auto &KV : *TMap) {
+      std::string Key;
+      if (!R.scalar(KV.getKey(), F("tolerance"), Key))
+        return Fail();
+      ExprValue V;
+      if (!R.expr(KV.getValue(), F("tolerance." + Key), Env, V))
+        return Fail();
+      double D = V.asDouble();
+      if (D < 0) {
+        R.fail(KV.getValue(), F("tolerance." + Key), "must be >= 0");
+        return Fail();
+      }
+      if (Key == "rtol") T.F32Rtol = D;
+      else if (Key == "atol") T.F32Atol = D;
+      else if (Key == "half_rtol") T.HalfRtol = D;
+      else if (Key == "half_atol") T.HalfAtol = D;
+      else if (Key == "f64_rtol") T.F64Rtol = D;
+      else if (Key == "f64_atol") T.F64Atol = D;
+      else if (Key == "ulp") T.MaxUlp = uint64_t(D);
+      else {
+        R.fail(KV.getKey(), F("tolerance." + Key),
+               "unknown field (rtol, atol, half_rtol, half_atol, f64_rtol, "
+               "f64_atol, ulp)");
+        return Fail();
+      }
+    }
+    Out.Tol = T;
+  }
+
+  // Parameters.
+  std::map<std::string, yaml::Node *> PNodes;
+  if (Top.count("params")) {
+    auto *PMap = dyn_cast_or_null<yaml::MappingNode>(Top["params"]);
+    if (!PMap) {
+      R.fail(Top["params"], F("params"),
+             "expected a mapping from parameter name to its value or buffer");
+      return Fail();
+    }
+    for (auto &KV : *PMap) {
+      std::string Name;
+      if (!R.scalar(KV.getKey(), F("params"), Name))
+        return Fail();
+      if (!findParam(Params, Name)) {
+        R.fail(KV.getKey(), F("params." + Name),
+               "no such parameter of kernel '" + Kernel +
+                   "' (parameters: " + paramNames(Params) + ")");
+        return Fail();
+      }
+      PNodes[Name] = KV.getValue();
+    }
+  }
+  for (const auto &P : Params) {
+    Harness::Arg A;
+    std::string Field = F("params." + P.Name);
+    auto It = PNodes.find(P.Name);
+    if (It == PNodes.end()) {
+      R.fail(Top.count("params") ? Top["params"] : Map, Field,
+             P.IsPointer ? "missing: pointer parameter '" + P.Type +
+                               "' needs { count: <elements>, init: <dist> }"
+                         : "missing: scalar parameter '" + P.Type +
+                               "' needs a value");
+      return Fail();
+    }
+    yaml::Node *N = It->second;
+    if (P.IsPointer) {
+      A.IsBuffer = true;
+      setBufferKind(A.Buffer, P);
+      auto *BMap = dyn_cast_or_null<yaml::MappingNode>(N);
+      if (!BMap) {
+        // Shorthand: just the count.
+        ExprValue V;
+        if (!R.expr(N, Field + ".count", Env, V))
+          return Fail();
+        if (V.IsFloat || V.I <= 0) {
+          R.fail(N, Field + ".count", "must be a positive integer");
+          return Fail();
+        }
+        A.Buffer.Count = V.I;
+        if (A.Buffer.ReadOnly)
+          A.Buffer.Init.push_back(defaultInit(A.Buffer.Kind));
+      } else {
+        bool HasCount = false;
+        for (auto &KV : *BMap) {
+          std::string Key;
+          if (!R.scalar(KV.getKey(), Field, Key))
+            return Fail();
+          if (Key == "count") {
+            ExprValue V;
+            if (!R.expr(KV.getValue(), Field + ".count", Env, V))
+              return Fail();
+            if (V.IsFloat || V.I <= 0) {
+              R.fail(KV.getValue(), Field + ".count",
+                     "must be a positive integer");
+              return Fail();
+            }
+            A.Buffer.Count = V.I;
+            HasCount = true;
+          } else if (Key == "init") {
+            std::vector<yaml::Node *> Items;
+            if (auto *Seq = dyn_cast_or_null<yaml::SequenceNode>(KV.getValue()))
+              for (auto &I : *Seq)
+                Items.push_back(&I);
+            else
+              Items.push_back(KV.getValue());
+            for (auto *I : Items) {
+              std::string T, E;
+              if (!R.scalar(I, Field + ".init", T))
+                return Fail();
+              Distribution D;
+              if (!parseDistribution(T, Env, D, E)) {
+                R.fail(I, Field + ".init", E);
+                return Fail();
+              }
+              A.Buffer.Init.push_back(D);
+            }
+          } else if (Key == "seed") {
+            ExprValue V;
+            if (!R.expr(KV.getValue(), Field + ".seed", Env, V))
+              return Fail();
+            A.Buffer.Seed = V.asInt();
+          } else {
+            R.fail(KV.getKey(), Field + "." + Key,
+                   "unknown field (count, init, seed)");
+            return Fail();
+          }
+        }
+        if (!HasCount) {
+          R.fail(N, Field + ".count", "missing element count");
+          return Fail();
+        }
+        if (A.Buffer.ReadOnly && A.Buffer.Init.empty())
+          A.Buffer.Init.push_back(defaultInit(A.Buffer.Kind));
+      }
+    } else {
+      ExprValue V;
+      if (!R.expr(N, Field, Env, V))
+        return Fail();
+      std::string E;
+      if (!setScalar(A.Scalar, P, V, E)) {
+        R.fail(N, Field, E);
+        return Fail();
+      }
+    }
+    Out.Args.push_back(A);
+  }
+  if (!YamlErr.empty()) {
+    Error = FileName + ":" + YamlErr;
+    return false;
+  }
+  return true;
+}
+
+bool inferHarness(const std::string &Kernel,
+                  const std::vector<KernelParam> &Params,
+                  const LaunchFacts &Site, const ExprEnv &Defines,
+                  Harness &Out, std::string &Why) {
+  Out = Harness();
+  Out.Kernel = Kernel;
+  Out.Sizes = Defines;
+  auto Dims = [&](const std::optional<std::array<uint64_t, 3>> &D,
+                  const std::string &Text, const char *What,
+                  std::array<uint64_t, 3> &To) {
+    if (D) {
+      To = *D;
+      return true;
+    }
+    ExprValue V;
+    std::string E;
+    if (!Text.empty() && evalExpr(Text, Defines, V, E) && !V.IsFloat &&
+        V.I > 0) {
+      To = {uint64_t(V.I), 1, 1};
+      return true;
+    }
+    Why = std::string("the launch's ") + What + " '" + Text +
+          "' is not a compile-time constant" +
+          (E.empty() ? "" : " (" + E + ")") + "; give it with --define";
+    return false;
+  };
+  if (!Dims(Site.Grid, Site.GridText, "grid", Out.Grid) ||
+      !Dims(Site.Block, Site.BlockText, "block", Out.Block))
+    return false;
+  if (Site.SharedMem)
+    Out.SharedMem = *Site.SharedMem;
+  uint64_t Threads = Out.Grid[0] * Out.Grid[1] * Out.Grid[2] * Out.Block[0] *
+                     Out.Block[1] * Out.Block[2];
+  for (size_t I = 0; I < Params.size(); ++I) {
+    const KernelParam &P = Params[I];
+    Harness::Arg A;
+    if (P.IsPointer) {
+      A.IsBuffer = true;
+      setBufferKind(A.Buffer, P);
+      auto It = Defines.find(P.Name + ".count");
+      if (It != Defines.end()) {
+        A.Buffer.Count = It->second.asInt();
+      } else {
+        A.Buffer.Count = Threads;
+        Out.Notes.push_back("buffer '" + P.Name + "': " +
+                            std::to_string(Threads) +
+                            " elements assumed (one per launched thread); "
+                            "set --define " + P.Name + ".count=N otherwise");
+      }
+      if (A.Buffer.ReadOnly)
+        A.Buffer.Init.push_back(defaultInit(A.Buffer.Kind));
+    } else {
+      std::string Text = I < Site.ArgTexts.size() ? Site.ArgTexts[I] : "";
+      ExprValue V;
+      std::string E;
+      auto D = Defines.find(P.Name);
+      if (D != Defines.end())
+        V = D->second;
+      else if (Text.empty() || !evalExpr(Text, Defines, V, E)) {
+        Why = "the value of scalar parameter '" + P.Name + "' ('" + Text +
+              "') is not known; give it with --define " +
+              (Text.empty() ? P.Name : Text) + "=VALUE";
+        return false;
+      }
+      if (!setScalar(A.Scalar, P, V, Why))
+        return false;
+    }
+    Out.Args.push_back(A);
+  }
+  return true;
+}
+
+std::string harnessTemplate(const std::string &Kernel,
+                            const std::vector<KernelParam> &Params,
+                            const LaunchFacts *Site) {
+  std::string S;
+  raw_string_ostream OS(S);
+  OS << "# harness for " << Kernel << " (see docs/harness.md)\n";
+  OS << "kernel: " << Kernel << "\n";
+  OS << "sizes:\n  N: 1048576\n";
+  auto DimText = [](const std::optional<std::array<uint64_t, 3>> &D,
+                    const std::string &Text, const char *Default) {
+    if (D)
+      return formatv("[{0}, {1}, {2}]", (*D)[0], (*D)[1], (*D)[2]).str();
+    if (!Text.empty())
+      return "\"" + Text + "\"   # from the launch site: adjust";
+    return std::string(Default);
+  };
+  OS << "grid: "
+     << (Site ? DimText(Site->Grid, Site->GridText, "\"cdiv(N, 256)\"")
+              : "\"cdiv(N, 256)\"")
+     << "\n";
+  OS << "block: "
+     << (Site ? DimText(Site->Block, Site->BlockText, "256") : "256") << "\n";
+  OS << "seed: 1234\n";
+  OS << "params:\n";
+  for (const auto &P : Params) {
+    OS << "  " << P.Name << ": ";
+    if (P.IsPointer) {
+      ElemKind K = elemKindFromType(P.ElementType);
+      std::string Init = isFloatKind(K) ? "uniform(-1, 1)" : "int(0, 100)";
+      if (P.PointeeConst)
+        OS << "{ count: N, init: \"" << Init << "\" }   # read-only input\n";
+      else
+        OS << "{ count: N }   # output (poisoned before each run); add init: "
+              "for an in/out buffer\n";
+    } else {
+      ElemKind K = elemKindFromType(P.Type);
+      OS << (isFloatKind(K) ? "1.5" : "N") << "   # " << P.Type << "\n";
+    }
+  }
+  return OS.str();
+}
+
+} // namespace cudal1
