@@ -5,6 +5,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 
@@ -231,6 +232,12 @@ static double loadValue(const uint8_t *P, ElemKind K) {
   return 0;
 }
 
+static std::string gText(double V) {
+  char Buf[64];
+  std::snprintf(Buf, sizeof(Buf), "%.9g", V);
+  return Buf;
+}
+
 static std::string valueText(const uint8_t *P, ElemKind K, unsigned Size) {
   if (K == ElemKind::Bytes) {
     std::string S = "0x";
@@ -242,7 +249,7 @@ static std::string valueText(const uint8_t *P, ElemKind K, unsigned Size) {
   if (std::isnan(V))
     return "nan";
   if (isFloatKind(K))
-    return formatv("{0:g}", V).str();
+    return gText(V);
   return formatv("{0}", int64_t(V)).str();
 }
 
@@ -310,9 +317,10 @@ BufferDiff compareBuffer(const std::string &Name, ElemKind K, unsigned ElemSize,
 
 std::string BufferDiff::str() const {
   if (ok())
-    return formatv("{0}: {1} elements match (max abs err {2:g}, max rel err "
-                   "{3:g}, max ulp {4})",
-                   Buffer, Elements, MaxAbsErr, MaxRelErr, MaxUlp)
+    return formatv("{0}: {1} elements match (max abs err {2}, max rel err "
+                   "{3}, max ulp {4})",
+                   Buffer, Elements, gText(MaxAbsErr), gText(MaxRelErr),
+                   MaxUlp)
         .str();
   std::string S = formatv("{0}: {1} of {2} elements differ", Buffer,
                           Mismatches, Elements)
@@ -321,9 +329,8 @@ std::string BufferDiff::str() const {
     S += formatv(" ({0} never written: still poison)", Unwritten).str();
   S += formatv("; first at [{0}]: {1}", FirstBad, FirstBadText).str();
   if (MaxAbsErr > 0)
-    S += formatv("; max abs err {0:g}, max rel err {1:g}", MaxAbsErr,
-                 MaxRelErr)
-             .str();
+    S += "; max abs err " + gText(MaxAbsErr) + ", max rel err " +
+         gText(MaxRelErr);
   return S;
 }
 

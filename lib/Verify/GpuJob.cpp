@@ -170,6 +170,16 @@ struct Compiled {
   bool NeedsRdc = false;
 };
 
+/// A failed compile that device-side launches explain (they need
+/// relocatable device code and libcudadevrt).
+bool needsRdc(const KernelCode &K, const std::string &Log) {
+  return K.Source.find("<<<") != std::string::npos ||
+         Log.find("separate compilation") != std::string::npos ||
+         Log.find("-rdc") != std::string::npos ||
+         Log.find("cudaStreamFireAndForget") != std::string::npos ||
+         Log.find("cudaStreamTailLaunch") != std::string::npos;
+}
+
 Compiled compileNvrtc(NvrtcApi &N, const KernelCode &K,
                       const std::vector<std::string> &Opts) {
   Compiled C;
@@ -209,9 +219,7 @@ Compiled compileNvrtc(NvrtcApi &N, const KernelCode &K,
     else
       C.Ok = true;
   } else {
-    C.NeedsRdc = C.Log.find("separate compilation") != std::string::npos ||
-                 C.Log.find("-rdc") != std::string::npos ||
-                 C.Log.find("relocatable") != std::string::npos;
+    C.NeedsRdc = needsRdc(K, C.Log);
   }
   N.DestroyProgram(&Prog);
   return C;
@@ -486,25 +494,38 @@ int runVerifyJobInProcess(const VerifyJob &Job, const VerifyOptions &Opts,
   if (Job.Original.Cubin.empty() || Job.Candidate.Cubin.empty()) {
     NvrtcApi N;
     std::string E;
-    if (!N.load(Opts.CudaPath, E)) {
+    if (!Opts.Compiler && !N.load(Opts.CudaPath, E)) {
       Reject("harness", E);
       return Finish(2);
     }
-    std::vector<std::string> Base = {"--gpu-architecture=" + G.Arch,
-                                     "-std=c++17",
-                                     "-I" + Opts.CudaPath + "/include",
-                                     "-I" + Opts.CudaPath + "/include/cccl",
-                                     "-DCUDAL1_VERIFY=1"};
+    std::vector<std::string> Base;
+    if (!Opts.Compiler)
+      Base = {"--gpu-architecture=" + G.Arch, "-std=c++17",
+              "-I" + Opts.CudaPath + "/include",
+              "-I" + Opts.CudaPath + "/include/cccl"};
+    Base.push_back("-DCUDAL1_VERIFY=1");
     for (auto &O : Opts.NvrtcOptions)
       Base.push_back(O);
-    CO = compileNvrtc(N, Job.Original, Base);
-    CC = compileNvrtc(N, Job.Candidate, Base);
+    auto Compile = [&](const KernelCode &K) {
+      if (!Opts.Compiler)
+        return compileNvrtc(N, K, Base);
+      CompileOutput Out = Opts.Compiler(K, G.Arch, Base);
+      Compiled C;
+      C.Ok = Out.Ok;
+      C.Log = Out.Log;
+      C.Cubin = Out.Cubin;
+      C.Lowered = Out.LoweredName;
+      C.NeedsRdc = !C.Ok && needsRdc(K, C.Log);
+      return C;
+    };
+    CO = Compile(Job.Original);
+    CC = Compile(Job.Candidate);
     if (CO.NeedsRdc || CC.NeedsRdc) {
       // Device-side launches need relocatable device code; both get it.
       Rdc = true;
       Base.push_back("-rdc=true");
-      CO = compileNvrtc(N, Job.Original, Base);
-      CC = compileNvrtc(N, Job.Candidate, Base);
+      CO = Compile(Job.Original);
+      CC = Compile(Job.Candidate);
       V.Notes.push_back("compiled with -rdc=true (device-side launches) and "
                         "linked with libcudadevrt");
     }
@@ -683,7 +704,7 @@ int runVerifyJobInProcess(const VerifyJob &Job, const VerifyOptions &Opts,
   Extra["original_spread"] = Spread;
   if (!Deterministic) {
     V.Notes.push_back(formatv("the original is not deterministic (two runs "
-                              "differ, max rel diff {0:g}): compared within "
+                              "differ, max rel diff {0:e}): compared within "
                               "tolerance only",
                               Spread)
                           .str());

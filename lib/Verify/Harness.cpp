@@ -131,7 +131,9 @@ bool parseDistribution(const std::string &TextIn, const ExprEnv &Env,
   std::vector<double> Args;
   if (!Rest.empty()) {
     if (!Rest.consume_front("(") || !Rest.consume_back(")")) {
-      Error = "malformed distribution '" + TextIn + "'";
+      Error = "malformed distribution '" + TextIn +
+              "' (inside { } or [ ], quote values that contain commas: "
+              "init: \"uniform(-1, 1)\")";
       return false;
     }
     // Split on top-level commas.
@@ -229,34 +231,76 @@ bool parseDefine(const std::string &Text, ExprEnv &Env, std::string &Error) {
 }
 
 namespace {
+/// The YAML document as a tree. llvm::yaml's parser streams: a node cannot be
+/// revisited after the parser moved past it, so the spec is copied first.
+struct YNode {
+  enum KindT { KNull, KScalar, KMap, KSeq } Kind = KNull;
+  std::string Value;
+  std::vector<std::pair<YNode, YNode>> Map;
+  std::vector<YNode> Seq;
+  unsigned Line = 0, Col = 0;
+};
+const YNode *asMap(const YNode *N) {
+  return N && N->Kind == YNode::KMap ? N : nullptr;
+}
+const YNode *asSeq(const YNode *N) {
+  return N && N->Kind == YNode::KSeq ? N : nullptr;
+}
+YNode toTree(yaml::Node *N, SourceMgr &SM) {
+  YNode Y;
+  if (!N)
+    return Y;
+  auto LC = SM.getLineAndColumn(N->getSourceRange().Start);
+  Y.Line = LC.first;
+  Y.Col = LC.second;
+  if (auto *S = dyn_cast<yaml::ScalarNode>(N)) {
+    SmallString<64> Buf;
+    Y.Kind = YNode::KScalar;
+    Y.Value = S->getValue(Buf).str();
+  } else if (auto *B = dyn_cast<yaml::BlockScalarNode>(N)) {
+    Y.Kind = YNode::KScalar;
+    Y.Value = B->getValue().str();
+  } else if (auto *M = dyn_cast<yaml::MappingNode>(N)) {
+    Y.Kind = YNode::KMap;
+    for (auto &KV : *M) {
+      YNode K = toTree(KV.getKey(), SM);
+      YNode V = toTree(KV.getValue(), SM);
+      Y.Map.push_back({std::move(K), std::move(V)});
+    }
+  } else if (auto *Q = dyn_cast<yaml::SequenceNode>(N)) {
+    Y.Kind = YNode::KSeq;
+    for (auto &I : *Q)
+      Y.Seq.push_back(toTree(&I, SM));
+  }
+  return Y;
+}
+
 /// Walks a parsed YAML document, turning node positions into messages.
 class SpecReader {
 public:
   SpecReader(SourceMgr &SM, std::string File) : SM(SM), File(std::move(File)) {}
   std::string Error;
 
-  bool fail(yaml::Node *N, const std::string &Field, const std::string &Msg) {
+  bool fail(const YNode *N, const std::string &Field, const std::string &Msg) {
     if (!Error.empty())
       return false;
     unsigned Line = 0, Col = 0;
     if (N) {
-      auto LC = SM.getLineAndColumn(N->getSourceRange().Start);
-      Line = LC.first;
-      Col = LC.second;
+      Line = N->Line;
+      Col = N->Col;
     }
     Error = File + ":" + std::to_string(Line) + ":" + std::to_string(Col) +
             ": " + (Field.empty() ? "" : Field + ": ") + Msg;
     return false;
   }
-  bool scalar(yaml::Node *N, const std::string &Field, std::string &Out) {
-    if (auto *S = dyn_cast_or_null<yaml::ScalarNode>(N)) {
-      SmallString<64> Buf;
-      Out = S->getValue(Buf).str();
+  bool scalar(const YNode *N, const std::string &Field, std::string &Out) {
+    if (N && N->Kind == YNode::KScalar) {
+      Out = N->Value;
       return true;
     }
     return fail(N, Field, "expected a value");
   }
-  bool expr(yaml::Node *N, const std::string &Field, const ExprEnv &Env,
+  bool expr(const YNode *N, const std::string &Field, const ExprEnv &Env,
             ExprValue &Out) {
     std::string T;
     if (!scalar(N, Field, T))
@@ -266,12 +310,12 @@ public:
       return fail(N, Field, E);
     return true;
   }
-  bool dims(yaml::Node *N, const std::string &Field, const ExprEnv &Env,
+  bool dims(const YNode *N, const std::string &Field, const ExprEnv &Env,
             std::array<uint64_t, 3> &Out) {
     Out = {1, 1, 1};
-    std::vector<yaml::Node *> Items;
-    if (auto *Seq = dyn_cast_or_null<yaml::SequenceNode>(N)) {
-      for (auto &I : *Seq)
+    std::vector<const YNode *> Items;
+    if (auto *Seq = asSeq(N)) {
+      for (auto &I : Seq->Seq)
         Items.push_back(&I);
     } else {
       Items.push_back(N);
@@ -375,12 +419,13 @@ bool parseHarnessSpec(const std::string &Text, const std::string &FileName,
     Error = FileName + ":1:1: empty harness spec";
     return false;
   }
-  yaml::Node *Root = DocIt->getRoot();
+  YNode Tree = toTree(DocIt->getRoot(), SM);
+  const YNode *Root = &Tree;
   if (!YamlErr.empty()) {
     Error = FileName + ":" + YamlErr;
     return false;
   }
-  auto *Map = dyn_cast_or_null<yaml::MappingNode>(Root);
+  const YNode *Map = asMap(Root);
   if (!Map) {
     if (!YamlErr.empty())
       Error = FileName + ":" + YamlErr;
@@ -393,15 +438,15 @@ bool parseHarnessSpec(const std::string &Text, const std::string &FileName,
   }
 
   // A spec may hold several kernels under "kernels:", or one at the top.
-  yaml::MappingNode *KMap = Map;
-  std::map<std::string, yaml::Node *> Top;
-  std::vector<std::pair<std::string, yaml::Node *>> TopKeys;
-  for (auto &KV : *Map) {
+  const YNode *KMap = Map;
+  std::map<std::string, const YNode *> Top;
+  std::vector<std::pair<std::string, const YNode *>> TopKeys;
+  for (auto &KV : Map->Map) {
     std::string Key;
-    if (!R.scalar(KV.getKey(), "", Key))
+    if (!R.scalar(&KV.first, "", Key))
       break;
-    Top[Key] = KV.getValue();
-    TopKeys.push_back({Key, KV.getKey()});
+    Top[Key] = &KV.second;
+    TopKeys.push_back({Key, &KV.first});
   }
   if (!YamlErr.empty()) {
     Error = FileName + ":" + YamlErr;
@@ -413,7 +458,7 @@ bool parseHarnessSpec(const std::string &Text, const std::string &FileName,
   }
   std::string FieldPrefix;
   if (Top.count("kernels")) {
-    auto *KS = dyn_cast_or_null<yaml::MappingNode>(Top["kernels"]);
+    auto *KS = asMap(Top["kernels"]);
     if (!KS) {
       R.fail(Top["kernels"], "kernels", "expected a mapping of kernel names");
       Error = R.Error;
@@ -421,12 +466,12 @@ bool parseHarnessSpec(const std::string &Text, const std::string &FileName,
     }
     KMap = nullptr;
     std::string Names;
-    for (auto &KV : *KS) {
+    for (auto &KV : KS->Map) {
       std::string Key;
-      R.scalar(KV.getKey(), "kernels", Key);
+      R.scalar(&KV.first, "kernels", Key);
       Names += (Names.empty() ? "" : ", ") + Key;
       if (Key == Kernel)
-        KMap = dyn_cast_or_null<yaml::MappingNode>(KV.getValue());
+        KMap = asMap(&KV.second);
     }
     if (!KMap) {
       R.fail(Top["kernels"], "kernels",
@@ -437,12 +482,12 @@ bool parseHarnessSpec(const std::string &Text, const std::string &FileName,
     FieldPrefix = "kernels." + Kernel + ".";
     Top.clear();
     TopKeys.clear();
-    for (auto &KV : *KMap) {
+    for (auto &KV : KMap->Map) {
       std::string Key;
-      if (!R.scalar(KV.getKey(), "", Key))
+      if (!R.scalar(&KV.first, "", Key))
         break;
-      Top[Key] = KV.getValue();
-      TopKeys.push_back({Key, KV.getKey()});
+      Top[Key] = &KV.second;
+      TopKeys.push_back({Key, &KV.first});
     }
   }
   auto F = [&](const std::string &S) { return FieldPrefix + S; };
@@ -478,20 +523,20 @@ bool parseHarnessSpec(const std::string &Text, const std::string &FileName,
 
   ExprEnv Env;
   if (Top.count("sizes")) {
-    auto *SMap = dyn_cast_or_null<yaml::MappingNode>(Top["sizes"]);
+    auto *SMap = asMap(Top["sizes"]);
     if (!SMap) {
       R.fail(Top["sizes"], F("sizes"), "expected a mapping NAME: value");
       return Fail();
     }
-    for (auto &KV : *SMap) {
+    for (auto &KV : SMap->Map) {
       std::string Name;
-      if (!R.scalar(KV.getKey(), F("sizes"), Name))
+      if (!R.scalar(&KV.first, F("sizes"), Name))
         return Fail();
       ExprValue V;
       if (Defines.count(Name)) {
         V = Defines.at(Name);
         Out.Notes.push_back("size " + Name + " from --define");
-      } else if (!R.expr(KV.getValue(), F("sizes." + Name), Env, V)) {
+      } else if (!R.expr(&KV.second, F("sizes." + Name), Env, V)) {
         return Fail();
       }
       Env[Name] = V;
@@ -542,7 +587,7 @@ bool parseHarnessSpec(const std::string &Text, const std::string &FileName,
     Out.InputSets = V.I;
   }
   if (Top.count("tolerance")) {
-    auto *TMap = dyn_cast_or_null<yaml::MappingNode>(Top["tolerance"]);
+    auto *TMap = asMap(Top["tolerance"]);
     if (!TMap) {
       R.fail(Top["tolerance"], F("tolerance"),
              "expected a mapping (rtol, atol, half_rtol, half_atol, "
@@ -550,16 +595,16 @@ bool parseHarnessSpec(const std::string &Text, const std::string &FileName,
       return Fail();
     }
     Tolerance T;
-    for (auto &KV : *TMap) {
+    for (auto &KV : TMap->Map) {
       std::string Key;
-      if (!R.scalar(KV.getKey(), F("tolerance"), Key))
+      if (!R.scalar(&KV.first, F("tolerance"), Key))
         return Fail();
       ExprValue V;
-      if (!R.expr(KV.getValue(), F("tolerance." + Key), Env, V))
+      if (!R.expr(&KV.second, F("tolerance." + Key), Env, V))
         return Fail();
       double D = V.asDouble();
       if (D < 0) {
-        R.fail(KV.getValue(), F("tolerance." + Key), "must be >= 0");
+        R.fail(&KV.second, F("tolerance." + Key), "must be >= 0");
         return Fail();
       }
       if (Key == "rtol") T.F32Rtol = D;
@@ -570,7 +615,7 @@ bool parseHarnessSpec(const std::string &Text, const std::string &FileName,
       else if (Key == "f64_atol") T.F64Atol = D;
       else if (Key == "ulp") T.MaxUlp = uint64_t(D);
       else {
-        R.fail(KV.getKey(), F("tolerance." + Key),
+        R.fail(&KV.first, F("tolerance." + Key),
                "unknown field (rtol, atol, half_rtol, half_atol, f64_rtol, "
                "f64_atol, ulp)");
         return Fail();
@@ -580,25 +625,25 @@ bool parseHarnessSpec(const std::string &Text, const std::string &FileName,
   }
 
   // Parameters.
-  std::map<std::string, yaml::Node *> PNodes;
+  std::map<std::string, const YNode *> PNodes;
   if (Top.count("params")) {
-    auto *PMap = dyn_cast_or_null<yaml::MappingNode>(Top["params"]);
+    auto *PMap = asMap(Top["params"]);
     if (!PMap) {
       R.fail(Top["params"], F("params"),
              "expected a mapping from parameter name to its value or buffer");
       return Fail();
     }
-    for (auto &KV : *PMap) {
+    for (auto &KV : PMap->Map) {
       std::string Name;
-      if (!R.scalar(KV.getKey(), F("params"), Name))
+      if (!R.scalar(&KV.first, F("params"), Name))
         return Fail();
       if (!findParam(Params, Name)) {
-        R.fail(KV.getKey(), F("params." + Name),
+        R.fail(&KV.first, F("params." + Name),
                "no such parameter of kernel '" + Kernel +
                    "' (parameters: " + paramNames(Params) + ")");
         return Fail();
       }
-      PNodes[Name] = KV.getValue();
+      PNodes[Name] = &KV.second;
     }
   }
   for (const auto &P : Params) {
@@ -613,11 +658,11 @@ bool parseHarnessSpec(const std::string &Text, const std::string &FileName,
                                "' needs a value");
       return Fail();
     }
-    yaml::Node *N = It->second;
+    const YNode *N = It->second;
     if (P.IsPointer) {
       A.IsBuffer = true;
       setBufferKind(A.Buffer, P);
-      auto *BMap = dyn_cast_or_null<yaml::MappingNode>(N);
+      auto *BMap = asMap(N);
       if (!BMap) {
         // Shorthand: just the count.
         ExprValue V;
@@ -632,28 +677,28 @@ bool parseHarnessSpec(const std::string &Text, const std::string &FileName,
           A.Buffer.Init.push_back(defaultInit(A.Buffer.Kind));
       } else {
         bool HasCount = false;
-        for (auto &KV : *BMap) {
+        for (auto &KV : BMap->Map) {
           std::string Key;
-          if (!R.scalar(KV.getKey(), Field, Key))
+          if (!R.scalar(&KV.first, Field, Key))
             return Fail();
           if (Key == "count") {
             ExprValue V;
-            if (!R.expr(KV.getValue(), Field + ".count", Env, V))
+            if (!R.expr(&KV.second, Field + ".count", Env, V))
               return Fail();
             if (V.IsFloat || V.I <= 0) {
-              R.fail(KV.getValue(), Field + ".count",
+              R.fail(&KV.second, Field + ".count",
                      "must be a positive integer");
               return Fail();
             }
             A.Buffer.Count = V.I;
             HasCount = true;
           } else if (Key == "init") {
-            std::vector<yaml::Node *> Items;
-            if (auto *Seq = dyn_cast_or_null<yaml::SequenceNode>(KV.getValue()))
-              for (auto &I : *Seq)
+            std::vector<const YNode *> Items;
+            if (auto *Seq = asSeq(&KV.second))
+              for (auto &I : Seq->Seq)
                 Items.push_back(&I);
             else
-              Items.push_back(KV.getValue());
+              Items.push_back(&KV.second);
             for (auto *I : Items) {
               std::string T, E;
               if (!R.scalar(I, Field + ".init", T))
@@ -667,11 +712,11 @@ bool parseHarnessSpec(const std::string &Text, const std::string &FileName,
             }
           } else if (Key == "seed") {
             ExprValue V;
-            if (!R.expr(KV.getValue(), Field + ".seed", Env, V))
+            if (!R.expr(&KV.second, Field + ".seed", Env, V))
               return Fail();
             A.Buffer.Seed = V.asInt();
           } else {
-            R.fail(KV.getKey(), Field + "." + Key,
+            R.fail(&KV.first, Field + "." + Key,
                    "unknown field (count, init, seed)");
             return Fail();
           }

@@ -32,6 +32,19 @@ struct KernelCode {
   std::string LoweredName;
 };
 
+/// A compiler for kernel sources (e.g. cudal1/Compile/Nvrtc.h's
+/// compileWithNvrtc). Called in the child process with the GPU's arch and the
+/// options shared by original and candidate.
+struct CompileOutput {
+  bool Ok = false;
+  std::string Log;
+  std::string Cubin;
+  std::string LoweredName;
+};
+using CompileFn = std::function<CompileOutput(
+    const KernelCode &Code, const std::string &Arch,
+    const std::vector<std::string> &Options)>;
+
 struct VerifyOptions {
   std::string CudaPath = "/usr/local/cuda";
   std::vector<std::string> NvrtcOptions; ///< same for original and candidate
@@ -42,6 +55,8 @@ struct VerifyOptions {
   bool AllowFastMath = false;
   Tolerance Tol;
   bool Time = true; ///< false: correctness only
+  /// Compiler; empty = lib/Verify's own NVRTC loader.
+  CompileFn Compiler;
   /// Progress lines ("[kernel] candidate: input set 2/3 ok").
   std::function<void(const std::string &)> Progress;
 };

@@ -1,0 +1,200 @@
+//===- CompareTest.cpp - fill, poison, guards, ulp, tolerance -------------===//
+#include "cudal1/Verify/Compare.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace cudal1;
+
+namespace {
+Bytes floats(std::initializer_list<float> L) {
+  Bytes B(L.size() * 4);
+  size_t I = 0;
+  for (float F : L)
+    std::memcpy(&B[4 * I++], &F, 4);
+  return B;
+}
+float at(const Bytes &B, size_t I) {
+  float F;
+  std::memcpy(&F, &B[4 * I], 4);
+  return F;
+}
+} // namespace
+
+TEST(Fill, DeterministicAndInRange) {
+  Distribution U{Distribution::Uniform, -2, 3};
+  Bytes A = fillBuffer(ElemKind::F32, 4, 1000, U, 5);
+  Bytes B = fillBuffer(ElemKind::F32, 4, 1000, U, 5);
+  Bytes C = fillBuffer(ElemKind::F32, 4, 1000, U, 6);
+  EXPECT_EQ(A, B);
+  EXPECT_NE(A, C);
+  for (size_t I = 0; I < 1000; ++I) {
+    EXPECT_GE(at(A, I), -2.0f);
+    EXPECT_LE(at(A, I), 3.0f);
+  }
+}
+
+TEST(Fill, NormalMoments) {
+  Bytes A = fillBuffer(ElemKind::F64, 8, 100000,
+                       {Distribution::Normal, 5, 2}, 1);
+  double Sum = 0, Sq = 0;
+  for (size_t I = 0; I < 100000; ++I) {
+    double D;
+    std::memcpy(&D, &A[8 * I], 8);
+    Sum += D;
+    Sq += D * D;
+  }
+  double Mean = Sum / 1e5, Var = Sq / 1e5 - Mean * Mean;
+  EXPECT_NEAR(Mean, 5.0, 0.05);
+  EXPECT_NEAR(std::sqrt(Var), 2.0, 0.05);
+}
+
+TEST(Fill, IntIotaConstantZero) {
+  Bytes I = fillBuffer(ElemKind::I32, 4, 1000, {Distribution::IntRange, 3, 5},
+                       9);
+  for (size_t K = 0; K < 1000; ++K) {
+    int32_t V;
+    std::memcpy(&V, &I[4 * K], 4);
+    EXPECT_TRUE(V >= 3 && V <= 5);
+  }
+  Bytes Io = fillBuffer(ElemKind::F32, 4, 4, {Distribution::Iota, 1, 2}, 0);
+  EXPECT_EQ(at(Io, 3), 7.0f);
+  Bytes C = fillBuffer(ElemKind::U8, 1, 3, {Distribution::Constant, 7, 0}, 0);
+  EXPECT_EQ(C, Bytes({7, 7, 7}));
+  Bytes Z = fillBuffer(ElemKind::F64, 8, 2, {Distribution::Zero, 0, 0}, 0);
+  EXPECT_EQ(Z, Bytes(16, 0));
+  Bytes H = fillBuffer(ElemKind::F16, 2, 2, {Distribution::Constant, 1.5, 0}, 0);
+  uint16_t Hv;
+  std::memcpy(&Hv, &H[0], 2);
+  EXPECT_EQ(Hv, 0x3e00);
+  EXPECT_EQ(halfToFloat(Hv), 1.5f);
+  Bytes Bf = fillBuffer(ElemKind::BF16, 2, 1, {Distribution::Constant, -2, 0}, 0);
+  uint16_t Bv;
+  std::memcpy(&Bv, &Bf[0], 2);
+  EXPECT_EQ(bf16ToFloat(Bv), -2.0f);
+}
+
+TEST(Poison, NaNForFloatsFFForInts) {
+  Bytes P = poisonBuffer(ElemKind::F32, 4, 3);
+  for (size_t I = 0; I < 3; ++I)
+    EXPECT_TRUE(std::isnan(at(P, I)));
+  EXPECT_EQ(poisonBuffer(ElemKind::I32, 4, 2), Bytes(8, 0xFF));
+  Bytes H = poisonBuffer(ElemKind::F16, 2, 1);
+  uint16_t Hv;
+  std::memcpy(&Hv, &H[0], 2);
+  EXPECT_TRUE(std::isnan(halfToFloat(Hv)));
+  Bytes D = poisonBuffer(ElemKind::F64, 8, 1);
+  double Dv;
+  std::memcpy(&Dv, &D[0], 8);
+  EXPECT_TRUE(std::isnan(Dv));
+}
+
+TEST(Guard, DetectsAnyChange) {
+  Bytes G = guardPattern(4096);
+  uint64_t First = 0;
+  EXPECT_EQ(checkGuard(G.data(), G.size(), First), 0u);
+  G[100] ^= 1;
+  G[4000] = guardByte(4000) + 1;
+  EXPECT_EQ(checkGuard(G.data(), G.size(), First), 2u);
+  EXPECT_EQ(First, 100u);
+  // A zero write and an 0xFF write both show (the pattern has neither
+  // everywhere).
+  Bytes Z = guardPattern(64);
+  Bytes Orig = Z;
+  for (size_t I = 0; I < 64; ++I)
+    EXPECT_TRUE(Orig[I] != 0 || Orig[(I + 1) % 64] != 0);
+}
+
+TEST(Ulp, Distances) {
+  EXPECT_EQ(ulpDistance(1.0f, 1.0f), 0u);
+  EXPECT_EQ(ulpDistance(1.0f, std::nextafter(1.0f, 2.0f)), 1u);
+  EXPECT_EQ(ulpDistance(-0.0f, 0.0f), 0u);
+  EXPECT_EQ(ulpDistance(std::nextafter(0.0f, -1.0f), std::nextafter(0.0f, 1.0f)),
+            2u);
+  EXPECT_EQ(ulpDistance(NAN, 1.0f), UINT64_MAX);
+  EXPECT_EQ(ulpDistance(double(NAN), double(NAN)), 0u);
+  EXPECT_EQ(ulpDistance(1.0, std::nextafter(std::nextafter(1.0, 2.0), 2.0)), 2u);
+}
+
+TEST(Compare, BitwiseAndTolerance) {
+  Tolerance T;
+  Bytes Ref = floats({1.0f, 2.0f, 1000.0f});
+  Bytes Near = floats({1.0f, 2.0f * (1 + 5e-5f), 1000.0f});
+  Bytes Far = floats({1.0f, 2.0f * (1 + 5e-4f), 1000.0f});
+  Bytes Poison = poisonBuffer(ElemKind::F32, 4, 3);
+  EXPECT_TRUE(compareBuffer("o", ElemKind::F32, 4, Ref, Ref, Poison, true, T).ok());
+  BufferDiff B = compareBuffer("o", ElemKind::F32, 4, Ref, Near, Poison, true, T);
+  EXPECT_EQ(B.Mismatches, 1u);
+  EXPECT_EQ(B.FirstBad, 1u);
+  EXPECT_GT(B.BytesDiffering, 0u);
+  EXPECT_TRUE(compareBuffer("o", ElemKind::F32, 4, Ref, Near, Poison, false, T).ok());
+  BufferDiff F = compareBuffer("o", ElemKind::F32, 4, Ref, Far, Poison, false, T);
+  EXPECT_EQ(F.Mismatches, 1u);
+  EXPECT_NEAR(F.MaxRelErr, 5e-4, 1e-6);
+  EXPECT_NE(F.str().find("o: 1 of 3 elements differ; first at [1]"),
+            std::string::npos)
+      << F.str();
+}
+
+TEST(Compare, UnwrittenPoisonCounted) {
+  Tolerance T;
+  Bytes Ref = floats({1, 2, 3, 4});
+  Bytes Poison = poisonBuffer(ElemKind::F32, 4, 4);
+  Bytes Got = Ref;
+  std::memcpy(&Got[8], &Poison[8], 8); // last two never written
+  BufferDiff D = compareBuffer("out", ElemKind::F32, 4, Ref, Got, Poison, false, T);
+  EXPECT_EQ(D.Mismatches, 2u);
+  EXPECT_EQ(D.Unwritten, 2u);
+  EXPECT_NE(D.str().find("2 never written: still poison"), std::string::npos);
+  EXPECT_NE(D.str().find("expected 3, got nan"), std::string::npos) << D.str();
+}
+
+TEST(Compare, NaNsMatchNaNs) {
+  Tolerance T;
+  Bytes Ref = floats({NAN, 1});
+  Bytes Got = floats({NAN, 1});
+  EXPECT_TRUE(compareBuffer("o", ElemKind::F32, 4, Ref, Got, {}, false, T).ok());
+  Bytes Got2 = floats({0, 1});
+  EXPECT_FALSE(compareBuffer("o", ElemKind::F32, 4, Ref, Got2, {}, false, T).ok());
+}
+
+TEST(Compare, UlpOption) {
+  Tolerance T;
+  T.F32Rtol = 0;
+  T.F32Atol = 0;
+  T.MaxUlp = 2;
+  float A = 1.0f, B = std::nextafter(std::nextafter(A, 2.0f), 2.0f);
+  float C = std::nextafter(B, 2.0f);
+  EXPECT_TRUE(compareBuffer("o", ElemKind::F32, 4, floats({A}), floats({B}), {},
+                            false, T).ok());
+  BufferDiff D = compareBuffer("o", ElemKind::F32, 4, floats({A}), floats({C}),
+                               {}, false, T);
+  EXPECT_FALSE(D.ok());
+  EXPECT_EQ(D.MaxUlp, 3u);
+}
+
+TEST(Compare, IntegersExact) {
+  Tolerance T;
+  Bytes Ref(8, 0), Got(8, 0);
+  Got[4] = 1;
+  BufferDiff D = compareBuffer("i", ElemKind::I32, 4, Ref, Got, {}, false, T);
+  EXPECT_EQ(D.Mismatches, 1u);
+  EXPECT_EQ(D.FirstBadText, "expected 0, got 1");
+}
+
+TEST(Compare, HalfTolerance) {
+  Tolerance T;
+  double Atol, Rtol;
+  toleranceFor(ElemKind::BF16, T, Atol, Rtol);
+  EXPECT_DOUBLE_EQ(Rtol, 1e-2);
+  toleranceFor(ElemKind::F32, T, Atol, Rtol);
+  EXPECT_DOUBLE_EQ(Rtol, 1e-4);
+  EXPECT_DOUBLE_EQ(Atol, 1e-5);
+  Bytes Ref = fillBuffer(ElemKind::F16, 2, 1, {Distribution::Constant, 1.0, 0}, 0);
+  Bytes Got = fillBuffer(ElemKind::F16, 2, 1, {Distribution::Constant, 1.0 + 1.0 / 256, 0}, 0);
+  EXPECT_TRUE(compareBuffer("h", ElemKind::F16, 2, Ref, Got, {}, false, T).ok());
+  Bytes Got2 = fillBuffer(ElemKind::F16, 2, 1, {Distribution::Constant, 1.1, 0}, 0);
+  EXPECT_FALSE(compareBuffer("h", ElemKind::F16, 2, Ref, Got2, {}, false, T).ok());
+}

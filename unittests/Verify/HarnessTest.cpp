@@ -1,0 +1,310 @@
+//===- HarnessTest.cpp - spec parsing, expressions, inference -------------===//
+#include "cudal1/Verify/Harness.h"
+
+#include "gtest/gtest.h"
+
+using namespace cudal1;
+
+namespace {
+std::vector<KernelParam> saxpyParams() {
+  KernelParam X{"x", "const float *", "const float", true, true, 8, 4};
+  KernelParam Y{"y", "float *", "float", true, false, 8, 4};
+  KernelParam A{"a", "float", "float", false, false, 4, 4};
+  KernelParam N{"n", "int", "int", false, false, 4, 4};
+  return {X, Y, A, N};
+}
+
+bool parse(const std::string &Text, Harness &H, std::string &Err,
+           ExprEnv Defines = {}) {
+  return parseHarnessSpec(Text, "h.yaml", "saxpy", saxpyParams(), Defines, H,
+                          Err);
+}
+} // namespace
+
+TEST(Expr, Arithmetic) {
+  ExprEnv Env{{"N", {false, 1000, 0}}};
+  ExprValue V;
+  std::string E;
+  ASSERT_TRUE(evalExpr("cdiv(N, 256) * 2 + 1", Env, V, E)) << E;
+  EXPECT_EQ(V.I, 9);
+  ASSERT_TRUE(evalExpr("N / 3", Env, V, E));
+  EXPECT_EQ(V.I, 333);
+  ASSERT_TRUE(evalExpr("N / 4.0", Env, V, E));
+  EXPECT_TRUE(V.IsFloat);
+  EXPECT_DOUBLE_EQ(V.F, 250.0);
+  ASSERT_TRUE(evalExpr("-(2 + 3) % 4", Env, V, E));
+  EXPECT_EQ(V.I, -1);
+  ASSERT_TRUE(evalExpr("max(N, 5000) - min(3, 2)", Env, V, E));
+  EXPECT_EQ(V.I, 4998);
+  ASSERT_TRUE(evalExpr("1e-3", Env, V, E));
+  EXPECT_DOUBLE_EQ(V.F, 1e-3);
+  ASSERT_TRUE(evalExpr("0x10 + 2.5f", Env, V, E));
+  EXPECT_DOUBLE_EQ(V.asDouble(), 18.5);
+}
+
+TEST(Expr, Errors) {
+  ExprValue V;
+  std::string E;
+  EXPECT_FALSE(evalExpr("M * 2", {}, V, E));
+  EXPECT_EQ(E, "unknown name 'M'");
+  EXPECT_FALSE(evalExpr("4 / 0", {}, V, E));
+  EXPECT_EQ(E, "division by zero");
+  EXPECT_FALSE(evalExpr("(1 + 2", {}, V, E));
+  EXPECT_EQ(E, "missing ')'");
+  EXPECT_FALSE(evalExpr("sqrt(4, 2)", {}, V, E));
+  EXPECT_EQ(E, "unknown function 'sqrt'");
+  EXPECT_FALSE(evalExpr("1 $ 2", {}, V, E));
+  EXPECT_NE(E.find("unexpected '$'"), std::string::npos);
+}
+
+TEST(Distribution, Parse) {
+  Distribution D;
+  std::string E;
+  ExprEnv Env{{"N", {false, 10, 0}}};
+  ASSERT_TRUE(parseDistribution("uniform(-1, 1)", Env, D, E));
+  EXPECT_EQ(D.K, Distribution::Uniform);
+  EXPECT_EQ(D.A, -1);
+  ASSERT_TRUE(parseDistribution("normal(0, 2.5)", Env, D, E));
+  EXPECT_EQ(D.K, Distribution::Normal);
+  EXPECT_EQ(D.B, 2.5);
+  ASSERT_TRUE(parseDistribution("int(0, N - 1)", Env, D, E));
+  EXPECT_EQ(D.K, Distribution::IntRange);
+  EXPECT_EQ(D.B, 9);
+  ASSERT_TRUE(parseDistribution("constant(3)", Env, D, E));
+  EXPECT_EQ(D.K, Distribution::Constant);
+  ASSERT_TRUE(parseDistribution("iota", Env, D, E));
+  EXPECT_EQ(D.K, Distribution::Iota);
+  EXPECT_EQ(D.B, 1);
+  ASSERT_TRUE(parseDistribution("zero", Env, D, E));
+  EXPECT_EQ(D.K, Distribution::Zero);
+  EXPECT_FALSE(parseDistribution("unifrm(0,1)", Env, D, E));
+  EXPECT_NE(E.find("unknown distribution 'unifrm'"), std::string::npos);
+  EXPECT_FALSE(parseDistribution("uniform(0)", Env, D, E));
+  EXPECT_NE(E.find("takes 2 argument(s), got 1"), std::string::npos);
+  EXPECT_FALSE(parseDistribution("int(5, 1)", Env, D, E));
+  EXPECT_FALSE(parseDistribution("normal(0, -1)", Env, D, E));
+}
+
+TEST(HarnessSpec, Full) {
+  Harness H;
+  std::string E;
+  ASSERT_TRUE(parse(R"Y(kernel: saxpy
+sizes:
+  N: 1000
+  M: N * 2
+grid: cdiv(N, 256)
+block: 256
+seed: 7
+input_sets: 4
+params:
+  x: { count: N, init: ["uniform(-1, 1)", "normal(0, 1)"] }
+  y: { count: M, init: zero }
+  a: 2.5
+  n: N
+tolerance: { rtol: 1e-3, ulp: 4 }
+)Y",
+                    H, E))
+      << E;
+  EXPECT_EQ(H.Grid[0], 4u);
+  EXPECT_EQ(H.Grid[1], 1u);
+  EXPECT_EQ(H.Block[0], 256u);
+  EXPECT_EQ(H.Seed, 7u);
+  EXPECT_EQ(H.InputSets, 4u);
+  ASSERT_EQ(H.Args.size(), 4u);
+  EXPECT_TRUE(H.Args[0].IsBuffer);
+  EXPECT_TRUE(H.Args[0].Buffer.ReadOnly);
+  EXPECT_EQ(H.Args[0].Buffer.Count, 1000u);
+  EXPECT_EQ(H.Args[0].Buffer.Init.size(), 2u);
+  EXPECT_EQ(H.Args[0].Buffer.Kind, ElemKind::F32);
+  EXPECT_EQ(H.Args[1].Buffer.Count, 2000u);
+  EXPECT_FALSE(H.Args[1].Buffer.ReadOnly);
+  EXPECT_FALSE(H.Args[2].IsBuffer);
+  EXPECT_EQ(H.Args[2].Scalar.Kind, ElemKind::F32);
+  EXPECT_DOUBLE_EQ(H.Args[2].Scalar.Value.asDouble(), 2.5);
+  EXPECT_EQ(H.Args[3].Scalar.Kind, ElemKind::I32);
+  EXPECT_EQ(H.Args[3].Scalar.Value.I, 1000);
+  ASSERT_TRUE(H.Tol.has_value());
+  EXPECT_DOUBLE_EQ(H.Tol->F32Rtol, 1e-3);
+  EXPECT_DOUBLE_EQ(H.Tol->F32Atol, 1e-5);
+  EXPECT_EQ(H.Tol->MaxUlp, 4u);
+}
+
+TEST(HarnessSpec, OutputWithoutInitIsPoisonedOutput) {
+  Harness H;
+  std::string E;
+  ASSERT_TRUE(parse("grid: 1\nblock: [32, 4]\nparams:\n  x: 128\n  y: 128\n"
+                    "  a: 1\n  n: 128\n",
+                    H, E))
+      << E;
+  EXPECT_EQ(H.Block[1], 4u);
+  EXPECT_EQ(H.Args[0].Buffer.Init.size(), 1u); // read-only: default init
+  EXPECT_TRUE(H.Args[1].Buffer.Init.empty());  // output: poisoned
+}
+
+TEST(HarnessSpec, DefinesOverrideSizes) {
+  Harness H;
+  std::string E;
+  ExprEnv D{{"N", {false, 64, 0}}};
+  ASSERT_TRUE(parse("sizes: {N: 1000}\ngrid: cdiv(N, 32)\nblock: 32\nparams:\n"
+                    "  x: N\n  y: N\n  a: 1\n  n: N\n",
+                    H, E, D))
+      << E;
+  EXPECT_EQ(H.Grid[0], 2u);
+  EXPECT_EQ(H.Args[0].Buffer.Count, 64u);
+}
+
+TEST(HarnessSpec, KernelsSection) {
+  Harness H;
+  std::string E;
+  ASSERT_TRUE(parse("kernels:\n  other:\n    grid: 1\n  saxpy:\n    grid: 2\n"
+                    "    block: 64\n    params: {x: 8, y: 8, a: 1, n: 8}\n",
+                    H, E))
+      << E;
+  EXPECT_EQ(H.Grid[0], 2u);
+  EXPECT_FALSE(parse("kernels:\n  other:\n    grid: 1\n", H, E));
+  EXPECT_EQ(E, "h.yaml:2:3: kernels: no entry for kernel 'saxpy' (entries: "
+               "other)");
+}
+
+struct ErrorCase {
+  const char *Text;
+  const char *Error;
+};
+
+TEST(HarnessSpec, ErrorsNameFileLineAndField) {
+  const ErrorCase Cases[] = {
+      {"grid: 1\nblock: 32\nparams:\n  x: N\n",
+       "h.yaml:4:6: params.x.count: unknown name 'N'"},
+      {"grid: 1\nblock: 32\nparams:\n  x: 8\n  y: 8\n  a: 1\n",
+       "h.yaml:4:3: params.n: missing: scalar parameter 'int' needs a value"},
+      {"grid: 1\nblock: 32\nparams:\n  x: 8\n  y: 8\n  a: 1\n  n: 8\n  z: 1\n",
+       "h.yaml:8:3: params.z: no such parameter of kernel 'saxpy' (parameters: "
+       "x, y, a, n)"},
+      {"grid: 1\nblock: 32\nparams:\n  x: { count: 8, init: \"unifrm(0, 1)\" }\n",
+       "h.yaml:4:24: params.x.init: unknown distribution 'unifrm' (use "
+       "uniform(a,b), normal(mean,stddev), int(lo,hi), constant(v), "
+       "iota(start,step) or zero)"},
+      {"grid: 1\nblock: 2048\n",
+       "h.yaml:2:8: block: more than 1024 threads per block"},
+      {"grid: [0]\nblock: 32\n",
+       "h.yaml:1:8: grid: dimensions must be positive integers"},
+      {"grid: 1\n", "h.yaml:1:1: block: missing (grid and block are required)"},
+      {"grid: 1\nblock: 32\ninput_sets: 2\n",
+       "h.yaml:3:13: input_sets: at least 3 input sets are required"},
+      {"grid: 1\nblock: 32\nsizs: {N: 1}\n",
+       "h.yaml:3:1: sizs: unknown field (fields: kernel, sizes, grid, block, "
+       "shared_mem, seed, input_sets, params, tolerance)"},
+      {"grid: 1\nblock: 32\nparams:\n  x: { cnt: 8 }\n",
+       "h.yaml:4:8: params.x.cnt: unknown field (count, init, seed)"},
+      {"grid: 1\nblock: 32\nparams:\n  x: 8\n  y: 8\n  a: 1\n  n: 1.5\n",
+       "h.yaml:7:6: params.n: parameter 'n' is an integer ('int') but the "
+       "value is not"},
+      {"grid: 1\nblock: 32\ntolerance: {rtol: -1}\n",
+       "h.yaml:3:19: tolerance.rtol: must be >= 0"},
+      {"kernel: other\ngrid: 1\nblock: 32\n",
+       "h.yaml:1:9: kernel: spec is for kernel 'other', verifying 'saxpy'"},
+  };
+  for (const auto &C : Cases) {
+    Harness H;
+    std::string E;
+    EXPECT_FALSE(parse(C.Text, H, E)) << C.Text;
+    EXPECT_EQ(E, C.Error) << C.Text;
+  }
+}
+
+TEST(HarnessSpec, UnquotedCommaInFlowStyleExplained) {
+  Harness H;
+  std::string E;
+  EXPECT_FALSE(parse("grid: 1\nblock: 32\nparams:\n  x: { count: 8, init: "
+                     "uniform(0, 1) }\n",
+                     H, E));
+  EXPECT_NE(E.find("quote values that contain commas"), std::string::npos)
+      << E;
+}
+
+TEST(HarnessSpec, BlockStyleNeedsNoQuotes) {
+  Harness H;
+  std::string E;
+  EXPECT_TRUE(parse("grid: 1\nblock: 32\nparams:\n  x:\n    count: 8\n"
+                    "    init: uniform(0, 1)\n  y: 8\n  a: 1\n  n: 8\n",
+                    H, E))
+      << E;
+}
+
+TEST(HarnessSpec, YamlSyntaxError) {
+  Harness H;
+  std::string E;
+  EXPECT_FALSE(parse("grid: [1, 2\nblock: 32\n", H, E));
+  EXPECT_EQ(E.rfind("h.yaml:", 0), 0u) << E;
+}
+
+TEST(ElemKind, FromType) {
+  EXPECT_EQ(elemKindFromType("const float"), ElemKind::F32);
+  EXPECT_EQ(elemKindFromType("float *__restrict__"), ElemKind::F32);
+  EXPECT_EQ(elemKindFromType("__half"), ElemKind::F16);
+  EXPECT_EQ(elemKindFromType("const __nv_bfloat16"), ElemKind::BF16);
+  EXPECT_EQ(elemKindFromType("unsigned int"), ElemKind::U32);
+  EXPECT_EQ(elemKindFromType("size_t"), ElemKind::U64);
+  EXPECT_EQ(elemKindFromType("long long"), ElemKind::I64);
+  EXPECT_EQ(elemKindFromType("std::int8_t"), ElemKind::I8);
+  EXPECT_EQ(elemKindFromType("float4"), ElemKind::Bytes);
+}
+
+TEST(InferHarness, ConstantLaunchSite) {
+  LaunchFacts F;
+  F.Grid = std::array<uint64_t, 3>{4, 1, 1};
+  F.Block = std::array<uint64_t, 3>{256, 1, 1};
+  F.ArgTexts = {"d_x", "d_y", "2.0f", "N"};
+  ExprEnv D{{"N", {false, 1024, 0}}};
+  Harness H;
+  std::string Why;
+  ASSERT_TRUE(inferHarness("saxpy", saxpyParams(), F, D, H, Why)) << Why;
+  EXPECT_EQ(H.Args[0].Buffer.Count, 1024u);
+  EXPECT_EQ(H.Args[3].Scalar.Value.I, 1024);
+  EXPECT_DOUBLE_EQ(H.Args[2].Scalar.Value.asDouble(), 2.0);
+  EXPECT_FALSE(H.Notes.empty());
+}
+
+TEST(InferHarness, CountFromDefineAndMissingValues) {
+  LaunchFacts F;
+  F.Grid = std::array<uint64_t, 3>{4, 1, 1};
+  F.BlockText = "threads";
+  F.ArgTexts = {"d_x", "d_y", "alpha", "n"};
+  Harness H;
+  std::string Why;
+  EXPECT_FALSE(inferHarness("saxpy", saxpyParams(), F, {}, H, Why));
+  EXPECT_NE(Why.find("block 'threads' is not a compile-time constant"),
+            std::string::npos)
+      << Why;
+  ExprEnv D{{"threads", {false, 128, 0}}};
+  EXPECT_FALSE(inferHarness("saxpy", saxpyParams(), F, D, H, Why));
+  EXPECT_NE(Why.find("--define alpha=VALUE"), std::string::npos) << Why;
+  D["alpha"] = {true, 0, 1.5};
+  D["n"] = {false, 512, 0};
+  D["y.count"] = {false, 100, 0};
+  ASSERT_TRUE(inferHarness("saxpy", saxpyParams(), F, D, H, Why)) << Why;
+  EXPECT_EQ(H.Block[0], 128u);
+  EXPECT_EQ(H.Args[1].Buffer.Count, 100u);
+  EXPECT_EQ(H.Args[0].Buffer.Count, 512u);
+}
+
+TEST(HarnessTemplate, ParsesBack) {
+  std::string T = harnessTemplate("saxpy", saxpyParams(), nullptr);
+  EXPECT_NE(T.find("x: { count: N, init: \"uniform(-1, 1)\" }"),
+            std::string::npos)
+      << T;
+  Harness H;
+  std::string E;
+  EXPECT_TRUE(parse(T, H, E)) << E << "\n" << T;
+}
+
+TEST(Define, Parse) {
+  ExprEnv Env;
+  std::string E;
+  ASSERT_TRUE(parseDefine("N=1024", Env, E));
+  ASSERT_TRUE(parseDefine("M=N*2", Env, E));
+  EXPECT_EQ(Env["M"].I, 2048);
+  EXPECT_FALSE(parseDefine("N", Env, E));
+  EXPECT_EQ(E, "--define 'N': expected NAME=VALUE");
+  EXPECT_FALSE(parseDefine("K=Q+1", Env, E));
+}

@@ -1,0 +1,235 @@
+//===- VerifyGpuTest.cpp - GPU tests of lib/Verify ------------------------===//
+//
+// Each anti-cheating candidate must be rejected with the right reason, an
+// honest faster one accepted (DESIGN.md, "Verification and benchmarking").
+// Skipped where there is no GPU. utils/gpu-check.sh runs these on the H200;
+// with CUDAL1_GPU_OUT set, each verdict is written there as JSON.
+//
+//===----------------------------------------------------------------------===//
+#include "cudal1/Verify/Runner.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "gtest/gtest.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+using namespace cudal1;
+
+namespace {
+std::string inputsDir() {
+  if (const char *E = std::getenv("CUDAL1_VERIFY_INPUTS"))
+    return E;
+  return CUDAL1_VERIFY_INPUTS;
+}
+std::string readFile(const std::string &P) {
+  std::ifstream In(P);
+  std::stringstream SS;
+  SS << In.rdbuf();
+  return SS.str();
+}
+VerifyOptions options() {
+  VerifyOptions O;
+  if (const char *C = std::getenv("CUDA_PATH"))
+    O.CudaPath = C;
+  O.Samples = 50;
+  O.TimeoutSeconds = 180;
+  O.Progress = [](const std::string &S) {
+    llvm::errs() << "    | " << S << "\n";
+  };
+  return O;
+}
+const GpuInfo &gpu() {
+  static GpuInfo G = probeGpu(options());
+  return G;
+}
+#define REQUIRE_GPU()                                                          \
+  if (!gpu().Ok)                                                               \
+  GTEST_SKIP() << gpu().Error
+
+std::vector<KernelParam> transposeParams() {
+  return {{"in", "const float *", "const float", true, true, 8, 4},
+          {"out", "float *", "float", true, false, 8, 4},
+          {"n", "int", "int", false, false, 4, 4}};
+}
+
+VerifyJob transposeJob(const std::string &Candidate) {
+  std::string Dir = inputsDir() + "/transpose/";
+  VerifyJob J;
+  J.Kernel = "transpose";
+  J.Params = transposeParams();
+  std::string Err;
+  EXPECT_TRUE(parseHarnessSpec(readFile(Dir + "harness.yaml"),
+                               Dir + "harness.yaml", "transpose", J.Params, {},
+                               J.H, Err))
+      << Err;
+  J.Original = {"original.cu", readFile(Dir + "original.cu"), "original.cu",
+                "transpose", "", ""};
+  J.Candidate = {Candidate, readFile(Dir + Candidate), Candidate, "transpose",
+                 "", ""};
+  J.Exact = Exactness::Bitwise;
+  return J;
+}
+
+void save(const std::string &Name, const CandidateVerdict &V) {
+  const char *Out = std::getenv("CUDAL1_GPU_OUT");
+  llvm::errs() << "    => " << (V.Accepted ? "ACCEPTED" : "rejected") << " ["
+               << V.RejectKind << "] " << V.Reason << "\n";
+  if (V.Timing && V.Timing->Ok)
+    llvm::errs() << llvm::formatv(
+        "    => original {0} us, candidate {1} us, {2:f2}x (95% CI "
+        "{3:f2}-{4:f2}), kernels/sample {5}/{6}, windows {7:f1}/{8:f1} us\n",
+        V.Timing->OriginalMedianUs, V.Timing->CandidateMedianUs,
+        V.Timing->Speedup, V.Timing->CiLow, V.Timing->CiHigh,
+        V.Timing->OriginalKernelsPerSample, V.Timing->CandidateKernelsPerSample,
+        V.Timing->OriginalWindowUs, V.Timing->CandidateWindowUs);
+  if (!Out)
+    return;
+  std::error_code EC;
+  llvm::raw_fd_ostream OS(std::string(Out) + "/" + Name + ".json", EC);
+  if (!EC)
+    OS << llvm::formatv("{0:2}", toJson(V)) << "\n";
+}
+
+CandidateVerdict verify(const std::string &Candidate, VerifyOptions O = options()) {
+  VerifyJob J = transposeJob(Candidate);
+  CandidateVerdict V = runVerifyJob(J, O, gpu());
+  save(Candidate, V);
+  return V;
+}
+} // namespace
+
+TEST(VerifyGpu, ProbeReportsTheGpu) {
+  REQUIRE_GPU();
+  const GpuInfo &G = gpu();
+  llvm::errs() << llvm::formatv("{0:2}", toJson(G)) << "\n";
+  EXPECT_FALSE(G.Name.empty());
+  EXPECT_EQ(G.Arch.rfind("sm_", 0), 0u);
+  EXPECT_GT(G.L2Bytes, 0);
+  EXPECT_GT(G.PeakBandwidthGBs, 100.0);
+  EXPECT_GT(G.DriverVersion, 0);
+}
+
+TEST(VerifyGpu, OriginalAgainstItselfIsNotFaster) {
+  REQUIRE_GPU();
+  CandidateVerdict V = verify("original.cu");
+  EXPECT_TRUE(V.Correct);
+  EXPECT_FALSE(V.Accepted);
+  EXPECT_EQ(V.RejectKind, "not-faster");
+  ASSERT_TRUE(V.Timing.has_value());
+  EXPECT_NEAR(V.Timing->Speedup, 1.0, 0.05);
+}
+
+TEST(VerifyGpu, HonestTiledTransposeAccepted) {
+  REQUIRE_GPU();
+  CandidateVerdict V = verify("honest_tiled.cu");
+  EXPECT_TRUE(V.Correct);
+  EXPECT_TRUE(V.Accepted) << V.RejectKind << ": " << V.Reason;
+  ASSERT_TRUE(V.Timing.has_value());
+  EXPECT_GT(V.Timing->Speedup, 1.05);
+  EXPECT_EQ(V.InputSets.size(), 3u);
+  std::string A = formatAnnotation(gpu(), *V.Timing, "honest_tiled.cu",
+                                   V.Exact, V.InputSets.size());
+  llvm::errs() << A;
+  ParsedAnnotation P;
+  EXPECT_TRUE(parseAnnotation(A, P));
+}
+
+TEST(VerifyGpu, RejectsWorkOnAnotherStream) {
+  REQUIRE_GPU();
+  CandidateVerdict V = verify("cheat_side_stream.cu");
+  EXPECT_FALSE(V.Accepted);
+  EXPECT_EQ(V.RejectKind, "hidden-work") << V.Reason;
+}
+
+TEST(VerifyGpu, RejectsPartialOutput) {
+  REQUIRE_GPU();
+  CandidateVerdict V = verify("cheat_partial.cu");
+  EXPECT_FALSE(V.Accepted);
+  EXPECT_EQ(V.RejectKind, "unwritten-output") << V.Reason;
+}
+
+TEST(VerifyGpu, RejectsStaleOutput) {
+  REQUIRE_GPU();
+  CandidateVerdict V = verify("cheat_stale.cu");
+  EXPECT_FALSE(V.Accepted);
+  EXPECT_EQ(V.RejectKind, "unwritten-output") << V.Reason;
+  // Its first run is right: the failure is on a later input set.
+  ASSERT_GE(V.InputSets.size(), 2u);
+  EXPECT_TRUE(V.InputSets[0].Ok);
+  EXPECT_FALSE(V.InputSets[1].Ok);
+}
+
+TEST(VerifyGpu, RejectsModifiedInput) {
+  REQUIRE_GPU();
+  CandidateVerdict V = verify("cheat_modify_input.cu");
+  EXPECT_FALSE(V.Accepted);
+  EXPECT_EQ(V.RejectKind, "read-only-modified") << V.Reason;
+}
+
+TEST(VerifyGpu, RejectsOutOfBoundsWrite) {
+  REQUIRE_GPU();
+  CandidateVerdict V = verify("cheat_out_of_bounds.cu");
+  EXPECT_FALSE(V.Accepted);
+  EXPECT_EQ(V.RejectKind, "out-of-bounds-write") << V.Reason;
+}
+
+TEST(VerifyGpu, RejectsLowerPrecision) {
+  REQUIRE_GPU();
+  VerifyOptions O = options();
+  VerifyJob J = transposeJob("cheat_low_precision.cu");
+  J.Exact = Exactness::Reassociating; // even within tolerance it fails
+  CandidateVerdict V = runVerifyJob(J, O, gpu());
+  save("cheat_low_precision.cu", V);
+  EXPECT_FALSE(V.Accepted);
+  EXPECT_EQ(V.RejectKind, "mismatch") << V.Reason;
+}
+
+TEST(VerifyGpu, RejectsNoWork) {
+  REQUIRE_GPU();
+  CandidateVerdict V = verify("cheat_no_work.cu");
+  EXPECT_FALSE(V.Accepted);
+  EXPECT_EQ(V.RejectKind, "unwritten-output") << V.Reason;
+}
+
+TEST(VerifyGpu, RejectsHangAndGoesOn) {
+  REQUIRE_GPU();
+  VerifyOptions O = options();
+  O.TimeoutSeconds = 25;
+  CandidateVerdict V = verify("cheat_hang.cu", O);
+  EXPECT_FALSE(V.Accepted);
+  EXPECT_EQ(V.RejectKind, "timeout") << V.Reason;
+  // The GPU is still usable afterwards.
+  CandidateVerdict After = verify("cheat_partial.cu");
+  EXPECT_EQ(After.RejectKind, "unwritten-output") << After.Reason;
+}
+
+// Writes the CUPTI medians of two kernels with distinct names, so that
+// utils/gpu-check.sh can compare them with Nsight Compute's
+// gpu__time_duration of the same run under ncu.
+TEST(VerifyGpu, CuptiTimesForNcuComparison) {
+  REQUIRE_GPU();
+  VerifyOptions O = options();
+  O.Samples = 30;
+  O.Warmup = 2;
+  VerifyJob J = transposeJob("honest_tiled.cu");
+  std::string Dir = inputsDir() + "/transpose/";
+  // Same code, distinct kernel names: ncu reports per name.
+  auto Rename = [](std::string S, const std::string &To) {
+    size_t P = S.find("void transpose(");
+    S.replace(P, 15, "void " + To + "(");
+    return S;
+  };
+  J.Original.Source = Rename(J.Original.Source, "transpose_naive");
+  J.Original.NameExpr = "transpose_naive";
+  J.Candidate.Source = Rename(J.Candidate.Source, "transpose_tiled");
+  J.Candidate.NameExpr = "transpose_tiled";
+  CandidateVerdict V = runVerifyJob(J, O, gpu());
+  save("cupti_for_ncu", V);
+  ASSERT_TRUE(V.Timing.has_value());
+  EXPECT_TRUE(V.Timing->Ok) << V.Timing->Note;
+}
