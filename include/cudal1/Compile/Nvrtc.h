@@ -1,0 +1,58 @@
+//===- Nvrtc.h - compile CUDA sources to CUBIN with NVRTC ------*- C++ -*-===//
+//
+// NVRTC is loaded at run time (dlopen), so the tool starts where the CUDA
+// toolkit is missing; compileWithNvrtc then fails with a clear message.
+// NVRTC needs no GPU.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDAL1_COMPILE_NVRTC_H
+#define CUDAL1_COMPILE_NVRTC_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cudal1 {
+
+struct NvrtcOptions {
+  /// CUDA toolkit root: libnvrtc is looked for in <CudaPath>/lib64 first, and
+  /// <CudaPath>/include (+ include/cccl) is put on the include path.
+  std::string CudaPath;
+  std::string GpuArch = "sm_90"; ///< -arch=<GpuArch>, CUBIN for it
+  std::vector<std::string> ExtraOptions; ///< appended after the defaults
+  std::vector<std::string> IncludeDirs;  ///< -I<dir> each
+};
+
+struct NvrtcResult {
+  bool Ok = false;
+  std::string Log;   ///< NVRTC's program log (warnings too)
+  std::string Error; ///< "" when Ok; else "<file>: <problem>" (+ the log)
+  std::vector<char> Cubin;
+  /// Name expression -> mangled (lowered) name, in the order given.
+  std::vector<std::pair<std::string, std::string>> LoweredNames;
+};
+
+/// Compiles \p Source (named \p FileName in messages) to CUBIN. Every name
+/// expression is registered with nvrtcAddNameExpression (which also
+/// instantiates templates) and its lowered name returned.
+/// Default options: -arch=<GpuArch> -std=c++17 -I<cuda>/include
+/// -I<cuda>/include/cccl.
+NvrtcResult compileWithNvrtc(llvm::StringRef Source, llvm::StringRef FileName,
+                             llvm::ArrayRef<std::string> NameExpressions,
+                             const NvrtcOptions &Opts);
+
+/// The options compileWithNvrtc passes (for logs and reproducibility).
+std::vector<std::string> nvrtcCommandOptions(const NvrtcOptions &Opts);
+
+/// True when libnvrtc can be loaded; \p Where receives its path or, on
+/// failure, why not.
+bool nvrtcAvailable(llvm::StringRef CudaPath, std::string *Where = nullptr);
+
+/// "13.0" (empty when NVRTC cannot be loaded).
+std::string nvrtcVersion(llvm::StringRef CudaPath);
+
+} // namespace cudal1
+
+#endif

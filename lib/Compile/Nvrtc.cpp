@@ -1,0 +1,259 @@
+//===- Nvrtc.cpp - NVRTC, loaded with dlopen ------------------------------===//
+#include "cudal1/Compile/Nvrtc.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <dlfcn.h>
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+using namespace llvm;
+
+namespace cudal1 {
+
+namespace {
+
+// The subset of nvrtc.h we use (declared here so no CUDA header is needed at
+// build time). nvrtcResult is an int-sized enum; NVRTC_SUCCESS = 0.
+using nvrtcProgram = struct _nvrtcProgram *;
+using nvrtcResult = int;
+
+struct NvrtcApi {
+  void *Handle = nullptr;
+  std::string Path, LoadError;
+  const char *(*GetErrorString)(nvrtcResult) = nullptr;
+  nvrtcResult (*Version)(int *, int *) = nullptr;
+  nvrtcResult (*CreateProgram)(nvrtcProgram *, const char *, const char *, int,
+                               const char *const *, const char *const *) =
+      nullptr;
+  nvrtcResult (*DestroyProgram)(nvrtcProgram *) = nullptr;
+  nvrtcResult (*CompileProgram)(nvrtcProgram, int, const char *const *) =
+      nullptr;
+  nvrtcResult (*GetCUBINSize)(nvrtcProgram, size_t *) = nullptr;
+  nvrtcResult (*GetCUBIN)(nvrtcProgram, char *) = nullptr;
+  nvrtcResult (*GetProgramLogSize)(nvrtcProgram, size_t *) = nullptr;
+  nvrtcResult (*GetProgramLog)(nvrtcProgram, char *) = nullptr;
+  nvrtcResult (*AddNameExpression)(nvrtcProgram, const char *) = nullptr;
+  nvrtcResult (*GetLoweredName)(nvrtcProgram, const char *, const char **) =
+      nullptr;
+  bool ok() const { return Handle != nullptr; }
+};
+
+template <typename F> bool bind(void *H, const char *Name, F &Slot) {
+  Slot = reinterpret_cast<F>(dlsym(H, Name));
+  return Slot != nullptr;
+}
+
+bool loadFrom(const std::string &Path, NvrtcApi &A, std::string &Why) {
+  void *H = dlopen(Path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!H) {
+    const char *E = dlerror();
+    Why = E ? E : "dlopen failed";
+    return false;
+  }
+  bool Ok = bind(H, "nvrtcGetErrorString", A.GetErrorString) &&
+            bind(H, "nvrtcVersion", A.Version) &&
+            bind(H, "nvrtcCreateProgram", A.CreateProgram) &&
+            bind(H, "nvrtcDestroyProgram", A.DestroyProgram) &&
+            bind(H, "nvrtcCompileProgram", A.CompileProgram) &&
+            bind(H, "nvrtcGetCUBINSize", A.GetCUBINSize) &&
+            bind(H, "nvrtcGetCUBIN", A.GetCUBIN) &&
+            bind(H, "nvrtcGetProgramLogSize", A.GetProgramLogSize) &&
+            bind(H, "nvrtcGetProgramLog", A.GetProgramLog) &&
+            bind(H, "nvrtcAddNameExpression", A.AddNameExpression) &&
+            bind(H, "nvrtcGetLoweredName", A.GetLoweredName);
+  if (!Ok) {
+    Why = Path + ": not a usable NVRTC library (missing symbols; CUBIN output "
+                 "needs CUDA 11.1 or newer)";
+    dlclose(H);
+    return false;
+  }
+  A.Handle = H;
+  A.Path = Path;
+  return true;
+}
+
+/// Candidate library paths: <cuda>/lib64/libnvrtc.so*, then the default
+/// search path (LD_LIBRARY_PATH, ld.so.cache).
+std::vector<std::string> candidates(StringRef CudaPath) {
+  std::vector<std::string> C;
+  if (!CudaPath.empty()) {
+    for (const char *Sub : {"lib64", "lib", "targets/x86_64-linux/lib",
+                            "targets/sbsa-linux/lib"}) {
+      SmallString<256> Dir(CudaPath);
+      sys::path::append(Dir, Sub);
+      // Unversioned first, then versioned names (runtime-only installs).
+      SmallString<256> Plain(Dir);
+      sys::path::append(Plain, "libnvrtc.so");
+      if (sys::fs::exists(Plain))
+        C.push_back(std::string(Plain));
+      std::error_code EC;
+      std::vector<std::string> Versioned;
+      for (sys::fs::directory_iterator It(Dir, EC), End; !EC && It != End;
+           It.increment(EC)) {
+        StringRef Name = sys::path::filename(It->path());
+        if (Name.starts_with("libnvrtc.so.") )
+          Versioned.push_back(It->path());
+      }
+      std::sort(Versioned.rbegin(), Versioned.rend());
+      C.insert(C.end(), Versioned.begin(), Versioned.end());
+    }
+  }
+  for (const char *N : {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12",
+                        "libnvrtc.so.11.2"})
+    C.push_back(N);
+  return C;
+}
+
+std::mutex LoadMutex;
+std::map<std::string, NvrtcApi> Loaded; // by CUDA path; never unloaded
+
+const NvrtcApi &getApi(StringRef CudaPath) {
+  std::lock_guard<std::mutex> L(LoadMutex);
+  auto It = Loaded.find(CudaPath.str());
+  if (It != Loaded.end())
+    return It->second;
+  NvrtcApi &A = Loaded[CudaPath.str()];
+  std::string Tried;
+  for (const std::string &P : candidates(CudaPath)) {
+    std::string Why;
+    if (loadFrom(P, A, Why))
+      return A;
+    if (!Tried.empty())
+      Tried += "; ";
+    Tried += Why;
+  }
+  A.LoadError = "NVRTC (libnvrtc.so) could not be loaded" +
+                (CudaPath.empty() ? std::string()
+                                  : " from " + CudaPath.str() + "/lib64") +
+                " or the library search path; install the CUDA toolkit or "
+                "pass --cuda-path (tried: " +
+                Tried + ")";
+  return A;
+}
+
+std::string errorText(const NvrtcApi &A, nvrtcResult R) {
+  const char *S = A.GetErrorString ? A.GetErrorString(R) : nullptr;
+  return S ? S : ("NVRTC error " + std::to_string(R));
+}
+
+} // namespace
+
+std::vector<std::string> nvrtcCommandOptions(const NvrtcOptions &Opts) {
+  std::vector<std::string> O;
+  O.push_back("-arch=" + (Opts.GpuArch.empty() ? std::string("sm_90")
+                                               : Opts.GpuArch));
+  O.push_back("-std=c++17");
+  // Extracted sources are device code: unannotated (constexpr) functions
+  // and namespace-scope constants are device entities (NVRTC rejects host
+  // entities in JIT mode).
+  O.push_back("-default-device");
+  for (const auto &D : Opts.IncludeDirs)
+    O.push_back("-I" + D);
+  if (!Opts.CudaPath.empty()) {
+    O.push_back("-I" + Opts.CudaPath + "/include");
+    SmallString<256> Cccl(Opts.CudaPath);
+    sys::path::append(Cccl, "include", "cccl");
+    if (sys::fs::is_directory(Cccl))
+      O.push_back("-I" + std::string(Cccl));
+  }
+  for (const auto &E : Opts.ExtraOptions)
+    O.push_back(E);
+  return O;
+}
+
+bool nvrtcAvailable(StringRef CudaPath, std::string *Where) {
+  const NvrtcApi &A = getApi(CudaPath);
+  if (Where)
+    *Where = A.ok() ? A.Path : A.LoadError;
+  return A.ok();
+}
+
+std::string nvrtcVersion(StringRef CudaPath) {
+  const NvrtcApi &A = getApi(CudaPath);
+  int Major = 0, Minor = 0;
+  if (!A.ok() || A.Version(&Major, &Minor) != 0)
+    return "";
+  return std::to_string(Major) + "." + std::to_string(Minor);
+}
+
+NvrtcResult compileWithNvrtc(StringRef Source, StringRef FileName,
+                             ArrayRef<std::string> NameExpressions,
+                             const NvrtcOptions &Opts) {
+  NvrtcResult R;
+  const NvrtcApi &A = getApi(Opts.CudaPath);
+  if (!A.ok()) {
+    R.Error = FileName.str() + ": " + A.LoadError;
+    return R;
+  }
+  std::string Src = Source.str(), Name = FileName.str();
+  nvrtcProgram Prog = nullptr;
+  nvrtcResult Rc =
+      A.CreateProgram(&Prog, Src.c_str(), Name.c_str(), 0, nullptr, nullptr);
+  if (Rc != 0) {
+    R.Error = Name + ": nvrtcCreateProgram failed: " + errorText(A, Rc);
+    return R;
+  }
+  for (const std::string &E : NameExpressions) {
+    Rc = A.AddNameExpression(Prog, E.c_str());
+    if (Rc != 0) {
+      R.Error = Name + ": name expression '" + E +
+                "' rejected: " + errorText(A, Rc);
+      A.DestroyProgram(&Prog);
+      return R;
+    }
+  }
+  std::vector<std::string> Options = nvrtcCommandOptions(Opts);
+  std::vector<const char *> Argv;
+  for (const auto &O : Options)
+    Argv.push_back(O.c_str());
+  Rc = A.CompileProgram(Prog, int(Argv.size()), Argv.data());
+  size_t LogSize = 0;
+  if (A.GetProgramLogSize(Prog, &LogSize) == 0 && LogSize > 1) {
+    std::string Log(LogSize, '\0');
+    if (A.GetProgramLog(Prog, Log.data()) == 0) {
+      while (!Log.empty() && (Log.back() == '\0' || Log.back() == '\n'))
+        Log.pop_back();
+      R.Log = Log;
+    }
+  }
+  if (Rc != 0) {
+    R.Error = Name + ": NVRTC compilation failed (" + errorText(A, Rc) + ")";
+    if (!R.Log.empty())
+      R.Error += ":\n" + R.Log;
+    A.DestroyProgram(&Prog);
+    return R;
+  }
+  for (const std::string &E : NameExpressions) {
+    const char *Lowered = nullptr;
+    Rc = A.GetLoweredName(Prog, E.c_str(), &Lowered);
+    if (Rc != 0 || !Lowered) {
+      R.Error = Name + ": no lowered name for '" + E + "': " + errorText(A, Rc);
+      A.DestroyProgram(&Prog);
+      return R;
+    }
+    R.LoweredNames.emplace_back(E, Lowered);
+  }
+  size_t CubinSize = 0;
+  Rc = A.GetCUBINSize(Prog, &CubinSize);
+  if (Rc != 0 || CubinSize == 0) {
+    R.Error = Name + ": NVRTC produced no CUBIN (" + errorText(A, Rc) +
+              "); is the architecture a real one (sm_XX, not compute_XX)?";
+    A.DestroyProgram(&Prog);
+    return R;
+  }
+  R.Cubin.resize(CubinSize);
+  Rc = A.GetCUBIN(Prog, R.Cubin.data());
+  A.DestroyProgram(&Prog);
+  if (Rc != 0) {
+    R.Cubin.clear();
+    R.Error = Name + ": nvrtcGetCUBIN failed: " + errorText(A, Rc);
+    return R;
+  }
+  R.Ok = true;
+  return R;
+}
+
+} // namespace cudal1
