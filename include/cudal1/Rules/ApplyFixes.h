@@ -1,0 +1,84 @@
+//===- ApplyFixes.h - turn findings' fixes into edited files ----*- C++ -*-===//
+//
+// --fix (in place), -o <dir> (rewritten copies), --diff (unified diff on
+// stdout) and --export-fixes=<yaml> (clang-tidy's format, applied the same by
+// clang-apply-replacements). Guarantees (docs/fixes.md):
+//   - only eligible fixes: proven ones, and by default only `bitwise` ones
+//     (others need a verifier (--verify=run) or --allow-unverified;
+//     fast-math ones also --allow-fast-math);
+//   - overlapping fixes: the higher-priority one is kept (bitwise before ulp
+//     before reassociating before fast-math, then file order) and the other
+//     dropped with a note naming both;
+//   - a file that changed since it was parsed is never written;
+//   - a rewritten file is syntax-checked (clang, host and device side, with
+//     the file's own compile command); fixes that break it are dropped with a
+//     note saying why, and the file is written without them;
+//   - files are written to a temporary file in the same folder and renamed.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDAL1_RULES_APPLYFIXES_H
+#define CUDAL1_RULES_APPLYFIXES_H
+
+#include "cudal1/Analysis/Finding.h"
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class raw_ostream;
+}
+
+namespace cudal1 {
+
+struct ApplyOptions {
+  bool InPlace = false;    ///< --fix
+  std::string OutputDir;   ///< -o <dir> ("" = none)
+  bool Diff = false;       ///< --diff
+  std::string ExportFixes; ///< --export-fixes=<yaml> ("" = none)
+
+  bool AllowUnverified = false; ///< --allow-unverified
+  bool AllowFastMath = false;   ///< --allow-fast-math
+  /// Checks a non-bitwise fix on the GPU (--verify=run); true = verified.
+  /// Null: non-bitwise fixes need AllowUnverified.
+  std::function<bool(const Finding &, std::string &Why)> Verify;
+
+  /// Syntax-check rewritten files with clang (host and device side).
+  bool CheckCompiles = true;
+  /// The clang command line used to parse a main file (Frontend::commandFor).
+  std::function<std::vector<std::string>(const std::string &File)> CommandFor;
+  /// The main files parsed (headers are checked through the main files).
+  std::vector<std::string> MainFiles;
+  /// For NVRTC checks (when available) and the export's BuildDirectory.
+  std::string CudaPath, GpuArch = "sm_90", BuildDirectory;
+
+  bool Quiet = false;
+  /// Where --diff goes (default: stdout).
+  llvm::raw_ostream *DiffOut = nullptr;
+};
+
+/// What happened to one fix.
+struct FixOutcome {
+  const Finding *F = nullptr;
+  enum Status { Applied, NotEligible, Conflict, BrokeCompile, FileRefused };
+  Status State = NotEligible;
+  std::string Why;
+};
+
+/// Applies the fixes of \p Findings as \p Opts says. Notes about fixes not
+/// applied go to stderr. Returns the exit status: 0, or 2 when a file could
+/// not be read or written or was refused because it changed since parsing.
+int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
+               std::vector<FixOutcome> *Outcomes = nullptr);
+
+/// Unified diff (3 lines of context) of \p Old -> \p New, labelled
+/// a/<Path> and b/<Path>; "" when equal.
+std::string unifiedDiff(const std::string &Path, const std::string &Old,
+                        const std::string &New);
+
+/// The output path of \p File under \p Dir for -o: relative to the current
+/// folder when \p File is under it, else its absolute path below \p Dir.
+std::string outputPathFor(const std::string &Dir, const std::string &File);
+
+} // namespace cudal1
+
+#endif

@@ -1,0 +1,702 @@
+//===- ApplyFixes.cpp - --fix, -o, --diff, --export-fixes -----------------===//
+#include "cudal1/Rules/ApplyFixes.h"
+#include "cudal1/Frontend/Frontend.h"
+#include "cudal1/Rules/RuleSupport.h"
+
+#include "clang/Basic/Diagnostic.h"
+#include "clang/Frontend/FrontendActions.h"
+#include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/Tooling/CompilationDatabase.h"
+#include "clang/Tooling/Core/Diagnostic.h"
+#include "clang/Tooling/Core/Replacement.h"
+#include "clang/Tooling/DiagnosticsYaml.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/Chrono.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/YAMLTraits.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <map>
+#include <set>
+
+using namespace clang;
+using namespace llvm;
+
+namespace cudal1 {
+
+// The time the process started: a file modified later than this (and with no
+// recorded parse) changed while we were working on it.
+static const auto ProcessStart = std::chrono::system_clock::now();
+
+static int exactRank(Exactness E) {
+  switch (E) {
+  case Exactness::Bitwise:
+    return 0;
+  case Exactness::Ulp:
+    return 1;
+  case Exactness::Reassociating:
+    return 2;
+  case Exactness::FastMath:
+    return 3;
+  case Exactness::None:
+    return 4;
+  }
+  return 4;
+}
+
+static std::string where(const Finding &F) {
+  return F.Loc.File + ":" + std::to_string(F.Loc.Line) + ":" +
+         std::to_string(F.Loc.Column);
+}
+
+static std::string label(const Finding &F) {
+  return where(F) + ": [" + F.RuleId + "]";
+}
+
+// --- diff -------------------------------------------------------------------
+
+static std::vector<StringRef> splitLines(StringRef S) {
+  std::vector<StringRef> L;
+  while (!S.empty()) {
+    size_t N = S.find('\n');
+    if (N == StringRef::npos) {
+      L.push_back(S);
+      break;
+    }
+    L.push_back(S.take_front(N + 1));
+    S = S.drop_front(N + 1);
+  }
+  return L;
+}
+
+std::string unifiedDiff(const std::string &Path, const std::string &Old,
+                        const std::string &New) {
+  if (Old == New)
+    return "";
+  std::vector<StringRef> A = splitLines(Old), B = splitLines(New);
+  // Trim the common prefix/suffix, then an LCS over what is left (the edits
+  // of one run are local, so this stays small).
+  size_t Pre = 0;
+  while (Pre < A.size() && Pre < B.size() && A[Pre] == B[Pre])
+    ++Pre;
+  size_t Suf = 0;
+  while (Suf < A.size() - Pre && Suf < B.size() - Pre &&
+         A[A.size() - 1 - Suf] == B[B.size() - 1 - Suf])
+    ++Suf;
+  size_t N = A.size() - Pre - Suf, M = B.size() - Pre - Suf;
+  // ops: ' ' keep, '-' delete, '+' insert over the middle part.
+  std::vector<std::pair<char, StringRef>> Ops;
+  for (size_t I = 0; I < Pre; ++I)
+    Ops.push_back({' ', A[I]});
+  if (N * M <= 4000000) {
+    std::vector<std::vector<uint32_t>> L(N + 1, std::vector<uint32_t>(M + 1));
+    for (size_t I = N; I-- > 0;)
+      for (size_t J = M; J-- > 0;)
+        L[I][J] = A[Pre + I] == B[Pre + J]
+                      ? L[I + 1][J + 1] + 1
+                      : std::max(L[I + 1][J], L[I][J + 1]);
+    size_t I = 0, J = 0;
+    while (I < N || J < M) {
+      if (I < N && J < M && A[Pre + I] == B[Pre + J]) {
+        Ops.push_back({' ', A[Pre + I]});
+        ++I, ++J;
+      } else if (J < M && (I == N || L[I][J + 1] >= L[I + 1][J])) {
+        Ops.push_back({'+', B[Pre + J++]});
+      } else {
+        Ops.push_back({'-', A[Pre + I++]});
+      }
+    }
+  } else {
+    for (size_t I = 0; I < N; ++I)
+      Ops.push_back({'-', A[Pre + I]});
+    for (size_t J = 0; J < M; ++J)
+      Ops.push_back({'+', B[Pre + J]});
+  }
+  for (size_t I = A.size() - Suf; I < A.size(); ++I)
+    Ops.push_back({' ', A[I]});
+
+  std::string Out;
+  raw_string_ostream OS(Out);
+  OS << "--- a/" << Path << "\n+++ b/" << Path << "\n";
+  const size_t Ctx = 3;
+  size_t K = 0;
+  while (K < Ops.size()) {
+    // Next change.
+    size_t C = K;
+    while (C < Ops.size() && Ops[C].first == ' ')
+      ++C;
+    if (C == Ops.size())
+      break;
+    size_t Start = C >= Ctx ? C - Ctx : 0;
+    if (Start < K)
+      Start = K;
+    // Extend while changes are within 2*Ctx of each other.
+    size_t End = C;
+    size_t Last = C;
+    while (End < Ops.size()) {
+      if (Ops[End].first != ' ')
+        Last = End;
+      else if (End - Last > 2 * Ctx)
+        break;
+      ++End;
+    }
+    End = std::min(Ops.size(), Last + 1 + Ctx);
+    // Line numbers.
+    size_t OldLine = 1, NewLine = 1;
+    for (size_t I = 0; I < Start; ++I) {
+      if (Ops[I].first != '+')
+        ++OldLine;
+      if (Ops[I].first != '-')
+        ++NewLine;
+    }
+    size_t OldN = 0, NewN = 0;
+    for (size_t I = Start; I < End; ++I) {
+      if (Ops[I].first != '+')
+        ++OldN;
+      if (Ops[I].first != '-')
+        ++NewN;
+    }
+    OS << "@@ -" << (OldN ? OldLine : OldLine - 1) << "," << OldN << " +"
+       << (NewN ? NewLine : NewLine - 1) << "," << NewN << " @@\n";
+    for (size_t I = Start; I < End; ++I) {
+      OS << Ops[I].first << Ops[I].second;
+      if (!Ops[I].second.ends_with("\n"))
+        OS << "\n\\ No newline at end of file\n";
+    }
+    K = End;
+  }
+  OS.flush();
+  return Out;
+}
+
+std::string outputPathFor(const std::string &Dir, const std::string &File) {
+  SmallString<256> Abs(File), Cwd;
+  sys::fs::make_absolute(Abs);
+  sys::path::remove_dots(Abs, true);
+  sys::fs::current_path(Cwd);
+  SmallString<256> Out(Dir);
+  StringRef Rel = Abs;
+  if (!Cwd.empty() && Rel.starts_with(Cwd) &&
+      (Rel.size() == Cwd.size() || sys::path::is_separator(Rel[Cwd.size()]))) {
+    Rel = Rel.drop_front(Cwd.size());
+  }
+  Rel = sys::path::relative_path(Rel); // drop the root
+  while (!Rel.empty() && sys::path::is_separator(Rel.front()))
+    Rel = Rel.drop_front();
+  sys::path::append(Out, Rel);
+  return std::string(Out);
+}
+
+// --- compile check ------------------------------------------------------------
+
+namespace {
+class OneCommandDatabase : public tooling::CompilationDatabase {
+public:
+  OneCommandDatabase(std::string File, std::vector<std::string> Args)
+      : File(std::move(File)), Args(std::move(Args)) {}
+  std::vector<tooling::CompileCommand>
+  getCompileCommands(StringRef) const override {
+    tooling::CompileCommand C;
+    C.Directory = std::string(sys::path::parent_path(File));
+    C.Filename = File;
+    C.CommandLine = Args;
+    return {C};
+  }
+
+private:
+  std::string File;
+  std::vector<std::string> Args;
+};
+} // namespace
+
+/// Parses \p MainFile (with \p Overlay's contents in place of the files on
+/// disk) on one side: "device" or "host". Returns "" when it compiles, else
+/// the first error.
+static std::string syntaxCheck(const std::string &MainFile,
+                               std::vector<std::string> Args, bool Host,
+                               const std::map<std::string, std::string> &Overlay) {
+  for (auto &A : Args)
+    if (Host && A == "--cuda-device-only")
+      A = "--cuda-host-only";
+  bool HasSide = llvm::is_contained(Args, std::string("--cuda-device-only")) ||
+                 llvm::is_contained(Args, std::string("--cuda-host-only"));
+  if (Host && !HasSide)
+    return ""; // not CUDA: one side only, checked as "device"
+  OneCommandDatabase DB(MainFile, Args);
+  tooling::ClangTool Tool(DB, {MainFile});
+  for (const auto &KV : Overlay)
+    Tool.mapVirtualFile(KV.first, KV.second);
+  std::string Text;
+  raw_string_ostream OS(Text);
+  DiagnosticOptions DO;
+  TextDiagnosticPrinter Printer(OS, DO);
+  Tool.setDiagnosticConsumer(&Printer);
+  Tool.setPrintErrorMessage(false);
+  int RC = Tool.run(tooling::newFrontendActionFactory<SyntaxOnlyAction>().get());
+  OS.flush();
+  if (RC == 0)
+    return "";
+  // The first "error:" line.
+  for (StringRef L : splitLines(Text))
+    if (L.contains("error:"))
+      return L.trim().str();
+  return Text.empty() ? "clang could not parse the file" : StringRef(Text).trim().str();
+}
+
+// --- application --------------------------------------------------------------
+
+namespace {
+
+struct Candidate {
+  const Finding *F;
+  size_t Index; ///< in Findings (stable order)
+  bool Dropped = false;
+  std::string Why;
+  FixOutcome::Status State = FixOutcome::Applied;
+};
+
+bool overlaps(const TextEdit &A, const TextEdit &B) {
+  if (A.File != B.File)
+    return false;
+  unsigned AE = A.Offset + A.Length, BE = B.Offset + B.Length;
+  if (A.Length == 0 && B.Length == 0)
+    return A.Offset == B.Offset && A.Replacement != B.Replacement;
+  if (A.Length == 0)
+    return A.Offset > B.Offset && A.Offset < BE;
+  if (B.Length == 0)
+    return B.Offset > A.Offset && B.Offset < AE;
+  return A.Offset < BE && B.Offset < AE;
+}
+
+bool sameEdits(const FixIt &A, const FixIt &B) {
+  if (A.Edits.size() != B.Edits.size())
+    return false;
+  auto EA = A.Edits, EB = B.Edits;
+  std::sort(EA.begin(), EA.end());
+  std::sort(EB.begin(), EB.end());
+  return EA == EB;
+}
+
+} // namespace
+
+static bool readFile(const std::string &Path, std::string &Out,
+                     std::string &Why) {
+  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                   /*RequiresNullTerminator=*/false);
+  if (!Buf) {
+    Why = Buf.getError().message();
+    return false;
+  }
+  Out = (*Buf)->getBuffer().str();
+  return true;
+}
+
+/// Writes \p Contents to \p Path through a temporary file in the same folder
+/// and a rename; keeps the permissions of an existing file.
+static bool writeAtomically(const std::string &Path, StringRef Contents,
+                            std::string &Why) {
+  SmallString<256> Dir(sys::path::parent_path(Path));
+  if (Dir.empty())
+    Dir = ".";
+  if (std::error_code EC = sys::fs::create_directories(Dir)) {
+    Why = "cannot create folder " + std::string(Dir) + ": " + EC.message();
+    return false;
+  }
+  SmallString<256> Model(Dir);
+  sys::path::append(Model, "." + sys::path::filename(Path).str() +
+                               ".cuda-l1-%%%%%%.tmp");
+  int FD;
+  SmallString<256> Tmp;
+  if (std::error_code EC = sys::fs::createUniqueFile(Model, FD, Tmp)) {
+    Why = "cannot create a temporary file in " + std::string(Dir) + ": " +
+          EC.message();
+    return false;
+  }
+  {
+    raw_fd_ostream OS(FD, /*shouldClose=*/true);
+    OS << Contents;
+    OS.close();
+    if (OS.has_error()) {
+      Why = "cannot write " + std::string(Tmp) + ": " + OS.error().message();
+      OS.clear_error();
+      sys::fs::remove(Tmp);
+      return false;
+    }
+  }
+  auto Perms = sys::fs::getPermissions(Path);
+  if (Perms)
+    sys::fs::setPermissions(Tmp, *Perms);
+  if (std::error_code EC = sys::fs::rename(Tmp, Path)) {
+    Why = "cannot rename " + std::string(Tmp) + " to " + Path + ": " +
+          EC.message();
+    sys::fs::remove(Tmp);
+    return false;
+  }
+  return true;
+}
+
+static bool isHeaderName(StringRef P) {
+  return !P.ends_with(".cu") && !P.ends_with(".cpp") && !P.ends_with(".cc") &&
+         !P.ends_with(".cxx") && !P.ends_with(".c");
+}
+
+int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
+               std::vector<FixOutcome> *Outcomes) {
+  int Exit = 0;
+  std::vector<Candidate> Cands;
+  std::vector<FixOutcome> Local;
+  std::vector<FixOutcome> &Out = Outcomes ? *Outcomes : Local;
+  auto Note = [&](const Finding &F, FixOutcome::Status S,
+                  const std::string &Why) {
+    Out.push_back({&F, S, Why});
+    if (!Opts.Quiet || S != FixOutcome::NotEligible)
+      reportNote(label(F) + " fix not applied: " + Why);
+  };
+
+  // 1. Eligibility.
+  for (size_t I = 0; I < Findings.size(); ++I) {
+    const Finding &F = Findings[I];
+    if (!F.Fix || F.Fix->Edits.empty())
+      continue;
+    const FixIt &X = *F.Fix;
+    if (X.Exact == Exactness::None)
+      continue;
+    if (!X.Proven) {
+      Note(F, FixOutcome::NotEligible,
+           "offered only: its legality is not proven statically, so it is "
+           "never applied automatically");
+      continue;
+    }
+    if (X.Exact == Exactness::FastMath && !Opts.AllowFastMath) {
+      Note(F, FixOutcome::NotEligible,
+           "it changes results like fast math; needs --allow-fast-math");
+      continue;
+    }
+    if (X.Exact != Exactness::Bitwise) {
+      std::string Why;
+      if (Opts.Verify) {
+        if (!Opts.Verify(F, Why)) {
+          Note(F, FixOutcome::NotEligible,
+               "not verified on the GPU: " + Why);
+          continue;
+        }
+      } else if (!Opts.AllowUnverified) {
+        Note(F, FixOutcome::NotEligible,
+             std::string("its exactness is '") + toString(X.Exact) +
+                 "', not bitwise; needs --verify=run or --allow-unverified");
+        continue;
+      }
+    }
+    Cands.push_back({&F, I});
+  }
+
+  // 2. Priority: bitwise first, then ulp, reassociating, fast-math; then the
+  // order of the findings (file, line).
+  std::stable_sort(Cands.begin(), Cands.end(),
+                   [](const Candidate &A, const Candidate &B) {
+                     int RA = exactRank(A.F->Fix->Exact),
+                         RB = exactRank(B.F->Fix->Exact);
+                     if (RA != RB)
+                       return RA < RB;
+                     return A.Index < B.Index;
+                   });
+
+  // 3. Conflicts.
+  std::vector<Candidate *> Kept;
+  for (Candidate &C : Cands) {
+    const FixIt &X = *C.F->Fix;
+    bool Dup = false;
+    for (Candidate *K : Kept) {
+      if (sameEdits(*K->F->Fix, X)) {
+        Dup = true;
+        break;
+      }
+      for (const TextEdit &A : K->F->Fix->Edits) {
+        for (const TextEdit &B : X.Edits)
+          if (overlaps(A, B)) {
+            C.Dropped = true;
+            C.State = FixOutcome::Conflict;
+            C.Why = "its edit overlaps the fix of " + label(*K->F) +
+                    ", which has priority; apply it and run again";
+            break;
+          }
+        if (C.Dropped)
+          break;
+      }
+      if (C.Dropped)
+        break;
+    }
+    if (Dup) {
+      C.Dropped = true;
+      C.State = FixOutcome::Applied; // same edits as a kept fix
+      continue;
+    }
+    if (C.Dropped) {
+      Note(*C.F, C.State, C.Why);
+      continue;
+    }
+    Kept.push_back(&C);
+  }
+
+  // 4. Files: read, check they did not change since parsing.
+  std::map<std::string, std::string> Original;
+  std::set<std::string> Refused;
+  for (Candidate *C : Kept)
+    for (const TextEdit &E : C->F->Fix->Edits) {
+      if (Original.count(E.File) || Refused.count(E.File))
+        continue;
+      std::string Text, Why;
+      if (!readFile(E.File, Text, Why)) {
+        reportError(E.File + ": cannot read: " + Why);
+        Refused.insert(E.File);
+        Exit = 2;
+        continue;
+      }
+      std::string Recorded = parsedFileHash(E.File);
+      bool Changed = false;
+      if (!Recorded.empty()) {
+        Changed = Recorded != contentHash(Text);
+      } else {
+        sys::fs::file_status St;
+        if (!sys::fs::status(E.File, St))
+          Changed = St.getLastModificationTime() > ProcessStart;
+      }
+      if (Changed) {
+        reportError(E.File + ": changed since it was parsed; not rewritten "
+                             "(run the tool again)");
+        Refused.insert(E.File);
+        Exit = 2;
+        continue;
+      }
+      Original[E.File] = Text;
+    }
+  std::vector<Candidate *> Live;
+  for (Candidate *C : Kept) {
+    bool Bad = false;
+    for (const TextEdit &E : C->F->Fix->Edits)
+      if (Refused.count(E.File) || E.Offset + E.Length > Original[E.File].size())
+        Bad = true;
+    if (Bad) {
+      C->State = FixOutcome::FileRefused;
+      Note(*C->F, C->State, "its file could not be rewritten");
+      continue;
+    }
+    Live.push_back(C);
+  }
+
+  // 5. Apply + compile check.
+  auto Build = [&](const std::vector<Candidate *> &Set,
+                   std::map<std::string, std::string> &New) -> bool {
+    std::map<std::string, tooling::Replacements> Reps;
+    for (Candidate *C : Set)
+      for (const TextEdit &E : C->F->Fix->Edits) {
+        tooling::Replacement R(E.File, E.Offset, E.Length, E.Replacement);
+        if (auto Err = Reps[E.File].add(R)) {
+          consumeError(std::move(Err));
+          return false;
+        }
+      }
+    New.clear();
+    for (auto &KV : Reps) {
+      auto Res = tooling::applyAllReplacements(Original[KV.first], KV.second);
+      if (!Res) {
+        consumeError(Res.takeError());
+        return false;
+      }
+      New[KV.first] = *Res;
+    }
+    return true;
+  };
+  auto MainFilesFor = [&](const std::map<std::string, std::string> &New) {
+    std::set<std::string> Mains;
+    for (const auto &KV : New) {
+      bool IsMain = false;
+      for (const std::string &M : Opts.MainFiles) {
+        SmallString<256> A(M);
+        sys::fs::make_absolute(A);
+        sys::path::remove_dots(A, true);
+        if (std::string(A) == KV.first) {
+          Mains.insert(M);
+          IsMain = true;
+        }
+      }
+      if (!IsMain || isHeaderName(KV.first)) {
+        if (!isHeaderName(KV.first))
+          Mains.insert(KV.first);
+        else
+          for (const std::string &M : Opts.MainFiles)
+            Mains.insert(M);
+      }
+    }
+    return Mains;
+  };
+  std::map<std::string, std::string> OrigHostFails; // main -> error
+  auto Compiles = [&](const std::map<std::string, std::string> &New,
+                      std::string &Why) -> bool {
+    if (!Opts.CheckCompiles || !Opts.CommandFor)
+      return true;
+    for (const std::string &M : MainFilesFor(New)) {
+      std::vector<std::string> Args = Opts.CommandFor(M);
+      if (Args.empty())
+        continue;
+      SmallString<256> Abs(M);
+      sys::fs::make_absolute(Abs);
+      for (bool Host : {false, true}) {
+        std::string E = syntaxCheck(std::string(Abs), Args, Host, New);
+        if (E.empty())
+          continue;
+        // The original must compile on that side, else it proves nothing.
+        std::string Key = std::string(Abs) + (Host ? "#host" : "#device");
+        if (!OrigHostFails.count(Key))
+          OrigHostFails[Key] = syntaxCheck(std::string(Abs), Args, Host, {});
+        if (!OrigHostFails[Key].empty())
+          continue;
+        Why = std::string("the rewritten file no longer compiles (") +
+              (Host ? "host" : "device") + " side): " + E;
+        return false;
+      }
+    }
+    return true;
+  };
+
+  std::map<std::string, std::string> NewContents;
+  std::vector<Candidate *> Final = Live;
+  if (!Final.empty()) {
+    std::string Why;
+    bool Ok = Build(Final, NewContents) && Compiles(NewContents, Why);
+    if (!Ok) {
+      // Find the fixes that break compilation: each one alone.
+      std::vector<Candidate *> Good;
+      for (Candidate *C : Final) {
+        std::map<std::string, std::string> One;
+        std::string W;
+        if (Build({C}, One) && Compiles(One, W)) {
+          Good.push_back(C);
+        } else {
+          C->State = FixOutcome::BrokeCompile;
+          Note(*C->F, C->State, W.empty() ? "its edits cannot be applied" : W);
+        }
+      }
+      Final = Good;
+      std::string W;
+      if (!Final.empty() && !(Build(Final, NewContents) && Compiles(NewContents, W))) {
+        for (Candidate *C : Final) {
+          C->State = FixOutcome::BrokeCompile;
+          Note(*C->F, C->State,
+               "together with the other fixes the file no longer compiles: " +
+                   W);
+        }
+        Final.clear();
+        NewContents.clear();
+      }
+      if (Final.empty())
+        NewContents.clear();
+    }
+  }
+
+  // 6. Outputs.
+  std::set<std::string> WriteFailed;
+  for (const auto &KV : NewContents) {
+    if (Opts.Diff) {
+      raw_ostream &OS = Opts.DiffOut ? *Opts.DiffOut : outs();
+      OS << unifiedDiff(KV.first, Original[KV.first], KV.second);
+    }
+    if (Opts.InPlace) {
+      // Re-check just before writing: nothing may have changed meanwhile.
+      std::string Now, Why;
+      if (!readFile(KV.first, Now, Why) || Now != Original[KV.first]) {
+        reportError(KV.first + ": changed while it was being rewritten; not "
+                               "written");
+        WriteFailed.insert(KV.first);
+        Exit = 2;
+        continue;
+      }
+      if (!writeAtomically(KV.first, KV.second, Why)) {
+        reportError(KV.first + ": " + Why);
+        WriteFailed.insert(KV.first);
+        Exit = 2;
+      }
+    }
+    if (!Opts.OutputDir.empty()) {
+      std::string Why;
+      std::string P = outputPathFor(Opts.OutputDir, KV.first);
+      if (!writeAtomically(P, KV.second, Why)) {
+        reportError(P + ": " + Why);
+        Exit = 2;
+      }
+    }
+  }
+  if (Opts.Diff)
+    (Opts.DiffOut ? *Opts.DiffOut : outs()).flush();
+
+  if (!Opts.ExportFixes.empty()) {
+    tooling::TranslationUnitDiagnostics TUD;
+    TUD.MainSourceFile = Opts.MainFiles.empty() ? "" : Opts.MainFiles.front();
+    if (!TUD.MainSourceFile.empty()) {
+      SmallString<256> A(TUD.MainSourceFile);
+      sys::fs::make_absolute(A);
+      TUD.MainSourceFile = std::string(A);
+    }
+    for (Candidate *C : Final) {
+      const Finding &F = *C->F;
+      tooling::DiagnosticMessage Msg(F.Message);
+      Msg.FilePath = F.Loc.File;
+      Msg.FileOffset = F.Offset;
+      for (const TextEdit &E : F.Fix->Edits) {
+        auto Err = Msg.Fix[E.File].add(
+            tooling::Replacement(E.File, E.Offset, E.Length, E.Replacement));
+        if (Err)
+          consumeError(std::move(Err));
+      }
+      SmallString<256> Dir(Opts.BuildDirectory);
+      if (Dir.empty())
+        sys::fs::current_path(Dir);
+      TUD.Diagnostics.emplace_back(F.RuleId, Msg,
+                                   SmallVector<tooling::DiagnosticMessage, 1>(),
+                                   tooling::Diagnostic::Warning,
+                                   std::string(Dir));
+    }
+    std::string Y;
+    raw_string_ostream YS(Y);
+    yaml::Output YO(YS);
+    YO << TUD;
+    YS.flush();
+    std::string Why;
+    if (!writeAtomically(Opts.ExportFixes, Y, Why)) {
+      reportError(Opts.ExportFixes + ": " + Why);
+      Exit = 2;
+    }
+  }
+
+  unsigned Applied = 0;
+  std::set<std::string> Files;
+  for (Candidate *C : Final) {
+    bool Failed = false;
+    for (const TextEdit &E : C->F->Fix->Edits)
+      if (WriteFailed.count(E.File))
+        Failed = true;
+    if (Failed)
+      continue;
+    Out.push_back({C->F, FixOutcome::Applied, ""});
+    ++Applied;
+    for (const TextEdit &E : C->F->Fix->Edits)
+      Files.insert(E.File);
+  }
+  if (!Opts.Quiet) {
+    const char *Verb = Opts.InPlace ? "applied"
+                       : !Opts.OutputDir.empty() ? "wrote"
+                                                 : "would apply";
+    reportNote(std::string(Verb) + " " + std::to_string(Applied) + " fix" +
+               (Applied == 1 ? "" : "es") + " in " +
+               std::to_string(Files.size()) + " file" +
+               (Files.size() == 1 ? "" : "s"));
+  }
+  return Exit;
+}
+
+} // namespace cudal1

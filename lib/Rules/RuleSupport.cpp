@@ -1,0 +1,551 @@
+//===- RuleSupport.cpp - helpers shared by rewrite rules ------------------===//
+#include "cudal1/Rules/RuleSupport.h"
+#include "cudal1/Model/KernelModel.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/Stmt.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+#include "clang/Lex/MacroInfo.h"
+#include "clang/Lex/Preprocessor.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <mutex>
+
+using namespace clang;
+using namespace llvm;
+
+namespace cudal1 {
+
+// --- parsed-file registry ---------------------------------------------------
+
+static std::mutex ParsedMutex;
+static std::map<std::string, std::string> &parsedHashes() {
+  static std::map<std::string, std::string> M;
+  return M;
+}
+
+std::string contentHash(StringRef Contents) {
+  auto H = SHA256::hash(arrayRefFromStringRef(Contents));
+  return toHex(H, /*LowerCase=*/true);
+}
+
+void recordParsedFile(StringRef Path, StringRef Contents) {
+  std::lock_guard<std::mutex> L(ParsedMutex);
+  auto &M = parsedHashes();
+  if (!M.count(Path.str()))
+    M[Path.str()] = contentHash(Contents);
+}
+
+std::string parsedFileHash(StringRef Path) {
+  std::lock_guard<std::mutex> L(ParsedMutex);
+  auto &M = parsedHashes();
+  auto It = M.find(Path.str());
+  return It == M.end() ? "" : It->second;
+}
+
+// --- macros -------------------------------------------------------------------
+
+/// A preprocessor for macro look-ups, set by the checks that have one.
+static thread_local Preprocessor *CurrentPP = nullptr;
+void setRulePreprocessor(const Preprocessor *PP) {
+  CurrentPP = const_cast<Preprocessor *>(PP);
+}
+
+bool inMacro(SourceRange R) {
+  return R.getBegin().isMacroID() || R.getEnd().isMacroID();
+}
+
+/// True when every parameter of the macro expanded at \p ArgLoc appears at
+/// most once in its body and the body has no # or ## (so text written in an
+/// argument is expanded exactly once, verbatim).
+static bool macroArgsUsedOnce(const ASTContext &Ctx, SourceLocation ArgLoc,
+                              std::string &MacroName) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  MacroName =
+      Lexer::getImmediateMacroName(ArgLoc, SM, Ctx.getLangOpts()).str();
+  if (!CurrentPP || MacroName.empty())
+    return false;
+  const IdentifierInfo *II = CurrentPP->getIdentifierInfo(MacroName);
+  MacroDefinition MD =
+      CurrentPP->getMacroDefinitionAtLoc(II, SM.getExpansionLoc(ArgLoc));
+  const MacroInfo *MI = MD.getMacroInfo();
+  if (!MI)
+    MI = CurrentPP->getMacroInfo(II);
+  if (!MI || !MI->isFunctionLike())
+    return false;
+  std::map<const IdentifierInfo *, unsigned> Uses;
+  for (const IdentifierInfo *P : MI->params())
+    Uses[P] = 0;
+  for (const Token &T : MI->tokens()) {
+    if (T.is(tok::hash) || T.is(tok::hashhash) || T.is(tok::hashat))
+      return false;
+    if (const IdentifierInfo *TI = T.getIdentifierInfo()) {
+      auto It = Uses.find(TI);
+      if (It != Uses.end() && ++It->second > 1)
+        return false;
+    }
+  }
+  return true;
+}
+
+std::optional<CharSourceRange> editableRange(const ASTContext &Ctx,
+                                             CharSourceRange R,
+                                             std::string &Why) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation B = R.getBegin(), E = R.getEnd();
+  if (B.isInvalid() || E.isInvalid()) {
+    Why = "the code has no source location";
+    return std::nullopt;
+  }
+  if (B.isMacroID() || E.isMacroID()) {
+    std::string Name;
+    if (!SM.isMacroArgExpansion(B) || !SM.isMacroArgExpansion(E)) {
+      std::string N =
+          Lexer::getImmediateMacroName(B.isMacroID() ? B : E, SM,
+                                       Ctx.getLangOpts())
+              .str();
+      Why = "the code comes from the body of macro '" + N +
+            "'; the macro's text is not changed";
+      return std::nullopt;
+    }
+    if (!macroArgsUsedOnce(Ctx, B, Name)) {
+      Why = "the code is an argument of macro '" + Name +
+            "', which uses an argument more than once, stringifies or pastes "
+            "it; the text is not changed";
+      return std::nullopt;
+    }
+    SourceLocation SB = SM.getSpellingLoc(B), SE = SM.getSpellingLoc(E);
+    if (SB.isMacroID() || SE.isMacroID() || !SM.isWrittenInSameFile(SB, SE)) {
+      Why = "the code is spread over several macro expansions";
+      return std::nullopt;
+    }
+  }
+  CharSourceRange F = Lexer::makeFileCharRange(R, SM, Ctx.getLangOpts());
+  if (F.isInvalid()) {
+    Why = "the code cannot be mapped to one range of one file (macro "
+          "expansion)";
+    return std::nullopt;
+  }
+  if (SM.isInSystemHeader(F.getBegin())) {
+    Why = "the code is in a system header";
+    return std::nullopt;
+  }
+  if (SM.getFileID(F.getBegin()) != SM.getFileID(F.getEnd())) {
+    Why = "the range spans several files";
+    return std::nullopt;
+  }
+  return F;
+}
+
+static std::string filePathOf(const SourceManager &SM, SourceLocation L) {
+  return makeSourceLoc(SM, L).File;
+}
+
+static void recordFileOf(const SourceManager &SM, SourceLocation L,
+                         const std::string &Path) {
+  bool Invalid = false;
+  StringRef Buf = SM.getBufferData(SM.getFileID(L), &Invalid);
+  if (!Invalid)
+    recordParsedFile(Path, Buf);
+}
+
+TextEdit makeTextEdit(const ASTContext &Ctx, CharSourceRange R,
+                      StringRef Text) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  CharSourceRange F =
+      R.isTokenRange()
+          ? CharSourceRange::getCharRange(
+                R.getBegin(), Lexer::getLocForEndOfToken(R.getEnd(), 0, SM,
+                                                         Ctx.getLangOpts()))
+          : R;
+  TextEdit T;
+  T.File = filePathOf(SM, F.getBegin());
+  unsigned B = SM.getFileOffset(F.getBegin());
+  unsigned E = SM.getFileOffset(F.getEnd());
+  T.Offset = B;
+  T.Length = E >= B ? E - B : 0;
+  T.Replacement = Text.str();
+  recordFileOf(SM, F.getBegin(), T.File);
+  return T;
+}
+
+TextEdit makeInsertion(const ASTContext &Ctx, SourceLocation L,
+                       StringRef Text) {
+  return makeTextEdit(Ctx, CharSourceRange::getCharRange(L, L), Text);
+}
+
+std::string sourceText(const ASTContext &Ctx, SourceRange R) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  CharSourceRange CR = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(R), SM, Ctx.getLangOpts());
+  if (CR.isInvalid())
+    return "";
+  bool Invalid = false;
+  StringRef T = Lexer::getSourceText(CR, SM, Ctx.getLangOpts(), &Invalid);
+  return Invalid ? "" : T.str();
+}
+
+// --- findings ---------------------------------------------------------------
+
+static std::string kernelName(const FunctionDecl *FD) {
+  if (!FD)
+    return "";
+  if (const FunctionDecl *P = FD->getTemplateInstantiationPattern())
+    FD = P;
+  if (FD->hasAttr<CUDAGlobalAttr>())
+    return FD->getQualifiedNameAsString();
+  return "";
+}
+
+Finding makeFinding(const ASTContext &Ctx, StringRef RuleId, SourceLocation L,
+                    StringRef Message, const FunctionDecl *InFunction) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  Finding F;
+  F.RuleId = RuleId.str();
+  F.Loc = makeSourceLoc(SM, L);
+  SourceLocation E = SM.getExpansionLoc(L);
+  F.Offset = E.isValid() ? SM.getFileOffset(E) : 0;
+  F.Message = Message.str();
+  F.Kernel = kernelName(InFunction);
+  return F;
+}
+
+FindingNote makeNote(const ASTContext &Ctx, SourceLocation L,
+                     StringRef Message) {
+  FindingNote N;
+  N.Loc = makeSourceLoc(Ctx.getSourceManager(), L);
+  N.Message = Message.str();
+  return N;
+}
+
+// --- context ----------------------------------------------------------------
+
+const FunctionDecl *enclosingFunction(ASTContext &Ctx, const DynTypedNode &N) {
+  DynTypedNode Cur = N;
+  for (unsigned Depth = 0; Depth < 512; ++Depth) {
+    auto Parents = Ctx.getParents(Cur);
+    if (Parents.empty())
+      return nullptr;
+    Cur = Parents[0];
+    if (const auto *FD = Cur.get<FunctionDecl>())
+      return FD;
+    if (const auto *LE = Cur.get<LambdaExpr>())
+      return LE->getCallOperator();
+  }
+  return nullptr;
+}
+
+const Stmt *enclosingLoop(ASTContext &Ctx, const Stmt &S) {
+  DynTypedNode Child = DynTypedNode::create(S);
+  for (unsigned Depth = 0; Depth < 512; ++Depth) {
+    auto Parents = Ctx.getParents(Child);
+    if (Parents.empty())
+      return nullptr;
+    const DynTypedNode &P = Parents[0];
+    const Stmt *C = Child.get<Stmt>();
+    if (const auto *F = P.get<ForStmt>()) {
+      if (C != F->getInit())
+        return F;
+    } else if (const auto *W = P.get<WhileStmt>()) {
+      return W;
+    } else if (const auto *D = P.get<DoStmt>()) {
+      return D;
+    } else if (const auto *RF = P.get<CXXForRangeStmt>()) {
+      if (C == RF->getBody())
+        return RF;
+    } else if (P.get<FunctionDecl>() || P.get<LambdaExpr>()) {
+      return nullptr;
+    }
+    Child = P;
+  }
+  return nullptr;
+}
+
+bool isDeviceCode(const FunctionDecl *FD) {
+  return FD && (FD->hasAttr<CUDAGlobalAttr>() || FD->hasAttr<CUDADeviceAttr>());
+}
+
+bool isHostCode(const FunctionDecl *FD) {
+  if (!FD)
+    return true; // global initialisers
+  if (FD->hasAttr<CUDAGlobalAttr>())
+    return false;
+  if (FD->hasAttr<CUDADeviceAttr>())
+    return FD->hasAttr<CUDAHostAttr>();
+  return true;
+}
+
+bool isInInstantiation(const FunctionDecl *FD) {
+  for (const DeclContext *DC = FD; DC; DC = DC->getParent()) {
+    if (const auto *F = dyn_cast<FunctionDecl>(DC))
+      if (F->isTemplateInstantiation() ||
+          F->getTemplateInstantiationPattern())
+        return true;
+    if (const auto *R = dyn_cast<CXXRecordDecl>(DC))
+      if (isa<ClassTemplateSpecializationDecl>(R) ||
+          R->getTemplateSpecializationKind() == TSK_ImplicitInstantiation)
+        return true;
+  }
+  return false;
+}
+
+// --- value facts --------------------------------------------------------------
+
+/// threadIdx.x and friends: the variable name and the dimension.
+static bool cudaBuiltin(const Expr *E, StringRef &Var, char &Dim) {
+  E = E->IgnoreParenImpCasts();
+  if (const auto *PO = dyn_cast<PseudoObjectExpr>(E))
+    E = PO->getSyntacticForm()->IgnoreParenImpCasts();
+  const Expr *Base = nullptr;
+  StringRef Member;
+  if (const auto *P = dyn_cast<MSPropertyRefExpr>(E)) {
+    Base = P->getBaseExpr();
+    Member = P->getPropertyDecl()->getName();
+  } else if (const auto *M = dyn_cast<MemberExpr>(E)) {
+    Base = M->getBase();
+    if (const auto *ND = M->getMemberDecl(); ND && ND->getIdentifier())
+      Member = ND->getName();
+  } else if (const auto *C = dyn_cast<CXXMemberCallExpr>(E)) {
+    // __fetch_builtin_x()
+    if (const auto *MD = C->getMethodDecl(); MD && MD->getIdentifier()) {
+      StringRef N = MD->getName();
+      if (N.consume_front("__fetch_builtin_"))
+        Member = N;
+    }
+    Base = C->getImplicitObjectArgument();
+  }
+  if (!Base || Member.size() != 1)
+    return false;
+  const auto *DRE = dyn_cast<DeclRefExpr>(Base->IgnoreParenImpCasts());
+  if (!DRE || !DRE->getDecl()->getIdentifier())
+    return false;
+  Var = DRE->getDecl()->getName();
+  Dim = Member[0];
+  if (Var != "threadIdx" && Var != "blockIdx" && Var != "blockDim" &&
+      Var != "gridDim")
+    return false;
+  return Dim == 'x' || Dim == 'y' || Dim == 'z';
+}
+
+static std::optional<uint64_t> builtinBound(StringRef Var, char Dim) {
+  if (Var == "threadIdx")
+    return Dim == 'z' ? 63 : 1023;
+  if (Var == "blockDim")
+    return Dim == 'z' ? 64 : 1024;
+  if (Var == "blockIdx")
+    return Dim == 'x' ? 2147483646ULL : 65534;
+  if (Var == "gridDim")
+    return Dim == 'x' ? 2147483647ULL : 65535;
+  return std::nullopt;
+}
+
+namespace {
+struct BoundFinder {
+  ASTContext &Ctx;
+  const FunctionDecl *FD;
+  std::unique_ptr<ExprMutationAnalyzer> EMA;
+  unsigned Depth = 0;
+
+  /// Upper bound of a provably non-negative value; nullopt when it may be
+  /// negative (or the bound is unknown for a signed value).
+  std::optional<uint64_t> bound(const Expr *E) {
+    if (!E || ++Depth > 64 || E->isValueDependent() || E->isTypeDependent())
+      return std::nullopt;
+    QualType T = E->getType();
+    if (!T->isIntegralOrEnumerationType() && !T->isBooleanType())
+      return std::nullopt;
+    Expr::EvalResult R;
+    if (E->EvaluateAsInt(R, Ctx)) {
+      if (R.Val.getInt().isSigned() && R.Val.getInt().isNegative())
+        return std::nullopt;
+      return R.Val.getInt().getLimitedValue();
+    }
+    StringRef Var;
+    char Dim;
+    if (cudaBuiltin(E, Var, Dim))
+      return builtinBound(Var, Dim);
+    const Expr *S = E->IgnoreParens();
+    if (const auto *C = dyn_cast<CastExpr>(S)) {
+      QualType To = C->getType(), From = C->getSubExpr()->getType();
+      if (To->isIntegerType() && From->isIntegerType()) {
+        auto B = bound(C->getSubExpr());
+        if (!B) {
+          if (From->isUnsignedIntegerType() && To->isUnsignedIntegerType() &&
+              Ctx.getTypeSize(To) >= Ctx.getTypeSize(From))
+            return maxOf(From);
+          return std::nullopt;
+        }
+        return fits(*B, To) ? B : std::nullopt;
+      }
+      if (C->getCastKind() == CK_LValueToRValue || C->getCastKind() == CK_NoOp)
+        return bound(C->getSubExpr());
+      return std::nullopt;
+    }
+    if (const auto *BO = dyn_cast<BinaryOperator>(S)) {
+      auto L = bound(BO->getLHS());
+      auto Rb = bound(BO->getRHS());
+      std::optional<uint64_t> Out;
+      switch (BO->getOpcode()) {
+      case BO_Add:
+        if (L && Rb && *L < (1ULL << 62) && *Rb < (1ULL << 62))
+          Out = *L + *Rb;
+        break;
+      case BO_Mul:
+        if (L && Rb && (*L == 0 || *Rb <= (UINT64_MAX >> 2) / std::max<uint64_t>(*L, 1)))
+          Out = *L * *Rb;
+        break;
+      case BO_Div:
+      case BO_Shr:
+        if (L && Rb)
+          Out = L;
+        break;
+      case BO_Rem:
+        if (L && Rb)
+          Out = *Rb ? std::min(*L, *Rb - 1) : *L;
+        break;
+      case BO_And:
+        if (L && Rb)
+          Out = std::min(*L, *Rb);
+        else if (L && T->isUnsignedIntegerType())
+          Out = L;
+        else if (Rb && (L || T->isUnsignedIntegerType()))
+          Out = Rb;
+        break;
+      case BO_Comma:
+        Out = Rb;
+        break;
+      default:
+        break;
+      }
+      if (Out && !fits(*Out, T)) {
+        // Unsigned arithmetic wraps: still non-negative, bound = type max.
+        if (T->isUnsignedIntegerType())
+          return maxOf(T);
+        return std::nullopt;
+      }
+      if (!Out && T->isUnsignedIntegerType())
+        return maxOf(T);
+      return Out;
+    }
+    if (const auto *CO = dyn_cast<ConditionalOperator>(S)) {
+      auto A = bound(CO->getTrueExpr()), B = bound(CO->getFalseExpr());
+      if (A && B)
+        return std::max(*A, *B);
+    }
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(S)) {
+      const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+      if (VD && VD->isLocalVarDecl() && !isa<ParmVarDecl>(VD) &&
+          VD->getInit() && !VD->getType()->isReferenceType() &&
+          !VD->getType().isVolatileQualified() && unmodified(VD))
+        if (auto B = bound(VD->getInit()))
+          return fits(*B, VD->getType()) ? B : std::nullopt;
+    }
+    if (T->isUnsignedIntegerType() || T->isBooleanType())
+      return maxOf(T);
+    return std::nullopt;
+  }
+
+  uint64_t maxOf(QualType T) {
+    if (T->isBooleanType())
+      return 1;
+    uint64_t Bits = Ctx.getTypeSize(T);
+    bool Signed = T->isSignedIntegerType();
+    if (Signed)
+      --Bits;
+    return Bits >= 64 ? UINT64_MAX : ((1ULL << Bits) - 1);
+  }
+  bool fits(uint64_t V, QualType T) { return V <= maxOf(T); }
+
+  bool unmodified(const VarDecl *VD) {
+    if (VD->getType().isConstQualified())
+      return true;
+    if (!FD || !FD->getBody())
+      return false;
+    if (!EMA)
+      EMA = std::make_unique<ExprMutationAnalyzer>(*FD->getBody(), Ctx);
+    return !EMA->isMutated(VD);
+  }
+};
+} // namespace
+
+bool isProvablyNonNegative(ASTContext &Ctx, const Expr *E) {
+  if (!E)
+    return false;
+  if (E->getType()->isUnsignedIntegerType())
+    return true;
+  const FunctionDecl *FD = enclosingFunction(Ctx, DynTypedNode::create(*E));
+  BoundFinder BF{Ctx, FD, nullptr};
+  return BF.bound(E).has_value();
+}
+
+static bool isKnownPureFunction(const FunctionDecl *FD) {
+  if (!FD)
+    return false;
+  if (FD->hasAttr<ConstAttr>() || FD->hasAttr<PureAttr>())
+    return true;
+  if (!FD->getIdentifier())
+    return false;
+  static const StringSet<> Pure = {
+      "sqrtf", "sqrt", "rsqrtf", "rsqrt", "expf", "exp", "exp2f", "exp2",
+      "logf", "log", "log2f", "log2", "log10f", "log10", "sinf", "sin",
+      "cosf", "cos", "tanf", "tan", "tanhf", "tanh", "fabsf", "fabs", "abs",
+      "fminf", "fmin", "fmaxf", "fmax", "min", "max", "powf", "pow", "floorf",
+      "floor", "ceilf", "ceil", "fmaf", "fma", "erff", "erf", "__expf",
+      "__logf", "__sinf", "__cosf", "__fdividef", "__frcp_rn", "__fsqrt_rn",
+      "__saturatef", "truncf", "trunc", "roundf", "round", "rintf", "rint",
+      "cbrtf", "cbrt", "hypotf", "hypot", "atan2f", "atan2", "asinf", "asin",
+      "acosf", "acos", "atanf", "atan", "sinhf", "sinh", "coshf", "cosh",
+      "expm1f", "expm1", "log1pf", "log1p", "copysignf", "copysign"};
+  return Pure.contains(FD->getName());
+}
+
+bool isPure(ASTContext &Ctx, const Expr *E) {
+  if (!E)
+    return false;
+  E = E->IgnoreParens();
+  if (const auto *CE = dyn_cast<CallExpr>(E)) {
+    if (isa<CXXOperatorCallExpr>(CE) || isa<CUDAKernelCallExpr>(CE))
+      return false;
+    if (!isKnownPureFunction(CE->getDirectCallee()))
+      return false;
+    for (const Expr *A : CE->arguments())
+      if (!isPure(Ctx, A))
+        return false;
+    return true;
+  }
+  if (const auto *BO = dyn_cast<BinaryOperator>(E))
+    if (BO->isAssignmentOp())
+      return false;
+  if (const auto *UO = dyn_cast<UnaryOperator>(E))
+    if (UO->isIncrementDecrementOp())
+      return false;
+  if (E->getType().isVolatileQualified())
+    return false;
+  if (isa<CXXNewExpr>(E) || isa<CXXDeleteExpr>(E) || isa<CXXThrowExpr>(E) ||
+      isa<StmtExpr>(E) || isa<LambdaExpr>(E) || isa<CXXConstructExpr>(E) ||
+      isa<BlockExpr>(E) || isa<AtomicExpr>(E) || isa<CXXMemberCallExpr>(E))
+    return false;
+  if (const auto *PO = dyn_cast<PseudoObjectExpr>(E)) {
+    StringRef Var;
+    char Dim;
+    return cudaBuiltin(PO, Var, Dim);
+  }
+  for (const Stmt *C : E->children())
+    if (const auto *CE = dyn_cast_or_null<Expr>(C))
+      if (!isPure(Ctx, CE))
+        return false;
+  return true;
+}
+
+} // namespace cudal1
