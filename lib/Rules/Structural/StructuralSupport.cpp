@@ -113,7 +113,11 @@ std::string builtinName(const Expr *E) {
   }
   if (!Base || Member.size() != 1)
     return "";
-  const auto *DRE = dyn_cast<DeclRefExpr>(Base->IgnoreParenImpCasts());
+  Base = Base->IgnoreParenImpCasts();
+  if (const auto *OVE = dyn_cast<OpaqueValueExpr>(Base))
+    if (OVE->getSourceExpr())
+      Base = OVE->getSourceExpr()->IgnoreParenImpCasts();
+  const auto *DRE = dyn_cast<DeclRefExpr>(Base);
   if (!DRE || !DRE->getDecl()->getIdentifier())
     return "";
   StringRef Var = DRE->getDecl()->getName();
@@ -560,8 +564,8 @@ std::string uniqueName(const FunctionDecl *FD, const std::string &Base) {
 }
 
 std::string rewrittenText(
-    const ASTContext &Ctx, const Expr *E,
-    const std::vector<std::pair<const Expr *, std::string>> &Replacements) {
+    const ASTContext &Ctx, const Stmt *E,
+    const std::vector<std::pair<const Stmt *, std::string>> &Replacements) {
   const SourceManager &SM = Ctx.getSourceManager();
   const LangOptions &LO = Ctx.getLangOpts();
   CharSourceRange R = Lexer::makeFileCharRange(

@@ -110,8 +110,8 @@ std::string uniqueName(const clang::FunctionDecl *FD, const std::string &Base);
 /// replacement: a node of \p E and its new text). "" when a range cannot be
 /// mapped to the file.
 std::string
-rewrittenText(const clang::ASTContext &Ctx, const clang::Expr *E,
-              const std::vector<std::pair<const clang::Expr *, std::string>>
+rewrittenText(const clang::ASTContext &Ctx, const clang::Stmt *E,
+              const std::vector<std::pair<const clang::Stmt *, std::string>>
                   &Replacements);
 
 /// The kernels (definitions, __global__, user files, not templates) of the
