@@ -237,6 +237,29 @@ public:
     return C;
   }
 
+  /// Classifies the file defining a macro. Unlike declarations, macros seen
+  /// through clang's implicit CUDA wrapper may come from host headers
+  /// (<cmath>, <climits>) that NVRTC lacks: only CUDA's own headers count as
+  /// builtin here.
+  HeaderClass classifyMacro(SourceLocation DL) {
+    HeaderClass C = classifyLoc(DL);
+    if (C.Kind != HeaderKind::Builtin)
+      return C;
+    {
+      std::pair<FileID, unsigned> D = SM.getDecomposedLoc(SM.getExpansionLoc(DL));
+      auto FE = SM.getFileEntryRefForID(D.first);
+      if (!FE)
+        return C;
+      std::string R = relativeHeaderName(FE->getName());
+      if (isBuiltinHeader(R))
+        return C;
+      C.Kind = HeaderKind::Unavailable;
+      C.Header = R;
+      C.Path = std::string(FE->getName());
+    }
+    return C;
+  }
+
   /// Every top-level declaration of user files with its byte range.
   const std::vector<TopLevel> &topLevels() {
     if (!TopsBuilt) {
@@ -1318,6 +1341,22 @@ std::string Extraction::assemble(ExtractedKernel &K) {
     Merged.push_back(G);
   }
 
+  // Macros used by each group; the headers of those NVRTC provides.
+  std::vector<std::vector<const MacroInfo *>> GroupMacros(Merged.size());
+  for (size_t I = 0; I < Merged.size(); ++I) {
+    collectMacros(Merged[I].FID, Merged[I].Begin, Merged[I].End,
+                  GroupMacros[I]);
+    for (const MacroInfo *MI : GroupMacros[I]) {
+      SourceLocation DL = MI->getDefinitionLoc();
+      if (MI->isBuiltinMacro() || SM.isWrittenInBuiltinFile(DL) ||
+          SM.isWrittenInCommandLineFile(DL))
+        continue;
+      HeaderClass C = TU.classifyMacro(DL);
+      if (C.Kind == HeaderKind::Providable)
+        Includes.insert(C.Include);
+    }
+  }
+
   std::string Out;
   raw_string_ostream OS(Out);
   SourceLoc KL = TU.loc(Kernel->getLocation());
@@ -1348,20 +1387,31 @@ std::string Extraction::assemble(ExtractedKernel &K) {
       bool FromCmdLine = SM.isWrittenInCommandLineFile(DL);
       HeaderClass C;
       if (!FromCmdLine)
-        C = TU.classifyLoc(DL);
-      if (C.Kind == HeaderKind::Builtin)
+        C = TU.classifyMacro(DL);
+      if (C.Kind == HeaderKind::Builtin || C.Kind == HeaderKind::Providable)
         continue;
-      if (C.Kind == HeaderKind::Providable) {
-        if (!Includes.count(C.Include))
-          Notes.push_back("macro " + Name + " comes from " + C.Include);
-        continue;
-      }
       if (It != Defined.end())
         OS << "#undef " << Name << "\n";
       Defined[Name] = MI;
       CopiedPiece P;
       P.What = "macro " + Name;
       if (C.Kind == HeaderKind::Unavailable) {
+        // Compiler-predefined macros its definition relies on
+        // (FLT_MIN -> __FLT_MIN__), which NVRTC may not predefine.
+        if (!macroOverride(Name))
+          for (const Token &T : MI->tokens()) {
+            const IdentifierInfo *II = T.getIdentifierInfo();
+            auto *PP = const_cast<Preprocessor *>(TU.pp());
+            if (!II || !PP || !II->hadMacroDefinition())
+              continue;
+            const MacroInfo *Dep = PP->getMacroDefinitionAtLoc(II, DL).getMacroInfo();
+            if (!Dep || !SM.isWrittenInBuiltinFile(Dep->getDefinitionLoc()) ||
+                Defined.count(II->getName().str()))
+              continue;
+            Defined[II->getName().str()] = Dep;
+            OS << "#ifndef " << II->getName() << "\n"
+               << macroText(Dep, nullptr) << "\n#endif\n";
+          }
         OS << "#ifndef " << Name << "\n";
         if (const char *Ov = macroOverride(Name))
           OS << "#define " << Name << " " << Ov << "\n";
@@ -1402,10 +1452,10 @@ std::string Extraction::assemble(ExtractedKernel &K) {
     }
   };
 
-  for (const Group &G : Merged) {
+  for (size_t GI = 0; GI < Merged.size(); ++GI) {
+    const Group &G = Merged[GI];
     StringRef Buf = SM.getBufferData(G.FID);
-    std::vector<const MacroInfo *> Ms;
-    collectMacros(G.FID, G.Begin, G.End, Ms);
+    const std::vector<const MacroInfo *> &Ms = GroupMacros[GI];
     // Holes: host-only member functions inside copied classes.
     std::vector<std::pair<unsigned, unsigned>> Holes;
     for (const CXXMethodDecl *MD : HostMembers) {
@@ -1661,6 +1711,10 @@ ExtractedKernel Extraction::run() {
   (void)AllOk;
   if (!K.NameExprs.empty())
     K.NameExpr = K.NameExprs.front();
+  if (Kernel->getLocation().isMacroID())
+    Notes.push_back("the kernel is defined by a macro expansion: the kernel "
+                    "range is the macro invocation, and replacing the kernel "
+                    "replaces that invocation");
   if (!TU.pp())
     Notes.push_back("no preprocessor given: macros were not collected");
   K.Source = assemble(K);
