@@ -22,6 +22,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <functional>
 #include <map>
 
 using namespace clang;
@@ -264,14 +265,38 @@ protected:
     for (const ParmVarDecl *P : Fn->parameters())
       if (!isDouble(P->getType()))
         return;
-    for (const Expr *A : Call->arguments()) {
-      if (isPromotedFloat(A))
-        continue;
-      const auto *L = dyn_cast<FloatingLiteral>(A->IgnoreParens());
-      if (L && exactlyFloat(L->getValue()))
-        continue;
+    // Every argument: float data computed in double only because of
+    // promotion (a promoted float, an exactly representable double literal,
+    // or + - * / of those).
+    std::vector<const FloatingLiteral *> Lits;
+    bool AnyFloat = false, Inner = false;
+    std::function<bool(const Expr *)> FloatDerived = [&](const Expr *E) {
+      E = E->IgnoreParens();
+      if (isPromotedFloat(E)) {
+        AnyFloat = true;
+        return true;
+      }
+      if (const auto *L = dyn_cast<FloatingLiteral>(E)) {
+        if (!isDouble(L->getType()) || !exactlyFloat(L->getValue()))
+          return false;
+        Lits.push_back(L);
+        return true;
+      }
+      if (const auto *B = dyn_cast<BinaryOperator>(E)) {
+        if (!isDouble(B->getType()) ||
+            !(B->isAdditiveOp() || B->isMultiplicativeOp()) ||
+            B->getOpcode() == BO_Rem)
+          return false;
+        Inner = true;
+        return FloatDerived(B->getLHS()) && FloatDerived(B->getRHS());
+      }
+      return false;
+    };
+    for (const Expr *A : Call->arguments())
+      if (!FloatDerived(A))
+        return;
+    if (!AnyFloat)
       return;
-    }
     if (!convertedToFloat(C, Call))
       return;
     const FunctionDecl *FD = functionOf(*Call);
@@ -293,10 +318,7 @@ protected:
     FixIt X;
     if (ER) {
       X.Edits.push_back(makeTextEdit(C, *ER, Name + "f"));
-      for (const Expr *A : Call->arguments()) {
-        const auto *L = dyn_cast<FloatingLiteral>(A->IgnoreParens());
-        if (!L)
-          continue;
+      for (const FloatingLiteral *L : Lits) {
         std::string T = sourceText(C, L->getSourceRange());
         auto LR = editableRange(
             C, CharSourceRange::getTokenRange(L->getSourceRange()), Why);
@@ -311,8 +333,10 @@ protected:
       F.WhyNoFix = Why;
     } else {
       X.Description = "call " + Name + "f";
-      X.Exact = *Ulp == 0 ? Exactness::Bitwise : Exactness::Ulp;
-      X.Ulp = *Ulp;
+      // Arithmetic inside the arguments moves from double to float too.
+      unsigned U = *Ulp + (Inner ? 2 : 0);
+      X.Exact = U == 0 ? Exactness::Bitwise : Exactness::Ulp;
+      X.Ulp = U;
       F.Fix = std::move(X);
     }
     emit(std::move(F));

@@ -122,7 +122,21 @@ std::string unifiedDiff(const std::string &Path, const std::string &Old,
 
   std::string Out;
   raw_string_ostream OS(Out);
-  OS << "--- a/" << Path << "\n+++ b/" << Path << "\n";
+  // Relative to the current folder (git style, for patch -p1) when the file
+  // is under it; absolute otherwise.
+  std::string Shown = Path;
+  {
+    SmallString<256> Cwd;
+    sys::fs::current_path(Cwd);
+    StringRef P = Path;
+    if (!Cwd.empty() && P.starts_with(Cwd) && P.size() > Cwd.size() &&
+        sys::path::is_separator(P[Cwd.size()]))
+      Shown = P.drop_front(Cwd.size() + 1).str();
+  }
+  if (sys::path::is_absolute(Shown))
+    OS << "--- " << Shown << "\n+++ " << Shown << "\n";
+  else
+    OS << "--- a/" << Shown << "\n+++ b/" << Shown << "\n";
   const size_t Ctx = 3;
   size_t K = 0;
   while (K < Ops.size()) {
@@ -261,7 +275,7 @@ struct Candidate {
 };
 
 bool overlaps(const TextEdit &A, const TextEdit &B) {
-  if (A.File != B.File)
+  if (A.File != B.File || A == B)
     return false;
   unsigned AE = A.Offset + A.Length, BE = B.Offset + B.Length;
   if (A.Length == 0 && B.Length == 0)
@@ -493,8 +507,11 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
   auto Build = [&](const std::vector<Candidate *> &Set,
                    std::map<std::string, std::string> &New) -> bool {
     std::map<std::string, tooling::Replacements> Reps;
+    std::set<TextEdit> Done;
     for (Candidate *C : Set)
       for (const TextEdit &E : C->F->Fix->Edits) {
+        if (!Done.insert(E).second)
+          continue; // the same edit from two fixes
         tooling::Replacement R(E.File, E.Offset, E.Length, E.Replacement);
         if (auto Err = Reps[E.File].add(R)) {
           consumeError(std::move(Err));

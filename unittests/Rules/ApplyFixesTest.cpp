@@ -1,0 +1,135 @@
+//===- ApplyFixesTest.cpp - diff, paths, policy ----------------------------===//
+#include "cudal1/Rules/ApplyFixes.h"
+#include "cudal1/Rules/RuleSupport.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+#include "gtest/gtest.h"
+
+using namespace cudal1;
+using namespace llvm;
+
+namespace {
+
+TEST(UnifiedDiff, OneHunk) {
+  std::string Old = "a\nb\nc\nd\ne\nf\ng\nh\n";
+  std::string New = "a\nb\nc\nD\ne\nf\ng\nh\n";
+  std::string D = unifiedDiff("/x/f.cu", Old, New);
+  EXPECT_NE(D.find("@@ -1,7 +1,7 @@"), std::string::npos) << D;
+  EXPECT_NE(D.find("-d\n+D\n"), std::string::npos) << D;
+  EXPECT_EQ(unifiedDiff("/x/f.cu", Old, Old), "");
+}
+
+TEST(UnifiedDiff, InsertionsAndTwoHunks) {
+  std::string Old, New;
+  for (int I = 0; I < 30; ++I) {
+    Old += "l" + std::to_string(I) + "\n";
+    if (I == 2)
+      New += "new\n";
+    New += "l" + std::to_string(I) + "\n";
+  }
+  New.replace(New.find("l25"), 3, "L25");
+  std::string D = unifiedDiff("/x/f.cu", Old, New);
+  EXPECT_NE(D.find("@@ -1,5 +1,6 @@"), std::string::npos) << D;
+  EXPECT_NE(D.find("+new\n"), std::string::npos) << D;
+  EXPECT_NE(D.find("@@ -23,7 +24,7 @@"), std::string::npos) << D;
+}
+
+/// A scratch file with \p Text; returns its path.
+std::string scratch(StringRef Name, StringRef Text) {
+  SmallString<128> Dir;
+  sys::fs::createUniqueDirectory("cudal1-apply", Dir);
+  SmallString<128> P(Dir);
+  sys::path::append(P, Name);
+  std::error_code EC;
+  raw_fd_ostream OS(P, EC);
+  OS << Text;
+  return std::string(P);
+}
+
+std::string read(StringRef P) {
+  auto B = MemoryBuffer::getFile(P);
+  return B ? (*B)->getBuffer().str() : "";
+}
+
+Finding fix(const std::string &File, unsigned Off, unsigned Len,
+            std::string Text, Exactness E = Exactness::Bitwise) {
+  Finding F;
+  F.RuleId = "algebraic-test";
+  F.Loc.File = File;
+  F.Loc.Line = 1;
+  F.Loc.Column = Off + 1;
+  F.Offset = Off;
+  FixIt X;
+  X.Exact = E;
+  X.Edits.push_back({File, Off, Len, std::move(Text)});
+  F.Fix = X;
+  return F;
+}
+
+TEST(ApplyFixes, PolicyConflictsAndInPlace) {
+  std::string P = scratch("a.txt", "0123456789\n");
+  recordParsedFile(P, "0123456789\n");
+  std::vector<Finding> Fs = {
+      fix(P, 1, 2, "AB"),                    // applied
+      fix(P, 2, 2, "xx"),                    // overlaps the first: dropped
+      fix(P, 5, 1, "U", Exactness::Ulp),     // not bitwise: not applied
+      fix(P, 7, 0, "^", Exactness::Bitwise), // insertion
+  };
+  Fs[3].Fix->Proven = true;
+  ApplyOptions O;
+  O.InPlace = true;
+  O.CheckCompiles = false;
+  O.Quiet = true;
+  std::vector<FixOutcome> Out;
+  EXPECT_EQ(applyFixes(Fs, O, &Out), 0);
+  EXPECT_EQ(read(P), "0AB3456^789\n");
+  unsigned Applied = 0, Conflicts = 0, NotEligible = 0;
+  for (auto &R : Out) {
+    Applied += R.State == FixOutcome::Applied;
+    Conflicts += R.State == FixOutcome::Conflict;
+    NotEligible += R.State == FixOutcome::NotEligible;
+  }
+  EXPECT_EQ(Applied, 2u);
+  EXPECT_EQ(Conflicts, 1u);
+  EXPECT_EQ(NotEligible, 1u);
+}
+
+TEST(ApplyFixes, UnprovenNeverApplied) {
+  std::string P = scratch("b.txt", "abc\n");
+  recordParsedFile(P, "abc\n");
+  std::vector<Finding> Fs = {fix(P, 0, 1, "X")};
+  Fs[0].Fix->Proven = false;
+  ApplyOptions O;
+  O.InPlace = true;
+  O.AllowUnverified = true;
+  O.CheckCompiles = false;
+  O.Quiet = true;
+  EXPECT_EQ(applyFixes(Fs, O), 0);
+  EXPECT_EQ(read(P), "abc\n");
+}
+
+TEST(ApplyFixes, RefusesAFileChangedSinceParsing) {
+  std::string P = scratch("c.txt", "changed\n");
+  recordParsedFile(P, "original\n");
+  std::vector<Finding> Fs = {fix(P, 0, 1, "X")};
+  ApplyOptions O;
+  O.InPlace = true;
+  O.CheckCompiles = false;
+  O.Quiet = true;
+  EXPECT_EQ(applyFixes(Fs, O), 2);
+  EXPECT_EQ(read(P), "changed\n");
+}
+
+TEST(ApplyFixes, OutputDirKeepsTheTree) {
+  SmallString<128> Cwd;
+  sys::fs::current_path(Cwd);
+  SmallString<128> In(Cwd);
+  sys::path::append(In, "src", "k.cu");
+  EXPECT_EQ(outputPathFor("/out", std::string(In)), "/out/src/k.cu");
+  EXPECT_EQ(outputPathFor("/out", "/elsewhere/k.cu"), "/out/elsewhere/k.cu");
+}
+
+} // namespace
