@@ -102,11 +102,16 @@ Registry &registry() {
 } // namespace
 
 void CheckRegistry::add(Factory F) {
-  std::string Id = F()->info().Id;
+  RuleInfo Info = F()->info();
+  std::string Id = Info.Id;
   Registry &R = registry();
   std::lock_guard<std::mutex> L(R.M);
   for (auto &E : R.Factories)
     if (E.first == Id) {
+      // A rule that can fix (a transformation) supersedes a finding-only
+      // rule of the same id, whatever the registration order.
+      if (E.second()->info().Exactness == "none" && Info.Exactness != "none")
+        E.second = std::move(F);
       R.Duplicates.push_back(Id);
       return;
     }

@@ -127,8 +127,9 @@ class CheckRegistry {
 public:
   using Factory = std::function<std::unique_ptr<Check>()>;
 
-  /// Adds a rule. A second rule with an id already present is ignored and
-  /// reported by duplicates().
+  /// Adds a rule. When the id is already present, a rule with a fix
+  /// (Exactness != "none") replaces a finding-only one; otherwise the second
+  /// is ignored. Either way the id is reported by duplicates().
   static void add(Factory F);
   static void addLoader(RuleLoader L);
   /// Calls every loader (once; later calls do nothing); returns the total
