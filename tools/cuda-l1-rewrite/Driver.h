@@ -23,6 +23,10 @@ extern llvm::cl::opt<std::string> OutputDir; ///< -o <dir>
 extern llvm::cl::opt<bool> Quiet;
 extern llvm::cl::opt<unsigned> Jobs;
 
+/// --verify=none|compile|run (DESIGN.md): how far candidates are checked.
+enum class VerifyLevel { None, Compile, Run };
+extern llvm::cl::opt<VerifyLevel> VerifyMode;
+
 struct DriverContext {
   Frontend &FE;
   FrontendConfig Config;
@@ -32,8 +36,20 @@ struct DriverContext {
 };
 
 // Modes. Each returns the process exit status.
+/// The default mode (Advise.cpp): findings as diagnostics / JSON / SARIF,
+/// and fixes with --fix, -o, --diff, --export-fixes.
+int runAdvise(DriverContext &DC);
+/// --list-rules and --dump-config need no input file.
+bool adviseWithoutFiles();
 int runListKernels(DriverContext &DC);
 bool listKernelsRequested();
+/// --extract=<kernel|all> -o <dir> (Extract.cpp): kernels with context.
+int runExtract(DriverContext &DC);
+bool extractRequested();
+/// --verify=run --kernel=<name> --candidate=<file.cu> <original.cu>
+/// (Verify.cpp): is a hand-written variant correct, and how much faster?
+int runVerifyCandidates(DriverContext &DC);
+bool verifyCandidatesRequested();
 
 } // namespace cudal1
 
