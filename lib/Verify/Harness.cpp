@@ -275,6 +275,29 @@ YNode toTree(yaml::Node *N, SourceMgr &SM) {
   return Y;
 }
 
+/// Items of a sequence (or the one scalar), with items that a flow
+/// sequence split inside parentheses joined again: [cdiv(N, 32), 4] has two
+/// items, not three.
+std::vector<std::pair<std::string, const YNode *>> items(const YNode *N) {
+  std::vector<std::pair<std::string, const YNode *>> Out;
+  if (!N)
+    return Out;
+  if (N->Kind != YNode::KSeq) {
+    Out.push_back({N->Value, N});
+    return Out;
+  }
+  int Depth = 0;
+  for (const YNode &I : N->Seq) {
+    if (Depth > 0 && !Out.empty())
+      Out.back().first += ", " + I.Value;
+    else
+      Out.push_back({I.Value, &I});
+    for (char C : I.Value)
+      Depth += C == '(' ? 1 : C == ')' ? -1 : 0;
+  }
+  return Out;
+}
+
 /// Walks a parsed YAML document, turning node positions into messages.
 class SpecReader {
 public:
@@ -313,21 +336,19 @@ public:
   bool dims(const YNode *N, const std::string &Field, const ExprEnv &Env,
             std::array<uint64_t, 3> &Out) {
     Out = {1, 1, 1};
-    std::vector<const YNode *> Items;
-    if (auto *Seq = asSeq(N)) {
-      for (auto &I : Seq->Seq)
-        Items.push_back(&I);
-    } else {
-      Items.push_back(N);
-    }
+    if (N && N->Kind == YNode::KMap)
+      return fail(N, Field, "expected a value or [x, y, z]");
+    auto Items = items(N);
     if (Items.empty() || Items.size() > 3)
       return fail(N, Field, "expected 1 to 3 dimensions");
     for (size_t I = 0; I < Items.size(); ++I) {
       ExprValue V;
-      if (!expr(Items[I], Field, Env, V))
-        return false;
+      std::string E;
+      if (!evalExpr(Items[I].first, Env, V, E))
+        return fail(Items[I].second, Field, E);
       if (V.IsFloat || V.I <= 0)
-        return fail(Items[I], Field, "dimensions must be positive integers");
+        return fail(Items[I].second, Field,
+                    "dimensions must be positive integers");
       Out[I] = V.I;
     }
     return true;
@@ -693,19 +714,15 @@ bool parseHarnessSpec(const std::string &Text, const std::string &FileName,
             A.Buffer.Count = V.I;
             HasCount = true;
           } else if (Key == "init") {
-            std::vector<const YNode *> Items;
-            if (auto *Seq = asSeq(&KV.second))
-              for (auto &I : Seq->Seq)
-                Items.push_back(&I);
-            else
-              Items.push_back(&KV.second);
-            for (auto *I : Items) {
-              std::string T, E;
-              if (!R.scalar(I, Field + ".init", T))
+            for (auto &I : items(&KV.second)) {
+              std::string E;
+              if (I.second->Kind != YNode::KScalar) {
+                R.fail(I.second, Field + ".init", "expected a distribution");
                 return Fail();
+              }
               Distribution D;
-              if (!parseDistribution(T, Env, D, E)) {
-                R.fail(I, Field + ".init", E);
+              if (!parseDistribution(I.first, Env, D, E)) {
+                R.fail(I.second, Field + ".init", E);
                 return Fail();
               }
               A.Buffer.Init.push_back(D);

@@ -222,6 +222,22 @@ TEST(HarnessSpec, UnquotedCommaInFlowStyleExplained) {
       << E;
 }
 
+TEST(HarnessSpec, FlowSequencesKeepParentheses) {
+  Harness H;
+  std::string E;
+  ASSERT_TRUE(parse("sizes: {N: 100}\ngrid: [cdiv(N, 32), max(N, 2)]\n"
+                    "block: [32, 4]\nparams:\n  x:\n    count: N\n"
+                    "    init: [uniform(-1, 1), normal(0, 2), iota]\n"
+                    "  y: 8\n  a: 1\n  n: 8\n",
+                    H, E))
+      << E;
+  EXPECT_EQ(H.Grid[0], 4u);
+  EXPECT_EQ(H.Grid[1], 100u);
+  ASSERT_EQ(H.Args[0].Buffer.Init.size(), 3u);
+  EXPECT_EQ(H.Args[0].Buffer.Init[1].K, Distribution::Normal);
+  EXPECT_EQ(H.Args[0].Buffer.Init[1].B, 2.0);
+}
+
 TEST(HarnessSpec, BlockStyleNeedsNoQuotes) {
   Harness H;
   std::string E;

@@ -1,0 +1,427 @@
+//===- Verify.cpp - --verify=run --kernel=K --candidate=F original.cu -----===//
+//
+// "Is my optimized version correct, and how much faster is it?" Extracts the
+// kernel from the original file and from each candidate file (same name and
+// signature), builds the harness (--harness spec, or a launch site with
+// constant values / --define), and runs lib/Verify: correctness on 3+ input
+// sets, CUPTI timing, acceptance. Prints progress, a summary table, and
+// writes results JSON (-o <dir>/verify-results.json, or --format=json).
+//
+//===----------------------------------------------------------------------===//
+#include "Driver.h"
+#include "cudal1/Compile/Nvrtc.h"
+#include "cudal1/Config.h"
+#include "cudal1/Extract/Extract.h"
+#include "cudal1/Model/KernelModel.h"
+#include "cudal1/Verify/Runner.h"
+
+#include "clang/Frontend/CompilerInstance.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <ctime>
+
+using namespace llvm;
+
+namespace cudal1 {
+
+static cl::opt<std::string>
+    KernelName("kernel", cl::desc("Kernel to verify (name or qualified name)"),
+               cl::value_desc("name"), cl::cat(ToolCategory));
+static cl::list<std::string>
+    CandidateFiles("candidate",
+                   cl::desc("A .cu file with a hand-written alternative of "
+                            "the kernel (same name and signature); may be "
+                            "given several times"),
+                   cl::value_desc("file.cu"), cl::cat(ToolCategory));
+static cl::opt<std::string>
+    HarnessFile("harness", cl::desc("Harness spec (YAML): sizes, grid, block, "
+                                    "buffers, scalars (docs/harness.md)"),
+                cl::value_desc("yaml"), cl::cat(ToolCategory));
+static cl::list<std::string>
+    Defines("define", cl::desc("NAME=VALUE for harness sizes and launch-site "
+                               "values (<param>.count=N: a buffer's size)"),
+            cl::value_desc("NAME=VALUE"), cl::cat(ToolCategory));
+static cl::opt<double>
+    MinSpeedup("min-speedup",
+               cl::desc("Accept a candidate only above this speedup, with "
+                        "the 95% CI's lower bound above 1 (default 1.05)"),
+               cl::init(1.05), cl::cat(ToolCategory));
+static cl::opt<bool> AllowFastMath(
+    "allow-fast-math",
+    cl::desc("Allow fast-math candidates (compared within tolerance)"),
+    cl::cat(ToolCategory));
+static cl::opt<std::string> VerifyExactness(
+    "verify-exactness",
+    cl::desc("How exactly hand-written candidates must match: bitwise, ulp, "
+             "reassociating (tolerance; default), fast-math"),
+    cl::init("reassociating"), cl::cat(ToolCategory));
+static cl::opt<unsigned>
+    VerifySamples("verify-samples",
+                  cl::desc("Timed samples per kernel (>= 30; default 50)"),
+                  cl::init(50), cl::cat(ToolCategory));
+static cl::opt<unsigned> VerifyTimeout(
+    "verify-timeout",
+    cl::desc("Seconds a verification job may run before it is killed "
+             "(default 120)"),
+    cl::init(120), cl::cat(ToolCategory));
+static cl::opt<double> RtolOpt("verify-rtol",
+                               cl::desc("fp32 relative tolerance (1e-4)"),
+                               cl::init(1e-4), cl::cat(ToolCategory));
+static cl::opt<double> AtolOpt("verify-atol",
+                               cl::desc("fp32 absolute tolerance (1e-5)"),
+                               cl::init(1e-5), cl::cat(ToolCategory));
+static cl::opt<unsigned> UlpOpt("verify-ulp",
+                                cl::desc("Also accept within N ulps (0)"),
+                                cl::init(0), cl::cat(ToolCategory));
+
+bool verifyCandidatesRequested() {
+  return VerifyMode == VerifyLevel::Run && !CandidateFiles.empty();
+}
+
+namespace {
+struct FileFacts {
+  bool Parsed = false;
+  ProjectModel Model;
+  std::vector<ExtractedKernel> Kernels;
+};
+
+class VerifyHandler : public TUHandler {
+public:
+  explicit VerifyHandler(std::string Selector) : Selector(std::move(Selector)) {}
+  void handleTranslationUnit(clang::ASTContext &Ctx,
+                             clang::CompilerInstance &CI,
+                             StringRef MainFile) override {
+    FileFacts &F = Facts[MainFile.str()];
+    F.Parsed = true;
+    F.Model.merge(collectKernelModel(Ctx));
+    auto K = extractKernels(Ctx, CI.getPreprocessor(), Selector);
+    F.Kernels.insert(F.Kernels.end(), K.begin(), K.end());
+  }
+  std::string Selector;
+  std::map<std::string, FileFacts> Facts;
+};
+
+std::string nowUtc() {
+  std::time_t T = std::time(nullptr);
+  char Buf[64];
+  std::strftime(Buf, sizeof(Buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&T));
+  return Buf;
+}
+
+std::vector<KernelParam> toKernelParams(const std::vector<ParamInfo> &Ps) {
+  std::vector<KernelParam> Out;
+  for (const auto &P : Ps) {
+    KernelParam K;
+    K.Name = P.Name.empty() ? "arg" + std::to_string(P.Index) : P.Name;
+    K.Type = P.Type;
+    K.ElementType = P.ElementType;
+    K.IsPointer = P.IsPointer;
+    K.PointeeConst = P.PointeeConst;
+    K.SizeBytes = P.SizeBytes.value_or(0);
+    K.ElementSizeBytes = P.ElementSizeBytes.value_or(0);
+    Out.push_back(K);
+  }
+  return Out;
+}
+
+bool sameSignature(const std::vector<ParamInfo> &A,
+                   const std::vector<ParamInfo> &B, std::string &Why) {
+  if (A.size() != B.size()) {
+    Why = formatv("{0} parameters, the original has {1}", B.size(), A.size());
+    return false;
+  }
+  for (size_t I = 0; I < A.size(); ++I)
+    if (A[I].IsPointer != B[I].IsPointer ||
+        A[I].ElementType != B[I].ElementType ||
+        A[I].SizeBytes != B[I].SizeBytes) {
+      Why = formatv("parameter {0} is '{1}', the original's is '{2}'", I + 1,
+                    B[I].Type, A[I].Type);
+      return false;
+    }
+  return true;
+}
+
+const ExtractedKernel *pick(const std::vector<ExtractedKernel> &Ks,
+                            StringRef Name) {
+  for (const auto &K : Ks)
+    if (K.Kernel == Name || StringRef(K.Kernel).ends_with("::" + Name.str()))
+      return &K;
+  return Ks.size() == 1 && Name.empty() ? &Ks[0] : nullptr;
+}
+} // namespace
+
+int runVerifyCandidates(DriverContext &DC) {
+  if (KernelName.empty()) {
+    reportError("--verify=run with --candidate needs --kernel=<name>");
+    return 2;
+  }
+  if (DC.Files.size() != 1) {
+    reportError("--candidate compares against one original file; got " +
+                std::to_string(DC.Files.size()));
+    return 2;
+  }
+  Exactness Exact;
+  if (!parseExactness(VerifyExactness, Exact)) {
+    reportError("--verify-exactness='" + VerifyExactness +
+                "': use bitwise, ulp, reassociating or fast-math");
+    return 2;
+  }
+  if (Exact == Exactness::FastMath && !AllowFastMath) {
+    reportError("fast-math candidates need --allow-fast-math");
+    return 2;
+  }
+  ExprEnv Env;
+  for (const auto &D : Defines) {
+    std::string E;
+    if (!parseDefine(D, Env, E)) {
+      reportError(E);
+      return 2;
+    }
+  }
+  std::string OriginalFile = DC.Files.front();
+  for (const auto &C : CandidateFiles)
+    if (!sys::fs::exists(C)) {
+      reportError(C + ": candidate file not found");
+      return 2;
+    }
+
+  // Parse the original and every candidate: one kernel each.
+  std::vector<std::string> All = {OriginalFile};
+  All.insert(All.end(), CandidateFiles.begin(), CandidateFiles.end());
+  VerifyHandler Handler(KernelName);
+  if (!Quiet)
+    errs() << "cuda-l1: parsing " << All.size() << " file(s)\n";
+  DC.FE.run(All, Handler, Jobs);
+  auto FactsFor = [&](const std::string &F) -> FileFacts * {
+    SmallString<256> Abs(F);
+    sys::fs::make_absolute(Abs);
+    sys::path::remove_dots(Abs, true);
+    for (auto &KV : Handler.Facts)
+      if (KV.first == F || KV.first == Abs.str())
+        return &KV.second;
+    return nullptr;
+  };
+  FileFacts *OF = FactsFor(OriginalFile);
+  if (!OF) {
+    reportError(OriginalFile + ": could not be parsed");
+    return 2;
+  }
+  const ExtractedKernel *OK = pick(OF->Kernels, KernelName);
+  if (!OK) {
+    reportError(OriginalFile + ": no kernel named '" + KernelName + "'");
+    return 2;
+  }
+  if (!OK->Problems.empty()) {
+    for (const auto &P : OK->Problems)
+      reportError(P);
+    reportError(OriginalFile + ": kernel '" + KernelName +
+                "' could not be extracted for verification");
+    return 2;
+  }
+  std::vector<KernelParam> Params = toKernelParams(OK->Params);
+
+  // The harness.
+  Harness H;
+  std::string HarnessSource;
+  if (!HarnessFile.empty()) {
+    auto Buf = MemoryBuffer::getFile(HarnessFile);
+    if (!Buf) {
+      reportError(HarnessFile + ": " + Buf.getError().message());
+      return 2;
+    }
+    std::string E;
+    if (!parseHarnessSpec((*Buf)->getBuffer().str(), HarnessFile,
+                          StringRef(OK->Kernel).rsplit("::").second.empty()
+                              ? OK->Kernel
+                              : StringRef(OK->Kernel).rsplit("::").second.str(),
+                          Params, Env, H, E)) {
+      reportError(E);
+      return 2;
+    }
+    HarnessSource = HarnessFile;
+  } else {
+    std::string Why = "no launch site of '" + KernelName + "' in " +
+                      OriginalFile;
+    const LaunchSite *Used = nullptr;
+    LaunchFacts LF;
+    for (const auto &LS : OF->Model.LaunchSites) {
+      if (LS.Kernel != OK->Kernel)
+        continue;
+      LaunchFacts F;
+      F.Grid = LS.Grid.Dim;
+      F.Block = LS.Block.Dim;
+      F.GridText = LS.Grid.Text;
+      F.BlockText = LS.Block.Text;
+      if (LS.SharedMem.Present)
+        F.SharedMem = LS.SharedMem.Value;
+      F.ArgTexts = LS.Args;
+      LF = F;
+      if (inferHarness(KernelName, Params, F, Env, H, Why)) {
+        Used = &LS;
+        break;
+      }
+    }
+    if (!Used) {
+      reportError("no harness for kernel '" + KernelName + "': " + Why);
+      errs() << "Write a harness spec and pass it with --harness=<file>; a "
+                "filled-in template to copy:\n\n"
+             << harnessTemplate(KernelName, Params,
+                                LF.GridText.empty() ? nullptr : &LF);
+      return 2;
+    }
+    HarnessSource = "inferred from the launch at " + Used->Loc.str();
+    if (!Quiet)
+      for (const auto &N : H.Notes)
+        reportNote(N);
+  }
+
+  // Candidates: each parsed and extracted the same way.
+  std::vector<VerifyJob> Jobs;
+  int Exit = 0;
+  for (const auto &C : CandidateFiles) {
+    FileFacts *CF = FactsFor(C);
+    const ExtractedKernel *CK = CF ? pick(CF->Kernels, KernelName) : nullptr;
+    if (!CK) {
+      reportError(C + ": " +
+                  (CF ? "no kernel named '" + KernelName + "'"
+                      : std::string("could not be parsed")));
+      Exit = 2;
+      continue;
+    }
+    if (!CK->Problems.empty()) {
+      for (const auto &P : CK->Problems)
+        reportError(P);
+      Exit = 2;
+      continue;
+    }
+    std::string Why;
+    if (!sameSignature(OK->Params, CK->Params, Why)) {
+      reportError(C + ": kernel '" + KernelName +
+                  "' has another signature: " + Why);
+      Exit = 2;
+      continue;
+    }
+    VerifyJob J;
+    J.Kernel = OK->Kernel;
+    J.Params = Params;
+    J.H = H;
+    J.Original = {"original", OK->Source,
+                  sys::path::filename(OriginalFile).str(), OK->NameExpr, "",
+                  ""};
+    J.Candidate = {C, CK->Source, sys::path::filename(C).str(), CK->NameExpr,
+                   "", ""};
+    J.Exact = Exact;
+    Jobs.push_back(J);
+  }
+  if (Jobs.empty())
+    return 2;
+
+  VerifyOptions Opts;
+  Opts.CudaPath = DC.Config.Parse.CudaPath;
+  Opts.Samples = std::max(30u, (unsigned)VerifySamples);
+  Opts.TimeoutSeconds = VerifyTimeout;
+  Opts.MinSpeedup = MinSpeedup;
+  Opts.AllowFastMath = AllowFastMath;
+  Opts.Tol.F32Rtol = RtolOpt;
+  Opts.Tol.F32Atol = AtolOpt;
+  Opts.Tol.MaxUlp = UlpOpt;
+  {
+    std::string CudaPath = Opts.CudaPath;
+    Opts.Compiler = [CudaPath](const KernelCode &K, const std::string &Arch,
+                               const std::vector<std::string> &Extra) {
+      NvrtcOptions NO;
+      NO.CudaPath = CudaPath;
+      NO.GpuArch = Arch;
+      NO.ExtraOptions = Extra;
+      NvrtcResult R = compileWithNvrtc(K.Source, K.FileName, {K.NameExpr}, NO);
+      CompileOutput O;
+      O.Ok = R.Ok;
+      O.Log = R.Ok ? R.Log : R.Error + (R.Log.empty() ? "" : "\n" + R.Log);
+      O.Cubin.assign(R.Cubin.begin(), R.Cubin.end());
+      if (!R.LoweredNames.empty())
+        O.LoweredName = R.LoweredNames.front().second;
+      if (O.Ok && O.LoweredName.empty()) {
+        O.Ok = false;
+        O.Log += "\nno lowered name for '" + K.NameExpr + "'";
+      }
+      return O;
+    };
+  }
+  if (!Quiet)
+    Opts.Progress = [](const std::string &S) {
+      errs() << "cuda-l1:   " << S << "\n";
+    };
+
+  GpuInfo Gpu = probeGpu(Opts);
+  if (!Gpu.Ok) {
+    reportError("--verify=run: " + Gpu.Error);
+    return 2;
+  }
+  if (!Quiet)
+    errs() << formatv("cuda-l1: GPU {0} ({1}), driver {2}; harness: {3}\n",
+                      Gpu.Name, Gpu.Arch,
+                      Gpu.DriverVersionText.empty()
+                          ? std::to_string(Gpu.DriverVersion)
+                          : Gpu.DriverVersionText,
+                      HarnessSource);
+
+  VerifyReport Report;
+  Report.Gpu = Gpu;
+  Report.Date = nowUtc();
+  Report.ToolVersion = "cuda-l1-rewrite " CUDAL1_VERSION;
+  Report.MinSpeedup = MinSpeedup;
+  KernelReport KR;
+  KR.Kernel = OK->Kernel;
+  KR.File = OriginalFile;
+  KR.HarnessSource = HarnessSource;
+  unsigned Index = 0;
+  bool AnyAccepted = false;
+  for (const auto &J : Jobs) {
+    ++Index;
+    if (!Quiet)
+      errs() << formatv("cuda-l1: [{0}/{1}] {2}: {3}\n", Index, Jobs.size(),
+                        J.Kernel, J.Candidate.Label);
+    CandidateVerdict V = runVerifyJob(J, Opts, Gpu, &KR);
+    if (!Quiet)
+      errs() << formatv("cuda-l1: [{0}/{1}] {2}: {3}\n", Index, Jobs.size(),
+                        V.Accepted ? "ACCEPTED" : "rejected",
+                        V.Accepted ? V.Reason
+                                   : "[" + V.RejectKind + "] " + V.Reason);
+    if (V.Accepted) {
+      AnyAccepted = true;
+      if (!Quiet)
+        errs() << formatAnnotation(Gpu, *V.Timing, J.Candidate.Label, V.Exact,
+                                   V.InputSets.size());
+    }
+    KR.Candidates.push_back(std::move(V));
+  }
+  Report.Kernels.push_back(KR);
+
+  if (!OutputDir.empty()) {
+    sys::fs::create_directories(OutputDir);
+    SmallString<256> P(OutputDir);
+    sys::path::append(P, "verify-results.json");
+    std::error_code EC;
+    raw_fd_ostream OS(P, EC);
+    if (EC) {
+      reportError(P.str().str() + ": " + EC.message());
+      return 2;
+    }
+    OS << formatv("{0:2}", toJson(Report)) << "\n";
+    if (!Quiet)
+      errs() << "cuda-l1: results written to " << P << "\n";
+  }
+  if (Format == OutputFormat::Json)
+    outs() << formatv("{0:2}", toJson(Report)) << "\n";
+  else
+    printSummaryTable(Report, outs());
+  if (Exit)
+    return Exit;
+  return AnyAccepted ? 0 : 1;
+}
+
+} // namespace cudal1

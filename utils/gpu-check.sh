@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Runs every GPU test of cuda-l1 on a machine with an NVIDIA GPU, and keeps
+# the output: lib/Verify's GPU tests (anti-cheating candidates, an honest
+# speedup, hang isolation), the end-to-end CLI check
+# (cuda-l1-rewrite --verify=run), and the CUPTI-vs-Nsight-Compute agreement
+# check. Writes logs under $OUT (default ./gpu-check-out).
+#
+#   utils/gpu-check.sh [dist-dir]
+#
+# dist-dir holds prebuilt binaries (bin/cudal1-verify-gpu-tests, bin/
+# cuda-l1-rewrite with lib/cuda-l1/clang/include beside it), for GPU
+# machines without LLVM; utils/make-gpu-dist.sh makes it. Without it, the
+# binaries of $CUDAL1_BUILD_DIR (default build/) are used.
+set -uo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+DIST="${1:-}"
+OUT="${OUT:-$ROOT/gpu-check-out}"
+mkdir -p "$OUT/verdicts" "$OUT/ncu-verdicts" "$OUT/cli"
+if [ -n "$DIST" ]; then
+  BIN="$(cd "$DIST" && pwd)/bin"
+else
+  BIN="${CUDAL1_BUILD_DIR:-$ROOT/build}/bin"
+fi
+export CUDA_PATH="${CUDA_PATH:-/usr/local/cuda}"
+export PATH="$CUDA_PATH/bin:$PATH"
+export CUDAL1_VERIFY_INPUTS="$ROOT/test/Verify/Inputs"
+T="$ROOT/test/Verify/Inputs/transpose"
+FAIL=0
+step() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
+
+step environment
+{ date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu --format=csv; nvcc --version | tail -2; uname -r; } 2>&1 | tee "$OUT/env.txt"
+
+step "lib/Verify GPU tests"
+CUDAL1_GPU_OUT="$OUT/verdicts" "$BIN/cudal1-verify-gpu-tests" \
+  --gtest_filter='VerifyGpu.*:-VerifyGpu.CuptiTimesForNcuComparison' 2>&1 | tee "$OUT/gtest-gpu.log"
+[ "${PIPESTATUS[0]}" = 0 ] || FAIL=1
+
+step "CLI: cuda-l1-rewrite --verify=run"
+if [ -x "$BIN/cuda-l1-rewrite" ]; then
+  "$BIN/cuda-l1-rewrite" --verify=run --kernel=transpose --verify-exactness=bitwise \
+    --candidate="$T/honest_tiled.cu" --candidate="$T/cheat_partial.cu" \
+    --candidate="$T/cheat_modify_input.cu" --harness="$T/harness.yaml" \
+    -o "$OUT/cli" "$T/original.cu" 2>&1 | tee "$OUT/cli.log"
+  echo "exit status: ${PIPESTATUS[0]} (0: a candidate was accepted)" | tee -a "$OUT/cli.log"
+  grep -q "ACCEPTED" "$OUT/cli.log" || FAIL=1
+  step "CLI: no harness -> template"
+  "$BIN/cuda-l1-rewrite" --verify=run --kernel=transpose --candidate="$T/honest_tiled.cu" \
+    "$T/original.cu" 2>&1 | tee "$OUT/cli-template.log"
+  echo "exit status: ${PIPESTATUS[0]} (2 expected)" | tee -a "$OUT/cli-template.log"
+else
+  echo "no cuda-l1-rewrite in $BIN: skipped" | tee "$OUT/cli.log"
+fi
+
+step "CUPTI vs Nsight Compute gpu__time_duration"
+CUDAL1_GPU_OUT="$OUT/verdicts" "$BIN/cudal1-verify-gpu-tests" \
+  --gtest_filter=VerifyGpu.CuptiTimesForNcuComparison > "$OUT/cupti-run.log" 2>&1 || FAIL=1
+if command -v ncu >/dev/null; then
+  CUDAL1_GPU_OUT="$OUT/ncu-verdicts" timeout 400 ncu --clock-control none --target-processes all \
+    --metrics gpu__time_duration.sum --csv -k regex:transpose_ \
+    "$BIN/cudal1-verify-gpu-tests" --gtest_filter=VerifyGpu.CuptiTimesForNcuComparison \
+    > "$OUT/ncu.csv" 2> "$OUT/ncu.err"
+  echo "ncu exit: $?"
+  python3 "$ROOT/utils/compare-cupti-ncu.py" "$OUT/verdicts/cupti_for_ncu.json" "$OUT/ncu.csv" 0.05 \
+    | tee "$OUT/cupti-vs-ncu.txt"
+  [ "${PIPESTATUS[0]}" = 0 ] || FAIL=1
+else
+  echo "ncu not found: skipped"
+fi
+
+step "summary"
+grep -hE '^\[ *(OK|FAILED|SKIPPED) *\]|=> ' "$OUT/gtest-gpu.log" | tee "$OUT/summary.txt"
+echo "gpu-check: $([ $FAIL = 0 ] && echo PASS || echo FAIL)" | tee -a "$OUT/summary.txt"
+exit $FAIL
