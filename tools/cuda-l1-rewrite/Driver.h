@@ -23,6 +23,10 @@ extern llvm::cl::opt<std::string> OutputDir; ///< -o <dir>
 extern llvm::cl::opt<bool> Quiet;
 extern llvm::cl::opt<unsigned> Jobs;
 
+/// --verify=none|compile|run (DESIGN.md): how far candidates are checked.
+enum class VerifyLevel { None, Compile, Run };
+extern llvm::cl::opt<VerifyLevel> VerifyMode;
+
 struct DriverContext {
   Frontend &FE;
   FrontendConfig Config;
@@ -39,6 +43,13 @@ int runAdvise(DriverContext &DC);
 bool adviseWithoutFiles();
 int runListKernels(DriverContext &DC);
 bool listKernelsRequested();
+/// --extract=<kernel|all> -o <dir> (Extract.cpp): kernels with context.
+int runExtract(DriverContext &DC);
+bool extractRequested();
+/// --verify=run --kernel=<name> --candidate=<file.cu> <original.cu>
+/// (Verify.cpp): is a hand-written variant correct, and how much faster?
+int runVerifyCandidates(DriverContext &DC);
+bool verifyCandidatesRequested();
 
 } // namespace cudal1
 

@@ -28,6 +28,16 @@ cl::opt<bool> Quiet("quiet", cl::desc("Print only results and errors"),
                     cl::cat(ToolCategory));
 cl::opt<unsigned> Jobs("j", cl::desc("Parse this many files at once"),
                        cl::value_desc("n"), cl::init(1), cl::cat(ToolCategory));
+cl::opt<VerifyLevel> VerifyMode(
+    "verify", cl::desc("How far candidates are checked"),
+    cl::values(clEnumValN(VerifyLevel::None, "none", "not at all"),
+               clEnumValN(VerifyLevel::Compile, "compile",
+                          "they compile (NVRTC, and the project's compile "
+                          "command)"),
+               clEnumValN(VerifyLevel::Run, "run",
+                          "run on the GPU against the original: correctness "
+                          "on 3+ input sets, CUPTI timing")),
+    cl::init(VerifyLevel::None), cl::cat(ToolCategory));
 } // namespace cudal1
 
 using namespace cudal1;
@@ -124,6 +134,10 @@ int main(int argc, const char **argv) {
   // Mode dispatch: the first mode asked for runs.
   if (listKernelsRequested())
     return runListKernels(DC);
+  if (extractRequested())
+    return runExtract(DC);
+  if (verifyCandidatesRequested())
+    return runVerifyCandidates(DC);
 
   // The default mode: advise (findings; fixes on request).
   return runAdvise(DC);
