@@ -1,9 +1,9 @@
 //===- AlgebraicRules.cpp - local algebraic transformations ---------------===//
 //
-// algebraic-double-literal      double literals in float arithmetic -> 1.5f
-// algebraic-double-math         double math functions on float data -> sqrtf
+// algebraic-float-literal      double literals in float arithmetic -> 1.5f
+// algebraic-float-math         double math functions on float data -> sqrtf
 // algebraic-division-constant   x / 2^k -> x * 2^-k (exact)
-// algebraic-division-invariant  x / s in a loop, s loop-invariant -> hoisted
+// algebraic-reciprocal-hoist  x / s in a loop, s loop-invariant -> hoisted
 //                               reciprocal, x * inv_s
 // algebraic-pow2-divmod         i / 2^k, i % 2^k on values >= 0 -> shift, mask
 // algebraic-repeated-subexpr    a pure subexpression repeated in a statement
@@ -66,6 +66,27 @@ bool isPromotedFloat(const Expr *E) {
          isFloat(IC->getSubExpr()->getType()) && isDouble(IC->getType());
 }
 
+/// A double value computed only from promoted floats and double literals
+/// (+ - * / of those), with at least one promoted float.
+bool floatDerived(const Expr *E, bool &AnyFloat) {
+  E = E->IgnoreParens();
+  if (isPromotedFloat(E)) {
+    AnyFloat = true;
+    return true;
+  }
+  if (const auto *L = dyn_cast<FloatingLiteral>(E))
+    return isDouble(L->getType());
+  if (const auto *U = dyn_cast<UnaryOperator>(E))
+    if (U->getOpcode() == UO_Minus || U->getOpcode() == UO_Plus)
+      return floatDerived(U->getSubExpr(), AnyFloat);
+  if (const auto *B = dyn_cast<BinaryOperator>(E))
+    if (isDouble(B->getType()) && (B->isAdditiveOp() || B->isMultiplicativeOp()) &&
+        B->getOpcode() != BO_Rem)
+      return floatDerived(B->getLHS(), AnyFloat) &&
+             floatDerived(B->getRHS(), AnyFloat);
+  return false;
+}
+
 /// Converted to float right away: ImplicitCastExpr<FloatingCast> to float.
 bool convertedToFloat(ASTContext &Ctx, const Expr *E) {
   const Expr *P = parentSkippingParens(Ctx, E);
@@ -89,7 +110,7 @@ class DoubleLiteralCheck : public MatcherCheck {
 public:
   RuleInfo info() const override {
     RuleInfo I;
-    I.Id = "algebraic-double-literal";
+    I.Id = "algebraic-float-literal";
     I.Category = "algebraic";
     I.Summary = "double literal in float arithmetic promotes it to double; "
                 "use a float literal (1.5f)";
@@ -134,12 +155,23 @@ protected:
     if (BO->isMultiplicativeOp() || BO->isAdditiveOp()) {
       if (Op == BO_Rem)
         return;
-      if (!isPromotedFloat(Other))
+      bool AnyFloat = false;
+      if (!floatDerived(Other, AnyFloat) || !AnyFloat)
         return;
+      if (!isPromotedFloat(Other))
+        Bitwise = false; // part of a longer double computation
       // The double result must end up in float, directly or through a chain
       // of double arithmetic.
+      const Expr *QP = parentSkippingParens(C, BO);
       if (convertedToFloat(C, BO)) {
         Applies = true;
+      } else if (const auto *CA = dyn_cast_or_null<CompoundAssignOperator>(QP);
+                 CA && CA->getRHS()->IgnoreParens() == BO &&
+                 isFloat(CA->getLHS()->getType()) &&
+                 isDouble(CA->getComputationLHSType())) {
+        // acc += x * 0.5: the product, then the sum, move to float.
+        Applies = true;
+        Bitwise = false;
       } else {
         const Expr *Cur = BO;
         for (int I = 0; I < 8 && !Applies; ++I) {
@@ -231,7 +263,7 @@ class DoubleMathCheck : public MatcherCheck {
 public:
   RuleInfo info() const override {
     RuleInfo I;
-    I.Id = "algebraic-double-math";
+    I.Id = "algebraic-float-math";
     I.Category = "algebraic";
     I.Summary = "double-precision math function called on float data; use "
                 "the float version (sqrtf, expf, ...)";
@@ -417,7 +449,7 @@ protected:
       return;
     SmallString<32> S;
     APFloat InvT = Inv;
-    InvT.toString(S, 0, 0, false);
+    InvT.toString(S);
     std::string Lit = S.str().str();
     if (!StringRef(Lit).contains('.') && !StringRef(Lit).contains('e') &&
         !StringRef(Lit).contains('E'))
@@ -473,6 +505,13 @@ std::set<std::string> namesIn(const FunctionDecl *FD) {
   return Names;
 }
 
+/// Names this run has already introduced, per function (two fixes of one
+/// run must not declare the same name).
+std::map<const FunctionDecl *, std::set<std::string>> &generatedNames() {
+  static thread_local std::map<const FunctionDecl *, std::set<std::string>> M;
+  return M;
+}
+
 std::string freshName(const std::set<std::string> &Used, StringRef Base) {
   std::string N = Base.str();
   for (unsigned I = 2; Used.count(N); ++I)
@@ -484,7 +523,7 @@ class DivisionInvariantCheck : public MatcherCheck {
 public:
   RuleInfo info() const override {
     RuleInfo I;
-    I.Id = "algebraic-division-invariant";
+    I.Id = "algebraic-reciprocal-hoist";
     I.Category = "algebraic";
     I.Summary = "floating division by a loop-invariant value in a loop; "
                 "multiply by a reciprocal computed once before the loop";
@@ -586,7 +625,10 @@ protected:
         emit(std::move(F));
         continue;
       }
-      std::string Name = freshName(namesIn(G.FD), "inv_" + Var);
+      std::set<std::string> Used = namesIn(G.FD);
+      Used.insert(generatedNames()[G.FD].begin(), generatedNames()[G.FD].end());
+      std::string Name = freshName(Used, "inv_" + Var);
+      generatedNames()[G.FD].insert(Name);
       FixIt X;
       X.Description = "compute 1/" + Var + " once before the loop";
       X.Exact = Exactness::Ulp;
@@ -977,6 +1019,7 @@ protected:
         continue;
       }
       std::set<std::string> Used = namesIn(FD);
+      Used.insert(generatedNames()[FD].begin(), generatedNames()[FD].end());
       FixIt X;
       X.Description = "compute the repeated expression once";
       X.Exact = Exactness::Bitwise;
@@ -990,6 +1033,7 @@ protected:
         }
         std::string Name = freshName(Used, "common");
         Used.insert(Name);
+        generatedNames()[FD].insert(Name);
         Decls += "const auto " + Name + " = " +
                  sourceText(C, E->getSourceRange()) + ";\n" + *Indent;
         for (const Cand *O : Occ) {

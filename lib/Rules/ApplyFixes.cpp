@@ -1,9 +1,13 @@
 //===- ApplyFixes.cpp - --fix, -o, --diff, --export-fixes -----------------===//
 #include "cudal1/Rules/ApplyFixes.h"
+#include "cudal1/Compile/Nvrtc.h"
+#include "cudal1/Extract/Extract.h"
 #include "cudal1/Frontend/Frontend.h"
 #include "cudal1/Rules/RuleSupport.h"
 
+#include "clang/AST/ASTConsumer.h"
 #include "clang/Basic/Diagnostic.h"
+#include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendActions.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Tooling/CompilationDatabase.h"
@@ -262,6 +266,116 @@ static std::string syntaxCheck(const std::string &MainFile,
   return Text.empty() ? "clang could not parse the file" : StringRef(Text).trim().str();
 }
 
+namespace {
+/// Parses a file (device side) and extracts every kernel with its context.
+class ExtractConsumer : public ASTConsumer {
+public:
+  ExtractConsumer(CompilerInstance &CI, std::vector<ExtractedKernel> &Out)
+      : CI(CI), Out(Out) {}
+  void HandleTranslationUnit(ASTContext &Ctx) override {
+    if (CI.getDiagnostics().hasErrorOccurred())
+      return;
+    Out = extractKernels(Ctx, CI.getPreprocessor(), "all");
+  }
+
+private:
+  CompilerInstance &CI;
+  std::vector<ExtractedKernel> &Out;
+};
+class ExtractAction : public ASTFrontendAction {
+public:
+  explicit ExtractAction(std::vector<ExtractedKernel> &Out) : Out(Out) {}
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
+                                                 StringRef) override {
+    return std::make_unique<ExtractConsumer>(CI, Out);
+  }
+
+private:
+  std::vector<ExtractedKernel> &Out;
+};
+class ExtractFactory : public tooling::FrontendActionFactory {
+public:
+  explicit ExtractFactory(std::vector<ExtractedKernel> &Out) : Out(Out) {}
+  std::unique_ptr<FrontendAction> create() override {
+    return std::make_unique<ExtractAction>(Out);
+  }
+
+private:
+  std::vector<ExtractedKernel> &Out;
+};
+} // namespace
+
+static std::vector<ExtractedKernel>
+extractAll(const std::string &MainFile, const std::vector<std::string> &Args,
+           const std::map<std::string, std::string> &Overlay) {
+  std::vector<ExtractedKernel> Out;
+  OneCommandDatabase DB(MainFile, Args);
+  tooling::ClangTool Tool(DB, {MainFile});
+  for (const auto &KV : Overlay)
+    Tool.mapVirtualFile(KV.first, KV.second);
+  IgnoringDiagConsumer Ignore;
+  Tool.setDiagnosticConsumer(&Ignore);
+  Tool.setPrintErrorMessage(false);
+  ExtractFactory F(Out);
+  Tool.run(&F);
+  return Out;
+}
+
+/// Lines (1-based, per file) of the rewritten files that the edits touch.
+using TouchedLines = std::map<std::string, std::vector<std::pair<unsigned, unsigned>>>;
+
+/// Compiles with NVRTC every kernel of \p MainFile whose definition holds a
+/// touched line. "" when all compile (or NVRTC is not available).
+static std::string nvrtcCheck(const std::string &MainFile,
+                              const std::vector<std::string> &Args,
+                              const std::map<std::string, std::string> &New,
+                              const TouchedLines &Touched,
+                              const ApplyOptions &Opts) {
+  if (!nvrtcAvailable(Opts.CudaPath))
+    return "";
+  NvrtcOptions NO;
+  NO.CudaPath = Opts.CudaPath;
+  NO.GpuArch = Opts.GpuArch.empty() ? "sm_90" : Opts.GpuArch;
+  std::vector<ExtractedKernel> Orig;
+  bool OrigDone = false;
+  for (const ExtractedKernel &K : extractAll(MainFile, Args, New)) {
+    auto It = Touched.find(K.KernelRange.Begin.File);
+    if (It == Touched.end())
+      continue;
+    bool Hit = false;
+    for (auto &L : It->second)
+      if (L.first <= K.KernelRange.End.Line &&
+          L.second >= K.KernelRange.Begin.Line)
+        Hit = true;
+    if (!Hit)
+      continue;
+    NvrtcResult R = compileWithNvrtc(K.Source, kernelFileStem(K.Kernel) + ".cu",
+                                     K.NameExprs, NO);
+    if (R.Ok)
+      continue;
+    // Blame the rewrite only when the original kernel compiles.
+    if (!OrigDone) {
+      Orig = extractAll(MainFile, Args, {});
+      OrigDone = true;
+    }
+    bool OrigOk = false;
+    for (const ExtractedKernel &O : Orig)
+      if (O.Kernel == K.Kernel)
+        OrigOk = compileWithNvrtc(O.Source, kernelFileStem(O.Kernel) + ".cu",
+                                  O.NameExprs, NO)
+                     .Ok;
+    if (!OrigOk)
+      continue;
+    std::string Log = R.Error.empty() ? R.Log : R.Error;
+    for (StringRef L : splitLines(Log))
+      if (L.contains("error"))
+        return "kernel '" + K.Kernel + "' no longer compiles with NVRTC: " +
+               L.trim().str();
+    return "kernel '" + K.Kernel + "' no longer compiles with NVRTC";
+  }
+  return "";
+}
+
 // --- application --------------------------------------------------------------
 
 namespace {
@@ -504,6 +618,7 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
   }
 
   // 5. Apply + compile check.
+  TouchedLines LastTouched;
   auto Build = [&](const std::vector<Candidate *> &Set,
                    std::map<std::string, std::string> &New) -> bool {
     std::map<std::string, tooling::Replacements> Reps;
@@ -519,6 +634,7 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
         }
       }
     New.clear();
+    LastTouched.clear();
     for (auto &KV : Reps) {
       auto Res = tooling::applyAllReplacements(Original[KV.first], KV.second);
       if (!Res) {
@@ -526,6 +642,14 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
         return false;
       }
       New[KV.first] = *Res;
+      StringRef Text = *Res;
+      for (const tooling::Replacement &R : KV.second) {
+        unsigned B = KV.second.getShiftedCodePosition(R.getOffset());
+        unsigned E = B + R.getReplacementText().size();
+        unsigned LB = 1 + Text.take_front(std::min<size_t>(B, Text.size())).count('\n');
+        unsigned LE = 1 + Text.take_front(std::min<size_t>(E, Text.size())).count('\n');
+        LastTouched[KV.first].push_back({LB, LE});
+      }
     }
     return true;
   };
@@ -576,6 +700,14 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
         Why = std::string("the rewritten file no longer compiles (") +
               (Host ? "host" : "device") + " side): " + E;
         return false;
+      }
+      if (Opts.CheckNvrtc) {
+        std::string E = nvrtcCheck(std::string(Abs), Args, New, LastTouched,
+                                   Opts);
+        if (!E.empty()) {
+          Why = E;
+          return false;
+        }
       }
     }
     return true;

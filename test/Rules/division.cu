@@ -1,10 +1,10 @@
-// algebraic-division-constant, algebraic-division-invariant, algebraic-pow2-divmod.
+// algebraic-division-constant, algebraic-reciprocal-hoist, algebraic-pow2-divmod.
 // RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu
-// RUN: %cuda-l1-rewrite --rules='algebraic-division-*,algebraic-pow2-divmod' --fix --allow-unverified %t/t.cu 2>&1 \
+// RUN: %cuda-l1-rewrite --rules='algebraic-division-constant,algebraic-reciprocal-hoist,algebraic-pow2-divmod' --fix --allow-unverified %t/t.cu 2>&1 \
 // RUN:   | FileCheck %s --implicit-check-not=warning:
 // RUN: grep -v '// CHECK' %t/t.cu | FileCheck --check-prefix=CHECK-FIXES %s
 // RUN: cp %t/t.cu %t/once.cu
-// RUN: %cuda-l1-rewrite --rules='algebraic-division-*,algebraic-pow2-divmod' --fix --allow-unverified %t/t.cu
+// RUN: %cuda-l1-rewrite --rules='algebraic-division-constant,algebraic-reciprocal-hoist,algebraic-pow2-divmod' --fix --allow-unverified %t/t.cu
 // RUN: diff %t/once.cu %t/t.cu
 // RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
 #include <cuda_runtime.h>
@@ -24,7 +24,7 @@ __global__ void divide(const float *in, float *out, double *dout, float s,
   // CHECK-FIXES: out[i] = in[i] / 3.0f;
   for (int k = 0; k < m; ++k) {
     out[i] += in[k] / s;
-    // CHECK: t.cu:[[@LINE-1]]:21: warning: division by loop-invariant 's' inside a loop (2 divisions){{.*}} [algebraic-division-invariant]
+    // CHECK: t.cu:[[@LINE-1]]:21: warning: division by loop-invariant 's' inside a loop (2 divisions){{.*}} [algebraic-reciprocal-hoist]
     out[i] -= in[k + 1] / s;
   }
   // CHECK-FIXES:      const float inv_s = 1.0f / s;

@@ -55,7 +55,7 @@ __global__ void macros(float *out, float a) {
   // CHECK: t.cu:[[@LINE-1]]:12: warning: {{.*}} [algebraic-powf-square]
   // CHECK-FIXES: out[0] = SQUARE(a);
   STORE(out[1], powf(a, 2.0f));
-  // CHECK: t.cu:[[@LINE-1]]:17: warning: {{.*}} [algebraic-powf-square]
+  // CHECK: t.cu:[[@LINE-1]]:3: warning: {{.*}} [algebraic-powf-square]
   // CHECK-FIXES: STORE(out[1], (a) * (a));
 }
 

@@ -11,8 +11,9 @@
 //     dropped with a note naming both;
 //   - a file that changed since it was parsed is never written;
 //   - a rewritten file is syntax-checked (clang, host and device side, with
-//     the file's own compile command); fixes that break it are dropped with a
-//     note saying why, and the file is written without them;
+//     the file's own compile command) and each touched kernel, extracted with
+//     its context, is compiled with NVRTC; fixes that break either are
+//     dropped with a note saying why, and the file is written without them;
 //   - files are written to a temporary file in the same folder and renamed.
 //
 //===----------------------------------------------------------------------===//
@@ -44,6 +45,9 @@ struct ApplyOptions {
 
   /// Syntax-check rewritten files with clang (host and device side).
   bool CheckCompiles = true;
+  /// With CheckCompiles: also compile every touched kernel, extracted with
+  /// its context, with NVRTC (when libnvrtc can be loaded).
+  bool CheckNvrtc = true;
   /// The clang command line used to parse a main file (Frontend::commandFor).
   std::function<std::vector<std::string>(const std::string &File)> CommandFor;
   /// The main files parsed (headers are checked through the main files).

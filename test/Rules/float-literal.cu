@@ -1,14 +1,14 @@
-// algebraic-double-literal and algebraic-double-math.
+// algebraic-float-literal and algebraic-float-math.
 // RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu
-// RUN: %cuda-l1-rewrite --rules='algebraic-double-*' --fix --allow-unverified %t/t.cu 2>&1 \
+// RUN: %cuda-l1-rewrite --rules='algebraic-float-*' --fix --allow-unverified %t/t.cu 2>&1 \
 // RUN:   | FileCheck %s --implicit-check-not=warning:
 // RUN: grep -v '// CHECK' %t/t.cu | FileCheck --check-prefix=CHECK-FIXES %s
 // RUN: cp %t/t.cu %t/once.cu
-// RUN: %cuda-l1-rewrite --rules='algebraic-double-*' --fix --allow-unverified %t/t.cu
+// RUN: %cuda-l1-rewrite --rules='algebraic-float-*' --fix --allow-unverified %t/t.cu
 // RUN: diff %t/once.cu %t/t.cu
 // Default (no GPU, no --allow-unverified): only the bitwise fixes.
 // RUN: cp %s %t/b.cu
-// RUN: %cuda-l1-rewrite --rules='algebraic-double-*' --fix %t/b.cu 2>/dev/null
+// RUN: %cuda-l1-rewrite --rules='algebraic-float-*' --fix %t/b.cu 2>/dev/null
 // RUN: grep -v '// CHECK' %t/b.cu | FileCheck --check-prefix=BITWISE %s
 // RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
 #include <cuda_runtime.h>
@@ -19,22 +19,22 @@ __global__ void scale(const float *in, float *out, int n) {
     return;
   float x = in[i];
   out[i] = x * 0.5;
-  // CHECK: t.cu:[[@LINE-1]]:16: warning: double literal '0.5' promotes float arithmetic to double {{.*}} [algebraic-double-literal]
+  // CHECK: t.cu:[[@LINE-1]]:16: warning: double literal '0.5' promotes float arithmetic to double {{.*}} [algebraic-float-literal]
   // CHECK-FIXES: out[i] = x * 0.5f;
   // BITWISE: out[i] = x * 0.5f;
   out[i] += x * 0.1;
-  // CHECK: t.cu:[[@LINE-1]]:17: warning: double literal '0.1' {{.*}} [algebraic-double-literal]
+  // CHECK: t.cu:[[@LINE-1]]:17: warning: double literal '0.1' {{.*}} [algebraic-float-literal]
   // CHECK-FIXES: out[i] += x * 0.1f;
   // BITWISE: out[i] += x * 0.1;
   out[i] = 2.0 * x + 1.0;
-  // CHECK: t.cu:[[@LINE-1]]:12: warning: double literal '2.0' {{.*}} [algebraic-double-literal]
-  // CHECK: t.cu:[[@LINE-2]]:22: warning: double literal '1.0' {{.*}} [algebraic-double-literal]
+  // CHECK: t.cu:[[@LINE-1]]:12: warning: double literal '2.0' {{.*}} [algebraic-float-literal]
+  // CHECK: t.cu:[[@LINE-2]]:22: warning: double literal '1.0' {{.*}} [algebraic-float-literal]
   // CHECK-FIXES: out[i] = 2.0f * x + 1.0f;
   x *= 0.25;
-  // CHECK: t.cu:[[@LINE-1]]:8: warning: double literal '0.25' {{.*}} [algebraic-double-literal]
+  // CHECK: t.cu:[[@LINE-1]]:8: warning: double literal '0.25' {{.*}} [algebraic-float-literal]
   // CHECK-FIXES: x *= 0.25f;
   if (x < 0.5)
-    // CHECK: t.cu:[[@LINE-1]]:11: warning: double literal '0.5' {{.*}} [algebraic-double-literal]
+    // CHECK: t.cu:[[@LINE-1]]:11: warning: double literal '0.5' {{.*}} [algebraic-float-literal]
     // CHECK-FIXES: if (x < 0.5f)
     x = 0.0f;
   out[i] = sqrt((double)x + 1.0f);
@@ -50,10 +50,10 @@ __global__ void math(const float *in, float *out) {
   double dx = x;
   out[0] = sqrt(dx);
   out[1] = sqrt(x * 2.0);
-  // CHECK: t.cu:[[@LINE-1]]:12: warning: 'sqrt' computes in double on a float value {{.*}} [algebraic-double-math]
+  // CHECK: t.cu:[[@LINE-1]]:12: warning: 'sqrt' computes in double on a float value {{.*}} [algebraic-float-math]
   // CHECK-FIXES: out[1] = sqrtf(x * 2.0f);
   out[3] = exp(x + 1.0);
-  // CHECK: t.cu:[[@LINE-1]]:12: warning: 'exp' computes in double {{.*}} [algebraic-double-math]
+  // CHECK: t.cu:[[@LINE-1]]:12: warning: 'exp' computes in double {{.*}} [algebraic-float-math]
   // CHECK-FIXES: out[3] = expf(x + 1.0f);
   // BITWISE: out[3] = exp(x + 1.0);
   // Negative: the float overloads are already used.
@@ -66,14 +66,14 @@ __global__ void math(const float *in, float *out) {
 #define HALF(v) ((v) * 0.5)
 __global__ void macro(float *out, float a) {
   out[0] = HALF(a);
-  // CHECK: t.cu:[[@LINE-1]]:12: warning: double literal '0.5' {{.*}} [algebraic-double-literal]
+  // CHECK: t.cu:[[@LINE-1]]:12: warning: double literal '0.5' {{.*}} [algebraic-float-literal]
   // CHECK-FIXES: out[0] = HALF(a);
 }
 
 // Template: the literal in the template's own text, once.
 template <typename T> __global__ void tmpl(float *out, T v) {
   out[0] = out[1] * 0.5;
-  // CHECK: t.cu:[[@LINE-1]]:21: warning: double literal '0.5' {{.*}} [algebraic-double-literal]
+  // CHECK: t.cu:[[@LINE-1]]:21: warning: double literal '0.5' {{.*}} [algebraic-float-literal]
   // CHECK-FIXES: out[0] = out[1] * 0.5f;
 }
 template __global__ void tmpl<int>(float *, int);
