@@ -616,7 +616,7 @@ private:
          C + " < " + EndText + ")\n";
     T += I4 + Tile + "[" + R + "][cudal1_t % " + TKs + "u] = " + BaseText +
          "[" + LoadIdx + "];\n";
-    T += I3 + "}\n";
+    T += I2 + "}\n";
     T += I2 + "__syncthreads();\n";
     T += I2 + "if (" + Act + ") {\n";
     T += I3 + "const " + IVT + " " + Kend + " = " + K0n + " + " + TKs + " < " +

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Benchmark of the structural rewrites (issue 7): original vs rewritten
+# kernels side by side on 4096x4096 float data, on the GPU of this machine.
+#
+#   utils/bench-structural.sh [--generate] [samples]
+#
+# --generate  re-create utils/bench-structural/gen/*.rewritten.cu with the
+#             tool (build-structural/bin/cuda-l1-structural, or $CUDAL1_BIN);
+#             needs no GPU. Without it the committed files are used, so a GPU
+#             machine without LLVM can run the benchmark with nvcc alone.
+# samples     timed samples per kernel (default 50, at least 30).
+#
+# Prints a markdown table: original time, rewritten time (median, us),
+# speedup, output comparison. Writes the build and the log under $OUT
+# (default /tmp/bench-structural).
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+B="$ROOT/utils/bench-structural"
+GEN="$B/gen"
+OUTDIR="${OUT:-/tmp/bench-structural}"
+mkdir -p "$OUTDIR"
+SAMPLES=50
+GENERATE=0
+for a in "$@"; do
+  case "$a" in
+    --generate) GENERATE=1 ;;
+    *) SAMPLES="$a" ;;
+  esac
+done
+
+if [ "$GENERATE" = 1 ]; then
+  BIN="${CUDAL1_BIN:-$ROOT/build-structural/bin}"
+  T="$BIN/cuda-l1-structural"
+  [ -x "$T" ] || { echo "bench-structural: no $T (build it: ninja -C build-structural cuda-l1-structural)" >&2; exit 2; }
+  mkdir -p "$GEN"
+  gen() { # rule input output
+    "$T" --rules="$1" "$2" --fixed="$3" -- > "$3.log"
+    grep -q "note: fix (" "$3.log" || { echo "bench-structural: $1 made no fix for $2:" >&2; cat "$3.log" >&2; exit 1; }
+    # Keep the file names of the originals out of the committed logs.
+    sed -i "s|$ROOT/||g; s|$GEN/||g" "$3.log"
+  }
+  gen memory-register-accumulation "$B/ra.cu" "$GEN/ra.rewritten.cu"
+  gen coalescing-smem-staging "$GEN/ra.rewritten.cu" "$GEN/ra_staging.rewritten.cu"
+  gen coalescing-smem-staging "$B/staging.cu" "$GEN/staging.rewritten.cu"
+  gen coalescing-thread-mapping-swap "$B/swap.cu" "$GEN/swap.rewritten.cu"
+  gen sync-sequential-reduction "$B/seqred.cu" "$GEN/seqred.rewritten.cu"
+  gen sync-warp-atomic-reduction "$B/warpatomic.cu" "$GEN/warpatomic.rewritten.cu"
+  echo "bench-structural: rewritten files in $GEN"
+fi
+
+NVCC="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
+ARCH="${CUDAL1_BENCH_ARCH:-sm_90}"
+"$NVCC" -O3 -std=c++17 -arch="$ARCH" -I"$GEN" -I"$B" "$B/bench_main.cu" \
+  -o "$OUTDIR/bench-structural"
+echo "bench-structural: built $OUTDIR/bench-structural ($("$NVCC" --version | tail -1))"
+if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "bench-structural: no GPU here; built only" >&2
+  exit 0
+fi
+{
+  echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "command: utils/bench-structural.sh $*"
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
+  "$OUTDIR/bench-structural" "$SAMPLES"
+} 2>&1 | tee "$OUTDIR/bench-structural.log"
+exit "${PIPESTATUS[0]}"

@@ -1,0 +1,275 @@
+// Side-by-side benchmark of the structural rewrites (issue 7): the original
+// kernels of utils/bench-structural/*.cu against the files cuda-l1 rewrote
+// from them (GEN folder, made by utils/bench-structural.sh). 4096x4096 float
+// data; per sample the L2 is flushed (256 MiB memset), original and
+// rewritten alternate (interleaved, order swapped every sample), CUDA
+// events time each launch; warm-up first; median of SAMPLES (>= 30)
+// samples. Outputs are compared after poisoning them (0xFF = NaN):
+// bitwise rewrites must match bit for bit, reassociating ones are compared
+// with a tolerance and against an fp64 host reference.
+//
+// Build: nvcc -O3 -arch=sm_90 -I<GEN> -I utils/bench-structural bench_main.cu
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#define CK(x)                                                                  \
+  do {                                                                         \
+    cudaError_t e_ = (x);                                                      \
+    if (e_ != cudaSuccess) {                                                   \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,         \
+                   cudaGetErrorString(e_));                                    \
+      std::exit(1);                                                            \
+    }                                                                          \
+  } while (0)
+
+// Originals and rewrites, each in its own namespace.
+namespace o_ra {
+#include "ra.cu"
+}
+namespace n_ra {
+#include "ra.rewritten.cu"
+}
+namespace n_ra_st {
+#include "ra_staging.rewritten.cu"
+}
+namespace o_st {
+#include "staging.cu"
+}
+namespace n_st {
+#include "staging.rewritten.cu"
+}
+namespace o_sw {
+#include "swap.cu"
+}
+namespace n_sw {
+#include "swap.rewritten.cu"
+}
+namespace o_sr {
+#include "seqred.cu"
+}
+namespace n_sr {
+#include "seqred.rewritten.cu"
+}
+namespace o_wa {
+#include "warpatomic.cu"
+}
+namespace n_wa {
+#include "warpatomic.rewritten.cu"
+}
+
+static const int N = 4096;
+static const size_t NN = size_t(N) * N;
+
+struct Variant {
+  std::function<void()> Reset; // untimed, before each launch
+  std::function<void()> Launch;
+  float *Out;                  // device output
+  size_t OutCount;
+};
+
+struct Case {
+  std::string Kernel, Rule, Exactness;
+  Variant Orig, New;
+  std::vector<double> Reference; // fp64 host reference ("" = none)
+  double Rtol = 0;               // for reassociating rewrites
+};
+
+static std::vector<float> fetch(const Variant &V) {
+  std::vector<float> H(V.OutCount);
+  CK(cudaMemcpy(H.data(), V.Out, V.OutCount * sizeof(float),
+                cudaMemcpyDeviceToHost));
+  return H;
+}
+
+static std::vector<float> runOnce(const Variant &V) {
+  CK(cudaMemset(V.Out, 0xFF, V.OutCount * sizeof(float))); // poison
+  V.Reset();
+  V.Launch();
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
+  return fetch(V);
+}
+
+static double maxRelErr(const std::vector<float> &A,
+                        const std::vector<double> &R) {
+  double M = 0;
+  for (size_t I = 0; I < A.size(); ++I) {
+    double D = std::fabs(double(A[I]) - R[I]);
+    double S = std::max(std::fabs(R[I]), 1e-30);
+    M = std::max(M, D / S);
+  }
+  return M;
+}
+
+int main(int argc, char **argv) {
+  int Samples = argc > 1 ? std::atoi(argv[1]) : 50;
+  if (Samples < 30)
+    Samples = 30;
+  cudaDeviceProp P;
+  CK(cudaGetDeviceProperties(&P, 0));
+  int Clock = 0;
+  cudaDeviceGetAttribute(&Clock, cudaDevAttrClockRate, 0);
+  std::printf("GPU: %s (sm_%d%d), %d SMs, L2 %d MiB\n", P.name, P.major,
+              P.minor, P.multiProcessorCount, P.l2CacheSize >> 20);
+
+  // Data.
+  std::mt19937 Rng(1234);
+  std::uniform_real_distribution<float> U(-1.0f, 1.0f);
+  std::vector<float> hA(NN), hx(N);
+  for (auto &V : hA)
+    V = U(Rng);
+  for (auto &V : hx)
+    V = U(Rng);
+  float *A, *x, *yO, *yN, *outO, *outN, *partO, *partN, *sumO, *sumN;
+  CK(cudaMalloc(&A, NN * 4));
+  CK(cudaMalloc(&x, N * 4));
+  CK(cudaMalloc(&yO, N * 4));
+  CK(cudaMalloc(&yN, N * 4));
+  CK(cudaMalloc(&outO, NN * 4));
+  CK(cudaMalloc(&outN, NN * 4));
+  CK(cudaMalloc(&partO, NN / 256 * 4));
+  CK(cudaMalloc(&partN, NN / 256 * 4));
+  CK(cudaMalloc(&sumO, 4));
+  CK(cudaMalloc(&sumN, 4));
+  CK(cudaMemcpy(A, hA.data(), NN * 4, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(x, hx.data(), N * 4, cudaMemcpyHostToDevice));
+  size_t FlushBytes = 256u << 20;
+  void *Flush;
+  CK(cudaMalloc(&Flush, FlushBytes));
+
+  // fp64 references.
+  std::vector<double> RefMv(N), RefPart(NN / 256), RefSum(1, 0.0);
+  for (int R = 0; R < N; ++R) {
+    double S = 0;
+    for (int K = 0; K < N; ++K)
+      S += double(hA[size_t(R) * N + K]) * hx[K];
+    RefMv[R] = S;
+  }
+  for (size_t B = 0; B < NN / 256; ++B) {
+    double S = 0;
+    for (int T = 0; T < 256; ++T)
+      S += hA[B * 256 + T];
+    RefPart[B] = S;
+    RefSum[0] += S;
+  }
+
+  auto NoReset = [] {};
+  dim3 MvGrid((N + 255) / 256), MvBlock(256);
+  std::vector<Case> Cases;
+  Cases.push_back({"matvec_rmw", "memory-register-accumulation", "bitwise",
+                   {NoReset, [=] { o_ra::matvec_rmw<<<MvGrid, MvBlock>>>(A, x, yO, N, N); }, yO, size_t(N)},
+                   {NoReset, [=] { n_ra::matvec_rmw<<<MvGrid, MvBlock>>>(A, x, yN, N, N); }, yN, size_t(N)},
+                   RefMv});
+  Cases.push_back({"matvec_rmw", "memory-register-accumulation + coalescing-smem-staging", "bitwise",
+                   {NoReset, [=] { o_ra::matvec_rmw<<<MvGrid, MvBlock>>>(A, x, yO, N, N); }, yO, size_t(N)},
+                   {NoReset, [=] { n_ra_st::matvec_rmw<<<MvGrid, MvBlock>>>(A, x, yN, N, N); }, yN, size_t(N)},
+                   RefMv});
+  Cases.push_back({"matvec", "coalescing-smem-staging", "bitwise",
+                   {NoReset, [=] { o_st::matvec<<<MvGrid, MvBlock>>>(A, x, yO, N, N); }, yO, size_t(N)},
+                   {NoReset, [=] { n_st::matvec<<<MvGrid, MvBlock>>>(A, x, yN, N, N); }, yN, size_t(N)},
+                   RefMv});
+  Cases.push_back({"scale2d", "coalescing-thread-mapping-swap", "bitwise",
+                   {NoReset, [=] { o_sw::launch_scale2d(A, outO); }, outO, NN},
+                   {NoReset, [=] { n_sw::launch_scale2d(A, outN); }, outN, NN},
+                   {}});
+  Cases.push_back({"reduce0", "sync-sequential-reduction", "reassociating",
+                   {NoReset, [=] { o_sr::reduce0<<<unsigned(NN / 256), 256>>>(A, partO); }, partO, NN / 256},
+                   {NoReset, [=] { n_sr::reduce0<<<unsigned(NN / 256), 256>>>(A, partN); }, partN, NN / 256},
+                   RefPart, 1e-5});
+  Cases.push_back({"total", "sync-warp-atomic-reduction", "reassociating",
+                   {[=] { CK(cudaMemsetAsync(sumO, 0, 4)); }, [=] { o_wa::total<<<unsigned(NN / 256), 256>>>(A, sumO, int(NN)); }, sumO, 1},
+                   {[=] { CK(cudaMemsetAsync(sumN, 0, 4)); }, [=] { n_wa::total<<<unsigned(NN / 256), 256>>>(A, sumN, int(NN)); }, sumN, 1},
+                   RefSum, 1e-3});
+
+  cudaEvent_t E0, E1;
+  CK(cudaEventCreate(&E0));
+  CK(cudaEventCreate(&E1));
+  auto TimeOne = [&](const Variant &V, int S) {
+    CK(cudaMemsetAsync(Flush, S & 0xFF, FlushBytes)); // flush L2
+    V.Reset();
+    CK(cudaEventRecord(E0));
+    V.Launch();
+    CK(cudaEventRecord(E1));
+    CK(cudaEventSynchronize(E1));
+    CK(cudaGetLastError());
+    float Ms = 0;
+    CK(cudaEventElapsedTime(&Ms, E0, E1));
+    return double(Ms) * 1000.0;
+  };
+  auto Median = [](std::vector<double> V) {
+    std::sort(V.begin(), V.end());
+    size_t H = V.size() / 2;
+    return V.size() % 2 ? V[H] : 0.5 * (V[H - 1] + V[H]);
+  };
+
+  std::printf("\n| kernel | rule | exactness | original (us) | rewritten (us) "
+              "| speedup | outputs |\n|---|---|---|---:|---:|---:|---|\n");
+  bool AllOk = true;
+  for (const Case &C : Cases) {
+    // Correctness.
+    std::vector<float> O = runOnce(C.Orig), O2 = runOnce(C.Orig),
+                       R = runOnce(C.New);
+    std::string Verdict;
+    char Buf[256];
+    if (C.Exactness == "bitwise") {
+      size_t Diff = 0;
+      for (size_t I = 0; I < O.size(); ++I)
+        if (std::memcmp(&O[I], &R[I], 4))
+          ++Diff;
+      bool Det = std::memcmp(O.data(), O2.data(), O.size() * 4) == 0;
+      std::snprintf(Buf, sizeof Buf, "%s (%zu of %zu elements differ)%s",
+                    Diff ? "MISMATCH" : "bit-identical", Diff, O.size(),
+                    Det ? "" : "; original not deterministic");
+      if (Diff)
+        AllOk = false;
+    } else {
+      double EO = maxRelErr(O, C.Reference), EN = maxRelErr(R, C.Reference);
+      std::vector<double> OD(O.begin(), O.end());
+      double ON = maxRelErr(R, OD);
+      bool Ok = ON <= C.Rtol || EN <= EO;
+      std::snprintf(Buf, sizeof Buf,
+                    "%s: max rel diff %.2e (tol %.0e); vs fp64: original "
+                    "%.2e, rewritten %.2e",
+                    Ok ? "within tolerance" : "OUT OF TOLERANCE", ON, C.Rtol,
+                    EO, EN);
+      if (!Ok)
+        AllOk = false;
+    }
+    Verdict = Buf;
+    // Timing: warm-up, then interleaved samples.
+    for (int W = 0; W < 3; ++W) {
+      TimeOne(C.Orig, W);
+      TimeOne(C.New, W);
+    }
+    std::vector<double> TO, TN;
+    for (int S = 0; S < Samples; ++S) {
+      if (S % 2) {
+        TO.push_back(TimeOne(C.Orig, S));
+        TN.push_back(TimeOne(C.New, S));
+      } else {
+        TN.push_back(TimeOne(C.New, S));
+        TO.push_back(TimeOne(C.Orig, S));
+      }
+    }
+    double MO = Median(TO), MN = Median(TN);
+    std::printf("| %s | %s | %s | %.1f | %.1f | %.2fx | %s |\n",
+                C.Kernel.c_str(), C.Rule.c_str(), C.Exactness.c_str(), MO, MN,
+                MO / MN, Verdict.c_str());
+    std::fflush(stdout);
+  }
+  std::printf("\n%d samples per kernel (median), L2 flushed before each, "
+              "original and rewritten interleaved; 4096x4096 float data.\n",
+              Samples);
+  std::printf("bench-structural: %s\n", AllOk ? "all outputs OK" : "OUTPUT MISMATCH");
+  return AllOk ? 0 : 1;
+}

@@ -1,0 +1,25 @@
+// Benchmark input for sync-warp-atomic-reduction: every thread adds its
+// element to one global sum with atomicAdd.
+#ifndef __CUDACC_RTC__
+#include <cuda_runtime.h>
+#endif
+
+__global__ void total(const float *in, float *sum, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  { // cuda-l1 sync-warp-atomic-reduction
+    float cudal1_v = (i < n) ? (float)(in[i]) : (float)0;
+    for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1)
+      cudal1_v += __shfl_down_sync(0xffffffffu, cudal1_v, cudal1_o);
+    if ((threadIdx.x & 31u) == 0u)
+      atomicAdd(sum, cudal1_v);
+  }
+}
+
+#ifndef __CUDACC_RTC__
+void app_total() {
+  float *in, *sum;
+  cudaMalloc(&in, 4096 * 4096 * sizeof(float));
+  cudaMalloc(&sum, sizeof(float));
+  total<<<4096 * 4096 / 256, 256>>>(in, sum, 4096 * 4096);
+}
+#endif

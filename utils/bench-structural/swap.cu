@@ -1,0 +1,22 @@
+// Benchmark input for coalescing-thread-mapping-swap: a 2-D element-wise
+// kernel whose rows are indexed by threadIdx.x (column-strided accesses).
+// The launch configuration is rewritten too, so the driver launches through
+// launch_scale2d() of the original and of the rewritten file.
+#ifndef __CUDACC_RTC__
+#include <cuda_runtime.h>
+#endif
+
+__global__ void scale2d(const float *in, float *out, int W, int H, float a) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  int c = blockIdx.y * blockDim.y + threadIdx.y;
+  if (r < H && c < W)
+    out[r * W + c] = a * in[r * W + c] + 1.0f;
+}
+
+#ifndef __CUDACC_RTC__
+void launch_scale2d(const float *in, float *out) {
+  dim3 block(16, 16);
+  dim3 grid(4096 / 16, 4096 / 16);
+  scale2d<<<grid, block>>>(in, out, 4096, 4096, 3.0f);
+}
+#endif
