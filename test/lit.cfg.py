@@ -28,6 +28,12 @@ if os.path.exists(nvcc):
     config.available_features.add("nvcc")
     config.substitutions.append(("%nvcc", nvcc))
 
+# nvrtc: NVRTC is installed (compile checks of extracted kernels; no GPU
+# needed).
+import glob
+if glob.glob(os.path.join(config.cuda_path, "lib64", "libnvrtc.so*")):
+    config.available_features.add("nvrtc")
+
 # gpu: a CUDA driver and a device are present (never here or in CI; the
 # H200 runs these through utils/gpu-check.sh). lit lists them as UNSUPPORTED.
 def has_gpu():
