@@ -54,6 +54,12 @@ namespace o_sw {
 namespace n_sw {
 #include "swap.rewritten.cu"
 }
+namespace o_tr {
+#include "transpose.cu"
+}
+namespace n_tr {
+#include "transpose.rewritten.cu"
+}
 namespace o_sr {
 #include "seqred.cu"
 }
@@ -181,6 +187,10 @@ int main(int argc, char **argv) {
   Cases.push_back({"scale2d", "coalescing-thread-mapping-swap", "bitwise",
                    {NoReset, [=] { o_sw::launch_scale2d(A, outO); }, outO, NN},
                    {NoReset, [=] { n_sw::launch_scale2d(A, outN); }, outN, NN},
+                   {}});
+  Cases.push_back({"transpose", "coalescing-transpose-tile", "bitwise",
+                   {NoReset, [=] { o_tr::transpose<<<dim3(N / 16, N / 16), dim3(16, 16)>>>(A, outO, N, N); }, outO, NN},
+                   {NoReset, [=] { n_tr::transpose<<<dim3(N / 16, N / 16), dim3(16, 16)>>>(A, outN, N, N); }, outN, NN},
                    {}});
   Cases.push_back({"reduce0", "sync-sequential-reduction", "reassociating",
                    {NoReset, [=] { o_sr::reduce0<<<unsigned(NN / 256), 256>>>(A, partO); }, partO, NN / 256},

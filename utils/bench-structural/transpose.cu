@@ -1,0 +1,21 @@
+// Benchmark input for coalescing-transpose-tile: the naive transpose, 16x16
+// blocks (coalesced reads, column-strided writes).
+#ifndef __CUDACC_RTC__
+#include <cuda_runtime.h>
+#endif
+
+__global__ void transpose(const float *in, float *out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < W && y < H)
+    out[x * H + y] = in[y * W + x];
+}
+
+#ifndef __CUDACC_RTC__
+void app_transpose() {
+  float *in, *out;
+  cudaMalloc(&in, 4096 * 4096 * sizeof(float));
+  cudaMalloc(&out, 4096 * 4096 * sizeof(float));
+  transpose<<<dim3(4096 / 16, 4096 / 16), dim3(16, 16)>>>(in, out, 4096, 4096);
+}
+#endif
