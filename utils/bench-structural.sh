@@ -42,6 +42,7 @@ if [ "$GENERATE" = 1 ]; then
   gen memory-register-accumulation "$B/ra.cu" "$GEN/ra.rewritten.cu"
   gen coalescing-smem-staging "$GEN/ra.rewritten.cu" "$GEN/ra_staging.rewritten.cu"
   gen coalescing-smem-staging "$B/staging.cu" "$GEN/staging.rewritten.cu"
+  gen coalescing-warp-per-row "$B/wpr.cu" "$GEN/wpr.rewritten.cu"
   gen coalescing-thread-mapping-swap "$B/swap.cu" "$GEN/swap.rewritten.cu"
   gen coalescing-transpose-tile "$B/transpose.cu" "$GEN/transpose.rewritten.cu"
   gen sync-sequential-reduction "$B/seqred.cu" "$GEN/seqred.rewritten.cu"

@@ -48,6 +48,12 @@ namespace o_st {
 namespace n_st {
 #include "staging.rewritten.cu"
 }
+namespace o_wpr {
+#include "wpr.cu"
+}
+namespace n_wpr {
+#include "wpr.rewritten.cu"
+}
 namespace o_sw {
 #include "swap.cu"
 }
@@ -184,6 +190,10 @@ int main(int argc, char **argv) {
                    {NoReset, [=] { o_st::matvec<<<MvGrid, MvBlock>>>(A, x, yO, N, N); }, yO, size_t(N)},
                    {NoReset, [=] { n_st::matvec<<<MvGrid, MvBlock>>>(A, x, yN, N, N); }, yN, size_t(N)},
                    RefMv});
+  Cases.push_back({"matvec", "coalescing-warp-per-row", "reassociating",
+                   {NoReset, [=] { o_wpr::launch_matvec(A, x, yO); }, yO, size_t(N)},
+                   {NoReset, [=] { n_wpr::launch_matvec(A, x, yN); }, yN, size_t(N)},
+                   RefMv, 1e-4});
   Cases.push_back({"scale2d", "coalescing-thread-mapping-swap", "bitwise",
                    {NoReset, [=] { o_sw::launch_scale2d(A, outO); }, outO, NN},
                    {NoReset, [=] { n_sw::launch_scale2d(A, outN); }, outN, NN},
