@@ -426,14 +426,17 @@ bool isDeviceCallable(const FunctionDecl *FD) {
 
 bool isHostOnly(const FunctionDecl *FD) { return !isDeviceCallable(FD); }
 
+/// The memory space the user wrote (clang adds implicit __constant__ to
+/// constexpr variables: those are host values here).
 const char *cudaVarKind(const VarDecl *VD) {
-  if (VD->hasAttr<CUDASharedAttr>())
+  auto Written = [&](const Attr *A) { return A && !A->isImplicit(); };
+  if (Written(VD->getAttr<CUDASharedAttr>()))
     return "shared memory";
-  if (VD->hasAttr<CUDAConstantAttr>())
+  if (Written(VD->getAttr<CUDAConstantAttr>()))
     return "constant memory";
-  if (VD->hasAttr<HIPManagedAttr>())
+  if (Written(VD->getAttr<HIPManagedAttr>()))
     return "managed variable";
-  if (VD->hasAttr<CUDADeviceAttr>())
+  if (Written(VD->getAttr<CUDADeviceAttr>()))
     return "device variable";
   return nullptr;
 }
@@ -570,6 +573,13 @@ public:
 
   /// The declaration whose code is being walked (for messages).
   const Decl *Current = nullptr;
+  /// Where the type being visited is written (for messages).
+  SourceLocation LastLoc;
+  bool VisitTypeLoc(TypeLoc TL) {
+    if (TL.getBeginLoc().isValid())
+      LastLoc = TL.getBeginLoc();
+    return true;
+  }
 
 private:
   bool skipHostMember(CXXMethodDecl *MD);
@@ -627,6 +637,7 @@ private:
   std::set<std::string> Includes;
   std::vector<std::string> Problems;
   std::set<std::string> ProblemSet;
+  std::set<std::string> StdReported;
   DenseSet<const CXXMethodDecl *> HostMembers;
   /// Lambda closure types used as template arguments of the kernel (lambdas
   /// written in host code): emitted as named functor structs.
@@ -710,6 +721,8 @@ bool RefWalker::VisitCUDAKernelCallExpr(CUDAKernelCallExpr *E) {
   return true;
 }
 bool RefWalker::VisitExpr(Expr *E) {
+  if (E->getExprLoc().isValid())
+    LastLoc = E->getExprLoc();
   if (!E->isTypeDependent() && !E->getType().isNull())
     X.needType(E->getType(), E->getExprLoc());
   return true;
@@ -720,23 +733,23 @@ bool RefWalker::VisitValueDecl(ValueDecl *D) {
   return true;
 }
 bool RefWalker::VisitTypedefType(TypedefType *T) {
-  X.need(T->getDecl(), SourceLocation());
+  X.need(T->getDecl(), LastLoc);
   return true;
 }
 bool RefWalker::VisitUsingType(UsingType *T) {
-  X.need(T->getDecl()->getIntroducer(), SourceLocation());
+  X.need(T->getDecl()->getIntroducer(), LastLoc);
   return true;
 }
 bool RefWalker::VisitTagType(TagType *T) {
-  X.need(T->getDecl(), SourceLocation());
+  X.need(T->getDecl(), LastLoc);
   return true;
 }
 bool RefWalker::VisitTemplateSpecializationType(TemplateSpecializationType *T) {
   if (TemplateDecl *TD = T->getTemplateName().getAsTemplateDecl())
-    X.need(TD, SourceLocation());
+    X.need(TD, LastLoc);
   if (!T->isDependentType())
     if (const CXXRecordDecl *RD = T->getAsCXXRecordDecl())
-      X.need(RD, SourceLocation());
+      X.need(RD, LastLoc);
   if (T->isTypeAlias() && TypeDepth < 8) {
     ++TypeDepth;
     TraverseType(T->getAliasedType());
@@ -807,6 +820,7 @@ void Extraction::needType(QualType T, SourceLocation Use) {
   if (T.isNull())
     return;
   RefWalker W(*this);
+  W.LastLoc = Use;
   W.TraverseType(T);
 }
 
@@ -870,11 +884,17 @@ void Extraction::external(const Decl *D, SourceLocation Use) {
   for (const DeclContext *DC = D->getDeclContext(); DC; DC = DC->getParent())
     if (DC->isStdNamespace()) {
       // clang's CUDA wrappers add device overloads of <cmath> to std::;
-      // NVRTC has no std:: at all.
+      // NVRTC has no std:: at all. One problem per std:: entity.
+      const Decl *Top = topLevelOf(D);
+      std::string TopName = isa<NamedDecl>(Top)
+                                ? cast<NamedDecl>(Top)->getQualifiedNameAsString()
+                                : Name;
+      if (!StdReported.insert(TopName).second)
+        return;
       problem(Use.isValid() ? Use : D->getLocation(),
-              "uses '" + Name + "' from the C++ standard library (" +
-                  C.Header +
-                  "), which NVRTC does not provide; use the cuda::std:: "
+              "uses '" + Name + "' from the C++ standard library (<" +
+                  sys::path::filename(C.Path) +
+                  ">), which NVRTC does not provide; use the cuda::std:: "
                   "equivalent from <cuda/std/...>");
       return;
     }
@@ -955,6 +975,15 @@ void Extraction::need(const Decl *D, SourceLocation Use) {
                   TU.where(VD->getLocation()) + ")");
           return;
         }
+        // Report the outermost local declaration once (not each member).
+        const Decl *Outer = D;
+        while (Outer->getLexicalDeclContext() &&
+               Outer->getLexicalDeclContext() != Encl &&
+               isa<Decl>(Outer->getLexicalDeclContext()))
+          Outer = cast<Decl>(Outer->getLexicalDeclContext());
+        if (!Walked.insert(Outer).second)
+          return;
+        D = Outer;
         problem(Use.isValid() ? Use : D->getLocation(),
                 "uses " + describe(D) + ", declared inside host function '" +
                     Encl->getQualifiedNameAsString() + "' at " +
