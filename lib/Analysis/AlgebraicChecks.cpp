@@ -16,6 +16,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
 #include <cmath>
+#include <functional>
 
 using namespace clang;
 using namespace llvm;
@@ -410,6 +411,91 @@ public:
 };
 CUDAL1_REGISTER_CHECK(InvariantDivisionCheck);
 
+/// Is \p E provably >= 0? Built-in indices, non-negative literals,
+/// unsigned values, and variables (loop induction variables included) whose
+/// every definition is such an expression, combined with + * / % >> &.
+bool provablyNonNegative(const Expr *E, unsigned D = 0) {
+  if (!E || D > 8)
+    return false;
+  E = E->IgnoreParens();
+  if (E->getType()->isUnsignedIntegerType())
+    return true;
+  if (const auto *IL = dyn_cast<IntegerLiteral>(E))
+    return !IL->getValue().isNegative();
+  if (const auto *ICE = dyn_cast<CastExpr>(E)) {
+    // int(threadIdx.x), int(blockDim.x * gridDim.x): below 2^31.
+    if (isa<PseudoObjectExpr>(ICE->getSubExpr()->IgnoreParens()))
+      return true;
+    if (const auto *BO =
+            dyn_cast<BinaryOperator>(ICE->getSubExpr()->IgnoreParens()))
+      if (BO->getOpcode() == BO_Mul || BO->getOpcode() == BO_Add)
+        if (isa<PseudoObjectExpr>(BO->getLHS()->IgnoreParenImpCasts()) &&
+            isa<PseudoObjectExpr>(BO->getRHS()->IgnoreParenImpCasts()))
+          return BO->getOpcode() == BO_Mul; // <= 2^20 * 2^31? keep to dims
+    return provablyNonNegative(ICE->getSubExpr(), D + 1);
+  }
+  if (isa<PseudoObjectExpr>(E))
+    return true;
+  if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
+    switch (BO->getOpcode()) {
+    case BO_Add:
+    case BO_Mul:
+    case BO_Div:
+    case BO_Rem:
+    case BO_Shr:
+      return provablyNonNegative(BO->getLHS(), D + 1) &&
+             provablyNonNegative(BO->getRHS(), D + 1);
+    case BO_And:
+      return provablyNonNegative(BO->getLHS(), D + 1) ||
+             provablyNonNegative(BO->getRHS(), D + 1);
+    default:
+      return false;
+    }
+  }
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+    const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
+    if (!V || !V->hasLocalStorage() || isa<ParmVarDecl>(V) || !V->getInit())
+      return false;
+    if (!provablyNonNegative(V->getInit(), D + 1))
+      return false;
+    // Every later definition must be non-negative too.
+    const auto *FD = dyn_cast<FunctionDecl>(V->getDeclContext());
+    if (!FD || !FD->getBody())
+      return false;
+    bool Ok = true;
+    std::function<void(const Stmt *)> Scan = [&](const Stmt *S) {
+      if (!S || !Ok)
+        return;
+      auto IsV = [&](const Expr *X) {
+        const auto *R = dyn_cast<DeclRefExpr>(X->IgnoreParenImpCasts());
+        return R && R->getDecl() == V;
+      };
+      if (const auto *B = dyn_cast<BinaryOperator>(S)) {
+        if (B->isAssignmentOp() && IsV(B->getLHS())) {
+          if (B->getOpcode() == BO_Assign)
+            Ok = provablyNonNegative(B->getRHS(), D + 1);
+          else if (B->getOpcode() == BO_AddAssign ||
+                   B->getOpcode() == BO_MulAssign ||
+                   B->getOpcode() == BO_DivAssign ||
+                   B->getOpcode() == BO_ShrAssign)
+            Ok = provablyNonNegative(B->getRHS(), D + 1);
+          else
+            Ok = false;
+        }
+      } else if (const auto *U = dyn_cast<UnaryOperator>(S)) {
+        if ((U->isDecrementOp() || U->getOpcode() == UO_AddrOf) &&
+            IsV(U->getSubExpr()))
+          Ok = false;
+      }
+      for (const Stmt *C : S->children())
+        Scan(C);
+    };
+    Scan(FD->getBody());
+    return Ok;
+  }
+  return false;
+}
+
 class SignedPow2DivisionCheck : public Check {
 public:
   RuleInfo info() const override {
@@ -454,6 +540,8 @@ public:
       bool HasVar = false;
       if (invariantExpr(BO->getLHS(), It->second, HasVar))
         return; // hoisted by the compiler
+      if (provablyNonNegative(BO->getLHS()))
+        return; // the compiler can see it too: a plain shift / and
       if (!isUserLoc(Ctx, CC, BO->getOperatorLoc()))
         return;
       unsigned K = 0;

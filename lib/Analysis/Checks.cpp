@@ -262,7 +262,8 @@ public:
           continue;
         if (!isUserLoc(Ctx, CC, A.E->getExprLoc()))
           continue;
-        std::string Trip = L->Trip == TripKind::Unknown
+        std::string Trip = L->Trip == TripKind::Unknown ||
+                                   L->Init.dependsOnThread()
                                ? std::string("every iteration")
                                : "each of its " + L->TripText + " iterations";
         std::string Msg =
@@ -328,7 +329,8 @@ public:
           continue;
         if (!isUserLoc(Ctx, CC, A.E->getExprLoc()))
           continue;
-        std::string Trip = Outer->Trip == TripKind::Unknown
+        std::string Trip = Outer->Trip == TripKind::Unknown ||
+                                   Outer->Init.dependsOnThread()
                                ? std::string("on every iteration")
                                : "on each of its " + Outer->TripText +
                                      " iterations";
