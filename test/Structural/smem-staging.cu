@@ -26,26 +26,24 @@ __global__ void matvec(const float *A, const float *x, float *y, int M, int N) {
 // CHECK: note: fix (bitwise): stage rows of 'A' in a 256x32 shared-memory tile (+1 padding column)
 // CHECK-FIXES:      int row = blockIdx.x * blockDim.x + threadIdx.x;
 // CHECK-FIXES-NEXT: const bool cudal1_active0 = (row < M);
+// CHECK-FIXES-NEXT: __shared__ bool cudal1_loads[256];
+// CHECK-FIXES-NEXT: cudal1_loads[threadIdx.x] = cudal1_active0;
 // CHECK-FIXES-NEXT: {
 // CHECK-FIXES-NEXT:   float sum = 0.0f;
-// CHECK-FIXES-NEXT:   { // cuda-l1 coalescing-smem-staging: rows of 'A' staged through shared memory
+// CHECK-FIXES-NEXT:   for (int cudal1_k0 = 0; cudal1_k0 < N; cudal1_k0 += 32) { // cuda-l1 coalescing-smem-staging: rows of 'A' staged through shared memory
 // CHECK-FIXES-NEXT:     __shared__ float cudal1_tile[256][32 + 1];
-// CHECK-FIXES-NEXT:     __shared__ bool cudal1_loads[256];
-// CHECK-FIXES-NEXT:     cudal1_loads[threadIdx.x] = cudal1_active0;
-// CHECK-FIXES-NEXT:     for (int cudal1_k0 = 0; cudal1_k0 < N; cudal1_k0 += 32) {
-// CHECK-FIXES-NEXT:       __syncthreads();
-// CHECK-FIXES-NEXT:       for (unsigned int cudal1_t = threadIdx.x; cudal1_t < 256u * 32u; cudal1_t += 256u) {
-// CHECK-FIXES-NEXT:         const unsigned int cudal1_r = cudal1_t / 32u;
-// CHECK-FIXES-NEXT:         const int cudal1_c = cudal1_k0 + (int)(cudal1_t % 32u);
-// CHECK-FIXES-NEXT:         if (cudal1_loads[cudal1_r] && cudal1_c < N)
-// CHECK-FIXES-NEXT:           cudal1_tile[cudal1_r][cudal1_t % 32u] = A[((int)(blockIdx.x * blockDim.x + cudal1_r)) * N + cudal1_c];
-// CHECK-FIXES-NEXT:       }
-// CHECK-FIXES-NEXT:       __syncthreads();
-// CHECK-FIXES-NEXT:       if (cudal1_active0) {
-// CHECK-FIXES-NEXT:         const int cudal1_kend = cudal1_k0 + 32 < N ? cudal1_k0 + 32 : N;
-// CHECK-FIXES-NEXT:         for (int k = cudal1_k0; k < cudal1_kend; ++k)
-// CHECK-FIXES-NEXT:           sum += cudal1_tile[threadIdx.x][k - cudal1_k0] * x[k];
-// CHECK-FIXES-NEXT:       }
+// CHECK-FIXES-NEXT:     __syncthreads();
+// CHECK-FIXES-NEXT:     for (unsigned int cudal1_t = threadIdx.x; cudal1_t < 256u * 32u; cudal1_t += 256u) {
+// CHECK-FIXES-NEXT:       const unsigned int cudal1_r = cudal1_t / 32u;
+// CHECK-FIXES-NEXT:       const int cudal1_c = cudal1_k0 + (int)(cudal1_t % 32u);
+// CHECK-FIXES-NEXT:       if (cudal1_loads[cudal1_r] && cudal1_c < N)
+// CHECK-FIXES-NEXT:         cudal1_tile[cudal1_r][cudal1_t % 32u] = A[((int)(blockIdx.x * blockDim.x + cudal1_r)) * N + cudal1_c];
+// CHECK-FIXES-NEXT:     }
+// CHECK-FIXES-NEXT:     __syncthreads();
+// CHECK-FIXES-NEXT:     if (cudal1_active0) {
+// CHECK-FIXES-NEXT:       const int cudal1_kend = cudal1_k0 + 32 < N ? cudal1_k0 + 32 : N;
+// CHECK-FIXES-NEXT:       for (int k = cudal1_k0; k < cudal1_kend; ++k)
+// CHECK-FIXES-NEXT:         sum += cudal1_tile[threadIdx.x][k - cudal1_k0] * x[k];
 // CHECK-FIXES-NEXT:     }
 // CHECK-FIXES-NEXT:   }
 // CHECK-FIXES-NEXT:   if (cudal1_active0) {
@@ -69,6 +67,8 @@ __global__ void matvec_early_exit(const float *A, const float *x, float *y,
 // CHECK: note: fix (bitwise): stage rows of 'A' in a 128x32 shared-memory tile
 // CHECK-FIXES:      int row = threadIdx.x + blockDim.x * blockIdx.x;
 // CHECK-FIXES-NEXT: const bool cudal1_active0 = !(row >= M);
+// CHECK-FIXES-NEXT: __shared__ bool cudal1_loads[128];
+// CHECK-FIXES-NEXT: cudal1_loads[threadIdx.x] = cudal1_active0;
 // CHECK-FIXES-NEXT: float sum = 0.0f;
 // CHECK-FIXES:          for (int k = cudal1_k0; k < cudal1_kend; ++k) {
 // CHECK-FIXES-NEXT:       sum += cudal1_tile[threadIdx.x][k - cudal1_k0] * x[k];

@@ -107,6 +107,28 @@ SourceLocation endOfStmt(ASTContext &Ctx, const Stmt *S) {
   return Lexer::getLocForEndOfToken(E, 0, SM, LO);
 }
 
+/// Just past statement \p S, including its ';' when it has one.
+SourceLocation afterStmt(ASTContext &Ctx, const Stmt *S) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  const LangOptions &LO = Ctx.getLangOpts();
+  SourceLocation E = SM.getExpansionLoc(S->getEndLoc());
+  const Stmt *Last = S;
+  while (true) {
+    if (const auto *F = dyn_cast<ForStmt>(Last))
+      Last = F->getBody();
+    else if (const auto *W = dyn_cast<WhileStmt>(Last))
+      Last = W->getBody();
+    else if (const auto *I = dyn_cast<IfStmt>(Last))
+      Last = I->getElse() ? I->getElse() : I->getThen();
+    else
+      break;
+  }
+  if (isa<CompoundStmt>(Last) || isa<DoStmt>(S) == false && isa<DeclStmt>(S))
+    return Lexer::getLocForEndOfToken(E, 0, SM, LO);
+  SourceLocation A = Lexer::findLocationAfterToken(E, tok::semi, SM, LO, false);
+  return A.isValid() ? A : Lexer::getLocForEndOfToken(E, 0, SM, LO);
+}
+
 class RegisterAccumulationCheck : public Check {
 public:
   RuleInfo info() const override {
@@ -392,10 +414,25 @@ private:
           Folded = true;
         }
       }
-    if (!Folded)
-      Fix.Edits.push_back(
-          makeInsertion(Ctx, SM.getExpansionLoc(L->getBeginLoc()),
-                        TypeText + " " + Name + " = " + Elem + ";\n" + Indent));
+    if (!Folded) {
+      // Inserted after the previous statement (or the block's '{') rather
+      // than at the loop's first character, where another rule may put a
+      // `#pragma unroll` that must stay right before the loop.
+      std::string Decl = TypeText + " " + Name + " = " + Elem + ";";
+      const CompoundStmt *CS =
+          LP.empty() ? nullptr : LP[0].get<CompoundStmt>();
+      if (Prev && !inMacro(Prev->getSourceRange()))
+        Fix.Edits.push_back(makeInsertion(Ctx, afterStmt(Ctx, Prev),
+                                          "\n" + Indent + Decl));
+      else if (CS && !Prev)
+        Fix.Edits.push_back(makeInsertion(
+            Ctx, SM.getExpansionLoc(CS->getLBracLoc()).getLocWithOffset(1),
+            "\n" + Indent + Decl));
+      else
+        Fix.Edits.push_back(
+            makeInsertion(Ctx, SM.getExpansionLoc(L->getBeginLoc()),
+                          Decl + "\n" + Indent));
+    }
     for (const ArraySubscriptExpr *U : Uses)
       Fix.Edits.push_back(makeTextEdit(
           Ctx, CharSourceRange::getTokenRange(U->getSourceRange()), Name));

@@ -455,6 +455,9 @@ private:
     std::string ActName = uniqueName(K, "cudal1_active");
     unsigned GuardN = 0;
     bool AfterGuard = false;
+    int LastGuardEdit = -1;
+    std::string LastGuardInd;
+    bool LastGuardIsIf = false;
     auto SafeForAll = [&](const Stmt *S) -> bool {
       if (isa<NullStmt>(S))
         return true;
@@ -491,6 +494,9 @@ private:
         Fix.Edits.push_back(makeTextEdit(
             Ctx, CharSourceRange::getTokenRange(If->getSourceRange()),
             "const bool " + N + " = !(" + CondText + ")"));
+        LastGuardEdit = Fix.Edits.size() - 1;
+        LastGuardInd = indentOf(Ctx, If->getBeginLoc());
+        LastGuardIsIf = false;
         AfterGuard = true;
         continue;
       }
@@ -521,6 +527,9 @@ private:
                                         Block2->getLBracLoc()),
           "const bool " + N + " = (" + CondText + ");\n" +
               indentOf(Ctx, Enclosing->getBeginLoc())));
+      LastGuardEdit = Fix.Edits.size() - 1;
+      LastGuardInd = indentOf(Ctx, Enclosing->getBeginLoc());
+      LastGuardIsIf = true;
       for (const Stmt *S : Block2->body()) {
         if (S == L)
           break;
@@ -537,6 +546,18 @@ private:
     for (const std::string &N : Conds)
       Active += (Active.empty() ? "" : " && ") + N;
     std::string Indent = indentOf(Ctx, L->getBeginLoc());
+    // Which threads load: a flag per thread in shared memory, written right
+    // after the last guard (every thread gets there).
+    if (!Active.empty() && LastGuardEdit >= 0) {
+      std::string Flags = "__shared__ bool cudal1_loads[" + std::to_string(B) +
+                          "];\n" + LastGuardInd +
+                          "cudal1_loads[threadIdx.x] = " + Active;
+      TextEdit &GE = Fix.Edits[LastGuardEdit];
+      if (LastGuardIsIf)
+        GE.Replacement += Flags + ";\n" + LastGuardInd;
+      else
+        GE.Replacement += ";\n" + LastGuardInd + Flags;
+    }
     {
       const Stmt *First = nullptr, *Last = nullptr;
       bool Seen = false;
@@ -596,39 +617,36 @@ private:
                 I4 = I3 + "  ";
     std::string Act = Active.empty() ? "true" : Active;
     std::string T;
-    T += "{ // cuda-l1 " + std::string(RuleId) + ": rows of '" +
-         A->getName().str() + "' staged through shared memory\n";
+    // The replacement starts with `for`: a `#pragma unroll` another rule
+    // puts before the loop still applies to a loop.
+    T += "for (" + IVT + " " + K0n + " = " + K0Text + "; " + K0n + " < " +
+         EndText + "; " + K0n + " += " + TKs + ") { // cuda-l1 " +
+         std::string(RuleId) + ": rows of '" + A->getName().str() +
+         "' staged through shared memory\n";
     T += I1 + "__shared__ " + ET + " " + Tile + "[" + Bs + "][" + TKs +
          " + 1];\n";
-    if (!Active.empty()) {
-      T += I1 + "__shared__ bool cudal1_loads[" + Bs + "];\n";
-      T += I1 + "cudal1_loads[threadIdx.x] = " + Act + ";\n";
-    }
-    T += I1 + "for (" + IVT + " " + K0n + " = " + K0Text + "; " + K0n + " < " +
-         EndText + "; " + K0n + " += " + TKs + ") {\n";
-    T += I2 + "__syncthreads();\n";
-    T += I2 + "for (unsigned int cudal1_t = threadIdx.x; cudal1_t < " + Bs +
+    T += I1 + "__syncthreads();\n";
+    T += I1 + "for (unsigned int cudal1_t = threadIdx.x; cudal1_t < " + Bs +
          "u * " + TKs + "u; cudal1_t += " + Bs + "u) {\n";
-    T += I3 + "const unsigned int " + R + " = cudal1_t / " + TKs + "u;\n";
-    T += I3 + "const " + IVT + " " + C + " = " + K0n + " + (" + IVT +
+    T += I2 + "const unsigned int " + R + " = cudal1_t / " + TKs + "u;\n";
+    T += I2 + "const " + IVT + " " + C + " = " + K0n + " + (" + IVT +
          ")(cudal1_t % " + TKs + "u);\n";
-    T += I3 + "if (" + (Active.empty() ? "" : "cudal1_loads[" + R + "] && ") +
+    T += I2 + "if (" + (Active.empty() ? "" : "cudal1_loads[" + R + "] && ") +
          C + " < " + EndText + ")\n";
-    T += I4 + Tile + "[" + R + "][cudal1_t % " + TKs + "u] = " + BaseText +
+    T += I3 + Tile + "[" + R + "][cudal1_t % " + TKs + "u] = " + BaseText +
          "[" + LoadIdx + "];\n";
-    T += I2 + "}\n";
-    T += I2 + "__syncthreads();\n";
-    T += I2 + "if (" + Act + ") {\n";
-    T += I3 + "const " + IVT + " " + Kend + " = " + K0n + " + " + TKs + " < " +
+    T += I1 + "}\n";
+    T += I1 + "__syncthreads();\n";
+    T += I1 + "if (" + Act + ") {\n";
+    T += I2 + "const " + IVT + " " + Kend + " = " + K0n + " + " + TKs + " < " +
          EndText + " ? " + K0n + " + " + TKs + " : " + EndText + ";\n";
-    T += I3 + "for (" + IVT + " " + IV->getName().str() + " = " + K0n + "; " +
+    T += I2 + "for (" + IVT + " " + IV->getName().str() + " = " + K0n + "; " +
          IV->getName().str() + " < " + Kend + "; ++" + IV->getName().str() +
          ")";
     if (isa<CompoundStmt>(L->getBody()))
-      T += " " + reindent(BodyText, I3.substr(Indent.size())) + "\n";
+      T += " " + reindent(BodyText, I2.substr(Indent.size())) + "\n";
     else
-      T += "\n" + I4 + BodyText + "\n";
-    T += I2 + "}\n";
+      T += "\n" + I3 + BodyText + "\n";
     T += I1 + "}\n";
     T += Indent + "}";
     SourceLocation LB = SM.getExpansionLoc(L->getBeginLoc());

@@ -10,26 +10,24 @@ __global__ void matvec_rmw(const float *A, const float *x, float *y, int M,
                            int N) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;
   const bool cudal1_active0 = (row < M);
+  __shared__ bool cudal1_loads[256];
+  cudal1_loads[threadIdx.x] = cudal1_active0;
   {
     float y_acc = 0.0f;
-    { // cuda-l1 coalescing-smem-staging: rows of 'A' staged through shared memory
+    for (int cudal1_k0 = 0; cudal1_k0 < N; cudal1_k0 += 32) { // cuda-l1 coalescing-smem-staging: rows of 'A' staged through shared memory
       __shared__ float cudal1_tile[256][32 + 1];
-      __shared__ bool cudal1_loads[256];
-      cudal1_loads[threadIdx.x] = cudal1_active0;
-      for (int cudal1_k0 = 0; cudal1_k0 < N; cudal1_k0 += 32) {
-        __syncthreads();
-        for (unsigned int cudal1_t = threadIdx.x; cudal1_t < 256u * 32u; cudal1_t += 256u) {
-          const unsigned int cudal1_r = cudal1_t / 32u;
-          const int cudal1_c = cudal1_k0 + (int)(cudal1_t % 32u);
-          if (cudal1_loads[cudal1_r] && cudal1_c < N)
-            cudal1_tile[cudal1_r][cudal1_t % 32u] = A[((int)(blockIdx.x * blockDim.x + cudal1_r)) * N + cudal1_c];
-        }
-        __syncthreads();
-        if (cudal1_active0) {
-          const int cudal1_kend = cudal1_k0 + 32 < N ? cudal1_k0 + 32 : N;
-          for (int k = cudal1_k0; k < cudal1_kend; ++k)
-            y_acc += cudal1_tile[threadIdx.x][k - cudal1_k0] * x[k];
-        }
+      __syncthreads();
+      for (unsigned int cudal1_t = threadIdx.x; cudal1_t < 256u * 32u; cudal1_t += 256u) {
+        const unsigned int cudal1_r = cudal1_t / 32u;
+        const int cudal1_c = cudal1_k0 + (int)(cudal1_t % 32u);
+        if (cudal1_loads[cudal1_r] && cudal1_c < N)
+          cudal1_tile[cudal1_r][cudal1_t % 32u] = A[((int)(blockIdx.x * blockDim.x + cudal1_r)) * N + cudal1_c];
+      }
+      __syncthreads();
+      if (cudal1_active0) {
+        const int cudal1_kend = cudal1_k0 + 32 < N ? cudal1_k0 + 32 : N;
+        for (int k = cudal1_k0; k < cudal1_kend; ++k)
+          y_acc += cudal1_tile[threadIdx.x][k - cudal1_k0] * x[k];
       }
     }
     if (cudal1_active0) {
