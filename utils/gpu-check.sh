@@ -56,7 +56,7 @@ step "CUPTI vs Nsight Compute gpu__time_duration"
 CUDAL1_GPU_OUT="$OUT/verdicts" "$BIN/cudal1-verify-gpu-tests" \
   --gtest_filter=VerifyGpu.CuptiTimesForNcuComparison > "$OUT/cupti-run.log" 2>&1 || FAIL=1
 if command -v ncu >/dev/null; then
-  CUDAL1_GPU_OUT="$OUT/ncu-verdicts" timeout 400 ncu --clock-control none --target-processes all \
+  CUDAL1_UNDER_NCU=1 CUDAL1_GPU_OUT="$OUT/ncu-verdicts" timeout 400 ncu --clock-control none --target-processes all \
     --metrics gpu__time_duration.sum --csv -k regex:transpose_ \
     "$BIN/cudal1-verify-gpu-tests" --gtest_filter=VerifyGpu.CuptiTimesForNcuComparison \
     > "$OUT/ncu.csv" 2> "$OUT/ncu.err"
@@ -71,4 +71,6 @@ fi
 step "summary"
 grep -hE '^\[ *(OK|FAILED|SKIPPED) *\]|=> ' "$OUT/gtest-gpu.log" | tee "$OUT/summary.txt"
 echo "gpu-check: $([ $FAIL = 0 ] && echo PASS || echo FAIL)" | tee -a "$OUT/summary.txt"
+# Everything in one archive too (verdict JSON per candidate, CLI results).
+tar -C "$OUT" -czf "$OUT/gpu-check-details.tgz" verdicts ncu-verdicts cli 2>/dev/null || true
 exit $FAIL

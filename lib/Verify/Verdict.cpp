@@ -116,6 +116,7 @@ json::Value toJson(const TimingResult &T) {
       {"floor_us", T.FloorUs},
       {"min_bytes", (int64_t)T.MinBytes},
       {"flagged", T.Flagged},
+      {"sm_clock_after_mhz", T.SmClockAfterMHz},
       {"note", T.Note},
       {"original_us", numbers(T.OriginalUs)},
       {"candidate_us", numbers(T.CandidateUs)}};
@@ -139,6 +140,7 @@ static bool fromJsonTiming(const json::Object &O, TimingResult &T) {
   T.FloorUs = O.getNumber("floor_us").value_or(0);
   T.MinBytes = O.getInteger("min_bytes").value_or(0);
   T.Flagged = O.getBoolean("flagged").value_or(false);
+  T.SmClockAfterMHz = O.getInteger("sm_clock_after_mhz").value_or(0);
   if (auto N = O.getString("note"))
     T.Note = N->str();
   auto Arr = [](const json::Array *A, std::vector<double> &To) {
@@ -378,8 +380,8 @@ void decideAcceptance(CandidateVerdict &V, double MinSpeedup) {
 }
 
 void printSummaryTable(const VerifyReport &R, raw_ostream &OS) {
-  OS << formatv("GPU: {0} ({1}), driver {2}, SM clock {3} MHz (max {4}), "
-                "memory clock {5} MHz\n",
+  OS << formatv("GPU: {0} ({1}), driver {2}, SM clock {3} MHz at start (max "
+                "{4}), memory clock {5} MHz\n",
                 R.Gpu.Name, R.Gpu.Arch,
                 R.Gpu.DriverVersionText.empty()
                     ? std::to_string(R.Gpu.DriverVersion)
@@ -406,6 +408,10 @@ void printSummaryTable(const VerifyReport &R, raw_ostream &OS) {
                     Orig, Cand, Sp, Ci,
                     C.Accepted ? C.Reason
                                : "[" + C.RejectKind + "] " + C.Reason);
+      if (C.Timing && C.Timing->Ok && C.Timing->SmClockAfterMHz)
+        OS << formatv("{0,-24} {1,-28} SM clock right after its samples: {2} "
+                      "MHz\n",
+                      "", "", C.Timing->SmClockAfterMHz);
     }
 }
 

@@ -394,8 +394,10 @@ int runVerifyCandidates(DriverContext &DC) {
     if (V.Accepted) {
       AnyAccepted = true;
       if (!Quiet)
-        errs() << formatAnnotation(Gpu, *V.Timing, J.Candidate.Label, V.Exact,
-                                   V.InputSets.size());
+        errs() << formatAnnotation(
+            Gpu, *V.Timing,
+            "hand-written " + sys::path::filename(J.Candidate.Label).str(),
+            V.Exact, V.InputSets.size());
     }
     KR.Candidates.push_back(std::move(V));
   }

@@ -61,6 +61,7 @@ struct TimingResult {
   double FloorUs = 0; ///< fastest the memory system allows
   uint64_t MinBytes = 0;
   bool Flagged = false; ///< > 10x: review
+  int SmClockAfterMHz = 0; ///< NVML, right after the samples
   std::string Note;
 };
 

@@ -1,4 +1,5 @@
-// Cheat: correct result, but it also writes one element past the end.
+// Cheat (or bug): correct result, but one thread also writes one element
+// past the end of the output.
 #define TILE 32
 #define ROWS 8
 __global__ void transpose(const float *in, float *out, int n) {
@@ -7,6 +8,7 @@ __global__ void transpose(const float *in, float *out, int n) {
   for (int j = 0; j < TILE; j += ROWS)
     if (x < n && y + j < n)
       out[(size_t)x * n + (y + j)] = in[(size_t)(y + j) * n + x];
-  if (x == n - 1 && y == n - ROWS)
+  if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0 &&
+      threadIdx.y == 0)
     out[(size_t)n * n] = 0.0f;
 }
