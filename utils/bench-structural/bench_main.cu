@@ -112,15 +112,17 @@ static std::vector<float> runOnce(const Variant &V) {
   return fetch(V);
 }
 
-static double maxRelErr(const std::vector<float> &A,
+/// max |A - R| / max |R|: the error relative to the output's scale (a
+/// plain relative error explodes on outputs that happen to be near zero).
+static double scaledErr(const std::vector<float> &A,
                         const std::vector<double> &R) {
-  double M = 0;
-  for (size_t I = 0; I < A.size(); ++I) {
-    double D = std::fabs(double(A[I]) - R[I]);
-    double S = std::max(std::fabs(R[I]), 1e-30);
-    M = std::max(M, D / S);
-  }
-  return M;
+  double Scale = 0, M = 0;
+  for (double V : R)
+    Scale = std::max(Scale, std::fabs(V));
+  Scale = std::max(Scale, 1e-30);
+  for (size_t I = 0; I < A.size(); ++I)
+    M = std::max(M, std::fabs(double(A[I]) - R[I]));
+  return M / Scale;
 }
 
 int main(int argc, char **argv) {
@@ -253,13 +255,13 @@ int main(int argc, char **argv) {
       if (Diff)
         AllOk = false;
     } else {
-      double EO = maxRelErr(O, C.Reference), EN = maxRelErr(R, C.Reference);
+      double EO = scaledErr(O, C.Reference), EN = scaledErr(R, C.Reference);
       std::vector<double> OD(O.begin(), O.end());
-      double ON = maxRelErr(R, OD);
-      bool Ok = ON <= C.Rtol || EN <= EO;
+      double ON = scaledErr(R, OD);
+      bool Ok = ON <= C.Rtol;
       std::snprintf(Buf, sizeof Buf,
-                    "%s: max rel diff %.2e (tol %.0e); vs fp64: original "
-                    "%.2e, rewritten %.2e",
+                    "%s: max diff %.1e of the output scale (tol %.0e); error "
+                    "vs fp64: original %.1e, rewritten %.1e",
                     Ok ? "within tolerance" : "OUT OF TOLERANCE", ON, C.Rtol,
                     EO, EN);
       if (!Ok)
