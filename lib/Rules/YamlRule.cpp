@@ -307,11 +307,22 @@ std::optional<YamlRuleSpec> Reader::read() {
         error(V, "'requires' must be a list, e.g. [pure(x), device-code]");
         continue;
       }
+      // A flow sequence splits "same-type(a, b)" at the comma: join items
+      // until the parentheses balance.
+      std::vector<std::pair<std::string, ScalarPlacement>> Items;
       for (yaml::Node &Item : *Seq) {
         std::string G;
         ScalarPlacement P;
         if (!scalar(&Item, "requires", G, &P))
           continue;
+        if (!Items.empty() &&
+            StringRef(Items.back().first).count('(') >
+                StringRef(Items.back().first).count(')'))
+          Items.back().first += ", " + G;
+        else
+          Items.push_back({G, P});
+      }
+      for (auto &[G, P] : Items) {
         StringRef GS = StringRef(G).trim();
         RuleGuard RG;
         RG.Pos = P.Start;

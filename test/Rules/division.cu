@@ -7,6 +7,9 @@
 // RUN: %cuda-l1-rewrite --rules='algebraic-division-constant,algebraic-reciprocal-hoist,algebraic-pow2-divmod' --fix --allow-unverified %t/t.cu
 // RUN: diff %t/once.cu %t/t.cu
 // RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
+// Every kernel of the rewritten file, extracted with its context, compiles with NVRTC.
+// RUN: %if nvrtc %{ %cuda-l1-rewrite --extract=all --verify=compile -o %t/ex %t/t.cu | FileCheck --check-prefix=NVRTC %s %}
+// NVRTC: compiled, 0 failed
 #include <cuda_runtime.h>
 
 __global__ void divide(const float *in, float *out, double *dout, float s,

@@ -7,6 +7,9 @@
 // RUN: %cuda-l1-rewrite --rules='unrolling-*' --fix %t/t.cu
 // RUN: diff %t/once.cu %t/t.cu
 // RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
+// Every kernel of the rewritten file, extracted with its context, compiles with NVRTC.
+// RUN: %if nvrtc %{ %cuda-l1-rewrite --extract=all --verify=compile -o %t/ex %t/t.cu | FileCheck --check-prefix=NVRTC %s %}
+// NVRTC: compiled, 0 failed
 #include <cuda_runtime.h>
 
 __global__ void loops(const float *in, float *out, int k) {

@@ -12,6 +12,9 @@
 // RUN: %cuda-l1-rewrite --rules='algebraic-pow*' --fix %t/u.cu 2>&1 | FileCheck --check-prefix=UNVERIFIED %s
 // RUN: diff %s %t/u.cu
 // RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
+// Every kernel of the rewritten file, extracted with its context, compiles with NVRTC.
+// RUN: %if nvrtc %{ %cuda-l1-rewrite --extract=all --verify=compile -o %t/ex %t/t.cu | FileCheck --check-prefix=NVRTC %s %}
+// NVRTC: compiled, 0 failed
 #include <cuda_runtime.h>
 
 __global__ void powers(const float *in, float *out, double *dout, int n) {
