@@ -294,12 +294,42 @@ public:
     B = BD.second;
     E = ED.second;
     StringRef Buf = SM.getBufferData(FID);
-    // Trailing ';' (classes, variables, aliases, declarations).
-    unsigned P = E;
-    while (P < Buf.size() && (Buf[P] == ' ' || Buf[P] == '\t'))
-      ++P;
-    if (P < Buf.size() && Buf[P] == ';')
-      E = P + 1;
+    // Up to the terminating ';' (classes, variables, aliases, declarations):
+    // source ranges stop short of it, and of trailing qualifiers such as
+    // `T *__restrict__` in an alias.
+    bool IsDefinition = false;
+    if (const auto *FD = dyn_cast<FunctionDecl>(D->getAsFunction()
+                                                    ? D->getAsFunction()
+                                                    : nullptr))
+      IsDefinition = FD->doesThisDeclarationHaveABody();
+    if (!IsDefinition && !isa<NamespaceDecl>(D) && !isa<LinkageSpecDecl>(D)) {
+      Lexer L(SM.getLocForStartOfFile(FID), LO, Buf.begin(), Buf.begin() + E,
+              Buf.end());
+      Token T;
+      int Depth = 0;
+      unsigned PrevEnd = E;
+      for (int N = 0; N < 256; ++N) {
+        L.LexFromRawLexer(T);
+        if (T.is(tok::eof))
+          break;
+        unsigned TokOff = SM.getFileOffset(T.getLocation());
+        if (T.isOneOf(tok::l_paren, tok::l_square, tok::l_brace))
+          ++Depth;
+        else if (T.isOneOf(tok::r_paren, tok::r_square, tok::r_brace)) {
+          if (--Depth < 0)
+            break;
+        } else if (T.is(tok::semi) && Depth == 0) {
+          E = SM.getFileOffset(T.getLocation()) + 1;
+          break;
+        } else if (Depth == 0 &&
+                   Buf.slice(PrevEnd, SM.getFileOffset(T.getLocation()))
+                           .count('\n') > 0) {
+          // The next declaration (a macro-made declaration without ';').
+          break;
+        }
+        PrevEnd = TokOff + T.getLength();
+      }
+    }
     // Leading doc comment.
     if (const RawComment *RC = Ctx.getRawCommentForDeclNoCache(D)) {
       std::pair<FileID, unsigned> CB =
