@@ -2,18 +2,15 @@
 """Compares lib/Verify's CUPTI kernel times with Nsight Compute's
 gpu__time_duration for the same kernels (utils/gpu-check.sh runs both).
 
-usage: compare-cupti-ncu.py <verdict.json> <ncu.csv> [tolerance=0.05]
-The verdict's timing holds per-sample CUPTI times of the original and the
-candidate; ncu's CSV holds gpu__time_duration.sum of every launch, by kernel
-name. Medians are compared; exit 1 when one differs by more than the
-tolerance."""
+usage: compare-cupti-ncu.py <cupti_medians.json> <ncu.csv> [tolerance=0.05]
+cupti_medians.json maps kernel name -> CUPTI median (us), as written by
+VerifyGpu.CuptiTimesForNcuComparison; ncu's CSV holds gpu__time_duration.sum
+of every launch, by kernel name. Medians are compared; exit 1 when one
+differs by more than the tolerance."""
 import csv, io, json, statistics, sys
 
-verdict = json.load(open(sys.argv[1]))
+cupti = json.load(open(sys.argv[1]))
 tol = float(sys.argv[3]) if len(sys.argv) > 3 else 0.05
-timing = verdict["timing"]
-cupti = {"transpose_naive": statistics.median(timing["original_us"]),
-         "transpose_tiled": statistics.median(timing["candidate_us"])}
 
 text = open(sys.argv[2], errors="replace").read()
 start = text.find('"ID"')

@@ -48,6 +48,14 @@ if [ -x "$BIN/cuda-l1-rewrite" ]; then
   "$BIN/cuda-l1-rewrite" --verify=run --kernel=transpose --candidate="$T/honest_tiled.cu" \
     "$T/original.cu" 2>&1 | tee "$OUT/cli-template.log"
   echo "exit status: ${PIPESTATUS[0]} (2 expected)" | tee -a "$OUT/cli-template.log"
+  step "CLI: harness inferred from a constant launch site"
+  S="$ROOT/test/Verify/Inputs"
+  "$BIN/cuda-l1-rewrite" --verify=run --kernel=scale --verify-exactness=bitwise \
+    --candidate="$S/scale/scale_candidate.cu" "$S/scale/scale_launch.cu" 2>&1 | tee "$OUT/cli-inferred.log"
+  echo "exit status: ${PIPESTATUS[0]} (1: verified, not faster)" | tee -a "$OUT/cli-inferred.log"
+  "$BIN/cuda-l1-rewrite" --verify=run --kernel=saxpy \
+    --candidate="$S/saxpy/saxpy_candidate.cu" "$S/saxpy/saxpy_launch.cu" 2>&1 | tee -a "$OUT/cli-inferred.log"
+  echo "exit status: ${PIPESTATUS[0]} (2: y is in/out, the inferred harness poisons it)" | tee -a "$OUT/cli-inferred.log"
 else
   echo "no cuda-l1-rewrite in $BIN: skipped" | tee "$OUT/cli.log"
 fi
@@ -57,11 +65,11 @@ CUDAL1_GPU_OUT="$OUT/verdicts" "$BIN/cudal1-verify-gpu-tests" \
   --gtest_filter=VerifyGpu.CuptiTimesForNcuComparison > "$OUT/cupti-run.log" 2>&1 || FAIL=1
 if command -v ncu >/dev/null; then
   CUDAL1_UNDER_NCU=1 CUDAL1_GPU_OUT="$OUT/ncu-verdicts" timeout 400 ncu --clock-control none --target-processes all \
-    --metrics gpu__time_duration.sum --csv -k regex:transpose_ \
+    --metrics gpu__time_duration.sum --csv -k "regex:transpose_|copy_" \
     "$BIN/cudal1-verify-gpu-tests" --gtest_filter=VerifyGpu.CuptiTimesForNcuComparison \
     > "$OUT/ncu.csv" 2> "$OUT/ncu.err"
   echo "ncu exit: $?"
-  python3 "$ROOT/utils/compare-cupti-ncu.py" "$OUT/verdicts/cupti_for_ncu.json" "$OUT/ncu.csv" 0.05 \
+  python3 "$ROOT/utils/compare-cupti-ncu.py" "$OUT/verdicts/cupti_medians.json" "$OUT/ncu.csv" 0.05 \
     | tee "$OUT/cupti-vs-ncu.txt"
   [ "${PIPESTATUS[0]}" = 0 ] || FAIL=1
 else

@@ -11,7 +11,7 @@ class Parser {
 public:
   Parser(const std::string &T, const ExprEnv &E) : Text(T), Env(E) {}
   bool parse(ExprValue &Out, std::string &Err) {
-    if (!parseAdd(Out))
+    if (!parseShift(Out))
       return fail(Err);
     skipWs();
     if (Pos != Text.size()) {
@@ -79,6 +79,27 @@ private:
     }
     return R;
   }
+  bool parseShift(ExprValue &V) {
+    if (!parseAdd(V))
+      return false;
+    for (;;) {
+      skipWs();
+      if (Pos + 1 >= Text.size() ||
+          !((Text[Pos] == '<' && Text[Pos + 1] == '<') ||
+            (Text[Pos] == '>' && Text[Pos + 1] == '>')))
+        return true;
+      bool Left = Text[Pos] == '<';
+      Pos += 2;
+      ExprValue R;
+      if (!parseAdd(R))
+        return false;
+      if (V.IsFloat || R.IsFloat || R.I < 0 || R.I > 62) {
+        Error = "shifts need integers and a count in 0..62";
+        return false;
+      }
+      V.I = Left ? V.I << R.I : V.I >> R.I;
+    }
+  }
   bool parseAdd(ExprValue &V) {
     if (!parseMul(V))
       return false;
@@ -131,7 +152,7 @@ private:
       return false;
     }
     if (eat('(')) {
-      if (!parseAdd(V))
+      if (!parseShift(V))
         return false;
       if (!eat(')')) {
         Error = "missing ')'";
@@ -168,13 +189,13 @@ private:
       std::string Name = Text.substr(B, Pos - B);
       if (eat('(')) {
         ExprValue A, Bv;
-        if (!parseAdd(A))
+        if (!parseShift(A))
           return false;
         if (!eat(',')) {
           Error = Name + "() takes two arguments";
           return false;
         }
-        if (!parseAdd(Bv))
+        if (!parseShift(Bv))
           return false;
         if (!eat(')')) {
           Error = "missing ')' after " + Name + "(...";

@@ -632,6 +632,27 @@ int runVerifyJobInProcess(const VerifyJob &Job, const VerifyOptions &Opts,
       V.Correct = false;
       return Finish(2);
     }
+    // An output the original leaves entirely NaN (poison) is read before it
+    // is written (an in/out buffer) or never written: the harness is wrong.
+    for (unsigned I = 0; I < S.Bufs.size(); ++I) {
+      const BufferSpec &B = *S.Bufs[I].Spec;
+      if (!S.Bufs[I].IsOutput() || !isFloatKind(B.Kind) || B.Count == 0)
+        continue;
+      BufferDiff Self = compareBuffer(B.Param, B.Kind, B.ElemSize,
+                                      RefA.Data[I], S.Poisons[I], {}, false,
+                                      Tolerance());
+      if (Self.ok()) {
+        Reject("harness",
+               formatv("after the original ran, output '{0}' is NaN in "
+                       "every element: it is read before it is written (an "
+                       "in/out buffer: give it init: in the harness spec) or "
+                       "the launch does not cover it",
+                       B.Param)
+                   .str());
+        V.Correct = false;
+        return Finish(2);
+      }
+    }
     RunOutcome RefB = S.runOnce(FO);
     if (!RefB.Ok) {
       Reject("harness", "the original fails on its second run: " + RefB.Fault);

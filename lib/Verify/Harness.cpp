@@ -823,9 +823,13 @@ bool inferHarness(const std::string &Kernel,
       if (D != Defines.end())
         V = D->second;
       else if (Text.empty() || !evalExpr(Text, Defines, V, E)) {
+        bool Ident = !Text.empty() &&
+                     Text.find_first_not_of(
+                         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                         "0123456789_") == std::string::npos;
         Why = "the value of scalar parameter '" + P.Name + "' ('" + Text +
-              "') is not known; give it with --define " +
-              (Text.empty() ? P.Name : Text) + "=VALUE";
+              "') is not known" + (E.empty() ? "" : " (" + E + ")") +
+              "; give it with --define " + (Ident ? Text : P.Name) + "=VALUE";
         return false;
       }
       if (!setScalar(A.Scalar, P, V, Why))

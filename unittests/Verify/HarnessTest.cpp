@@ -38,6 +38,10 @@ TEST(Expr, Arithmetic) {
   EXPECT_EQ(V.I, 4998);
   ASSERT_TRUE(evalExpr("1e-3", Env, V, E));
   EXPECT_DOUBLE_EQ(V.F, 1e-3);
+  ASSERT_TRUE(evalExpr("1 << 22", Env, V, E)) << E;
+  EXPECT_EQ(V.I, 4194304);
+  ASSERT_TRUE(evalExpr("(N >> 2) + 1 << 1", Env, V, E)) << E;
+  EXPECT_EQ(V.I, 502);
   ASSERT_TRUE(evalExpr("0x10 + 2.5f", Env, V, E));
   EXPECT_DOUBLE_EQ(V.asDouble(), 18.5);
 }

@@ -220,6 +220,69 @@ TEST(VerifyGpu, RejectsHangAndGoesOn) {
   EXPECT_EQ(After.RejectKind, "unwritten-output") << After.Reason;
 }
 
+TEST(VerifyGpu, ReportsFault) {
+  REQUIRE_GPU();
+  CandidateVerdict V = verify("cheat_fault.cu");
+  EXPECT_FALSE(V.Accepted);
+  EXPECT_EQ(V.RejectKind, "fault") << V.Reason;
+}
+
+TEST(VerifyGpu, NondeterministicOriginalMeasuredAndSaid) {
+  REQUIRE_GPU();
+  std::string Dir = inputsDir() + "/sum/";
+  VerifyJob J;
+  J.Kernel = "atomic_sum";
+  J.Params = {{"x", "const float *", "const float", true, true, 8, 4},
+              {"sum", "float *", "float", true, false, 8, 4},
+              {"n", "int", "int", false, false, 4, 4}};
+  std::string Err;
+  ASSERT_TRUE(parseHarnessSpec(readFile(Dir + "harness.yaml"),
+                               Dir + "harness.yaml", "atomic_sum", J.Params,
+                               {}, J.H, Err))
+      << Err;
+  std::string Src = readFile(Dir + "atomic_sum.cu");
+  J.Original = {"atomic_sum.cu", Src, "atomic_sum.cu", "atomic_sum", "", ""};
+  J.Candidate = {"atomic_sum.cu (same)", Src, "atomic_sum.cu", "atomic_sum",
+                 "", ""};
+  J.Exact = Exactness::Bitwise;
+  KernelReport KR;
+  CandidateVerdict V = runVerifyJob(J, options(), gpu(), &KR);
+  save("atomic_sum", V);
+  EXPECT_TRUE(V.Correct) << V.RejectKind << ": " << V.Reason;
+  EXPECT_FALSE(KR.OriginalDeterministic);
+  EXPECT_GT(KR.OriginalSpread, 0.0);
+  bool Said = false;
+  for (const auto &N : V.Notes)
+    Said |= N.find("not deterministic") != std::string::npos;
+  EXPECT_TRUE(Said);
+  EXPECT_FALSE(V.Accepted); // same code: not faster
+}
+
+TEST(VerifyGpu, OutputReadBeforeWrittenIsAHarnessError) {
+  REQUIRE_GPU();
+  std::string Dir = inputsDir() + "/sum/";
+  VerifyJob J;
+  J.Kernel = "atomic_sum";
+  J.Params = {{"x", "const float *", "const float", true, true, 8, 4},
+              {"sum", "float *", "float", true, false, 8, 4},
+              {"n", "int", "int", false, false, 4, 4}};
+  std::string Err;
+  // "sum" without init: poisoned, so the atomics add to NaN.
+  ASSERT_TRUE(parseHarnessSpec("grid: 4\nblock: 256\nparams:\n  x: 1024\n"
+                               "  sum: 1\n  n: 1024\n",
+                               "inline.yaml", "atomic_sum", J.Params, {}, J.H,
+                               Err))
+      << Err;
+  std::string Src = readFile(Dir + "atomic_sum.cu");
+  J.Original = {"atomic_sum.cu", Src, "atomic_sum.cu", "atomic_sum", "", ""};
+  J.Candidate = J.Original;
+  CandidateVerdict V = runVerifyJob(J, options(), gpu());
+  save("atomic_sum_poisoned", V);
+  EXPECT_EQ(V.RejectKind, "harness");
+  EXPECT_NE(V.Reason.find("read before it is written"), std::string::npos)
+      << V.Reason;
+}
+
 // Writes the CUPTI medians of two kernels with distinct names, so that
 // utils/gpu-check.sh can compare them with Nsight Compute's
 // gpu__time_duration of the same run under ncu.
@@ -229,7 +292,7 @@ TEST(VerifyGpu, CuptiTimesForNcuComparison) {
   O.Samples = 30;
   O.Warmup = 2;
   VerifyJob J = transposeJob("honest_tiled.cu");
-  std::string Dir = inputsDir() + "/transpose/";
+  std::string Err;
   // Same code, distinct kernel names: ncu reports per name.
   auto Rename = [](std::string S, const std::string &To) {
     size_t P = S.find("void transpose(");
@@ -242,8 +305,39 @@ TEST(VerifyGpu, CuptiTimesForNcuComparison) {
   J.Candidate.NameExpr = "transpose_tiled";
   CandidateVerdict V = runVerifyJob(J, O, gpu());
   save("cupti_for_ncu", V);
+  // A second pair: plain copies, scalar and float4.
+  VerifyJob C;
+  C.Kernel = "copy";
+  C.Params = transposeParams();
+  ASSERT_TRUE(parseHarnessSpec(
+      "sizes: {N: 67108864}\ngrid: cdiv(N, 256)\nblock: 256\nparams:\n"
+      "  in: N\n  out: N\n  n: N\n",
+      "inline.yaml", "copy", C.Params, {}, C.H, Err))
+      << Err;
+  std::string CopySrc = readFile(inputsDir() + "/copy/copy.cu");
+  C.Original = {"copy_scalar", CopySrc, "copy.cu", "copy_scalar", "", ""};
+  C.Candidate = {"copy_vec4", CopySrc, "copy.cu", "copy_vec4", "", ""};
+  C.Exact = Exactness::Bitwise;
+  CandidateVerdict CV = runVerifyJob(C, O, gpu());
+  save("cupti_for_ncu_copy", CV);
+  if (const char *Out = std::getenv("CUDAL1_GPU_OUT")) {
+    llvm::json::Object M;
+    if (V.Timing && V.Timing->Ok) {
+      M["transpose_naive"] = V.Timing->OriginalMedianUs;
+      M["transpose_tiled"] = V.Timing->CandidateMedianUs;
+    }
+    if (CV.Timing && CV.Timing->Ok) {
+      M["copy_scalar"] = CV.Timing->OriginalMedianUs;
+      M["copy_vec4"] = CV.Timing->CandidateMedianUs;
+    }
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(std::string(Out) + "/cupti_medians.json", EC);
+    OS << llvm::json::Value(std::move(M)) << "\n";
+  }
   if (std::getenv("CUDAL1_UNDER_NCU"))
     return; // ncu owns the profiler: our CUPTI timing is not expected there
   ASSERT_TRUE(V.Timing.has_value());
   EXPECT_TRUE(V.Timing->Ok) << V.Timing->Note;
+  ASSERT_TRUE(CV.Timing.has_value());
+  EXPECT_TRUE(CV.Timing->Ok) << CV.Timing->Note;
 }
