@@ -134,6 +134,15 @@ __global__ void total_partial(const float *in, float *sum) {
 // CHECK: reductions.cu:[[@LINE-2]]:3: warning: every thread does an atomicAdd {{.*}} [sync-warp-atomic-reduction]
 // CHECK: note: no fix: the block has 100 threads, not a multiple of 32
 
+// One atomic per block already (the guard picks one thread): no finding.
+__global__ void once_per_block(const float *in, float *sum) {
+  __shared__ float part[256];
+  part[threadIdx.x] = in[blockIdx.x * 256 + threadIdx.x];
+  __syncthreads();
+  if (threadIdx.x == 0)
+    atomicAdd(sum, part[0] + part[255]);
+}
+
 // Per-thread addresses (a histogram) are not this rule's: no finding.
 __global__ void histogram(const int *keys, int *bins) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -160,6 +169,7 @@ int main() {
   total_early<<<64, 256>>>(in, out, 1000);
   total_partial<<<64, 100>>>(in, out);
   histogram<<<64, 256>>>(iin, iout);
+  once_per_block<<<64, 256>>>(in, out);
   return 0;
 }
 #endif

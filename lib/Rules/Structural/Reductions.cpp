@@ -372,6 +372,17 @@ private:
         auto P3 = Ctx.getParents(*If);
         AtTop = !P3.empty() && P3[0].get<CompoundStmt>() == Body;
       }
+      // `if (tid == 0)`-style guards pick one thread (per warp or block):
+      // the atomic is already rare, not this pattern.
+      bool PicksOne = false;
+      if (If)
+        forEachStmt(If->getCond(), [&](const Stmt *X) {
+          if (const auto *B = dyn_cast<BinaryOperator>(X))
+            if (B->getOpcode() == BO_EQ)
+              PicksOne = true;
+        });
+      if (PicksOne)
+        return;
       if (If && !If->getElse() && !If->getInit() &&
           !If->getConditionVariable() && AtTop) {
         Top = If;
