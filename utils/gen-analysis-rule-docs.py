@@ -29,7 +29,7 @@ __global__ void scale(P *p, float s, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) p[i].x *= s;           // warning: 3 elements apart, 12 sectors instead of 4
 }""",
-  "Use a structure of arrays (`float *x, *y, *z`), or load whole structs with vector types (`float4`) and use all fields, or stage through shared memory. Option `MinFactor` (default 2): only report when the traffic is at least this factor above ideal."),
+  "Use a structure of arrays (`float *x, *y, *z`), or load whole structs with vector types (`float4`) and use all fields, or stage through shared memory. When the kernel reads every field of the struct (its accesses with the same stride cover all bytes), the sectors are shared through L1 and nothing is reported; when it reads some fields, one finding per struct gives the fraction of bytes used. Option `MinFactor` (default 2): only report when the traffic is at least this factor above ideal."),
  ("memory-shared-bank-conflict",
   "A shared-memory access whose threads hit different words of the same bank: a column of a `[32][32]` tile, even strides.",
   "Shared memory has 32 banks of 4 bytes. Threads of a warp that access distinct words in the same bank are serialized into separate wavefronts: reading a column of `float tile[32][32]` takes 32 wavefronts instead of 1.",
@@ -65,12 +65,13 @@ out[i] = tile[threadIdx.x][threadIdx.y];   // warning: 32-way bank conflict""",
   """__global__ void k(const float *a, const float *x, float *y, int n);   // warning: 'a', 'x' only read""",
   "Declare read-only inputs `const T *__restrict__` (and outputs `T *__restrict__`) when the buffers never overlap. Notes show, per launch site, whether the arguments are distinct pointer variables (evidence, not proof: `__restrict__` is only correct when the allocations are distinct)."),
  ("unrolling-constant-trip-count",
-  "An innermost loop with a small compile-time trip count (2..`MaxTripCount`, default 32) and no `#pragma unroll`.",
-  "Unrolling removes the induction-variable update, compare and branch of every iteration, folds constant offsets into addresses, and keeps local arrays indexed by the induction variable in registers instead of local memory. nvcc unrolls such loops only heuristically.",
-  """float acc = 0.0f;
-for (int t = 0; t < 8; ++t)      // warning: constant trip count of 8
-  acc += h[t] * x[i + t];""",
-  "Add `#pragma unroll` before the loop. Option `MaxTripCount` (default 32)."),
+  "An innermost loop with a small compile-time trip count (2..`MaxTripCount`, default 32), no `#pragma unroll`, that indexes a local array with its induction variable (a register tile such as `float acc[4]`).",
+  "Registers cannot be indexed at run time: a local array is kept in registers only when every index is a compile-time constant, which needs the loop fully unrolled. nvcc unrolls small loops heuristically; when it does not, the array goes to local memory (off-chip, cached in L1), each access becomes a load or store, and the register tile's benefit is lost. Loops without such an array are not reported: there nvcc's own unrolling decides only a few instructions.",
+  """float acc[4] = {0, 0, 0, 0};
+for (int t = 0; t < 8; ++t)
+  for (int k = 0; k < 4; ++k)       // warning: indexes 'acc' with 'k'
+    acc[k] += h[t] * x[i + k * stride + t];""",
+  "Add `#pragma unroll` before the loop (and before the loops that read the array). Option `MaxTripCount` (default 32)."),
  ("launch-partial-warp",
   "A launch whose constant block size is not a multiple of 32.",
   "Threads run in warps of 32; the last warp of every block is partly empty and its idle lanes still occupy issue slots and registers.",
@@ -80,7 +81,7 @@ for (int t = 0; t < 8; ++t)      // warning: constant trip count of 8
   "A launch whose constant grid has fewer blocks than the GPU has SMs (option `NumSMs`, default 132 for H100/H200 SXM).",
   "A block runs on one SM; the other SMs stay idle for the whole kernel.",
   """reduce<<<1, 256>>>(in, out, n);   // warning: 1 of 132 SMs busy""",
-  "Launch at least one block per SM (better several) with a grid-stride loop, or split the work (e.g. a two-pass reduction)."),
+  "Launch at least one block per SM (better several) with a grid-stride loop, or split the work (e.g. a two-pass reduction). Not reported when every integer-literal argument of the launch (the problem size, e.g. `kernel<<<1, 256>>>(p, 256)`) is covered by the threads launched."),
  ("launch-small-block",
   "A launch with fewer than `MinThreads` (default 64) threads per block.",
   "An SM holds at most 32 resident blocks (sm_80 to sm_90); with 32-thread blocks it holds 1024 of its 2048 threads, so occupancy is capped at 50% and latency is poorly hidden.",

@@ -359,6 +359,11 @@ private:
         if (!threadDependent(BO->getLHS(), C) &&
             !threadDependent(BO->getRHS(), C))
           return Guard::Uniform;
+        // Data-dependent tests (bin < NUM_BINS with bin loaded from memory):
+        // how many lanes pass is unknown.
+        for (const Expr *Side : {BO->getLHS(), BO->getRHS()})
+          if (!evalInt(Side, C).isKnown())
+            return Guard::Sparse;
         BinaryOperatorKind Op = BO->getOpcode();
         if (Negated)
           Op = BinaryOperator::negateComparisonOp(Op);

@@ -20,6 +20,7 @@
 #include "clang/Frontend/CompilerInstance.h"
 #include "llvm/ADT/StringSet.h"
 #include <cmath>
+#include <functional>
 #include <set>
 
 using namespace clang;
@@ -90,6 +91,34 @@ void addAccessNotes(ASTContext &Ctx, Finding &F, const MemAccess &A,
 
 // --- coalescing -------------------------------------------------------------
 
+/// Bytes of each stride read by the kernel's accesses with the same base
+/// and the same per-thread stride (the fields of a struct read nearby: their
+/// sectors are shared through L1). \p IsFirst: \p A is the group's first
+/// access (lowest offset), which carries the group's finding.
+int64_t siblingCoverage(const KernelAnalysis &K, const MemAccess &A,
+                        int64_t Stride, bool &IsFirst) {
+  IsFirst = true;
+  AffineExpr Shape = A.Address - AffineExpr::constant(A.Address.constantTerm());
+  std::vector<bool> Covered(Stride, false);
+  for (const MemAccess &B : K.Accesses) {
+    if (B.Base != A.Base || B.Space != MemSpace::Global ||
+        !B.Address.isKnown() || B.SparseGuard)
+      continue;
+    AffineExpr BS = B.Address - AffineExpr::constant(B.Address.constantTerm());
+    if (BS != Shape)
+      continue;
+    int64_t Off = B.Address.constantTerm() - A.Address.constantTerm();
+    if (Off < 0 || (Off == 0 && &B < &A))
+      IsFirst = false;
+    for (int64_t I = 0; I < (int64_t)B.AccessBytes; ++I)
+      Covered[((Off + I) % Stride + Stride) % Stride] = true;
+  }
+  int64_t N = 0;
+  for (bool C : Covered)
+    N += C;
+  return N;
+}
+
 class CoalescingCheck : public Check {
 public:
   explicit CoalescingCheck(bool Strided) : Strided(Strided) {}
@@ -140,12 +169,31 @@ public:
                 std::to_string(W.IdealSectors) + " (" +
                 factorText(W.Factor) + " the memory traffic)";
         } else if (Strided && W.Class == AccessClass::Strided) {
+          int64_t Stride = W.StrideElems
+                               ? *W.StrideElems * (int64_t)A.ElemBytes
+                               : 0;
+          double Factor = W.Factor;
+          std::string Used;
+          if (Stride > 0 && Stride <= 256) {
+            bool First = true;
+            int64_t Cov = siblingCoverage(K, A, Stride, First);
+            if (!First)
+              continue;
+            if (Cov > (int64_t)A.AccessBytes) {
+              Factor = std::min(Factor, double(Stride) / double(Cov));
+              Used = "; with the neighbouring fields read nearby, " +
+                     std::to_string(Cov) + " of every " +
+                     std::to_string(Stride) + " bytes are used";
+            }
+          }
+          if (Factor < MinFactor)
+            continue;
           Msg = std::string("strided global ") + accessVerb(A) +
                 ": consecutive threads are " + W.StrideText +
                 (W.StrideElems ? " elements" : "") + " apart; a warp request "
                 "touches " + std::to_string(W.Sectors) + " 32-byte sectors "
-                "instead of " + std::to_string(W.IdealSectors) + " (" +
-                factorText(W.Factor) + " the memory traffic)";
+                "instead of " + std::to_string(W.IdealSectors) + Used + " (" +
+                factorText(Factor) + " the memory traffic)";
         } else {
           continue;
         }
@@ -202,15 +250,19 @@ public:
           continue;
         if (!isUserLoc(Ctx, CC, A.E->getExprLoc()))
           continue;
-        std::string Stride =
-            A.Banks.StrideWords ? std::to_string(*A.Banks.StrideWords) +
-                                      " words"
-                                : std::string("a non-word stride");
+        std::string Why;
+        if (A.Banks.StrideWords && *A.Banks.StrideWords % 2 == 0)
+          Why = "consecutive threads are " +
+                std::to_string(*A.Banks.StrideWords) + " words apart";
+        else if (A.Banks.StrideWords)
+          Why = "the warp spans several rows of the block (threadIdx.y) "
+                "whose words fall into the same banks";
+        else
+          Why = "the threads' addresses fall into the same banks";
         std::string Msg =
             std::to_string(A.Banks.Ways) + "-way shared memory bank conflict "
             "on " + std::string(accessVerb(A)) + " of '" + A.BaseName +
-            "': consecutive threads are " + Stride + " apart, so a warp "
-            "request takes " + std::to_string(A.Banks.Wavefronts) +
+            "': " + Why + ", so a warp request takes " + std::to_string(A.Banks.Wavefronts) +
             " wavefronts instead of " + std::to_string(A.Banks.Ideal) + " (" +
             factorText(double(A.Banks.Wavefronts) / A.Banks.Ideal) +
             " slower); pad the array's row (e.g. [32][33]) or swap the "
@@ -594,6 +646,39 @@ CUDAL1_REGISTER_CHECK(ConstRestrictCheck);
 
 // --- unrolling -------------------------------------------------------------------
 
+/// A subscript of a local (register-candidate) array by \p IV in \p S.
+const ArraySubscriptExpr *localArrayIndexedBy(const Stmt *S,
+                                              const VarDecl *IV) {
+  if (!S)
+    return nullptr;
+  if (const auto *ASE = dyn_cast<ArraySubscriptExpr>(S)) {
+    const Expr *B = ASE->getBase()->IgnoreParenImpCasts();
+    while (const auto *In = dyn_cast<ArraySubscriptExpr>(B))
+      B = In->getBase()->IgnoreParenImpCasts();
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(B))
+      if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
+        if (V->hasLocalStorage() && V->getType()->isConstantArrayType()) {
+          std::function<bool(const Stmt *)> Mentions = [&](const Stmt *X) {
+            if (!X)
+              return false;
+            if (const auto *R = dyn_cast<DeclRefExpr>(X))
+              if (R->getDecl() == IV)
+                return true;
+            for (const Stmt *C : X->children())
+              if (Mentions(C))
+                return true;
+            return false;
+          };
+          if (Mentions(ASE->getIdx()))
+            return ASE;
+        }
+  }
+  for (const Stmt *C : S->children())
+    if (const ArraySubscriptExpr *R = localArrayIndexedBy(C, IV))
+      return R;
+  return nullptr;
+}
+
 class ConstantTripUnrollCheck : public Check {
 public:
   RuleInfo info() const override {
@@ -625,16 +710,23 @@ public:
         for (const auto &O : K.Loops)
           if (O->Parent == L.get())
             Inner = false;
-        if (!Inner || !isUserLoc(Ctx, CC, L->S->getBeginLoc()))
+        if (!Inner || !L->IV || !isUserLoc(Ctx, CC, L->S->getBeginLoc()))
           continue;
-        std::string Msg = "loop with a constant trip count of " +
-                          L->TripText +
-                          " is not unrolled: '#pragma unroll' removes its " +
-                          L->TripText +
-                          " induction-variable updates, compares and "
-                          "branches and folds the indices into addresses";
+        const ArraySubscriptExpr *Local = localArrayIndexedBy(L->S, L->IV);
+        if (!Local)
+          continue;
+        std::string Arr = textOf(Ctx, Local->getBase()->getSourceRange());
+        std::string Msg =
+            "loop with a constant trip count of " + L->TripText +
+            " indexes the local array '" + Arr + "' with '" + L->IVName +
+            "' but is not marked '#pragma unroll': unless nvcc happens to "
+            "unroll it fully, '" + Arr + "' lives in local memory (off-chip, "
+            "cached in L1) instead of registers; full unrolling makes every "
+            "index a constant";
         Finding F =
             makeFinding(Ctx, info().Id, L->S->getBeginLoc(), Msg, K.Kernel);
+        addNote(Ctx, F, Local->getExprLoc(), "indexed by the induction "
+                                             "variable here");
         Out.push_back(std::move(F));
       }
   }
@@ -702,6 +794,42 @@ public:
                                  : 132;
         if (B == 0 || (int64_t)B >= SMs)
           continue;
+        // Without a loop whose trip count varies, every thread handles a
+        // fixed amount of work: the grid *is* the problem size and more
+        // blocks would have nothing to do. Only kernels that loop over the
+        // data (grid-stride, per-thread loops) could use the idle SMs.
+        if (!CC.Analysis)
+          continue;
+        bool Found = false, Loops = false;
+        for (const KernelAnalysis &KA : CC.Analysis->Kernels) {
+          std::string N = KA.Name;
+          if (N != L.Kernel)
+            continue;
+          Found = true;
+          for (const auto &Lp : KA.Loops)
+            if (Lp->Trip != TripKind::Constant)
+              Loops = true;
+        }
+        if (!Found || !Loops)
+          continue;
+        // A problem-size literal that the launched threads already cover
+        // (kernel<<<1, 256>>>(p, 256)): nothing for more SMs to do.
+        if (L.Block.Dim) {
+          uint64_t Threads = B * (*L.Block.Dim)[0] * (*L.Block.Dim)[1] *
+                             (*L.Block.Dim)[2];
+          bool AnyLiteral = false, AllFit = true;
+          for (const std::string &Arg : L.Args) {
+            StringRef A = StringRef(Arg).trim();
+            uint64_t V;
+            if (A.getAsInteger(0, V))
+              continue;
+            AnyLiteral = true;
+            if (V > Threads)
+              AllFit = false;
+          }
+          if (AnyLiteral && AllFit)
+            continue;
+        }
         Msg = "grid of " + std::to_string(B) + " block" +
               (B == 1 ? "" : "s") + " keeps only " + std::to_string(B) +
               " of the GPU's " + std::to_string(SMs) +

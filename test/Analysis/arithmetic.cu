@@ -52,11 +52,30 @@ __global__ void fir_unrolled(const float *__restrict__ x,
   y[i] = acc;
 }
 
+// Register tile indexed by the induction variable, no pragma.
+__global__ void fir4(const float *__restrict__ x, const float *__restrict__ h,
+                     float *__restrict__ y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int stride = blockDim.x * gridDim.x;
+  if (i + 3 * stride + 8 >= n)
+    return;
+  float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  for (int t = 0; t < 8; ++t) {
+    float c = h[t];
+    for (int k = 0; k < 4; ++k)
+      acc[k] += c * x[i + k * stride + t];
+  }
+#pragma unroll
+  for (int k = 0; k < 4; ++k)
+    y[i + k * stride] = acc[k];
+}
+
 void launch(const float *in, float *out, const float *s, int n) {
   activations<<<(n + 255) / 256, 256>>>(in, out, n);
   scale_rows<<<n, 256>>>(out, s, n, n, 3);
   fir<<<(n + 255) / 256, 256>>>(in, s, out, n);
   fir_unrolled<<<(n + 255) / 256, 256>>>(in, s, out, n);
+  fir4<<<(n / 4 + 255) / 256, 256>>>(in, s, out, n);
 }
 
 // CHECK-MESSAGES: arithmetic.cu:7:10: warning: double-precision literal '0.5' makes '0.5 * x' a double operation on float data: two conve{{.*}} [algebraic-double-literal]
@@ -65,4 +84,5 @@ void launch(const float *in, float *out, const float *s, int n) {
 // CHECK-MESSAGES: arithmetic.cu:24:39: warning: floating-point division by the loop-invariant 'd' on every iteration (about 8 instructions{{.*}} [algebraic-division-invariant]
 // CHECK-MESSAGES: arithmetic.cu:25:15: warning: integer modulo by the loop-invariant 'groups' on every iteration (about 20 instructions ea{{.*}} [algebraic-division-invariant]
 // CHECK-MESSAGES: arithmetic.cu:26:26: warning: signed division by 64 inside a loop: rounding toward zero needs a sign fix-up (3-4 instruc{{.*}} [algebraic-signed-pow2-division]
-// CHECK-MESSAGES: arithmetic.cu:37:3: warning: loop with a constant trip count of 8 is not unrolled: '#pragma unroll' removes its 8 induc{{.*}} [unrolling-constant-trip-count]
+// CHECK-MESSAGES: arithmetic.cu:65:5: warning: loop with a constant trip count of 4 indexes the local array 'acc' with 'k' but is not mar{{.*}} [unrolling-constant-trip-count]
+// CHECK-MESSAGES: arithmetic.cu:66:7: note: indexed by the induction variable here

@@ -25,9 +25,35 @@ __global__ void histogram_shared(const unsigned char *__restrict__ data,
     atomicAdd(&hist[b], local[b]);
 }
 
+// Atomics that only some lanes execute: no warp-contention finding.
+__device__ unsigned int g_out_of_range;
+__global__ void histogram_range(const unsigned int *__restrict__ v,
+                                unsigned int *__restrict__ hist,
+                                unsigned int *__restrict__ total, int n) {
+  __shared__ unsigned int local[BINS];
+  for (int b = threadIdx.x; b < BINS; b += blockDim.x)
+    local[b] = 0;
+  __syncthreads();
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += blockDim.x * gridDim.x) {
+    unsigned int bin = v[i] >> 24;
+    if (bin < 200)
+      atomicAdd(&local[bin], 1u);
+    else
+      atomicAdd(&g_out_of_range, 1u);
+  }
+  __syncthreads();
+  for (int b = threadIdx.x; b < BINS; b += blockDim.x)
+    atomicAdd(&hist[b], local[b]);
+  if (threadIdx.x != 0)
+    return;
+  atomicAdd(total, 1u);
+}
+
 void launch(const unsigned char *d, unsigned int *h, int n) {
   histogram_global<<<528, 256>>>(d, h, n);
   histogram_shared<<<528, 256>>>(d, h, n);
+  histogram_range<<<528, 256>>>((const unsigned int *)d, h, h, n);
 }
 
 // CHECK-MESSAGES: histogram.cu:11:5: warning: global atomic at a data-dependent address ('&hist[data[i]]'): threads hitting the same bin{{.*}} [memory-global-atomic-histogram]
