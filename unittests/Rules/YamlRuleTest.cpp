@@ -13,7 +13,7 @@ std::optional<YamlRuleSpec> parse(llvm::StringRef Text,
   return parseYamlRule("r.yaml", Text, D);
 }
 
-const char *Good = R"(rule: algebraic-powf-square
+const char *Good = R"yaml(rule: algebraic-powf-square
 category: algebraic
 message: "powf(x, 2)"
 match: |
@@ -24,7 +24,7 @@ with: "(${x}) * (${x})"
 requires: [pure(x), device-code]
 exactness: ulp
 ulp: 2
-)";
+)yaml";
 
 TEST(YamlRule, ParsesAllFields) {
   std::vector<RuleFileDiag> D;
