@@ -3,6 +3,8 @@
 // RUN: grep -v "// CHECK" %t.cu | FileCheck --check-prefix=CHECK-FIXES %s
 // RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t.cu -o %t.o %}
 // RUN: cuda-l1-nvrtc-check %t.cu
+// RUN: cuda-l1-structural --rules=memory-hoist-invariant-load %t.cu -- | FileCheck --check-prefix=AGAIN %s --allow-empty
+// AGAIN-NOT: note: fix (
 #ifndef __CUDACC_RTC__
 #include <cuda_runtime.h>
 #endif
