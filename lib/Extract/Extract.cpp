@@ -627,6 +627,21 @@ public:
   /// \p D is referenced from the code being walked at \p Use.
   void need(const Decl *D, SourceLocation Use);
   void needType(QualType T, SourceLocation Use);
+  /// \p Target found through a using-declaration.
+  void needThroughUsing(const UsingShadowDecl *USD, const Decl *Target,
+                        SourceLocation Use) {
+    if (TU.isUserLoc(USD->getLocation())) {
+      need(USD->getIntroducer(), Use);
+      need(Target, Use);
+      return;
+    }
+    // `using std::sqrt;` in a host C++ header (<cmath>, <math.h>): the user
+    // named the global math function, which NVRTC's CUDA math library has.
+    if (isa<FunctionDecl>(Target) &&
+        TU.classifyLoc(Target->getLocation()).Kind == HeaderKind::Builtin)
+      return;
+    need(Target, Use);
+  }
   /// A host-only member function defined inside a copied class: omitted.
   void hostMember(const CXXMethodDecl *MD) { HostMembers.insert(MD); }
   void problem(SourceLocation L, const Twine &Msg) {
@@ -725,8 +740,10 @@ bool RefWalker::VisitDeclRefExpr(DeclRefExpr *E) {
   // Variables captured by a lambda: the capture is the lambda's field.
   if (E->refersToEnclosingVariableOrCapture())
     return true;
-  if (auto *USD = dyn_cast<UsingShadowDecl>(E->getFoundDecl()))
-    X.need(USD->getIntroducer(), E->getLocation());
+  if (auto *USD = dyn_cast<UsingShadowDecl>(E->getFoundDecl())) {
+    X.needThroughUsing(USD, E->getDecl(), E->getLocation());
+    return true;
+  }
   X.need(E->getDecl(), E->getLocation());
   return true;
 }
