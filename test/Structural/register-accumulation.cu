@@ -46,6 +46,25 @@ __global__ void rowsum_restrict(const float *__restrict__ A,
 // CHECK-FIXES-NEXT: }
 // CHECK-FIXES-NEXT: out[i] = out_acc;
 
+// Launched through a host wrapper whose callers pass separate allocations.
+__global__ void through_wrapper(const float *A, float *y, int N) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int k = 0; k < N; ++k)
+    y[i] += A[i * N + k];
+}
+// CHECK: register-accumulation.cu:[[@LINE-2]]:5: warning: 'y[i]' {{.*}} [memory-register-accumulation]
+// CHECK: note: no aliasing: every launch site in this file passes separate cudaMalloc allocations for 'y' and 'A'
+// CHECK: note: fix (bitwise)
+
+// Refused: the wrapper's parameters come from nowhere visible.
+__global__ void orphan_wrapper(const float *A, float *y, int N) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int k = 0; k < N; ++k)
+    y[i] += A[i * N + k];
+}
+// CHECK: register-accumulation.cu:[[@LINE-2]]:5: warning: 'y[i]' {{.*}} [memory-register-accumulation]
+// CHECK: note: no fix: 'y' and 'A' may alias at the launch at {{.*}}: 'y' and 'A' are parameters of 'run_orphan', which is not called in this file
+
 // Refused: no launch site, no restrict: 'A' may alias 'y'.
 __global__ void no_launch(const float *A, float *y, int N) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -100,6 +119,8 @@ __global__ void already_good(const float *__restrict__ A, float *y, int N) {
 }
 
 #ifndef __CUDACC_RTC__
+void run_wrapped(const float *A, float *y) { through_wrapper<<<1, 16>>>(A, y, 16); }
+void run_orphan(const float *A, float *y) { orphan_wrapper<<<1, 16>>>(A, y, 16); }
 int main() {
   float *A, *x, *y, *buf;
   cudaMalloc(&A, 16 * 16 * sizeof(float));
@@ -108,6 +129,7 @@ int main() {
   cudaMalloc(&buf, 16 * sizeof(float));
   matvec_rmw<<<1, 16>>>(A, x, y, 16, 16);
   aliased<<<1, 16>>>(buf, buf, 16);
+  run_wrapped(A, y);
   return 0;
 }
 #endif

@@ -431,6 +431,87 @@ static bool onlyCudaMalloced(ASTContext &Ctx, const FunctionDecl *Fn,
   return true;
 }
 
+namespace {
+class CallerFinder : public RecursiveASTVisitor<CallerFinder> {
+public:
+  const FunctionDecl *Fn;
+  std::vector<const CallExpr *> Found;
+  bool VisitCallExpr(CallExpr *E) {
+    if (isa<CUDAKernelCallExpr>(E))
+      return true;
+    if (const FunctionDecl *C = E->getDirectCallee())
+      if (C->getCanonicalDecl() == Fn->getCanonicalDecl())
+        Found.push_back(E);
+    return true;
+  }
+};
+} // namespace
+
+/// The values of \p AP and \p AQ (arguments in host function \p Fn) point
+/// into different objects: different local variables each set only by
+/// cudaMalloc; a fresh cudaMalloc allocation and a parameter of \p Fn (it
+/// existed before the allocation); or two parameters of \p Fn whose
+/// arguments are distinct, recursively, at every call of \p Fn in the file.
+static bool distinctArgs(ASTContext &Ctx, const FunctionDecl *Fn,
+                         const Expr *AP, const Expr *AQ, unsigned Depth,
+                         std::string &Why) {
+  const VarDecl *VP = varOf(AP), *VQ = varOf(AQ);
+  if (!VP || !VQ) {
+    Why = "the arguments are not plain variables";
+    return false;
+  }
+  if (VP == VQ) {
+    Why = "alias: passes '" + VP->getName().str() + "' for both";
+    return false;
+  }
+  std::set<const VarDecl *> W = varsWrittenIn(Fn->getBody());
+  auto IsParam = [&](const VarDecl *V) {
+    return isa<ParmVarDecl>(V) && !W.count(V) && V->getType()->isPointerType();
+  };
+  std::string WP, WQ;
+  bool FreshP = isLocalVar(VP) && onlyCudaMalloced(Ctx, Fn, VP, WP);
+  bool FreshQ = isLocalVar(VQ) && onlyCudaMalloced(Ctx, Fn, VQ, WQ);
+  if (FreshP && FreshQ)
+    return true;
+  if ((FreshP && IsParam(VQ)) || (FreshQ && IsParam(VP)))
+    return true;
+  if (IsParam(VP) && IsParam(VQ)) {
+    if (Depth >= 3) {
+      Why = "the pointers come through too many host functions";
+      return false;
+    }
+    CallerFinder CF;
+    CF.Fn = Fn;
+    CF.TraverseDecl(Ctx.getTranslationUnitDecl());
+    if (CF.Found.empty()) {
+      Why = "'" + VP->getName().str() + "' and '" + VQ->getName().str() +
+            "' are parameters of '" + Fn->getNameAsString() +
+            "', which is not called in this file";
+      return false;
+    }
+    unsigned IP = cast<ParmVarDecl>(VP)->getFunctionScopeIndex();
+    unsigned IQ = cast<ParmVarDecl>(VQ)->getFunctionScopeIndex();
+    for (const CallExpr *C : CF.Found) {
+      const FunctionDecl *G = enclosingFunction(Ctx, DynTypedNode::create(*C));
+      if (!G || !G->getBody() || C->getNumArgs() <= std::max(IP, IQ)) {
+        Why = "a call of '" + Fn->getNameAsString() + "' is not analysable";
+        return false;
+      }
+      if (!distinctArgs(Ctx, G, C->getArg(IP), C->getArg(IQ), Depth + 1, Why))
+        return false;
+    }
+    return true;
+  }
+  if (!WP.empty() && !FreshP)
+    Why = WP;
+  else if (!WQ.empty() && !FreshQ)
+    Why = WQ;
+  else
+    Why = "'" + VP->getName().str() + "' and '" + VQ->getName().str() +
+          "' are not separate cudaMalloc allocations";
+  return false;
+}
+
 bool provenDistinct(ASTContext &Ctx, const FunctionDecl *K,
                     const ParmVarDecl *P, const ParmVarDecl *Q,
                     std::string &How, std::string &Why) {
@@ -458,20 +539,6 @@ bool provenDistinct(ASTContext &Ctx, const FunctionDecl *K,
       Why = "the launch at " + Loc + " has too few arguments";
       return false;
     }
-    const VarDecl *VP = varOf(Site->getArg(PI));
-    const VarDecl *VQ = varOf(Site->getArg(QI));
-    if (!VP || !VQ || !isLocalVar(VP) || !isLocalVar(VQ)) {
-      Why = "'" + P->getName().str() + "' and '" + Q->getName().str() +
-            "' may alias: at the launch at " + Loc +
-            " the arguments are not plain local variables";
-      return false;
-    }
-    if (VP == VQ) {
-      Why = "'" + P->getName().str() + "' and '" + Q->getName().str() +
-            "' alias: the launch at " + Loc + " passes '" +
-            VP->getName().str() + "' for both";
-      return false;
-    }
     const FunctionDecl *Fn =
         enclosingFunction(Ctx, DynTypedNode::create(*Site));
     if (!Fn || !Fn->getBody()) {
@@ -479,9 +546,12 @@ bool provenDistinct(ASTContext &Ctx, const FunctionDecl *K,
       return false;
     }
     std::string W;
-    if (!onlyCudaMalloced(Ctx, Fn, VP, W) || !onlyCudaMalloced(Ctx, Fn, VQ, W)) {
+    if (!distinctArgs(Ctx, Fn, Site->getArg(PI), Site->getArg(QI), 0, W)) {
       Why = "'" + P->getName().str() + "' and '" + Q->getName().str() +
             "' may alias at the launch at " + Loc + ": " + W;
+      if (W.rfind("alias:", 0) == 0)
+        Why = "'" + P->getName().str() + "' and '" + Q->getName().str() +
+              "' alias: the launch at " + Loc + W.substr(6);
       return false;
     }
   }
