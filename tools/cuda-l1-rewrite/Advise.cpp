@@ -29,6 +29,7 @@
 #include "clang/Basic/SourceManager.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -216,8 +217,19 @@ public:
     GlobList Enabled(effectiveRules(C));
     GlobList WAE(effectiveWAE(C));
     std::vector<Finding> Out;
-    for (auto &Chk : CheckRegistry::create(Enabled))
-      Chk->run(Ctx, CC, Out);
+    for (auto &Chk : CheckRegistry::create(Enabled)) {
+      // A rule that crashes loses its findings for this file, not the run.
+      std::vector<Finding> Part;
+      llvm::CrashRecoveryContext CRC;
+      if (!CRC.RunSafely([&] { Chk->run(Ctx, CC, Part); })) {
+        reportError(MainFile.str() + ": rule '" + Chk->info().Id +
+                    "' crashed; its findings for this file are skipped");
+        Crashed = true;
+        continue;
+      }
+      for (Finding &F : Part)
+        Out.push_back(std::move(F));
+    }
     for (Finding &F : Out) {
       if (WAE.contains(F.RuleId) && F.Severity == "warning")
         F.Severity = "error";
@@ -226,6 +238,7 @@ public:
   }
 
   std::vector<Finding> Findings;
+  bool Crashed = false;
 
 private:
   ConfigCache &Configs;
@@ -401,6 +414,7 @@ int runAdvise(DriverContext &DC) {
     return LoadFailures ? 2 : DC.Exit;
   }
 
+  llvm::CrashRecoveryContext::Enable();
   AdviseHandler Handler(Configs, DC.Config);
   FrontendStatus St = DC.FE.run(DC.Files, Handler, Jobs);
   std::vector<Finding> Findings = std::move(Handler.Findings);
@@ -453,7 +467,7 @@ int runAdvise(DriverContext &DC) {
     return 2;
 #endif
   }
-  if (St.Failed || LoadFailures)
+  if (St.Failed || LoadFailures || Handler.Crashed)
     return 2;
   if (Exit)
     return Exit;
