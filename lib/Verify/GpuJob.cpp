@@ -760,7 +760,11 @@ int runVerifyJobInProcess(const VerifyJob &Job, const VerifyOptions &Opts,
   // does). A memset alone would leave the L2 full of dirty lines that the
   // timed kernel then pays to write back.
   CUfunction FlushFn = nullptr;
-  {
+  // Diagnostic override (docs/verify.md): CUDAL1_L2_FLUSH=read|memset|none.
+  std::string FlushMode = "read";
+  if (const char *FM = std::getenv("CUDAL1_L2_FLUSH"))
+    FlushMode = FM;
+  if (FlushMode == "read") {
     NvrtcApi FN;
     std::string FE;
     if (FN.load(Opts.CudaPath, FE)) {
@@ -801,7 +805,9 @@ int runVerifyJobInProcess(const VerifyJob &Job, const VerifyOptions &Opts,
     for (auto &B : S.Bufs)
       if (B.Pristine)
         D.MemcpyDtoD(B.Data, B.Pristine, B.Bytes);
-    if (FlushFn) {
+    if (FlushMode == "none") {
+      // no flush (diagnostics only)
+    } else if (FlushFn) {
       unsigned long long N4 = FlushBytes / 16;
       void *Args[] = {&Flush, &N4, &Sink};
       D.LaunchKernel(FlushFn, unsigned(G.SmCount * 4), 1, 1, 512, 1, 1, 0,
@@ -911,9 +917,12 @@ int runVerifyJobInProcess(const VerifyJob &Job, const VerifyOptions &Opts,
     double Factor = int64_t(MinBytes) > G.L2Bytes ? 1.25 : 8.0;
     T.FloorUs = MinBytes / (BytesPerUs * Factor);
   }
-  T.Note = formatv("CUPTI {0}; SM clock after timing {1} MHz, memory {2} "
-                   "MHz; {3} kernel records outside the measured windows",
-                   Cupti.Path, SmNow, MemNow, Stray)
+  T.Note = formatv("CUPTI {0}; L2 flush: {4}; SM clock after timing {1} MHz, "
+                   "memory {2} MHz; {3} kernel records outside the measured "
+                   "windows",
+                   Cupti.Path, SmNow, MemNow, Stray,
+                   FlushMode == "read" && !FlushFn ? "memset (no NVRTC)"
+                                                   : FlushMode)
                .str();
   T.Ok = true;
   T.SmClockAfterMHz = SmNow;

@@ -399,6 +399,8 @@ int runVerifyCandidates(DriverContext &DC) {
             "hand-written " + sys::path::filename(J.Candidate.Label).str(),
             V.Exact, V.InputSets.size());
     }
+    if (V.RejectKind == "harness" || V.RejectKind == "no-gpu")
+      Exit = 2; // bad input, not a verdict on the candidate
     KR.Candidates.push_back(std::move(V));
   }
   Report.Kernels.push_back(KR);
