@@ -178,6 +178,12 @@ int runExtract(DriverContext &DC) {
       for (const auto &P : K.Problems)
         reportNote(P);
       Exit = 2;
+      if (Format == OutputFormat::Json)
+        Summary.push_back(json::Object{
+            {"kernel", K.Kernel},
+            {"definition", K.KernelRange.Begin.str()},
+            {"problems", json::Array(std::vector<json::Value>(
+                             K.Problems.begin(), K.Problems.end()))}});
       continue;
     }
     SmallString<256> Cu(OutputDir), Js(OutputDir);
