@@ -7,6 +7,8 @@
 #include "llvm/Support/YAMLParser.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <sstream>
 #include "llvm/Support/FormatVariadic.h"
@@ -764,6 +766,78 @@ bool parseHarnessSpec(const std::string &Text, const std::string &FileName,
   return true;
 }
 
+std::optional<std::pair<uint64_t, unsigned>>
+findAllocationBytes(const std::string &Source, const std::string &NameIn,
+                    const ExprEnv &Env) {
+  std::string Name = StringRef(NameIn).trim().str();
+  if (Name.empty() || Name.find_first_not_of(
+                          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                          "0123456789_") != std::string::npos)
+    return std::nullopt;
+  size_t Pos = 0;
+  while ((Pos = Source.find("cudaMalloc", Pos)) != std::string::npos) {
+    size_t Start = Pos;
+    Pos += 10;
+    if (Source.compare(Pos, 7, "Managed") == 0)
+      Pos += 7;
+    size_t P = Source.find_first_not_of(" \t\n", Pos);
+    if (P == std::string::npos || Source[P] != '(')
+      continue;
+    // Split the argument list at top-level commas.
+    int Depth = 0;
+    std::vector<std::string> Args(1);
+    size_t I = P + 1;
+    for (; I < Source.size(); ++I) {
+      char C = Source[I];
+      if (C == '(')
+        ++Depth;
+      else if (C == ')') {
+        if (Depth == 0)
+          break;
+        --Depth;
+      } else if (C == ',' && Depth == 0) {
+        Args.emplace_back();
+        continue;
+      }
+      Args.back() += C;
+    }
+    if (Args.size() < 2)
+      continue;
+    std::string Dst = Args[0];
+    Dst.erase(std::remove_if(Dst.begin(), Dst.end(),
+                             [](char C) { return std::isspace((unsigned char)C); }),
+              Dst.end());
+    if (Dst != "&" + Name && Dst != "(void**)&" + Name &&
+        Dst != "reinterpret_cast<void**>(&" + Name + ")")
+      continue;
+    // sizeof(T) -> its size, for the scalar types we know.
+    std::string Bytes = Args[1];
+    size_t S;
+    bool Bad = false;
+    while ((S = Bytes.find("sizeof")) != std::string::npos) {
+      size_t Open = Bytes.find('(', S), Close = Bytes.find(')', Open);
+      if (Open == std::string::npos || Close == std::string::npos) {
+        Bad = true;
+        break;
+      }
+      ElemKind K = elemKindFromType(Bytes.substr(Open + 1, Close - Open - 1));
+      unsigned Size = elemKindSize(K);
+      if (!Size) {
+        Bad = true;
+        break;
+      }
+      Bytes.replace(S, Close + 1 - S, std::to_string(Size));
+    }
+    ExprValue V;
+    std::string E;
+    if (Bad || !evalExpr(Bytes, Env, V, E) || V.IsFloat || V.I <= 0)
+      continue;
+    unsigned Line = 1 + std::count(Source.begin(), Source.begin() + Start, '\n');
+    return std::make_pair(uint64_t(V.I), Line);
+  }
+  return std::nullopt;
+}
+
 bool inferHarness(const std::string &Kernel,
                   const std::vector<KernelParam> &Params,
                   const LaunchFacts &Site, const ExprEnv &Defines,
@@ -804,8 +878,19 @@ bool inferHarness(const std::string &Kernel,
       A.IsBuffer = true;
       setBufferKind(A.Buffer, P);
       auto It = Defines.find(P.Name + ".count");
+      std::optional<std::pair<uint64_t, unsigned>> Alloc;
+      if (It == Defines.end() && I < Site.ArgTexts.size() &&
+          !Site.SourceText.empty())
+        Alloc = findAllocationBytes(Site.SourceText, Site.ArgTexts[I], Defines);
       if (It != Defines.end()) {
         A.Buffer.Count = It->second.asInt();
+      } else if (Alloc && Alloc->first >= A.Buffer.ElemSize) {
+        A.Buffer.Count = Alloc->first / A.Buffer.ElemSize;
+        Out.Notes.push_back("buffer '" + P.Name + "': " +
+                            std::to_string(A.Buffer.Count) +
+                            " elements, from the cudaMalloc of '" +
+                            Site.ArgTexts[I] + "' at line " +
+                            std::to_string(Alloc->second));
       } else {
         A.Buffer.Count = Threads;
         Out.Notes.push_back("buffer '" + P.Name + "': " +

@@ -248,6 +248,7 @@ int runVerifyCandidates(DriverContext &DC) {
                       OriginalFile;
     const LaunchSite *Used = nullptr;
     LaunchFacts LF;
+    std::string LaunchFileText;
     for (const auto &LS : OF->Model.LaunchSites) {
       if (LS.Kernel != OK->Kernel)
         continue;
@@ -259,6 +260,8 @@ int runVerifyCandidates(DriverContext &DC) {
       if (LS.SharedMem.Present)
         F.SharedMem = LS.SharedMem.Value;
       F.ArgTexts = LS.Args;
+      if (auto Buf = MemoryBuffer::getFile(LS.Loc.File))
+        F.SourceText = (*Buf)->getBuffer().str();
       LF = F;
       if (inferHarness(KernelName, Params, F, Env, H, Why)) {
         Used = &LS;

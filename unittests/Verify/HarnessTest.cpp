@@ -328,3 +328,35 @@ TEST(Define, Parse) {
   EXPECT_EQ(E, "--define 'N': expected NAME=VALUE");
   EXPECT_FALSE(parseDefine("K=Q+1", Env, E));
 }
+
+TEST(InferHarness, BufferSizesFromAllocations) {
+  std::string Src = "int main() {\n"
+                    "  float *d_x, *d_y;\n"
+                    "  cudaMalloc(&d_x, N * sizeof(float));\n"
+                    "  cudaMalloc((void **)&d_y, 2 * N * sizeof(float));\n"
+                    "  saxpy<<<4, 256>>>(d_x, d_y, 2.0f, N);\n}\n";
+  ExprEnv D{{"N", {false, 1000, 0}}};
+  auto A = findAllocationBytes(Src, "d_x", D);
+  ASSERT_TRUE(A.has_value());
+  EXPECT_EQ(A->first, 4000u);
+  EXPECT_EQ(A->second, 3u);
+  auto B = findAllocationBytes(Src, "d_y", D);
+  ASSERT_TRUE(B.has_value());
+  EXPECT_EQ(B->first, 8000u);
+  EXPECT_FALSE(findAllocationBytes(Src, "d_z", D).has_value());
+  EXPECT_FALSE(findAllocationBytes(Src, "d_x", {}).has_value()); // N unknown
+
+  LaunchFacts F;
+  F.Grid = std::array<uint64_t, 3>{4, 1, 1};
+  F.Block = std::array<uint64_t, 3>{256, 1, 1};
+  F.ArgTexts = {"d_x", "d_y", "2.0f", "N"};
+  F.SourceText = Src;
+  Harness H;
+  std::string Why;
+  ASSERT_TRUE(inferHarness("saxpy", saxpyParams(), F, D, H, Why)) << Why;
+  EXPECT_EQ(H.Args[0].Buffer.Count, 1000u);
+  EXPECT_EQ(H.Args[1].Buffer.Count, 2000u);
+  ASSERT_FALSE(H.Notes.empty());
+  EXPECT_EQ(H.Notes[0], "buffer 'x': 1000 elements, from the cudaMalloc of "
+                        "'d_x' at line 3");
+}

@@ -118,7 +118,16 @@ struct LaunchFacts {
   std::optional<int64_t> SharedMem;
   std::string GridText, BlockText;
   std::vector<std::string> ArgTexts;
+  /// The source file holding the launch (to find allocations); optional.
+  std::string SourceText;
 };
+
+/// Finds `cudaMalloc(&Name, bytes)` (also cudaMallocManaged, `(void **)&`)
+/// in \p Source and evaluates the size over \p Env, with `sizeof(T)` for
+/// scalar types. Returns the byte count and the 1-based line, or nothing.
+std::optional<std::pair<uint64_t, unsigned>>
+findAllocationBytes(const std::string &Source, const std::string &Name,
+                    const ExprEnv &Env);
 
 /// Builds a harness from a launch site: grid/block must be constants or
 /// expressions over \p Defines; scalar arguments are evaluated over
