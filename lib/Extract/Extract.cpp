@@ -1650,7 +1650,7 @@ std::string Extraction::assemble(ExtractedKernel &K) {
     OS << Lexer::getSourceText(BR, SM, Ctx.getLangOpts()) << "\n};\n";
     CopiedPiece P;
     P.What = "lambda as functor " + L.second;
-    P.Begin = TU.loc(BR.getBegin());
+    P.Begin = TU.loc(RD->getLocation());
     P.End = TU.loc(BR.getEnd().getLocWithOffset(-1));
     K.Pieces.push_back(P);
   }

@@ -58,9 +58,9 @@ struct ExtractedKernel {
 
 struct ExtractOptions {
   /// The preprocessor of the parse: needed to find the macros used in the
-  /// copied text (CompilerInstance::getPreprocessor()). Without it, macros
-  /// are found from the expansions recorded in the SourceManager, which
-  /// misses macros that expand to nothing.
+  /// copied text (CompilerInstance::getPreprocessor(), which a TUHandler
+  /// gets). Without it no macro is copied, and ExtractedKernel::Notes says
+  /// so: pass it.
   const clang::Preprocessor *PP = nullptr;
   /// Write "// cuda-l1: from <file>:<line>" above each copied piece.
   bool OriginComments = true;
