@@ -717,7 +717,7 @@ protected:
     if (!Unsigned && !isProvablyNonNegative(C, LHSRaw))
       return;
     const FunctionDecl *FD = functionOf(*BO);
-    if (!FD || isInInstantiation(FD))
+    if (!FD || !isDeviceCode(FD) || isInInstantiation(FD))
       return;
     if (!wanted(BO->getOperatorLoc()))
       return;

@@ -109,7 +109,7 @@ std::string unifiedDiff(const std::string &Path, const std::string &Old,
       if (I < N && J < M && A[Pre + I] == B[Pre + J]) {
         Ops.push_back({' ', A[Pre + I]});
         ++I, ++J;
-      } else if (J < M && (I == N || L[I][J + 1] >= L[I + 1][J])) {
+      } else if (J < M && (I == N || L[I][J + 1] > L[I + 1][J])) {
         Ops.push_back({'+', B[Pre + J++]});
       } else {
         Ops.push_back({'-', A[Pre + I++]});

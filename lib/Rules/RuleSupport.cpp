@@ -327,7 +327,11 @@ static bool cudaBuiltin(const Expr *E, StringRef &Var, char &Dim) {
   }
   if (!Base || Member.size() != 1)
     return false;
-  const auto *DRE = dyn_cast<DeclRefExpr>(Base->IgnoreParenImpCasts());
+  Base = Base->IgnoreParenImpCasts();
+  if (const auto *OV = dyn_cast<OpaqueValueExpr>(Base))
+    if (OV->getSourceExpr())
+      Base = OV->getSourceExpr()->IgnoreParenImpCasts();
+  const auto *DRE = dyn_cast<DeclRefExpr>(Base);
   if (!DRE || !DRE->getDecl()->getIdentifier())
     return false;
   Var = DRE->getDecl()->getName();

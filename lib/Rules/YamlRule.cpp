@@ -150,6 +150,9 @@ private:
   std::vector<RuleFileDiag> &Diags;
   SourceMgr SM;
   unsigned Errors = 0;
+
+public:
+  unsigned ParseErrors = 0; ///< from the YAML parser itself
 };
 
 bool Reader::scalar(yaml::Node *N, StringRef Key, std::string &Out,
@@ -168,30 +171,36 @@ bool Reader::scalar(yaml::Node *N, StringRef Key, std::string &Out,
   if (auto *B = dyn_cast_or_null<yaml::BlockScalarNode>(N)) {
     Out = B->getValue().str();
     if (At) {
-      // The range starts at the indicator ('|' or '>'); the text starts on
-      // the next line, after its indentation.
-      TextPos Ind = pos(B->getSourceRange().Start);
-      At->Block = true;
-      At->Start = {Ind.Line + 1, 1};
+      // The range may start at the indicator ('|' or '>') or at the first
+      // line of the text: find the first non-blank text line and its
+      // indentation.
       const char *P = B->getSourceRange().Start.getPointer();
-      const char *E = Contents.end();
-      while (P < E && *P != '\n')
-        ++P;
-      // Skip blank lines to find the indentation.
-      unsigned Line = Ind.Line + 1;
+      const char *Beg = Contents.begin(), *E = Contents.end();
+      if (P < E && (*P == '|' || *P == '>')) {
+        while (P < E && *P != '\n')
+          ++P;
+        if (P < E)
+          ++P;
+      } else {
+        while (P > Beg && P[-1] != '\n')
+          --P;
+      }
+      // Skip blank lines.
       while (P < E) {
-        ++P; // past '\n'
-        unsigned Ind2 = 0;
-        while (P + Ind2 < E && P[Ind2] == ' ')
-          ++Ind2;
-        if (P + Ind2 < E && P[Ind2] != '\n') {
-          At->Indent = Ind2;
+        unsigned Ind = 0;
+        while (P + Ind < E && P[Ind] == ' ')
+          ++Ind;
+        if (P + Ind < E && P[Ind] != '\n') {
+          At->Indent = Ind;
           break;
         }
-        P += Ind2;
-        ++Line;
+        P += Ind;
+        if (P < E)
+          ++P;
       }
-      (void)Line;
+      At->Block = true;
+      At->Start = pos(SMLoc::getFromPointer(std::min(P, E - 1)));
+      At->Start.Column = 1;
     }
     return true;
   }
@@ -217,6 +226,7 @@ std::optional<YamlRuleSpec> Reader::read() {
   SM.setDiagHandler(
       [](const SMDiagnostic &D, void *Ctx) {
         auto *R = static_cast<Reader *>(Ctx);
+        ++R->ParseErrors;
         R->error(TextPos{unsigned(D.getLineNo()), unsigned(D.getColumnNo() + 1)},
                  D.getMessage());
       },
@@ -228,7 +238,7 @@ std::optional<YamlRuleSpec> Reader::read() {
     return std::nullopt;
   }
   yaml::Node *Root = DI->getRoot();
-  if (Errors)
+  if (ParseErrors)
     return std::nullopt;
   auto *Map = dyn_cast_or_null<yaml::MappingNode>(Root);
   if (!Map) {
@@ -258,7 +268,7 @@ std::optional<YamlRuleSpec> Reader::read() {
       continue;
     }
     yaml::Node *V = KV.getValue();
-    if (Errors)
+    if (ParseErrors)
       return std::nullopt; // the YAML parser itself failed
     if (Key == "rule") {
       R.RuleAt = KeyAt;

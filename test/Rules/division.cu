@@ -1,10 +1,10 @@
 // algebraic-division-constant, algebraic-reciprocal-hoist, algebraic-pow2-divmod.
 // RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu
-// RUN: %cuda-l1-rewrite --rules='algebraic-division-constant,algebraic-reciprocal-hoist,algebraic-pow2-divmod' --fix --allow-unverified %t/t.cu 2>&1 \
+// RUN: %cuda-l1-rewrite --rules='-*,algebraic-division-constant,algebraic-reciprocal-hoist,algebraic-pow2-divmod' --fix --allow-unverified %t/t.cu 2>&1 \
 // RUN:   | FileCheck %s --implicit-check-not=warning:
 // RUN: grep -v '// CHECK' %t/t.cu | FileCheck --check-prefix=CHECK-FIXES %s
 // RUN: cp %t/t.cu %t/once.cu
-// RUN: %cuda-l1-rewrite --rules='algebraic-division-constant,algebraic-reciprocal-hoist,algebraic-pow2-divmod' --fix --allow-unverified %t/t.cu
+// RUN: %cuda-l1-rewrite --rules='-*,algebraic-division-constant,algebraic-reciprocal-hoist,algebraic-pow2-divmod' --fix --allow-unverified %t/t.cu
 // RUN: diff %t/once.cu %t/t.cu
 // RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
 // Every kernel of the rewritten file, extracted with its context, compiles with NVRTC.

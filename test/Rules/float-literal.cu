@@ -1,14 +1,14 @@
 // algebraic-float-literal and algebraic-float-math.
 // RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu
-// RUN: %cuda-l1-rewrite --rules='algebraic-float-*' --fix --allow-unverified %t/t.cu 2>&1 \
+// RUN: %cuda-l1-rewrite --rules='-*,algebraic-float-*' --fix --allow-unverified %t/t.cu 2>&1 \
 // RUN:   | FileCheck %s --implicit-check-not=warning:
 // RUN: grep -v '// CHECK' %t/t.cu | FileCheck --check-prefix=CHECK-FIXES %s
 // RUN: cp %t/t.cu %t/once.cu
-// RUN: %cuda-l1-rewrite --rules='algebraic-float-*' --fix --allow-unverified %t/t.cu
+// RUN: %cuda-l1-rewrite --rules='-*,algebraic-float-*' --fix --allow-unverified %t/t.cu
 // RUN: diff %t/once.cu %t/t.cu
 // Default (no GPU, no --allow-unverified): only the bitwise fixes.
 // RUN: cp %s %t/b.cu
-// RUN: %cuda-l1-rewrite --rules='algebraic-float-*' --fix %t/b.cu 2>/dev/null
+// RUN: %cuda-l1-rewrite --rules='-*,algebraic-float-*' --fix %t/b.cu 2>/dev/null
 // RUN: grep -v '// CHECK' %t/b.cu | FileCheck --check-prefix=BITWISE %s
 // RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
 // Every kernel of the rewritten file, extracted with its context, compiles with NVRTC.

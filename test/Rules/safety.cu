@@ -1,10 +1,10 @@
 // A fix whose result does not compile is not written, and the note says why;
 // overlapping fixes: the lower-priority one is dropped with a note.
 // RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu
-// RUN: %cuda-l1-rewrite --rule-file=%S/Inputs/broken-rule.yaml --rules='algebraic-user-broken' --fix %t/t.cu 2>&1 \
+// RUN: %cuda-l1-rewrite --rule-file=%S/Inputs/broken-rule.yaml --rules='-*,algebraic-user-broken' --fix %t/t.cu 2>&1 \
 // RUN:   | FileCheck --check-prefix=BROKEN %s
 // RUN: diff %s %t/t.cu
-// RUN: %cuda-l1-rewrite --rule-file=%S/Inputs/half-rule.yaml --rules='algebraic-user-half,algebraic-division-constant' --fix %t/t.cu 2>&1 \
+// RUN: %cuda-l1-rewrite --rule-file=%S/Inputs/half-rule.yaml --rules='-*,algebraic-user-half,algebraic-division-constant' --fix %t/t.cu 2>&1 \
 // RUN:   | FileCheck --check-prefix=CONFLICT %s
 // RUN: grep -v '// CHECK' %t/t.cu | FileCheck --check-prefix=CHECK-FIXES %s
 #include <cuda_runtime.h>

@@ -1,10 +1,10 @@
 // unrolling-constant-trip, unrolling-param-bound.
 // RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu
-// RUN: %cuda-l1-rewrite --rules='unrolling-*' --fix %t/t.cu 2>&1 \
+// RUN: %cuda-l1-rewrite --rules='-*,unrolling-*' --fix %t/t.cu 2>&1 \
 // RUN:   | FileCheck %s --implicit-check-not=warning:
 // RUN: grep -v '// CHECK' %t/t.cu | FileCheck --check-prefix=CHECK-FIXES %s
 // RUN: cp %t/t.cu %t/once.cu
-// RUN: %cuda-l1-rewrite --rules='unrolling-*' --fix %t/t.cu
+// RUN: %cuda-l1-rewrite --rules='-*,unrolling-*' --fix %t/t.cu
 // RUN: diff %t/once.cu %t/t.cu
 // RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
 // Every kernel of the rewritten file, extracted with its context, compiles with NVRTC.

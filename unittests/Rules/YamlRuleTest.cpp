@@ -73,7 +73,7 @@ TEST(YamlRule, MatcherErrorIsLocatedInTheFile) {
   EXPECT_FALSE(compileYamlRule(*R, D));
   ASSERT_FALSE(D.empty());
   EXPECT_EQ(D.front().Pos.Line, 6u) << D.front().str();
-  EXPECT_EQ(D.front().Pos.Column, 14u) << D.front().str();
+  EXPECT_EQ(D.front().Pos.Column, 12u) << D.front().str();
   EXPECT_NE(D.front().Message.find("hasArgumentt"), std::string::npos)
       << D.front().str();
 }
