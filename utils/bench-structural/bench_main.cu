@@ -66,6 +66,12 @@ namespace o_tr {
 namespace n_tr {
 #include "transpose.rewritten.cu"
 }
+namespace o_v4 {
+#include "vectorize.cu"
+}
+namespace n_v4 {
+#include "vectorize.rewritten.cu"
+}
 namespace o_sr {
 #include "seqred.cu"
 }
@@ -203,6 +209,10 @@ int main(int argc, char **argv) {
   Cases.push_back({"transpose", "coalescing-transpose-tile", "bitwise",
                    {NoReset, [=] { o_tr::transpose<<<dim3(N / 16, N / 16), dim3(16, 16)>>>(A, outO, N, N); }, outO, NN},
                    {NoReset, [=] { n_tr::transpose<<<dim3(N / 16, N / 16), dim3(16, 16)>>>(A, outN, N, N); }, outN, NN},
+                   {}});
+  Cases.push_back({"axpy", "memory-vectorize-float4", "bitwise",
+                   {NoReset, [=] { o_v4::axpy<<<unsigned(NN / 2 / 256), 256>>>(A, A + NN / 2, outO, 2.0f, int(NN / 2)); }, outO, NN / 2},
+                   {NoReset, [=] { n_v4::axpy<<<unsigned(NN / 2 / 256), 256>>>(A, A + NN / 2, outN, 2.0f, int(NN / 2)); }, outN, NN / 2},
                    {}});
   Cases.push_back({"reduce0", "sync-sequential-reduction", "reassociating",
                    {NoReset, [=] { o_sr::reduce0<<<unsigned(NN / 256), 256>>>(A, partO); }, partO, NN / 256},
