@@ -202,6 +202,14 @@ protected:
     if (!Applies || !wanted(Lit->getLocation()))
       return;
     std::string Text = sourceText(C, Lit->getSourceRange());
+    if (Text.empty()) {
+      // In a macro body: the literal's own spelling.
+      const SourceManager &SM = C.getSourceManager();
+      Text = Lexer::getSourceText(CharSourceRange::getTokenRange(
+                                      SM.getSpellingLoc(Lit->getLocation())),
+                                  SM, C.getLangOpts())
+                 .str();
+    }
     StringRef T = Text;
     if (T.empty() || T.ends_with("f") || T.ends_with("F") ||
         T.ends_with("l") || T.ends_with("L"))

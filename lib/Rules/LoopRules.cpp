@@ -226,7 +226,11 @@ protected:
     FD = functionOf(*For);
     if (!FD || !isDeviceCode(FD) || isInInstantiation(FD))
       return nullptr;
-    if (hasInnerLoop(For->getBody()) || hasLoopHint(*Ctx, For))
+    const Stmt *Body = For->getBody();
+    if (Body && (isa<ForStmt>(Body) || isa<WhileStmt>(Body) ||
+                 isa<DoStmt>(Body) || isa<CXXForRangeStmt>(Body)))
+      return nullptr;
+    if (hasInnerLoop(Body) || hasLoopHint(*Ctx, For))
       return nullptr;
     Shape = analyzeFor(*Ctx, For);
     if (!Shape)
