@@ -34,6 +34,7 @@ if [ -x "$REW" ]; then
     verify matvec_rmw_odd matvec_rmw ra bitwise
     verify transpose_odd transpose transpose bitwise
     verify total_odd total warpatomic reassociating
+    verify axpy_odd axpy vectorize bitwise
     verify matvec matvec staging bitwise
     verify matvec_rmw matvec_rmw ra bitwise
     verify transpose transpose transpose bitwise
