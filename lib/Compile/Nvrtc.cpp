@@ -4,8 +4,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
-#include <dlfcn.h>
 #include <algorithm>
+#include <dlfcn.h>
 #include <map>
 #include <mutex>
 
@@ -26,18 +26,18 @@ struct NvrtcApi {
   const char *(*GetErrorString)(nvrtcResult) = nullptr;
   nvrtcResult (*Version)(int *, int *) = nullptr;
   nvrtcResult (*CreateProgram)(nvrtcProgram *, const char *, const char *, int,
-                               const char *const *, const char *const *) =
-      nullptr;
+                               const char *const *,
+                               const char *const *) = nullptr;
   nvrtcResult (*DestroyProgram)(nvrtcProgram *) = nullptr;
-  nvrtcResult (*CompileProgram)(nvrtcProgram, int, const char *const *) =
-      nullptr;
+  nvrtcResult (*CompileProgram)(nvrtcProgram, int,
+                                const char *const *) = nullptr;
   nvrtcResult (*GetCUBINSize)(nvrtcProgram, size_t *) = nullptr;
   nvrtcResult (*GetCUBIN)(nvrtcProgram, char *) = nullptr;
   nvrtcResult (*GetProgramLogSize)(nvrtcProgram, size_t *) = nullptr;
   nvrtcResult (*GetProgramLog)(nvrtcProgram, char *) = nullptr;
   nvrtcResult (*AddNameExpression)(nvrtcProgram, const char *) = nullptr;
-  nvrtcResult (*GetLoweredName)(nvrtcProgram, const char *, const char **) =
-      nullptr;
+  nvrtcResult (*GetLoweredName)(nvrtcProgram, const char *,
+                                const char **) = nullptr;
   bool ok() const { return Handle != nullptr; }
 };
 
@@ -94,15 +94,15 @@ std::vector<std::string> candidates(StringRef CudaPath) {
       for (sys::fs::directory_iterator It(Dir, EC), End; !EC && It != End;
            It.increment(EC)) {
         StringRef Name = sys::path::filename(It->path());
-        if (Name.starts_with("libnvrtc.so.") )
+        if (Name.starts_with("libnvrtc.so."))
           Versioned.push_back(It->path());
       }
       std::sort(Versioned.rbegin(), Versioned.rend());
       C.insert(C.end(), Versioned.begin(), Versioned.end());
     }
   }
-  for (const char *N : {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12",
-                        "libnvrtc.so.11.2"})
+  for (const char *N :
+       {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2"})
     C.push_back(N);
   return C;
 }
@@ -143,8 +143,8 @@ std::string errorText(const NvrtcApi &A, nvrtcResult R) {
 
 std::vector<std::string> nvrtcCommandOptions(const NvrtcOptions &Opts) {
   std::vector<std::string> O;
-  O.push_back("-arch=" + (Opts.GpuArch.empty() ? std::string("sm_90")
-                                               : Opts.GpuArch));
+  O.push_back("-arch=" +
+              (Opts.GpuArch.empty() ? std::string("sm_90") : Opts.GpuArch));
   O.push_back("-std=c++17");
   // Extracted sources are device code: unannotated (constexpr) functions
   // and namespace-scope constants are device entities (NVRTC rejects host
@@ -199,8 +199,8 @@ NvrtcResult compileWithNvrtc(StringRef Source, StringRef FileName,
   for (const std::string &E : NameExpressions) {
     Rc = A.AddNameExpression(Prog, E.c_str());
     if (Rc != 0) {
-      R.Error = Name + ": name expression '" + E +
-                "' rejected: " + errorText(A, Rc);
+      R.Error =
+          Name + ": name expression '" + E + "' rejected: " + errorText(A, Rc);
       A.DestroyProgram(&Prog);
       return R;
     }

@@ -71,14 +71,29 @@ std::string relativeHeaderName(StringRef Path) {
 }
 
 bool isProvidableHeader(StringRef R) {
-  static const char *const Prefixes[] = {
-      "cuda_fp16.h", "cuda_fp16.hpp", "cuda_bf16.h", "cuda_bf16.hpp",
-      "cuda_fp8.h", "cuda_fp8.hpp", "cuda_fp6.h", "cuda_fp4.h",
-      "cooperative_groups.h", "cooperative_groups/", "mma.h",
-      "cuda_pipeline.h", "cuda_pipeline_primitives.h", "cuda_awbarrier.h",
-      "cuda_awbarrier_primitives.h", "math_constants.h", "curand_kernel.h",
-      "curand.h", "curand_", "cuda/", "cub/block/", "cub/warp/",
-      "cub/thread/"};
+  static const char *const Prefixes[] = {"cuda_fp16.h",
+                                         "cuda_fp16.hpp",
+                                         "cuda_bf16.h",
+                                         "cuda_bf16.hpp",
+                                         "cuda_fp8.h",
+                                         "cuda_fp8.hpp",
+                                         "cuda_fp6.h",
+                                         "cuda_fp4.h",
+                                         "cooperative_groups.h",
+                                         "cooperative_groups/",
+                                         "mma.h",
+                                         "cuda_pipeline.h",
+                                         "cuda_pipeline_primitives.h",
+                                         "cuda_awbarrier.h",
+                                         "cuda_awbarrier_primitives.h",
+                                         "math_constants.h",
+                                         "curand_kernel.h",
+                                         "curand.h",
+                                         "curand_",
+                                         "cuda/",
+                                         "cub/block/",
+                                         "cub/warp/",
+                                         "cub/thread/"};
   for (const char *P : Prefixes)
     if (R.starts_with(P))
       return true;
@@ -86,19 +101,38 @@ bool isProvidableHeader(StringRef R) {
 }
 
 bool isBuiltinHeader(StringRef R) {
-  static const char *const Names[] = {
-      "cuda_runtime.h", "cuda_runtime_api.h", "cuda.h",
-      "device_launch_parameters.h", "vector_types.h", "vector_functions.h",
-      "vector_functions.hpp", "device_functions.h", "math_functions.h",
-      "driver_types.h", "cuda_device_runtime_api.h", "texture_types.h",
-      "surface_types.h", "texture_fetch_functions.h",
-      "surface_indirect_functions.h", "texture_indirect_functions.h",
-      "surface_functions.h", "device_types.h", "host_defines.h",
-      "builtin_types.h", "channel_descriptor.h", "library_types.h",
-      "device_atomic_functions.h", "sm_20_atomic_functions.h",
-      "sm_20_intrinsics.h", "sm_30_intrinsics.h", "sm_32_intrinsics.h",
-      "sm_35_intrinsics.h", "sm_60_atomic_functions.h",
-      "sm_61_intrinsics.h", "cuda_texture_types.h", "cuda_surface_types.h"};
+  static const char *const Names[] = {"cuda_runtime.h",
+                                      "cuda_runtime_api.h",
+                                      "cuda.h",
+                                      "device_launch_parameters.h",
+                                      "vector_types.h",
+                                      "vector_functions.h",
+                                      "vector_functions.hpp",
+                                      "device_functions.h",
+                                      "math_functions.h",
+                                      "driver_types.h",
+                                      "cuda_device_runtime_api.h",
+                                      "texture_types.h",
+                                      "surface_types.h",
+                                      "texture_fetch_functions.h",
+                                      "surface_indirect_functions.h",
+                                      "texture_indirect_functions.h",
+                                      "surface_functions.h",
+                                      "device_types.h",
+                                      "host_defines.h",
+                                      "builtin_types.h",
+                                      "channel_descriptor.h",
+                                      "library_types.h",
+                                      "device_atomic_functions.h",
+                                      "sm_20_atomic_functions.h",
+                                      "sm_20_intrinsics.h",
+                                      "sm_30_intrinsics.h",
+                                      "sm_32_intrinsics.h",
+                                      "sm_35_intrinsics.h",
+                                      "sm_60_atomic_functions.h",
+                                      "sm_61_intrinsics.h",
+                                      "cuda_texture_types.h",
+                                      "cuda_surface_types.h"};
   if (R.starts_with("crt/") || R.starts_with("__clang_cuda"))
     return true;
   for (const char *N : Names)
@@ -110,13 +144,13 @@ bool isBuiltinHeader(StringRef R) {
 /// Well-known typedefs NVRTC does not predefine, and where to get them.
 const char *includeForStdTypedef(StringRef Name) {
   static const char *const IntTypes[] = {
-      "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
-      "uint32_t", "uint64_t", "intptr_t", "uintptr_t", "intmax_t",
-      "uintmax_t", "int_fast8_t", "int_fast16_t", "int_fast32_t",
-      "int_fast64_t", "uint_fast8_t", "uint_fast16_t", "uint_fast32_t",
-      "uint_fast64_t", "int_least8_t", "int_least16_t", "int_least32_t",
-      "int_least64_t", "uint_least8_t", "uint_least16_t", "uint_least32_t",
-      "uint_least64_t"};
+      "int8_t",        "int16_t",        "int32_t",        "int64_t",
+      "uint8_t",       "uint16_t",       "uint32_t",       "uint64_t",
+      "intptr_t",      "uintptr_t",      "intmax_t",       "uintmax_t",
+      "int_fast8_t",   "int_fast16_t",   "int_fast32_t",   "int_fast64_t",
+      "uint_fast8_t",  "uint_fast16_t",  "uint_fast32_t",  "uint_fast64_t",
+      "int_least8_t",  "int_least16_t",  "int_least32_t",  "int_least64_t",
+      "uint_least8_t", "uint_least16_t", "uint_least32_t", "uint_least64_t"};
   for (const char *T : IntTypes)
     if (Name == T)
       return "<cuda/std/cstdint>";
@@ -246,7 +280,8 @@ public:
     if (C.Kind != HeaderKind::Builtin)
       return C;
     {
-      std::pair<FileID, unsigned> D = SM.getDecomposedLoc(SM.getExpansionLoc(DL));
+      std::pair<FileID, unsigned> D =
+          SM.getDecomposedLoc(SM.getExpansionLoc(DL));
       auto FE = SM.getFileEntryRefForID(D.first);
       if (!FE)
         return C;
@@ -298,9 +333,8 @@ public:
     // source ranges stop short of it, and of trailing qualifiers such as
     // `T *__restrict__` in an alias.
     bool IsDefinition = false;
-    if (const auto *FD = dyn_cast<FunctionDecl>(D->getAsFunction()
-                                                    ? D->getAsFunction()
-                                                    : nullptr))
+    if (const auto *FD = dyn_cast<FunctionDecl>(
+            D->getAsFunction() ? D->getAsFunction() : nullptr))
       IsDefinition = FD->doesThisDeclarationHaveABody();
     if (!IsDefinition && !isa<NamespaceDecl>(D) && !isa<LinkageSpecDecl>(D)) {
       Lexer L(SM.getLocForStartOfFile(FID), LO, Buf.begin(), Buf.begin() + E,
@@ -498,8 +532,9 @@ std::string describe(const Decl *D) {
   if (isa<VarTemplateDecl>(D))
     return "variable template " + Name;
   if (const auto *RD = dyn_cast<RecordDecl>(D))
-    return std::string(RD->isUnion() ? "union " : RD->isClass() ? "class "
-                                                                : "struct ") +
+    return std::string(RD->isUnion()   ? "union "
+                       : RD->isClass() ? "class "
+                                       : "struct ") +
            Name;
   if (isa<EnumDecl>(D))
     return "enum " + Name;
@@ -535,7 +570,8 @@ ParamInfo makeParam(const ASTContext &Ctx, const ParmVarDecl *P, unsigned I,
   Pol.SuppressTagKeyword = true;
   Pol.SuppressUnwrittenScope = true;
   auto Print = [&](QualType Q) {
-    auto It = Renames.find(Q.getCanonicalType().getUnqualifiedType().getTypePtr());
+    auto It =
+        Renames.find(Q.getCanonicalType().getUnqualifiedType().getTypePtr());
     if (It != Renames.end())
       return It->second;
     return Q.getAsString(Pol);
@@ -594,8 +630,8 @@ public:
   bool VisitTagType(TagType *T);
   bool VisitTemplateSpecializationType(TemplateSpecializationType *T);
   bool VisitSubstTemplateTypeParmType(SubstTemplateTypeParmType *T);
-  bool VisitDeducedTemplateSpecializationType(
-      DeducedTemplateSpecializationType *T);
+  bool
+  VisitDeducedTemplateSpecializationType(DeducedTemplateSpecializationType *T);
   bool TraverseNestedNameSpecifier(NestedNameSpecifier NNS);
   bool TraverseNestedNameSpecifierLoc(NestedNameSpecifierLoc NNS);
   bool TraverseTemplateName(TemplateName N);
@@ -700,8 +736,8 @@ private:
 bool RefWalker::skipHostMember(CXXMethodDecl *MD) {
   if (MD->isImplicit() || !isHostOnly(MD) || MD->getParent()->isLambda())
     return false;
-  if (MD->doesThisDeclarationHaveABody() && isNamespaceLike(
-          MD->getLexicalDeclContext()) == false)
+  if (MD->doesThisDeclarationHaveABody() &&
+      isNamespaceLike(MD->getLexicalDeclContext()) == false)
     X.hostMember(MD);
   return true;
 }
@@ -884,12 +920,13 @@ void Extraction::lambdaType(const CXXRecordDecl *RD, SourceLocation Use) {
   const FunctionDecl *Host = enclosingFunction(RD);
   std::string Ns;
   if (Host)
-    for (const DeclContext *DC = Host->getDeclContext(); DC; DC = DC->getParent())
+    for (const DeclContext *DC = Host->getDeclContext(); DC;
+         DC = DC->getParent())
       if (const auto *N = dyn_cast<NamespaceDecl>(DC))
         if (!N->isAnonymousNamespace())
           Ns = N->getNameAsString() + "::" + Ns;
-  TypeRenames[Ctx.getCanonicalType(Ctx.getCanonicalTagType(RD))
-                  .getTypePtr()] = Ns + Name;
+  TypeRenames[Ctx.getCanonicalType(Ctx.getCanonicalTagType(RD)).getTypePtr()] =
+      Ns + Name;
   for (const LambdaCapture &C : RD->captures()) {
     if (C.capturesThis() || C.capturesVLAType())
       problem(C.getLocation(), "the lambda passed to the kernel captures "
@@ -933,9 +970,9 @@ void Extraction::external(const Decl *D, SourceLocation Use) {
       // clang's CUDA wrappers add device overloads of <cmath> to std::;
       // NVRTC has no std:: at all. One problem per std:: entity.
       const Decl *Top = topLevelOf(D);
-      std::string TopName = isa<NamedDecl>(Top)
-                                ? cast<NamedDecl>(Top)->getQualifiedNameAsString()
-                                : Name;
+      std::string TopName =
+          isa<NamedDecl>(Top) ? cast<NamedDecl>(Top)->getQualifiedNameAsString()
+                              : Name;
       if (!StdReported.insert(TopName).second)
         return;
       problem(Use.isValid() ? Use : D->getLocation(),
@@ -1017,9 +1054,11 @@ void Extraction::need(const Decl *D, SourceLocation Use) {
           const VarDecl *VD = cast<VarDecl>(D);
           // A host local constant read inside a lambda of the kernel.
           problem(Use.isValid() ? Use : D->getLocation(),
-                  "uses '" + VD->getName() + "', a local variable of host "
-                  "function '" + Encl->getQualifiedNameAsString() + "' (" +
-                  TU.where(VD->getLocation()) + ")");
+                  "uses '" + VD->getName() +
+                      "', a local variable of host "
+                      "function '" +
+                      Encl->getQualifiedNameAsString() + "' (" +
+                      TU.where(VD->getLocation()) + ")");
           return;
         }
         // Report the outermost local declaration once (not each member).
@@ -1055,8 +1094,7 @@ void Extraction::need(const Decl *D, SourceLocation Use) {
       if (P && P->getCanonicalDecl() != Kernel->getCanonicalDecl() &&
           Walked.insert(FD).second)
         problem(Use.isValid() ? Use : FD->getLocation(),
-                "refers to another kernel, '" +
-                    FD->getQualifiedNameAsString() +
+                "refers to another kernel, '" + FD->getQualifiedNameAsString() +
                     "' (device-side launch or kernel address)");
       return;
     }
@@ -1114,8 +1152,8 @@ void Extraction::need(const Decl *D, SourceLocation Use) {
                  (VD->getType().isConstQualified() && VD->getAnyInitializer());
     if (!Cuda && !Const && !VD->isStaticDataMember()) {
       problem(Use.isValid() ? Use : VD->getLocation(),
-              "uses host variable '" + VD->getQualifiedNameAsString() +
-                  "' (" + TU.where(VD->getLocation()) +
+              "uses host variable '" + VD->getQualifiedNameAsString() + "' (" +
+                  TU.where(VD->getLocation()) +
                   "), which does not exist on the device");
       return;
     }
@@ -1124,8 +1162,8 @@ void Extraction::need(const Decl *D, SourceLocation Use) {
         !(VD->hasAttr<CUDASharedAttr>() &&
           VD->getType()->isIncompleteArrayType())) {
       problem(Use.isValid() ? Use : VD->getLocation(),
-              "uses '" + VD->getQualifiedNameAsString() + "', declared extern at " +
-                  TU.where(VD->getLocation()) +
+              "uses '" + VD->getQualifiedNameAsString() +
+                  "', declared extern at " + TU.where(VD->getLocation()) +
                   " but not defined in this translation unit (relocatable "
                   "device code: its definition is in another file)");
       return;
@@ -1360,7 +1398,8 @@ struct Group {
 std::vector<const DeclContext *> namespaceChain(const Decl *D) {
   std::vector<const DeclContext *> Chain;
   for (const DeclContext *DC = D->getLexicalDeclContext();
-       DC && !DC->isTranslationUnit(); DC = cast<Decl>(DC)->getLexicalDeclContext())
+       DC && !DC->isTranslationUnit();
+       DC = cast<Decl>(DC)->getLexicalDeclContext())
     if (isa<NamespaceDecl>(DC) || isa<LinkageSpecDecl>(DC))
       Chain.push_back(DC);
   std::reverse(Chain.begin(), Chain.end());
@@ -1376,15 +1415,15 @@ std::string opener(const DeclContext *DC) {
   }
   if (const auto *L = dyn_cast<LinkageSpecDecl>(DC))
     return L->getLanguage() == LinkageSpecLanguageIDs::C ? "extern \"C\" {"
-                                                          : "extern \"C++\" {";
+                                                         : "extern \"C++\" {";
   return "{";
 }
 
 std::string closer(const DeclContext *DC) {
   if (const auto *N = dyn_cast<NamespaceDecl>(DC))
-    return "} // namespace" +
-           (N->isAnonymousNamespace() ? std::string()
-                                      : " " + N->getNameAsString());
+    return "} // namespace" + (N->isAnonymousNamespace()
+                                   ? std::string()
+                                   : " " + N->getNameAsString());
   return "} // extern";
 }
 
@@ -1399,12 +1438,11 @@ std::string Extraction::assemble(ExtractedKernel &K) {
     G.Decls.push_back(D);
     Groups.push_back(G);
   }
-  std::stable_sort(Groups.begin(), Groups.end(),
-                   [&](const Group &A, const Group &B) {
-                     return SM.isBeforeInTranslationUnit(
-                         SM.getComposedLoc(A.FID, A.Begin),
-                         SM.getComposedLoc(B.FID, B.Begin));
-                   });
+  std::stable_sort(
+      Groups.begin(), Groups.end(), [&](const Group &A, const Group &B) {
+        return SM.isBeforeInTranslationUnit(SM.getComposedLoc(A.FID, A.Begin),
+                                            SM.getComposedLoc(B.FID, B.Begin));
+      });
   std::vector<Group> Merged;
   for (Group &G : Groups) {
     if (!Merged.empty() && Merged.back().FID == G.FID &&
@@ -1480,7 +1518,8 @@ std::string Extraction::assemble(ExtractedKernel &K) {
             auto *PP = const_cast<Preprocessor *>(TU.pp());
             if (!II || !PP || !II->hadMacroDefinition())
               continue;
-            const MacroInfo *Dep = PP->getMacroDefinitionAtLoc(II, DL).getMacroInfo();
+            const MacroInfo *Dep =
+                PP->getMacroDefinitionAtLoc(II, DL).getMacroInfo();
             if (!Dep || !SM.isWrittenInBuiltinFile(Dep->getDefinitionLoc()) ||
                 Defined.count(II->getName().str()))
               continue;
@@ -1575,7 +1614,8 @@ std::string Extraction::assemble(ExtractedKernel &K) {
     for (auto &H : Holes) {
       if (H.first < Pos)
         continue;
-      OS << Buf.slice(Pos, H.first) << "/* cuda-l1: host-only member omitted */";
+      OS << Buf.slice(Pos, H.first)
+         << "/* cuda-l1: host-only member omitted */";
       Pos = H.second;
     }
     OS << Buf.slice(Pos, G.End);
@@ -1594,7 +1634,8 @@ std::string Extraction::assemble(ExtractedKernel &K) {
     }
     P.What = What;
     P.Begin = BS;
-    P.End = TU.loc(SM.getComposedLoc(G.FID, G.End > G.Begin ? G.End - 1 : G.End));
+    P.End =
+        TU.loc(SM.getComposedLoc(G.FID, G.End > G.Begin ? G.End - 1 : G.End));
     K.Pieces.push_back(P);
   }
   Reopen({});
@@ -1626,7 +1667,8 @@ std::string Extraction::assemble(ExtractedKernel &K) {
       ++FI;
     }
     OS << "  ";
-    if (Call->hasAttr<CUDAHostAttr>() && !Call->getAttr<CUDAHostAttr>()->isImplicit())
+    if (Call->hasAttr<CUDAHostAttr>() &&
+        !Call->getAttr<CUDAHostAttr>()->isImplicit())
       OS << "__host__ ";
     OS << "__device__ ";
     if (Call->getDeclaredReturnType()->getContainedAutoType())
@@ -1686,8 +1728,8 @@ ExtractedKernel Extraction::run() {
   std::vector<const FunctionDecl *> Specs;
   if (FT)
     for (const FunctionDecl *S : FT->specializations())
-      if (S->isTemplateInstantiation() || S->getTemplateSpecializationKind() ==
-                                              TSK_ExplicitSpecialization) {
+      if (S->isTemplateInstantiation() ||
+          S->getTemplateSpecializationKind() == TSK_ExplicitSpecialization) {
         Specs.push_back(S);
         Worklist.push_back(S);
         if (S->getTemplateSpecializationKind() == TSK_ExplicitSpecialization)
@@ -1768,7 +1810,8 @@ ExtractedKernel Extraction::run() {
         K.NameExprs.push_back(E);
       if (K.Params.empty())
         for (unsigned I = 0; I < S->getNumParams(); ++I)
-          K.Params.push_back(makeParam(Ctx, S->getParamDecl(I), I, TypeRenames));
+          K.Params.push_back(
+              makeParam(Ctx, S->getParamDecl(I), I, TypeRenames));
     }
     if (Specs.empty()) {
       Notes.push_back("the kernel template is not instantiated in this "
@@ -1782,7 +1825,8 @@ ExtractedKernel Extraction::run() {
     bool Ok = true;
     K.NameExprs.push_back(nameExpr(Kernel, Ok));
     for (unsigned I = 0; I < Kernel->getNumParams(); ++I)
-      K.Params.push_back(makeParam(Ctx, Kernel->getParamDecl(I), I, TypeRenames));
+      K.Params.push_back(
+          makeParam(Ctx, Kernel->getParamDecl(I), I, TypeRenames));
   }
   (void)AllOk;
   if (!K.NameExprs.empty())

@@ -19,7 +19,8 @@ std::string kernelFileStem(StringRef QualifiedName) {
   std::string S;
   for (size_t I = 0; I < QualifiedName.size(); ++I) {
     char C = QualifiedName[I];
-    if (C == ':' && I + 1 < QualifiedName.size() && QualifiedName[I + 1] == ':') {
+    if (C == ':' && I + 1 < QualifiedName.size() &&
+        QualifiedName[I + 1] == ':') {
       S += "__";
       ++I;
     } else if (isalnum(static_cast<unsigned char>(C)) || C == '_' || C == '-') {
@@ -56,7 +57,8 @@ static json::Value paramJson(const ParamInfo &P) {
   return O;
 }
 
-json::Value extractManifest(const ExtractedKernel &K, StringRef SourceFileName) {
+json::Value extractManifest(const ExtractedKernel &K,
+                            StringRef SourceFileName) {
   json::Array Exprs, Params, Pieces, Problems, Includes, Notes;
   for (const auto &E : K.NameExprs)
     Exprs.push_back(E);
@@ -68,7 +70,8 @@ json::Value extractManifest(const ExtractedKernel &K, StringRef SourceFileName) 
       O["synthesized"] = true;
     } else {
       O["file"] = P.Begin.File;
-      O["begin"] = json::Object{{"line", P.Begin.Line}, {"column", P.Begin.Column}};
+      O["begin"] =
+          json::Object{{"line", P.Begin.Line}, {"column", P.Begin.Column}};
       O["end"] = json::Object{{"line", P.End.Line}, {"column", P.End.Column}};
     }
     Pieces.push_back(std::move(O));

@@ -1,12 +1,13 @@
-//===- Extract.cpp - --extract=<kernel|all> -o <dir> -----------------------===//
+//===- Extract.cpp - --extract=<kernel|all> -o <dir>
+//-----------------------===//
 //
 // Writes one self-contained .cu file and one .json manifest per kernel
 // (docs/extract.md); with --verify=compile, compiles each through NVRTC.
 //
 //===----------------------------------------------------------------------===//
+#include "cudal1/Extract/Extract.h"
 #include "Driver.h"
 #include "cudal1/Compile/Nvrtc.h"
-#include "cudal1/Extract/Extract.h"
 
 #include "clang/Frontend/CompilerInstance.h"
 #include "llvm/Support/FileSystem.h"
@@ -38,7 +39,8 @@ struct Extracted {
 
 class ExtractHandler : public TUHandler {
 public:
-  explicit ExtractHandler(std::string Selector) : Selector(std::move(Selector)) {}
+  explicit ExtractHandler(std::string Selector)
+      : Selector(std::move(Selector)) {}
   void handleTranslationUnit(clang::ASTContext &Ctx,
                              clang::CompilerInstance &CI,
                              StringRef MainFile) override {
@@ -147,8 +149,8 @@ int runExtract(DriverContext &DC) {
   }
 
   if (std::error_code EC = sys::fs::create_directories(OutputDir)) {
-    reportError(OutputDir + ": cannot create the output folder: " +
-                EC.message());
+    reportError(OutputDir +
+                ": cannot create the output folder: " + EC.message());
     return 2;
   }
 
@@ -165,8 +167,8 @@ int runExtract(DriverContext &DC) {
 
   NvrtcOptions NO;
   NO.CudaPath = DC.Config.Parse.CudaPath;
-  NO.GpuArch = DC.Config.Parse.GpuArch.empty() ? "sm_90"
-                                               : DC.Config.Parse.GpuArch;
+  NO.GpuArch =
+      DC.Config.Parse.GpuArch.empty() ? "sm_90" : DC.Config.Parse.GpuArch;
   unsigned Written = 0, Failed = 0, Compiled = 0, CompileFailed = 0;
   json::Array Summary;
   for (Extracted &X : Handler.All) {
@@ -213,12 +215,12 @@ int runExtract(DriverContext &DC) {
       }
     }
     if (Format == OutputFormat::Json) {
-      json::Object O{{"kernel", K.Kernel},
-                     {"source", std::string(Cu)},
-                     {"manifest", std::string(Js)},
-                     {"name_expressions", json::Array(std::vector<json::Value>(
-                                              K.NameExprs.begin(),
-                                              K.NameExprs.end()))}};
+      json::Object O{
+          {"kernel", K.Kernel},
+          {"source", std::string(Cu)},
+          {"manifest", std::string(Js)},
+          {"name_expressions", json::Array(std::vector<json::Value>(
+                                   K.NameExprs.begin(), K.NameExprs.end()))}};
       if (!Status.empty())
         O["nvrtc"] = Status == "compiles" ? "ok" : "failed";
       Summary.push_back(std::move(O));
@@ -239,8 +241,8 @@ int runExtract(DriverContext &DC) {
            << " kernel" << (Handler.All.size() == 1 ? "" : "s") << " to "
            << OutputDir;
     if (VerifyMode == VerifyLevel::Compile)
-      outs() << "; NVRTC (" << NO.GpuArch << "): " << Compiled
-             << " compiled, " << CompileFailed << " failed";
+      outs() << "; NVRTC (" << NO.GpuArch << "): " << Compiled << " compiled, "
+             << CompileFailed << " failed";
     outs() << "\n";
   }
   (void)Failed;

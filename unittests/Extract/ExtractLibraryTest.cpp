@@ -44,8 +44,7 @@ public:
   bool WithPP = true;
   std::vector<ExtractedKernel> Kernels;
   void handleTranslationUnit(clang::ASTContext &Ctx,
-                             clang::CompilerInstance &CI,
-                             StringRef) override {
+                             clang::CompilerInstance &CI, StringRef) override {
     Kernels = WithPP ? extractKernels(Ctx, CI.getPreprocessor(), "app::kern")
                      : extractKernels(Ctx, "kern");
   }
@@ -96,7 +95,8 @@ TEST_F(ExtractLibrary, KernelWithContext) {
   EXPECT_EQ(K.Params[0].Type, "float *");
   EXPECT_EQ(*K.Params[0].SizeBytes, 8u);
   EXPECT_NE(K.Source.find("#define SCALE(x) ((x) * 2.0f)"), std::string::npos);
-  EXPECT_NE(K.Source.find("__device__ float twice(float x)"), std::string::npos);
+  EXPECT_NE(K.Source.find("__device__ float twice(float x)"),
+            std::string::npos);
   EXPECT_EQ(K.Source.find("unrelated"), std::string::npos);
   EXPECT_EQ(K.Source.find("launch"), std::string::npos);
   EXPECT_EQ(K.Source.find("cuda_runtime"), std::string::npos);

@@ -20,7 +20,7 @@ struct NvrtcOptions {
   /// CUDA toolkit root: libnvrtc is looked for in <CudaPath>/lib64 first, and
   /// <CudaPath>/include (+ include/cccl) is put on the include path.
   std::string CudaPath;
-  std::string GpuArch = "sm_90"; ///< -arch=<GpuArch>, CUBIN for it
+  std::string GpuArch = "sm_90";         ///< -arch=<GpuArch>, CUBIN for it
   std::vector<std::string> ExtraOptions; ///< appended after the defaults
   std::vector<std::string> IncludeDirs;  ///< -I<dir> each
 };

@@ -1,4 +1,5 @@
-//===- Extract.h - a kernel with the context it needs, as one source -*- C++ -*-===//
+//===- Extract.h - a kernel with the context it needs, as one source -*- C++
+//-*-===//
 //
 // Cuts a kernel out of its translation unit together with exactly what it
 // needs to compile on its own under NVRTC: the device functions it calls
@@ -31,14 +32,15 @@ struct CopiedPiece {
   /// "kernel ns::k", "device function ns::f", "struct ns::Vec", "macro IDX",
   /// "constant memory ns::table", "include <cuda_fp16.h>", ...
   std::string What;
-  SourceLoc Begin, End; ///< End = last character copied (File empty: synthesized)
+  SourceLoc Begin,
+      End; ///< End = last character copied (File empty: synthesized)
 };
 
 struct ExtractedKernel {
   std::string Kernel;   ///< qualified name
   std::string NameExpr; ///< NVRTC name expression (first instantiation)
-  std::vector<std::string> NameExprs; ///< all instantiations used
-  std::string Source;   ///< self-contained .cu text
+  std::vector<std::string> NameExprs;    ///< all instantiations used
+  std::string Source;                    ///< self-contained .cu text
   size_t KernelBegin = 0, KernelEnd = 0; ///< kernel definition inside Source
   std::vector<ParamInfo> Params; ///< layout (first instantiation for templates)
   std::vector<CopiedPiece> Pieces;
@@ -47,8 +49,8 @@ struct ExtractedKernel {
   std::vector<std::string> Problems;
 
   // Beyond the base API.
-  SourceRangeInfo KernelRange;   ///< the kernel definition in the original
-  std::string TranslationUnit;   ///< main file it was extracted from
+  SourceRangeInfo KernelRange;       ///< the kernel definition in the original
+  std::string TranslationUnit;       ///< main file it was extracted from
   std::vector<std::string> Includes; ///< "<cuda_fp16.h>", ...
   std::vector<std::string> Notes;    ///< facts worth knowing (not errors)
   bool IsTemplate = false;
