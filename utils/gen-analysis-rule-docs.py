@@ -29,7 +29,7 @@ __global__ void scale(P *p, float s, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) p[i].x *= s;           // warning: 3 elements apart, 12 sectors instead of 4
 }""",
-  "Use a structure of arrays (`float *x, *y, *z`), or load whole structs with vector types (`float4`) and use all fields, or stage through shared memory. When the kernel reads every field of the struct (its accesses with the same stride cover all bytes), the sectors are shared through L1 and nothing is reported; when it reads some fields, one finding per struct gives the fraction of bytes used. Option `MinFactor` (default 2): only report when the traffic is at least this factor above ideal."),
+  "Use a structure of arrays (`float *x, *y, *z`), or load whole structs with vector types (`float4`) and use all fields, or stage through shared memory. When the kernel's accesses with the same base and stride together read every byte of the stride (all fields of a struct, or all iterations of a small constant-trip loop such as `in[t * 8 + j]` for `j < 8`), the sectors are shared through L1 and nothing is reported; when they read part of it, one finding per group gives the fraction of bytes used. Option `MinFactor` (default 2): only report when the traffic is at least this factor above ideal."),
  ("memory-shared-bank-conflict",
   "A shared-memory access whose threads hit different words of the same bank: a column of a `[32][32]` tile, even strides.",
   "Shared memory has 32 banks of 4 bytes. Threads of a warp that access distinct words in the same bank are serialized into separate wavefronts: reading a column of `float tile[32][32]` takes 32 wavefronts instead of 1.",

@@ -13,6 +13,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
 #include <cmath>
@@ -125,7 +126,15 @@ public:
         return;
       if (!isUserLoc(Ctx, CC, Lit->getLocation()))
         return;
-      std::string LitText = textOf(Ctx, Lit->getSourceRange());
+      // The literal's own spelling, also when it comes from a macro body.
+      const SourceManager &SM = Ctx.getSourceManager();
+      std::string LitText = Lexer::getSourceText(
+                                CharSourceRange::getTokenRange(
+                                    SM.getSpellingLoc(Lit->getLocation())),
+                                SM, Ctx.getLangOpts())
+                                .str();
+      if (LitText.empty())
+        LitText = textOf(Ctx, Lit->getSourceRange());
       std::string Msg =
           "double-precision literal '" + LitText + "' makes '" +
           textOf(Ctx, BO->getSourceRange()) +

@@ -33,6 +33,29 @@ __global__ void positions_x(const Particle *__restrict__ p,
     x[i] = p[i].x;
 }
 
+// Each thread reads its own chunk of 8 floats: every fetched byte is used
+// by the loop's iterations (no finding).
+__global__ void chunk_sum8(const float *__restrict__ in,
+                           float *__restrict__ out) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  float a = 0.0f;
+#pragma unroll
+  for (int j = 0; j < 8; ++j)
+    a += in[t * 8 + j];
+  out[t] = a;
+}
+
+// Reading 2 of each 8: three quarters of every fetched sector are wasted.
+__global__ void chunk_sum2(const float *__restrict__ in,
+                           float *__restrict__ out) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  float b = 0.0f;
+#pragma unroll
+  for (int j = 0; j < 2; ++j)
+    b += in[t * 8 + j];
+  out[t] = b;
+}
+
 struct Particles {
   float *x, *y, *z;
   const float *vx, *vy, *vz;
@@ -56,8 +79,11 @@ void launch(Particle *p, float *x, float *y, float *z, const float *vx,
   advance_aos<<<(n + 255) / 256, 256>>>(p, 0.01f, n);
   kinetic_aos<<<(n + 255) / 256, 256>>>(p, x, n);
   positions_x<<<(n + 255) / 256, 256>>>(p, x, n);
+  chunk_sum8<<<n / 2048, 256>>>(vx, x);
+  chunk_sum2<<<n / 2048, 256>>>(vx, x);
   advance_soa<<<(n + 255) / 256, 256>>>(x, y, z, vx, vy, vz, 0.01f, n);
 }
 
 // CHECK-MESSAGES: aos-soa.cu:25:25: warning: strided global load: consecutive threads are 6 elements apart; a warp request touches 24 3{{.*}} [coalescing-strided-access]
 // CHECK-MESSAGES: aos-soa.cu:33:17: warning: strided global load: consecutive threads are 6 elements apart; a warp request touches 24 3{{.*}} [coalescing-strided-access]
+// CHECK-MESSAGES: aos-soa.cu:55:10: warning: strided global load: consecutive threads are 8 elements apart; a warp request touches 32 3{{.*}} [coalescing-strided-access]
