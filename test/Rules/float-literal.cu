@@ -61,7 +61,6 @@ __global__ void math(const float *in, float *out) {
   // BITWISE: out[3] = exp(x + 1.0);
   // Negative: the float overloads are already used.
   out[2] = sqrtf(x) + expf(x) + sqrt(x);
-  // CHECK-FIXES: out[0] = sqrt(dx);
   // CHECK-FIXES: out[2] = sqrtf(x) + expf(x) + sqrt(x);
 }
 

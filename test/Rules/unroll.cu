@@ -48,6 +48,7 @@ template <int N> __global__ void tmpl(const float *in, float *out) {
     acc += in[j];
   }
   // CHECK: t.cu:[[@LINE-3]]:3: warning: loop with constant trip count 'N' (a template argument){{.*}} [unrolling-constant-trip]
+  // CHECK-FIXES: template <int N> __global__ void tmpl
   // CHECK-FIXES: #pragma unroll
   // CHECK-FIXES-NEXT: for (int j = 0; j < N; ++j) {
   out[0] = acc;
