@@ -997,7 +997,8 @@ void Extraction::external(const Decl *D, SourceLocation Use) {
         return;
     problem(Use.isValid() ? Use : D->getLocation(),
             "uses '" + Name + "' declared in <" + C.Header + "> (" + C.Path +
-                "), a host header that NVRTC cannot compile");
+                "), a system header that extraction does not copy and that NVRTC "
+                "is not known to compile");
     return;
   }
 }
