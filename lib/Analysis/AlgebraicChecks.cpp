@@ -48,7 +48,9 @@ bool isDouble(QualType T) {
 /// float -> double implicit conversion.
 bool isFloatPromotion(const Expr *E) {
   const auto *ICE = dyn_cast<ImplicitCastExpr>(E->IgnoreParens());
-  return ICE && ICE->getCastKind() == CK_FloatingCast &&
+  // (double)x is written on purpose: clang marks its implicit part.
+  return ICE && !ICE->isPartOfExplicitCast() &&
+         ICE->getCastKind() == CK_FloatingCast &&
          isDouble(ICE->getType()) && isFloat32(ICE->getSubExpr()->getType());
 }
 

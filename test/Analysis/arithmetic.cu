@@ -13,6 +13,8 @@ __global__ void activations(const float *__restrict__ in,
   if (i < n) {
     float v = in[i];
     out[i] = gelu(v) + powf(v, 2.0f) + pow(v, 0.5f) + sqrt(v) + exp(v);
+    // Explicit double on purpose: no double-math / double-literal finding.
+    out[i] += (float)sqrt((double)v * 0.5);
   }
 }
 
@@ -81,8 +83,8 @@ void launch(const float *in, float *out, const float *s, int n) {
 // CHECK-MESSAGES: arithmetic.cu:7:10: warning: double-precision literal '0.5' makes '0.5 * x' a double operation on float data: two conve{{.*}} [algebraic-double-literal]
 // CHECK-MESSAGES: arithmetic.cu:15:24: warning: 'powf' with the constant exponent 2.0f runs the general exp2(y*log2(x)) sequence (about 20{{.*}} [algebraic-pow-small-exponent]
 // CHECK-MESSAGES: arithmetic.cu:15:40: warning: 'pow' with the constant exponent 0.5f runs the general exp2(y*log2(x)) sequence (about 20 {{.*}} [algebraic-pow-small-exponent]
-// CHECK-MESSAGES: arithmetic.cu:24:39: warning: floating-point division by the loop-invariant 'd' on every iteration (about 8 instructions{{.*}} [algebraic-division-invariant]
-// CHECK-MESSAGES: arithmetic.cu:25:15: warning: integer modulo by the loop-invariant 'groups' on every iteration (about 20 instructions ea{{.*}} [algebraic-division-invariant]
-// CHECK-MESSAGES: arithmetic.cu:26:26: warning: signed division by 64 inside a loop: rounding toward zero needs a sign fix-up (3-4 instruc{{.*}} [algebraic-signed-pow2-division]
-// CHECK-MESSAGES: arithmetic.cu:65:5: warning: loop with a constant trip count of 4 indexes the local array 'acc' with 'k' but is not mar{{.*}} [unrolling-constant-trip-count]
-// CHECK-MESSAGES: arithmetic.cu:66:7: note: indexed by the induction variable here
+// CHECK-MESSAGES: arithmetic.cu:26:39: warning: floating-point division by the loop-invariant 'd' on every iteration (about 8 instructions{{.*}} [algebraic-division-invariant]
+// CHECK-MESSAGES: arithmetic.cu:27:15: warning: integer modulo by the loop-invariant 'groups' on every iteration (about 20 instructions ea{{.*}} [algebraic-division-invariant]
+// CHECK-MESSAGES: arithmetic.cu:28:26: warning: signed division by 64 inside a loop: rounding toward zero needs a sign fix-up (3-4 instruc{{.*}} [algebraic-signed-pow2-division]
+// CHECK-MESSAGES: arithmetic.cu:67:5: warning: loop with a constant trip count of 4 indexes the local array 'acc' with 'k' but is not mar{{.*}} [unrolling-constant-trip-count]
+// CHECK-MESSAGES: arithmetic.cu:68:7: note: indexed by the induction variable here
