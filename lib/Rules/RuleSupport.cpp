@@ -518,6 +518,10 @@ bool isPure(ASTContext &Ctx, const Expr *E) {
   if (!E)
     return false;
   E = E->IgnoreParens();
+  // Dependent code (template patterns): not analysed.
+  if (E->getType().isNull() || E->isTypeDependent() || E->isValueDependent() ||
+      E->containsErrors())
+    return false;
   if (const auto *CE = dyn_cast<CallExpr>(E)) {
     if (isa<CXXOperatorCallExpr>(CE) || isa<CUDAKernelCallExpr>(CE))
       return false;
