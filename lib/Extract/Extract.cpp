@@ -703,6 +703,14 @@ private:
   std::string typeName(QualType T, bool &Ok);
   void collectMacros(FileID FID, unsigned B, unsigned E,
                      std::vector<const MacroInfo *> &Out);
+  struct TextMacro {
+    std::string Name, Text;
+    SourceLocation Loc; ///< start of the #define line
+  };
+  /// Without a preprocessor: the macros expanded in [B, E) (nested ones
+  /// too), read back from the SourceManager's expansion records. Macros
+  /// that expand to nothing leave no record and are missed.
+  std::vector<TextMacro> expandedMacros(FileID FID, unsigned B, unsigned E);
   void macroDeps(const MacroInfo *MI, SourceLocation UseLoc,
                  std::vector<const MacroInfo *> &Out,
                  SmallPtrSetImpl<const MacroInfo *> &Seen);
@@ -995,10 +1003,11 @@ void Extraction::external(const Decl *D, SourceLocation Use) {
     if (const auto *FD = dyn_cast<FunctionDecl>(D))
       if (FD->getBuiltinID())
         return;
-    problem(Use.isValid() ? Use : D->getLocation(),
-            "uses '" + Name + "' declared in <" + C.Header + "> (" + C.Path +
-                "), a system header that extraction does not copy and that NVRTC "
-                "is not known to compile");
+    problem(
+        Use.isValid() ? Use : D->getLocation(),
+        "uses '" + Name + "' declared in <" + C.Header + "> (" + C.Path +
+            "), a system header that extraction does not copy and that NVRTC "
+            "is not known to compile");
     return;
   }
 }
@@ -1385,6 +1394,78 @@ void Extraction::collectMacros(FileID FID, unsigned B, unsigned E,
   }
 }
 
+std::vector<Extraction::TextMacro>
+Extraction::expandedMacros(FileID FID, unsigned B, unsigned E) {
+  std::vector<TextMacro> Out;
+  std::set<std::pair<std::string, std::string>> Seen;
+  for (unsigned I = 1, N = SM.local_sloc_entry_size(); I < N; ++I) {
+    const SrcMgr::SLocEntry &Entry = SM.getLocalSLocEntry(I);
+    if (!Entry.isExpansion() || !Entry.getExpansion().isMacroBodyExpansion())
+      continue;
+    const SrcMgr::ExpansionInfo &X = Entry.getExpansion();
+    std::pair<FileID, unsigned> At =
+        SM.getDecomposedLoc(SM.getExpansionLoc(X.getExpansionLocStart()));
+    if (At.first != FID || At.second < B || At.second >= E)
+      continue;
+    // The macro's name, where the expansion is spelled.
+    SourceLocation NameLoc = SM.getSpellingLoc(X.getExpansionLocStart());
+    std::pair<FileID, unsigned> NL = SM.getDecomposedLoc(NameLoc);
+    StringRef NBuf = SM.getBufferData(NL.first);
+    unsigned NEnd = NL.second;
+    while (NEnd < NBuf.size() &&
+           (isalnum((unsigned char)NBuf[NEnd]) || NBuf[NEnd] == '_'))
+      ++NEnd;
+    std::string Name = NBuf.slice(NL.second, NEnd).str();
+    // Its #define: the logical line holding the first body token.
+    std::pair<FileID, unsigned> DL =
+        SM.getDecomposedLoc(SM.getSpellingLoc(X.getSpellingLoc()));
+    StringRef Buf = SM.getBufferData(DL.first);
+    unsigned Start = DL.second;
+    auto LineStart = [&](unsigned P) {
+      while (P > 0 && Buf[P - 1] != '\n')
+        --P;
+      return P;
+    };
+    Start = LineStart(Start);
+    while (Start >= 2 &&
+           (Buf[Start - 2] == '\\' ||
+            (Start >= 3 && Buf[Start - 2] == '\r' && Buf[Start - 3] == '\\')))
+      Start = LineStart(Start - 1);
+    unsigned End = Start;
+    while (End < Buf.size()) {
+      size_t NLPos = Buf.find('\n', End);
+      if (NLPos == StringRef::npos) {
+        End = Buf.size();
+        break;
+      }
+      StringRef Line = Buf.slice(End, NLPos).rtrim("\r");
+      End = NLPos;
+      if (!Line.ends_with("\\"))
+        break;
+      End = NLPos + 1;
+    }
+    std::string Text = Buf.slice(Start, End).str();
+    StringRef T = StringRef(Text).ltrim();
+    if (!T.consume_front("#"))
+      continue;
+    T = T.ltrim();
+    if (!T.consume_front("define"))
+      continue;
+    T = T.ltrim();
+    if (!T.starts_with(Name) || Name.empty())
+      continue;
+    if (!Seen.insert({Name, Text}).second)
+      continue;
+    Out.push_back({Name, StringRef(Text).ltrim().str(),
+                   SM.getComposedLoc(DL.first, Start)});
+  }
+  std::stable_sort(Out.begin(), Out.end(),
+                   [&](const TextMacro &A, const TextMacro &B) {
+                     return SM.isBeforeInTranslationUnit(A.Loc, B.Loc);
+                   });
+  return Out;
+}
+
 //===----------------------------------------------------------------------===//
 // Assembly
 //===----------------------------------------------------------------------===//
@@ -1458,6 +1539,26 @@ std::string Extraction::assemble(ExtractedKernel &K) {
 
   // Macros used by each group; the headers of those NVRTC provides.
   std::vector<std::vector<const MacroInfo *>> GroupMacros(Merged.size());
+  std::vector<std::vector<TextMacro>> GroupTextMacros(Merged.size());
+  if (!TU.pp())
+    for (size_t I = 0; I < Merged.size(); ++I)
+      for (TextMacro &M :
+           expandedMacros(Merged[I].FID, Merged[I].Begin, Merged[I].End)) {
+        if (SM.isWrittenInBuiltinFile(M.Loc))
+          continue;
+        HeaderClass C;
+        if (!SM.isWrittenInCommandLineFile(M.Loc))
+          C = TU.classifyMacro(M.Loc);
+        if (C.Kind == HeaderKind::Builtin)
+          continue;
+        if (C.Kind == HeaderKind::Providable) {
+          Includes.insert(C.Include);
+          continue;
+        }
+        if (C.Kind == HeaderKind::Unavailable)
+          M.Text = "#ifndef " + M.Name + "\n" + M.Text + "\n#endif";
+        GroupTextMacros[I].push_back(std::move(M));
+      }
   for (size_t I = 0; I < Merged.size(); ++I) {
     collectMacros(Merged[I].FID, Merged[I].Begin, Merged[I].End,
                   GroupMacros[I]);
@@ -1489,6 +1590,7 @@ std::string Extraction::assemble(ExtractedKernel &K) {
     OS << "\n";
 
   std::map<std::string, const MacroInfo *> Defined; // name -> active def
+  std::map<std::string, std::string> TextDefined;   // without preprocessor
   auto EmitMacros = [&](const std::vector<const MacroInfo *> &Ms) {
     for (const MacroInfo *MI : Ms) {
       std::string Name;
@@ -1587,6 +1689,22 @@ std::string Extraction::assemble(ExtractedKernel &K) {
     std::sort(Holes.begin(), Holes.end());
     if (!Ms.empty())
       EmitMacros(Ms);
+    for (const TextMacro &M : GroupTextMacros[GI]) {
+      auto It = TextDefined.find(M.Name);
+      if (It != TextDefined.end() && It->second == M.Text)
+        continue;
+      if (It != TextDefined.end())
+        OS << "#undef " << M.Name << "\n";
+      TextDefined[M.Name] = M.Text;
+      OS << M.Text << "\n";
+      CopiedPiece P;
+      P.What = "macro " + M.Name;
+      if (!SM.isWrittenInCommandLineFile(M.Loc)) {
+        P.Begin = TU.loc(M.Loc);
+        P.End = P.Begin;
+      }
+      K.Pieces.push_back(P);
+    }
     std::vector<const DeclContext *> Want = namespaceChain(G.Decls.front());
     // Canonicalize: reuse the currently open decl when it is the same
     // namespace (another NamespaceDecl of it).
@@ -1837,7 +1955,9 @@ ExtractedKernel Extraction::run() {
                     "range is the macro invocation, and replacing the kernel "
                     "replaces that invocation");
   if (!TU.pp())
-    Notes.push_back("no preprocessor given: macros were not collected");
+    Notes.push_back("no preprocessor given: macros were found from their "
+                    "expansions only (a macro that expands to nothing is "
+                    "missed)");
   K.Source = assemble(K);
   K.Problems = Problems;
   K.Notes = Notes;

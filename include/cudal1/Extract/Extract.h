@@ -61,8 +61,9 @@ struct ExtractedKernel {
 struct ExtractOptions {
   /// The preprocessor of the parse: needed to find the macros used in the
   /// copied text (CompilerInstance::getPreprocessor(), which a TUHandler
-  /// gets). Without it no macro is copied, and ExtractedKernel::Notes says
-  /// so: pass it.
+  /// gets). Without it, macros are read back from the expansions recorded
+  /// in the SourceManager, which misses macros that expand to nothing and
+  /// those only used in #if (ExtractedKernel::Notes says so): pass it.
   const clang::Preprocessor *PP = nullptr;
   /// Write "// cuda-l1: from <file>:<line>" above each copied piece.
   bool OriginComments = true;
