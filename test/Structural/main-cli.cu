@@ -1,9 +1,11 @@
-// The structural rules inside cuda-l1-rewrite: --fix applies them together
-// with the other rules' fixes (a #pragma unroll before the row loop, launch
-// bounds, restrict), and the result compiles.
+// The structural rules inside cuda-l1-rewrite: --fix applies their proven
+// bitwise fixes together with the other rules' fixes (launch bounds,
+// restrict, unroll pragmas), and the result compiles. The shared-memory
+// staging of the row walk is offered for GPU verification only (it measured
+// slower on an H200), so --fix without a GPU leaves the row loop alone.
 // RUN: cp %s %t.cu
 // RUN: %cuda-l1-rewrite --fix %t.cu > %t.log 2>&1 || true
-// RUN: grep -v "// CHECK" %t.cu | FileCheck %s
+// RUN: grep -v "// CHECK" %t.cu | FileCheck %s --implicit-check-not=cudal1_tile[threadIdx.x][k
 // RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t.cu -o %t.o %}
 #include <cuda_runtime.h>
 
@@ -17,9 +19,8 @@ __global__ void matvec(const float *A, const float *x, float *y, int M,
     y[row] = sum;
   }
 }
-// CHECK: const bool cudal1_active0 = (row < M);
-// CHECK: for (int cudal1_k0 = 0; cudal1_k0 < N; cudal1_k0 += 32) { // cuda-l1 coalescing-smem-staging
-// CHECK: sum += cudal1_tile[threadIdx.x][k - cudal1_k0] * x[k];
+// CHECK: if (row < M) {
+// CHECK: sum += A[row * N + k] * x[k];
 
 __global__ void transpose(const float *in, float *out, int W, int H) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
