@@ -245,17 +245,24 @@ private:
   std::vector<std::string> SystemDirs;
 };
 
-/// A finding without a fix is dropped when a rule of the same category
-/// offers a fix on the same line (e.g. a YAML rewrite of the same powf
-/// call): one diagnostic per problem, the one that can repair it.
-void preferFixes(std::vector<Finding> &Findings) {
+/// A finding of a finding-only rule (exactness "none") is dropped when a
+/// rule of the same category offers a fix on the same line (e.g. a YAML
+/// rewrite of the same powf call): one diagnostic per problem, the one that
+/// can repair it. Findings of transformations are always kept.
+void preferFixes(std::vector<Finding> &Findings,
+                 const std::vector<RuleInfo> &Rules) {
+  std::set<std::string> FindingOnly;
+  for (const RuleInfo &R : Rules)
+    if (R.Exactness == "none")
+      FindingOnly.insert(R.Id);
   std::set<std::tuple<std::string, unsigned, std::string>> WithFix;
   for (const Finding &F : Findings)
     if (F.Fix)
       WithFix.insert({F.Loc.File, F.Loc.Line, F.category()});
   std::vector<Finding> Out;
   for (Finding &F : Findings)
-    if (F.Fix || !WithFix.count({F.Loc.File, F.Loc.Line, F.category()}))
+    if (F.Fix || !FindingOnly.count(F.RuleId) ||
+        !WithFix.count({F.Loc.File, F.Loc.Line, F.category()}))
       Out.push_back(std::move(F));
   Findings = std::move(Out);
 }
@@ -418,7 +425,7 @@ int runAdvise(DriverContext &DC) {
   AdviseHandler Handler(Configs, DC.Config);
   FrontendStatus St = DC.FE.run(DC.Files, Handler, Jobs);
   std::vector<Finding> Findings = std::move(Handler.Findings);
-  preferFixes(Findings);
+  preferFixes(Findings, Rules);
   sortAndDedup(Findings);
   applySuppressions(Findings);
 
