@@ -1544,8 +1544,19 @@ std::string Extraction::assemble(ExtractedKernel &K) {
     for (size_t I = 0; I < Merged.size(); ++I)
       for (TextMacro &M :
            expandedMacros(Merged[I].FID, Merged[I].Begin, Merged[I].End)) {
-        if (SM.isWrittenInBuiltinFile(M.Loc))
+        if (SM.isWrittenInBuiltinFile(M.Loc)) {
+          // Limits predefined by clang that <cfloat>/<climits> macros
+          // expand to (FLT_MIN -> __FLT_MIN__); NVRTC may lack them.
+          StringRef N = M.Name;
+          if (N.starts_with("__FLT_") || N.starts_with("__DBL_") ||
+              N.starts_with("__INT_") || N.starts_with("__LONG_") ||
+              N.starts_with("__SCHAR_") || N.starts_with("__SHRT_") ||
+              N.starts_with("__LONG_LONG_")) {
+            M.Text = "#ifndef " + M.Name + "\n" + M.Text + "\n#endif";
+            GroupTextMacros[I].push_back(std::move(M));
+          }
           continue;
+        }
         HeaderClass C;
         if (!SM.isWrittenInCommandLineFile(M.Loc))
           C = TU.classifyMacro(M.Loc);
@@ -1555,8 +1566,11 @@ std::string Extraction::assemble(ExtractedKernel &K) {
           Includes.insert(C.Include);
           continue;
         }
-        if (C.Kind == HeaderKind::Unavailable)
+        if (C.Kind == HeaderKind::Unavailable) {
+          if (const char *Ov = macroOverride(M.Name))
+            M.Text = "#define " + M.Name + " " + Ov;
           M.Text = "#ifndef " + M.Name + "\n" + M.Text + "\n#endif";
+        }
         GroupTextMacros[I].push_back(std::move(M));
       }
   for (size_t I = 0; I < Merged.size(); ++I) {

@@ -15,6 +15,9 @@
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
 
+#include <algorithm>
+#include <cstdlib>
+
 using namespace cudal1;
 using namespace llvm;
 
@@ -145,6 +148,52 @@ TEST_F(ExtractLibrary, WithoutPreprocessorMacrosComeFromExpansions) {
   O.CudaPath = findCudaPath("");
   NvrtcResult R = compileWithNvrtc(Ks[0].Source, "nopp.cu", Ks[0].NameExprs, O);
   EXPECT_TRUE(R.Ok) << R.Error;
+}
+
+// The whole corpus through the library without a preprocessor: macros come
+// from expansion records; every kernel must still compile.
+TEST(ExtractLibraryCorpus, WithoutPreprocessorEveryKernelCompiles) {
+  const char *Inputs = std::getenv("CUDAL1_TEST_INPUTS");
+  if (!Inputs)
+    GTEST_SKIP() << "CUDAL1_TEST_INPUTS not set";
+  if (!nvrtcAvailable(findCudaPath("")))
+    GTEST_SKIP() << "NVRTC not installed";
+  SmallString<256> Dir(Inputs);
+  sys::path::append(Dir, "corpus");
+  std::vector<std::string> Files;
+  std::error_code EC;
+  for (sys::fs::directory_iterator It(Dir, EC), End; !EC && It != End;
+       It.increment(EC))
+    if (StringRef(It->path()).ends_with(".cu"))
+      Files.push_back(It->path());
+  std::sort(Files.begin(), Files.end());
+  ASSERT_GE(Files.size(), 10u);
+  FrontendConfig C;
+  C.Parse.CudaPath = findCudaPath("");
+  C.Parse.GpuArch = "sm_90";
+  C.Parse.ResourceDir = CUDAL1_CLANG_RESOURCE_DIR;
+  std::string Err;
+  auto FE = Frontend::create(C, Err);
+  class All : public TUHandler {
+  public:
+    std::vector<ExtractedKernel> Ks;
+    void handleTranslationUnit(clang::ASTContext &Ctx,
+                               clang::CompilerInstance &, StringRef) override {
+      for (auto &K : extractKernels(Ctx, "all"))
+        Ks.push_back(std::move(K));
+    }
+  } H;
+  FrontendStatus St = FE->run(Files, H);
+  EXPECT_EQ(St.Failed, 0u);
+  EXPECT_GE(H.Ks.size(), 39u);
+  NvrtcOptions O;
+  O.CudaPath = findCudaPath("");
+  for (const ExtractedKernel &K : H.Ks) {
+    EXPECT_TRUE(K.Problems.empty()) << K.Kernel;
+    NvrtcResult R =
+        compileWithNvrtc(K.Source, K.Kernel + ".cu", K.NameExprs, O);
+    EXPECT_TRUE(R.Ok) << K.Kernel << ": " << R.Error;
+  }
 }
 
 } // namespace
