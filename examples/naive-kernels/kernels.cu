@@ -49,10 +49,19 @@ __global__ void block_sum(const float *in, float *out, int n) {
     out[blockIdx.x] = s[0];
 }
 
-void run(const float *A, const float *x, float *y, float *e, float *part) {
+int main() {
   const int rows = 4096, cols = 4096;
+  float *A, *x, *y, *sums, *e, *part;
+  cudaMalloc(&A, sizeof(float) * rows * cols);
+  cudaMalloc(&x, sizeof(float) * cols);
+  cudaMalloc(&y, sizeof(float) * rows);
+  cudaMalloc(&sums, sizeof(float) * cols);
+  cudaMalloc(&e, sizeof(float) * rows * cols);
+  cudaMalloc(&part, sizeof(float) * rows * cols / 256);
   matvec_rows<<<rows / 128, 128>>>(A, x, y, rows, cols);
-  column_sums<<<cols / 256, 256>>>(A, y, rows, cols);
+  column_sums<<<cols / 256, 256>>>(A, sums, rows, cols);
   energy<<<rows * cols / 256, 256>>>(A, e, rows * cols);
   block_sum<<<rows * cols / 256, 256>>>(A, part, rows * cols);
+  cudaDeviceSynchronize();
+  return 0;
 }
