@@ -25,17 +25,6 @@ using namespace llvm;
 namespace cudal1 {
 namespace {
 
-RuleInfo rule(StringRef Id, StringRef Summary, StringRef Help,
-              std::map<std::string, std::string> Opts = {}) {
-  RuleInfo R;
-  R.Id = Id.str();
-  R.Category = Id.substr(0, Id.find('-')).str();
-  R.Summary = Summary.str();
-  R.Help = Help.str();
-  R.DefaultOptions = std::move(Opts);
-  return R;
-}
-
 bool isFloat32(QualType T) {
   const auto *BT = T.getCanonicalType()->getAs<BuiltinType>();
   return BT && BT->getKind() == BuiltinType::Float;

@@ -14,6 +14,17 @@ using namespace llvm;
 
 namespace cudal1 {
 
+RuleInfo rule(StringRef Id, StringRef Summary, StringRef Help,
+              std::map<std::string, std::string> Opts) {
+  RuleInfo R;
+  R.Id = Id.str();
+  R.Category = Id.substr(0, Id.find('-')).str();
+  R.Summary = Summary.str();
+  R.Help = Help.str();
+  R.DefaultOptions = std::move(Opts);
+  return R;
+}
+
 Finding makeFinding(ASTContext &Ctx, StringRef Rule, SourceLocation L,
                     std::string Message, const FunctionDecl *Fn,
                     SourceRange Range) {

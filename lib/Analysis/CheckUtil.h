@@ -10,9 +10,15 @@
 #include "clang/AST/Stmt.h"
 #include "llvm/ADT/ArrayRef.h"
 #include <functional>
+#include <map>
 #include <string>
 
 namespace cudal1 {
+
+/// The RuleInfo of a built-in check; the category is the id's first word.
+RuleInfo rule(llvm::StringRef Id, llvm::StringRef Summary,
+              llvm::StringRef Help,
+              std::map<std::string, std::string> Opts = {});
 
 /// A finding at \p L (expansion location), in \p Fn's kernel (if any).
 Finding makeFinding(clang::ASTContext &Ctx, llvm::StringRef Rule,

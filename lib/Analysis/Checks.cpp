@@ -29,17 +29,6 @@ using namespace llvm;
 namespace cudal1 {
 namespace {
 
-RuleInfo rule(StringRef Id, StringRef Summary, StringRef Help,
-              std::map<std::string, std::string> Opts = {}) {
-  RuleInfo R;
-  R.Id = Id.str();
-  R.Category = Id.substr(0, Id.find('-')).str();
-  R.Summary = Summary.str();
-  R.Help = Help.str();
-  R.DefaultOptions = std::move(Opts);
-  return R;
-}
-
 const char *accessVerb(const MemAccess &A) {
   if (A.IsAtomic)
     return "atomic";
