@@ -118,10 +118,63 @@ bool parseConfig(StringRef Text, StringRef Path, AnalysisConfig &Out,
           return Fail(V->getSourceRange().Start,
                       "CheckOptions must be a mapping or a list");
         }
+      } else if (Key == "Harness") {
+        // Parsed later, per kernel, by lib/Verify (parseHarnessSpec): keep
+        // the file name or the text of the value, at its own lines/columns.
+        if (!V || isa<yaml::NullNode>(V))
+          continue;
+        SMLoc Start = V->getSourceRange().Start;
+        ConfigHarness H;
+        if (isa<yaml::ScalarNode>(V) || isa<yaml::BlockScalarNode>(V)) {
+          std::string F;
+          scalarText(V, F);
+          SmallString<256> P(F);
+          if (!sys::path::is_absolute(P)) {
+            P = sys::path::parent_path(Path);
+            sys::path::append(P, F);
+          }
+          sys::fs::make_absolute(P);
+          sys::path::remove_dots(P, true);
+          H.SpecFile = std::string(P);
+        } else if (isa<yaml::MappingNode>(V)) {
+          V->skip();
+          // The value runs to the next top-level key (or the end); a block
+          // value ends before the first line that starts in column 1.
+          StringRef Buf = SM.getMemoryBuffer(SM.getMainFileID())->getBuffer();
+          size_t B = Start.getPointer() - Buf.data();
+          // A flow mapping's range starts at its first key: include the '{'.
+          size_t Brace = B;
+          while (Brace > 0 && (Buf[Brace - 1] == ' ' || Buf[Brace - 1] == '\t'))
+            --Brace;
+          if (Brace > 0 && Buf[Brace - 1] == '{')
+            B = Brace - 1;
+          size_t E = Buf.size();
+          size_t LineEnd = Buf.find('\n', B);
+          while (LineEnd != StringRef::npos && LineEnd + 1 < Buf.size()) {
+            char C = Buf[LineEnd + 1];
+            if (C != ' ' && C != '\t' && C != '\n' && C != '\r' &&
+                C != '#') {
+              E = LineEnd + 1;
+              break;
+            }
+            LineEnd = Buf.find('\n', LineEnd + 1);
+          }
+          H.SpecText = blankOutside(Buf, B, E);
+          Start = SMLoc::getFromPointer(Buf.data() + B);
+        } else {
+          return Fail(Start, "Harness must be a harness spec (a mapping, "
+                             "usually 'kernels:'; docs/harness.md) or the "
+                             "name of a spec file");
+        }
+        auto LC = SM.getLineAndColumn(Start);
+        H.Line = LC.first;
+        H.Column = LC.second;
+        Out.Harness = std::move(H);
       } else {
         return Fail(KV.getKey()->getSourceRange().Start,
                     "unknown key '" + Key +
-                        "' (expected Rules, WarningsAsErrors, CheckOptions)");
+                        "' (expected Rules, WarningsAsErrors, CheckOptions, "
+                        "Harness)");
       }
     }
   }
@@ -131,6 +184,14 @@ bool parseConfig(StringRef Text, StringRef Path, AnalysisConfig &Out,
     return false;
   }
   return true;
+}
+
+std::string blankOutside(StringRef Text, size_t Begin, size_t End) {
+  std::string Out(Text.size(), ' ');
+  for (size_t I = 0; I < Text.size(); ++I)
+    if (Text[I] == '\n' || (I >= Begin && I < End))
+      Out[I] = Text[I];
+  return Out;
 }
 
 std::string findConfigFile(StringRef Dir) {
@@ -179,6 +240,13 @@ std::string dumpConfig(const AnalysisConfig &C,
     OS << "  {}\n";
   for (auto &O : All)
     OS << "  " << O.first << ": " << yamlQuote(O.second) << "\n";
+  if (C.Harness) {
+    if (!C.Harness->SpecFile.empty())
+      OS << "Harness: " << yamlQuote(C.Harness->SpecFile) << "\n";
+    else
+      OS << "# Harness: the spec at " << C.Source << ":" << C.Harness->Line
+         << " (not repeated here)\n";
+  }
   OS << "...\n";
   return S;
 }

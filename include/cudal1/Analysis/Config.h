@@ -7,6 +7,10 @@
 //   CheckOptions:
 //     unrolling-constant-trip-count.MaxTripCount: 16
 //     # or clang-tidy's list form: - key: ...   value: ...
+//   Harness:                       # harness specs for --verify=run
+//     kernels:                     # (docs/harness.md: same format as a
+//       saxpy: { grid: ..., ... }  #  --harness file), or a file name:
+//   Harness: specs/harness.yaml    # relative to the configuration's folder
 // Plain data + LLVM Support only.
 //
 //===----------------------------------------------------------------------===//
@@ -21,12 +25,30 @@
 
 namespace cudal1 {
 
+/// The `Harness:` entry of a configuration: harness specs for
+/// --verify=run, read by lib/Verify's parseHarnessSpec.
+struct ConfigHarness {
+  /// Inline spec: the configuration's text with everything but the value of
+  /// `Harness:` blanked out (newlines kept), so that a spec parser reports
+  /// the configuration's own lines and columns. Empty for the file form.
+  std::string SpecText;
+  /// File form (`Harness: <file>`): the spec file, made absolute against the
+  /// configuration's folder. Empty for the inline form.
+  std::string SpecFile;
+  unsigned Line = 0, Column = 0; ///< of the value in the configuration
+};
+
 struct AnalysisConfig {
   std::optional<std::string> Rules;            ///< glob list
   std::optional<std::string> WarningsAsErrors; ///< glob list
   CheckOptions Options;
+  std::optional<ConfigHarness> Harness;
   std::string Source; ///< the file it came from ("" = defaults)
 };
+
+/// \p Text with every character outside [\p Begin, \p End) replaced by a
+/// space, newlines kept: the same lines and columns, only that range left.
+std::string blankOutside(llvm::StringRef Text, size_t Begin, size_t End);
 
 /// Parses a configuration; on error returns false and sets \p Error to
 /// "<path>:<line>:<col>: error: <problem>".
