@@ -2,15 +2,19 @@
 """Compares lib/Verify's CUPTI kernel times with Nsight Compute's
 gpu__time_duration for the same kernels (utils/gpu-check.sh runs both).
 
-usage: compare-cupti-ncu.py <cupti_medians.json> <ncu.csv> [tolerance=0.05]
+usage: compare-cupti-ncu.py <cupti_medians.json> <ncu.csv> [tolerance=0.05] [last=0]
 cupti_medians.json maps kernel name -> CUPTI median (us), as written by
 VerifyGpu.CuptiTimesForNcuComparison; ncu's CSV holds gpu__time_duration.sum
-of every launch, by kernel name. Medians are compared; exit 1 when one
-differs by more than the tolerance."""
+of every launch, by kernel name, in launch order. With last=N only each
+kernel's last N launches count: under CUDAL1_UNDER_NCU the verifier runs its
+timing loop (warm-up, then N interleaved samples, each after the L2 flush), so
+the last N launches are the ones CUPTI times in a normal run. Medians are
+compared; exit 1 when one differs by more than the tolerance."""
 import csv, io, json, statistics, sys
 
 cupti = json.load(open(sys.argv[1]))
 tol = float(sys.argv[3]) if len(sys.argv) > 3 else 0.05
+last = int(sys.argv[4]) if len(sys.argv) > 4 else 0
 
 text = open(sys.argv[2], errors="replace").read()
 start = text.find('"ID"')
@@ -32,9 +36,10 @@ for name, c in cupti.items():
         print(f"{name:<18} {c:>11.2f} us {'missing':>12}")
         ok = False
         continue
-    n = statistics.median(ncu[name])
+    values = ncu[name][-last:] if last else ncu[name]
+    n = statistics.median(values)
     d = (c - n) / n
     ok &= abs(d) <= tol
-    print(f"{name:<18} {c:>11.2f} us {n:>9.2f} us {len(ncu[name]):>6} {d*100:>+7.2f}%")
+    print(f"{name:<18} {c:>11.2f} us {n:>9.2f} us {len(values):>6} {d*100:>+7.2f}%")
 print("CUPTI vs ncu:", "AGREE" if ok else "DISAGREE", f"(tolerance {tol*100:.0f}%)")
 sys.exit(0 if ok else 1)

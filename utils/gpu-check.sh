@@ -2,8 +2,9 @@
 # Runs every GPU test of cuda-l1 on a machine with an NVIDIA GPU, and keeps
 # the output: lib/Verify's GPU tests (anti-cheating candidates, an honest
 # speedup, hang isolation), the end-to-end CLI check
-# (cuda-l1-rewrite --verify=run), and the CUPTI-vs-Nsight-Compute agreement
-# check. Writes logs under $OUT (default ./gpu-check-out).
+# (cuda-l1-rewrite --verify=run), the structural rewrites through the
+# verifier (utils/structural-gpu-run.sh, without its benchmark), and the
+# CUPTI-vs-Nsight-Compute agreement check. Writes logs under $OUT (default ./gpu-check-out).
 #
 #   utils/gpu-check.sh [dist-dir]
 #
@@ -60,18 +61,41 @@ else
   echo "no cuda-l1-rewrite in $BIN: skipped" | tee "$OUT/cli.log"
 fi
 
+step "structural rewrites through the verifier (utils/structural-gpu-run.sh)"
+if [ -x "$BIN/cuda-l1-rewrite" ]; then
+  BENCH=0 CUDAL1_REWRITE="$BIN/cuda-l1-rewrite" OUT="$OUT/structural" \
+    "$ROOT/utils/structural-gpu-run.sh" > "$OUT/structural.log" 2>&1 || FAIL=1
+  grep -E "^RESULT|not as expected" "$OUT/structural.log"
+else
+  echo "no cuda-l1-rewrite in $BIN: skipped"; FAIL=1
+fi
+
 step "CUPTI vs Nsight Compute gpu__time_duration"
 CUDAL1_GPU_OUT="$OUT/verdicts" "$BIN/cudal1-verify-gpu-tests" \
   --gtest_filter=VerifyGpu.CuptiTimesForNcuComparison > "$OUT/cupti-run.log" 2>&1 || FAIL=1
 if command -v ncu >/dev/null; then
-  CUDAL1_UNDER_NCU=1 CUDAL1_GPU_OUT="$OUT/ncu-verdicts" timeout 400 ncu --clock-control none --target-processes all \
-    --metrics gpu__time_duration.sum --csv -k "regex:transpose_|copy_" \
-    "$BIN/cudal1-verify-gpu-tests" --gtest_filter=VerifyGpu.CuptiTimesForNcuComparison \
-    > "$OUT/ncu.csv" 2> "$OUT/ncu.err"
-  echo "ncu exit: $?"
-  python3 "$ROOT/utils/compare-cupti-ncu.py" "$OUT/verdicts/cupti_medians.json" "$OUT/ncu.csv" 0.05 \
+  # The verifier runs its timing loop under ncu too (CUDAL1_UNDER_NCU=1), so
+  # ncu times the same launches CUPTI times: the last 30 of each kernel, each
+  # after the verifier's own L2 flush (hence --cache-control none). A second
+  # ncu run with its default cache control (flush before every launch) over
+  # all launches is kept for reference.
+  ncu_run() { # <cache-control> <csv>
+    CUDAL1_UNDER_NCU=1 CUDAL1_GPU_OUT="$OUT/ncu-verdicts" timeout 300 ncu --clock-control none \
+      --cache-control "$1" --target-processes all \
+      --metrics gpu__time_duration.sum --csv -k "regex:transpose_|copy_" \
+      "$BIN/cudal1-verify-gpu-tests" --gtest_filter=VerifyGpu.CuptiTimesForNcuComparison \
+      > "$2" 2> "$2.err"
+    echo "ncu --cache-control $1 exit: $?"
+  }
+  ncu_run none "$OUT/ncu.csv"
+  echo "-- same launches (the 30 timed samples, verifier's L2 flush, ncu cache control none):"
+  python3 "$ROOT/utils/compare-cupti-ncu.py" "$OUT/verdicts/cupti_medians.json" "$OUT/ncu.csv" 0.05 30 \
     | tee "$OUT/cupti-vs-ncu.txt"
   [ "${PIPESTATUS[0]}" = 0 ] || FAIL=1
+  ncu_run all "$OUT/ncu-flushall.csv"
+  echo "-- reference, not a check: every launch, ncu flushing caches before each:"
+  python3 "$ROOT/utils/compare-cupti-ncu.py" "$OUT/verdicts/cupti_medians.json" "$OUT/ncu-flushall.csv" 0.05 \
+    | tee "$OUT/cupti-vs-ncu-flushall.txt"
 else
   echo "ncu not found: skipped"
 fi

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # The structural rules on a GPU machine, in one go (issue 7):
-#   1. utils/bench-structural.sh: original vs rewritten, 4096x4096 floats;
-#   2. the verifier (cuda-l1-rewrite --verify=run) on each launch-preserving
-#      rewrite, at 4096 and at guard/tail sizes (test/Structural/Inputs).
+#   1. utils/bench-structural.sh: original vs rewritten, 4096x4096 floats
+#      (skipped with BENCH=0, as utils/gpu-check.sh runs it);
+#   2. the verifier (cuda-l1-rewrite --verify=run) on each rewrite, at 4096
+#      and at guard/tail sizes (test/Structural/Inputs), with the verdict
+#      each must get; the rewrites that change the launch (thread-mapping
+#      swap, warp per row) are launched with the shape their rewritten launch
+#      site gives. Exit status 1 when a verdict is not the expected one.
 # Uses the committed rewritten files (utils/bench-structural/gen), so it
 # needs nvcc and a cuda-l1-rewrite binary with --verify=run (default:
 # dist/gpu/bin, see utils/make-gpu-dist.sh; or $CUDAL1_REWRITE), no LLVM.
@@ -18,29 +22,57 @@ LIMIT="${VERIFY_LIMIT:-35}"
 G="$ROOT/utils/bench-structural"
 I="$ROOT/test/Structural/Inputs"
 
-OUT=/tmp/bench-structural "$ROOT/utils/bench-structural.sh" "${SAMPLES:-50}" 2>&1 | tee "$OUT/bench.log"
+FAILS=0
+if [ "${BENCH:-1}" = 1 ]; then
+  OUT=/tmp/bench-structural "$ROOT/utils/bench-structural.sh" "${SAMPLES:-50}" 2>&1 | tee "$OUT/bench.log"
+fi
 
-verify() { # harness kernel file exactness
-  echo "=== verify $2 ($1.yaml, $4)"
-  timeout "$LIMIT" "$REW" --verify=run --kernel="$2" \
-    --candidate="$G/gen/$3.rewritten.cu" --harness="$I/$1.yaml" \
-    --verify-exactness="$4" --verify-rtol=1e-3 --verify-samples=30 \
-    --verify-timeout=25 "$G/$3.cu" 2>&1 | tail -8
-  echo "exit: ${PIPESTATUS[0]}"
+# verify <harness> <kernel> <file> <exactness> <expect> [options...]
+# expect: "accepted" (the verifier accepts it: correct and faster) or
+# "correct" (correct on every input set; accepted or rejected as not faster).
+verify() {
+  local h="$1" k="$2" f="$3" ex="$4" want="$5"
+  shift 5
+  echo "=== verify $k ($h.yaml, $f, $ex; expect $want)"
+  local log
+  log="$(timeout "$LIMIT" "$REW" --verify=run --kernel="$k" \
+    --candidate="$G/gen/$f.rewritten.cu" --harness="$I/$h.yaml" \
+    --verify-exactness="$ex" --verify-rtol=1e-3 --verify-samples=30 \
+    --verify-timeout=25 "$@" "$G/$f.cu" 2>&1)"
+  local rc=$?
+  echo "$log" | grep -E "note: .*launched with its own|the candidate is launched" | head -2
+  echo "$log" | tail -8
+  echo "exit: $rc"
+  local ok=0
+  case "$want" in
+    accepted) echo "$log" | grep -q "ACCEPTED" && ok=1 ;;
+    correct) echo "$log" | grep -qE "ACCEPTED|\[not-faster\]" && ok=1 ;;
+  esac
+  if [ "$ok" = 1 ]; then echo "RESULT $k/$f/$h: as expected ($want)"; else
+    echo "RESULT $k/$f/$h: NOT AS EXPECTED ($want)"; FAILS=$((FAILS + 1)); fi
 }
 if [ -x "$REW" ]; then
   {
-    verify matvec_odd matvec staging bitwise
-    verify matvec_rmw_odd matvec_rmw ra bitwise
-    verify transpose_odd transpose transpose bitwise
-    verify total_odd total warpatomic reassociating
-    verify axpy_odd axpy vectorize bitwise
-    verify matvec matvec staging bitwise
-    verify matvec_rmw matvec_rmw ra bitwise
-    verify transpose transpose transpose bitwise
-    verify reduce0 reduce0 seqred reassociating
-    verify total total warpatomic reassociating
+    # guards and tails (odd sizes): correct; faster is not required
+    verify matvec_odd matvec staging bitwise correct
+    verify matvec_odd matvec wpr reassociating correct --verify-atol=1e-2
+    verify scale2d_odd scale2d swap bitwise correct
+    verify matvec_rmw_odd matvec_rmw ra bitwise correct
+    verify transpose_odd transpose transpose bitwise correct
+    verify total_odd total warpatomic reassociating correct
+    verify axpy_odd axpy vectorize bitwise correct
+    # 4096 x 4096: the rewrites that should pay off must be accepted
+    verify matvec matvec staging bitwise accepted
+    verify matvec matvec wpr reassociating accepted --verify-atol=1e-2
+    verify scale2d scale2d swap bitwise accepted
+    verify matvec_rmw matvec_rmw ra bitwise correct
+    verify transpose transpose transpose bitwise accepted
+    verify reduce0 reduce0 seqred reassociating accepted --verify-atol=1e-2
+    verify total total warpatomic reassociating accepted
+    echo "structural verifications not as expected: $FAILS"
   } 2>&1 | tee "$OUT/verify.log"
+  grep -q "not as expected: 0$" "$OUT/verify.log" || exit 1
 else
   echo "no $REW: verifications skipped" | tee "$OUT/verify.log"
+  exit 1
 fi

@@ -516,7 +516,7 @@ bool parseHarnessSpec(const std::string &Text, const std::string &FileName,
   auto F = [&](const std::string &S) { return FieldPrefix + S; };
   static const char *Known[] = {"kernel", "sizes",      "grid",      "block",
                                 "shared_mem", "seed",   "input_sets", "params",
-                                "tolerance", "kernels"};
+                                "tolerance", "kernels", "candidate"};
   for (auto &KK : TopKeys) {
     bool Ok = false;
     for (const char *K : Known)
@@ -524,7 +524,7 @@ bool parseHarnessSpec(const std::string &Text, const std::string &FileName,
     if (!Ok) {
       R.fail(KK.second, F(KK.first),
              "unknown field (fields: kernel, sizes, grid, block, shared_mem, "
-             "seed, input_sets, params, tolerance)");
+             "seed, input_sets, params, tolerance, candidate)");
       Error = R.Error;
       return false;
     }
@@ -581,6 +581,45 @@ bool parseHarnessSpec(const std::string &Text, const std::string &FileName,
   if (Out.Block[0] * Out.Block[1] * Out.Block[2] > 1024) {
     R.fail(Top["block"], F("block"), "more than 1024 threads per block");
     return Fail();
+  }
+  if (Top.count("candidate")) {
+    // The candidate's own launch shape, for rewrites that change it (thread
+    // mapping swap, warp per row): expressions over the sizes and over the
+    // original's grid.x .. block.z.
+    auto *CMap = asMap(Top["candidate"]);
+    if (!CMap) {
+      R.fail(Top["candidate"], F("candidate"),
+             "expected a mapping with grid and/or block");
+      return Fail();
+    }
+    ExprEnv CEnv = Env;
+    const char *Axis[] = {"x", "y", "z"};
+    for (int I = 0; I < 3; ++I) {
+      CEnv[std::string("grid.") + Axis[I]] = ExprValue{false, int64_t(Out.Grid[I]), 0};
+      CEnv[std::string("block.") + Axis[I]] =
+          ExprValue{false, int64_t(Out.Block[I]), 0};
+    }
+    std::array<uint64_t, 3> CG = Out.Grid, CB = Out.Block;
+    for (auto &KV : CMap->Map) {
+      std::string Key;
+      if (!R.scalar(&KV.first, F("candidate"), Key))
+        return Fail();
+      if (Key != "grid" && Key != "block") {
+        R.fail(&KV.first, F("candidate." + Key),
+               "unknown field (fields: grid, block)");
+        return Fail();
+      }
+      if (!R.dims(&KV.second, F("candidate." + Key), CEnv,
+                  Key == "grid" ? CG : CB))
+        return Fail();
+      if (Key == "block" && CB[0] * CB[1] * CB[2] > 1024) {
+        R.fail(&KV.second, F("candidate.block"),
+               "more than 1024 threads per block");
+        return Fail();
+      }
+    }
+    Out.CandidateGrid = CG;
+    Out.CandidateBlock = CB;
   }
   if (Top.count("shared_mem")) {
     ExprValue V;

@@ -152,6 +152,71 @@ const ExtractedKernel *pick(const std::vector<ExtractedKernel> &Ks,
       return &K;
   return Ks.size() == 1 && Name.empty() ? &Ks[0] : nullptr;
 }
+/// A rewrite that changes the thread mapping also rewrites the launch sites:
+/// the candidate is then launched with the shape its own launch sites give
+/// for the harness's (Harness::CandidateGrid/Block), unless the spec says it
+/// (`candidate:`). False with the error when that cannot be told.
+bool candidateLaunch(const ProjectModel &OM, const ProjectModel &CM,
+                     const std::string &Kernel, Harness &H, std::string &Err) {
+  if (H.CandidateGrid || H.CandidateBlock)
+    return true; // from the spec
+  std::vector<const LaunchSite *> OS, CS;
+  for (const auto &LS : OM.LaunchSites)
+    if (LS.Kernel == Kernel)
+      OS.push_back(&LS);
+  for (const auto &LS : CM.LaunchSites)
+    if (LS.Kernel == Kernel)
+      CS.push_back(&LS);
+  auto Same = [](const LaunchSite *A, const LaunchSite *B) {
+    return A->Grid.Text == B->Grid.Text && A->Block.Text == B->Block.Text;
+  };
+  bool AnyChanged = false;
+  for (size_t I = 0; I < CS.size(); ++I)
+    AnyChanged |= I >= OS.size() || !Same(OS[I], CS[I]);
+  if (!AnyChanged)
+    return true;
+  const std::string Hint =
+      "; give the candidate's launch shape in the harness spec, e.g. "
+      "'candidate: {grid: [grid.y, grid.x], block: [block.y, block.x]}' "
+      "(docs/harness.md)";
+  if (OS.size() != CS.size()) {
+    Err = formatv("{0}: the candidate launches '{1}' from {2} site(s), the "
+                  "original from {3}: cannot pair them to tell how to launch "
+                  "it{4}",
+                  CS.empty() ? std::string("candidate") : CS[0]->Loc.File,
+                  Kernel, CS.size(), OS.size(), Hint)
+              .str();
+    return false;
+  }
+  std::optional<std::array<uint64_t, 3>> G, B;
+  for (size_t I = 0; I < CS.size(); ++I) {
+    std::array<uint64_t, 3> Gi, Bi;
+    std::string Why;
+    if (!deriveCandidateDims(OS[I]->Grid.Text, CS[I]->Grid.Text, H.Grid, Gi,
+                             Why) ||
+        !deriveCandidateDims(OS[I]->Block.Text, CS[I]->Block.Text, H.Block, Bi,
+                             Why)) {
+      Err = CS[I]->Loc.str() + ": the candidate launches '" + Kernel +
+            "' as <<<" + CS[I]->Grid.Text + ", " + CS[I]->Block.Text +
+            ">>> where the original (" + OS[I]->Loc.str() + ") has <<<" +
+            OS[I]->Grid.Text + ", " + OS[I]->Block.Text + ">>>: " + Why + Hint;
+      return false;
+    }
+    if ((G && *G != Gi) || (B && *B != Bi)) {
+      Err = CS[I]->Loc.str() + ": the candidate's launch sites of '" + Kernel +
+            "' give different shapes" + Hint;
+      return false;
+    }
+    G = Gi;
+    B = Bi;
+  }
+  if (*G == H.Grid && *B == H.Block)
+    return true;
+  H.CandidateGrid = G;
+  H.CandidateBlock = B;
+  H.CandidateLaunchOrigin = "the candidate's launch site at " + CS[0]->Loc.str();
+  return true;
+}
 } // namespace
 
 int runVerifyCandidates(DriverContext &DC) {
@@ -312,6 +377,14 @@ int runVerifyCandidates(DriverContext &DC) {
     J.Kernel = OK->Kernel;
     J.Params = Params;
     J.H = H;
+    if (!candidateLaunch(OF->Model, CF->Model, OK->Kernel, J.H, Why)) {
+      reportError(Why);
+      Exit = 2;
+      continue;
+    }
+    if (!Quiet && J.H.CandidateGrid && !J.H.CandidateLaunchOrigin.empty())
+      reportNote(C + ": launched with its own grid/block, from " +
+                 J.H.CandidateLaunchOrigin);
     J.Original = {"original", OK->Source,
                   sys::path::filename(OriginalFile).str(), OK->NameExpr, "",
                   ""};

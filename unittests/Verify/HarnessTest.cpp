@@ -197,7 +197,7 @@ TEST(HarnessSpec, ErrorsNameFileLineAndField) {
        "h.yaml:3:13: input_sets: at least 3 input sets are required"},
       {"grid: 1\nblock: 32\nsizs: {N: 1}\n",
        "h.yaml:3:1: sizs: unknown field (fields: kernel, sizes, grid, block, "
-       "shared_mem, seed, input_sets, params, tolerance)"},
+       "shared_mem, seed, input_sets, params, tolerance, candidate)"},
       {"grid: 1\nblock: 32\nparams:\n  x: { cnt: 8 }\n",
        "h.yaml:4:8: params.x.cnt: unknown field (count, init, seed)"},
       {"grid: 1\nblock: 32\nparams:\n  x: 8\n  y: 8\n  a: 1\n  n: 1.5\n",
@@ -359,4 +359,70 @@ TEST(InferHarness, BufferSizesFromAllocations) {
   ASSERT_FALSE(H.Notes.empty());
   EXPECT_EQ(H.Notes[0], "buffer 'x': 1000 elements, from the cudaMalloc of "
                         "'d_x' at line 3");
+}
+
+TEST(HarnessSpec, CandidateLaunchShape) {
+  Harness H;
+  std::string E;
+  ASSERT_TRUE(parse("sizes: {N: 1000}\ngrid: [cdiv(N, 256), 2]\nblock: 256\n"
+                    "candidate:\n  grid: [grid.y, grid.x * 32]\n"
+                    "  block: [block.x / 2, 2]\n"
+                    "params: {x: N, y: N, a: 1, n: N}\n",
+                    H, E))
+      << E;
+  ASSERT_TRUE(H.CandidateGrid.has_value());
+  ASSERT_TRUE(H.CandidateBlock.has_value());
+  EXPECT_EQ((*H.CandidateGrid)[0], 2u);
+  EXPECT_EQ((*H.CandidateGrid)[1], 128u);
+  EXPECT_EQ((*H.CandidateBlock)[0], 128u);
+  EXPECT_EQ((*H.CandidateBlock)[1], 2u);
+  // Without the section the candidate is launched like the original.
+  Harness H2;
+  ASSERT_TRUE(parse("grid: 4\nblock: 256\nparams: {x: 1024, y: 1024, a: 1, "
+                    "n: 1024}\n",
+                    H2, E))
+      << E;
+  EXPECT_FALSE(H2.CandidateGrid.has_value());
+  // Errors name the field.
+  Harness H3;
+  EXPECT_FALSE(parse("grid: 4\nblock: 256\ncandidate:\n  threads: 3\n"
+                     "params: {x: 1024, y: 1024, a: 1, n: 1024}\n",
+                     H3, E));
+  EXPECT_NE(E.find("h.yaml:4:"), std::string::npos) << E;
+  EXPECT_NE(E.find("candidate.threads"), std::string::npos) << E;
+  EXPECT_FALSE(parse("grid: 4\nblock: 256\ncandidate: {block: [64, 32]}\n"
+                     "params: {x: 1024, y: 1024, a: 1, n: 1024}\n",
+                     H3, E));
+  EXPECT_NE(E.find("more than 1024 threads"), std::string::npos) << E;
+}
+
+TEST(CandidateLaunch, DerivedFromRewrittenLaunchSites) {
+  std::array<uint64_t, 3> Out;
+  std::string Why;
+  // Thread-mapping swap: the components of a dim3 variable exchanged.
+  ASSERT_TRUE(deriveCandidateDims("grid", "dim3((grid).y, (grid).x, (grid).z)",
+                                  {256, 64, 1}, Out, Why))
+      << Why;
+  EXPECT_EQ(Out, (std::array<uint64_t, 3>{64, 256, 1}));
+  // Warp per row: the grid expression times 32 (whitespace does not matter).
+  ASSERT_TRUE(deriveCandidateDims("(M + 255) / 256", "((M+255)/256) * 32",
+                                  {4, 1, 1}, Out, Why))
+      << Why;
+  EXPECT_EQ(Out, (std::array<uint64_t, 3>{128, 1, 1}));
+  ASSERT_TRUE(deriveCandidateDims("blocks", "blocks * 32u", {10, 1, 1}, Out,
+                                  Why))
+      << Why;
+  EXPECT_EQ(Out[0], 320u);
+  // Unchanged text: the original's shape.
+  ASSERT_TRUE(deriveCandidateDims("dim3(16, 16)", "dim3(16,16)", {8, 8, 1},
+                                  Out, Why));
+  EXPECT_EQ(Out, (std::array<uint64_t, 3>{8, 8, 1}));
+  // Not built around the original: cannot tell.
+  EXPECT_FALSE(deriveCandidateDims("(M + 255) / 256", "M / 8", {4, 1, 1}, Out,
+                                   Why));
+  EXPECT_NE(Why.find("does not contain"), std::string::npos) << Why;
+  // The original used as one number while it has two dimensions.
+  EXPECT_FALSE(deriveCandidateDims("grid", "grid * 2", {4, 4, 1}, Out, Why));
+  // A name is not mistaken inside a longer one.
+  EXPECT_FALSE(deriveCandidateDims("n", "nblocks * 2", {4, 1, 1}, Out, Why));
 }

@@ -89,6 +89,11 @@ struct Harness {
   std::string SpecFile; ///< "" when inferred
   std::map<std::string, ExprValue> Sizes;
   std::array<uint64_t, 3> Grid{1, 1, 1}, Block{1, 1, 1};
+  /// The candidate's launch shape when a rewrite changes it (spec field
+  /// `candidate:`, or derived from the candidate's launch site); unset: the
+  /// candidate is launched like the original.
+  std::optional<std::array<uint64_t, 3>> CandidateGrid, CandidateBlock;
+  std::string CandidateLaunchOrigin; ///< where that shape came from
   uint64_t SharedMem = 0;
   uint64_t Seed = 1234;
   unsigned InputSets = 3;
@@ -139,6 +144,16 @@ bool inferHarness(const std::string &Kernel,
                   const LaunchFacts &Site, const ExprEnv &Defines,
                   Harness &Out, std::string &Why);
 
+/// The candidate's grid or block from its launch site's expression
+/// \p CandidateText, when that expression is built around the original's
+/// \p OriginalText (as the structural rules rewrite launch sites), given the
+/// original's \p Original shape: `dim3((grid).y, (grid).x, (grid).z)` around
+/// `grid`, `(n + 255) / 256 * 32` around `(n + 255) / 256`. Identical texts
+/// give \p Original. False with the reason otherwise.
+bool deriveCandidateDims(const std::string &OriginalText,
+                         const std::string &CandidateText,
+                         const std::array<uint64_t, 3> &Original,
+                         std::array<uint64_t, 3> &Out, std::string &Why);
 /// A filled-in spec for \p Kernel to copy into a file and adjust.
 std::string harnessTemplate(const std::string &Kernel,
                             const std::vector<KernelParam> &Params,

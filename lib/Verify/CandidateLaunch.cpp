@@ -1,0 +1,175 @@
+//===- CandidateLaunch.cpp - how to launch a rewrite that changes the grid -===//
+//
+// A rewrite that changes a kernel's thread mapping (thread-mapping swap, warp
+// per row) also rewrites its launch sites, by wrapping the original launch
+// expressions: `grid` becomes `dim3((grid).y, (grid).x, (grid).z)`,
+// `(M + 255) / 256` becomes `((M + 255) / 256) * 32`. The harness gives the
+// original's shape; the candidate's follows by evaluating its launch
+// expression with the original's expression standing for that shape.
+//
+//===----------------------------------------------------------------------===//
+#include "cudal1/Verify/Harness.h"
+
+#include <cctype>
+#include <cstring>
+
+namespace cudal1 {
+namespace {
+
+std::string squeeze(const std::string &S) {
+  std::string Out;
+  for (char C : S)
+    if (!std::isspace((unsigned char)C))
+      Out += C;
+  return Out;
+}
+
+bool identChar(char C) { return std::isalnum((unsigned char)C) || C == '_'; }
+
+/// Replaces every occurrence of \p What in \p S that is not part of a longer
+/// identifier by \p With.
+std::string replaceToken(const std::string &S, const std::string &What,
+                         const std::string &With) {
+  if (What.empty())
+    return S;
+  std::string Out;
+  size_t I = 0;
+  while (I < S.size()) {
+    size_t P = S.find(What, I);
+    if (P == std::string::npos) {
+      Out += S.substr(I);
+      break;
+    }
+    bool LeftOk = P == 0 || !identChar(S[P - 1]) || !identChar(What.front());
+    size_t E = P + What.size();
+    bool RightOk = E >= S.size() || !identChar(S[E]) || !identChar(What.back());
+    Out += S.substr(I, P - I);
+    if (LeftOk && RightOk) {
+      Out += With;
+    } else {
+      Out += What;
+    }
+    I = E;
+  }
+  return Out;
+}
+
+/// Drops C-style casts to integer types, which launch expressions often carry
+/// and the harness evaluator does not know.
+std::string dropCasts(std::string S) {
+  static const char *Casts[] = {"(unsignedint)", "(unsigned)", "(int)",
+                                "(size_t)",      "(long)",     "(uint32_t)",
+                                "(int64_t)",     "(uint64_t)", "(longlong)"};
+  for (const char *C : Casts)
+    S = replaceToken(S, C, "");
+  // Integer literal suffixes: 32u, 256UL.
+  std::string Out;
+  for (size_t I = 0; I < S.size(); ++I) {
+    bool InNumber = I > 0 && std::isdigit((unsigned char)S[I - 1]);
+    size_t J = I;
+    while (InNumber && J < S.size() && std::strchr("uUlL", S[J]))
+      ++J;
+    if (J > I && (J == S.size() || !identChar(S[J]))) {
+      // only when the digits before are a number, not part of a name
+      size_t B = I;
+      while (B > 0 && identChar(S[B - 1]))
+        --B;
+      if (std::isdigit((unsigned char)S[B])) {
+        I = J - 1;
+        continue;
+      }
+    }
+    Out += S[I];
+  }
+  return Out;
+}
+
+/// Splits "dim3(a,b,c)" into its arguments; false when \p S is not one call.
+bool splitDim3(const std::string &S, std::vector<std::string> &Parts) {
+  if (S.rfind("dim3(", 0) != 0 || S.back() != ')')
+    return false;
+  int Depth = 0;
+  std::string Cur;
+  for (size_t I = 5; I + 1 < S.size(); ++I) {
+    char C = S[I];
+    if (C == '(')
+      ++Depth;
+    if (C == ')' && --Depth < 0)
+      return false; // "dim3(a)*(b)" is not one call
+    if (C == ',' && Depth == 0) {
+      Parts.push_back(Cur);
+      Cur.clear();
+      continue;
+    }
+    Cur += C;
+  }
+  Parts.push_back(Cur);
+  return Depth == 0 && Parts.size() <= 3;
+}
+
+} // namespace
+
+bool deriveCandidateDims(const std::string &OriginalText,
+                         const std::string &CandidateText,
+                         const std::array<uint64_t, 3> &Original,
+                         std::array<uint64_t, 3> &Out, std::string &Why) {
+  std::string O = squeeze(OriginalText), C = squeeze(CandidateText);
+  if (O == C) {
+    Out = Original;
+    return true;
+  }
+  if (O.empty() || C.empty()) {
+    Why = "no launch expression to compare";
+    return false;
+  }
+  // The original's expression stands for the harness's shape: its
+  // components, or the whole (x) where it is used as one number.
+  const char *Axis[] = {"x", "y", "z"};
+  std::string T = C;
+  for (const std::string &Form : {"(" + O + ")", O})
+    for (int A = 0; A < 3; ++A)
+      T = replaceToken(T, Form + "." + Axis[A],
+                       std::string(" __orig_") + Axis[A] + " ");
+  T = replaceToken(T, "(" + O + ")", " __orig ");
+  T = replaceToken(T, O, " __orig ");
+  if (T.find("__orig") == std::string::npos) {
+    Why = "the candidate's launch expression '" + CandidateText +
+          "' does not contain the original's '" + OriginalText + "'";
+    return false;
+  }
+  T = dropCasts(squeeze(T));
+  ExprEnv Env;
+  for (int A = 0; A < 3; ++A)
+    Env[std::string("__orig_") + Axis[A]] =
+        ExprValue{false, int64_t(Original[A]), 0};
+  // A bare use of the original means one number only when it is one.
+  if (Original[1] == 1 && Original[2] == 1)
+    Env["__orig"] = ExprValue{false, int64_t(Original[0]), 0};
+  std::vector<std::string> Parts;
+  if (!splitDim3(T, Parts)) {
+    if (T == "__orig") {
+      Out = Original;
+      return true;
+    }
+    Parts = {T};
+  }
+  Out = {1, 1, 1};
+  for (size_t I = 0; I < Parts.size(); ++I) {
+    ExprValue V;
+    std::string E;
+    if (!evalExpr(Parts[I], Env, V, E)) {
+      Why = "cannot evaluate the candidate's launch expression '" +
+            CandidateText + "': " + E;
+      return false;
+    }
+    if (V.IsFloat || V.I <= 0) {
+      Why = "the candidate's launch expression '" + CandidateText +
+            "' gives a dimension that is not a positive integer";
+      return false;
+    }
+    Out[I] = uint64_t(V.I);
+  }
+  return true;
+}
+
+} // namespace cudal1
