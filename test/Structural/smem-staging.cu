@@ -28,16 +28,23 @@ __global__ void matvec(const float *A, const float *x, float *y, int M, int N) {
 // CHECK-FIXES-NEXT: const bool cudal1_active0 = (row < M);
 // CHECK-FIXES-NEXT: __shared__ bool cudal1_loads[256];
 // CHECK-FIXES-NEXT: cudal1_loads[threadIdx.x] = cudal1_active0;
+// CHECK-FIXES-NEXT: __syncthreads();
 // CHECK-FIXES-NEXT: {
 // CHECK-FIXES-NEXT:   float sum = 0.0f;
 // CHECK-FIXES-NEXT:   for (int cudal1_k0 = 0; cudal1_k0 < N; cudal1_k0 += 32) { // cuda-l1 coalescing-smem-staging: rows of 'A' staged through shared memory
 // CHECK-FIXES-NEXT:     __shared__ float cudal1_tile[256][32 + 1];
-// CHECK-FIXES-NEXT:     __syncthreads();
-// CHECK-FIXES-NEXT:     for (unsigned int cudal1_t = threadIdx.x; cudal1_t < 256u * 32u; cudal1_t += 256u) {
-// CHECK-FIXES-NEXT:       const unsigned int cudal1_r = cudal1_t / 32u;
-// CHECK-FIXES-NEXT:       const int cudal1_c = cudal1_k0 + (int)(cudal1_t % 32u);
-// CHECK-FIXES-NEXT:       if (cudal1_loads[cudal1_r] && cudal1_c < N)
-// CHECK-FIXES-NEXT:         cudal1_tile[cudal1_r][cudal1_t % 32u] = A[((int)(blockIdx.x * blockDim.x + cudal1_r)) * N + cudal1_c];
+// CHECK-FIXES-NEXT:     {
+// CHECK-FIXES-NEXT:       float cudal1_v[32];
+// CHECK-FIXES-NEXT:       #pragma unroll
+// CHECK-FIXES-NEXT:       for (unsigned int cudal1_i = 0; cudal1_i < 32u; ++cudal1_i) {
+// CHECK-FIXES-NEXT:         const unsigned int cudal1_r = cudal1_i * (256u / 32u) + threadIdx.x / 32u;
+// CHECK-FIXES-NEXT:         const int cudal1_c = cudal1_k0 + (int)(threadIdx.x % 32u);
+// CHECK-FIXES-NEXT:         cudal1_v[cudal1_i] = cudal1_loads[cudal1_r] && cudal1_c < N ? A[((int)(blockIdx.x * blockDim.x + cudal1_r)) * N + cudal1_c] : float();
+// CHECK-FIXES-NEXT:       }
+// CHECK-FIXES-NEXT:       __syncthreads();
+// CHECK-FIXES-NEXT:       #pragma unroll
+// CHECK-FIXES-NEXT:       for (unsigned int cudal1_i = 0; cudal1_i < 32u; ++cudal1_i)
+// CHECK-FIXES-NEXT:         cudal1_tile[cudal1_i * (256u / 32u) + threadIdx.x / 32u][threadIdx.x % 32u] = cudal1_v[cudal1_i];
 // CHECK-FIXES-NEXT:     }
 // CHECK-FIXES-NEXT:     __syncthreads();
 // CHECK-FIXES-NEXT:     if (cudal1_active0) {
@@ -69,6 +76,7 @@ __global__ void matvec_early_exit(const float *A, const float *x, float *y,
 // CHECK-FIXES-NEXT: const bool cudal1_active0 = !(row >= M);
 // CHECK-FIXES-NEXT: __shared__ bool cudal1_loads[128];
 // CHECK-FIXES-NEXT: cudal1_loads[threadIdx.x] = cudal1_active0;
+// CHECK-FIXES-NEXT: __syncthreads();
 // CHECK-FIXES-NEXT: float sum = 0.0f;
 // CHECK-FIXES:          for (int k = cudal1_k0; k < cudal1_kend; ++k) {
 // CHECK-FIXES-NEXT:       sum += cudal1_tile[threadIdx.x][k - cudal1_k0] * x[k];
@@ -142,6 +150,29 @@ __global__ void triangular(const float *__restrict__ A, const float *x,
 // CHECK: smem-staging.cu:[[@LINE-3]]:12: warning: each thread walks its own row:{{.*}} [coalescing-smem-staging]
 // CHECK: note: no fix: the loop bounds differ between threads of a block
 
+// A block of 100 threads (not a multiple of the 32-column tile): the loader
+// walks the tile in a strided loop instead of one unrolled batch of loads.
+__global__ void matvec100(const float *A, const float *x, float *y, int M,
+                          int N) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M) {
+    float sum = 0.0f;
+    for (int k = 0; k < N; ++k)
+      sum += A[row * N + k] * x[k];
+    y[row] = sum;
+  }
+}
+// CHECK: smem-staging.cu:[[@LINE-4]]:14: warning: each thread walks its own row:{{.*}} [coalescing-smem-staging]
+// CHECK: note: fix (bitwise, not proven): stage rows of 'A' in a 100x32 shared-memory tile
+// CHECK-FIXES:      cudal1_loads[threadIdx.x] = cudal1_active0;
+// CHECK-FIXES-NEXT: {
+// CHECK-FIXES:          __shared__ float cudal1_tile[100][32 + 1];
+// CHECK-FIXES-NEXT:     __syncthreads();
+// CHECK-FIXES-NEXT:     for (unsigned int cudal1_t = threadIdx.x; cudal1_t < 100u * 32u; cudal1_t += 100u) {
+// CHECK-FIXES-NEXT:       const unsigned int cudal1_r = cudal1_t / 32u;
+// CHECK-FIXES-NEXT:       const int cudal1_c = cudal1_k0 + (int)(cudal1_t % 32u);
+// CHECK-FIXES-NEXT:       if (cudal1_loads[cudal1_r] && cudal1_c < N)
+
 // Already coalesced (column walk: A[k * M + row]): no finding.
 __global__ void matvec_transposed(const float *A, const float *x, float *y,
                                   int M, int N) {
@@ -172,6 +203,7 @@ int main(int argc, char **) {
   in_place<<<4, 256>>>(A, x, A, N);
   triangular<<<4, 256>>>(A, x, y, N);
   matvec_transposed<<<4, 256>>>(A, x, y, M, N);
+  matvec100<<<(M + 99) / 100, 100>>>(A, x, y, M, N);
   return 0;
 }
 #endif

@@ -15,8 +15,8 @@ __global__ void scale2d(const float *in, float *out, int W, int H, float a) {
 
 #ifndef __CUDACC_RTC__
 void launch_scale2d(const float *in, float *out) {
-  dim3 block(16, 16);
-  dim3 grid(4096 / 16, 4096 / 16);
+  dim3 block(32, 8);
+  dim3 grid(4096 / 32, 4096 / 8);
   scale2d<<<grid, block>>>(in, out, 4096, 4096, 3.0f);
 }
 #endif

@@ -12,16 +12,23 @@ __global__ void matvec_rmw(const float *A, const float *x, float *y, int M,
   const bool cudal1_active0 = (row < M);
   __shared__ bool cudal1_loads[256];
   cudal1_loads[threadIdx.x] = cudal1_active0;
+  __syncthreads();
   {
     float y_acc = 0.0f;
     for (int cudal1_k0 = 0; cudal1_k0 < N; cudal1_k0 += 32) { // cuda-l1 coalescing-smem-staging: rows of 'A' staged through shared memory
       __shared__ float cudal1_tile[256][32 + 1];
-      __syncthreads();
-      for (unsigned int cudal1_t = threadIdx.x; cudal1_t < 256u * 32u; cudal1_t += 256u) {
-        const unsigned int cudal1_r = cudal1_t / 32u;
-        const int cudal1_c = cudal1_k0 + (int)(cudal1_t % 32u);
-        if (cudal1_loads[cudal1_r] && cudal1_c < N)
-          cudal1_tile[cudal1_r][cudal1_t % 32u] = A[((int)(blockIdx.x * blockDim.x + cudal1_r)) * N + cudal1_c];
+      {
+        float cudal1_v[32];
+        #pragma unroll
+        for (unsigned int cudal1_i = 0; cudal1_i < 32u; ++cudal1_i) {
+          const unsigned int cudal1_r = cudal1_i * (256u / 32u) + threadIdx.x / 32u;
+          const int cudal1_c = cudal1_k0 + (int)(threadIdx.x % 32u);
+          cudal1_v[cudal1_i] = cudal1_loads[cudal1_r] && cudal1_c < N ? A[((int)(blockIdx.x * blockDim.x + cudal1_r)) * N + cudal1_c] : float();
+        }
+        __syncthreads();
+        #pragma unroll
+        for (unsigned int cudal1_i = 0; cudal1_i < 32u; ++cudal1_i)
+          cudal1_tile[cudal1_i * (256u / 32u) + threadIdx.x / 32u][threadIdx.x % 32u] = cudal1_v[cudal1_i];
       }
       __syncthreads();
       if (cudal1_active0) {
