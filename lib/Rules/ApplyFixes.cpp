@@ -505,12 +505,11 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
            "it changes results like fast math; needs --allow-fast-math");
       continue;
     }
-    if (X.Exact != Exactness::Bitwise) {
+    if (X.Exact != Exactness::Bitwise || (Opts.Verify && Opts.VerifyBitwise)) {
       std::string Why;
       if (Opts.Verify) {
         if (!Opts.Verify(F, Why)) {
-          Note(F, FixOutcome::NotEligible,
-               "not verified on the GPU: " + Why);
+          Note(F, FixOutcome::NotEligible, "--verify=run: " + Why);
           continue;
         }
       } else if (!Opts.AllowUnverified) {

@@ -9,11 +9,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Driver.h"
+#include "FixVerify.h"
 #include "cudal1/Analysis/AccessAnalysis.h"
 #include "cudal1/Analysis/Config.h"
 #include "cudal1/Analysis/FindingOutput.h"
 #include "cudal1/Analysis/Rule.h"
 #include "cudal1/Config.h"
+#include "cudal1/Extract/Extract.h"
 #include "cudal1/Model/KernelModel.h"
 
 // CUDAL1_HAVE_APPLY_FIXES: set by CMake when the rewrite engine (lib/Rules,
@@ -230,6 +232,21 @@ public:
       for (Finding &F : Part)
         Out.push_back(std::move(F));
     }
+    if (CollectKernels) {
+      // --fix --verify=run: the kernels with fixes, extracted with their
+      // context, and every launch site (harness inference).
+      Launches.insert(Launches.end(), Model.LaunchSites.begin(),
+                      Model.LaunchSites.end());
+      std::set<std::string> Names;
+      for (const Finding &F : Out)
+        if (F.Fix && !F.Kernel.empty() && !Kernels.count(F.Kernel))
+          Names.insert(F.Kernel);
+      for (const std::string &N : Names)
+        for (ExtractedKernel &K :
+             extractKernels(Ctx, CI.getPreprocessor(), N))
+          if (K.Kernel == N && !Kernels.count(N))
+            Kernels[N].K = std::move(K);
+    }
     for (Finding &F : Out) {
       if (WAE.contains(F.RuleId) && F.Severity == "warning")
         F.Severity = "error";
@@ -239,6 +256,9 @@ public:
 
   std::vector<Finding> Findings;
   bool Crashed = false;
+  bool CollectKernels = false;
+  std::map<std::string, KernelSources> Kernels;
+  std::vector<LaunchSite> Launches;
 
 private:
   ConfigCache &Configs;
@@ -421,20 +441,64 @@ int runAdvise(DriverContext &DC) {
     return LoadFailures ? 2 : DC.Exit;
   }
 
+  bool WantFixes = FixOpt || DiffOpt || !ExportFixes.empty() ||
+                   OutputDir.getNumOccurrences();
+  // --fix / -o / --diff / --export-fixes with --verify=run: every fix is
+  // verified on the GPU first (FixVerify.cpp).
+  bool VerifyFixes = WantFixes && VerifyMode == VerifyLevel::Run;
+
   llvm::CrashRecoveryContext::Enable();
   AdviseHandler Handler(Configs, DC.Config);
+  Handler.CollectKernels = VerifyFixes;
   FrontendStatus St = DC.FE.run(DC.Files, Handler, Jobs);
   std::vector<Finding> Findings = std::move(Handler.Findings);
   preferFixes(Findings, Rules);
   sortAndDedup(Findings);
   applySuppressions(Findings);
 
-  bool WantFixes = FixOpt || DiffOpt || !ExportFixes.empty() ||
-                   OutputDir.getNumOccurrences();
+  FixVerifyResult Verified;
+  std::map<size_t, size_t> RequestOf; // finding -> request
+  int VerifyExit = 0;
+  if (VerifyFixes) {
+    bool FastMathOk = registeredBool("allow-fast-math");
+    std::vector<FixRequest> Requests;
+    for (size_t I = 0; I < Findings.size(); ++I) {
+      const Finding &F = Findings[I];
+      // The fixes applyFixes would consider (the others it reports itself).
+      if (!F.Fix || F.Fix->Edits.empty() || F.Fix->Exact == Exactness::None ||
+          !F.Fix->Proven ||
+          (F.Fix->Exact == Exactness::FastMath && !FastMathOk))
+        continue;
+      FixRequest R;
+      R.RuleId = F.RuleId;
+      R.Kernel = F.Kernel;
+      R.Loc = F.Loc;
+      R.Exactness = toString(F.Fix->Exact);
+      R.Ulp = F.Fix->Ulp;
+      R.Rtol = F.Fix->Rtol;
+      R.Atol = F.Fix->Atol;
+      for (const TextEdit &E : F.Fix->Edits)
+        R.Edits.push_back({E.File, E.Offset, E.Length, E.Replacement});
+      RequestOf[I] = Requests.size();
+      Requests.push_back(std::move(R));
+    }
+    for (auto &KV : Handler.Kernels) {
+      std::set<std::string> Seen;
+      for (const LaunchSite &LS : Handler.Launches)
+        if (LS.Kernel == KV.first && Seen.insert(LS.key()).second)
+          KV.second.Launches.push_back(LS);
+    }
+    VerifyExit = verifyFixes(DC, Requests, Handler.Kernels, Verified);
+  }
+
   raw_ostream &DiagOS = DiffOpt ? errs() : outs();
-  if (Format == OutputFormat::Json)
-    DiagOS << formatv("{0:2}", findingsJson(Findings)) << "\n";
-  else if (Format == OutputFormat::Sarif)
+  if (Format == OutputFormat::Json) {
+    json::Value Doc = findingsJson(Findings);
+    if (Verified.Json)
+      if (json::Object *O = Doc.getAsObject())
+        (*O)["verification"] = *Verified.Json;
+    DiagOS << formatv("{0:2}", Doc) << "\n";
+  } else if (Format == OutputFormat::Sarif)
     DiagOS << formatv("{0:2}", findingsSarif(Findings, Rules, CUDAL1_VERSION))
            << "\n";
   else
@@ -448,6 +512,10 @@ int runAdvise(DriverContext &DC) {
            << " from cuda-l1 rules.\n";
 
   int Exit = DC.Exit;
+  if (VerifyExit == 2)
+    return 2; // no GPU, or bad input: nothing is written
+  if (VerifyExit)
+    Exit = 2;
   if (WantFixes) {
 #ifdef CUDAL1_HAVE_APPLY_FIXES
     // HOOK (issue 6): the rewrite engine applies the fixes.
@@ -465,9 +533,53 @@ int runAdvise(DriverContext &DC) {
     AO.GpuArch = DC.Config.Parse.GpuArch;
     AO.BuildDirectory = DC.Config.BuildPath;
     AO.Quiet = Quiet;
-    int R = applyFixes(Findings, AO);
+    std::vector<Finding> ToApply = Findings;
+    if (VerifyFixes) {
+      // Only what was verified correct and faster; the annotation goes with
+      // one applied fix per kernel, in the same write.
+      for (auto &KV : RequestOf) {
+        const FixDecision &D = Verified.Decisions[KV.second];
+        if (D.Apply && D.Annotation)
+          ToApply[KV.first].Fix->Edits.push_back(
+              {D.Annotation->File, D.Annotation->Offset, D.Annotation->Length,
+               D.Annotation->Replacement});
+      }
+      const Finding *Base = ToApply.data();
+      AO.VerifyBitwise = true;
+      AO.Verify = [Base, &RequestOf, &Verified](const Finding &F,
+                                                std::string &Why) {
+        auto It = RequestOf.find(&F - Base);
+        if (It == RequestOf.end()) {
+          Why = "not verified";
+          return false;
+        }
+        const FixDecision &D = Verified.Decisions[It->second];
+        Why = D.Why;
+        return D.Apply;
+      };
+    }
+    int R = applyFixes(ToApply, AO);
     if (R)
       Exit = std::max(Exit, R);
+    if (VerifyFixes && Verified.Json) {
+      if (!OutputDir.empty()) {
+        SmallString<256> P(OutputDir);
+        sys::path::append(P, "verify-results.json");
+        std::string Text = formatv("{0:2}", *Verified.Json).str() + "\n";
+        std::error_code EC = sys::fs::create_directories(OutputDir);
+        raw_fd_ostream OS(P, EC);
+        if (EC) {
+          reportError(P.str().str() + ": " + EC.message());
+          Exit = 2;
+        } else {
+          OS << Text;
+          if (!Quiet)
+            errs() << "cuda-l1: results written to " << P << "\n";
+        }
+      }
+      if (Format == OutputFormat::Text)
+        (DiffOpt ? errs() : outs()) << Verified.Summary;
+    }
 #else
     reportError("--fix, -o, --diff and --export-fixes need the rewrite "
                 "engine (cudal1/Rules/ApplyFixes.h), not built in");

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Driver.h"
+#include "HarnessResolve.h"
 #include "cudal1/Compile/Nvrtc.h"
 #include "cudal1/Config.h"
 #include "cudal1/Extract/Extract.h"
@@ -308,6 +309,16 @@ int runVerifyCandidates(DriverContext &DC) {
       return 2;
     }
     HarnessSource = HarnessFile;
+  } else if (HarnessAnswer CA = harnessFromConfig(
+                 {OriginalFile, OK->Kernel, Params, Env, {}, ""});
+             CA.Status != HarnessStatus::Missing) {
+    // The Harness: entry of .cuda-l1.yaml (--harness takes precedence).
+    if (CA.Status == HarnessStatus::Error) {
+      reportError(CA.Message);
+      return 2;
+    }
+    H = std::move(CA.H);
+    HarnessSource = CA.Source;
   } else {
     std::string Why = "no launch site of '" + KernelName + "' in " +
                       OriginalFile;

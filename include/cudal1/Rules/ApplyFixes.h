@@ -5,7 +5,8 @@
 // clang-apply-replacements). Guarantees (docs/fixes.md):
 //   - only eligible fixes: proven ones, and by default only `bitwise` ones
 //     (others need a verifier (--verify=run) or --allow-unverified;
-//     fast-math ones also --allow-fast-math);
+//     fast-math ones also --allow-fast-math); with --verify=run, bitwise
+//     ones are verified too (ApplyOptions::VerifyBitwise);
 //   - overlapping fixes: the higher-priority one is kept (bitwise before ulp
 //     before reassociating before fast-math, then file order) and the other
 //     dropped with a note naming both;
@@ -42,6 +43,9 @@ struct ApplyOptions {
   /// Checks a non-bitwise fix on the GPU (--verify=run); true = verified.
   /// Null: non-bitwise fixes need AllowUnverified.
   std::function<bool(const Finding &, std::string &Why)> Verify;
+  /// With Verify: bitwise fixes are checked by it too (--verify=run applies
+  /// only what was verified correct and faster, DESIGN.md).
+  bool VerifyBitwise = false;
 
   /// Syntax-check rewritten files with clang (host and device side).
   bool CheckCompiles = true;

@@ -1,0 +1,426 @@
+//===- FixVerify.cpp - --fix --verify=run: each fix verified on the GPU ---===//
+#include "FixVerify.h"
+#include "HarnessResolve.h"
+#include "cudal1/Compile/Nvrtc.h"
+#include "cudal1/Config.h"
+#include "cudal1/Verify/HarnessSelect.h"
+#include "cudal1/Verify/Runner.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <ctime>
+
+using namespace llvm;
+
+namespace cudal1 {
+
+namespace {
+std::vector<KernelParam> kernelParams(const std::vector<ParamInfo> &Ps) {
+  std::vector<KernelParam> Out;
+  for (const auto &P : Ps) {
+    KernelParam K;
+    K.Name = P.Name.empty() ? "arg" + std::to_string(P.Index) : P.Name;
+    K.Type = P.Type;
+    K.ElementType = P.ElementType;
+    K.IsPointer = P.IsPointer;
+    K.PointeeConst = P.PointeeConst;
+    K.SizeBytes = P.SizeBytes.value_or(0);
+    K.ElementSizeBytes = P.ElementSizeBytes.value_or(0);
+    Out.push_back(K);
+  }
+  return Out;
+}
+
+std::string utcNow() {
+  std::time_t T = std::time(nullptr);
+  char Buf[64];
+  std::strftime(Buf, sizeof(Buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&T));
+  return Buf;
+}
+
+std::string shortLoc(const SourceLoc &L) {
+  return sys::path::filename(L.File).str() + ":" + std::to_string(L.Line) +
+         ":" + std::to_string(L.Column);
+}
+
+int exactRank(Exactness E) {
+  switch (E) {
+  case Exactness::Bitwise: return 0;
+  case Exactness::Ulp: return 1;
+  case Exactness::Reassociating: return 2;
+  case Exactness::FastMath: return 3;
+  }
+  return 3;
+}
+
+/// The options of one job: the run's, widened by what the rules say their
+/// fixes may change (ulp count, tolerances).
+VerifyOptions optionsFor(const VerifyOptions &Base,
+                         const std::vector<const FixRequest *> &Rs) {
+  VerifyOptions O = Base;
+  for (const FixRequest *R : Rs) {
+    O.Tol.MaxUlp = std::max<uint64_t>(O.Tol.MaxUlp, R->Ulp);
+    O.Tol.F32Rtol = std::max(O.Tol.F32Rtol, R->Rtol);
+    O.Tol.F32Atol = std::max(O.Tol.F32Atol, R->Atol);
+  }
+  return O;
+}
+
+/// One kernel with fixes to verify.
+struct KernelWork {
+  std::string Kernel;
+  const KernelSources *KS = nullptr;
+  std::string File, FileText, KernelText;
+  size_t KernelOffset = 0;
+  HarnessAnswer HA;
+  std::vector<KernelParam> Params;
+  std::vector<size_t> Requests;            ///< all of this kernel
+  std::map<size_t, std::string> Candidate; ///< request -> new definition
+};
+} // namespace
+
+int verifyFixes(DriverContext &DC, const std::vector<FixRequest> &Requests,
+                const std::map<std::string, KernelSources> &Kernels,
+                FixVerifyResult &Result) {
+  Result.Decisions.assign(Requests.size(), FixDecision());
+  ExprEnv Env;
+  for (const std::string &D : registeredList("define")) {
+    std::string E;
+    if (!parseDefine(D, Env, E)) {
+      reportError(E);
+      return 2;
+    }
+  }
+  std::string HarnessFile = registeredString("harness");
+  double MinSpeedup = registeredDouble("min-speedup", 1.05);
+
+  // Group the fixes by kernel (first appearance order).
+  std::vector<KernelWork> Work;
+  std::map<std::string, size_t> WorkOf;
+  for (size_t I = 0; I < Requests.size(); ++I) {
+    const FixRequest &R = Requests[I];
+    if (R.Kernel.empty()) {
+      Result.Decisions[I].Why =
+          "not in a kernel: --verify=run verifies kernels (this fix is in a "
+          "device function or host code)";
+      continue;
+    }
+    auto It = WorkOf.find(R.Kernel);
+    if (It == WorkOf.end()) {
+      It = WorkOf.emplace(R.Kernel, Work.size()).first;
+      Work.emplace_back();
+      Work.back().Kernel = R.Kernel;
+    }
+    Work[It->second].Requests.push_back(I);
+  }
+
+  // Everything up to the GPU: kernel text, harness, candidate sources.
+  bool BadInput = false;
+  unsigned NumCandidates = 0;
+  for (KernelWork &W : Work) {
+    auto SetAll = [&](const std::string &Why) {
+      for (size_t I : W.Requests)
+        Result.Decisions[I].Why = Why;
+    };
+    auto KIt = Kernels.find(W.Kernel);
+    if (KIt == Kernels.end()) {
+      SetAll("kernel '" + W.Kernel + "' could not be extracted");
+      continue;
+    }
+    W.KS = &KIt->second;
+    const ExtractedKernel &K = W.KS->K;
+    if (!K.Problems.empty()) {
+      SetAll("kernel '" + W.Kernel +
+             "' could not be extracted for verification: " + K.Problems[0]);
+      continue;
+    }
+    W.File = K.KernelRange.Begin.File;
+    auto Buf = MemoryBuffer::getFile(W.File);
+    if (!Buf) {
+      SetAll(W.File + ": " + Buf.getError().message());
+      continue;
+    }
+    W.FileText = (*Buf)->getBuffer().str();
+    size_t B = std::min(K.KernelBegin, K.Source.size());
+    size_t E = std::min(std::max(K.KernelEnd, B), K.Source.size());
+    W.KernelText = K.Source.substr(B, E - B);
+    auto Off = locateKernelText(
+        W.FileText, W.KernelText,
+        offsetOfLineColumn(W.FileText, K.KernelRange.Begin.Line,
+                           K.KernelRange.Begin.Column));
+    if (!Off) {
+      SetAll("the definition of kernel '" + W.Kernel + "' as extracted is "
+             "not found verbatim in " + W.File);
+      continue;
+    }
+    W.KernelOffset = *Off;
+    W.Params = kernelParams(K.Params);
+
+    HarnessQuery Q;
+    Q.SourceFile = W.File;
+    Q.Kernel = W.Kernel;
+    Q.Params = W.Params;
+    Q.Env = Env;
+    Q.Launches = W.KS->Launches;
+    Q.CommandLineSpec = HarnessFile;
+    W.HA = resolveHarness(Q);
+    if (W.HA.Status == HarnessStatus::Error) {
+      reportError(W.HA.Message);
+      BadInput = true;
+      continue;
+    }
+    if (W.HA.Status == HarnessStatus::Missing) {
+      SetAll(W.HA.Message + " (give one with --harness=<file> or Harness: "
+                            "in .cuda-l1.yaml; docs/harness.md)");
+      if (!Quiet)
+        errs() << "cuda-l1: " << W.HA.Message
+               << "; a filled-in harness spec to copy (--harness=<file>, "
+                  "or under 'Harness: kernels:' in .cuda-l1.yaml):\n\n"
+               << W.HA.Template << "\n";
+      continue;
+    }
+    for (size_t I : W.Requests) {
+      std::string Def, Why;
+      if (!applyEditsToKernel(W.KernelText, W.KernelOffset, Requests[I].Edits,
+                              Def, Why)) {
+        Result.Decisions[I].Why = "not verifiable as a kernel candidate: " +
+                                  Why;
+        continue;
+      }
+      Exactness X;
+      if (!parseExactness(Requests[I].Exactness, X)) {
+        Result.Decisions[I].Why =
+            "exactness '" + Requests[I].Exactness + "' cannot be verified";
+        continue;
+      }
+      W.Candidate[I] = Def;
+      ++NumCandidates;
+    }
+  }
+  if (BadInput)
+    return 2;
+
+  // Which fixes are candidates, and which are not (and why).
+  if (!Quiet) {
+    unsigned N = 0;
+    for (KernelWork &W : Work)
+      for (auto &C : W.Candidate) {
+        const FixRequest &R = Requests[C.first];
+        errs() << formatv("cuda-l1: candidate {0}/{1}: {2} [{3}] in kernel "
+                          "'{4}' ({5}); harness: {6}\n",
+                          ++N, NumCandidates, shortLoc(R.Loc), R.RuleId,
+                          W.Kernel, R.Exactness, W.HA.Source);
+      }
+    for (size_t I = 0; I < Requests.size(); ++I)
+      if (!Result.Decisions[I].Why.empty())
+        errs() << "cuda-l1: not a candidate: " << shortLoc(Requests[I].Loc)
+               << " [" << Requests[I].RuleId << "]: "
+               << Result.Decisions[I].Why << "\n";
+  }
+  if (NumCandidates == 0)
+    return 0;
+
+  VerifyOptions Opts;
+  Opts.CudaPath = DC.Config.Parse.CudaPath;
+  Opts.Samples = std::max(30u, registeredUnsigned("verify-samples", 50));
+  Opts.TimeoutSeconds = registeredUnsigned("verify-timeout", 120);
+  Opts.MinSpeedup = MinSpeedup;
+  Opts.AllowFastMath = registeredFlag("allow-fast-math");
+  Opts.Tol.F32Rtol = registeredDouble("verify-rtol", 1e-4);
+  Opts.Tol.F32Atol = registeredDouble("verify-atol", 1e-5);
+  Opts.Tol.MaxUlp = registeredUnsigned("verify-ulp", 0);
+  {
+    std::string CudaPath = Opts.CudaPath;
+    Opts.Compiler = [CudaPath](const KernelCode &K, const std::string &Arch,
+                               const std::vector<std::string> &Extra) {
+      NvrtcOptions NO;
+      NO.CudaPath = CudaPath;
+      NO.GpuArch = Arch;
+      NO.ExtraOptions = Extra;
+      NvrtcResult R = compileWithNvrtc(K.Source, K.FileName, {K.NameExpr}, NO);
+      CompileOutput O;
+      O.Ok = R.Ok;
+      O.Log = R.Ok ? R.Log : R.Error + (R.Log.empty() ? "" : "\n" + R.Log);
+      O.Cubin.assign(R.Cubin.begin(), R.Cubin.end());
+      if (!R.LoweredNames.empty())
+        O.LoweredName = R.LoweredNames.front().second;
+      if (O.Ok && O.LoweredName.empty()) {
+        O.Ok = false;
+        O.Log += "\nno lowered name for '" + K.NameExpr + "'";
+      }
+      return O;
+    };
+  }
+  if (!Quiet)
+    Opts.Progress = [](const std::string &S) {
+      errs() << "cuda-l1:   " << S << "\n";
+    };
+
+  GpuInfo Gpu = probeGpu(Opts);
+  if (!Gpu.Ok) {
+    reportError("--verify=run: " + Gpu.Error);
+    return 2;
+  }
+  if (!Quiet)
+    errs() << formatv("cuda-l1: GPU {0} ({1}), driver {2}; {3} candidate(s)\n",
+                      Gpu.Name, Gpu.Arch,
+                      Gpu.DriverVersionText.empty()
+                          ? std::to_string(Gpu.DriverVersion)
+                          : Gpu.DriverVersionText,
+                      NumCandidates);
+
+  VerifyReport Report;
+  Report.Gpu = Gpu;
+  Report.Date = utcNow();
+  Report.ToolVersion = "cuda-l1-rewrite " CUDAL1_VERSION;
+  Report.MinSpeedup = MinSpeedup;
+  unsigned Index = 0, Total = NumCandidates;
+  bool HarnessFailed = false;
+  for (KernelWork &W : Work) {
+    if (W.Candidate.empty())
+      continue;
+    const ExtractedKernel &K = W.KS->K;
+    KernelReport KR;
+    KR.Kernel = W.Kernel;
+    KR.File = W.File;
+    KR.HarnessSource = W.HA.Source;
+    auto Run = [&](const std::vector<size_t> &Rs, const std::string &Def,
+                   const std::string &Label) {
+      std::vector<const FixRequest *> RP;
+      Exactness X = Exactness::Bitwise;
+      std::string Rules;
+      for (size_t I : Rs) {
+        RP.push_back(&Requests[I]);
+        Exactness E;
+        if (parseExactness(Requests[I].Exactness, E) &&
+            exactRank(E) > exactRank(X))
+          X = E;
+        Rules += (Rules.empty() ? "" : ", ") + Requests[I].RuleId;
+      }
+      VerifyJob J;
+      J.Kernel = K.Kernel;
+      J.Params = W.Params;
+      J.H = W.HA.H;
+      J.Original = {"original", K.Source,
+                    sys::path::filename(W.File).str(), K.NameExpr, "", ""};
+      J.Candidate = {Label, replaceKernel(K, Def),
+                     sys::path::filename(W.File).str(), K.NameExpr, "", ""};
+      J.Exact = X;
+      J.Origin = "rule:" + Rules;
+      ++Index;
+      if (!Quiet)
+        errs() << formatv("cuda-l1: [{0}/{1}] {2}: {3}\n", Index, Total,
+                          W.Kernel, Label);
+      CandidateVerdict V = runVerifyJob(J, optionsFor(Opts, RP), Gpu, &KR);
+      V.Name = Label;
+      V.Origin = J.Origin;
+      if (!Quiet)
+        errs() << formatv("cuda-l1: [{0}/{1}] {2}: {3}\n", Index, Total,
+                          V.Accepted ? "ACCEPTED" : "rejected",
+                          V.Accepted ? V.Reason
+                                     : "[" + V.RejectKind + "] " + V.Reason);
+      if (V.RejectKind == "harness")
+        HarnessFailed = true;
+      KR.Candidates.push_back(V);
+      return V;
+    };
+
+    // Each fix alone.
+    std::vector<std::pair<size_t, CandidateVerdict>> Accepted;
+    for (auto &C : W.Candidate) {
+      const FixRequest &R = Requests[C.first];
+      CandidateVerdict V = Run({C.first}, C.second,
+                               shortLoc(R.Loc) + " [" + R.RuleId + "]");
+      if (V.Accepted)
+        Accepted.push_back({C.first, V});
+      else
+        Result.Decisions[C.first].Why =
+            "rejected [" + V.RejectKind + "] " + V.Reason;
+    }
+    if (Accepted.empty()) {
+      Report.Kernels.push_back(std::move(KR));
+      continue;
+    }
+    std::sort(Accepted.begin(), Accepted.end(), [](const auto &A, const auto &B) {
+      return A.second.Timing->Speedup > B.second.Timing->Speedup;
+    });
+    // Several accepted: verified together, or only the fastest is applied.
+    std::vector<size_t> Apply = {Accepted[0].first};
+    CandidateVerdict Chosen = Accepted[0].second;
+    if (Accepted.size() > 1) {
+      std::vector<size_t> All;
+      std::vector<FileEdit> Edits;
+      std::string Rules;
+      bool Overlap = false;
+      for (auto &A : Accepted) {
+        if (editsOverlap(Edits, Requests[A.first].Edits)) {
+          Overlap = true;
+          continue;
+        }
+        All.push_back(A.first);
+        Edits.insert(Edits.end(), Requests[A.first].Edits.begin(),
+                     Requests[A.first].Edits.end());
+        Rules += (Rules.empty() ? "" : " + ") + Requests[A.first].RuleId;
+      }
+      std::string Def, Why;
+      std::string Together;
+      if (All.size() > 1 &&
+          applyEditsToKernel(W.KernelText, W.KernelOffset, Edits, Def, Why)) {
+        CandidateVerdict V = Run(All, Def, "together: " + Rules);
+        if (V.Accepted && V.Timing->Speedup >= Chosen.Timing->Speedup) {
+          Apply = All;
+          Chosen = V;
+        } else {
+          Together = V.Accepted
+                         ? formatv("together they are slower ({0:f2}x)",
+                                   V.Timing->Speedup)
+                               .str()
+                         : "together: rejected [" + V.RejectKind + "] " +
+                               V.Reason;
+        }
+      } else {
+        Together = Overlap ? "its edits overlap those of a faster fix"
+                           : "together: " + Why;
+      }
+      for (auto &A : Accepted)
+        if (std::find(Apply.begin(), Apply.end(), A.first) == Apply.end())
+          Result.Decisions[A.first].Why = formatv(
+              "verified alone ({0:f2}x), but {1}; only [{2}] ({3:f2}x) is "
+              "applied to kernel '{4}': run again to verify this fix on top",
+              A.second.Timing->Speedup, Together,
+              Requests[Accepted[0].first].RuleId,
+              Accepted[0].second.Timing->Speedup, W.Kernel);
+    }
+    std::sort(Apply.begin(), Apply.end());
+    std::string Applied;
+    for (size_t I : Apply) {
+      Result.Decisions[I].Apply = true;
+      Result.Decisions[I].Why.clear();
+      Applied += (Applied.empty() ? "" : ", ") + Requests[I].RuleId;
+    }
+    Result.Decisions[Apply.front()].Annotation = annotationEdit(
+        W.FileText, W.File, W.KernelOffset,
+        formatAnnotation(Gpu, *Chosen.Timing, Applied, Chosen.Exact,
+                         Chosen.InputSets.size()));
+    if (!Quiet)
+      errs() << formatAnnotation(Gpu, *Chosen.Timing, Applied, Chosen.Exact,
+                                 Chosen.InputSets.size());
+    Report.Kernels.push_back(std::move(KR));
+  }
+  Result.Json = toJson(Report);
+  raw_string_ostream OS(Result.Summary);
+  printSummaryTable(Report, OS);
+  OS.flush();
+  if (HarnessFailed) {
+    reportError("--verify=run: the original failed with the harness of a "
+                "kernel (see [harness] above): its harness is wrong");
+    return 3; // bad input, found on the GPU: the accepted fixes still apply
+  }
+  return 0;
+}
+
+} // namespace cudal1
