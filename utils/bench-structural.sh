@@ -48,6 +48,7 @@ if [ "$GENERATE" = 1 ]; then
   gen memory-vectorize-float4 "$B/vectorize.cu" "$GEN/vectorize.rewritten.cu"
   gen sync-sequential-reduction "$B/seqred.cu" "$GEN/seqred.rewritten.cu"
   gen sync-warp-atomic-reduction "$B/warpatomic.cu" "$GEN/warpatomic.rewritten.cu"
+  gen memory-hoist-invariant-load "$B/hoist.cu" "$GEN/hoist.rewritten.cu"
   echo "bench-structural: rewritten files in $GEN"
 fi
 

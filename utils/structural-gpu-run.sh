@@ -61,6 +61,7 @@ if [ -x "$REW" ]; then
     verify transpose_odd transpose transpose bitwise correct
     verify total_odd total warpatomic reassociating correct
     verify axpy_odd axpy vectorize bitwise correct
+    verify scale_cols_odd scale_cols hoist bitwise correct
     # 4096 x 4096: the rewrites that should pay off must be accepted
     verify matvec matvec staging bitwise accepted
     verify matvec matvec wpr reassociating accepted --verify-atol=1e-2
@@ -69,6 +70,7 @@ if [ -x "$REW" ]; then
     verify transpose transpose transpose bitwise accepted
     verify reduce0 reduce0 seqred reassociating accepted --verify-atol=1e-2
     verify total total warpatomic reassociating accepted
+    verify scale_cols scale_cols hoist bitwise correct
     echo "structural verifications not as expected: $FAILS"
   } 2>&1 | tee "$OUT/verify.log"
   grep -q "not as expected: 0$" "$OUT/verify.log" || exit 1

@@ -79,6 +79,23 @@ __global__ void cond_load(const float *__restrict__ A,
   out[row] = acc;
 }
 
+// The loop is the unbraced body of an if: braces are added around the
+// declaration and the loop.
+__global__ void scale_cols(const float *A, const float *s, float *out, int M,
+                           int N) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (col < N)
+    for (int r = 0; r < M; ++r)
+      out[r * N + col] = A[r * N + col] * s[col];
+}
+// CHECK: hoist-invariant-load.cu:[[@LINE-2]]:43: warning: 's[col]' is loaded {{.*}} [memory-hoist-invariant-load]
+// CHECK: note: fix (bitwise): load 's[col]' once before the loop into 's_inv'
+// CHECK-FIXES:      if (col < N) {
+// CHECK-FIXES-NEXT:   const float s_inv = ((0) < M) ? s[col] : float();
+// CHECK-FIXES-NEXT:   for (int r = 0; r < M; ++r)
+// CHECK-FIXES-NEXT:     out[r * N + col] = A[r * N + col] * s_inv;
+// CHECK-FIXES-NEXT: }
+
 #ifndef __CUDACC_RTC__
 int main() {
   float *A, *s, *out;
@@ -87,6 +104,7 @@ int main() {
   cudaMalloc(&out, 4096 * 4096 * sizeof(float));
   scale_rows<<<16, 256>>>(A, s, out, 4096);
   aliasing<<<16, 256>>>(A, out, out, 4096);
+  scale_cols<<<16, 256>>>(A, s, out, 4096, 4096);
   return 0;
 }
 #endif

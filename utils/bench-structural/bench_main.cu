@@ -78,6 +78,12 @@ namespace o_sr {
 namespace n_sr {
 #include "seqred.rewritten.cu"
 }
+namespace o_hl {
+#include "hoist.cu"
+}
+namespace n_hl {
+#include "hoist.rewritten.cu"
+}
 namespace o_wa {
 #include "warpatomic.cu"
 }
@@ -218,6 +224,10 @@ int main(int argc, char **argv) {
                    {NoReset, [=] { o_sr::reduce0<<<unsigned(NN / 256), 256>>>(A, partO); }, partO, NN / 256},
                    {NoReset, [=] { n_sr::reduce0<<<unsigned(NN / 256), 256>>>(A, partN); }, partN, NN / 256},
                    RefPart, 1e-5});
+  Cases.push_back({"scale_cols", "memory-hoist-invariant-load", "bitwise",
+                   {NoReset, [=] { o_hl::scale_cols<<<MvGrid, MvBlock>>>(A, x, outO, N, N); }, outO, NN},
+                   {NoReset, [=] { n_hl::scale_cols<<<MvGrid, MvBlock>>>(A, x, outN, N, N); }, outN, NN},
+                   {}});
   Cases.push_back({"total", "sync-warp-atomic-reduction", "reassociating",
                    {[=] { CK(cudaMemsetAsync(sumO, 0, 4)); }, [=] { o_wa::total<<<unsigned(NN / 256), 256>>>(A, sumO, int(NN)); }, sumO, 1},
                    {[=] { CK(cudaMemsetAsync(sumN, 0, 4)); }, [=] { n_wa::total<<<unsigned(NN / 256), 256>>>(A, sumN, int(NN)); }, sumN, 1},

@@ -744,7 +744,32 @@ private:
       Fix.Edits.push_back(makeInsertion(
           Ctx, SM.getExpansionLoc(CS->getLBracLoc()).getLocWithOffset(1),
           "\n" + Indent + Decl));
-    else
+    else if (!CS && !LP.empty()) {
+      // The loop is the unbraced body of an if/for/while: `if (c) for ...`
+      // becomes `if (c) {  <decl>  for ... }`.
+      const Stmt *Parent = LP[0].get<Stmt>();
+      SourceLocation RParen;
+      if (const auto *I = dyn_cast_or_null<IfStmt>(Parent)) {
+        if (I->getThen() == L)
+          RParen = I->getRParenLoc();
+      } else if (const auto *F = dyn_cast_or_null<ForStmt>(Parent)) {
+        if (F->getBody() == L)
+          RParen = F->getRParenLoc();
+      } else if (const auto *W = dyn_cast_or_null<WhileStmt>(Parent)) {
+        if (W->getBody() == L)
+          RParen = W->getRParenLoc();
+      }
+      if (RParen.isInvalid() || RParen.isMacroID() ||
+          inMacro(Parent->getSourceRange()))
+        return Fail("the loop is not directly in a block");
+      std::string PInd = indentOf(Ctx, Parent->getBeginLoc());
+      Fix.Edits.push_back(
+          makeInsertion(Ctx, RParen.getLocWithOffset(1), " {"));
+      Fix.Edits.push_back(makeInsertion(
+          Ctx, SM.getExpansionLoc(L->getBeginLoc()), Decl + "\n" + Indent));
+      Fix.Edits.push_back(
+          makeInsertion(Ctx, afterStmt(Ctx, L), "\n" + PInd + "}"));
+    } else
       return Fail("the loop is not directly in a block");
     for (const ArraySubscriptExpr *U : Uses)
       Fix.Edits.push_back(makeTextEdit(
