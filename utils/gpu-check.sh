@@ -70,6 +70,10 @@ else
   echo "no cuda-l1-rewrite in $BIN: skipped"; FAIL=1
 fi
 
+step "lit tests marked REQUIRES: gpu (utils/gpu-lit.sh; e.g. --fix --verify=run)"
+OUT="$OUT" "$ROOT/utils/gpu-lit.sh" "$(dirname "$BIN")" 2>&1 | tee "$OUT/lit-gpu.log"
+[ "${PIPESTATUS[0]}" = 0 ] || FAIL=1
+
 step "CUPTI vs Nsight Compute gpu__time_duration"
 CUDAL1_GPU_OUT="$OUT/verdicts" "$BIN/cudal1-verify-gpu-tests" \
   --gtest_filter=VerifyGpu.CuptiTimesForNcuComparison > "$OUT/cupti-run.log" 2>&1 || FAIL=1

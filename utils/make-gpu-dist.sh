@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Packs what utils/gpu-check.sh needs on a GPU machine without LLVM into
 # dist/gpu/ (git-ignored): the statically linked GPU test driver, the CPU
-# unit tests, the portable cuda-l1-rewrite and clang's resource headers
-# (without other targets' intrinsics headers), all stripped.
+# unit tests, the portable cuda-l1-rewrite, clang's resource headers
+# (without other targets' intrinsics headers), all stripped, and lit.
 #   utils/make-gpu-dist.sh [build-dir]     (default: build/)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -13,6 +13,9 @@ rm -rf "$D"; mkdir -p "$D/bin" "$D/lib/cuda-l1/clang"
 cp "$B/bin/cudal1-verify-gpu-tests" "$B/portable/bin/cuda-l1-rewrite" "$D/bin/"
 strip "$D/bin/"*
 cp -r /usr/lib/llvm-22/lib/clang/22/include "$D/lib/cuda-l1/clang/"
+# lit (pure Python, ~1 MB) for utils/gpu-lit.sh: the REQUIRES: gpu lit tests.
+mkdir -p "$D/lit" && cp -r /usr/lib/llvm-22/utils/lit/lit "$D/lit/"
+find "$D/lit" -name __pycache__ -prune -exec rm -rf {} +
 ( cd "$D/lib/cuda-l1/clang/include" && rm -rf arm_* hexagon* altivec.h vecintrin.h opencl-c* \
     ppc_wrappers riscv_* sanitizer sifive_* lasx* lsx* htm* s390* msa.h wasm_* llvm_libc_wrappers )
 du -sh "$D"

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Runs the lit tests under test/ that are marked `REQUIRES: gpu` on a GPU
+# machine, with the binaries of a dist folder (utils/make-gpu-dist.sh: the
+# portable cuda-l1-rewrite, and lit itself under dist/gpu/lit) -- no LLVM or
+# build folder needed there. A lit site configuration pointing at the dist
+# binaries is written under $OUT/lit. Tests that need a tool the dist folder
+# lacks (e.g. cuda-l1-structural) are listed as skipped.
+#
+#   utils/gpu-lit.sh [dist-dir]          (default: dist/gpu)
+#   LIT_TESTS="test/Verify/x.test ..." utils/gpu-lit.sh   (other tests)
+#
+# Called by utils/gpu-check.sh; exit status 0 when every test run passed.
+set -uo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+DIST="$(cd "${1:-$ROOT/dist/gpu}" && pwd)"
+BIN="$DIST/bin"
+OUT="${OUT:-$ROOT/gpu-check-out}"
+CUDA_PATH="${CUDA_PATH:-/usr/local/cuda}"
+LITROOT="$OUT/lit"
+mkdir -p "$LITROOT/test"
+cat > "$LITROOT/test/lit.site.cfg.py" <<CFG
+# Written by utils/gpu-lit.sh: the dist binaries instead of a build folder.
+import os
+config.cudal1_src_root = "$ROOT"
+config.cudal1_obj_root = "$LITROOT"
+config.cudal1_tools_dir = "$BIN"
+config.llvm_tools_dir = "$BIN"
+config.cuda_path = "$CUDA_PATH"
+lit_config.load_config(config, os.path.join(config.cudal1_src_root, "test", "lit.cfg.py"))
+CFG
+
+# lit: the copy in the dist folder, else one installed here.
+if [ -d "$DIST/lit/lit" ]; then
+  LIT=(python3 -c "import sys; sys.path.insert(0, '$DIST/lit'); from lit.main import main; sys.argv[0] = 'lit'; main()")
+elif command -v lit >/dev/null; then
+  LIT=(lit)
+elif command -v lit-22 >/dev/null; then
+  LIT=(lit-22)
+else
+  echo "gpu-lit: no lit (run utils/make-gpu-dist.sh, which copies it into dist/gpu/lit)"
+  exit 1
+fi
+
+if [ -n "${LIT_TESTS:-}" ]; then
+  TESTS=$LIT_TESTS
+else
+  TESTS=$(cd "$ROOT" && grep -rlE '^(#|//)? *REQUIRES:.*\bgpu\b|^REQUIRES:.*\bgpu\b' test --include='*.test' --include='*.cu' | grep -v /Inputs/ | sort)
+fi
+RUN=()
+for T in $TESTS; do
+  missing=""
+  for tool in cuda-l1-structural cuda-l1-capture; do
+    if grep -q "$tool" "$ROOT/$T" && [ ! -x "$BIN/$tool" ]; then missing="$tool"; fi
+  done
+  if [ -n "$missing" ]; then
+    echo "gpu-lit: skipped $T (needs $missing, not in $BIN)"
+    continue
+  fi
+  RUN+=("$LITROOT/${T}")
+done
+if [ ${#RUN[@]} = 0 ]; then
+  echo "gpu-lit: no test to run"
+  exit 0
+fi
+export PATH="$BIN:$CUDA_PATH/bin:$PATH"
+"${LIT[@]}" -v "${RUN[@]}"
