@@ -61,9 +61,11 @@ struct FixVerifyResult {
   std::string Summary;                   ///< the summary table
 };
 
-/// Verifies \p Requests. Returns 0, or 2 (error printed) when there is no
-/// CUDA driver / GPU, when --define or a harness spec or configuration is
-/// wrong: then nothing may be written.
+/// Verifies \p Requests. Returns 0; 2 (error printed) when there is no
+/// CUDA driver / GPU, or --define, a harness spec or the configuration is
+/// wrong: then nothing may be written; 3 when the original itself failed
+/// with a kernel's harness on the GPU (a [harness] verdict): the accepted
+/// fixes are still applied, and the exit status is 2.
 int verifyFixes(DriverContext &DC, const std::vector<FixRequest> &Requests,
                 const std::map<std::string, KernelSources> &Kernels,
                 FixVerifyResult &Result);
