@@ -46,6 +46,7 @@ json::Value findingToJson(const Finding &F) {
     json::Object Fix{{"description", F.Fix->Description},
                      {"exactness", toString(F.Fix->Exact)},
                      {"proven", F.Fix->Proven},
+                     {"needsMeasurement", F.Fix->NeedsMeasurement},
                      {"edits", std::move(Edits)}};
     if (F.Fix->Exact == Exactness::Ulp)
       Fix["ulp"] = F.Fix->Ulp;

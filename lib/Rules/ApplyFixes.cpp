@@ -500,12 +500,19 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
            "never applied automatically");
       continue;
     }
+    if (X.NeedsMeasurement && !Opts.Verify) {
+      Note(F, FixOutcome::NotEligible,
+           "offered for GPU verification only: it is not faster everywhere; "
+           "--verify=run applies it where it measures faster");
+      continue;
+    }
     if (X.Exact == Exactness::FastMath && !Opts.AllowFastMath) {
       Note(F, FixOutcome::NotEligible,
            "it changes results like fast math; needs --allow-fast-math");
       continue;
     }
-    if (X.Exact != Exactness::Bitwise || (Opts.Verify && Opts.VerifyBitwise)) {
+    if (X.Exact != Exactness::Bitwise ||
+        (Opts.Verify && (Opts.VerifyBitwise || X.NeedsMeasurement))) {
       std::string Why;
       if (Opts.Verify) {
         if (!Opts.Verify(F, Why)) {

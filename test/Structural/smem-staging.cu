@@ -23,7 +23,7 @@ __global__ void matvec(const float *A, const float *x, float *y, int M, int N) {
 // CHECK: smem-staging.cu:[[@LINE-4]]:14: warning: each thread walks its own row: the lanes of a warp read 'A[row * N + k]' {{.*}} [coalescing-smem-staging]
 // CHECK: note: the row loop
 // CHECK: note: no aliasing: every launch site in this file passes separate cudaMalloc allocations for 'A' and 'y'
-// CHECK: note: fix (bitwise, not proven): stage rows of 'A' in a 256x32 shared-memory tile (+1 padding column)
+// CHECK: note: fix (bitwise, to be measured): stage rows of 'A' in a 256x32 shared-memory tile (+1 padding column)
 // CHECK-FIXES:      int row = blockIdx.x * blockDim.x + threadIdx.x;
 // CHECK-FIXES-NEXT: const bool cudal1_active0 = (row < M);
 // CHECK-FIXES-NEXT: __shared__ bool cudal1_loads[256];
@@ -71,7 +71,7 @@ __global__ void matvec_early_exit(const float *A, const float *x, float *y,
   y[row] = sum;
 }
 // CHECK: smem-staging.cu:[[@LINE-4]]:12: warning: each thread walks its own row:{{.*}} [coalescing-smem-staging]
-// CHECK: note: fix (bitwise, not proven): stage rows of 'A' in a 128x32 shared-memory tile
+// CHECK: note: fix (bitwise, to be measured): stage rows of 'A' in a 128x32 shared-memory tile
 // CHECK-FIXES:      int row = threadIdx.x + blockDim.x * blockIdx.x;
 // CHECK-FIXES-NEXT: const bool cudal1_active0 = !(row >= M);
 // CHECK-FIXES-NEXT: __shared__ bool cudal1_loads[128];
@@ -163,7 +163,7 @@ __global__ void matvec100(const float *A, const float *x, float *y, int M,
   }
 }
 // CHECK: smem-staging.cu:[[@LINE-4]]:14: warning: each thread walks its own row:{{.*}} [coalescing-smem-staging]
-// CHECK: note: fix (bitwise, not proven): stage rows of 'A' in a 100x32 shared-memory tile
+// CHECK: note: fix (bitwise, to be measured): stage rows of 'A' in a 100x32 shared-memory tile
 // CHECK-FIXES:      cudal1_loads[threadIdx.x] = cudal1_active0;
 // CHECK-FIXES-NEXT: {
 // CHECK-FIXES:          __shared__ float cudal1_tile[100][32 + 1];

@@ -18,7 +18,7 @@ __global__ void saxpy(const float *x, const float *y, float *out, float a,
 // CHECK: vectorize-float4.cu:[[@LINE-2]]:5: warning: element-wise float kernel{{.*}} [memory-vectorize-float4]
 // CHECK: note: no aliasing: every launch site in this file passes separate cudaMalloc allocations for 'out' and 'x'
 // CHECK: note: no aliasing: every launch site in this file passes separate cudaMalloc allocations for 'out' and 'y'
-// CHECK: note: fix (bitwise, not proven): float4 loads/stores for aligned pointers, scalar tail, original code otherwise
+// CHECK: note: fix (bitwise, to be measured): float4 loads/stores for aligned pointers, scalar tail, original code otherwise
 // CHECK-FIXES:      int i = blockIdx.x * blockDim.x + threadIdx.x;
 // CHECK-FIXES-NEXT: { // cuda-l1 memory-vectorize-float4
 // CHECK-FIXES-NEXT:   const long long cudal1_threads = (long long)gridDim.x * blockDim.x;
@@ -50,7 +50,7 @@ __global__ void relu_inplace(float *v, int n) {
   }
 }
 // CHECK: vectorize-float4.cu:[[@LINE-3]]:5: warning: element-wise float kernel{{.*}} [memory-vectorize-float4]
-// CHECK: note: fix (bitwise, not proven)
+// CHECK: note: fix (bitwise, to be measured)
 // CHECK-FIXES: cudal1_o4.w = fmaxf(cudal1_v4.w, 0.0f);
 
 // Refused: no launch site: 'out' may alias 'x'.

@@ -51,6 +51,10 @@ struct FixIt {
   /// (e.g. __restrict__ without proof from every launch site): offered,
   /// never applied without verification.
   bool Proven = true;
+  /// True when the fix is legal (and as exact as it says) but not faster
+  /// everywhere: plain --fix never applies it; --verify=run applies it where
+  /// the GPU measures it faster.
+  bool NeedsMeasurement = false;
 };
 
 struct FindingNote {

@@ -115,7 +115,8 @@ int main(int argc, const char **argv) {
       outs() << N.Loc.str() << ": note: " << N.Message << "\n";
     if (F.Fix)
       outs() << F.Loc.str() << ": note: fix (" << toString(F.Fix->Exact)
-             << (F.Fix->Proven ? "" : ", not proven") << "): "
+             << (F.Fix->Proven ? "" : ", not proven")
+             << (F.Fix->NeedsMeasurement ? ", to be measured" : "") << "): "
              << F.Fix->Description << "\n";
     else if (!F.WhyNoFix.empty())
       outs() << F.Loc.str() << ": note: no fix: " << F.WhyNoFix << "\n";
