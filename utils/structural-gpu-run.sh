@@ -51,6 +51,25 @@ verify() {
   if [ "$ok" = 1 ]; then echo "RESULT $k/$f/$h: as expected ($want)"; else
     echo "RESULT $k/$f/$h: NOT AS EXPECTED ($want)"; FAILS=$((FAILS + 1)); fi
 }
+# fixrun <name> <file> <harness> <rule>: `--fix --verify=run` with one rule on
+# a copy of utils/bench-structural/<file>.cu; the fix must be verified,
+# applied and annotated (launch-changing rules included).
+fixrun() {
+  local name="$1" f="$2" h="$3" rule="$4" d="$OUT/fix-$1"
+  echo "=== --fix --verify=run [$rule] on $f.cu ($h.yaml; expect applied)"
+  rm -rf "$d" && mkdir -p "$d" && cp "$G/$f.cu" "$d/"
+  ( cd "$d" && timeout "$LIMIT" "$REW" --fix --verify=run --rules="-*,$rule" \
+      --harness="$I/$h.yaml" --verify-rtol=1e-3 --verify-atol=1e-2 \
+      --verify-samples=30 --verify-timeout=25 "$f.cu" > fix.log 2>&1 )
+  echo "exit: $?"
+  grep -E "ACCEPTED|rejected|applied" "$d/fix.log" | head -4
+  grep -B1 -A4 "^// cuda-l1:" "$d/$f.cu" | head -8
+  if grep -q "^// cuda-l1:.*$rule" "$d/$f.cu"; then
+    echo "RESULT fix/$name: as expected (applied)"
+  else
+    echo "RESULT fix/$name: NOT AS EXPECTED (applied)"; FAILS=$((FAILS + 1))
+  fi
+}
 if [ -x "$REW" ]; then
   {
     # guards and tails (odd sizes): correct; faster is not required
@@ -71,6 +90,9 @@ if [ -x "$REW" ]; then
     verify reduce0 reduce0 seqred reassociating accepted --verify-atol=1e-2
     verify total total warpatomic reassociating accepted
     verify scale_cols scale_cols hoist bitwise correct
+    fixrun wpr wpr matvec coalescing-warp-per-row
+    fixrun swap swap scale2d coalescing-thread-mapping-swap
+    fixrun staging staging matvec coalescing-smem-staging
     echo "structural verifications not as expected: $FAILS"
   } 2>&1 | tee "$OUT/verify.log"
   grep -q "not as expected: 0$" "$OUT/verify.log" || exit 1

@@ -12,6 +12,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <array>
+#include <cctype>
 #include <ctime>
 
 using namespace llvm;
@@ -80,7 +82,75 @@ struct KernelWork {
   std::vector<KernelParam> Params;
   std::vector<size_t> Requests;            ///< all of this kernel
   std::map<size_t, std::string> Candidate; ///< request -> new definition
+  /// request -> the candidate's own launch shape (a fix that rewrites the
+  /// kernel's launch sites too: thread-mapping swap, warp per row)
+  std::map<size_t, std::pair<std::array<uint64_t, 3>, std::array<uint64_t, 3>>>
+      Launch;
 };
+
+std::string squeezed(const std::string &S) {
+  std::string Out;
+  for (char C : S)
+    if (!std::isspace((unsigned char)C))
+      Out += C;
+  return Out;
+}
+
+/// Takes the edits of \p Edits that rewrite the grid or block expression of
+/// one of the kernel's launch sites out of \p Edits and derives the
+/// candidate's launch shape from them (deriveCandidateDims). Edits elsewhere
+/// outside the kernel stay (applyEditsToKernel refuses them). False with
+/// \p Why when launch-site edits do not give one shape.
+bool takeLaunchEdits(const KernelWork &W, const Harness &H,
+                     std::vector<FileEdit> &Edits,
+                     std::optional<std::array<uint64_t, 3>> &Grid,
+                     std::optional<std::array<uint64_t, 3>> &Block,
+                     std::string &Why) {
+  size_t KB = W.KernelOffset, KE = W.KernelOffset + W.KernelText.size();
+  std::vector<FileEdit> Keep;
+  for (const FileEdit &E : Edits) {
+    bool Inside = E.Offset >= KB && E.Offset + E.Length <= KE;
+    if (Inside || E.File != W.File || E.Offset + E.Length > W.FileText.size()) {
+      Keep.push_back(E);
+      continue;
+    }
+    std::string Orig = squeezed(W.FileText.substr(E.Offset, E.Length));
+    bool Taken = false;
+    for (const LaunchSite &LS : W.KS->Launches) {
+      if (LS.Loc.File != W.File || Orig.empty())
+        continue;
+      size_t At = offsetOfLineColumn(W.FileText, LS.Loc.Line, LS.Loc.Column);
+      if (E.Offset < At || E.Offset > At + 4096)
+        continue;
+      bool IsGrid = Orig == squeezed(LS.Grid.Text);
+      bool IsBlock = Orig == squeezed(LS.Block.Text);
+      if (!IsGrid && !IsBlock)
+        continue;
+      if (IsGrid && IsBlock) {
+        Why = "a launch-site edit of '" + LS.Grid.Text +
+              "' is both the grid and the block expression";
+        return false;
+      }
+      std::array<uint64_t, 3> D;
+      if (!deriveCandidateDims(IsGrid ? LS.Grid.Text : LS.Block.Text,
+                               E.Replacement, IsGrid ? H.Grid : H.Block, D,
+                               Why))
+        return false;
+      auto &Slot = IsGrid ? Grid : Block;
+      if (Slot && *Slot != D) {
+        Why = "its launch-site edits give different launch shapes";
+        return false;
+      }
+      Slot = D;
+      Taken = true;
+      break;
+    }
+    if (!Taken)
+      Keep.push_back(E);
+  }
+  Edits = std::move(Keep);
+  return true;
+}
 } // namespace
 
 int verifyFixes(DriverContext &DC, const std::vector<FixRequest> &Requests,
@@ -185,8 +255,15 @@ int verifyFixes(DriverContext &DC, const std::vector<FixRequest> &Requests,
     }
     for (size_t I : W.Requests) {
       std::string Def, Why;
-      if (!applyEditsToKernel(W.KernelText, W.KernelOffset, Requests[I].Edits,
-                              Def, Why)) {
+      std::vector<FileEdit> KernelEdits = Requests[I].Edits;
+      std::optional<std::array<uint64_t, 3>> LG, LB;
+      if (!takeLaunchEdits(W, W.HA.H, KernelEdits, LG, LB, Why)) {
+        Result.Decisions[I].Why = "not verifiable as a kernel candidate: " +
+                                  Why;
+        continue;
+      }
+      if (!applyEditsToKernel(W.KernelText, W.KernelOffset, KernelEdits, Def,
+                              Why)) {
         Result.Decisions[I].Why = "not verifiable as a kernel candidate: " +
                                   Why;
         continue;
@@ -198,6 +275,8 @@ int verifyFixes(DriverContext &DC, const std::vector<FixRequest> &Requests,
         continue;
       }
       W.Candidate[I] = Def;
+      if (LG || LB)
+        W.Launch[I] = {LG.value_or(W.HA.H.Grid), LB.value_or(W.HA.H.Block)};
       ++NumCandidates;
     }
   }
@@ -305,6 +384,14 @@ int verifyFixes(DriverContext &DC, const std::vector<FixRequest> &Requests,
       J.Kernel = K.Kernel;
       J.Params = W.Params;
       J.H = W.HA.H;
+      for (size_t I : Rs)
+        if (auto L = W.Launch.find(I); L != W.Launch.end()) {
+          J.H.CandidateGrid = L->second.first;
+          J.H.CandidateBlock = L->second.second;
+          J.H.CandidateLaunchOrigin = "the fix's launch-site edits (" +
+                                      shortLoc(Requests[I].Loc) + " [" +
+                                      Requests[I].RuleId + "])";
+        }
       J.Original = {"original", K.Source,
                     sys::path::filename(W.File).str(), K.NameExpr, "", ""};
       J.Candidate = {Label, replaceKernel(K, Def),
@@ -357,7 +444,8 @@ int verifyFixes(DriverContext &DC, const std::vector<FixRequest> &Requests,
       std::string Rules;
       bool Overlap = false;
       for (auto &A : Accepted) {
-        if (editsOverlap(Edits, Requests[A.first].Edits)) {
+        if (editsOverlap(Edits, Requests[A.first].Edits) ||
+            (!All.empty() && W.Launch.count(A.first))) {
           Overlap = true;
           continue;
         }
@@ -368,7 +456,9 @@ int verifyFixes(DriverContext &DC, const std::vector<FixRequest> &Requests,
       }
       std::string Def, Why;
       std::string Together;
+      std::optional<std::array<uint64_t, 3>> LG, LB;
       if (All.size() > 1 &&
+          takeLaunchEdits(W, W.HA.H, Edits, LG, LB, Why) &&
           applyEditsToKernel(W.KernelText, W.KernelOffset, Edits, Def, Why)) {
         CandidateVerdict V = Run(All, Def, "together: " + Rules);
         if (V.Accepted && V.Timing->Speedup >= Chosen.Timing->Speedup) {
@@ -383,7 +473,8 @@ int verifyFixes(DriverContext &DC, const std::vector<FixRequest> &Requests,
                                V.Reason;
         }
       } else {
-        Together = Overlap ? "its edits overlap those of a faster fix"
+        Together = Overlap ? "its edits overlap those of a faster fix (or "
+                             "both change the launch)"
                            : "together: " + Why;
       }
       for (auto &A : Accepted)
