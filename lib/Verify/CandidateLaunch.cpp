@@ -14,15 +14,16 @@
 #include <cstring>
 
 namespace cudal1 {
-namespace {
 
-std::string squeeze(const std::string &S) {
+std::string withoutSpaces(const std::string &S) {
   std::string Out;
   for (char C : S)
     if (!std::isspace((unsigned char)C))
       Out += C;
   return Out;
 }
+
+namespace {
 
 bool identChar(char C) { return std::isalnum((unsigned char)C) || C == '_'; }
 
@@ -113,7 +114,7 @@ bool deriveCandidateDims(const std::string &OriginalText,
                          const std::string &CandidateText,
                          const std::array<uint64_t, 3> &Original,
                          std::array<uint64_t, 3> &Out, std::string &Why) {
-  std::string O = squeeze(OriginalText), C = squeeze(CandidateText);
+  std::string O = withoutSpaces(OriginalText), C = withoutSpaces(CandidateText);
   if (O == C) {
     Out = Original;
     return true;
@@ -137,7 +138,7 @@ bool deriveCandidateDims(const std::string &OriginalText,
           "' does not contain the original's '" + OriginalText + "'";
     return false;
   }
-  T = dropCasts(squeeze(T));
+  T = dropCasts(withoutSpaces(T));
   ExprEnv Env;
   for (int A = 0; A < 3; ++A)
     Env[std::string("__orig_") + Axis[A]] =

@@ -429,6 +429,33 @@ public:
   }
 };
 
+/// One timed sample: host timestamps (CUPTI's clock) around one launch.
+struct Window {
+  int Which; // 0 original, 1 candidate
+  uint64_t T0, T1;
+};
+
+/// Per window, by original (0) / candidate (1): the span from the first start
+/// to the last end of the kernel records that start in it (us; 0 when none),
+/// and how many there are.
+void kernelTimesPerWindow(const std::vector<KernelRecord> &Recs,
+                          const std::vector<Window> &Windows,
+                          std::vector<double> Us[2],
+                          std::vector<double> Count[2]) {
+  for (const auto &W : Windows) {
+    uint64_t Lo = UINT64_MAX, Hi = 0;
+    unsigned N = 0;
+    for (const auto &R : Recs)
+      if (R.Start >= W.T0 && R.Start <= W.T1) {
+        Lo = std::min(Lo, R.Start);
+        Hi = std::max(Hi, R.End);
+        ++N;
+      }
+    Us[W.Which].push_back(N ? (Hi - Lo) / 1000.0 : 0);
+    Count[W.Which].push_back(N);
+  }
+}
+
 bool bitwiseEqual(const RunOutcome &A, const RunOutcome &B) {
   return A.Data == B.Data;
 }
@@ -833,10 +860,6 @@ int runVerifyJobInProcess(const VerifyJob &Job, const VerifyOptions &Opts,
   }
   D.MemsetD32Async(Flush, 0x5a5a5a5a, FlushBytes / 4, nullptr);
   D.CtxSynchronize();
-  struct Window {
-    int Which; // 0 original, 1 candidate
-    uint64_t T0, T1;
-  };
   std::vector<Window> Windows;
   std::string RunErr;
   unsigned Counter = 0;
@@ -947,21 +970,14 @@ int runVerifyJobInProcess(const VerifyJob &Job, const VerifyOptions &Opts,
     if (!In && R.Start >= FirstWindow)
       ++Stray;
   }
-  for (const auto &W : Windows) {
-    uint64_t Lo = UINT64_MAX, Hi = 0;
-    unsigned N = 0;
-    for (const auto &R : Recs)
-      if (R.Start >= W.T0 && R.Start <= W.T1) {
-        Lo = std::min(Lo, R.Start);
-        Hi = std::max(Hi, R.End);
-        ++N;
-      }
-    double K = N ? (Hi - Lo) / 1000.0 : 0;
-    double Win = (W.T1 - W.T0) / 1000.0;
-    KUs[W.Which].push_back(K);
-    WUs[W.Which].push_back(Win);
-    Excess[W.Which].push_back(Win - K);
-    Count[W.Which].push_back(N);
+  kernelTimesPerWindow(Recs, Windows, KUs, Count);
+  {
+    size_t Seen[2] = {0, 0};
+    for (const auto &W : Windows) {
+      double Win = (W.T1 - W.T0) / 1000.0;
+      WUs[W.Which].push_back(Win);
+      Excess[W.Which].push_back(Win - KUs[W.Which][Seen[W.Which]++]);
+    }
   }
   // Phase 1 (above) traced every kernel on every stream concurrently
   // (CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL): the checks below (no work,
@@ -1014,18 +1030,7 @@ int runVerifyJobInProcess(const VerifyJob &Job, const VerifyOptions &Opts,
             Recs2.push_back(R);
       }
       std::vector<double> Count2[2];
-      for (const auto &W : Windows) {
-        uint64_t Lo = UINT64_MAX, Hi = 0;
-        unsigned N = 0;
-        for (const auto &R : Recs2)
-          if (R.Start >= W.T0 && R.Start <= W.T1) {
-            Lo = std::min(Lo, R.Start);
-            Hi = std::max(Hi, R.End);
-            ++N;
-          }
-        TUs[W.Which].push_back(N ? (Hi - Lo) / 1000.0 : 0);
-        Count2[W.Which].push_back(N);
-      }
+      kernelTimesPerWindow(Recs2, Windows, TUs, Count2);
       Windows.swap(Phase1Windows);
       if (median(Count2[0]) == median(Count[0]) &&
           median(Count2[1]) == median(Count[1]) && median(TUs[0]) > 0 &&

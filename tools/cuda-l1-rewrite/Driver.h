@@ -49,6 +49,11 @@ bool extractRequested();
 /// --verify=run --kernel=<name> --candidate=<file.cu> <original.cu>
 /// (Verify.cpp): is a hand-written variant correct, and how much faster?
 int runVerifyCandidates(DriverContext &DC);
+struct VerifyOptions; // cudal1/Verify/Runner.h
+/// lib/Verify's options from the --verify-* flags (samples, timeout, minimum
+/// speedup, tolerances), NVRTC as the compiler, progress on stderr unless
+/// --quiet (Verify.cpp; used by --candidate and --fix --verify=run).
+VerifyOptions verifyOptionsFromFlags(const std::string &CudaPath);
 bool verifyCandidatesRequested();
 
 } // namespace cudal1

@@ -88,14 +88,6 @@ struct KernelWork {
       Launch;
 };
 
-std::string squeezed(const std::string &S) {
-  std::string Out;
-  for (char C : S)
-    if (!std::isspace((unsigned char)C))
-      Out += C;
-  return Out;
-}
-
 /// Takes the edits of \p Edits that rewrite the grid or block expression of
 /// one of the kernel's launch sites out of \p Edits and derives the
 /// candidate's launch shape from them (deriveCandidateDims). Edits elsewhere
@@ -114,7 +106,7 @@ bool takeLaunchEdits(const KernelWork &W, const Harness &H,
       Keep.push_back(E);
       continue;
     }
-    std::string Orig = squeezed(W.FileText.substr(E.Offset, E.Length));
+    std::string Orig = withoutSpaces(W.FileText.substr(E.Offset, E.Length));
     bool Taken = false;
     for (const LaunchSite &LS : W.KS->Launches) {
       if (LS.Loc.File != W.File || Orig.empty())
@@ -122,8 +114,8 @@ bool takeLaunchEdits(const KernelWork &W, const Harness &H,
       size_t At = offsetOfLineColumn(W.FileText, LS.Loc.Line, LS.Loc.Column);
       if (E.Offset < At || E.Offset > At + 4096)
         continue;
-      bool IsGrid = Orig == squeezed(LS.Grid.Text);
-      bool IsBlock = Orig == squeezed(LS.Block.Text);
+      bool IsGrid = Orig == withoutSpaces(LS.Grid.Text);
+      bool IsBlock = Orig == withoutSpaces(LS.Block.Text);
       if (!IsGrid && !IsBlock)
         continue;
       if (IsGrid && IsBlock) {
@@ -303,41 +295,8 @@ int verifyFixes(DriverContext &DC, const std::vector<FixRequest> &Requests,
   if (NumCandidates == 0)
     return 0;
 
-  VerifyOptions Opts;
-  Opts.CudaPath = DC.Config.Parse.CudaPath;
-  Opts.Samples = std::max(30u, registeredUnsigned("verify-samples", 50));
-  Opts.TimeoutSeconds = registeredUnsigned("verify-timeout", 120);
+  VerifyOptions Opts = verifyOptionsFromFlags(DC.Config.Parse.CudaPath);
   Opts.MinSpeedup = MinSpeedup;
-  Opts.AllowFastMath = registeredFlag("allow-fast-math");
-  Opts.Tol.F32Rtol = registeredDouble("verify-rtol", 1e-4);
-  Opts.Tol.F32Atol = registeredDouble("verify-atol", 1e-5);
-  Opts.Tol.MaxUlp = registeredUnsigned("verify-ulp", 0);
-  {
-    std::string CudaPath = Opts.CudaPath;
-    Opts.Compiler = [CudaPath](const KernelCode &K, const std::string &Arch,
-                               const std::vector<std::string> &Extra) {
-      NvrtcOptions NO;
-      NO.CudaPath = CudaPath;
-      NO.GpuArch = Arch;
-      NO.ExtraOptions = Extra;
-      NvrtcResult R = compileWithNvrtc(K.Source, K.FileName, {K.NameExpr}, NO);
-      CompileOutput O;
-      O.Ok = R.Ok;
-      O.Log = R.Ok ? R.Log : R.Error + (R.Log.empty() ? "" : "\n" + R.Log);
-      O.Cubin.assign(R.Cubin.begin(), R.Cubin.end());
-      if (!R.LoweredNames.empty())
-        O.LoweredName = R.LoweredNames.front().second;
-      if (O.Ok && O.LoweredName.empty()) {
-        O.Ok = false;
-        O.Log += "\nno lowered name for '" + K.NameExpr + "'";
-      }
-      return O;
-    };
-  }
-  if (!Quiet)
-    Opts.Progress = [](const std::string &S) {
-      errs() << "cuda-l1:   " << S << "\n";
-    };
 
   GpuInfo Gpu = probeGpu(Opts);
   if (!Gpu.Ok) {

@@ -151,6 +151,20 @@ HarnessAnswer harnessFromConfig(const HarnessQuery &Q) {
   return A;
 }
 
+LaunchFacts launchFacts(const LaunchSite &LS) {
+  LaunchFacts F;
+  F.Grid = LS.Grid.Dim;
+  F.Block = LS.Block.Dim;
+  F.GridText = LS.Grid.Text;
+  F.BlockText = LS.Block.Text;
+  if (LS.SharedMem.Present)
+    F.SharedMem = LS.SharedMem.Value;
+  F.ArgTexts = LS.Args;
+  if (auto Buf = MemoryBuffer::getFile(LS.Loc.File))
+    F.SourceText = (*Buf)->getBuffer().str();
+  return F;
+}
+
 HarnessAnswer resolveHarness(const HarnessQuery &Q) {
   HarnessAnswer A;
   // 1. --harness, when it has an entry for this kernel.
@@ -179,16 +193,7 @@ HarnessAnswer resolveHarness(const HarnessQuery &Q) {
   LaunchFacts Last;
   bool HaveLast = false;
   for (const LaunchSite &LS : Q.Launches) {
-    LaunchFacts F;
-    F.Grid = LS.Grid.Dim;
-    F.Block = LS.Block.Dim;
-    F.GridText = LS.Grid.Text;
-    F.BlockText = LS.Block.Text;
-    if (LS.SharedMem.Present)
-      F.SharedMem = LS.SharedMem.Value;
-    F.ArgTexts = LS.Args;
-    if (auto Buf = MemoryBuffer::getFile(LS.Loc.File))
-      F.SourceText = (*Buf)->getBuffer().str();
+    LaunchFacts F = launchFacts(LS);
     Last = F;
     HaveLast = true;
     Harness H;

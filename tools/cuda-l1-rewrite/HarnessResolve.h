@@ -46,6 +46,10 @@ struct HarnessAnswer {
   std::string Template;
 };
 
+/// What a launch site tells inferHarness: its grid, block, shared memory and
+/// argument texts, and its file's text (for the allocations).
+LaunchFacts launchFacts(const LaunchSite &LS);
+
 /// --harness (if it has an entry for the kernel), then the configuration,
 /// then a launch site.
 HarnessAnswer resolveHarness(const HarnessQuery &Q);

@@ -79,6 +79,43 @@ static cl::opt<unsigned> UlpOpt("verify-ulp",
                                 cl::desc("Also accept within N ulps (0)"),
                                 cl::init(0), cl::cat(ToolCategory));
 
+VerifyOptions verifyOptionsFromFlags(const std::string &CudaPath) {
+  VerifyOptions Opts;
+  Opts.CudaPath = CudaPath;
+  Opts.Samples = std::max(30u, (unsigned)VerifySamples);
+  Opts.TimeoutSeconds = VerifyTimeout;
+  Opts.MinSpeedup = MinSpeedup;
+  Opts.AllowFastMath = AllowFastMath;
+  Opts.Tol.F32Rtol = RtolOpt;
+  Opts.Tol.F32Atol = AtolOpt;
+  Opts.Tol.MaxUlp = UlpOpt;
+  // Original and candidate: NVRTC with the same options, for the GPU's arch.
+  Opts.Compiler = [CudaPath](const KernelCode &K, const std::string &Arch,
+                             const std::vector<std::string> &Extra) {
+    NvrtcOptions NO;
+    NO.CudaPath = CudaPath;
+    NO.GpuArch = Arch;
+    NO.ExtraOptions = Extra;
+    NvrtcResult R = compileWithNvrtc(K.Source, K.FileName, {K.NameExpr}, NO);
+    CompileOutput O;
+    O.Ok = R.Ok;
+    O.Log = R.Ok ? R.Log : R.Error + (R.Log.empty() ? "" : "\n" + R.Log);
+    O.Cubin.assign(R.Cubin.begin(), R.Cubin.end());
+    if (!R.LoweredNames.empty())
+      O.LoweredName = R.LoweredNames.front().second;
+    if (O.Ok && O.LoweredName.empty()) {
+      O.Ok = false;
+      O.Log += "\nno lowered name for '" + K.NameExpr + "'";
+    }
+    return O;
+  };
+  if (!Quiet)
+    Opts.Progress = [](const std::string &S) {
+      errs() << "cuda-l1:   " << S << "\n";
+    };
+  return Opts;
+}
+
 bool verifyCandidatesRequested() {
   return VerifyMode == VerifyLevel::Run && !CandidateFiles.empty();
 }
@@ -328,16 +365,7 @@ int runVerifyCandidates(DriverContext &DC) {
     for (const auto &LS : OF->Model.LaunchSites) {
       if (LS.Kernel != OK->Kernel)
         continue;
-      LaunchFacts F;
-      F.Grid = LS.Grid.Dim;
-      F.Block = LS.Block.Dim;
-      F.GridText = LS.Grid.Text;
-      F.BlockText = LS.Block.Text;
-      if (LS.SharedMem.Present)
-        F.SharedMem = LS.SharedMem.Value;
-      F.ArgTexts = LS.Args;
-      if (auto Buf = MemoryBuffer::getFile(LS.Loc.File))
-        F.SourceText = (*Buf)->getBuffer().str();
+      LaunchFacts F = launchFacts(LS);
       LF = F;
       if (inferHarness(KernelName, Params, F, Env, H, Why)) {
         Used = &LS;
@@ -407,41 +435,7 @@ int runVerifyCandidates(DriverContext &DC) {
   if (Jobs.empty())
     return 2;
 
-  VerifyOptions Opts;
-  Opts.CudaPath = DC.Config.Parse.CudaPath;
-  Opts.Samples = std::max(30u, (unsigned)VerifySamples);
-  Opts.TimeoutSeconds = VerifyTimeout;
-  Opts.MinSpeedup = MinSpeedup;
-  Opts.AllowFastMath = AllowFastMath;
-  Opts.Tol.F32Rtol = RtolOpt;
-  Opts.Tol.F32Atol = AtolOpt;
-  Opts.Tol.MaxUlp = UlpOpt;
-  {
-    std::string CudaPath = Opts.CudaPath;
-    Opts.Compiler = [CudaPath](const KernelCode &K, const std::string &Arch,
-                               const std::vector<std::string> &Extra) {
-      NvrtcOptions NO;
-      NO.CudaPath = CudaPath;
-      NO.GpuArch = Arch;
-      NO.ExtraOptions = Extra;
-      NvrtcResult R = compileWithNvrtc(K.Source, K.FileName, {K.NameExpr}, NO);
-      CompileOutput O;
-      O.Ok = R.Ok;
-      O.Log = R.Ok ? R.Log : R.Error + (R.Log.empty() ? "" : "\n" + R.Log);
-      O.Cubin.assign(R.Cubin.begin(), R.Cubin.end());
-      if (!R.LoweredNames.empty())
-        O.LoweredName = R.LoweredNames.front().second;
-      if (O.Ok && O.LoweredName.empty()) {
-        O.Ok = false;
-        O.Log += "\nno lowered name for '" + K.NameExpr + "'";
-      }
-      return O;
-    };
-  }
-  if (!Quiet)
-    Opts.Progress = [](const std::string &S) {
-      errs() << "cuda-l1:   " << S << "\n";
-    };
+  VerifyOptions Opts = verifyOptionsFromFlags(DC.Config.Parse.CudaPath);
 
   GpuInfo Gpu = probeGpu(Opts);
   if (!Gpu.Ok) {

@@ -144,6 +144,9 @@ bool inferHarness(const std::string &Kernel,
                   const LaunchFacts &Site, const ExprEnv &Defines,
                   Harness &Out, std::string &Why);
 
+/// \p S without white space (launch expressions compared as written).
+std::string withoutSpaces(const std::string &S);
+
 /// The candidate's grid or block from its launch site's expression
 /// \p CandidateText, when that expression is built around the original's
 /// \p OriginalText (as the structural rules rewrite launch sites), given the
