@@ -107,29 +107,17 @@ SourceLocation endOfStmt(ASTContext &Ctx, const Stmt *S) {
   return Lexer::getLocForEndOfToken(E, 0, SM, LO);
 }
 
-/// Just past statement \p S, including its ';' when it has one.
+/// Just past statement \p S, including its ';' when it has one; a
+/// declaration ends at the end of its last token.
 SourceLocation afterStmt(ASTContext &Ctx, const Stmt *S) {
+  if (!isa<DeclStmt>(S))
+    return stmtEnd(Ctx, S);
   const SourceManager &SM = Ctx.getSourceManager();
-  const LangOptions &LO = Ctx.getLangOpts();
-  SourceLocation E = SM.getExpansionLoc(S->getEndLoc());
-  const Stmt *Last = S;
-  while (true) {
-    if (const auto *F = dyn_cast<ForStmt>(Last))
-      Last = F->getBody();
-    else if (const auto *W = dyn_cast<WhileStmt>(Last))
-      Last = W->getBody();
-    else if (const auto *I = dyn_cast<IfStmt>(Last))
-      Last = I->getElse() ? I->getElse() : I->getThen();
-    else
-      break;
-  }
-  if (isa<CompoundStmt>(Last) || isa<DoStmt>(S) == false && isa<DeclStmt>(S))
-    return Lexer::getLocForEndOfToken(E, 0, SM, LO);
-  SourceLocation A = Lexer::findLocationAfterToken(E, tok::semi, SM, LO, false);
-  return A.isValid() ? A : Lexer::getLocForEndOfToken(E, 0, SM, LO);
+  return Lexer::getLocForEndOfToken(SM.getExpansionLoc(S->getEndLoc()), 0, SM,
+                                    Ctx.getLangOpts());
 }
 
-class RegisterAccumulationCheck : public Check {
+class RegisterAccumulationCheck : public PerKernelCheck {
 public:
   RuleInfo info() const override {
     RuleInfo I;
@@ -147,16 +135,9 @@ public:
     return I;
   }
 
-  void run(ASTContext &Ctx, const CheckContext &CC,
-           std::vector<Finding> &Out) override {
-    for (const FunctionDecl *K : userKernels(Ctx, CC))
-      runOn(Ctx, CC, K, Out);
-  }
-
 private:
   void runOn(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
-             std::vector<Finding> &Out) {
-    FunctionFacts F = FunctionFacts::compute(K);
+             const FunctionFacts &F, std::vector<Finding> &Out) override {
     std::map<const Stmt *, std::vector<Accum>> Cands;
     collect(K->getBody(), nullptr, Ctx, F, Cands);
     std::set<std::string> UsedNames;

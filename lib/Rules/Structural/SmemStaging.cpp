@@ -73,28 +73,6 @@ const VarDecl *simpleLoop(const ForStmt *L, const Expr *&K0, const Expr *&End) {
   return nullptr;
 }
 
-/// Just past statement \p S, including its ';' when it has one.
-SourceLocation stmtEnd(ASTContext &Ctx, const Stmt *S) {
-  const SourceManager &SM = Ctx.getSourceManager();
-  const LangOptions &LO = Ctx.getLangOpts();
-  SourceLocation E = SM.getExpansionLoc(S->getEndLoc());
-  const Stmt *Last = S;
-  while (true) {
-    if (const auto *F = dyn_cast<ForStmt>(Last))
-      Last = F->getBody();
-    else if (const auto *W = dyn_cast<WhileStmt>(Last))
-      Last = W->getBody();
-    else if (const auto *I = dyn_cast<IfStmt>(Last))
-      Last = I->getElse() ? I->getElse() : I->getThen();
-    else
-      break;
-  }
-  if (isa<CompoundStmt>(Last))
-    return Lexer::getLocForEndOfToken(E, 0, SM, LO);
-  SourceLocation A = Lexer::findLocationAfterToken(E, tok::semi, SM, LO, false);
-  return A.isValid() ? A : Lexer::getLocForEndOfToken(E, 0, SM, LO);
-}
-
 /// \p Text with \p Extra added after every newline.
 std::string reindent(const std::string &Text, const std::string &Extra) {
   std::string R;
@@ -106,7 +84,7 @@ std::string reindent(const std::string &Text, const std::string &Extra) {
   return R;
 }
 
-class SmemStagingCheck : public Check {
+class SmemStagingCheck : public PerKernelCheck {
 public:
   RuleInfo info() const override {
     RuleInfo I;
@@ -126,16 +104,9 @@ public:
     return I;
   }
 
-  void run(ASTContext &Ctx, const CheckContext &CC,
-           std::vector<Finding> &Out) override {
-    for (const FunctionDecl *K : userKernels(Ctx, CC))
-      runOn(Ctx, CC, K, Out);
-  }
-
 private:
   void runOn(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
-             std::vector<Finding> &Out) {
-    FunctionFacts F = FunctionFacts::compute(K);
+             const FunctionFacts &F, std::vector<Finding> &Out) override {
     std::vector<const ForStmt *> Loops;
     forEachStmt(K->getBody(), [&](const Stmt *S) {
       if (const auto *L = dyn_cast<ForStmt>(S))
@@ -724,7 +695,7 @@ bool isZero(ASTContext &Ctx, const Expr *E) {
 /// sites can be rewritten: one warp per row, lanes stride the row by 32,
 /// a shuffle reduction, lane 0 finishes. Reassociating (the sum's order
 /// changes); bitwise for integers.
-class WarpPerRowCheck : public Check {
+class WarpPerRowCheck : public PerKernelCheck {
 public:
   RuleInfo info() const override {
     RuleInfo I;
@@ -742,16 +713,9 @@ public:
     return I;
   }
 
-  void run(ASTContext &Ctx, const CheckContext &CC,
-           std::vector<Finding> &Out) override {
-    for (const FunctionDecl *K : userKernels(Ctx, CC))
-      runOn(Ctx, CC, K, Out);
-  }
-
 private:
   void runOn(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
-             std::vector<Finding> &Out) {
-    FunctionFacts F = FunctionFacts::compute(K);
+             const FunctionFacts &F, std::vector<Finding> &Out) override {
     std::vector<const ForStmt *> Loops;
     forEachStmt(K->getBody(), [&](const Stmt *S) {
       if (const auto *L = dyn_cast<ForStmt>(S))

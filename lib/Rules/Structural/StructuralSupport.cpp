@@ -725,6 +725,36 @@ bool containsEscape(const Stmt *S, bool AllowContinue) {
   return escapes(S, false, false, AllowContinue);
 }
 
+/// Just past statement \p S, including its ';' when it has one.
+SourceLocation stmtEnd(ASTContext &Ctx, const Stmt *S) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  const LangOptions &LO = Ctx.getLangOpts();
+  SourceLocation E = SM.getExpansionLoc(S->getEndLoc());
+  const Stmt *Last = S;
+  while (true) {
+    if (const auto *F = dyn_cast<ForStmt>(Last))
+      Last = F->getBody();
+    else if (const auto *W = dyn_cast<WhileStmt>(Last))
+      Last = W->getBody();
+    else if (const auto *I = dyn_cast<IfStmt>(Last))
+      Last = I->getElse() ? I->getElse() : I->getThen();
+    else
+      break;
+  }
+  if (isa<CompoundStmt>(Last))
+    return Lexer::getLocForEndOfToken(E, 0, SM, LO);
+  SourceLocation A = Lexer::findLocationAfterToken(E, tok::semi, SM, LO, false);
+  return A.isValid() ? A : Lexer::getLocForEndOfToken(E, 0, SM, LO);
+}
+
+void PerKernelCheck::run(ASTContext &Ctx, const CheckContext &CC,
+                         std::vector<Finding> &Out) {
+  for (const FunctionDecl *K : userKernels(Ctx, CC)) {
+    FunctionFacts F = FunctionFacts::compute(K);
+    runOn(Ctx, CC, K, F, Out);
+  }
+}
+
 void refuse(Finding &F, const std::string &Why) {
   F.Fix.reset();
   F.WhyNoFix = Why;

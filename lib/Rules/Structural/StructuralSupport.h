@@ -99,6 +99,9 @@ std::optional<std::array<uint64_t, 3>>
 constantBlock(const CheckContext &CC, const clang::FunctionDecl *K,
               std::string &Why);
 
+/// Just past statement \p S, including its ';' when it has one.
+clang::SourceLocation stmtEnd(clang::ASTContext &Ctx, const clang::Stmt *S);
+
 /// The leading white space of the line holding \p L.
 std::string indentOf(const clang::ASTContext &Ctx, clang::SourceLocation L);
 
@@ -118,6 +121,19 @@ rewrittenText(const clang::ASTContext &Ctx, const clang::Stmt *E,
 /// translation unit.
 std::vector<const clang::FunctionDecl *> userKernels(clang::ASTContext &Ctx,
                                                      const CheckContext &CC);
+
+/// A check that looks at one kernel at a time: run() calls runOn for every
+/// kernel of userKernels(), in order, with the kernel's FunctionFacts.
+class PerKernelCheck : public Check {
+public:
+  void run(clang::ASTContext &Ctx, const CheckContext &CC,
+           std::vector<Finding> &Out) final;
+
+protected:
+  virtual void runOn(clang::ASTContext &Ctx, const CheckContext &CC,
+                     const clang::FunctionDecl *K, const FunctionFacts &F,
+                     std::vector<Finding> &Out) = 0;
+};
 
 /// Structural equality of two expressions (same tokens modulo parentheses
 /// and implicit casts, same declarations).

@@ -89,7 +89,7 @@ std::string swappedDim(ASTContext &Ctx, const Expr *W, std::string &Why) {
   return "";
 }
 
-class ThreadMappingSwapCheck : public Check {
+class ThreadMappingSwapCheck : public PerKernelCheck {
 public:
   RuleInfo info() const override {
     RuleInfo I;
@@ -108,16 +108,9 @@ public:
     return I;
   }
 
-  void run(ASTContext &Ctx, const CheckContext &CC,
-           std::vector<Finding> &Out) override {
-    for (const FunctionDecl *K : userKernels(Ctx, CC))
-      runOn(Ctx, CC, K, Out);
-  }
-
 private:
   void runOn(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
-             std::vector<Finding> &Out) {
-    FunctionFacts F = FunctionFacts::compute(K);
+             const FunctionFacts &F, std::vector<Finding> &Out) override {
     unsigned Bad = 0, Good = 0;
     const ArraySubscriptExpr *FirstBad = nullptr;
     std::vector<const Expr *> Builtins;

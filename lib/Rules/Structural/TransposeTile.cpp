@@ -32,7 +32,7 @@ namespace {
 
 const char *RuleId = "coalescing-transpose-tile";
 
-class TransposeTileCheck : public Check {
+class TransposeTileCheck : public PerKernelCheck {
 public:
   RuleInfo info() const override {
     RuleInfo I;
@@ -49,16 +49,9 @@ public:
     return I;
   }
 
-  void run(ASTContext &Ctx, const CheckContext &CC,
-           std::vector<Finding> &Out) override {
-    for (const FunctionDecl *K : userKernels(Ctx, CC))
-      runOn(Ctx, CC, K, Out);
-  }
-
 private:
   void runOn(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
-             std::vector<Finding> &Out) {
-    FunctionFacts F = FunctionFacts::compute(K);
+             const FunctionFacts &F, std::vector<Finding> &Out) override {
     const auto *Body = dyn_cast<CompoundStmt>(K->getBody());
     if (!Body || Body->body_empty())
       return;

@@ -26,7 +26,7 @@ namespace {
 
 const char *RuleId = "memory-vectorize-float4";
 
-class VectorizeCheck : public Check {
+class VectorizeCheck : public PerKernelCheck {
 public:
   RuleInfo info() const override {
     RuleInfo I;
@@ -43,16 +43,9 @@ public:
     return I;
   }
 
-  void run(ASTContext &Ctx, const CheckContext &CC,
-           std::vector<Finding> &Out) override {
-    for (const FunctionDecl *K : userKernels(Ctx, CC))
-      runOn(Ctx, K, Out);
-  }
-
 private:
-  void runOn(ASTContext &Ctx, const FunctionDecl *K,
-             std::vector<Finding> &Out) {
-    FunctionFacts F = FunctionFacts::compute(K);
+  void runOn(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
+             const FunctionFacts &F, std::vector<Finding> &Out) override {
     const auto *Body = dyn_cast<CompoundStmt>(K->getBody());
     if (!Body || Body->size() < 2)
       return;
