@@ -251,6 +251,16 @@ protected:
     return true;
   }
 
+  /// Emits \p F with the fix \p X when \p Ok, otherwise with \p Why as the
+  /// reason it has none.
+  void emitFixOrWhy(Finding F, bool Ok, FixIt X, const std::string &Why) {
+    if (Ok)
+      F.Fix = std::move(X);
+    else
+      F.WhyNoFix = Why;
+    emit(std::move(F));
+  }
+
   std::vector<const ParmVarDecl *> pointerParams(const FunctionDecl *FD) {
     std::vector<const ParmVarDecl *> Out;
     for (const ParmVarDecl *P : FD->parameters()) {
@@ -343,11 +353,7 @@ protected:
         }
         X.Edits.push_back(makeInsertion(C, ER->getBegin(), "const "));
       }
-      if (Ok)
-        F.Fix = std::move(X);
-      else
-        F.WhyNoFix = Why;
-      emit(std::move(F));
+      emitFixOrWhy(std::move(F), Ok, std::move(X), Why);
     }
   }
 };
@@ -435,11 +441,7 @@ protected:
       if (!Ok)
         break;
     }
-    if (Ok)
-      F.Fix = std::move(X);
-    else
-      F.WhyNoFix = Why;
-    emit(std::move(F));
+    emitFixOrWhy(std::move(F), Ok, std::move(X), Why);
   }
 };
 CUDAL1_REGISTER_CHECK(RestrictCheck);
@@ -565,11 +567,7 @@ protected:
         }
         X.Edits.push_back(makeTextEdit(C, *ER, "__ldg(&" + T + ")"));
       }
-      if (Ok)
-        F.Fix = std::move(X);
-      else
-        F.WhyNoFix = W;
-      emit(std::move(F));
+      emitFixOrWhy(std::move(F), Ok, std::move(X), W);
     }
   }
 };
