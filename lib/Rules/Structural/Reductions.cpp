@@ -44,7 +44,7 @@ const VarDecl *declRefVar(const Expr *E) {
 
 bool isPow2(uint64_t V) { return V && !(V & (V - 1)); }
 
-class SequentialReductionCheck : public Check {
+class SequentialReductionCheck : public PerKernelCheck {
 public:
   RuleInfo info() const override {
     RuleInfo I;
@@ -62,18 +62,15 @@ public:
     return I;
   }
 
-  void run(ASTContext &Ctx, const CheckContext &CC,
-           std::vector<Finding> &Out) override {
-    for (const FunctionDecl *K : userKernels(Ctx, CC)) {
-      FunctionFacts F = FunctionFacts::compute(K);
-      forEachStmt(K->getBody(), [&](const Stmt *S) {
-        if (const auto *L = dyn_cast<ForStmt>(S))
-          match(Ctx, CC, K, F, L, Out);
-      });
-    }
+private:
+  void runOn(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
+             const FunctionFacts &F, std::vector<Finding> &Out) override {
+    forEachStmt(K->getBody(), [&](const Stmt *S) {
+      if (const auto *L = dyn_cast<ForStmt>(S))
+        match(Ctx, CC, K, F, L, Out);
+    });
   }
 
-private:
   void match(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
              const FunctionFacts &F, const ForStmt *L,
              std::vector<Finding> &Out) {
@@ -277,7 +274,7 @@ private:
   }
 };
 
-class WarpAtomicReductionCheck : public Check {
+class WarpAtomicReductionCheck : public PerKernelCheck {
 public:
   RuleInfo info() const override {
     RuleInfo I;
@@ -295,18 +292,15 @@ public:
     return I;
   }
 
-  void run(ASTContext &Ctx, const CheckContext &CC,
-           std::vector<Finding> &Out) override {
-    for (const FunctionDecl *K : userKernels(Ctx, CC)) {
-      FunctionFacts F = FunctionFacts::compute(K);
-      forEachStmt(K->getBody(), [&](const Stmt *S) {
-        if (const auto *CE = dyn_cast<CallExpr>(S))
-          match(Ctx, CC, K, F, CE, Out);
-      });
-    }
+private:
+  void runOn(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
+             const FunctionFacts &F, std::vector<Finding> &Out) override {
+    forEachStmt(K->getBody(), [&](const Stmt *S) {
+      if (const auto *CE = dyn_cast<CallExpr>(S))
+        match(Ctx, CC, K, F, CE, Out);
+    });
   }
 
-private:
   void match(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
              const FunctionFacts &F, const CallExpr *CE,
              std::vector<Finding> &Out) {

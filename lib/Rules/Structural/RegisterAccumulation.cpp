@@ -436,7 +436,7 @@ private:
 /// loop able to write p[idx], is loaded once before the loop. The load is
 /// guarded by the loop's first-iteration condition, so a loop that runs zero
 /// times still reads nothing. Bitwise.
-class HoistInvariantLoadCheck : public Check {
+class HoistInvariantLoadCheck : public PerKernelCheck {
 public:
   RuleInfo info() const override {
     RuleInfo I;
@@ -453,19 +453,16 @@ public:
     return I;
   }
 
-  void run(ASTContext &Ctx, const CheckContext &CC,
-           std::vector<Finding> &Out) override {
-    for (const FunctionDecl *K : userKernels(Ctx, CC)) {
-      FunctionFacts F = FunctionFacts::compute(K);
-      std::set<std::string> Used;
-      forEachStmt(K->getBody(), [&](const Stmt *S) {
-        if (isLoop(S))
-          runOnLoop(Ctx, K, F, S, Used, Out);
-      });
-    }
+private:
+  void runOn(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
+             const FunctionFacts &F, std::vector<Finding> &Out) override {
+    std::set<std::string> Used;
+    forEachStmt(K->getBody(), [&](const Stmt *S) {
+      if (isLoop(S))
+        runOnLoop(Ctx, K, F, S, Used, Out);
+    });
   }
 
-private:
   /// The statements directly in the loop body (not nested in control flow).
   static std::vector<const Stmt *> topStatements(const Stmt *Body) {
     if (const auto *CS = dyn_cast<CompoundStmt>(Body))
