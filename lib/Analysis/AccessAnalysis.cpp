@@ -76,9 +76,7 @@ BlockShape blockShapeFromLaunches(const ProjectModel &Model,
   return B;
 }
 
-namespace {
-
-std::string sourceText(const ASTContext &Ctx, SourceRange R) {
+std::string oneLineText(const ASTContext &Ctx, SourceRange R) {
   const SourceManager &SM = Ctx.getSourceManager();
   CharSourceRange CR = Lexer::makeFileCharRange(
       CharSourceRange::getTokenRange(R), SM, Ctx.getLangOpts());
@@ -104,6 +102,8 @@ std::string sourceText(const ASTContext &Ctx, SourceRange R) {
   }
   return Out;
 }
+
+namespace {
 
 /// A value during evaluation: an integer (affine) or a pointer (base +
 /// byte offset).
@@ -424,7 +424,7 @@ private:
     unsigned &Id = OpaqueIds[E];
     if (!Id)
       Id = OpaqueIds.size();
-    std::string Text = sourceText(Ctx, E->getSourceRange());
+    std::string Text = oneLineText(Ctx, E->getSourceRange());
     if (Text.empty() || Text.size() > 60)
       Text = "expr";
     std::string Name = "{" + Text + "}@o" + std::to_string(Id);
@@ -1226,7 +1226,7 @@ private:
     A.Loops.assign(LoopStack.begin(), LoopStack.end());
     A.CallChain = C.Chain;
     A.Loc = makeSourceLoc(SM, Anchor->getExprLoc());
-    A.Text = sourceText(Ctx, Anchor->getSourceRange());
+    A.Text = oneLineText(Ctx, Anchor->getSourceRange());
     if (A.Space == MemSpace::Global || A.Space == MemSpace::Unknown) {
       if (Write || Atomic) {
         for (LoopInfo *Lp : LoopStack)

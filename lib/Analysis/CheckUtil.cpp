@@ -1,5 +1,6 @@
 //===- CheckUtil.cpp - helpers shared by the built-in checks --------------===//
 #include "CheckUtil.h"
+#include "cudal1/Analysis/AccessAnalysis.h"
 #include "cudal1/Model/KernelModel.h"
 
 #include "clang/AST/Attr.h"
@@ -66,28 +67,7 @@ void addNote(ASTContext &Ctx, Finding &F, SourceLocation L,
 }
 
 std::string textOf(ASTContext &Ctx, SourceRange R) {
-  const SourceManager &SM = Ctx.getSourceManager();
-  CharSourceRange CR = Lexer::makeFileCharRange(
-      CharSourceRange::getTokenRange(R), SM, Ctx.getLangOpts());
-  if (CR.isInvalid())
-    CR = SM.getExpansionRange(R);
-  bool Invalid = false;
-  StringRef T = Lexer::getSourceText(CR, SM, Ctx.getLangOpts(), &Invalid);
-  if (Invalid)
-    return "";
-  std::string Out;
-  bool Space = false;
-  for (char C : T.trim()) {
-    if (C == '\n' || C == '\t' || C == ' ' || C == '\r') {
-      Space = true;
-      continue;
-    }
-    if (Space && !Out.empty())
-      Out += ' ';
-    Space = false;
-    Out += C;
-  }
-  return Out;
+  return oneLineText(Ctx, R);
 }
 
 std::string factorText(double F) {

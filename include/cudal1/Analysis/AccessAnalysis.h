@@ -29,12 +29,17 @@ class ASTContext;
 class CallExpr;
 class Expr;
 class FunctionDecl;
+class SourceRange;
 class Stmt;
 class ValueDecl;
 class VarDecl;
 } // namespace clang
 
 namespace cudal1 {
+
+/// The source text of \p R on one line: trimmed, each run of white space
+/// folded to one space ("" if unavailable).
+std::string oneLineText(const clang::ASTContext &Ctx, clang::SourceRange R);
 
 enum class MemSpace { Global, Shared, Constant, Local, Unknown };
 const char *toString(MemSpace S);
