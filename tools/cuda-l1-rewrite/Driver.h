@@ -54,6 +54,12 @@ struct VerifyOptions; // cudal1/Verify/Runner.h
 /// speedup, tolerances), NVRTC as the compiler, progress on stderr unless
 /// --quiet (Verify.cpp; used by --candidate and --fix --verify=run).
 VerifyOptions verifyOptionsFromFlags(const std::string &CudaPath);
+struct VerifyReport; // cudal1/Verify/Verdict.h
+/// Probes the GPU (in a child process) and starts \p Report with it, the date,
+/// the tool version and the minimum speedup; prints "cuda-l1: GPU ...; <What>"
+/// unless --quiet. False (the error reported) when there is no driver/GPU.
+bool startVerifyReport(const VerifyOptions &Opts, const std::string &What,
+                       VerifyReport &Report);
 bool verifyCandidatesRequested();
 
 } // namespace cudal1

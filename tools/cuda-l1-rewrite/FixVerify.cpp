@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <ctime>
 
 using namespace llvm;
 
@@ -37,12 +36,6 @@ std::vector<KernelParam> kernelParams(const std::vector<ParamInfo> &Ps) {
   return Out;
 }
 
-std::string utcNow() {
-  std::time_t T = std::time(nullptr);
-  char Buf[64];
-  std::strftime(Buf, sizeof(Buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&T));
-  return Buf;
-}
 
 std::string shortLoc(const SourceLoc &L) {
   return sys::path::filename(L.File).str() + ":" + std::to_string(L.Line) +
@@ -297,25 +290,11 @@ int verifyFixes(DriverContext &DC, const std::vector<FixRequest> &Requests,
 
   VerifyOptions Opts = verifyOptionsFromFlags(DC.Config.Parse.CudaPath);
   Opts.MinSpeedup = MinSpeedup;
-
-  GpuInfo Gpu = probeGpu(Opts);
-  if (!Gpu.Ok) {
-    reportError("--verify=run: " + Gpu.Error);
-    return 2;
-  }
-  if (!Quiet)
-    errs() << formatv("cuda-l1: GPU {0} ({1}), driver {2}; {3} candidate(s)\n",
-                      Gpu.Name, Gpu.Arch,
-                      Gpu.DriverVersionText.empty()
-                          ? std::to_string(Gpu.DriverVersion)
-                          : Gpu.DriverVersionText,
-                      NumCandidates);
-
   VerifyReport Report;
-  Report.Gpu = Gpu;
-  Report.Date = utcNow();
-  Report.ToolVersion = "cuda-l1-rewrite " CUDAL1_VERSION;
-  Report.MinSpeedup = MinSpeedup;
+  if (!startVerifyReport(Opts, std::to_string(NumCandidates) + " candidate(s)",
+                         Report))
+    return 2;
+  const GpuInfo &Gpu = Report.Gpu;
   unsigned Index = 0, Total = NumCandidates;
   bool HarnessFailed = false;
   for (KernelWork &W : Work) {

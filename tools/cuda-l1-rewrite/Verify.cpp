@@ -257,6 +257,27 @@ bool candidateLaunch(const ProjectModel &OM, const ProjectModel &CM,
 }
 } // namespace
 
+bool startVerifyReport(const VerifyOptions &Opts, const std::string &What,
+                       VerifyReport &Report) {
+  GpuInfo Gpu = probeGpu(Opts);
+  if (!Gpu.Ok) {
+    reportError("--verify=run: " + Gpu.Error);
+    return false;
+  }
+  if (!Quiet)
+    errs() << formatv("cuda-l1: GPU {0} ({1}), driver {2}; {3}\n", Gpu.Name,
+                      Gpu.Arch,
+                      Gpu.DriverVersionText.empty()
+                          ? std::to_string(Gpu.DriverVersion)
+                          : Gpu.DriverVersionText,
+                      What);
+  Report.Gpu = Gpu;
+  Report.Date = nowUtc();
+  Report.ToolVersion = "cuda-l1-rewrite " CUDAL1_VERSION;
+  Report.MinSpeedup = Opts.MinSpeedup;
+  return true;
+}
+
 int runVerifyCandidates(DriverContext &DC) {
   if (KernelName.empty()) {
     reportError("--verify=run with --candidate needs --kernel=<name>");
@@ -436,25 +457,10 @@ int runVerifyCandidates(DriverContext &DC) {
     return 2;
 
   VerifyOptions Opts = verifyOptionsFromFlags(DC.Config.Parse.CudaPath);
-
-  GpuInfo Gpu = probeGpu(Opts);
-  if (!Gpu.Ok) {
-    reportError("--verify=run: " + Gpu.Error);
-    return 2;
-  }
-  if (!Quiet)
-    errs() << formatv("cuda-l1: GPU {0} ({1}), driver {2}; harness: {3}\n",
-                      Gpu.Name, Gpu.Arch,
-                      Gpu.DriverVersionText.empty()
-                          ? std::to_string(Gpu.DriverVersion)
-                          : Gpu.DriverVersionText,
-                      HarnessSource);
-
   VerifyReport Report;
-  Report.Gpu = Gpu;
-  Report.Date = nowUtc();
-  Report.ToolVersion = "cuda-l1-rewrite " CUDAL1_VERSION;
-  Report.MinSpeedup = MinSpeedup;
+  if (!startVerifyReport(Opts, "harness: " + HarnessSource, Report))
+    return 2;
+  const GpuInfo &Gpu = Report.Gpu;
   KernelReport KR;
   KR.Kernel = OK->Kernel;
   KR.File = OriginalFile;
