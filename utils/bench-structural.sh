@@ -49,6 +49,7 @@ if [ "$GENERATE" = 1 ]; then
   gen sync-sequential-reduction "$B/seqred.cu" "$GEN/seqred.rewritten.cu"
   gen sync-warp-atomic-reduction "$B/warpatomic.cu" "$GEN/warpatomic.rewritten.cu"
   gen memory-hoist-invariant-load "$B/hoist.cu" "$GEN/hoist.rewritten.cu"
+  gen algebraic-invariant-factor "$B/factor.cu" "$GEN/factor.rewritten.cu"
   echo "bench-structural: rewritten files in $GEN"
 fi
 

@@ -91,6 +91,7 @@ if [ -x "$REW" ]; then
     verify reduce0 reduce0 seqred reassociating accepted --verify-atol=1e-2
     verify total total warpatomic reassociating accepted
     verify scale_cols scale_cols hoist bitwise correct
+    verify dot_scaled dot_scaled factor reassociating correct --verify-atol=1e-3
     fixrun wpr wpr matvec coalescing-warp-per-row
     fixrun swap swap scale2d coalescing-thread-mapping-swap
     fixrun staging staging matvec coalescing-smem-staging
