@@ -55,6 +55,12 @@ std::string elementIndexText(const MemAccess &A) {
 
 SourceLocation locOf(const Expr *E) { return E ? E->getExprLoc() : SourceLocation(); }
 
+/// One note per call on the way from the kernel to \p A (device functions).
+void addCallChainNotes(ASTContext &Ctx, Finding &F, const MemAccess &A) {
+  for (const CallExpr *CE : A.CallChain)
+    addNote(Ctx, F, CE->getBeginLoc(), "reached through this call");
+}
+
 void addAccessNotes(ASTContext &Ctx, Finding &F, const MemAccess &A,
                     const KernelAnalysis &K, const std::string &Condition,
                     const std::string &Assumption) {
@@ -74,8 +80,7 @@ void addAccessNotes(ASTContext &Ctx, Finding &F, const MemAccess &A,
                 " from this launch";
     F.Notes.push_back(N);
   }
-  for (const CallExpr *CE : A.CallChain)
-    addNote(Ctx, F, CE->getBeginLoc(), "reached through this call");
+  addCallChainNotes(Ctx, F, A);
 }
 
 // --- coalescing -------------------------------------------------------------
@@ -352,8 +357,7 @@ public:
                                 K.Kernel, A.E->getSourceRange());
         addNote(Ctx, F, L->S->getBeginLoc(),
                 "the address does not depend on this loop's iterations");
-        for (const CallExpr *CE : A.CallChain)
-          addNote(Ctx, F, CE->getBeginLoc(), "reached through this call");
+        addCallChainNotes(Ctx, F, A);
         Out.push_back(std::move(F));
       }
     }
@@ -489,8 +493,7 @@ public:
         if (const LoopInfo *L = innermost(A))
           addNote(Ctx, F, L->S->getBeginLoc(),
                   "inside this loop: one contended atomic per iteration");
-        for (const CallExpr *CE : A.CallChain)
-          addNote(Ctx, F, CE->getBeginLoc(), "reached through this call");
+        addCallChainNotes(Ctx, F, A);
         Out.push_back(std::move(F));
       }
   }
@@ -530,8 +533,7 @@ public:
             "it into global memory once per block";
         Finding F = makeFinding(Ctx, info().Id, A.E->getExprLoc(), Msg,
                                 K.Kernel, A.E->getSourceRange());
-        for (const CallExpr *CE : A.CallChain)
-          addNote(Ctx, F, CE->getBeginLoc(), "reached through this call");
+        addCallChainNotes(Ctx, F, A);
         Out.push_back(std::move(F));
       }
   }
