@@ -20,10 +20,6 @@ namespace cudal1 {
 namespace structural {
 namespace {
 
-bool isLoopStmt(const Stmt *S) {
-  return isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S);
-}
-
 /// The variable \p E names (through parentheses and implicit casts).
 const VarDecl *varOf(const Expr *E) {
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()))
@@ -146,7 +142,7 @@ private:
         const Stmt *Up = P[0].get<Stmt>();
         if (!Up)
           return;
-        if (isLoopStmt(Up))
+        if (isLoop(Up))
           L = Up; // the outermost loop below the accumulator's block wins
         if (const auto *CS = dyn_cast<CompoundStmt>(Up)) {
           bool DeclaresAcc = false;

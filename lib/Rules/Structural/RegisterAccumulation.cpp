@@ -35,10 +35,6 @@ struct Accum {
   const ParmVarDecl *Param = nullptr;
 };
 
-bool isLoop(const Stmt *S) {
-  return isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S);
-}
-
 /// Loop body of \p L.
 const Stmt *bodyOf(const Stmt *L) {
   if (const auto *F = dyn_cast<ForStmt>(L))

@@ -34,6 +34,29 @@ namespace {
 const char *RuleId = "coalescing-smem-staging";
 
 /// `for (T k = K0; k < END; ++k)`: the induction variable, or null.
+/// The for loops of \p Body, outermost first.
+std::vector<const ForStmt *> forLoopsIn(const Stmt *Body) {
+  std::vector<const ForStmt *> Loops;
+  forEachStmt(Body, [&](const Stmt *S) {
+    if (const auto *L = dyn_cast<ForStmt>(S))
+      Loops.push_back(L);
+  });
+  return Loops;
+}
+
+/// True when index \p Idx (over the loop variable "k@iv") walks a row per
+/// thread: unit stride in k, a uniform threadIdx.x coefficient that is not
+/// -1, 0 or 1 (those are coalesced or a broadcast).
+bool walksRowPerThread(const AffineExpr &Idx) {
+  if (!Idx.isKnown() || Idx.coefficientOf("k@iv") != AffineExpr::constant(1))
+    return false;
+  AffineExpr CT = Idx.coefficientOf("threadIdx.x");
+  if (!CT.isKnown() || CT.dependsOnThread())
+    return false;
+  auto CV = CT.constantValue();
+  return !(CV && *CV >= -1 && *CV <= 1);
+}
+
 const VarDecl *simpleLoop(const ForStmt *L, const Expr *&K0, const Expr *&End) {
   const auto *DS = dyn_cast_or_null<DeclStmt>(L->getInit());
   if (!DS || !DS->isSingleDecl())
@@ -107,12 +130,7 @@ public:
 private:
   void runOn(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
              const FunctionFacts &F, std::vector<Finding> &Out) override {
-    std::vector<const ForStmt *> Loops;
-    forEachStmt(K->getBody(), [&](const Stmt *S) {
-      if (const auto *L = dyn_cast<ForStmt>(S))
-        Loops.push_back(L);
-    });
-    for (const ForStmt *L : Loops) {
+    for (const ForStmt *L : forLoopsIn(K->getBody())) {
       const Expr *K0 = nullptr, *End = nullptr;
       const VarDecl *IV = simpleLoop(L, K0, End);
       if (!IV)
@@ -129,18 +147,11 @@ private:
         if (!P)
           return;
         AffineExpr Idx = toAffine(AS->getIdx(), F, Syms);
-        if (!Idx.isKnown())
-          return;
-        AffineExpr CK = Idx.coefficientOf("k@iv");
-        if (CK != AffineExpr::constant(1))
+        if (!walksRowPerThread(Idx))
           return;
         AffineExpr CT = Idx.coefficientOf("threadIdx.x");
-        if (!CT.isKnown() || CT.dependsOnThread() ||
-            CT.symbols().count("k@iv"))
+        if (CT.symbols().count("k@iv"))
           return;
-        auto CV = CT.constantValue();
-        if (CV && (*CV >= -1 && *CV <= 1))
-          return; // coalesced already (or broadcast)
         // Idx - CT*(blockIdx.x*blockDim.x + threadIdx.x) - k: uniform.
         AffineExpr Row = AffineExpr::symbol("blockIdx.x") *
                              AffineExpr::symbol("blockDim.x") +
@@ -716,12 +727,7 @@ public:
 private:
   void runOn(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
              const FunctionFacts &F, std::vector<Finding> &Out) override {
-    std::vector<const ForStmt *> Loops;
-    forEachStmt(K->getBody(), [&](const Stmt *S) {
-      if (const auto *L = dyn_cast<ForStmt>(S))
-        Loops.push_back(L);
-    });
-    for (const ForStmt *L : Loops) {
+    for (const ForStmt *L : forLoopsIn(K->getBody())) {
       const Expr *K0 = nullptr, *End = nullptr;
       const VarDecl *IV = simpleLoop(L, K0, End);
       if (!IV)
@@ -746,11 +752,7 @@ private:
         const auto *AS = dyn_cast<ArraySubscriptExpr>(S);
         if (!AS || !rootPointerParam(AS->getBase(), F))
           return;
-        AffineExpr Idx = toAffine(AS->getIdx(), F, Syms);
-        AffineExpr CT = Idx.coefficientOf("threadIdx.x");
-        auto CV = CT.constantValue();
-        if (Idx.isKnown() && Idx.coefficientOf("k@iv") == AffineExpr::constant(1) &&
-            CT.isKnown() && !CT.dependsOnThread() && !(CV && *CV >= -1 && *CV <= 1))
+        if (walksRowPerThread(toAffine(AS->getIdx(), F, Syms)))
           Walk = true;
       });
       if (!Walk)

@@ -19,6 +19,10 @@ using namespace llvm;
 namespace cudal1 {
 namespace structural {
 
+bool isLoop(const Stmt *S) {
+  return isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S);
+}
+
 void forEachStmt(const Stmt *S, const std::function<void(const Stmt *)> &Fn) {
   if (!S)
     return;
@@ -712,8 +716,7 @@ static bool escapes(const Stmt *S, bool InLoop, bool InSwitch,
     return !InLoop && !AllowContinue;
   if (isa<LambdaExpr>(S))
     return false;
-  bool Loop = isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S) ||
-              isa<CXXForRangeStmt>(S);
+  bool Loop = isLoop(S) || isa<CXXForRangeStmt>(S);
   bool Sw = isa<SwitchStmt>(S);
   for (const Stmt *C : S->children())
     if (escapes(C, InLoop || Loop, InSwitch || Sw, AllowContinue))

@@ -34,6 +34,9 @@
 namespace cudal1 {
 namespace structural {
 
+/// A for, while or do loop.
+bool isLoop(const clang::Stmt *S);
+
 /// Calls \p Fn on \p S and every statement below it (pre-order). Lambdas
 /// and nested declarations' bodies are included.
 void forEachStmt(const clang::Stmt *S,
