@@ -456,6 +456,13 @@ void kernelTimesPerWindow(const std::vector<KernelRecord> &Recs,
   }
 }
 
+/// True when environment variable \p Name is set to \p Value (the
+/// diagnostic switches of docs/verify.md).
+bool envIs(const char *Name, const char *Value) {
+  const char *V = std::getenv(Name);
+  return V && std::string(V) == Value;
+}
+
 bool bitwiseEqual(const RunOutcome &A, const RunOutcome &B) {
   return A.Data == B.Data;
 }
@@ -518,21 +525,18 @@ int runVerifyJobInProcess(const VerifyJob &Job, const VerifyOptions &Opts,
   // Diagnostic switch (docs/verify.md): CUDAL1_CUPTI=0 leaves CUPTI out, to
   // see what tracing costs (with CUDAL1_UNDER_NCU=1 the timing loop still
   // runs, timed by host windows only).
-  const char *CuptiEnv = std::getenv("CUDAL1_CUPTI");
-  bool HaveCupti = Opts.Time && !(CuptiEnv && std::string(CuptiEnv) == "0") &&
-                   Cupti.load(Opts.CudaPath, CuptiError);
-  if (CuptiEnv && std::string(CuptiEnv) == "0")
+  const bool NoCupti = envIs("CUDAL1_CUPTI", "0");
+  bool HaveCupti = Opts.Time && !NoCupti && Cupti.load(Opts.CudaPath, CuptiError);
+  if (NoCupti)
     CuptiError = "CUPTI left out (CUDAL1_CUPTI=0)";
   if (HaveCupti) {
     ActiveCupti = &Cupti;
     CUptiResult CR =
         Cupti.ActivityRegisterCallbacks(bufferRequested, bufferCompleted);
     if (CR == CUPTI_SUCCESS)
-      CR = Cupti.ActivityEnable(
-          std::getenv("CUDAL1_CUPTI_KIND") &&
-                  std::string(std::getenv("CUDAL1_CUPTI_KIND")) == "kernel"
-              ? CUPTI_ACTIVITY_KIND_KERNEL
-              : CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+      CR = Cupti.ActivityEnable(envIs("CUDAL1_CUPTI_KIND", "kernel")
+                                    ? CUPTI_ACTIVITY_KIND_KERNEL
+                                    : CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
     if (CR != CUPTI_SUCCESS) {
       const char *S = nullptr;
       Cupti.GetResultString(CR, &S);
@@ -542,8 +546,7 @@ int runVerifyJobInProcess(const VerifyJob &Job, const VerifyOptions &Opts,
     } else {
       // Device-side launches (CDP) where supported; not all GPUs are.
       // Diagnostic switch (docs/verify.md): CUDAL1_CUPTI_CDP=0.
-      const char *Cdp = std::getenv("CUDAL1_CUPTI_CDP");
-      if (!Cdp || std::string(Cdp) != "0")
+      if (!envIs("CUDAL1_CUPTI_CDP", "0"))
         Cupti.ActivityEnable(CUPTI_ACTIVITY_KIND_CDP_KERNEL);
     }
   }
@@ -910,22 +913,23 @@ int runVerifyJobInProcess(const VerifyJob &Job, const VerifyOptions &Opts,
     if (Record)
       Windows.push_back({Which, A, B});
   };
+  // One round: warm-up, then original and candidate interleaved, the order
+  // swapped every sample (ABAB / BABA).
+  auto Round = [&] {
+    for (unsigned I = 0; I < T.Warmup; ++I) {
+      Sample(FO, 0, false);
+      Sample(FC, 1, false);
+    }
+    for (unsigned I = 0; I < T.Samples && RunErr.empty(); ++I) {
+      bool OFirst = I % 2 == 0;
+      Sample(OFirst ? FO : FC, OFirst ? 0 : 1, true);
+      Sample(OFirst ? FC : FO, OFirst ? 1 : 0, true);
+    }
+  };
   Ch.progress(formatv("timing: {0} warm-up + {1} interleaved samples each",
                       T.Warmup, T.Samples)
                   .str());
-  for (unsigned I = 0; I < T.Warmup; ++I) {
-    Sample(FO, 0, false);
-    Sample(FC, 1, false);
-  }
-  for (unsigned I = 0; I < T.Samples && RunErr.empty(); ++I) {
-    if (I % 2 == 0) {
-      Sample(FO, 0, true);
-      Sample(FC, 1, true);
-    } else {
-      Sample(FC, 1, true);
-      Sample(FO, 0, true);
-    }
-  }
+  Round();
   if (ProfileOnly) {
     std::vector<double> HW[2];
     for (const auto &W : Windows)
@@ -991,9 +995,8 @@ int runVerifyJobInProcess(const VerifyJob &Job, const VerifyOptions &Opts,
   const double P1Orig = median(KUs[0]), P1Cand = median(KUs[1]);
   std::vector<double> TUs[2];
   std::string PhaseNote = "times from concurrent kernel tracing";
-  const char *TimingEnv = std::getenv("CUDAL1_TIMING");
-  if (!(TimingEnv && std::string(TimingEnv) == "concurrent") &&
-      Cupti.ActivityDisable && RunErr.empty()) {
+  if (!envIs("CUDAL1_TIMING", "concurrent") && Cupti.ActivityDisable &&
+      RunErr.empty()) {
     Cupti.ActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
     Cupti.ActivityDisable(CUPTI_ACTIVITY_KIND_CDP_KERNEL);
     if (Cupti.ActivityEnable(CUPTI_ACTIVITY_KIND_KERNEL) == CUPTI_SUCCESS) {
@@ -1007,15 +1010,7 @@ int runVerifyJobInProcess(const VerifyJob &Job, const VerifyOptions &Opts,
                           "serialized kernel tracing",
                           T.Samples)
                       .str());
-      for (unsigned I = 0; I < T.Warmup; ++I) {
-        Sample(FO, 0, false);
-        Sample(FC, 1, false);
-      }
-      for (unsigned I = 0; I < T.Samples && RunErr.empty(); ++I) {
-        bool OFirst = I % 2 == 0;
-        Sample(OFirst ? FO : FC, OFirst ? 0 : 1, true);
-        Sample(OFirst ? FC : FO, OFirst ? 1 : 0, true);
-      }
+      Round();
       Cupti.ActivityFlushAll(1);
       Cupti.ActivityDisable(CUPTI_ACTIVITY_KIND_KERNEL);
       if (!RunErr.empty()) {
