@@ -91,10 +91,13 @@ if [ -x "$REW" ]; then
     verify reduce0 reduce0 seqred reassociating accepted --verify-atol=1e-2
     verify total total warpatomic reassociating accepted
     verify scale_cols scale_cols hoist bitwise correct
-    verify dot_scaled dot_scaled factor reassociating correct --verify-atol=1e-3
+    # dot products of mixed-sign data: some of the 1M outputs cancel to ~0, so
+    # the error is judged against the output's scale (docs/verify.md)
+    verify dot_scaled dot_scaled factor reassociating accepted --verify-scale-rtol=1e-4
     fixrun wpr wpr matvec coalescing-warp-per-row
     fixrun swap swap scale2d coalescing-thread-mapping-swap
     fixrun staging staging matvec coalescing-smem-staging
+    fixrun factor factor dot_scaled algebraic-invariant-factor
     echo "structural verifications not as expected: $FAILS"
   } 2>&1 | tee "$OUT/verify.log"
   grep -q "not as expected: 0$" "$OUT/verify.log" || exit 1

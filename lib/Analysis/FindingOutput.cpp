@@ -54,6 +54,8 @@ json::Value findingToJson(const Finding &F) {
       Fix["rtol"] = F.Fix->Rtol;
       Fix["atol"] = F.Fix->Atol;
     }
+    if (F.Fix->ScaleRtol)
+      Fix["scale_rtol"] = F.Fix->ScaleRtol;
     O["fix"] = std::move(Fix);
   }
   if (!F.WhyNoFix.empty())

@@ -264,6 +264,13 @@ BufferDiff compareBuffer(const std::string &Name, ElemKind K, unsigned ElemSize,
   double Atol, Rtol;
   toleranceFor(K, Tol, Atol, Rtol);
   bool HavePoison = Poison.size() == Ref.size();
+  if (isFloatKind(K))
+    for (uint64_t I = 0; I < N; ++I) {
+      double RV = std::fabs(loadValue(&Ref[I * ElemSize], K));
+      if (std::isfinite(RV))
+        D.MaxAbsRef = std::max(D.MaxAbsRef, RV);
+    }
+  double ScaleTol = Tol.ScaleRtol * D.MaxAbsRef;
   for (uint64_t I = 0; I < N; ++I) {
     const uint8_t *R = &Ref[I * ElemSize], *G = &Got[I * ElemSize];
     bool Same = std::memcmp(R, G, ElemSize) == 0;
@@ -294,7 +301,7 @@ BufferDiff compareBuffer(const std::string &Name, ElemKind K, unsigned ElemSize,
           if (std::isfinite(Rel))
             D.MaxRelErr = std::max(D.MaxRelErr, Rel);
           D.MaxUlp = std::max(D.MaxUlp, Ulp);
-          bool WithinTol = Abs <= Atol + Rtol * std::fabs(RV);
+          bool WithinTol = Abs <= Atol + Rtol * std::fabs(RV) + ScaleTol;
           bool WithinUlp = Tol.MaxUlp && Ulp <= Tol.MaxUlp &&
                            K != ElemKind::F16 && K != ElemKind::BF16;
           if (std::isinf(RV) || std::isinf(GV))
@@ -328,9 +335,14 @@ std::string BufferDiff::str() const {
   if (Unwritten)
     S += formatv(" ({0} never written: still poison)", Unwritten).str();
   S += formatv("; first at [{0}]: {1}", FirstBad, FirstBadText).str();
-  if (MaxAbsErr > 0)
+  if (MaxAbsErr > 0) {
     S += "; max abs err " + gText(MaxAbsErr) + ", max rel err " +
          gText(MaxRelErr);
+    // Relative to the output's scale: tells cancellation near zero (small
+    // here) from a wrong result (large here).
+    if (MaxAbsRef > 0 && std::isfinite(MaxAbsErr))
+      S += ", max abs err / max |expected| " + gText(MaxAbsErr / MaxAbsRef);
+  }
   return S;
 }
 

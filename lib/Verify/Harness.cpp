@@ -653,7 +653,7 @@ bool parseHarnessSpec(const std::string &Text, const std::string &FileName,
     if (!TMap) {
       R.fail(Top["tolerance"], F("tolerance"),
              "expected a mapping (rtol, atol, half_rtol, half_atol, "
-             "f64_rtol, f64_atol, ulp)");
+             "f64_rtol, f64_atol, ulp, scale_rtol)");
       return Fail();
     }
     Tolerance T;
@@ -676,10 +676,11 @@ bool parseHarnessSpec(const std::string &Text, const std::string &FileName,
       else if (Key == "f64_rtol") T.F64Rtol = D;
       else if (Key == "f64_atol") T.F64Atol = D;
       else if (Key == "ulp") T.MaxUlp = uint64_t(D);
+      else if (Key == "scale_rtol") T.ScaleRtol = D;
       else {
         R.fail(&KV.first, F("tolerance." + Key),
                "unknown field (rtol, atol, half_rtol, half_atol, f64_rtol, "
-               "f64_atol, ulp)");
+               "f64_atol, ulp, scale_rtol)");
         return Fail();
       }
     }

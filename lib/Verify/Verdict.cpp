@@ -163,6 +163,7 @@ static json::Value toJson(const BufferDiff &D) {
                       {"first_bad_text", D.FirstBadText},
                       {"max_abs_err", std::isfinite(D.MaxAbsErr) ? D.MaxAbsErr : 1e300},
                       {"max_rel_err", D.MaxRelErr},
+                      {"max_abs_ref", D.MaxAbsRef},
                       {"max_ulp", (int64_t)std::min<uint64_t>(D.MaxUlp, INT64_MAX)}};
 }
 
@@ -252,6 +253,7 @@ bool fromJson(const json::Value &Val, CandidateVerdict &V) {
           D.FirstBadText = S(*BO, "first_bad_text");
           D.MaxAbsErr = BO->getNumber("max_abs_err").value_or(0);
           D.MaxRelErr = BO->getNumber("max_rel_err").value_or(0);
+          D.MaxAbsRef = BO->getNumber("max_abs_ref").value_or(0);
           D.MaxUlp = BO->getInteger("max_ulp").value_or(0);
           R.Diffs.push_back(D);
         }

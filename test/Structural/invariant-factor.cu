@@ -6,6 +6,11 @@
 // Idempotence: nothing more to fix in the rewritten file.
 // RUN: cuda-l1-structural --rules=algebraic-invariant-factor %t.cu -- | FileCheck --check-prefix=AGAIN %s --allow-empty
 // AGAIN-NOT: note: fix (
+// The fix asks the verifier to judge its error against the output's scale
+// (a dot product can cancel to ~0; docs/verify.md).
+// RUN: cuda-l1-rewrite --rules='-*,algebraic-invariant-factor' --format=json %s | FileCheck --check-prefix=JSON %s
+// JSON: "exactness": "reassociating"
+// JSON: "scale_rtol": 0.0001
 #ifndef __CUDACC_RTC__
 #include <cuda_runtime.h>
 #endif

@@ -477,6 +477,7 @@ int runAdvise(DriverContext &DC) {
       R.Ulp = F.Fix->Ulp;
       R.Rtol = F.Fix->Rtol;
       R.Atol = F.Fix->Atol;
+      R.ScaleRtol = F.Fix->ScaleRtol;
       for (const TextEdit &E : F.Fix->Edits)
         R.Edits.push_back({E.File, E.Offset, E.Length, E.Replacement});
       RequestOf[I] = Requests.size();

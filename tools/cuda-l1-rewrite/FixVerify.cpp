@@ -61,6 +61,7 @@ VerifyOptions optionsFor(const VerifyOptions &Base,
     O.Tol.MaxUlp = std::max<uint64_t>(O.Tol.MaxUlp, R->Ulp);
     O.Tol.F32Rtol = std::max(O.Tol.F32Rtol, R->Rtol);
     O.Tol.F32Atol = std::max(O.Tol.F32Atol, R->Atol);
+    O.Tol.ScaleRtol = std::max(O.Tol.ScaleRtol, R->ScaleRtol);
   }
   return O;
 }

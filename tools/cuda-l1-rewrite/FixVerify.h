@@ -36,7 +36,7 @@ struct FixRequest {
   SourceLoc Loc;
   std::string Exactness; ///< "bitwise", "ulp", "reassociating", "fast-math"
   unsigned Ulp = 0;
-  double Rtol = 0, Atol = 0;
+  double Rtol = 0, Atol = 0, ScaleRtol = 0;
   std::vector<FileEdit> Edits;
 };
 

@@ -75,6 +75,11 @@ static cl::opt<double> RtolOpt("verify-rtol",
 static cl::opt<double> AtolOpt("verify-atol",
                                cl::desc("fp32 absolute tolerance (1e-5)"),
                                cl::init(1e-5), cl::cat(ToolCategory));
+static cl::opt<double> ScaleRtolOpt(
+    "verify-scale-rtol",
+    cl::desc("Also accept an error up to this fraction of the output "
+             "buffer's largest |value|, for sums that can cancel (0)"),
+    cl::init(0), cl::cat(ToolCategory));
 static cl::opt<unsigned> UlpOpt("verify-ulp",
                                 cl::desc("Also accept within N ulps (0)"),
                                 cl::init(0), cl::cat(ToolCategory));
@@ -89,6 +94,7 @@ VerifyOptions verifyOptionsFromFlags(const std::string &CudaPath) {
   Opts.Tol.F32Rtol = RtolOpt;
   Opts.Tol.F32Atol = AtolOpt;
   Opts.Tol.MaxUlp = UlpOpt;
+  Opts.Tol.ScaleRtol = ScaleRtolOpt;
   // Original and candidate: NVRTC with the same options, for the GPU's arch.
   Opts.Compiler = [CudaPath](const KernelCode &K, const std::string &Arch,
                              const std::vector<std::string> &Extra) {

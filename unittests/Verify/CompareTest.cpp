@@ -175,6 +175,33 @@ TEST(Compare, UlpOption) {
   EXPECT_EQ(D.MaxUlp, 3u);
 }
 
+// A sum that cancels: the second output is near zero, its error follows the
+// size of the first. scale_rtol judges it against the buffer's largest value,
+// and still rejects a wrong value.
+TEST(Compare, ScaleRtolForCancellingSums) {
+  Tolerance T;
+  Bytes Ref = floats({1000, 0.001f});
+  BufferDiff D = compareBuffer("o", ElemKind::F32, 4, Ref,
+                               floats({1000, 0.002f}), {}, false, T);
+  EXPECT_EQ(D.Mismatches, 1u);
+  EXPECT_DOUBLE_EQ(D.MaxAbsRef, 1000);
+  EXPECT_NE(D.str().find("max abs err / max |expected| 1.0000000"),
+            std::string::npos) << D.str();
+  T.ScaleRtol = 1e-5; // allows 0.01 here
+  EXPECT_TRUE(compareBuffer("o", ElemKind::F32, 4, Ref, floats({1000, 0.002f}),
+                            {}, false, T).ok());
+  EXPECT_FALSE(compareBuffer("o", ElemKind::F32, 4, Ref, floats({1000, 0.5f}),
+                             {}, false, T).ok());
+  // Infinite references do not set the scale.
+  BufferDiff I = compareBuffer("o", ElemKind::F32, 4, floats({INFINITY, 1}),
+                               floats({INFINITY, 1.5f}), {}, false, T);
+  EXPECT_DOUBLE_EQ(I.MaxAbsRef, 1);
+  EXPECT_FALSE(I.ok());
+  // Bitwise stays bitwise.
+  EXPECT_FALSE(compareBuffer("o", ElemKind::F32, 4, Ref, floats({1000, 0.002f}),
+                             {}, true, T).ok());
+}
+
 TEST(Compare, IntegersExact) {
   Tolerance T;
   Bytes Ref(8, 0), Got(8, 0);

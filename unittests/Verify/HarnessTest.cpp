@@ -105,7 +105,7 @@ params:
   y: { count: M, init: zero }
   a: 2.5
   n: N
-tolerance: { rtol: 1e-3, ulp: 4 }
+tolerance: { rtol: 1e-3, ulp: 4, scale_rtol: 1e-4 }
 )Y",
                     H, E))
       << E;
@@ -131,6 +131,7 @@ tolerance: { rtol: 1e-3, ulp: 4 }
   EXPECT_DOUBLE_EQ(H.Tol->F32Rtol, 1e-3);
   EXPECT_DOUBLE_EQ(H.Tol->F32Atol, 1e-5);
   EXPECT_EQ(H.Tol->MaxUlp, 4u);
+  EXPECT_DOUBLE_EQ(H.Tol->ScaleRtol, 1e-4);
 }
 
 TEST(HarnessSpec, OutputWithoutInitIsPoisonedOutput) {

@@ -118,6 +118,7 @@ TEST(Json, VerdictRoundTrip) {
   D.Elements = 10;
   D.Mismatches = 2;
   D.Unwritten = 2;
+  D.MaxAbsRef = 3.5;
   S.Diffs.push_back(D);
   S.Problems.push_back("out-of-bounds write");
   V.InputSets.push_back(S);
@@ -130,6 +131,7 @@ TEST(Json, VerdictRoundTrip) {
   EXPECT_EQ(B.Exact, Exactness::Bitwise);
   ASSERT_EQ(B.InputSets.size(), 1u);
   EXPECT_EQ(B.InputSets[0].Diffs[0].Unwritten, 2u);
+  EXPECT_DOUBLE_EQ(B.InputSets[0].Diffs[0].MaxAbsRef, 3.5);
   EXPECT_EQ(B.InputSets[0].Problems[0], "out-of-bounds write");
   ASSERT_TRUE(B.Timing.has_value());
   EXPECT_DOUBLE_EQ(B.Timing->CiLow, 1.9);

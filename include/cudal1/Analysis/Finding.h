@@ -47,6 +47,10 @@ struct FixIt {
   Exactness Exact = Exactness::Bitwise;
   unsigned Ulp = 0;          ///< for Exactness::Ulp
   double Rtol = 0, Atol = 0; ///< for Reassociating / FastMath
+  /// For Reassociating sums: error allowed relative to the output buffer's
+  /// largest |value| (Tolerance::ScaleRtol), since cancellation makes a
+  /// per-element relative error meaningless near zero.
+  double ScaleRtol = 0;
   /// False when the fix's legality rests on something not proven statically
   /// (e.g. __restrict__ without proof from every launch site): offered,
   /// never applied without verification.

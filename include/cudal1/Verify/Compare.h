@@ -51,6 +51,7 @@ struct BufferDiff {
   uint64_t Unwritten = 0;      ///< candidate left the poison (ref did not)
   uint64_t FirstBad = 0;       ///< element index of the first mismatch
   double MaxAbsErr = 0, MaxRelErr = 0;
+  double MaxAbsRef = 0; ///< largest finite |value| of the reference (floats)
   uint64_t MaxUlp = 0;
   bool ok() const { return Mismatches == 0; }
   std::string str() const; ///< "out: 12 of 1024 elements differ (first [3]: ..."
@@ -59,7 +60,8 @@ struct BufferDiff {
 
 /// Compares candidate output \p Got with reference \p Ref (same size).
 /// \p Bitwise: every bit must match. Otherwise floats pass within
-/// atol + rtol*|ref| (or within Tol.MaxUlp ulps), integers must be equal.
+/// atol + rtol*|ref| + Tol.ScaleRtol*max|ref| (or within Tol.MaxUlp ulps),
+/// integers must be equal.
 /// \p Poison is the poison pattern written before the run, used to count
 /// unwritten elements.
 BufferDiff compareBuffer(const std::string &Name, ElemKind K, unsigned ElemSize,

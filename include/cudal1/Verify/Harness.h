@@ -80,6 +80,11 @@ struct Tolerance {
   double F64Rtol = 1e-9, F64Atol = 1e-12;
   double HalfRtol = 1e-2, HalfAtol = 1e-2; ///< half and bf16
   uint64_t MaxUlp = 0; ///< > 0: also accept within this many ulps
+  /// > 0: also accept an error up to ScaleRtol * (the largest |value| of the
+  /// reference buffer), for every float type. Reordered sums whose outputs
+  /// can cancel to near zero need it: their error follows the size of the
+  /// terms, not of the (small) result.
+  double ScaleRtol = 0;
 };
 
 /// Everything needed to launch one kernel: launch shape and the value of every

@@ -213,6 +213,7 @@ private:
     Fix.Exact = Exactness::Reassociating;
     Fix.Rtol = 1e-5;
     Fix.Atol = 1e-6;
+    Fix.ScaleRtol = 1e-4; // outputs that cancel to ~0 (see docs/verify.md)
     Fix.Edits.push_back(makeTextEdit(
         Ctx, CharSourceRange::getTokenRange(CA->getRHS()->getSourceRange()),
         Rest));

@@ -244,6 +244,7 @@ private:
     if (Fix.Exact == Exactness::Reassociating) {
       Fix.Rtol = 1e-5;
       Fix.Atol = 1e-6;
+      Fix.ScaleRtol = 1e-4; // outputs that cancel to ~0
     }
     // Max/min are exact in any order.
     if (UA->getOpcode() == BO_Assign) {
@@ -451,6 +452,7 @@ private:
     if (Fix.Exact == Exactness::Reassociating) {
       Fix.Rtol = 1e-4;
       Fix.Atol = 1e-5;
+      Fix.ScaleRtol = 1e-4; // outputs that cancel to ~0
     }
     SourceLocation E = Top->getEndLoc();
     CharSourceRange R = CharSourceRange::getTokenRange(Top->getBeginLoc(), E);

@@ -905,6 +905,7 @@ private:
     if (Fix.Exact == Exactness::Reassociating) {
       Fix.Rtol = 1e-4;
       Fix.Atol = 1e-5;
+      Fix.ScaleRtol = 1e-4; // outputs that cancel to ~0
     }
     for (const CUDAKernelCallExpr *Site : Sites) {
       const CallExpr *Cfg = Site->getConfig();
