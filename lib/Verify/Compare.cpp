@@ -213,6 +213,20 @@ void toleranceFor(ElemKind K, const Tolerance &Tol, double &Atol,
   }
 }
 
+Bytes scalarArgBytes(const ScalarSpec &S) {
+  Bytes B(std::max(8u, S.Size), 0);
+  if (isFloatKind(S.Kind))
+    storeValue(B.data(), S.Kind, S.Size, S.Value.asDouble());
+  else if (S.Kind == ElemKind::Bool)
+    B[0] = S.Value.asInt() != 0;
+  else {
+    int64_t X = S.Value.asInt(); // little-endian: the low bytes are the value
+    std::memcpy(B.data(), &X, 8);
+  }
+  B.resize(std::max(1u, S.Size));
+  return B;
+}
+
 static double loadValue(const uint8_t *P, ElemKind K) {
   switch (K) {
   case ElemKind::F32: { float F; std::memcpy(&F, P, 4); return F; }

@@ -289,16 +289,7 @@ public:
         }
         Bufs.push_back(B);
       } else {
-        const ScalarSpec &S = A.Scalar;
-        std::vector<uint8_t> St(8, 0);
-        const ExprValue &V = S.Value;
-        switch (S.Kind) {
-        case ElemKind::F32: { float F = float(V.asDouble()); std::memcpy(St.data(), &F, 4); break; }
-        case ElemKind::F64: { double F = V.asDouble(); std::memcpy(St.data(), &F, 8); break; }
-        default: { int64_t X = V.asInt(); std::memcpy(St.data(), &X, 8); break; }
-        }
-        St.resize(std::max(1u, S.Size));
-        ScalarStore[I] = St;
+        ScalarStore[I] = scalarArgBytes(A.Scalar);
       }
     }
     for (auto &B : Bufs)

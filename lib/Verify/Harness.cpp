@@ -399,11 +399,10 @@ static bool setScalar(ScalarSpec &S, const KernelParam &P, const ExprValue &V,
   S.Param = P.Name;
   S.Kind = elemKindFromType(P.Type);
   S.Size = elemKindSize(S.Kind);
-  if (S.Kind == ElemKind::Bytes || S.Kind == ElemKind::F16 ||
-      S.Kind == ElemKind::BF16) {
+  if (S.Kind == ElemKind::Bytes) {
     Err = "parameter '" + P.Name + "' has type '" + P.Type +
           "', which the harness cannot pass yet (scalars: integer, bool, "
-          "float, double)";
+          "float, double, __half, __nv_bfloat16)";
     return false;
   }
   S.Value = V;

@@ -202,6 +202,31 @@ TEST(Compare, ScaleRtolForCancellingSums) {
                              {}, true, T).ok());
 }
 
+TEST(Compare, ScalarArgBytes) {
+  ScalarSpec S;
+  S.Kind = ElemKind::F32;
+  S.Size = 4;
+  S.Value = {true, 0, 2.5};
+  EXPECT_EQ(scalarArgBytes(S), (Bytes{0x00, 0x00, 0x20, 0x40}));
+  S.Kind = ElemKind::F16;
+  S.Size = 2;
+  S.Value = {false, 3, 0}; // an integer value for a half parameter
+  EXPECT_EQ(scalarArgBytes(S), (Bytes{0x00, 0x42}));
+  S.Kind = ElemKind::BF16;
+  S.Value = {true, 0, 1.5};
+  EXPECT_EQ(scalarArgBytes(S), (Bytes{0xC0, 0x3F}));
+  // 64-bit integers keep every bit (no detour through double).
+  S.Kind = ElemKind::I64;
+  S.Size = 8;
+  S.Value = {false, 0x123456789ABCDEF1LL, 0};
+  EXPECT_EQ(scalarArgBytes(S),
+            (Bytes{0xF1, 0xDE, 0xBC, 0x9A, 0x78, 0x56, 0x34, 0x12}));
+  S.Kind = ElemKind::Bool;
+  S.Size = 1;
+  S.Value = {false, 7, 0};
+  EXPECT_EQ(scalarArgBytes(S), (Bytes{1}));
+}
+
 TEST(Compare, IntegersExact) {
   Tolerance T;
   Bytes Ref(8, 0), Got(8, 0);

@@ -1,5 +1,6 @@
 //===- HarnessTest.cpp - spec parsing, expressions, inference -------------===//
 #include "cudal1/Verify/Harness.h"
+#include "cudal1/Verify/Compare.h"
 
 #include "gtest/gtest.h"
 
@@ -144,6 +145,35 @@ TEST(HarnessSpec, OutputWithoutInitIsPoisonedOutput) {
   EXPECT_EQ(H.Block[1], 4u);
   EXPECT_EQ(H.Args[0].Buffer.Init.size(), 1u); // read-only: default init
   EXPECT_TRUE(H.Args[1].Buffer.Init.empty());  // output: poisoned
+}
+
+// Half and bf16 scalars are passed in their own 2 bytes; a struct passed by
+// value is refused with the parameter's name and type.
+TEST(HarnessSpec, HalfScalarsAndStructScalars) {
+  std::vector<KernelParam> P = {{"y", "__half *", "__half", true, false, 8, 2},
+                                {"a", "__half", "", false, false, 2, 0},
+                                {"b", "__nv_bfloat16", "", false, false, 2, 0}};
+  Harness H;
+  std::string E;
+  ASSERT_TRUE(parseHarnessSpec("grid: 1\nblock: 32\nparams:\n  y: 32\n"
+                               "  a: 1.5\n  b: -2\n",
+                               "h.yaml", "k", P, {}, H, E))
+      << E;
+  ASSERT_EQ(H.Args.size(), 3u);
+  EXPECT_EQ(H.Args[1].Scalar.Kind, ElemKind::F16);
+  EXPECT_EQ(H.Args[1].Scalar.Size, 2u);
+  EXPECT_EQ(H.Args[2].Scalar.Kind, ElemKind::BF16);
+  EXPECT_EQ(scalarArgBytes(H.Args[1].Scalar), (Bytes{0x00, 0x3E}));
+  EXPECT_EQ(scalarArgBytes(H.Args[2].Scalar), (Bytes{0x00, 0xC0}));
+
+  std::vector<KernelParam> Q = {{"p", "Params", "", false, false, 24, 0}};
+  Harness H2;
+  EXPECT_FALSE(parseHarnessSpec("grid: 1\nblock: 32\nparams:\n  p: 1\n",
+                                "h.yaml", "k", Q, {}, H2, E));
+  EXPECT_NE(E.find("parameter 'p' has type 'Params', which the harness cannot "
+                   "pass yet"),
+            std::string::npos)
+      << E;
 }
 
 TEST(HarnessSpec, DefinesOverrideSizes) {

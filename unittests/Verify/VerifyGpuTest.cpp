@@ -283,6 +283,49 @@ TEST(VerifyGpu, OutputReadBeforeWrittenIsAHarnessError) {
       << V.Reason;
 }
 
+// A __half scalar reaches the kernel as its value: a candidate that has the
+// harness's value (1.5) built in matches the original bit for bit, one with
+// another value does not.
+TEST(VerifyGpu, HalfScalarArrivesAsItsValue) {
+  REQUIRE_GPU();
+  VerifyJob J;
+  J.Kernel = "scale_h";
+  J.Exact = Exactness::Bitwise;
+  J.Params = {{"in", "const float *", "const float", true, true, 8, 4},
+              {"out", "float *", "float", true, false, 8, 4},
+              {"a", "__half", "", false, false, 2, 0},
+              {"n", "int", "int", false, false, 4, 0}};
+  std::string Err;
+  ASSERT_TRUE(parseHarnessSpec("grid: 4096\nblock: 256\nparams:\n"
+                               "  in: 1048576\n  out: 1048576\n  a: 1.5\n"
+                               "  n: 1048576\n",
+                               "inline.yaml", "scale_h", J.Params, {}, J.H,
+                               Err))
+      << Err;
+  auto Src = [](const std::string &Factor) {
+    return "#include <cuda_fp16.h>\n"
+           "__global__ void scale_h(const float *in, float *out, __half a,\n"
+           "                        int n) {\n"
+           "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+           "  if (i < n) out[i] = in[i] * " + Factor + ";\n"
+           "}\n";
+  };
+  J.Original = {"original", Src("__half2float(a)"), "scale_h.cu", "scale_h",
+                "", ""};
+  VerifyOptions O = options();
+  O.Samples = 30;
+  J.Candidate = {"same_value.cu", Src("1.5f"), "same_value.cu", "scale_h", "",
+                 ""};
+  CandidateVerdict Same = runVerifyJob(J, O, gpu());
+  save("half_scalar_same", Same);
+  EXPECT_TRUE(Same.Correct) << Same.Reason;
+  J.Candidate = {"other_value.cu", Src("2.0f"), "other_value.cu", "scale_h",
+                 "", ""};
+  CandidateVerdict Other = runVerifyJob(J, O, gpu());
+  save("half_scalar_other", Other);
+  EXPECT_EQ(Other.RejectKind, "mismatch") << Other.Reason;
+}
+
 // Writes the CUPTI medians of two kernels with distinct names, so that
 // utils/gpu-check.sh can compare them with Nsight Compute's
 // gpu__time_duration of the same run under ncu.

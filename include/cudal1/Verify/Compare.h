@@ -34,6 +34,11 @@ Bytes guardPattern(uint64_t Size);
 /// offset of the first (relative to the guard start).
 uint64_t checkGuard(const uint8_t *Data, uint64_t Size, uint64_t &FirstBad);
 
+/// The bytes a kernel receives for scalar argument \p S: its value in the
+/// parameter's type (half and bf16 rounded to nearest even, integers
+/// without going through double), \p S.Size bytes.
+Bytes scalarArgBytes(const ScalarSpec &S);
+
 /// Distance in units in the last place between two floats (0 when equal,
 /// NaNs with NaNs equal; a NaN against a number: max).
 uint64_t ulpDistance(float A, float B);
