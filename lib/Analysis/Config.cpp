@@ -221,6 +221,34 @@ static std::string yamlQuote(StringRef S) {
   return R + "'";
 }
 
+/// `Harness:` and its inline value as written in the configuration (from
+/// the blanked-out text: the value's lines, indentation kept; a flow mapping
+/// on the key's own line), with a comment naming where it came from.
+static std::string inlineHarnessYaml(StringRef SpecText, unsigned Line,
+                                     StringRef Source) {
+  SmallVector<StringRef, 64> Lines;
+  SpecText.split(Lines, '\n');
+  std::string Body;
+  bool First = true, Flow = false;
+  for (size_t I = Line ? Line - 1 : 0; I < Lines.size(); ++I) {
+    StringRef L = Lines[I].rtrim(" \t\r");
+    if (First) {
+      if (L.trim().empty())
+        continue;
+      Flow = L.ltrim().starts_with("{");
+      if (Flow)
+        L = L.ltrim();
+      First = false;
+    }
+    Body += L.str() + "\n";
+  }
+  while (StringRef(Body).ends_with("\n\n"))
+    Body.pop_back();
+  std::string Out = "# Harness: from " + Source.str() + ":" +
+                    std::to_string(Line) + "\n";
+  return Out + (Flow ? "Harness: " : "Harness:\n") + Body;
+}
+
 std::string dumpConfig(const AnalysisConfig &C,
                        const std::vector<RuleInfo> &Rules) {
   std::string S;
@@ -244,8 +272,8 @@ std::string dumpConfig(const AnalysisConfig &C,
     if (!C.Harness->SpecFile.empty())
       OS << "Harness: " << yamlQuote(C.Harness->SpecFile) << "\n";
     else
-      OS << "# Harness: the spec at " << C.Source << ":" << C.Harness->Line
-         << " (not repeated here)\n";
+      OS << inlineHarnessYaml(C.Harness->SpecText, C.Harness->Line,
+                              C.Source);
   }
   OS << "...\n";
   return S;
