@@ -1,5 +1,7 @@
 //===- AccessAnalysis.cpp - symbolic index analysis of kernels ------------===//
 #include "cudal1/Analysis/AccessAnalysis.h"
+#include "cudal1/Analysis/AstFacts.h"
+#include "cudal1/Frontend/UserCode.h"
 #include "cudal1/Model/KernelModel.h"
 
 #include "clang/AST/ASTContext.h"
@@ -133,27 +135,19 @@ struct VarUses {
 };
 using ModMap = DenseMap<const VarDecl *, VarUses>;
 
-const VarDecl *declRefVar(const Expr *E) {
-  if (!E)
-    return nullptr;
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()))
-    return dyn_cast<VarDecl>(DRE->getDecl());
-  return nullptr;
-}
-
 void collectMods(const Stmt *S, const Stmt *Parent, ModMap &M) {
   if (!S)
     return;
   if (const auto *BO = dyn_cast<BinaryOperator>(S)) {
     if (BO->isAssignmentOp())
-      if (const VarDecl *V = declRefVar(BO->getLHS()))
+      if (const VarDecl *V = varOf(BO->getLHS()))
         M[V].Mods.push_back(BO);
   } else if (const auto *UO = dyn_cast<UnaryOperator>(S)) {
     if (UO->isIncrementDecrementOp()) {
-      if (const VarDecl *V = declRefVar(UO->getSubExpr()))
+      if (const VarDecl *V = varOf(UO->getSubExpr()))
         M[V].Mods.push_back(UO);
     } else if (UO->getOpcode() == UO_AddrOf) {
-      if (const VarDecl *V = declRefVar(UO->getSubExpr()))
+      if (const VarDecl *V = varOf(UO->getSubExpr()))
         M[V].Escapes = true;
     }
   } else if (const auto *DRE = dyn_cast<DeclRefExpr>(S)) {
@@ -166,7 +160,7 @@ void collectMods(const Stmt *S, const Stmt *Parent, ModMap &M) {
     for (const Decl *D : DS->decls())
       if (const auto *VD = dyn_cast<VarDecl>(D))
         if (VD->getType()->isReferenceType() && VD->getInit())
-          if (const VarDecl *T = declRefVar(VD->getInit()))
+          if (const VarDecl *T = varOf(VD->getInit()))
             M[T].Escapes = true;
   } else if (const auto *CE = dyn_cast<CallExpr>(S)) {
     const FunctionDecl *FD = CE->getDirectCallee();
@@ -175,7 +169,7 @@ void collectMods(const Stmt *S, const Stmt *Parent, ModMap &M) {
                        ? 1
                        : 0;
     for (unsigned I = 0; I < CE->getNumArgs(); ++I) {
-      const VarDecl *V = declRefVar(CE->getArg(I));
+      const VarDecl *V = varOf(CE->getArg(I));
       if (!V)
         continue;
       if (!FD || I < Off || I - Off >= FD->getNumParams()) {
@@ -206,34 +200,6 @@ bool isWithin(const Stmt *Inner, const Stmt *Outer) {
     if (isWithin(Inner, C))
       return true;
   return false;
-}
-
-/// Builtin variable (threadIdx.x, ...) as a symbol name, or "".
-std::string builtinSymbol(const Expr *E) {
-  const auto *POE = dyn_cast<PseudoObjectExpr>(E->IgnoreParenImpCasts());
-  if (!POE)
-    return "";
-  const auto *CE =
-      dyn_cast_or_null<CallExpr>(POE->getResultExpr()->IgnoreImpCasts());
-  if (!CE)
-    return "";
-  const auto *ME = dyn_cast<MemberExpr>(CE->getCallee()->IgnoreImpCasts());
-  if (!ME)
-    return "";
-  StringRef Field = ME->getMemberDecl()->getName();
-  if (!Field.consume_front("__fetch_builtin_"))
-    return "";
-  const Expr *Base = ME->getBase();
-  if (const auto *OVE = dyn_cast<OpaqueValueExpr>(Base))
-    Base = OVE->getSourceExpr();
-  const VarDecl *V = declRefVar(Base);
-  if (!V)
-    return "";
-  StringRef N = V->getName();
-  if (N == "threadIdx" || N == "blockIdx" || N == "blockDim" ||
-      N == "gridDim")
-    return (N + "." + Field).str();
-  return "";
 }
 
 bool isAtomicName(StringRef N) {
@@ -275,9 +241,9 @@ class KernelAnalyzer {
 public:
   KernelAnalyzer(ASTContext &Ctx, KernelAnalysis &KA,
                  std::map<std::string, std::set<std::string>> &OpaqueDeps,
-                 const std::function<bool(const std::string &)> &IsUser)
+                 const UserCodeFilter &UserCode)
       : Ctx(Ctx), SM(Ctx.getSourceManager()), KA(KA), OpaqueDeps(OpaqueDeps),
-        IsUser(IsUser) {}
+        UserCode(UserCode) {}
 
   void run() {
     const FunctionDecl *K = KA.Kernel;
@@ -313,7 +279,7 @@ private:
   const SourceManager &SM;
   KernelAnalysis &KA;
   std::map<std::string, std::set<std::string>> &OpaqueDeps;
-  const std::function<bool(const std::string &)> &IsUser;
+  const UserCodeFilter &UserCode;
   std::map<const FunctionDecl *, std::unique_ptr<ModMap>> ModCache;
   std::vector<LoopInfo *> LoopStack;
   DenseMap<const VarDecl *, LoopInfo *> IVs;
@@ -405,17 +371,8 @@ private:
     if (!FD || !FD->hasBody())
       return false;
     const FunctionDecl *Def = FD->getDefinition();
-    if (!Def || Def->hasAttr<CUDAGlobalAttr>())
-      return false;
-    SourceLocation L = SM.getExpansionLoc(Def->getLocation());
-    if (L.isInvalid() || SM.isInSystemHeader(L))
-      return false;
-    if (IsUser) {
-      SourceLoc SL = makeSourceLoc(SM, L);
-      if (!IsUser(SL.File))
-        return false;
-    }
-    return true;
+    return Def && !Def->hasAttr<CUDAGlobalAttr>() &&
+           UserCode.contains(Def->getLocation());
   }
 
   // --- Evaluation -----------------------------------------------------------
@@ -446,7 +403,7 @@ private:
       if (!E->HasSideEffects(Ctx) && E->EvaluateAsRValue(R, Ctx))
         return true;
     }
-    std::string B = builtinSymbol(E);
+    std::string B = builtinName(E);
     if (!B.empty()) {
       if (StringRef(B).starts_with("threadIdx"))
         return false;
@@ -552,7 +509,7 @@ private:
           R.Val.getInt().getSignificantBits() <= 63)
         return AffineExpr::constant(R.Val.getInt().getExtValue());
     }
-    std::string B = builtinSymbol(E);
+    std::string B = builtinName(E);
     if (!B.empty()) {
       StringRef BS(B);
       if (BS.starts_with("blockDim.")) {
@@ -969,7 +926,7 @@ private:
           }
     } else if (const auto *BO = dyn_cast_or_null<BinaryOperator>(FS->getInit())) {
       if (BO->getOpcode() == BO_Assign)
-        if (const VarDecl *V = declRefVar(BO->getLHS())) {
+        if (const VarDecl *V = varOf(BO->getLHS())) {
           IV = V;
           InitE = BO->getRHS();
         }
@@ -990,11 +947,11 @@ private:
     bool Neg = false;
     const Expr *IncE = Inc->IgnoreParens();
     if (const auto *UO = dyn_cast<UnaryOperator>(IncE)) {
-      if (!UO->isIncrementDecrementOp() || declRefVar(UO->getSubExpr()) != IV)
+      if (!UO->isIncrementDecrementOp() || varOf(UO->getSubExpr()) != IV)
         return;
       L.Step = AffineExpr::constant(UO->isIncrementOp() ? 1 : -1);
     } else if (const auto *CAO = dyn_cast<CompoundAssignOperator>(IncE)) {
-      if (declRefVar(CAO->getLHS()) != IV)
+      if (varOf(CAO->getLHS()) != IV)
         return;
       switch (CAO->getOpcode()) {
       case BO_AddAssign:
@@ -1014,24 +971,24 @@ private:
         return;
       }
     } else if (const auto *BO = dyn_cast<BinaryOperator>(IncE)) {
-      if (BO->getOpcode() != BO_Assign || declRefVar(BO->getLHS()) != IV)
+      if (BO->getOpcode() != BO_Assign || varOf(BO->getLHS()) != IV)
         return;
       const auto *RHS = dyn_cast<BinaryOperator>(BO->getRHS()->IgnoreParenImpCasts());
       if (!RHS)
         return;
       if (RHS->getOpcode() == BO_Add || RHS->getOpcode() == BO_Sub) {
-        if (declRefVar(RHS->getLHS()) == IV) {
+        if (varOf(RHS->getLHS()) == IV) {
           StepE = RHS->getRHS();
           Neg = RHS->getOpcode() == BO_Sub;
         } else if (RHS->getOpcode() == BO_Add &&
-                   declRefVar(RHS->getRHS()) == IV) {
+                   varOf(RHS->getRHS()) == IV) {
           StepE = RHS->getLHS();
         } else {
           return;
         }
       } else if (RHS->getOpcode() == BO_Mul || RHS->getOpcode() == BO_Div ||
                  RHS->getOpcode() == BO_Shr || RHS->getOpcode() == BO_Shl) {
-        if (declRefVar(RHS->getLHS()) != IV)
+        if (varOf(RHS->getLHS()) != IV)
           return;
         L.Geometric = true;
       } else {
@@ -1076,9 +1033,9 @@ private:
       return;
     BinaryOperatorKind Op = Cond->getOpcode();
     const Expr *BoundE;
-    if (declRefVar(Cond->getLHS()) == L.IV) {
+    if (varOf(Cond->getLHS()) == L.IV) {
       BoundE = Cond->getRHS();
-    } else if (declRefVar(Cond->getRHS()) == L.IV) {
+    } else if (varOf(Cond->getRHS()) == L.IV) {
       BoundE = Cond->getLHS();
       Op = BinaryOperator::reverseComparisonOp(Op);
     } else {
@@ -1203,7 +1160,7 @@ private:
         const Expr *B = ASE->getBase()->IgnoreParenImpCasts();
         while (const auto *Inner = dyn_cast<ArraySubscriptExpr>(B))
           B = Inner->getBase()->IgnoreParenImpCasts();
-        if (const VarDecl *V = declRefVar(B))
+        if (const VarDecl *V = varOf(B))
           if (V->getType()->isArrayType() && V->hasLocalStorage())
             return;
       }
@@ -1466,13 +1423,9 @@ AnalysisResults::analyze(ASTContext &Ctx, const ProjectModel &Model,
   auto R = std::make_unique<AnalysisResults>();
   KernelFinder F;
   F.TraverseDecl(Ctx.getTranslationUnitDecl());
-  const SourceManager &SM = Ctx.getSourceManager();
+  UserCodeFilter UserCode(Ctx.getSourceManager(), IsUser);
   for (const FunctionDecl *K : F.Kernels) {
-    SourceLocation L = SM.getExpansionLoc(K->getLocation());
-    if (SM.isInSystemHeader(L))
-      continue;
-    SourceLoc SL = makeSourceLoc(SM, L);
-    if (IsUser && !IsUser(SL.File))
+    if (!UserCode.contains(K->getLocation()))
       continue;
     KernelAnalysis KA;
     KA.Kernel = K;
@@ -1485,7 +1438,7 @@ AnalysisResults::analyze(ASTContext &Ctx, const ProjectModel &Model,
     (void)Pattern;
     KA.Block = blockShapeFromLaunches(Model, KA.Name, Key, KA.BlockSource,
                                       &KA.BlockLoc);
-    KernelAnalyzer A(Ctx, KA, R->OpaqueDeps, IsUser);
+    KernelAnalyzer A(Ctx, KA, R->OpaqueDeps, UserCode);
     A.run();
     R->Kernels.push_back(std::move(KA));
   }

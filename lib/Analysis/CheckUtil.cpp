@@ -70,15 +70,6 @@ std::string textOf(ASTContext &Ctx, SourceRange R) {
   return oneLineText(Ctx, R);
 }
 
-std::string factorText(double F) {
-  char Buf[32];
-  if (F >= 10 || F == (int)F)
-    snprintf(Buf, sizeof(Buf), "%.0fx", F);
-  else
-    snprintf(Buf, sizeof(Buf), "%.1fx", F);
-  return Buf;
-}
-
 bool isUserLoc(ASTContext &Ctx, const CheckContext &CC, SourceLocation L) {
   const SourceManager &SM = Ctx.getSourceManager();
   SourceLocation E = SM.getExpansionLoc(L);
@@ -87,63 +78,6 @@ bool isUserLoc(ASTContext &Ctx, const CheckContext &CC, SourceLocation L) {
   if (CC.IsUserFile)
     return CC.IsUserFile(makeSourceLoc(SM, E).File);
   return true;
-}
-
-namespace {
-class DeviceFnFinder : public RecursiveASTVisitor<DeviceFnFinder> {
-public:
-  bool shouldVisitTemplateInstantiations() const { return true; }
-  bool shouldVisitLambdaBodies() const { return false; }
-  bool VisitFunctionDecl(FunctionDecl *FD) {
-    if ((FD->hasAttr<CUDAGlobalAttr>() || FD->hasAttr<CUDADeviceAttr>()) &&
-        FD->doesThisDeclarationHaveABody() && !FD->isDependentContext() &&
-        !FD->isInvalidDecl())
-      Fns.push_back(FD);
-    return true;
-  }
-  std::vector<const FunctionDecl *> Fns;
-};
-
-void walkStmt(const Stmt *S, const FunctionDecl *FD,
-              std::vector<const Stmt *> &Loops,
-              const std::function<void(const Stmt *, const FunctionDecl *,
-                                       ArrayRef<const Stmt *>)> &Fn) {
-  if (!S)
-    return;
-  Fn(S, FD, Loops);
-  bool IsLoop = isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S) ||
-                isa<CXXForRangeStmt>(S);
-  if (IsLoop) {
-    // The init of a for loop runs once, outside the loop.
-    if (const auto *FS = dyn_cast<ForStmt>(S))
-      walkStmt(FS->getInit(), FD, Loops, Fn);
-    Loops.push_back(S);
-    for (const Stmt *C : S->children())
-      if (!(isa<ForStmt>(S) && C == cast<ForStmt>(S)->getInit()))
-        walkStmt(C, FD, Loops, Fn);
-    Loops.pop_back();
-    return;
-  }
-  if (isa<LambdaExpr>(S))
-    return;
-  for (const Stmt *C : S->children())
-    walkStmt(C, FD, Loops, Fn);
-}
-} // namespace
-
-void forEachDeviceStmt(
-    ASTContext &Ctx, const CheckContext &CC,
-    const std::function<void(const Stmt *, const FunctionDecl *,
-                             ArrayRef<const Stmt *>)> &Fn) {
-  DeviceFnFinder F;
-  F.TraverseDecl(Ctx.getTranslationUnitDecl());
-  for (const FunctionDecl *FD : F.Fns) {
-    if (!isUserLoc(Ctx, CC, FD->getLocation()))
-      continue;
-    // Host-device functions are checked too: they run on the device.
-    std::vector<const Stmt *> Loops;
-    walkStmt(FD->getBody(), FD, Loops, Fn);
-  }
 }
 
 } // namespace cudal1

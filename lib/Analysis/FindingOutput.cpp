@@ -132,7 +132,7 @@ json::Value findingsSarif(const std::vector<Finding> &Findings,
         {"defaultConfiguration", json::Object{{"level", "warning"}}},
         {"properties",
          json::Object{{"category", R ? R->Category : Id.substr(0, Id.find('-'))},
-                      {"exactness", R ? R->Exactness : "none"},
+                      {"exactness", toString(R ? R->Exactness : Exactness::None)},
                       {"origin", R ? R->Origin : "builtin"}}}};
     RulesJ.push_back(std::move(RJ));
   };

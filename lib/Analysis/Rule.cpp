@@ -13,6 +13,26 @@ namespace cudal1 {
 
 Check::~Check() = default;
 
+json::Object toJSON(const RuleInfo &R) {
+  json::Object Opts;
+  for (auto &KV : R.DefaultOptions)
+    Opts[KV.first] = KV.second;
+  json::Object Doc{{"detects", R.Doc.Detects},
+                   {"why", R.Doc.WhySlow},
+                   {"example", R.Doc.Example},
+                   {"fixed", R.Doc.Fixed},
+                   {"fix", R.Doc.Fix}};
+  return json::Object{{"id", R.Id},
+                      {"category", R.Category},
+                      {"exactness", toString(R.Exactness)},
+                      {"exactnessNote", R.ExactnessNote},
+                      {"origin", R.Origin},
+                      {"summary", R.Summary},
+                      {"help", R.Help},
+                      {"options", std::move(Opts)},
+                      {"doc", std::move(Doc)}};
+}
+
 GlobList::GlobList(StringRef Globs) {
   SmallVector<StringRef, 16> Parts;
   Globs.split(Parts, ',', -1, /*KeepEmpty=*/false);
@@ -108,10 +128,6 @@ void CheckRegistry::add(Factory F) {
   std::lock_guard<std::mutex> L(R.M);
   for (auto &E : R.Factories)
     if (E.first == Id) {
-      // A rule that can fix (a transformation) supersedes a finding-only
-      // rule of the same id, whatever the registration order.
-      if (E.second()->info().Exactness == "none" && Info.Exactness != "none")
-        E.second = std::move(F);
       R.Duplicates.push_back(Id);
       return;
     }

@@ -114,7 +114,7 @@ public:
     I.Category = "algebraic";
     I.Summary = "double literal in float arithmetic promotes it to double; "
                 "use a float literal (1.5f)";
-    I.Exactness = "bitwise";
+    I.Exactness = Exactness::Bitwise;
     I.Help = "In C++ an unsuffixed floating literal is a double, so "
              "`x * 0.5` with float x is computed in double precision, which "
              "runs at 1/2 to 1/64 of the FP32 rate on NVIDIA GPUs. The fix "
@@ -275,7 +275,7 @@ public:
     I.Category = "algebraic";
     I.Summary = "double-precision math function called on float data; use "
                 "the float version (sqrtf, expf, ...)";
-    I.Exactness = "ulp";
+    I.Exactness = Exactness::Ulp;
     I.Help = "sqrt/exp/sin/... on a value promoted from float run the "
              "double-precision routine (slow FP64 on most GPUs) and the "
              "result is rounded back to float. The float version is exact "
@@ -405,7 +405,7 @@ public:
     I.Category = "algebraic";
     I.Summary = "floating division by a power of two; multiply by its exact "
                 "reciprocal";
-    I.Exactness = "bitwise";
+    I.Exactness = Exactness::Bitwise;
     I.Help = "IEEE division is a multi-instruction sequence on the GPU; "
              "x / 2^k equals x * 2^-k exactly (both are one correctly "
              "rounded operation on the same real value).";
@@ -535,7 +535,7 @@ public:
     I.Category = "algebraic";
     I.Summary = "floating division by a loop-invariant value in a loop; "
                 "multiply by a reciprocal computed once before the loop";
-    I.Exactness = "ulp";
+    I.Exactness = Exactness::Ulp;
     I.Help = "IEEE float division costs a multi-instruction sequence per "
              "iteration; the reciprocal is computed once before the loop and "
              "each division becomes a multiply. x * (1/s) differs from x / s "
@@ -678,7 +678,7 @@ public:
     I.Category = "algebraic";
     I.Summary = "integer / or % by a power of two on a value proven >= 0; "
                 "use >> or &";
-    I.Exactness = "bitwise";
+    I.Exactness = Exactness::Bitwise;
     I.Help = "For a signed integer the compiler must keep / and % correct "
              "for negative values (extra instructions around the shift); "
              "when the value is provably non-negative (built-in indices, "
@@ -808,7 +808,7 @@ public:
     I.Category = "algebraic";
     I.Summary = "the same pure subexpression computed more than once in a "
                 "statement; compute it once into a local";
-    I.Exactness = "bitwise";
+    I.Exactness = Exactness::Bitwise;
     I.Help = "A pure expression (no side effects, no writes between the "
              "uses) written several times in one statement is computed once "
              "into a const local declared just before the statement. Integer "

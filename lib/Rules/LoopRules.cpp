@@ -247,7 +247,7 @@ public:
     I.Category = "unrolling";
     I.Summary = "innermost loop with a compile-time trip count is not "
                 "unrolled; add #pragma unroll";
-    I.Exactness = "bitwise";
+    I.Exactness = Exactness::Bitwise;
     I.Help = "A loop whose trip count is a constant (or a template argument) "
              "can be fully unrolled: no counter, no branch, and loads from "
              "different iterations can be issued together. The pragma "
@@ -308,7 +308,7 @@ public:
     I.Category = "unrolling";
     I.Summary = "small innermost loop bounded by a parameter; add "
                 "#pragma unroll N";
-    I.Exactness = "bitwise";
+    I.Exactness = Exactness::Bitwise;
     I.Help = "A short loop body bounded by a kernel parameter runs its "
              "counter, compare and branch every iteration; partial unrolling "
              "by Factor (default 4) amortises them and lets loads overlap. "

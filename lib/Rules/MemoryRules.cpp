@@ -289,7 +289,7 @@ public:
     I.Category = "memory";
     I.Summary = "kernel pointer parameter only read through; declare the "
                 "pointee const";
-    I.Exactness = "bitwise";
+    I.Exactness = Exactness::Bitwise;
     I.Help = "A pointer the kernel never writes through can be 'const T *'. "
              "With __restrict__ as well the compiler may load through the "
              "read-only (non-coherent) data path. Adding const changes no "
@@ -368,7 +368,7 @@ public:
     I.Category = "memory";
     I.Summary = "kernel pointer parameters without __restrict__; the "
                 "compiler must assume they alias";
-    I.Exactness = "bitwise";
+    I.Exactness = Exactness::Bitwise;
     I.Help = "Without __restrict__ every store may change what any other "
              "pointer reads, so loads cannot be reordered, kept in registers "
              "or sent through the read-only path. The fix is applied only "
@@ -489,7 +489,7 @@ public:
     I.Category = "memory";
     I.Summary = "read-only global loads could use the read-only data path "
                 "(__ldg)";
-    I.Exactness = "bitwise";
+    I.Exactness = Exactness::Bitwise;
     I.Help = "__ldg(&p[i]) loads through the non-coherent read-only path. "
              "It is only correct when nothing writes the data during the "
              "kernel, through any pointer: when that is proven, "
@@ -634,7 +634,7 @@ public:
     I.Category = "launch";
     I.Summary = "kernel launched only with constant block sizes has no "
                 "__launch_bounds__";
-    I.Exactness = "bitwise";
+    I.Exactness = Exactness::Bitwise;
     I.Help = "Without __launch_bounds__ the compiler allocates registers for "
              "the largest possible block (1024 threads). When every launch "
              "uses a constant block of at most N threads, "

@@ -1,5 +1,7 @@
 //===- RuleSupport.cpp - helpers shared by rewrite rules ------------------===//
 #include "cudal1/Rules/RuleSupport.h"
+#include "cudal1/Analysis/AstFacts.h"
+#include "cudal1/Frontend/UserCode.h"
 #include "cudal1/Model/KernelModel.h"
 
 #include "clang/AST/Attr.h"
@@ -8,6 +10,7 @@
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/Stmt.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
@@ -209,7 +212,8 @@ static std::string kernelName(const FunctionDecl *FD) {
 }
 
 Finding makeFinding(const ASTContext &Ctx, StringRef RuleId, SourceLocation L,
-                    StringRef Message, const FunctionDecl *InFunction) {
+                    StringRef Message, const FunctionDecl *InFunction,
+                    SourceRange Range) {
   const SourceManager &SM = Ctx.getSourceManager();
   Finding F;
   F.RuleId = RuleId.str();
@@ -218,15 +222,40 @@ Finding makeFinding(const ASTContext &Ctx, StringRef RuleId, SourceLocation L,
   F.Offset = E.isValid() ? SM.getFileOffset(E) : 0;
   F.Message = Message.str();
   F.Kernel = kernelName(InFunction);
+  if (Range.isInvalid() || E.isInvalid())
+    return F;
+  // The highlighted range: only when it starts at or before the caret and
+  // ends after it, in the same file.
+  CharSourceRange CR = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(Range), SM, Ctx.getLangOpts());
+  if (CR.isInvalid())
+    return F;
+  SourceLocation End = CR.getEnd();
+  if (End.isValid() && SM.getFileID(End) == SM.getFileID(E) &&
+      SM.getFileOffset(End) > SM.getFileOffset(CR.getBegin()))
+    F.RangeEnd = makeSourceLoc(SM, End.getLocWithOffset(-1));
+  if (CR.getBegin() != E && SM.getFileID(CR.getBegin()) == SM.getFileID(E) &&
+      SM.getFileOffset(CR.getBegin()) > F.Offset)
+    F.RangeEnd = SourceLoc();
   return F;
 }
 
 FindingNote makeNote(const ASTContext &Ctx, SourceLocation L,
                      StringRef Message) {
   FindingNote N;
-  N.Loc = makeSourceLoc(Ctx.getSourceManager(), L);
+  if (L.isValid())
+    N.Loc = makeSourceLoc(Ctx.getSourceManager(), L);
   N.Message = Message.str();
   return N;
+}
+
+std::string factorText(double F) {
+  char Buf[32];
+  if (F >= 10 || F == (int)F)
+    snprintf(Buf, sizeof(Buf), "%.0fx", F);
+  else
+    snprintf(Buf, sizeof(Buf), "%.1fx", F);
+  return Buf;
 }
 
 // --- context ----------------------------------------------------------------
@@ -272,6 +301,17 @@ const Stmt *enclosingLoop(ASTContext &Ctx, const Stmt &S) {
   return nullptr;
 }
 
+bool hasLoopHint(ASTContext &Ctx, const Stmt *Loop) {
+  auto P = Ctx.getParents(*Loop);
+  if (P.empty())
+    return false;
+  if (const auto *AS = P[0].get<AttributedStmt>())
+    for (const Attr *A : AS->getAttrs())
+      if (isa<LoopHintAttr>(A))
+        return true;
+  return false;
+}
+
 bool isDeviceCode(const FunctionDecl *FD) {
   return FD && (FD->hasAttr<CUDAGlobalAttr>() || FD->hasAttr<CUDADeviceAttr>());
 }
@@ -300,46 +340,72 @@ bool isInInstantiation(const FunctionDecl *FD) {
   return false;
 }
 
+namespace {
+class DeviceFnFinder : public RecursiveASTVisitor<DeviceFnFinder> {
+public:
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitLambdaBodies() const { return false; }
+  bool VisitFunctionDecl(FunctionDecl *FD) {
+    if ((FD->hasAttr<CUDAGlobalAttr>() || FD->hasAttr<CUDADeviceAttr>()) &&
+        FD->doesThisDeclarationHaveABody() && !FD->isDependentContext() &&
+        !FD->isInvalidDecl())
+      Fns.push_back(FD);
+    return true;
+  }
+  std::vector<const FunctionDecl *> Fns;
+};
+
+void walkStmt(const Stmt *S, const FunctionDecl *FD,
+              std::vector<const Stmt *> &Loops,
+              const std::function<void(const Stmt *, const FunctionDecl *,
+                                       ArrayRef<const Stmt *>)> &Fn) {
+  if (!S)
+    return;
+  Fn(S, FD, Loops);
+  if (isLoop(S)) {
+    // The init of a for loop runs once, outside the loop.
+    if (const auto *FS = dyn_cast<ForStmt>(S))
+      walkStmt(FS->getInit(), FD, Loops, Fn);
+    Loops.push_back(S);
+    for (const Stmt *C : S->children())
+      if (!(isa<ForStmt>(S) && C == cast<ForStmt>(S)->getInit()))
+        walkStmt(C, FD, Loops, Fn);
+    Loops.pop_back();
+    return;
+  }
+  if (isa<LambdaExpr>(S))
+    return;
+  for (const Stmt *C : S->children())
+    walkStmt(C, FD, Loops, Fn);
+}
+} // namespace
+
+void forEachDeviceStmt(
+    ASTContext &Ctx, const CheckContext &CC,
+    const std::function<void(const Stmt *, const FunctionDecl *,
+                             ArrayRef<const Stmt *>)> &Fn) {
+  DeviceFnFinder F;
+  F.TraverseDecl(Ctx.getTranslationUnitDecl());
+  for (const FunctionDecl *FD : F.Fns) {
+    if (!isUserCode(Ctx.getSourceManager(), FD->getLocation(), CC.IsUserFile))
+      continue;
+    // Host-device functions are checked too: they run on the device.
+    std::vector<const Stmt *> Loops;
+    walkStmt(FD->getBody(), FD, Loops, Fn);
+  }
+}
+
 // --- value facts --------------------------------------------------------------
 
 /// threadIdx.x and friends: the variable name and the dimension.
 static bool cudaBuiltin(const Expr *E, StringRef &Var, char &Dim) {
-  E = E->IgnoreParenImpCasts();
-  if (const auto *PO = dyn_cast<PseudoObjectExpr>(E))
-    E = PO->getSyntacticForm()->IgnoreParenImpCasts();
-  const Expr *Base = nullptr;
-  StringRef Member;
-  if (const auto *P = dyn_cast<MSPropertyRefExpr>(E)) {
-    Base = P->getBaseExpr();
-    Member = P->getPropertyDecl()->getName();
-  } else if (const auto *M = dyn_cast<MemberExpr>(E)) {
-    Base = M->getBase();
-    if (const auto *ND = M->getMemberDecl(); ND && ND->getIdentifier())
-      Member = ND->getName();
-  } else if (const auto *C = dyn_cast<CXXMemberCallExpr>(E)) {
-    // __fetch_builtin_x()
-    if (const auto *MD = C->getMethodDecl(); MD && MD->getIdentifier()) {
-      StringRef N = MD->getName();
-      if (N.consume_front("__fetch_builtin_"))
-        Member = N;
-    }
-    Base = C->getImplicitObjectArgument();
-  }
-  if (!Base || Member.size() != 1)
+  static thread_local std::string Name;
+  Name = builtinName(E);
+  if (Name.empty())
     return false;
-  Base = Base->IgnoreParenImpCasts();
-  if (const auto *OV = dyn_cast<OpaqueValueExpr>(Base))
-    if (OV->getSourceExpr())
-      Base = OV->getSourceExpr()->IgnoreParenImpCasts();
-  const auto *DRE = dyn_cast<DeclRefExpr>(Base);
-  if (!DRE || !DRE->getDecl()->getIdentifier())
-    return false;
-  Var = DRE->getDecl()->getName();
-  Dim = Member[0];
-  if (Var != "threadIdx" && Var != "blockIdx" && Var != "blockDim" &&
-      Var != "gridDim")
-    return false;
-  return Dim == 'x' || Dim == 'y' || Dim == 'z';
+  Var = StringRef(Name).split('.').first;
+  Dim = Name.back();
+  return true;
 }
 
 static std::optional<uint64_t> builtinBound(StringRef Var, char Dim) {
@@ -555,5 +621,6 @@ bool isPure(ASTContext &Ctx, const Expr *E) {
         return false;
   return true;
 }
+
 
 } // namespace cudal1

@@ -41,7 +41,9 @@ RuleInfo yamlRuleInfo(const CompiledYamlRule &R) {
                                                    : R.Spec.Description;
   Summary = StringRef(Summary).split('\n').first.trim().str();
   I.Summary = Summary;
-  I.Exactness = R.Rewrite ? R.Spec.Exactness : "none";
+  I.Exactness = R.Rewrite ? exactnessFromString(R.Spec.Exactness)
+                                  .value_or(Exactness::Bitwise)
+                            : Exactness::None;
   I.Origin = R.Spec.File;
   I.Help = R.Spec.Description.empty() ? R.Spec.Message : R.Spec.Description;
   return I;

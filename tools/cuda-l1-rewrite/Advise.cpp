@@ -273,7 +273,7 @@ void preferFixes(std::vector<Finding> &Findings,
                  const std::vector<RuleInfo> &Rules) {
   std::set<std::string> FindingOnly;
   for (const RuleInfo &R : Rules)
-    if (R.Exactness == "none")
+    if (R.Exactness == Exactness::None)
       FindingOnly.insert(R.Id);
   std::set<std::tuple<std::string, unsigned, std::string>> WithFix;
   for (const Finding &F : Findings)
@@ -375,16 +375,8 @@ void listRules(const std::vector<RuleInfo> &Rules, const GlobList &Enabled) {
   if (Format == OutputFormat::Json) {
     json::Array A;
     for (const RuleInfo &R : Rules) {
-      json::Object O{{"id", R.Id},
-                     {"category", R.Category},
-                     {"exactness", R.Exactness},
-                     {"origin", R.Origin},
-                     {"summary", R.Summary},
-                     {"enabled", Enabled.contains(R.Id)}};
-      json::Object Opts;
-      for (auto &KV : R.DefaultOptions)
-        Opts[KV.first] = KV.second;
-      O["options"] = std::move(Opts);
+      json::Object O = toJSON(R);
+      O["enabled"] = Enabled.contains(R.Id);
       A.push_back(std::move(O));
     }
     outs() << formatv("{0:2}", json::Value(json::Object{{"rules", std::move(A)}}))
@@ -399,7 +391,7 @@ void listRules(const std::vector<RuleInfo> &Rules, const GlobList &Enabled) {
     if (!Enabled.contains(R.Id))
       continue;
     outs() << "    " << R.Id << std::string(W + 2 - R.Id.size(), ' ')
-           << R.Category << "  " << R.Exactness << "  " << R.Summary;
+           << R.Category << "  " << toString(R.Exactness) << "  " << R.Summary;
     if (R.Origin != "builtin")
       outs() << " (" << R.Origin << ")";
     outs() << "\n";

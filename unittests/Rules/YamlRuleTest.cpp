@@ -59,7 +59,7 @@ TEST(YamlRule, CompilesAndBindsNodes) {
   EXPECT_TRUE(C) << (D.empty() ? "" : D.front().str());
   auto Check = makeYamlRuleCheck(C);
   EXPECT_EQ(Check->info().Id, "algebraic-powf-square");
-  EXPECT_EQ(Check->info().Exactness, "ulp");
+  EXPECT_EQ(Check->info().Exactness, Exactness::Ulp);
 }
 
 TEST(YamlRule, MatcherErrorIsLocatedInTheFile) {

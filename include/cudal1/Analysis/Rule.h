@@ -24,6 +24,7 @@
 #include "cudal1/Analysis/Finding.h"
 #include "cudal1/Model/KernelInfo.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/JSON.h"
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -39,17 +40,37 @@ class CompilerInstance;
 
 namespace cudal1 {
 
+/// A rule's documentation: the sections of its page docs/rules/<id>.md
+/// (written by utils/gen-rule-docs.py from `--list-rules --format=json`).
+/// Markdown; code without fences.
+struct RuleDoc {
+  std::string Detects; ///< "What it detects"
+  std::string WhySlow; ///< "Why it is slow"
+  std::string Example; ///< code showing the problem
+  std::string Fixed;   ///< the example after the rewrite ("" = not shown)
+  std::string Fix;     ///< "The fix": what the rewrite does, or what to do
+};
+
 /// What --list-rules, SARIF and docs/rules/ show about a rule.
 struct RuleInfo {
   std::string Id;         ///< "algebraic-powf-square"
   std::string Category;   ///< "algebraic"
   std::string Summary;    ///< one line
-  std::string Exactness = "none"; ///< toString(Exactness); "none" = finding only
+  /// The exactness of the rule's rewrite; None = finding only.
+  cudal1::Exactness Exactness = cudal1::Exactness::None;
+  /// Said after the exactness in the docs, e.g. "within 2 ulp", "applied
+  /// only when no-aliasing is proven".
+  std::string ExactnessNote;
   std::string Origin = "builtin"; ///< "builtin" or the YAML file's path
   std::string Help;       ///< longer text (SARIF fullDescription/help)
   /// Per-rule options and their defaults (documented, --dump-config).
   std::map<std::string, std::string> DefaultOptions;
+  RuleDoc Doc;
 };
+
+/// The JSON object --list-rules --format=json prints for a rule (without
+/// "enabled", which depends on the configuration).
+llvm::json::Object toJSON(const RuleInfo &R);
 
 /// clang-tidy's glob list: comma-separated globs, '*' matches any text, a
 /// leading '-' removes; the last matching glob decides. Whitespace and
@@ -83,6 +104,7 @@ public:
 };
 
 class AnalysisResults; // cudal1/Analysis/AccessAnalysis.h
+struct SharedRuleFacts; // lib/Rules (cudal1/Rules/RuleSupport.h)
 
 /// Everything a check may use besides the AST.
 struct CheckContext {
@@ -98,6 +120,10 @@ struct CheckContext {
   /// True for files whose findings are reported (user code, not system
   /// headers). Checks should skip code for which it is false.
   std::function<bool(const std::string &AbsPath)> IsUserFile;
+  /// Facts about the translation unit that every rule needs (the kernels
+  /// and their launches), computed by lib/Rules on first use and shared by
+  /// the rules of this translation unit. Drivers leave it empty.
+  mutable std::shared_ptr<const SharedRuleFacts> Shared;
 };
 
 /// A C++ check or transformation.
@@ -127,9 +153,8 @@ class CheckRegistry {
 public:
   using Factory = std::function<std::unique_ptr<Check>()>;
 
-  /// Adds a rule. When the id is already present, a rule with a fix
-  /// (Exactness != "none") replaces a finding-only one; otherwise the second
-  /// is ignored. Either way the id is reported by duplicates().
+  /// Adds a rule. When the id is already present the second rule is
+  /// ignored and the id is reported by duplicates().
   static void add(Factory F);
   static void addLoader(RuleLoader L);
   /// Calls every loader (once; later calls do nothing); returns the total

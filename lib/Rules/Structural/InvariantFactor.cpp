@@ -59,7 +59,7 @@ public:
     I.Category = "algebraic";
     I.Summary = "acc += c * e in a loop with loop-invariant c -> acc += e, "
                 "acc *= c once after the loop";
-    I.Exactness = "reassociating";
+    I.Exactness = Exactness::Reassociating;
     I.Help = "A sum that multiplies every term by the same loop-invariant "
              "factor does one multiply per iteration more than needed: "
              "c*e1 + c*e2 + ... = c*(e1 + e2 + ...). The rewrite sums the "
@@ -217,8 +217,8 @@ private:
     Fix.Edits.push_back(makeTextEdit(
         Ctx, CharSourceRange::getTokenRange(CA->getRHS()->getSourceRange()),
         Rest));
-    Fix.Edits.push_back(makeInsertion(Ctx, stmtEnd(Ctx, L),
-                                      "\n" + indentOf(Ctx, L->getBeginLoc()) +
+    Fix.Edits.push_back(makeInsertion(Ctx, structural::stmtEnd(Ctx, L),
+                                      "\n" + structural::indentOf(Ctx, L->getBeginLoc()) +
                                           AccName + " *= " + CName + ";"));
     Fix.Description = "sum the terms in the loop and multiply '" + AccName +
                       "' by '" + CName + "' once after it";

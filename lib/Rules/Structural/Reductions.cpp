@@ -52,7 +52,7 @@ public:
     I.Category = "sync";
     I.Summary = "interleaved tree reduction (tid % (2*s) == 0) -> sequential "
                 "addressing (tid < s)";
-    I.Exactness = "reassociating";
+    I.Exactness = Exactness::Reassociating;
     I.Help = "The interleaved shared-memory reduction keeps only every "
              "(2*s)-th thread busy, so every warp diverges at every step, and "
              "its accesses conflict in the banks. Sequential addressing "
@@ -216,7 +216,7 @@ private:
         return;
       }
     } else if (builtinName(Bound) == "blockDim.x") {
-      auto Block = constantBlock(CC, K, Why);
+      auto Block = structural::constantBlock(CC, K, Why);
       if (!Block) {
         Fix.Proven = false;
         Fd.Notes.push_back(makeNote(
@@ -283,7 +283,7 @@ public:
     I.Category = "sync";
     I.Summary = "every thread atomically adds to one address -> warp-shuffle "
                 "sum, then one atomicAdd per warp";
-    I.Exactness = "reassociating";
+    I.Exactness = Exactness::Reassociating;
     I.Help = "atomicAdd from every thread to the same address serialises 32 "
              "updates per warp in the memory system. Summing the warp's "
              "values with __shfl_down_sync first leaves one atomic per warp. "
@@ -403,7 +403,7 @@ private:
       return;
     }
     std::string Why;
-    auto Block = constantBlock(CC, K, Why);
+    auto Block = structural::constantBlock(CC, K, Why);
     if (!Block) {
       Fail(Why + "; the warp shuffle needs full warps (block size a multiple "
                  "of 32)");
@@ -426,8 +426,8 @@ private:
       Fail("the atomic's operands come from a macro expansion");
       return;
     }
-    std::string V = uniqueName(K, "cudal1_v");
-    std::string Ind = indentOf(Ctx, Top->getBeginLoc());
+    std::string V = structural::uniqueName(K, "cudal1_v");
+    std::string Ind = structural::indentOf(Ctx, Top->getBeginLoc());
     std::string I1 = Ind + "  ";
     bool OneD = (*Block)[1] == 1 && (*Block)[2] == 1;
     std::string Lane =

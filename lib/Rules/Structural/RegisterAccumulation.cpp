@@ -107,7 +107,7 @@ SourceLocation endOfStmt(ASTContext &Ctx, const Stmt *S) {
 /// declaration ends at the end of its last token.
 SourceLocation afterStmt(ASTContext &Ctx, const Stmt *S) {
   if (!isa<DeclStmt>(S))
-    return stmtEnd(Ctx, S);
+    return structural::stmtEnd(Ctx, S);
   const SourceManager &SM = Ctx.getSourceManager();
   return Lexer::getLocForEndOfToken(SM.getExpansionLoc(S->getEndLoc()), 0, SM,
                                     Ctx.getLangOpts());
@@ -121,7 +121,7 @@ public:
     I.Category = "memory";
     I.Summary = "global read-modify-write of one element in a loop -> register "
                 "accumulator stored once after the loop";
-    I.Exactness = "bitwise";
+    I.Exactness = Exactness::Bitwise;
     I.Help = "A loop that updates out[idx] (idx unchanged by the loop) loads "
              "and stores global memory on every iteration. The rewrite keeps "
              "the value in a register: one load (or the initialising store "
@@ -348,13 +348,13 @@ private:
       refuse(Fd, "the loop comes from a macro expansion");
       return Fd;
     }
-    std::string Name = uniqueName(K, P->getName().str() + "_acc");
+    std::string Name = structural::uniqueName(K, P->getName().str() + "_acc");
     while (UsedNames.count(Name))
       Name += "_";
     UsedNames.insert(Name);
     QualType T = A.Lhs->getType().getUnqualifiedType();
     std::string TypeText = T.getAsString(Ctx.getPrintingPolicy());
-    std::string Indent = indentOf(Ctx, L->getBeginLoc());
+    std::string Indent = structural::indentOf(Ctx, L->getBeginLoc());
 
     FixIt Fix;
     Fix.Exact = Exactness::Bitwise;
@@ -440,7 +440,7 @@ public:
     I.Category = "memory";
     I.Summary = "global load with a loop-invariant index in every iteration -> "
                 "loaded once before the loop";
-    I.Exactness = "bitwise";
+    I.Exactness = Exactness::Bitwise;
     I.Help = "A load p[idx] whose index does not change in the loop is "
              "repeated every iteration unless the compiler can prove nothing "
              "in the loop writes p[idx]. The rewrite loads it once before "
@@ -661,7 +661,7 @@ private:
                 Reps.push_back({DRE, "(" + Init + ")"});
           });
         }
-        First = rewrittenText(Ctx, Cond, Reps);
+        First = structural::rewrittenText(Ctx, Cond, Reps);
       }
     } else if (const auto *W = dyn_cast<WhileStmt>(L)) {
       if (W->getConditionVariable() || !isPureNoMemory(W->getCond()))
@@ -684,13 +684,13 @@ private:
       if (!editableRange(Ctx, CharSourceRange::getTokenRange(U->getSourceRange()),
                          EW))
         return Fail(EW);
-    std::string Name = uniqueName(K, P->getName().str() + "_inv");
+    std::string Name = structural::uniqueName(K, P->getName().str() + "_inv");
     while (Used.count(Name))
       Name += "_";
     Used.insert(Name);
     std::string TypeText = AS->getType().getUnqualifiedType().getAsString(
         Ctx.getPrintingPolicy());
-    std::string Indent = indentOf(Ctx, L->getBeginLoc());
+    std::string Indent = structural::indentOf(Ctx, L->getBeginLoc());
     std::string Decl = "const " + TypeText + " " + Name + " = " +
                        (First == "true" ? Elem
                                         : "(" + First + ") ? " + Elem + " : " +
@@ -736,7 +736,7 @@ private:
       if (RParen.isInvalid() || RParen.isMacroID() ||
           inMacro(Parent->getSourceRange()))
         return Fail("the loop is not directly in a block");
-      std::string PInd = indentOf(Ctx, Parent->getBeginLoc());
+      std::string PInd = structural::indentOf(Ctx, Parent->getBeginLoc());
       Fix.Edits.push_back(
           makeInsertion(Ctx, RParen.getLocWithOffset(1), " {"));
       Fix.Edits.push_back(makeInsertion(

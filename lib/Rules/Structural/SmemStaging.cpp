@@ -115,7 +115,7 @@ public:
     I.Category = "coalescing";
     I.Summary = "each thread walks its own matrix row -> the block stages "
                 "tiles of the rows in shared memory with coalesced loads";
-    I.Exactness = "bitwise";
+    I.Exactness = Exactness::Bitwise;
     I.Help =
         "When thread row = blockIdx.x*blockDim.x + threadIdx.x reads "
         "A[row*LD + k] in a loop over k, the lanes of a warp read addresses "
@@ -188,7 +188,7 @@ private:
 
     // --- legality -----------------------------------------------------------
     std::string Why;
-    auto BlockOr = constantBlock(CC, K, Why);
+    auto BlockOr = structural::constantBlock(CC, K, Why);
     if (!BlockOr) {
       refuse(Fd, Why + "; the shared-memory tile needs a constant block size");
       return Fd;
@@ -361,7 +361,7 @@ private:
       refuse(Fd, Why);
       return Fd;
     }
-    std::string LoadIdx = rewrittenText(Ctx, Walk->getIdx(), IdxReps);
+    std::string LoadIdx = structural::rewrittenText(Ctx, Walk->getIdx(), IdxReps);
     std::string BaseText = sourceText(Ctx, Walk->getBase()->getSourceRange());
     if (LoadIdx.empty() || BaseText.empty()) {
       refuse(Fd, "the index comes from a macro expansion");
@@ -434,7 +434,7 @@ private:
     std::vector<std::string> Conds; // active-thread conditions
     FixIt Fix;
     Fix.Exact = Exactness::Bitwise;
-    std::string ActName = uniqueName(K, "cudal1_active");
+    std::string ActName = structural::uniqueName(K, "cudal1_active");
     unsigned GuardN = 0;
     bool AfterGuard = false;
     int LastGuardEdit = -1;
@@ -477,7 +477,7 @@ private:
             Ctx, CharSourceRange::getTokenRange(If->getSourceRange()),
             "const bool " + N + " = !(" + CondText + ")"));
         LastGuardEdit = Fix.Edits.size() - 1;
-        LastGuardInd = indentOf(Ctx, If->getBeginLoc());
+        LastGuardInd = structural::indentOf(Ctx, If->getBeginLoc());
         LastGuardIsIf = false;
         AfterGuard = true;
         continue;
@@ -508,9 +508,9 @@ private:
           CharSourceRange::getCharRange(Enclosing->getBeginLoc(),
                                         Block2->getLBracLoc()),
           "const bool " + N + " = (" + CondText + ");\n" +
-              indentOf(Ctx, Enclosing->getBeginLoc())));
+              structural::indentOf(Ctx, Enclosing->getBeginLoc())));
       LastGuardEdit = Fix.Edits.size() - 1;
-      LastGuardInd = indentOf(Ctx, Enclosing->getBeginLoc());
+      LastGuardInd = structural::indentOf(Ctx, Enclosing->getBeginLoc());
       LastGuardIsIf = true;
       for (const Stmt *S : Block2->body()) {
         if (S == L)
@@ -527,7 +527,7 @@ private:
     std::string Active;
     for (const std::string &N : Conds)
       Active += (Active.empty() ? "" : " && ") + N;
-    std::string Indent = indentOf(Ctx, L->getBeginLoc());
+    std::string Indent = structural::indentOf(Ctx, L->getBeginLoc());
     // Which threads load: a flag per thread in shared memory, written right
     // after the last guard (every thread gets there).
     if (!Active.empty() && LastGuardEdit >= 0) {
@@ -563,7 +563,7 @@ private:
           return Fd;
         }
         SourceLocation FB = SM.getExpansionLoc(First->getBeginLoc());
-        SourceLocation LEnd = stmtEnd(Ctx, Last);
+        SourceLocation LEnd = structural::stmtEnd(Ctx, Last);
         CharSourceRange AR = CharSourceRange::getCharRange(FB, LEnd);
         bool Inv = false;
         std::string Rest = Lexer::getSourceText(AR, SM, Ctx.getLangOpts(), &Inv).str();
@@ -571,7 +571,7 @@ private:
           refuse(Fd, "code after the loop cannot be read");
           return Fd;
         }
-        std::string FI = indentOf(Ctx, First->getBeginLoc());
+        std::string FI = structural::indentOf(Ctx, First->getBeginLoc());
         Fix.Edits.push_back(makeTextEdit(
             Ctx, AR,
             "if (" + Active + ") {\n" + FI + "  " + reindent(Rest, "  ") +
@@ -581,12 +581,12 @@ private:
 
     // --- the tiled loop -----------------------------------------------------
     std::vector<std::pair<const Stmt *, std::string>> BodyReps;
-    std::string Tile = uniqueName(K, "cudal1_tile");
+    std::string Tile = structural::uniqueName(K, "cudal1_tile");
     std::string K0n = "cudal1_k0", Kend = "cudal1_kend";
     for (const ArraySubscriptExpr *U : Uses)
       BodyReps.push_back(
           {U, Tile + "[threadIdx.x][" + IV->getName().str() + " - " + K0n + "]"});
-    std::string BodyText = rewrittenText(Ctx, L->getBody(), BodyReps);
+    std::string BodyText = structural::rewrittenText(Ctx, L->getBody(), BodyReps);
     std::string K0Text = sourceText(Ctx, K0->getSourceRange());
     std::string EndText = sourceText(Ctx, End->getSourceRange());
     if (BodyText.empty() || K0Text.empty() || EndText.empty() ||
@@ -669,7 +669,7 @@ private:
     T += I1 + "}\n";
     T += Indent + "}";
     SourceLocation LB = SM.getExpansionLoc(L->getBeginLoc());
-    CharSourceRange LR = CharSourceRange::getCharRange(LB, stmtEnd(Ctx, L));
+    CharSourceRange LR = CharSourceRange::getCharRange(LB, structural::stmtEnd(Ctx, L));
     Fix.Edits.push_back(makeTextEdit(Ctx, LR, T));
     Fix.Description = "stage rows of '" + A->getName().str() + "' in a " + Bs +
                       "x" + TKs + " shared-memory tile (+1 padding column); "
@@ -714,7 +714,7 @@ public:
     I.Category = "coalescing";
     I.Summary = "each thread sums its own matrix row -> one warp per row "
                 "with a shuffle reduction (grid rewritten 32x)";
-    I.Exactness = "reassociating";
+    I.Exactness = Exactness::Reassociating;
     I.Help = "When thread row = blockIdx.x*blockDim.x + threadIdx.x sums "
              "A[row*LD + k] over k, a warp per row reads the row with 32 "
              "consecutive lanes (coalesced) and reduces the lanes' partial "
@@ -778,7 +778,7 @@ private:
       return Fd;
     };
     std::string Why;
-    auto Block = constantBlock(CC, K, Why);
+    auto Block = structural::constantBlock(CC, K, Why);
     if (!Block)
       return Fail(Why + "; a warp per row needs a constant block size");
     if ((*Block)[1] != 1 || (*Block)[2] != 1 || (*Block)[0] % 32)
@@ -944,7 +944,7 @@ private:
     if (inMacro(L->getSourceRange()) || inMacro(Row->getSourceRange()))
       return Fail("the code comes from a macro expansion");
     // Row: the warp's index.
-    std::string Lane = uniqueName(K, "cudal1_lane");
+    std::string Lane = structural::uniqueName(K, "cudal1_lane");
     std::string RowInit = sourceText(Ctx, Row->getInit()->getSourceRange());
     Fix.Edits.push_back(makeTextEdit(
         Ctx, CharSourceRange::getTokenRange(Row->getInit()->getSourceRange()),
@@ -953,12 +953,12 @@ private:
     const DeclStmt *RDS = RowDS.empty() ? nullptr : RowDS[0].get<DeclStmt>();
     if (!RDS)
       return Fail("the row declaration is not a statement");
-    std::string RInd = indentOf(Ctx, RDS->getBeginLoc());
+    std::string RInd = structural::indentOf(Ctx, RDS->getBeginLoc());
     Fix.Edits.push_back(makeInsertion(
-        Ctx, stmtEnd(Ctx, RDS),
+        Ctx, structural::stmtEnd(Ctx, RDS),
         "\n" + RInd + "const unsigned int " + Lane + " = threadIdx.x % 32u;"));
     // The loop: lanes stride by 32, then the shuffle reduction.
-    std::string Ind = indentOf(Ctx, L->getBeginLoc());
+    std::string Ind = structural::indentOf(Ctx, L->getBeginLoc());
     std::string IVN = IV->getName().str();
     std::string K0T = sourceText(Ctx, K0->getSourceRange());
     std::string EndT = sourceText(Ctx, End->getSourceRange());
@@ -977,7 +977,7 @@ private:
          ", cudal1_o);";
     Fix.Edits.push_back(makeTextEdit(
         Ctx, CharSourceRange::getCharRange(SM.getExpansionLoc(L->getBeginLoc()),
-                                           stmtEnd(Ctx, L)),
+                                           structural::stmtEnd(Ctx, L)),
         T));
     // The rest of the block: lane 0 only.
     const Stmt *First = nullptr, *Last = nullptr;
@@ -994,13 +994,13 @@ private:
     if (First) {
       SourceLocation FB = SM.getExpansionLoc(First->getBeginLoc());
       CharSourceRange AR =
-          CharSourceRange::getCharRange(FB, stmtEnd(Ctx, Last));
+          CharSourceRange::getCharRange(FB, structural::stmtEnd(Ctx, Last));
       bool Inv = false;
       std::string Rest =
           Lexer::getSourceText(AR, SM, Ctx.getLangOpts(), &Inv).str();
       if (Inv)
         return Fail("code after the loop cannot be read");
-      std::string FI = indentOf(Ctx, First->getBeginLoc());
+      std::string FI = structural::indentOf(Ctx, First->getBeginLoc());
       Fix.Edits.push_back(makeTextEdit(
           Ctx, AR,
           "if (" + Lane + " == 0) {\n" + FI + "  " + reindent(Rest, "  ") +

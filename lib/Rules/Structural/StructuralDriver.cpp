@@ -84,7 +84,7 @@ int main(int argc, const char **argv) {
   if (ListRules) {
     for (const RuleInfo &R : CheckRegistry::rules())
       if (GlobList(Rules).contains(R.Id))
-        outs() << R.Id << " (" << R.Exactness << "): " << R.Summary << "\n";
+        outs() << R.Id << " (" << toString(R.Exactness) << "): " << R.Summary << "\n";
     return 0;
   }
   if (Files.empty()) {

@@ -752,7 +752,7 @@ SourceLocation stmtEnd(ASTContext &Ctx, const Stmt *S) {
 
 void PerKernelCheck::run(ASTContext &Ctx, const CheckContext &CC,
                          std::vector<Finding> &Out) {
-  for (const FunctionDecl *K : userKernels(Ctx, CC)) {
+  for (const FunctionDecl *K : structural::userKernels(Ctx, CC)) {
     FunctionFacts F = FunctionFacts::compute(K);
     runOn(Ctx, CC, K, F, Out);
   }

@@ -97,7 +97,7 @@ public:
     I.Category = "coalescing";
     I.Summary = "2-D kernel indexing rows by threadIdx.x -> swap x and y in "
                 "the kernel and at every launch site";
-    I.Exactness = "bitwise";
+    I.Exactness = Exactness::Bitwise;
     I.Help = "When consecutive threadIdx.x values address elements a row "
              "apart and consecutive threadIdx.y values address adjacent "
              "elements, every warp request touches one sector per lane. "

@@ -40,7 +40,7 @@ public:
     I.Category = "coalescing";
     I.Summary = "transpose-like copy (coalesced read, column-strided write) "
                 "-> through a padded shared-memory tile";
-    I.Exactness = "bitwise";
+    I.Exactness = Exactness::Bitwise;
     I.Help = "A kernel that reads in[y*W + x] and writes out[x*H + y] has one "
              "of its two accesses strided by a whole row along the warp. "
              "Staging a square block's elements in a shared-memory tile with "
@@ -124,7 +124,7 @@ private:
 
     // --- legality ----------------------------------------------------------
     std::string Why;
-    auto Block = constantBlock(CC, K, Why);
+    auto Block = structural::constantBlock(CC, K, Why);
     if (!Block) {
       refuse(R, Why + "; the tile needs a constant square block");
       return;
@@ -208,11 +208,11 @@ private:
             Reps.push_back({PO, "threadIdx.x"});
         }
       });
-      return rewrittenText(Ctx, S, Reps);
+      return structural::rewrittenText(Ctx, S, Reps);
     };
-    std::string Ind = indentOf(Ctx, Body->body_front()->getBeginLoc());
+    std::string Ind = structural::indentOf(Ctx, Body->body_front()->getBeginLoc());
     std::string I1 = Ind + "  ";
-    std::string Tile = uniqueName(K, "cudal1_tile");
+    std::string Tile = structural::uniqueName(K, "cudal1_tile");
     std::string Bs = std::to_string(B);
     std::string ETs = ET.getAsString(Ctx.getPrintingPolicy());
     std::string Decls, SwappedDecls;
@@ -252,7 +252,7 @@ private:
           RhsReps.push_back({PO, "threadIdx.x"});
       });
     }
-    std::string RhsW = rewrittenText(Ctx, BO->getRHS(), RhsReps);
+    std::string RhsW = structural::rewrittenText(Ctx, BO->getRHS(), RhsReps);
     // RHS may use thread-dependent locals too: swap them as well by
     // re-evaluating in phase 2's scope (the re-declared locals shadow).
     if ((Cond && (CondT.empty() || CondW.empty())) || InT.empty() ||

@@ -34,7 +34,7 @@ public:
     I.Category = "memory";
     I.Summary = "element-wise float kernel -> float4 loads and stores with a "
                 "run-time alignment check and a scalar tail";
-    I.Exactness = "bitwise";
+    I.Exactness = Exactness::Bitwise;
     I.Help = "One 4-byte load per thread needs four times the memory "
              "instructions of 16-byte loads. The rewrite lets every thread "
              "whose quad of elements the original computes in full handle "
@@ -167,7 +167,7 @@ private:
     }
     // Text.
     std::string IN = I->getName().str();
-    std::string Ind = indentOf(Ctx, If->getBeginLoc());
+    std::string Ind = structural::indentOf(Ctx, If->getBeginLoc());
     std::string I1 = Ind + "  ", I2 = I1 + "  ", I3 = I2 + "  ";
     std::string StmtT = sourceText(Ctx, As->getSourceRange());
     std::string NT = sourceText(Ctx, C->getRHS()->getSourceRange());
@@ -203,7 +203,7 @@ private:
             cast<DeclRefExpr>(L->getBase()->IgnoreParenImpCasts())->getDecl());
         Reps.push_back({L, V4[P] + "." + Lane});
       }
-      std::string E = rewrittenText(Ctx, As->getRHS(), Reps);
+      std::string E = structural::rewrittenText(Ctx, As->getRHS(), Reps);
       if (E.empty()) {
         refuse(R, "the expression comes from a macro expansion");
         return;
