@@ -19,6 +19,18 @@ bool isLoop(const Stmt *S) {
          isa<CXXForRangeStmt>(S);
 }
 
+const Stmt *loopBody(const Stmt *S) {
+  if (const auto *F = dyn_cast_or_null<ForStmt>(S))
+    return F->getBody();
+  if (const auto *W = dyn_cast_or_null<WhileStmt>(S))
+    return W->getBody();
+  if (const auto *D = dyn_cast_or_null<DoStmt>(S))
+    return D->getBody();
+  if (const auto *R = dyn_cast_or_null<CXXForRangeStmt>(S))
+    return R->getBody();
+  return nullptr;
+}
+
 void forEachStmt(const Stmt *S, const std::function<void(const Stmt *)> &Fn) {
   if (!S)
     return;
@@ -86,6 +98,47 @@ std::set<const VarDecl *> varsWrittenIn(const Stmt *Body) {
     }
   });
   return W;
+}
+
+std::set<const VarDecl *> varsChangedIn(const Stmt *Loop) {
+  std::set<const VarDecl *> Out = varsWrittenIn(Loop);
+  forEachStmt(Loop, [&](const Stmt *S) {
+    if (const auto *DS = dyn_cast<DeclStmt>(S))
+      for (const Decl *D : DS->decls())
+        if (const auto *V = dyn_cast<VarDecl>(D))
+          Out.insert(V);
+  });
+  return Out;
+}
+
+bool isLoopInvariant(const Expr *E, const std::set<const VarDecl *> &Changed,
+                     bool &HasVar) {
+  E = E->IgnoreParens();
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+    if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl())) {
+      if (V->hasGlobalStorage() && !V->getType().isConstQualified())
+        return false;
+      HasVar = true;
+      return !Changed.count(V);
+    }
+    return true;
+  }
+  if (isa<ArraySubscriptExpr>(E) || isa<CallExpr>(E) || isa<MemberExpr>(E) ||
+      isa<CXXConstructExpr>(E))
+    return isa<PseudoObjectExpr>(E);
+  if (isa<PseudoObjectExpr>(E)) // threadIdx.x etc.
+    return true;
+  if (const auto *UO = dyn_cast<UnaryOperator>(E))
+    if (UO->getOpcode() == UO_Deref || UO->isIncrementDecrementOp())
+      return false;
+  if (const auto *BO = dyn_cast<BinaryOperator>(E))
+    if (BO->isAssignmentOp())
+      return false;
+  for (const Stmt *C : E->children())
+    if (const auto *CE = dyn_cast_or_null<Expr>(C))
+      if (!isLoopInvariant(CE, Changed, HasVar))
+        return false;
+  return true;
 }
 
 FunctionFacts FunctionFacts::compute(const FunctionDecl *FD) {
@@ -472,6 +525,18 @@ unsigned countStmts(const Stmt *S) {
     if (C && !isa<Expr>(C))
       N += countStmts(C);
   return N;
+}
+
+bool isZeroConstant(ASTContext &Ctx, const Expr *E, bool RejectNegativeZero) {
+  Expr::EvalResult R;
+  if (!E || E->isValueDependent() || !E->EvaluateAsRValue(R, Ctx))
+    return false;
+  if (R.Val.isInt())
+    return R.Val.getInt() == 0;
+  if (R.Val.isFloat())
+    return R.Val.getFloat().isZero() &&
+           !(RejectNegativeZero && R.Val.getFloat().isNegative());
+  return false;
 }
 
 std::optional<int64_t> evalInt(ASTContext &Ctx, const Expr *E) {

@@ -37,20 +37,22 @@ void RuleCheck::run(ASTContext &C, const CheckContext &CCtx,
   if (!NoMatchers)
     Finder.matchAST(C);
 
-  for (const FunctionDecl *K : userKernels(C, CCtx)) {
+  for (const FunctionDecl *K : sharedFacts(C, CCtx).Kernels) {
     FunctionFacts Facts = FunctionFacts::compute(K);
     const KernelAnalysis *KA = nullptr;
     if (CC->Analysis)
       for (const KernelAnalysis &A : CC->Analysis->Kernels)
         if (A.Kernel == K)
           KA = &A;
-    checkKernel(KernelUnit{K, Facts, KA});
+    bool IsTemplate =
+        K->getDescribedFunctionTemplate() || K->isDependentContext();
+    checkKernel(KernelUnit{K, Facts, KA, IsTemplate});
     flushPending();
     if (NoKernels)
       break;
   }
 
-  onEndOfTranslationUnit();
+  checkTranslationUnit();
   flushPending();
   setRulePreprocessor(nullptr);
   UserCode.reset();
@@ -84,14 +86,39 @@ bool RuleCheck::isUserCode(SourceLocation L) const {
 bool RuleCheck::firstInUserCode(SourceLocation L) {
   if (!isUserCode(L))
     return false;
-  return Reported
-      .insert(Ctx->getSourceManager().getExpansionLoc(L).getRawEncoding())
+  const SourceManager &SM = Ctx->getSourceManager();
+  SourceLocation E = SM.getExpansionLoc(L);
+  return Reported.insert({expansionFilePath(SM, E), SM.getFileOffset(E)})
       .second;
 }
 
 Finding RuleCheck::finding(SourceLocation L, const std::string &Message,
                            const FunctionDecl *Fn, SourceRange Range) const {
   return makeFinding(*Ctx, id(), L, Message, Fn, Range);
+}
+
+Finding RuleCheck::finding(const LaunchSite &L,
+                           const std::string &Message) const {
+  Finding F;
+  F.RuleId = id();
+  F.Loc = L.Loc;
+  F.Message = Message;
+  F.Kernel = L.Kernel;
+  // The byte offset of the launch in its file.
+  const SourceManager &SM = Ctx->getSourceManager();
+  if (auto FE = SM.getFileManager().getOptionalFileRef(L.Loc.File)) {
+    FileID FID = SM.translateFile(*FE);
+    if (FID.isValid()) {
+      SourceLocation SL = SM.translateLineCol(FID, L.Loc.Line, L.Loc.Column);
+      if (SL.isValid())
+        F.Offset = SM.getFileOffset(SL);
+    }
+  }
+  return F;
+}
+
+const FunctionDecl *RuleCheck::functionOf(const Stmt &S) const {
+  return enclosingFunction(*Ctx, DynTypedNode::create(S));
 }
 
 void RuleCheck::note(Finding &F, SourceLocation L,
@@ -111,7 +138,17 @@ void RuleCheck::report(Finding F) {
   }
   if (F.Fix)
     F.WhyNoFix.clear();
+  Reported.insert({F.Loc.File, F.Offset});
   Out->push_back(std::move(F));
+}
+
+void RuleCheck::reportFixOr(Finding F, bool Ok, FixIt X,
+                            const std::string &Why) {
+  if (Ok)
+    F.Fix = std::move(X);
+  else
+    F.WhyNoFix = Why;
+  report(std::move(F));
 }
 
 void RuleCheck::reportWithoutFix(Finding F, const std::string &Why) {

@@ -15,7 +15,7 @@
 //                                              instantiation), with the facts
 //                                              of its body and its access
 //                                              analysis
-//   onEndOfTranslationUnit()                   rules that group matches, read
+//   checkTranslationUnit()                   rules that group matches, read
 //                                              the whole access analysis or
 //                                              the launch sites
 //
@@ -52,8 +52,12 @@ namespace cudal1 {
 struct KernelUnit {
   const clang::FunctionDecl *FD = nullptr; ///< the definition
   const FunctionFacts &Facts;              ///< its body's facts
-  /// Its symbolic access analysis (null when the driver ran none).
+  /// Its symbolic access analysis (null for templates, or when the driver
+  /// ran none).
   const KernelAnalysis *Analysis = nullptr;
+  /// The written pattern of a kernel template (dependent code): rules that
+  /// rewrite it work on the template's own text.
+  bool IsTemplate = false;
 };
 
 class RuleCheck : public Check,
@@ -68,7 +72,7 @@ protected:
   virtual void check(const clang::ast_matchers::MatchFinder::MatchResult &R) {
   }
   virtual void checkKernel(const KernelUnit &Kernel);
-  virtual void onEndOfTranslationUnit() {}
+  virtual void checkTranslationUnit() {}
 
   // --- context -------------------------------------------------------------
   clang::ASTContext &ctx() const { return *Ctx; }
@@ -82,6 +86,8 @@ protected:
   /// included), in the order of the translation unit.
   std::vector<const KernelAnalysis *> analyzedKernels() const;
   std::string id() const { return info().Id; }
+  /// The function whose body holds \p S.
+  const clang::FunctionDecl *functionOf(const clang::Stmt &S) const;
 
   /// The rule's option \p Key (CheckOptions "<rule-id>.<Key>").
   int64_t optionInt(llvm::StringRef Key, int64_t Default) const;
@@ -89,8 +95,12 @@ protected:
 
   /// Is \p L in user code (cudal1/Frontend/UserCode.h)?
   bool isUserCode(clang::SourceLocation L) const;
-  /// isUserCode, and the first time this rule asks about \p L's expansion
-  /// location in this translation unit (one report per place).
+  /// Is the file of \p L (a location of the kernel model) user code?
+  bool isUserFile(const SourceLoc &L) const {
+    return !CC->IsUserFile || CC->IsUserFile(L.File);
+  }
+  /// isUserCode, and no finding of this rule was reported at \p L's
+  /// expansion location yet, nor asked about (one report per place).
   bool firstInUserCode(clang::SourceLocation L);
 
   // --- findings ------------------------------------------------------------
@@ -100,11 +110,16 @@ protected:
   Finding finding(clang::SourceLocation L, const std::string &Message,
                   const clang::FunctionDecl *Fn = nullptr,
                   clang::SourceRange Range = {}) const;
+  /// A finding at a launch site of the kernel model.
+  Finding finding(const LaunchSite &L, const std::string &Message) const;
   /// Adds a note at \p L to \p F.
   void note(Finding &F, clang::SourceLocation L,
             const std::string &Message) const;
   /// Reports \p F (see the file comment for what happens to its fix).
   void report(Finding F);
+  /// Reports \p F with the fix \p X when \p Ok, else without a fix and
+  /// \p Why as the reason.
+  void reportFixOr(Finding F, bool Ok, FixIt X, const std::string &Why);
   /// Reports \p F without a fix: \p Why says why there is none.
   void reportWithoutFix(Finding F, const std::string &Why);
   /// Reports \p F when the current entry point returns: for rules that
@@ -119,12 +134,15 @@ private:
     check(R);
     flushPending();
   }
+  /// MatchFinder's own end-of-TU hook: unused (it runs before checkKernel);
+  /// rules override checkTranslationUnit.
+  void onEndOfTranslationUnit() final {}
 
   clang::ASTContext *Ctx = nullptr;
   const CheckContext *CC = nullptr;
   std::vector<Finding> *Out = nullptr;
   std::unique_ptr<UserCodeFilter> UserCode;
-  std::set<unsigned> Reported;
+  std::set<std::pair<std::string, unsigned>> Reported;
   std::deque<Finding> Pending;
   void flushPending();
   /// Set by the default registerMatchers / checkKernel: the rule does not

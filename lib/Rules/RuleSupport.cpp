@@ -301,6 +301,24 @@ const Stmt *enclosingLoop(ASTContext &Ctx, const Stmt &S) {
   return nullptr;
 }
 
+static const Expr *parentExpr(ASTContext &Ctx, const Expr *E) {
+  auto P = Ctx.getParents(*E);
+  return P.empty() ? nullptr : P[0].get<Expr>();
+}
+
+const Expr *parentSkippingParens(ASTContext &Ctx, const Expr *E,
+                                 const Expr **Child) {
+  const Expr *C = E;
+  const Expr *P = parentExpr(Ctx, E);
+  while (P && isa<ParenExpr>(P)) {
+    C = P;
+    P = parentExpr(Ctx, P);
+  }
+  if (Child)
+    *Child = C;
+  return P;
+}
+
 bool hasLoopHint(ASTContext &Ctx, const Stmt *Loop) {
   auto P = Ctx.getParents(*Loop);
   if (P.empty())

@@ -448,6 +448,24 @@ SourceLocation stmtEnd(ASTContext &Ctx, const Stmt *S) {
   return A.isValid() ? A : Lexer::getLocForEndOfToken(E, 0, SM, LO);
 }
 
+SourceLocation afterStmt(ASTContext &Ctx, const Stmt *S) {
+  if (!isa<DeclStmt>(S))
+    return stmtEnd(Ctx, S);
+  const SourceManager &SM = Ctx.getSourceManager();
+  return Lexer::getLocForEndOfToken(SM.getExpansionLoc(S->getEndLoc()), 0, SM,
+                                    Ctx.getLangOpts());
+}
+
+std::string reindent(const std::string &Text, const std::string &Extra) {
+  std::string R;
+  for (char Ch : Text) {
+    R += Ch;
+    if (Ch == '\n')
+      R += Extra;
+  }
+  return R;
+}
+
 std::string indentOf(const ASTContext &Ctx, SourceLocation L) {
   const SourceManager &SM = Ctx.getSourceManager();
   L = SM.getExpansionLoc(L);

@@ -80,11 +80,15 @@ void launch(const float *in, float *out, const float *s, int n) {
   fir4<<<(n / 4 + 255) / 256, 256>>>(in, s, out, n);
 }
 
-// CHECK-MESSAGES: arithmetic.cu:7:10: warning: double-precision literal '0.5' makes '0.5 * x' a double operation on float data: two conve{{.*}} [algebraic-double-literal]
-// CHECK-MESSAGES: arithmetic.cu:15:24: warning: 'powf' with the constant exponent 2.0f runs the general exp2(y*log2(x)) sequence (about 20{{.*}} [algebraic-pow-small-exponent]
-// CHECK-MESSAGES: arithmetic.cu:15:40: warning: 'pow' with the constant exponent 0.5f runs the general exp2(y*log2(x)) sequence (about 20 {{.*}} [algebraic-pow-small-exponent]
-// CHECK-MESSAGES: arithmetic.cu:26:39: warning: floating-point division by the loop-invariant 'd' on every iteration (about 8 instructions{{.*}} [algebraic-division-invariant]
-// CHECK-MESSAGES: arithmetic.cu:27:15: warning: integer modulo by the loop-invariant 'groups' on every iteration (about 20 instructions ea{{.*}} [algebraic-division-invariant]
-// CHECK-MESSAGES: arithmetic.cu:28:26: warning: signed division by 64 inside a loop: rounding toward zero needs a sign fix-up (3-4 instruc{{.*}} [algebraic-signed-pow2-division]
-// CHECK-MESSAGES: arithmetic.cu:67:5: warning: loop with a constant trip count of 4 indexes the local array 'acc' with 'k' but is not mar{{.*}} [unrolling-constant-trip-count]
-// CHECK-MESSAGES: arithmetic.cu:68:7: note: indexed by the induction variable here
+// CHECK-MESSAGES: arithmetic.cu:7:10: warning: double literal '0.5' promotes float arithmetic to double (FP64 runs at 1/2 to 1/64 of the FP32 rate); use '0.5{{.*}} [algebraic-float-literal]
+// CHECK-MESSAGES: arithmetic.cu:7:10: note: the surrounding expression is then computed in float rather than double: results may differ by a few ulp
+// CHECK-MESSAGES: arithmetic.cu:15:24: warning: powf(v, 2) takes the general exp/log path (tens of instructions); v*v is one multiply [algebraic-powf-square]
+// CHECK-MESSAGES: arithmetic.cu:15:40: warning: powf(v, 0.5f) takes the general exp/log path; sqrtf is one hardware-assisted operation [algebraic-powf-sqrt]
+// CHECK-MESSAGES: arithmetic.cu:26:39: warning: division by loop-invariant 'd' inside a loop (1 division); a reciprocal computed once before the loop turns ea{{.*}} [algebraic-reciprocal-hoist]
+// CHECK-MESSAGES: arithmetic.cu:25:3: note: the loop in which 'd' does not change
+// CHECK-MESSAGES: arithmetic.cu:27:15: warning: integer modulo by the loop-invariant 'groups' on every iteration (about 20 instructions each): hoist what you{{.*}} [algebraic-reciprocal-hoist]
+// CHECK-MESSAGES: arithmetic.cu:25:3: note: 'groups' does not change in this loop
+// CHECK-MESSAGES: arithmetic.cu:28:26: warning: signed division by 64 inside a loop: rounding toward zero needs a sign fix-up (3-4 instructions instead of 1){{.*}} [algebraic-pow2-divmod]
+// CHECK-MESSAGES: arithmetic.cu:39:3: warning: loop with constant trip count 8 is not unrolled; '#pragma unroll' removes the counter and branch and lets load{{.*}} [unrolling-constant-trip]
+// CHECK-MESSAGES: arithmetic.cu:67:5: warning: loop with constant trip count 4 is not unrolled; '#pragma unroll' removes the counter and branch and lets load{{.*}} [unrolling-constant-trip]
+// CHECK-MESSAGES: arithmetic.cu:68:7: note: the loop indexes the local array 'acc' with its induction variable: unless it is unrolled fully, 'acc' lives i{{.*}}

@@ -59,7 +59,8 @@ void launch(const float *A, const float *B, float *C, int N) {
   matmul_tiled<<<grid, block>>>(A, B, C, N);
 }
 
-// CHECK-MESSAGES: matmul.cu:8:17: warning: pointer parameters 'A', 'B' are only read but not 'const __restrict__': the compiler must {{.*}} [memory-const-restrict]
-// CHECK-MESSAGES: matmul.cu:14:7: warning: uncoalesced global read-modify-write: consecutive threads are 'N' elements apart, so each {{.*}} [coalescing-uncoalesced-access]
-// CHECK-MESSAGES: matmul.cu:14:7: warning: global read-modify-write of 'C[row * N + col]' in the loop at line 13: the same element is{{.*}} [memory-global-accumulation]
-// CHECK-MESSAGES: matmul.cu:14:27: warning: uncoalesced global load: consecutive threads are 'N' elements apart, so each lane of a war{{.*}} [coalescing-uncoalesced-access]
+// CHECK-MESSAGES: matmul.cu:8:45: warning: pointer parameters 'A', 'B', 'C' are not __restrict__: the compiler must assume they alias, which blocks reord{{.*}} [memory-restrict]
+// CHECK-MESSAGES: matmul.cu:14:7: warning: uncoalesced global read-modify-write: consecutive threads are 'N' elements apart, so each lane of a warp touch{{.*}} [coalescing-uncoalesced-access]
+// CHECK-MESSAGES: matmul.cu:14:7: warning: 'C[row * N + col]' is loaded from and stored to global memory on every iteration of the loop although its inde{{.*}} [memory-register-accumulation]
+// CHECK-MESSAGES: matmul.cu:13:5: note: the loop
+// CHECK-MESSAGES: matmul.cu:14:27: warning: uncoalesced global load: consecutive threads are 'N' elements apart, so each lane of a warp touches its own 32{{.*}} [coalescing-uncoalesced-access]

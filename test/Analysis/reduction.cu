@@ -74,5 +74,6 @@ void launch(const float *in, float *out, int n) {
   reduce_sequential<<<n / 256, 256>>>(in, out);
 }
 
-// CHECK-MESSAGES: reduction.cu:14:13: warning: divergent interleaved reduction: 'tid % (2 * s) == 0' keeps every warp resident with only {{.*}} [sync-divergent-reduction]
-// CHECK-MESSAGES: reduction.cu:26:5: warning: every thread of a warp performs an atomic on the same global address ('sum'): the 32 atomi{{.*}} [memory-atomic-contention]
+// CHECK-MESSAGES: reduction.cu:14:9: warning: interleaved tree reduction: 'tid % (2 * s) == 0' leaves most threads of every warp idle at every step (diverge{{.*}} [sync-sequential-reduction]
+// CHECK-MESSAGES: reduction.cu:13:3: note: the reduction loop
+// CHECK-MESSAGES: reduction.cu:26:5: warning: every thread of a warp performs an atomic on the same global address ('sum'): the 32 atomics are serialized; r{{.*}} [memory-atomic-contention]

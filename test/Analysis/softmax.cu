@@ -67,14 +67,16 @@ void launch(const float *in, float *out, const float *mean, const float *var,
   softmax_block_per_row<<<rows, 256>>>(in, out, cols);
 }
 
-// CHECK-MESSAGES: softmax.cu:7:17: warning: pointer parameter 'in' is only read but not 'const __restrict__': the compiler must assume{{.*}} [memory-const-restrict]
-// CHECK-MESSAGES: softmax.cu:14:18: warning: uncoalesced global load: consecutive threads are 'cols' elements apart, so each lane of a {{.*}} [coalescing-uncoalesced-access]
-// CHECK-MESSAGES: softmax.cu:17:17: warning: uncoalesced global load: consecutive threads are 'cols' elements apart, so each lane of a {{.*}} [coalescing-uncoalesced-access]
-// CHECK-MESSAGES: softmax.cu:19:5: warning: uncoalesced global store: consecutive threads are 'cols' elements apart, so each lane of a{{.*}} [coalescing-uncoalesced-access]
-// CHECK-MESSAGES: softmax.cu:19:32: warning: uncoalesced global load: consecutive threads are 'cols' elements apart, so each lane of a {{.*}} [coalescing-uncoalesced-access]
-// CHECK-MESSAGES: softmax.cu:19:56: warning: floating-point division by the loop-invariant 'sum' on every iteration (about 8 instructio{{.*}} [algebraic-division-invariant]
-// CHECK-MESSAGES: softmax.cu:22:17: warning: pointer parameters 'x', 'mean', 'var' are only read but not 'const __restrict__': the comp{{.*}} [memory-const-restrict]
-// CHECK-MESSAGES: softmax.cu:26:46: warning: loop-invariant global load 'mean[row]' is re-read on every iteration of the loop at line 2{{.*}} [memory-invariant-load]
-// CHECK-MESSAGES: softmax.cu:27:25: warning: 'sqrt' is the double-precision function but its argument is float data converted to double{{.*}} [algebraic-double-math]
-// CHECK-MESSAGES: softmax.cu:27:30: warning: loop-invariant global load 'var[row]' is re-read on every iteration of the loop at line 25{{.*}} [memory-invariant-load]
-// CHECK-MESSAGES: softmax.cu:27:41: warning: double-precision literal '1e-5' makes 'var[row] + 1e-5' a double operation on float data: {{.*}} [algebraic-double-literal]
+// CHECK-MESSAGES: softmax.cu:7:53: warning: pointer parameters 'in', 'out' are not __restrict__: the compiler must assume they alias, which blocks reorder{{.*}} [memory-restrict]
+// CHECK-MESSAGES: softmax.cu:14:18: warning: uncoalesced global load: consecutive threads are 'cols' elements apart, so each lane of a warp touches its own{{.*}} [coalescing-uncoalesced-access]
+// CHECK-MESSAGES: softmax.cu:17:17: warning: uncoalesced global load: consecutive threads are 'cols' elements apart, so each lane of a warp touches its own{{.*}} [coalescing-uncoalesced-access]
+// CHECK-MESSAGES: softmax.cu:19:5: warning: uncoalesced global store: consecutive threads are 'cols' elements apart, so each lane of a warp touches its ow{{.*}} [coalescing-uncoalesced-access]
+// CHECK-MESSAGES: softmax.cu:19:32: warning: uncoalesced global load: consecutive threads are 'cols' elements apart, so each lane of a warp touches its own{{.*}} [coalescing-uncoalesced-access]
+// CHECK-MESSAGES: softmax.cu:19:56: warning: division by loop-invariant 'sum' inside a loop (1 division); a reciprocal computed once before the loop turns{{.*}} [algebraic-reciprocal-hoist]
+// CHECK-MESSAGES: softmax.cu:18:3: note: the loop in which 'sum' does not change
+// CHECK-MESSAGES: softmax.cu:22:46: warning: pointer parameters 'x', 'mean', 'var', 'y' are not __restrict__: the compiler must assume they alias, which bl{{.*}} [memory-restrict]
+// CHECK-MESSAGES: softmax.cu:26:46: warning: 'mean[row]' is loaded from global memory in every iteration of the loop although its index does not change; on{{.*}} [memory-hoist-invariant-load]
+// CHECK-MESSAGES: softmax.cu:25:3: note: the loop
+// CHECK-MESSAGES: softmax.cu:27:25: warning: 'sqrt' computes in double on a float value (FP64 runs at 1/2 to 1/64 of the FP32 rate); use 'sqrtf' [algebraic-float-math]
+// CHECK-MESSAGES: softmax.cu:27:30: warning: 'var[row]' is loaded from global memory in every iteration of the loop although its index does not change; one{{.*}} [memory-hoist-invariant-load]
+// CHECK-MESSAGES: softmax.cu:25:3: note: the loop

@@ -35,9 +35,10 @@ void launch(const float *in, float *out, int w, int h) {
   jacobi_rowmajor<<<dim3(w / 32, h / 8), dim3(32, 8)>>>(in, out, w, h);
 }
 
-// CHECK-MESSAGES: stencil.cu:11:14: warning: double-precision literal '0.25' makes '0.25 * in[i - 1]' a double operation on float data:{{.*}} [algebraic-double-literal]
-// CHECK-MESSAGES: stencil.cu:19:5: warning: uncoalesced global store: consecutive threads are 'w' elements apart, so each lane of a wa{{.*}} [coalescing-uncoalesced-access]
-// CHECK-MESSAGES: stencil.cu:19:34: warning: uncoalesced global load: consecutive threads are 'w' elements apart, so each lane of a war{{.*}} [coalescing-uncoalesced-access]
-// CHECK-MESSAGES: stencil.cu:19:57: warning: uncoalesced global load: consecutive threads are 'w' elements apart, so each lane of a war{{.*}} [coalescing-uncoalesced-access]
-// CHECK-MESSAGES: stencil.cu:20:34: warning: uncoalesced global load: consecutive threads are 'w' elements apart, so each lane of a war{{.*}} [coalescing-uncoalesced-access]
-// CHECK-MESSAGES: stencil.cu:20:57: warning: uncoalesced global load: consecutive threads are 'w' elements apart, so each lane of a war{{.*}} [coalescing-uncoalesced-access]
+// CHECK-MESSAGES: stencil.cu:11:14: warning: double literal '0.25' promotes float arithmetic to double (FP64 runs at 1/2 to 1/64 of the FP32 rate); use '0.{{.*}} [algebraic-float-literal]
+// CHECK-MESSAGES: stencil.cu:11:14: note: the surrounding expression is then computed in float rather than double: results may differ by a few ulp
+// CHECK-MESSAGES: stencil.cu:19:5: warning: uncoalesced global store: consecutive threads are 'w' elements apart, so each lane of a warp touches its own 3{{.*}} [coalescing-uncoalesced-access]
+// CHECK-MESSAGES: stencil.cu:19:34: warning: uncoalesced global load: consecutive threads are 'w' elements apart, so each lane of a warp touches its own 32{{.*}} [coalescing-uncoalesced-access]
+// CHECK-MESSAGES: stencil.cu:19:57: warning: uncoalesced global load: consecutive threads are 'w' elements apart, so each lane of a warp touches its own 32{{.*}} [coalescing-uncoalesced-access]
+// CHECK-MESSAGES: stencil.cu:20:34: warning: uncoalesced global load: consecutive threads are 'w' elements apart, so each lane of a warp touches its own 32{{.*}} [coalescing-uncoalesced-access]
+// CHECK-MESSAGES: stencil.cu:20:57: warning: uncoalesced global load: consecutive threads are 'w' elements apart, so each lane of a warp touches its own 32{{.*}} [coalescing-uncoalesced-access]

@@ -42,6 +42,8 @@ std::string builtinName(const clang::Expr *E);
 
 /// A for, range-for, while or do loop.
 bool isLoop(const clang::Stmt *S);
+/// The body of loop \p S (null when \p S is not a loop).
+const clang::Stmt *loopBody(const clang::Stmt *S);
 /// A loop anywhere below \p S (not \p S itself).
 bool containsLoop(const clang::Stmt *S);
 /// Statements (not expressions) in \p S, \p S included.
@@ -55,6 +57,16 @@ void forEachStmt(const clang::Stmt *S,
 /// Variables of \p S written in \p S (assignments, ++/--, address taken,
 /// bound to a non-const reference, passed by non-const reference).
 std::set<const clang::VarDecl *> varsWrittenIn(const clang::Stmt *S);
+
+/// Variables a loop may give a different value in each iteration:
+/// varsWrittenIn(\p Loop) and the variables declared inside it.
+std::set<const clang::VarDecl *> varsChangedIn(const clang::Stmt *Loop);
+/// Does \p E have the same value in every iteration of the loop whose
+/// changed variables are \p Changed (varsChangedIn)? No loads, no calls
+/// (CUDA built-ins are fine). \p HasVar is set when \p E reads a variable.
+bool isLoopInvariant(const clang::Expr *E,
+                     const std::set<const clang::VarDecl *> &Changed,
+                     bool &HasVar);
 
 /// Facts about one function body.
 struct FunctionFacts {
@@ -101,6 +113,11 @@ bool containsCallTo(const clang::Stmt *S,
 /// True when \p S contains return, goto, or break / continue that leave
 /// \p S itself (breaks of loops / switches nested in \p S are fine).
 bool containsEscape(const clang::Stmt *S, bool AllowContinue);
+
+/// \p E is a constant integer or floating zero (-0.0 too unless
+/// \p RejectNegativeZero).
+bool isZeroConstant(clang::ASTContext &Ctx, const clang::Expr *E,
+                    bool RejectNegativeZero = false);
 
 /// The value of a constant integer expression (not value-dependent).
 std::optional<int64_t> evalInt(clang::ASTContext &Ctx, const clang::Expr *E);

@@ -107,6 +107,11 @@ const clang::FunctionDecl *enclosingFunction(clang::ASTContext &Ctx,
 /// The innermost loop (for/while/do/range-for) whose body holds \p S, inside
 /// its function; null when none.
 const clang::Stmt *enclosingLoop(clang::ASTContext &Ctx, const clang::Stmt &S);
+/// The parent of \p E skipping parentheses upward (null when it is not an
+/// expression); \p Child is set to the outermost parenthesised form of \p E.
+const clang::Expr *parentSkippingParens(clang::ASTContext &Ctx,
+                                        const clang::Expr *E,
+                                        const clang::Expr **Child = nullptr);
 /// The loop carries a #pragma unroll / loop hint.
 bool hasLoopHint(clang::ASTContext &Ctx, const clang::Stmt *Loop);
 
@@ -209,6 +214,12 @@ constantBlock(const CheckContext &CC, const clang::FunctionDecl *K,
 
 /// Just past statement \p S, including its ';' when it has one.
 clang::SourceLocation stmtEnd(clang::ASTContext &Ctx, const clang::Stmt *S);
+
+/// Just past statement \p S, including its ';' when it has one; a
+/// declaration ends at the end of its last token.
+clang::SourceLocation afterStmt(clang::ASTContext &Ctx, const clang::Stmt *S);
+/// \p Text with \p Extra added after every newline.
+std::string reindent(const std::string &Text, const std::string &Extra);
 
 /// The leading white space of the line holding \p L.
 std::string indentOf(const clang::ASTContext &Ctx, clang::SourceLocation L);

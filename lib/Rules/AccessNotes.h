@@ -1,0 +1,47 @@
+//===- AccessNotes.h - wording of findings from the access analysis -*- C++ -*-===//
+//
+// Private to lib/Rules. The rules that report what the symbolic access
+// analysis (cudal1/Analysis/AccessAnalysis.h) found describe accesses, loops
+// and the way to them the same way.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDAL1_LIB_RULES_ACCESSNOTES_H
+#define CUDAL1_LIB_RULES_ACCESSNOTES_H
+
+#include "cudal1/Analysis/AccessAnalysis.h"
+#include "cudal1/Analysis/Finding.h"
+
+#include <string>
+
+namespace clang {
+class ASTContext;
+} // namespace clang
+
+namespace cudal1 {
+
+/// "load", "store", "read-modify-write" or "atomic".
+const char *accessVerb(const MemAccess &A);
+/// The address in elements when the element size divides it ("" if not).
+std::string elementIndexText(const MemAccess &A);
+/// The innermost loop around \p A (null when none).
+const LoopInfo *innermostLoop(const MemAccess &A);
+/// "line 12".
+std::string loopLine(const LoopInfo &L);
+/// "each of its N iterations" / "every iteration" (\p Prefix goes before
+/// "every": "on" gives "on every iteration").
+std::string iterationsText(const LoopInfo &L, const std::string &Prefix = "");
+
+/// One note per call on the way from the kernel to \p A (device functions).
+void addCallChainNotes(const clang::ASTContext &Ctx, Finding &F,
+                       const MemAccess &A);
+/// The index of \p A in elements (with \p Condition and \p Assumption
+/// under which the warp math holds), the launch giving the block shape, and
+/// the call chain.
+void addAccessNotes(const clang::ASTContext &Ctx, Finding &F,
+                    const MemAccess &A, const KernelAnalysis &K,
+                    const std::string &Condition,
+                    const std::string &Assumption);
+
+} // namespace cudal1
+
+#endif

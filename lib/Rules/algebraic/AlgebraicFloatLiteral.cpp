@@ -1,0 +1,203 @@
+//===- AlgebraicFloatLiteral.cpp - algebraic-float-literal ----------------===//
+//
+// algebraic-float-literal: a double literal (0.5) combined with float data
+// makes the operation double precision; the fix writes the float literal
+// (0.5f) where that keeps the result (bitwise) or changes it by a few ulp.
+// (This rule also took over algebraic-double-literal: where the double
+// result stays double, the finding has no fix.)
+//
+//===----------------------------------------------------------------------===//
+#include "AlgebraicFloatLiteral.h"
+
+#include "FloatTypes.h"
+
+#include "clang/AST/Expr.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <functional>
+
+using namespace clang;
+using namespace clang::ast_matchers;
+using namespace llvm;
+
+namespace cudal1 {
+
+/// The double value \p E is stored in a double variable (or returned as a
+/// double): computing in double is what the code asks for. Or it is the
+/// argument of a call: a double function on float data is
+/// algebraic-float-math's finding, whose fix changes the literal too.
+static bool storedAsDouble(ASTContext &Ctx, const Expr *E) {
+  const Expr *Child = E;
+  const Expr *P = parentSkippingParens(Ctx, E, &Child);
+  if (const auto *IC = dyn_cast_or_null<ImplicitCastExpr>(P))
+    P = parentSkippingParens(Ctx, IC);
+  if (isa_and_nonnull<CallExpr>(P))
+    return true;
+  auto Parents = Ctx.getParents(*Child);
+  if (Parents.empty())
+    return false;
+  if (const auto *V = Parents[0].get<VarDecl>())
+    return isDouble(V->getType());
+  if (Parents[0].get<ReturnStmt>())
+    return true;
+  if (const auto *A = Parents[0].get<BinaryOperator>())
+    return A->getOpcode() == BO_Assign && isDouble(A->getLHS()->getType());
+  return false;
+}
+
+RuleInfo AlgebraicFloatLiteral::info() const {
+  RuleInfo I;
+  I.Id = "algebraic-float-literal";
+  I.Category = "algebraic";
+  I.Summary = "double literal in float arithmetic promotes it to double; "
+              "use a float literal (1.5f)";
+  I.Exactness = Exactness::Bitwise;
+  I.Help = "In C++ an unsuffixed floating literal is a double, so "
+           "`x * 0.5` with float x is computed in double precision, which "
+           "runs at 1/2 to 1/64 of the FP32 rate on NVIDIA GPUs. The fix "
+           "appends 'f'. It is bitwise exact when the literal is exactly "
+           "representable as a float and the double result is converted "
+           "straight back to float (one IEEE operation rounded twice, "
+           "first to double then to float, gives the float-rounded result); "
+           "otherwise its exactness is 'ulp' (up to 4 ulp). Literals whose "
+           "double result stays double, and comparisons with literals that "
+           "are not float values, are reported without a fix.";
+  return I;
+}
+
+void AlgebraicFloatLiteral::registerMatchers(MatchFinder &F) {
+  F.addMatcher(floatLiteral(hasType(realFloatingPointType())).bind("lit"), this);
+}
+
+void AlgebraicFloatLiteral::check(const MatchFinder::MatchResult &R) {
+  const auto *Lit = R.Nodes.getNodeAs<FloatingLiteral>("lit");
+  if (!Lit || !isDouble(Lit->getType()))
+    return;
+  ASTContext &C = ctx();
+  // The operand: the literal, possibly negated.
+  const Expr *Operand = Lit;
+  const Expr *P = parentSkippingParens(C, Lit, &Operand);
+  if (const auto *U = dyn_cast_or_null<UnaryOperator>(P);
+      U && (U->getOpcode() == UO_Minus || U->getOpcode() == UO_Plus))
+    P = parentSkippingParens(C, U, &Operand);
+  const auto *BO = dyn_cast_or_null<BinaryOperator>(P);
+  if (!BO)
+    return;
+  const FunctionDecl *FD = functionOf(*Lit);
+  if (!FD || !isDeviceCode(FD) || isInInstantiation(FD))
+    return;
+  BinaryOperatorKind Op = BO->getOpcode();
+  const Expr *Other = BO->getLHS() == Operand ? BO->getRHS() : BO->getLHS();
+  bool Bitwise = exactlyFloat(Lit->getValue());
+  bool Applies = false;
+  // Why the literal, which does promote float data, cannot be changed.
+  std::string NoFix;
+  if (BO->isMultiplicativeOp() || BO->isAdditiveOp()) {
+    if (Op == BO_Rem)
+      return;
+    bool AnyFloat = false;
+    if (!floatDerived(Other, AnyFloat) || !AnyFloat)
+      return;
+    if (!isPromotedFloat(Other))
+      Bitwise = false; // part of a longer double computation
+    // The double result must end up in float, directly or through a chain
+    // of double arithmetic.
+    const Expr *QP = parentSkippingParens(C, BO);
+    if (convertedToFloat(C, BO)) {
+      Applies = true;
+    } else if (const auto *CA = dyn_cast_or_null<CompoundAssignOperator>(QP);
+               CA && CA->getRHS()->IgnoreParens() == BO &&
+               isFloat(CA->getLHS()->getType()) &&
+               isDouble(CA->getComputationLHSType())) {
+      // acc += x * 0.5: the product, then the sum, move to float.
+      Applies = true;
+      Bitwise = false;
+    } else {
+      const Expr *Cur = BO;
+      for (int I = 0; I < 8 && !Applies; ++I) {
+        const Expr *Q = parentSkippingParens(C, Cur);
+        const auto *QB = dyn_cast_or_null<BinaryOperator>(Q);
+        if (!QB || !(QB->isMultiplicativeOp() || QB->isAdditiveOp()) ||
+            !isDouble(QB->getType()))
+          break;
+        Cur = QB;
+        Applies = convertedToFloat(C, QB);
+      }
+      Bitwise = false;
+      if (!Applies && isPromotedFloat(Other) && !storedAsDouble(C, Cur))
+        NoFix = "the double result is used as a double, not converted back "
+                "to float; a float literal would change what it computes";
+    }
+  } else if (BO->isComparisonOp()) {
+    // x < 0.5 with float x: exact only when the literal is a float value.
+    if (!isPromotedFloat(Other))
+      return;
+    if (Bitwise)
+      Applies = true;
+    else
+      NoFix = "the literal is not exactly representable as a float: "
+              "comparing with the float literal could change the result";
+  } else if (const auto *CA = dyn_cast<CompoundAssignOperator>(BO)) {
+    if (CA->getRHS()->IgnoreParens() != Operand->IgnoreParens() ||
+        !isFloat(CA->getLHS()->getType()) ||
+        !isDouble(CA->getComputationLHSType()))
+      return;
+    if (Op == BO_RemAssign)
+      return;
+    Applies = true;
+  }
+  if ((!Applies && NoFix.empty()) || !firstInUserCode(Lit->getLocation()))
+    return;
+  std::string Text = sourceText(C, Lit->getSourceRange());
+  if (Text.empty()) {
+    // In a macro body: the literal's own spelling.
+    const SourceManager &SM = C.getSourceManager();
+    Text = Lexer::getSourceText(CharSourceRange::getTokenRange(
+                                    SM.getSpellingLoc(Lit->getLocation())),
+                                SM, C.getLangOpts())
+               .str();
+  }
+  StringRef T = Text;
+  if (T.empty() || T.ends_with("f") || T.ends_with("F") ||
+      T.ends_with("l") || T.ends_with("L"))
+    return;
+  Finding F = makeFinding(C, id(), Lit->getLocation(),
+                          "double literal '" + Text +
+                              "' promotes float arithmetic to double "
+                              "(FP64 runs at 1/2 to 1/64 of the FP32 rate); "
+                              "use '" + Text + "f'",
+                          FD);
+  if (!NoFix.empty()) {
+    reportWithoutFix(std::move(F), NoFix);
+    return;
+  }
+  std::string Why;
+  auto ER = editableRange(C, CharSourceRange::getTokenRange(Lit->getSourceRange()), Why);
+  if (!ER) {
+    F.WhyNoFix = Why;
+  } else {
+    FixIt X;
+    X.Description = "use the float literal " + Text + "f";
+    X.Edits.push_back(makeTextEdit(C, *ER, Text + "f"));
+    if (Bitwise) {
+      X.Exact = Exactness::Bitwise;
+    } else {
+      X.Exact = Exactness::Ulp;
+      X.Ulp = 4;
+      F.Notes.push_back(makeNote(
+          C, Lit->getLocation(),
+          exactlyFloat(Lit->getValue())
+              ? "the surrounding expression is then computed in float "
+                "rather than double: results may differ by a few ulp"
+              : "the literal is not exactly representable as a float: "
+                "results may differ by a few ulp"));
+    }
+    F.Fix = std::move(X);
+  }
+  report(std::move(F));
+}
+
+} // namespace cudal1

@@ -1,0 +1,214 @@
+//===- AlgebraicInvariantFactor.cpp - algebraic-invariant-factor ----------===//
+//
+// algebraic-invariant-factor: a sum `acc += c * e` (or `-=`) in a loop whose
+// factor `c` does not change in the loop multiplies by `c` in every
+// iteration. When `acc` starts at zero right before the loop and the loop
+// touches it nowhere else, `acc += e` in the loop and `acc *= c` after it
+// compute c * (e_1 + e_2 + ...) instead of c*e_1 + c*e_2 + ...: one multiply
+// per iteration fewer, results equal up to rounding (reassociating).
+//
+//===----------------------------------------------------------------------===//
+#include "AlgebraicInvariantFactor.h"
+
+#include "clang/AST/ParentMapContext.h"
+#include "clang/Basic/SourceManager.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace cudal1 {
+
+namespace {
+
+unsigned countRefs(const Stmt *S, const VarDecl *V) {
+  unsigned N = 0;
+  forEachStmt(S, [&](const Stmt *X) {
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(X))
+      if (DRE->getDecl() == V)
+        ++N;
+  });
+  return N;
+}
+
+} // namespace
+
+RuleInfo AlgebraicInvariantFactor::info() const {
+  RuleInfo I;
+  I.Id = "algebraic-invariant-factor";
+  I.Category = "algebraic";
+  I.Summary = "acc += c * e in a loop with loop-invariant c -> acc += e, "
+              "acc *= c once after the loop";
+  I.Exactness = Exactness::Reassociating;
+  I.Help = "A sum that multiplies every term by the same loop-invariant "
+           "factor does one multiply per iteration more than needed: "
+           "c*e1 + c*e2 + ... = c*(e1 + e2 + ...). The rewrite sums the "
+           "terms and multiplies once after the loop, when the accumulator "
+           "starts at zero right before the loop and the loop uses it "
+           "nowhere else. Results change by rounding only.";
+  return I;
+}
+
+void AlgebraicInvariantFactor::runOn(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
+           const FunctionFacts &F, std::vector<Finding> &Out) {
+  (void)CC;
+  (void)F;
+  forEachStmt(K->getBody(), [&](const Stmt *S) {
+    const auto *CA = dyn_cast<CompoundAssignOperator>(S);
+    if (!CA || (CA->getOpcode() != BO_AddAssign &&
+                CA->getOpcode() != BO_SubAssign))
+      return;
+    const VarDecl *Acc = varOf(CA->getLHS());
+    if (!Acc || !Acc->hasLocalStorage() ||
+        !Acc->getType()->isRealFloatingType())
+      return;
+    const auto *Mul =
+        dyn_cast<BinaryOperator>(CA->getRHS()->IgnoreParenImpCasts());
+    if (!Mul || Mul->getOpcode() != BO_Mul ||
+        !Mul->getType()->isRealFloatingType())
+      return;
+    analyze(Ctx, K, CA, Acc, Mul, Out);
+  });
+}
+
+bool AlgebraicInvariantFactor::splitFactor(ASTContext &Ctx, const BinaryOperator *Mul,
+                        const std::set<const VarDecl *> &Written,
+                        const VarDecl *Acc, const VarDecl *&C,
+                        std::string &Rest) {
+  auto Invariant = [&](const Expr *E) -> const VarDecl * {
+    const VarDecl *V = varOf(E);
+    if (!V || V == Acc || Written.count(V) || !V->getType()->isScalarType() ||
+        V->getType().isVolatileQualified() ||
+        !(V->hasLocalStorage() || isa<ParmVarDecl>(V)))
+      return nullptr;
+    return V;
+  };
+  if ((C = Invariant(Mul->getLHS()))) {
+    Rest = sourceText(Ctx, Mul->getRHS()->getSourceRange());
+    return !Rest.empty();
+  }
+  if ((C = Invariant(Mul->getRHS()))) {
+    Rest = sourceText(Ctx, Mul->getLHS()->getSourceRange());
+    return !Rest.empty();
+  }
+  // (c * a) * b -> a * b
+  if (const auto *In =
+          dyn_cast<BinaryOperator>(Mul->getLHS()->IgnoreParenImpCasts()))
+    if (In->getOpcode() == BO_Mul && (C = Invariant(In->getLHS()))) {
+      std::string A = sourceText(Ctx, In->getRHS()->getSourceRange());
+      std::string B = sourceText(Ctx, Mul->getRHS()->getSourceRange());
+      Rest = A + " * " + B;
+      return !A.empty() && !B.empty();
+    }
+  return false;
+}
+
+void AlgebraicInvariantFactor::analyze(ASTContext &Ctx, const FunctionDecl *K,
+             const CompoundAssignOperator *CA, const VarDecl *Acc,
+             const BinaryOperator *Mul, std::vector<Finding> &Out) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  // The loop: the statement of the accumulator's block that holds CA.
+  const Stmt *L = nullptr;
+  const CompoundStmt *Block = nullptr;
+  {
+    const Stmt *Cur = CA;
+    while (true) {
+      auto P = Ctx.getParents(*Cur);
+      if (P.empty())
+        return;
+      const Stmt *Up = P[0].get<Stmt>();
+      if (!Up)
+        return;
+      if (isLoop(Up))
+        L = Up; // the outermost loop below the accumulator's block wins
+      if (const auto *CS = dyn_cast<CompoundStmt>(Up)) {
+        bool DeclaresAcc = false;
+        for (const Stmt *X : CS->body())
+          if (const auto *DS = dyn_cast<DeclStmt>(X))
+            for (const Decl *D : DS->decls())
+              DeclaresAcc |= D == Acc;
+        if (DeclaresAcc) {
+          Block = CS;
+          break;
+        }
+      }
+      Cur = Up;
+    }
+  }
+  if (!L || !Block)
+    return;
+  // L must be a statement of Block itself, after the declaration.
+  bool SeenDecl = false, LoopInBlock = false, UsedBetween = false;
+  for (const Stmt *X : Block->body()) {
+    if (X == L) {
+      LoopInBlock = SeenDecl;
+      break;
+    }
+    if (SeenDecl && countRefs(X, Acc))
+      UsedBetween = true;
+    if (const auto *DS = dyn_cast<DeclStmt>(X))
+      for (const Decl *D : DS->decls())
+        SeenDecl |= D == Acc;
+  }
+  if (!LoopInBlock)
+    return;
+  std::set<const VarDecl *> Written = varsWrittenIn(L);
+  const VarDecl *C = nullptr;
+  std::string Rest;
+  if (!splitFactor(Ctx, Mul, Written, Acc, C, Rest))
+    return;
+  std::string AccName = Acc->getName().str(), CName = C->getName().str();
+  Finding Fd = makeFinding(
+      Ctx, "algebraic-invariant-factor", CA->getBeginLoc(),
+      "every term added to '" + AccName + "' is multiplied by '" + CName +
+          "', which does not change in the loop; summing the terms and "
+          "multiplying by '" + CName +
+          "' once after the loop saves a multiply per iteration",
+      K);
+  Fd.Notes.push_back(makeNote(Ctx, L->getBeginLoc(), "the loop"));
+  auto Fail = [&](const std::string &W) {
+    refuse(Fd, W);
+    Out.push_back(Fd);
+  };
+  if (!isZeroConstant(Ctx, Acc->getInit()))
+    return Fail("'" + AccName + "' does not start at zero (its initial "
+                "value would be multiplied by '" + CName + "' too)");
+  if (UsedBetween)
+    return Fail("'" + AccName +
+                "' is used between its declaration and the loop");
+  if (countRefs(L, Acc) != 1)
+    return Fail("the loop uses '" + AccName + "' elsewhere too (it would see "
+                "the sum without the factor)");
+  if (containsEscape(L, /*AllowContinue=*/true))
+    return Fail("the loop can leave the function (return or goto)");
+  // c must be declared before the loop (it is read after it).
+  if (SM.isBeforeInTranslationUnit(L->getBeginLoc(), C->getLocation()))
+    return Fail("'" + CName + "' is declared inside the loop");
+  if (inMacro(CA->getSourceRange()) || inMacro(L->getSourceRange()))
+    return Fail("the code comes from a macro expansion");
+  FixIt Fix;
+  Fix.Exact = Exactness::Reassociating;
+  Fix.Rtol = 1e-5;
+  Fix.Atol = 1e-6;
+  Fix.ScaleRtol = 1e-4; // outputs that cancel to ~0 (see docs/verify.md)
+  Fix.Edits.push_back(makeTextEdit(
+      Ctx, CharSourceRange::getTokenRange(CA->getRHS()->getSourceRange()),
+      Rest));
+  Fix.Edits.push_back(makeInsertion(Ctx, stmtEnd(Ctx, L),
+                                    "\n" + indentOf(Ctx, L->getBeginLoc()) +
+                                        AccName + " *= " + CName + ";"));
+  Fix.Description = "sum the terms in the loop and multiply '" + AccName +
+                    "' by '" + CName + "' once after it";
+  Fd.Fix = Fix;
+  Out.push_back(Fd);
+}
+
+void AlgebraicInvariantFactor::checkKernel(const KernelUnit &Kernel) {
+  if (Kernel.IsTemplate)
+    return;
+  std::vector<Finding> Out;
+  runOn(ctx(), context(), Kernel.FD, Kernel.Facts, Out);
+  for (Finding &F : Out)
+    report(std::move(F));
+}
+
+} // namespace cudal1

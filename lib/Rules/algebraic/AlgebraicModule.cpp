@@ -1,0 +1,14 @@
+//===- AlgebraicModule.cpp - the algebraic-* rules ----------------------------===//
+#include "AlgebraicDivisionConstant.h"
+#include "AlgebraicFloatLiteral.h"
+#include "AlgebraicFloatMath.h"
+#include "AlgebraicInvariantFactor.h"
+#include "AlgebraicPow2Divmod.h"
+#include "AlgebraicPowSmallExponent.h"
+#include "AlgebraicReciprocalHoist.h"
+#include "AlgebraicRepeatedSubexpr.h"
+
+namespace cudal1 {
+static RuleModule<AlgebraicDivisionConstant, AlgebraicFloatLiteral, AlgebraicFloatMath, AlgebraicInvariantFactor, AlgebraicPow2Divmod, AlgebraicPowSmallExponent, AlgebraicReciprocalHoist, AlgebraicRepeatedSubexpr>
+    AlgebraicRules;
+} // namespace cudal1

@@ -1,0 +1,286 @@
+//===- AlgebraicPow2Divmod.cpp - algebraic-pow2-divmod --------------------===//
+//
+// algebraic-pow2-divmod: i / 2^k and i % 2^k on a value proven >= 0 become
+// i >> k and i & (2^k - 1) (bitwise). A signed division in a loop whose
+// dividend is not proven >= 0 is reported without a fix (this rule took
+// over algebraic-signed-pow2-division).
+//
+//===----------------------------------------------------------------------===//
+#include "AlgebraicPow2Divmod.h"
+
+#include "clang/AST/Expr.h"
+
+#include <functional>
+
+using namespace clang;
+using namespace clang::ast_matchers;
+using namespace llvm;
+
+namespace cudal1 {
+
+namespace {
+
+/// log2 of a power of two > 1, else -1.
+int log2Exact(uint64_t V) {
+  if (V < 2 || (V & (V - 1)))
+    return -1;
+  int K = 0;
+  while (V > 1) {
+    V >>= 1;
+    ++K;
+  }
+  return K;
+}
+
+/// Would the compiler see that \p E is >= 0 (so that it emits a plain
+/// shift or mask itself)? Built-in indices, non-negative literals, unsigned
+/// values, and variables (loop induction variables included) whose every
+/// definition is such an expression, combined with + * / % >> &. A
+/// heuristic that only silences the finding: the rewrite itself needs
+/// isProvablyNonNegative.
+bool compilerSeesNonNegative(const Expr *E, unsigned D = 0) {
+  if (!E || D > 8)
+    return false;
+  E = E->IgnoreParens();
+  if (E->getType()->isUnsignedIntegerType())
+    return true;
+  if (const auto *IL = dyn_cast<IntegerLiteral>(E))
+    return !IL->getValue().isNegative();
+  if (const auto *ICE = dyn_cast<CastExpr>(E)) {
+    // int(threadIdx.x), int(blockDim.x * gridDim.x): below 2^31.
+    if (isa<PseudoObjectExpr>(ICE->getSubExpr()->IgnoreParens()))
+      return true;
+    if (const auto *BO =
+            dyn_cast<BinaryOperator>(ICE->getSubExpr()->IgnoreParens()))
+      if (BO->getOpcode() == BO_Mul || BO->getOpcode() == BO_Add)
+        if (isa<PseudoObjectExpr>(BO->getLHS()->IgnoreParenImpCasts()) &&
+            isa<PseudoObjectExpr>(BO->getRHS()->IgnoreParenImpCasts()))
+          return BO->getOpcode() == BO_Mul; // <= 2^20 * 2^31? keep to dims
+    return compilerSeesNonNegative(ICE->getSubExpr(), D + 1);
+  }
+  if (isa<PseudoObjectExpr>(E))
+    return true;
+  if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
+    switch (BO->getOpcode()) {
+    case BO_Add:
+    case BO_Mul:
+    case BO_Div:
+    case BO_Rem:
+    case BO_Shr:
+      return compilerSeesNonNegative(BO->getLHS(), D + 1) &&
+             compilerSeesNonNegative(BO->getRHS(), D + 1);
+    case BO_And:
+      return compilerSeesNonNegative(BO->getLHS(), D + 1) ||
+             compilerSeesNonNegative(BO->getRHS(), D + 1);
+    default:
+      return false;
+    }
+  }
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+    const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
+    if (!V || !V->hasLocalStorage() || isa<ParmVarDecl>(V) || !V->getInit())
+      return false;
+    if (!compilerSeesNonNegative(V->getInit(), D + 1))
+      return false;
+    // Every later definition must be non-negative too.
+    const auto *FD = dyn_cast<FunctionDecl>(V->getDeclContext());
+    if (!FD || !FD->getBody())
+      return false;
+    bool Ok = true;
+    std::function<void(const Stmt *)> Scan = [&](const Stmt *S) {
+      if (!S || !Ok)
+        return;
+      auto IsV = [&](const Expr *X) {
+        const auto *R = dyn_cast<DeclRefExpr>(X->IgnoreParenImpCasts());
+        return R && R->getDecl() == V;
+      };
+      if (const auto *B = dyn_cast<BinaryOperator>(S)) {
+        if (B->isAssignmentOp() && IsV(B->getLHS())) {
+          if (B->getOpcode() == BO_Assign)
+            Ok = compilerSeesNonNegative(B->getRHS(), D + 1);
+          else if (B->getOpcode() == BO_AddAssign ||
+                   B->getOpcode() == BO_MulAssign ||
+                   B->getOpcode() == BO_DivAssign ||
+                   B->getOpcode() == BO_ShrAssign)
+            Ok = compilerSeesNonNegative(B->getRHS(), D + 1);
+          else
+            Ok = false;
+        }
+      } else if (const auto *U = dyn_cast<UnaryOperator>(S)) {
+        if ((U->isDecrementOp() || U->getOpcode() == UO_AddrOf) &&
+            IsV(U->getSubExpr()))
+          Ok = false;
+      }
+      for (const Stmt *C : S->children())
+        Scan(C);
+    };
+    Scan(FD->getBody());
+    return Ok;
+  }
+  return false;
+}
+
+} // namespace
+
+RuleInfo AlgebraicPow2Divmod::info() const {
+  RuleInfo I;
+  I.Id = "algebraic-pow2-divmod";
+  I.Category = "algebraic";
+  I.Summary = "integer / or % by a power of two on a value proven >= 0; "
+              "use >> or &";
+  I.Exactness = Exactness::Bitwise;
+  I.Help = "For a signed integer the compiler must keep / and % correct "
+           "for negative values (extra instructions around the shift); "
+           "when the value is provably non-negative (built-in indices, "
+           "non-negative constants, locals initialised from them) a shift "
+           "or mask gives the same bits. Unsigned operands are compiled to "
+           "shifts anyway: reported only with the option IncludeUnsigned. "
+           "A signed dividend inside a loop that is not proven >= 0 is "
+           "reported without a fix.";
+  I.DefaultOptions["IncludeUnsigned"] = "false";
+  return I;
+}
+
+void AlgebraicPow2Divmod::registerMatchers(MatchFinder &F) {
+  F.addMatcher(binaryOperator(anyOf(hasOperatorName("/"),
+                                    hasOperatorName("%")),
+                              hasType(isInteger()))
+                   .bind("op"),
+               this);
+}
+
+void AlgebraicPow2Divmod::check(const MatchFinder::MatchResult &R) {
+  const auto *BO = R.Nodes.getNodeAs<BinaryOperator>("op");
+  ASTContext &C = ctx();
+  if (!BO || BO->isValueDependent() || BO->isTypeDependent())
+    return;
+  Expr::EvalResult ER;
+  if (!BO->getRHS()->EvaluateAsInt(ER, C))
+    return;
+  llvm::APSInt V = ER.Val.getInt();
+  if (V.isSigned() && V.isNegative())
+    return;
+  int K = log2Exact(V.getZExtValue());
+  if (K < 0)
+    return;
+  const Expr *LHS = BO->getLHS();
+  const Expr *LHSRaw = LHS->IgnoreImpCasts();
+  // The shift must have the type of the division.
+  QualType LT = C.isPromotableIntegerType(LHSRaw->getType())
+                    ? C.getPromotedIntegerType(LHSRaw->getType())
+                    : LHSRaw->getType();
+  if (!C.hasSameUnqualifiedType(LT, BO->getType()))
+    return;
+  bool Unsigned = BO->getType()->isUnsignedIntegerType();
+  if (Unsigned && !optionBool("IncludeUnsigned", false))
+    return;
+  const FunctionDecl *FD = functionOf(*BO);
+  if (!FD || !isDeviceCode(FD) || isInInstantiation(FD))
+    return;
+  if (!Unsigned && !isProvablyNonNegative(C, LHSRaw)) {
+    reportUnprovenSigned(BO, FD, V.getZExtValue(), K);
+    return;
+  }
+  if (!firstInUserCode(BO->getOperatorLoc()))
+    return;
+  bool Div = BO->getOpcode() == BO_Div;
+  std::string NewOp = Div ? ">> " + std::to_string(K)
+                          : "& " + std::to_string((1ULL << K) - 1);
+  std::string LText = sourceText(C, LHS->getSourceRange());
+  Finding F = makeFinding(
+      C, id(), BO->getOperatorLoc(),
+      std::string(Div ? "division" : "modulo") + " by " +
+          std::to_string(1ULL << K) + " of a " +
+          (Unsigned ? "unsigned value" : "signed value proven >= 0") +
+          (Unsigned ? "; a shift/mask says what the hardware does"
+                    : " still pays for negative-value handling; '" +
+                          NewOp + "' gives the same result"),
+      FD);
+  // Parentheses unless the context cannot bind tighter.
+  const Expr *Child = BO;
+  const Expr *P = parentSkippingParens(C, BO, &Child);
+  bool NeedParens = true;
+  if (Child != BO)
+    NeedParens = false; // already parenthesised
+  else if (!P)
+    NeedParens = false; // full expression / initialiser / return
+  else if (const auto *IC = dyn_cast<ImplicitCastExpr>(P)) {
+    const Expr *PP = parentSkippingParens(C, IC);
+    NeedParens = PP && !isa<CallExpr>(PP) && !isa<ArraySubscriptExpr>(PP);
+    if (const auto *A = dyn_cast_or_null<BinaryOperator>(PP))
+      NeedParens = !(A->isAssignmentOp() && A->getRHS()->IgnoreParens() == IC);
+  } else if (const auto *AS = dyn_cast<ArraySubscriptExpr>(P)) {
+    NeedParens = AS->getIdx()->IgnoreParenImpCasts() != BO;
+  } else if (isa<CallExpr>(P)) {
+    NeedParens = false;
+  } else if (const auto *A = dyn_cast<BinaryOperator>(P)) {
+    NeedParens = !(A->isAssignmentOp() && A->getRHS() == BO);
+  }
+  std::string Why;
+  auto OpR = editableRange(
+      C,
+      CharSourceRange::getTokenRange(BO->getOperatorLoc(),
+                                     BO->getRHS()->getEndLoc()),
+      Why);
+  auto Whole = editableRange(
+      C, CharSourceRange::getTokenRange(BO->getSourceRange()), Why);
+  if (!OpR || !Whole) {
+    F.WhyNoFix = Why;
+  } else {
+    FixIt X;
+    X.Description = "use " + NewOp;
+    X.Exact = Exactness::Bitwise;
+    X.Edits.push_back(makeTextEdit(C, *OpR, NewOp));
+    if (NeedParens) {
+      X.Edits.push_back(makeInsertion(C, Whole->getBegin(), "("));
+      X.Edits.push_back(makeTextEdit(
+          C, CharSourceRange::getCharRange(Whole->getEnd(), Whole->getEnd()),
+          ")"));
+    }
+    // The insertion of ")" sits where the replacement ends: merge into one
+    // edit so both tools apply them the same way.
+    if (NeedParens) {
+      X.Edits.clear();
+      std::string NewText = "(" + sourceText(C, LHS->getSourceRange()) + " " +
+                            NewOp + ")";
+      X.Edits.push_back(makeTextEdit(C, *Whole, NewText));
+    }
+    F.Fix = std::move(X);
+  }
+  (void)LText;
+  report(std::move(F));
+}
+
+void AlgebraicPow2Divmod::reportUnprovenSigned(const BinaryOperator *BO,
+                                               const FunctionDecl *FD,
+                                               uint64_t V, int K) {
+  ASTContext &C = ctx();
+  // Inside a loop, with a dividend that changes in it (an invariant one is
+  // hoisted by the compiler), and not obviously non-negative to it either.
+  const Stmt *Loop = enclosingLoop(C, *BO);
+  if (!Loop)
+    return;
+  bool HasVar = false;
+  if (isLoopInvariant(BO->getLHS(), varsChangedIn(Loop), HasVar) ||
+      compilerSeesNonNegative(BO->getLHS()) ||
+      !firstInUserCode(BO->getOperatorLoc()))
+    return;
+  bool Rem = BO->getOpcode() == BO_Rem;
+  std::string X = oneLineText(C, BO->getLHS()->getSourceRange());
+  Finding F = makeFinding(
+      C, id(), BO->getOperatorLoc(),
+      std::string("signed ") + (Rem ? "modulo" : "division") + " by " +
+          std::to_string(V) +
+          " inside a loop: rounding toward zero needs a sign fix-up (3-4 "
+          "instructions instead of 1) unless the compiler proves '" + X +
+          "' >= 0; if it is never negative, use an unsigned type or '" +
+          (Rem ? "& " + std::to_string(V - 1) : ">> " + std::to_string(K)) +
+          "'",
+      FD, BO->getSourceRange());
+  reportWithoutFix(std::move(F),
+                   "'" + X + "' is not proven >= 0: for negative values '" +
+                       (Rem ? std::string("&") : std::string(">>")) +
+                       "' gives another result");
+}
+
+} // namespace cudal1

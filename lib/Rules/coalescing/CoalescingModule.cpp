@@ -1,0 +1,12 @@
+//===- CoalescingModule.cpp - the coalescing-* rules --------------------------===//
+#include "CoalescingSmemStaging.h"
+#include "CoalescingStridedAccess.h"
+#include "CoalescingThreadMappingSwap.h"
+#include "CoalescingTransposeTile.h"
+#include "CoalescingUncoalescedAccess.h"
+#include "CoalescingWarpPerRow.h"
+
+namespace cudal1 {
+static RuleModule<CoalescingSmemStaging, CoalescingStridedAccess, CoalescingThreadMappingSwap, CoalescingTransposeTile, CoalescingUncoalescedAccess, CoalescingWarpPerRow>
+    CoalescingRules;
+} // namespace cudal1

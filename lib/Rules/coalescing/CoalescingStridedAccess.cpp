@@ -1,0 +1,157 @@
+//===- CoalescingStridedAccess.cpp - coalescing-strided-access ------------===//
+//
+// coalescing-strided-access: from the symbolic access analysis, global
+// accesses with a constant stride between lanes (array-of-structures
+// fields, a[2 * i]); the kernel's other accesses to the same rows count as
+// used bytes.
+//
+//===----------------------------------------------------------------------===//
+#include "CoalescingStridedAccess.h"
+
+#include "../AccessNotes.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace cudal1 {
+
+namespace {
+
+/// \p B's address for every iteration of its enclosing constant-trip loops
+/// (the induction variable replaced by its values), at most 256 of them.
+std::vector<AffineExpr> expandLoops(const MemAccess &B) {
+  std::vector<AffineExpr> Out{B.Address};
+  for (const LoopInfo *L : B.Loops) {
+    if (L->Trip != TripKind::Constant || !L->TripCount || *L->TripCount > 64)
+      continue;
+    auto I0 = L->Init.constantValue(), St = L->Step.constantValue();
+    if (!I0 || !St || L->Geometric)
+      continue;
+    auto Syms = L->IVValue.symbols();
+    if (Syms.size() != 1 || L->IVValue != AffineExpr::symbol(*Syms.begin()))
+      continue;
+    const std::string Sym = *Syms.begin();
+    std::vector<AffineExpr> Next;
+    for (const AffineExpr &E : Out) {
+      if (!E.symbols().count(Sym)) {
+        Next.push_back(E);
+        continue;
+      }
+      for (int64_t M = 0; M < *L->TripCount; ++M)
+        Next.push_back(E.substitute(Sym, AffineExpr::constant(*I0 + M * *St)));
+    }
+    if (Next.size() > 256)
+      return {B.Address};
+    Out = std::move(Next);
+  }
+  return Out;
+}
+
+/// Bytes of each stride read by the kernel's accesses with the same base
+/// and the same per-thread stride: the fields of a struct read nearby, or
+/// the iterations of a small constant-trip loop (their sectors are shared
+/// through L1). \p IsFirst: \p A is the group's first access (lowest
+/// offset), which carries the group's finding.
+int64_t siblingCoverage(const KernelAnalysis &K, const MemAccess &A,
+                        int64_t Stride, bool &IsFirst) {
+  IsFirst = true;
+  std::vector<AffineExpr> AE = expandLoops(A);
+  AffineExpr Shape = AE[0] - AffineExpr::constant(AE[0].constantTerm());
+  int64_t Base = AE[0].constantTerm();
+  std::vector<bool> Covered(Stride, false);
+  for (const MemAccess &B : K.Accesses) {
+    if (B.Base != A.Base || B.Space != MemSpace::Global ||
+        !B.Address.isKnown() || B.SparseGuard)
+      continue;
+    for (const AffineExpr &E : expandLoops(B)) {
+      AffineExpr BS = E - AffineExpr::constant(E.constantTerm());
+      if (BS != Shape)
+        continue;
+      int64_t Off = E.constantTerm() - Base;
+      if (&B != &A && (Off < 0 || (Off == 0 && &B < &A)))
+        IsFirst = false;
+      for (int64_t I = 0; I < (int64_t)B.AccessBytes; ++I)
+        Covered[((Off + I) % Stride + Stride) % Stride] = true;
+    }
+  }
+  int64_t N = 0;
+  for (bool C : Covered)
+    N += C;
+  return N;
+}
+
+} // namespace
+
+RuleInfo CoalescingStridedAccess::info() const {
+  RuleInfo I;
+  I.Id = "coalescing-strided-access";
+  I.Category = "coalescing";
+  I.Summary = "global access whose consecutive threads are a constant "
+                  "stride apart (e.g. array-of-structures fields)";
+  I.Help = "A warp's 32 threads should access 32 consecutive elements "
+                  "so that the request touches the minimum number of 32-byte "
+                  "sectors. With a constant stride S between consecutive "
+                  "threads the warp touches up to S times more sectors and "
+                  "the extra bytes are fetched and discarded.";
+  I.DefaultOptions["MinFactor"] = "2";
+  return I;
+}
+
+void CoalescingStridedAccess::checkTranslationUnit() {
+  ASTContext &Ctx = ctx();
+  const CheckContext &CC = context();
+  if (!CC.Analysis)
+    return;
+  double MinFactor = optionInt("MinFactor", 2);
+  for (const KernelAnalysis &K : CC.Analysis->Kernels)
+    for (const MemAccess &A : K.Accesses) {
+      if (A.Space != MemSpace::Global || !A.E || A.SparseGuard)
+        continue;
+      if (!isUserCode(A.E->getExprLoc()))
+        continue;
+      const WarpRequest &W = A.Global;
+      if (W.Factor < MinFactor)
+        continue;
+      std::string Msg;
+      if (W.Class == AccessClass::Strided) {
+        int64_t Stride = W.StrideElems
+                             ? *W.StrideElems * (int64_t)A.ElemBytes
+                             : 0;
+        double Factor = W.Factor;
+        std::string Used;
+        if (Stride > 0 && Stride <= 256) {
+          bool First = true;
+          int64_t Cov = siblingCoverage(K, A, Stride, First);
+          if (!First)
+            continue;
+          if (Cov > (int64_t)A.AccessBytes) {
+            Factor = std::min(Factor, double(Stride) / double(Cov));
+            Used = "; with the other accesses to the same rows (fields or "
+                   "loop iterations), " +
+                   std::to_string(Cov) + " of every " +
+                   std::to_string(Stride) + " bytes are used";
+          }
+        }
+        if (Factor < MinFactor)
+          continue;
+        Msg = std::string("strided global ") + accessVerb(A) +
+              ": consecutive threads are " + W.StrideText +
+              (W.StrideElems ? " elements" : "") + " apart; a warp request "
+              "touches " + std::to_string(W.Sectors) + " 32-byte sectors "
+              "instead of " + std::to_string(W.IdealSectors) + Used + " (" +
+              factorText(Factor) + " the memory traffic)";
+      } else {
+        continue;
+      }
+      Finding F = makeFinding(Ctx, id(), A.E->getExprLoc(), Msg, K.Kernel,
+                              A.E->getSourceRange());
+      std::string Cond;
+      if (!W.Condition.empty())
+        Cond = "when '" + W.StrideText + "' elements span at least 32 "
+               "bytes";
+      addAccessNotes(Ctx, F, A, K, Cond, W.Assumption);
+      report(std::move(F));
+    }
+}
+
+} // namespace cudal1

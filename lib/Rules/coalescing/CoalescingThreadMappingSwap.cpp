@@ -1,0 +1,289 @@
+//===- CoalescingThreadMappingSwap.cpp - coalescing-thread-mapping-swap ---===//
+//
+// 2-D kernels whose global accesses mostly run along the slow dimension
+// (consecutive threadIdx.x a row apart, consecutive threadIdx.y adjacent):
+// swap the roles of x and y in the kernel (threadIdx, blockIdx, blockDim,
+// gridDim) and swap the x and y components of grid and block at every
+// launch site, so each logical thread computes the same element, now with
+// the warp along the contiguous dimension. Bitwise: threads are
+// independent (no shared memory, barriers, warp operations or atomics).
+//
+//===----------------------------------------------------------------------===//
+#include "CoalescingThreadMappingSwap.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/Basic/SourceManager.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace cudal1 {
+
+namespace {
+
+const char *RuleId = "coalescing-thread-mapping-swap";
+
+/// The launch-configuration argument as written (through the implicit
+/// dim3 construction and temporaries).
+const Expr *writtenConfigArg(const Expr *E) {
+  for (unsigned I = 0; I < 8 && E; ++I) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(E)) {
+      E = M->getSubExpr();
+      continue;
+    }
+    if (const auto *B = dyn_cast<CXXBindTemporaryExpr>(E)) {
+      E = B->getSubExpr();
+      continue;
+    }
+    if (const auto *C = dyn_cast<CXXConstructExpr>(E);
+        C && !isa<CXXTemporaryObjectExpr>(C) && C->getNumArgs() >= 1 &&
+        (C->getNumArgs() == 1 || isa<CXXDefaultArgExpr>(C->getArg(1)))) {
+      // Implicit conversion (int -> dim3) or copy.
+      if (C->getParenOrBraceRange().isValid())
+        return E;
+      E = C->getArg(0);
+      continue;
+    }
+    break;
+  }
+  return E;
+}
+
+/// New text for a grid/block argument with x and y swapped; "" when it
+/// cannot be written safely (\p Why set).
+std::string swappedDim(ASTContext &Ctx, const Expr *W, std::string &Why) {
+  std::string Text = sourceText(Ctx, W->getSourceRange());
+  if (Text.empty() || inMacro(W->getSourceRange())) {
+    Why = "a launch configuration comes from a macro expansion";
+    return "";
+  }
+  QualType T = W->getType();
+  if (T->isIntegralOrEnumerationType())
+    return "dim3(1, " + Text + ")";
+  // dim3(a, b[, c]) written explicitly.
+  if (const auto *C = dyn_cast<CXXConstructExpr>(W->IgnoreParenImpCasts())) {
+    std::vector<std::string> Args;
+    for (const Expr *A : C->arguments()) {
+      if (isa<CXXDefaultArgExpr>(A))
+        break;
+      Args.push_back(sourceText(Ctx, A->getSourceRange()));
+    }
+    if (!Args.empty() && Args.size() <= 3 &&
+        C->getNumArgs() >= 1 && C->getArg(0)->getType()->isIntegralOrEnumerationType()) {
+      while (Args.size() < 3)
+        Args.push_back("1");
+      for (auto &A : Args)
+        if (A.empty()) {
+          Why = "a launch configuration comes from a macro expansion";
+          return "";
+        }
+      return "dim3(" + Args[1] + ", " + Args[0] + ", " + Args[2] + ")";
+    }
+  }
+  if (isa<DeclRefExpr>(W->IgnoreParenImpCasts()) || isPureNoMemory(W))
+    return "dim3((" + Text + ").y, (" + Text + ").x, (" + Text + ").z)";
+  Why = "the launch configuration '" + Text + "' is not a simple expression";
+  return "";
+}
+
+} // namespace
+
+RuleInfo CoalescingThreadMappingSwap::info() const {
+  RuleInfo I;
+  I.Id = RuleId;
+  I.Category = "coalescing";
+  I.Summary = "2-D kernel indexing rows by threadIdx.x -> swap x and y in "
+              "the kernel and at every launch site";
+  I.Exactness = Exactness::Bitwise;
+  I.Help = "When consecutive threadIdx.x values address elements a row "
+           "apart and consecutive threadIdx.y values address adjacent "
+           "elements, every warp request touches one sector per lane. "
+           "Swapping the roles of x and y (threadIdx, blockIdx, blockDim, "
+           "gridDim) in the kernel, and the x and y components of grid "
+           "and block at every launch site, keeps each logical thread's "
+           "work and makes the accesses contiguous along the warp.";
+  return I;
+}
+
+void CoalescingThreadMappingSwap::runOn(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
+           const FunctionFacts &F, std::vector<Finding> &Out) {
+  unsigned Bad = 0, Good = 0;
+  const ArraySubscriptExpr *FirstBad = nullptr;
+  std::vector<const Expr *> Builtins;
+  bool UsesY = false;
+  forEachStmt(K->getBody(), [&](const Stmt *S) {
+    if (const auto *E = dyn_cast<Expr>(S)) {
+      if (isa<PseudoObjectExpr>(E)) {
+        std::string B = builtinName(E);
+        if (!B.empty()) {
+          Builtins.push_back(E);
+          if (B == "threadIdx.y")
+            UsesY = true;
+        }
+      }
+    }
+    const auto *AS = dyn_cast<ArraySubscriptExpr>(S);
+    if (!AS || !rootPointerParam(AS->getBase(), F))
+      return;
+    AffineExpr Idx = toAffine(AS->getIdx(), F);
+    if (!Idx.isKnown())
+      return;
+    AffineExpr CX = Idx.coefficientOf("threadIdx.x");
+    AffineExpr CY = Idx.coefficientOf("threadIdx.y");
+    auto CXv = CX.constantValue(), CYv = CY.constantValue();
+    bool XUnit = CXv && (*CXv == 1 || *CXv == -1);
+    bool YUnit = CYv && (*CYv == 1 || *CYv == -1);
+    bool XFar = CX.isKnown() && !(CXv && *CXv >= -1 && *CXv <= 1);
+    if (XUnit)
+      ++Good;
+    else if (XFar && YUnit) {
+      ++Bad;
+      if (!FirstBad)
+        FirstBad = AS;
+    }
+  });
+  if (!UsesY || !FirstBad || Bad <= Good)
+    return;
+  Finding Fd = makeFinding(
+      Ctx, RuleId, FirstBad->getBeginLoc(),
+      "consecutive threadIdx.x values access '" +
+          sourceText(Ctx, FirstBad->getSourceRange()) +
+          "' a row apart while threadIdx.y walks along the row (" +
+          std::to_string(Bad) + " of " + std::to_string(Bad + Good) +
+          " analysed accesses): each warp request touches one sector per "
+          "lane; swapping the x and y roles makes them contiguous",
+      K);
+  Out.push_back(std::move(Fd));
+  Finding &R = Out.back();
+
+  // --- legality ----------------------------------------------------------
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (containsCallTo(K->getBody(),
+                     {"__syncthreads", "__syncthreads_count",
+                      "__syncthreads_and", "__syncthreads_or", "__syncwarp",
+                      "__shfl*", "__ballot*", "__any*", "__all*",
+                      "__activemask", "atomic*", "__match*", "__reduce*"})) {
+    refuse(R, "the kernel uses barriers, warp operations or atomics: "
+              "threads are not independent");
+    return;
+  }
+  std::string Why;
+  forEachStmt(K->getBody(), [&](const Stmt *S) {
+    if (!Why.empty())
+      return;
+    if (const auto *DS = dyn_cast<DeclStmt>(S))
+      for (const Decl *D : DS->decls())
+        if (D->hasAttr<CUDASharedAttr>())
+          Why = "the kernel uses shared memory: threads are not independent";
+    if (const auto *CE = dyn_cast<CallExpr>(S))
+      if (const FunctionDecl *FD = CE->getDirectCallee())
+        if (!SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation())) &&
+            !FD->getBuiltinID())
+          Why = "the kernel calls '" + FD->getNameAsString() +
+                "', which may use the thread index";
+  });
+  if (!Why.empty()) {
+    refuse(R, Why);
+    return;
+  }
+  auto Sites = launchSitesOf(Ctx, context(), K);
+  if (Sites.empty()) {
+    refuse(R, "no launch site of '" + K->getNameAsString() +
+                  "' is visible in this file; the grid and block must be "
+                  "swapped where it is launched");
+    return;
+  }
+  FixIt Fix;
+  Fix.Exact = Exactness::Bitwise;
+  for (const Expr *B : Builtins) {
+    const auto *PO = cast<PseudoObjectExpr>(B);
+    const auto *P =
+        dyn_cast<MSPropertyRefExpr>(PO->getSyntacticForm()->IgnoreParens());
+    if (!P) {
+      refuse(R, "unrecognised built-in index expression");
+      return;
+    }
+    std::string Name = builtinName(B);
+    char Dim = Name.back();
+    if (Dim == 'z')
+      continue;
+    SourceLocation ML = P->getMemberLoc();
+    if (ML.isMacroID()) {
+      refuse(R, "'" + Name + "' is written in a macro; the macro's text is "
+                            "not changed");
+      return;
+    }
+    Fix.Edits.push_back(makeTextEdit(
+        Ctx, CharSourceRange::getTokenRange(ML, ML), Dim == 'x' ? "y" : "x"));
+  }
+  std::string QN = K->getQualifiedNameAsString();
+  bool GridKnown = true;
+  for (const CUDAKernelCallExpr *Site : Sites) {
+    const CallExpr *Cfg = Site->getConfig();
+    if (!Cfg || Cfg->getNumArgs() < 2) {
+      refuse(R, "a launch site has no visible configuration");
+      return;
+    }
+    for (unsigned I = 0; I < 2; ++I) {
+      const Expr *W = writtenConfigArg(Cfg->getArg(I));
+      std::string NewText = swappedDim(Ctx, W, Why);
+      if (NewText.empty()) {
+        refuse(R, Why);
+        return;
+      }
+      std::string EW;
+      auto Range = editableRange(
+          Ctx, CharSourceRange::getTokenRange(W->getSourceRange()), EW);
+      if (!Range) {
+        refuse(R, EW);
+        return;
+      }
+      Fix.Edits.push_back(makeTextEdit(Ctx, *Range, NewText));
+    }
+    R.Notes.push_back(makeNote(Ctx, Site->getBeginLoc(),
+                               "grid and block swapped at this launch"));
+  }
+  // gridDim.y is limited to 65535: the new y extent is the old x extent.
+  if (CC.Model)
+    for (const LaunchSite &S : CC.Model->LaunchSites)
+      if (S.Kernel == QN) {
+        if (!S.Grid.Dim)
+          GridKnown = false;
+        else if ((*S.Grid.Dim)[0] > 65535) {
+          refuse(R, "the grid at " + S.Loc.str() +
+                        " has more than 65535 blocks along x, too many "
+                        "for gridDim.y after the swap");
+          return;
+        }
+      }
+  Fix.Description = "swap x and y of threadIdx/blockIdx/blockDim/gridDim in "
+                    "'" + K->getNameAsString() +
+                    "' and of grid and block at its launch sites";
+  if (!GridKnown) {
+    Fix.Proven = false;
+    R.Notes.push_back(makeNote(
+        Ctx, K->getLocation(),
+        "the grid size is not a compile-time constant: the swap needs "
+        "grid.x <= 65535 (checked only when verified)"));
+  }
+  if (K->getFormalLinkage() == Linkage::External)
+    R.Notes.push_back(makeNote(
+        Ctx, K->getLocation(),
+        "assumes every launch of '" + K->getNameAsString() +
+            "' is in this file (the kernel has external linkage)"));
+  R.Fix = Fix;
+}
+
+void CoalescingThreadMappingSwap::checkKernel(const KernelUnit &Kernel) {
+  if (Kernel.IsTemplate)
+    return;
+  std::vector<Finding> Out;
+  runOn(ctx(), context(), Kernel.FD, Kernel.Facts, Out);
+  for (Finding &F : Out)
+    report(std::move(F));
+}
+
+} // namespace cudal1

@@ -1,0 +1,323 @@
+//===- CoalescingTransposeTile.cpp - coalescing-transpose-tile ------------===//
+//
+// Transpose-like copies: each thread reads in[II] coalesced along
+// threadIdx.x and writes out[IO] where threadIdx.x walks a column (lanes a
+// row apart). The rewrite goes through a padded B x (B+1) shared-memory
+// tile in two phases:
+//   phase 1 (the original thread mapping) loads in[II] into
+//            tile[threadIdx.y][threadIdx.x];
+//   phase 2 every thread plays the role of the thread with x and y swapped
+//            (the index declarations are re-emitted with threadIdx.x and
+//            threadIdx.y exchanged) and stores out[IO] from
+//            tile[threadIdx.x][threadIdx.y]: consecutive threads now write
+//            consecutive addresses.
+// Each output element gets the same value computed from the same input
+// element: bitwise. Needs a square B x B block (constant at every launch
+// site); the guard is evaluated for the thread whose element is handled.
+//
+//===----------------------------------------------------------------------===//
+#include "CoalescingTransposeTile.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace cudal1 {
+
+namespace {
+
+const char *RuleId = "coalescing-transpose-tile";
+
+} // namespace
+
+RuleInfo CoalescingTransposeTile::info() const {
+  RuleInfo I;
+  I.Id = RuleId;
+  I.Category = "coalescing";
+  I.Summary = "transpose-like copy (coalesced read, column-strided write) "
+              "-> through a padded shared-memory tile";
+  I.Exactness = Exactness::Bitwise;
+  I.Help = "A kernel that reads in[y*W + x] and writes out[x*H + y] has one "
+           "of its two accesses strided by a whole row along the warp. "
+           "Staging a square block's elements in a shared-memory tile with "
+           "one padding column lets both the global read and the global "
+           "write be contiguous along threadIdx.x, without bank conflicts.";
+  return I;
+}
+
+void CoalescingTransposeTile::runOn(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
+           const FunctionFacts &F, std::vector<Finding> &Out) {
+  const auto *Body = dyn_cast<CompoundStmt>(K->getBody());
+  if (!Body || Body->body_empty())
+    return;
+  // The last statement: [if (COND)] out[IO] = RHS;
+  const Stmt *Last = Body->body_back();
+  const Expr *Cond = nullptr;
+  const Stmt *Assign = Last;
+  if (const auto *If = dyn_cast<IfStmt>(Last)) {
+    if (If->getElse() || If->getInit() || If->getConditionVariable())
+      return;
+    Cond = If->getCond();
+    Assign = If->getThen();
+    if (const auto *CS = dyn_cast<CompoundStmt>(Assign)) {
+      if (CS->size() != 1)
+        return;
+      Assign = CS->body_front();
+    }
+  }
+  const auto *BO = dyn_cast<BinaryOperator>(Assign);
+  if (!BO || BO->getOpcode() != BO_Assign)
+    return;
+  const auto *OutAcc =
+      dyn_cast<ArraySubscriptExpr>(BO->getLHS()->IgnoreParens());
+  if (!OutAcc)
+    return;
+  const ParmVarDecl *OutP = rootPointerParam(OutAcc->getBase(), F);
+  if (!OutP)
+    return;
+  const ArraySubscriptExpr *InAcc = nullptr;
+  unsigned Reads = 0;
+  forEachStmt(BO->getRHS(), [&](const Stmt *S) {
+    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(S)) {
+      ++Reads;
+      InAcc = AS;
+    }
+  });
+  if (Reads != 1 || !InAcc)
+    return;
+  const ParmVarDecl *InP = rootPointerParam(InAcc->getBase(), F);
+  if (!InP || InP == OutP)
+    return;
+  AffineExpr II = toAffine(InAcc->getIdx(), F);
+  AffineExpr IO = toAffine(OutAcc->getIdx(), F);
+  if (!II.isKnown() || !IO.isKnown())
+    return;
+  auto Unit = [](const AffineExpr &C) {
+    auto V = C.constantValue();
+    return V && *V == 1;
+  };
+  auto Far = [](const AffineExpr &C) {
+    auto V = C.constantValue();
+    return C.isKnown() && !(V && *V >= -1 && *V <= 1);
+  };
+  // Read coalesced along x, write along y.
+  if (!Unit(II.coefficientOf("threadIdx.x")) ||
+      !Far(IO.coefficientOf("threadIdx.x")) ||
+      !Unit(IO.coefficientOf("threadIdx.y")))
+    return;
+
+  Finding Fd = makeFinding(
+      Ctx, RuleId, OutAcc->getBeginLoc(),
+      "transpose-like copy: '" + sourceText(Ctx, InAcc->getSourceRange()) +
+          "' is read along the row but '" +
+          sourceText(Ctx, OutAcc->getSourceRange()) +
+          "' is written a row apart per lane (one 32-byte sector per lane); "
+          "a shared-memory tile makes both contiguous",
+      K);
+  Out.push_back(Fd);
+  Finding &R = Out.back();
+
+  // --- legality ----------------------------------------------------------
+  std::string Why;
+  auto Block = constantBlock(CC, K, Why);
+  if (!Block) {
+    refuse(R, Why + "; the tile needs a constant square block");
+    return;
+  }
+  uint64_t B = (*Block)[0];
+  if ((*Block)[1] != B || (*Block)[2] != 1) {
+    refuse(R, "the block (" + std::to_string((*Block)[0]) + "x" +
+                  std::to_string((*Block)[1]) + "x" +
+                  std::to_string((*Block)[2]) +
+                  ") is not square: a thread cannot take the role of its "
+                  "transposed partner");
+    return;
+  }
+  QualType ET = InAcc->getType().getUnqualifiedType();
+  uint64_t EB = Ctx.getTypeSizeInChars(ET).getQuantity();
+  if (B * (B + 1) * EB > 40 * 1024) {
+    refuse(R, "the tile would not fit in shared memory");
+    return;
+  }
+  for (const Stmt *S : Body->body()) {
+    if (S == Last)
+      break;
+    const auto *DS = dyn_cast<DeclStmt>(S);
+    bool Ok = DS != nullptr;
+    if (DS)
+      for (const Decl *D : DS->decls()) {
+        const auto *V = dyn_cast<VarDecl>(D);
+        if (!V || V->hasAttr<CUDASharedAttr>() || V->isStaticLocal() ||
+            (V->getInit() && !isPureNoMemory(V->getInit())))
+          Ok = false;
+      }
+    if (!Ok) {
+      refuse(R, "'" + sourceText(Ctx, S->getSourceRange()) +
+                    "' is not a declaration of a value computed without "
+                    "memory reads; only index declarations may precede the "
+                    "copy");
+      return;
+    }
+  }
+  if (Cond && !isPureNoMemory(Cond)) {
+    refuse(R, "the guard reads memory");
+    return;
+  }
+  // Everything but the one read is arithmetic.
+  bool RhsOk = true;
+  forEachStmt(BO->getRHS(), [&](const Stmt *S) {
+    if (isa<CallExpr>(S) || isa<StmtExpr>(S))
+      RhsOk = false;
+    if (const auto *U = dyn_cast<UnaryOperator>(S))
+      if (U->getOpcode() == UO_Deref || U->isIncrementDecrementOp())
+        RhsOk = false;
+    if (const auto *B2 = dyn_cast<BinaryOperator>(S))
+      if (B2->isAssignmentOp())
+        RhsOk = false;
+  });
+  if (!RhsOk) {
+    refuse(R, "the stored value is not plain arithmetic on the one input "
+              "element");
+    return;
+  }
+  std::string How;
+  if (!provenDistinct(Ctx, context(), K, InP, OutP, How, Why)) {
+    refuse(R, Why + " (mark them __restrict__ if they never overlap)");
+    return;
+  }
+  R.Notes.push_back(makeNote(Ctx, OutAcc->getBeginLoc(), "no aliasing: " + How));
+  if (uses(K->getBody(), "threadIdx.z")) {
+    refuse(R, "the kernel uses threadIdx.z");
+    return;
+  }
+
+  // --- rewrite ------------------------------------------------------------
+  auto SwapXY = [&](const Stmt *S) {
+    std::vector<std::pair<const Stmt *, std::string>> Reps;
+    forEachStmt(S, [&](const Stmt *X) {
+      if (const auto *PO = dyn_cast<PseudoObjectExpr>(X)) {
+        std::string Bn = builtinName(PO);
+        if (Bn == "threadIdx.x")
+          Reps.push_back({PO, "threadIdx.y"});
+        else if (Bn == "threadIdx.y")
+          Reps.push_back({PO, "threadIdx.x"});
+      }
+    });
+    return rewrittenText(Ctx, S, Reps);
+  };
+  std::string Ind = indentOf(Ctx, Body->body_front()->getBeginLoc());
+  std::string I1 = Ind + "  ";
+  std::string Tile = uniqueName(K, "cudal1_tile");
+  std::string Bs = std::to_string(B);
+  std::string ETs = ET.getAsString(Ctx.getPrintingPolicy());
+  std::string Decls, SwappedDecls;
+  for (const Stmt *S : Body->body()) {
+    if (S == Last)
+      break;
+    std::string T = sourceText(Ctx, S->getSourceRange());
+    std::string W = SwapXY(S);
+    if (T.empty() || W.empty()) {
+      refuse(R, "a declaration comes from a macro expansion");
+      return;
+    }
+    Decls += I1 + T + "\n";
+    SwappedDecls += I1 + W + "\n";
+  }
+  std::string CondT = Cond ? sourceText(Ctx, Cond->getSourceRange()) : "";
+  std::string CondW = Cond ? SwapXY(Cond) : "";
+  std::string InT = sourceText(Ctx, InAcc->getSourceRange());
+  std::string OutW = SwapXY(OutAcc);
+  std::vector<std::pair<const Stmt *, std::string>> RhsReps = {
+      {InAcc, Tile + "[threadIdx.x][threadIdx.y]"}};
+  {
+    const SourceManager &SM0 = Ctx.getSourceManager();
+    SourceRange IR = InAcc->getSourceRange();
+    forEachStmt(BO->getRHS(), [&](const Stmt *X) {
+      const auto *PO = dyn_cast<PseudoObjectExpr>(X);
+      if (!PO)
+        return;
+      SourceLocation L = PO->getBeginLoc();
+      if (!SM0.isBeforeInTranslationUnit(L, IR.getBegin()) &&
+          !SM0.isBeforeInTranslationUnit(IR.getEnd(), L))
+        return; // inside the input access
+      std::string Bn = builtinName(PO);
+      if (Bn == "threadIdx.x")
+        RhsReps.push_back({PO, "threadIdx.y"});
+      else if (Bn == "threadIdx.y")
+        RhsReps.push_back({PO, "threadIdx.x"});
+    });
+  }
+  std::string RhsW = rewrittenText(Ctx, BO->getRHS(), RhsReps);
+  // RHS may use thread-dependent locals too: swap them as well by
+  // re-evaluating in phase 2's scope (the re-declared locals shadow).
+  if ((Cond && (CondT.empty() || CondW.empty())) || InT.empty() ||
+      OutW.empty() || RhsW.empty()) {
+    refuse(R, "the copy comes from a macro expansion");
+    return;
+  }
+  std::string Txt;
+  Txt += "// cuda-l1 " + std::string(RuleId) + ": through a " + Bs + "x" +
+         Bs + " shared-memory tile (+1 padding column)\n";
+  Txt += Ind + "__shared__ " + ETs + " " + Tile + "[" + Bs + "][" + Bs +
+         " + 1];\n";
+  Txt += Ind + "{ // load: coalesced along threadIdx.x\n";
+  Txt += Decls;
+  Txt += I1 + (Cond ? "if (" + CondT + ")\n" + I1 + "  " : "") + Tile +
+         "[threadIdx.y][threadIdx.x] = " + InT + ";\n";
+  Txt += Ind + "}\n";
+  Txt += Ind + "__syncthreads();\n";
+  Txt += Ind + "{ // store: each thread takes its transposed partner's "
+               "element\n";
+  Txt += SwappedDecls;
+  Txt += I1 + (Cond ? "if (" + CondW + ")\n" + I1 + "  " : "") + OutW +
+         " = " + RhsW + ";\n";
+  Txt += Ind + "}";
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation BB = SM.getExpansionLoc(Body->body_front()->getBeginLoc());
+  SourceLocation BE = SM.getExpansionLoc(Body->getRBracLoc());
+  // Up to the end of the last statement (keep the closing brace's line).
+  SourceLocation LE = Lexer::getLocForEndOfToken(
+      SM.getExpansionLoc(Last->getEndLoc()), 0, SM, Ctx.getLangOpts());
+  SourceLocation AfterSemi = Lexer::findLocationAfterToken(
+      SM.getExpansionLoc(Last->getEndLoc()), tok::semi, SM, Ctx.getLangOpts(),
+      false);
+  if (AfterSemi.isValid() && !isa<CompoundStmt>(Assign == Last ? Last : cast<IfStmt>(Last)->getThen()))
+    LE = AfterSemi;
+  (void)BE;
+  if (inMacro(Body->getSourceRange())) {
+    refuse(R, "the kernel body comes from a macro expansion");
+    return;
+  }
+  FixIt Fix;
+  Fix.Exact = Exactness::Bitwise;
+  Fix.Edits.push_back(
+      makeTextEdit(Ctx, CharSourceRange::getCharRange(BB, LE), Txt));
+  Fix.Description = "transpose through a " + Bs + "x" + Bs +
+                    " shared-memory tile (+1 padding column)";
+  R.Fix = Fix;
+}
+
+bool CoalescingTransposeTile::uses(const Stmt *S, const std::string &Builtin) {
+  bool U = false;
+  forEachStmt(S, [&](const Stmt *X) {
+    if (const auto *PO = dyn_cast<PseudoObjectExpr>(X))
+      if (builtinName(PO) == Builtin)
+        U = true;
+  });
+  return U;
+}
+
+void CoalescingTransposeTile::checkKernel(const KernelUnit &Kernel) {
+  if (Kernel.IsTemplate)
+    return;
+  std::vector<Finding> Out;
+  runOn(ctx(), context(), Kernel.FD, Kernel.Facts, Out);
+  for (Finding &F : Out)
+    report(std::move(F));
+}
+
+} // namespace cudal1

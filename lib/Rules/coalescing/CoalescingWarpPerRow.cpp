@@ -1,0 +1,334 @@
+//===- CoalescingWarpPerRow.cpp - coalescing-warp-per-row -----------------===//
+//
+// coalescing-warp-per-row: the alternative to staging when the launch
+// sites can be rewritten: one warp per row, lanes stride the row by 32,
+// a shuffle reduction, lane 0 finishes. Reassociating (the sum's order
+// changes); bitwise for integers.
+//
+//===----------------------------------------------------------------------===//
+#include "CoalescingWarpPerRow.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+#include "RowWalk.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace cudal1 {
+
+RuleInfo CoalescingWarpPerRow::info() const {
+  RuleInfo I;
+  I.Id = "coalescing-warp-per-row";
+  I.Category = "coalescing";
+  I.Summary = "each thread sums its own matrix row -> one warp per row "
+              "with a shuffle reduction (grid rewritten 32x)";
+  I.Exactness = Exactness::Reassociating;
+  I.Help = "When thread row = blockIdx.x*blockDim.x + threadIdx.x sums "
+           "A[row*LD + k] over k, a warp per row reads the row with 32 "
+           "consecutive lanes (coalesced) and reduces the lanes' partial "
+           "sums with __shfl_down_sync; every launch site's grid is "
+           "multiplied by 32 so there is one warp per former thread. The "
+           "sum is reassociated.";
+  return I;
+}
+
+void CoalescingWarpPerRow::runOn(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
+           const FunctionFacts &F, std::vector<Finding> &Out) {
+  for (const ForStmt *L : forLoopsIn(K->getBody())) {
+    const Expr *K0 = nullptr, *End = nullptr;
+    const VarDecl *IV = simpleLoop(Ctx, L, K0, End);
+    if (!IV)
+      continue;
+    // The body: ACC += E(k) with A[row*LD + k] in E.
+    const Stmt *BS = L->getBody();
+    if (const auto *CS = dyn_cast<CompoundStmt>(BS)) {
+      if (CS->size() != 1)
+        continue;
+      BS = CS->body_front();
+    }
+    const auto *Upd = dyn_cast<CompoundAssignOperator>(BS);
+    if (!Upd || Upd->getOpcode() != BO_AddAssign)
+      continue;
+    const auto *AccRef = dyn_cast<DeclRefExpr>(Upd->getLHS()->IgnoreParens());
+    const VarDecl *Acc = AccRef ? dyn_cast<VarDecl>(AccRef->getDecl()) : nullptr;
+    if (!Acc || !Acc->hasLocalStorage() || isa<ParmVarDecl>(Acc))
+      continue;
+    std::map<const VarDecl *, std::string> Syms{{IV, "k@iv"}};
+    bool Walk = false;
+    forEachStmt(Upd->getRHS(), [&](const Stmt *S) {
+      const auto *AS = dyn_cast<ArraySubscriptExpr>(S);
+      if (!AS || !rootPointerParam(AS->getBase(), F))
+        return;
+      if (walksRowPerThread(toAffine(AS->getIdx(), F, Syms)))
+        Walk = true;
+    });
+    if (!Walk)
+      continue;
+    Out.push_back(analyze(Ctx, CC, K, F, L, IV, K0, End, Upd, Acc));
+  }
+}
+
+Finding CoalescingWarpPerRow::analyze(ASTContext &Ctx, const CheckContext &CC,
+                const FunctionDecl *K, const FunctionFacts &F,
+                const ForStmt *L, const VarDecl *IV, const Expr *K0,
+                const Expr *End, const CompoundAssignOperator *Upd,
+                const VarDecl *Acc) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  Finding Fd = makeFinding(
+      Ctx, "coalescing-warp-per-row", Upd->getBeginLoc(),
+      "each thread sums its own row into '" + Acc->getName().str() +
+          "': a warp per row would read the row with consecutive lanes "
+          "(coalesced) and reduce with warp shuffles",
+      K);
+  auto Fail = [&](const std::string &W) {
+    refuse(Fd, W);
+    return Fd;
+  };
+  std::string Why;
+  auto Block = constantBlock(CC, K, Why);
+  if (!Block)
+    return Fail(Why + "; a warp per row needs a constant block size");
+  if ((*Block)[1] != 1 || (*Block)[2] != 1 || (*Block)[0] % 32)
+    return Fail("the block is not one-dimensional with a multiple of 32 "
+                "threads");
+  if (!isBlockUniform(K0, F) || !isBlockUniform(End, F))
+    return Fail("the loop bounds differ between threads");
+  QualType AT = Acc->getType();
+  if (!AT->isArithmeticType() || AT.isVolatileQualified())
+    return Fail("the accumulator is not an arithmetic scalar");
+  if (!Acc->getInit() || !isZeroConstant(Ctx, Acc->getInit(), /*RejectNegativeZero=*/true))
+    return Fail("the accumulator does not start at zero");
+  // The thread index appears only in the row declaration.
+  const VarDecl *Row = nullptr;
+  unsigned Builtins = 0;
+  forEachStmt(K->getBody(), [&](const Stmt *S) {
+    if (const auto *PO = dyn_cast<PseudoObjectExpr>(S))
+      if (!builtinName(PO).empty())
+        ++Builtins;
+    if (const auto *DS = dyn_cast<DeclStmt>(S))
+      for (const Decl *D : DS->decls())
+        if (const auto *V = dyn_cast<VarDecl>(D))
+          if (V->getInit() && !F.isMutated(V) &&
+              toAffine(V->getInit(), F) ==
+                  AffineExpr::symbol("blockIdx.x") *
+                          AffineExpr::symbol("blockDim.x") +
+                      AffineExpr::symbol("threadIdx.x"))
+            Row = V;
+  });
+  if (!Row || Builtins != 3)
+    return Fail("the kernel uses the thread or block index other than in "
+                "one 'row = blockIdx.x * blockDim.x + threadIdx.x'");
+  // Shape: the loop's block is the kernel body, or the then-block of an
+  // if in the kernel body that is the last statement.
+  const auto *Body = cast<CompoundStmt>(K->getBody());
+  auto P = Ctx.getParents(*L);
+  const CompoundStmt *Blk = P.empty() ? nullptr : P[0].get<CompoundStmt>();
+  if (!Blk)
+    return Fail("the loop is not directly in a block");
+  if (Blk != Body) {
+    auto PP = Ctx.getParents(*Blk);
+    const IfStmt *If = PP.empty() ? nullptr : PP[0].get<IfStmt>();
+    auto P3 = If ? Ctx.getParents(*If) : Ctx.getParents(*Blk);
+    if (!If || If->getElse() || P3.empty() ||
+        P3[0].get<CompoundStmt>() != Body || Body->body_back() != If)
+      return Fail("the loop is nested in control flow other than a final "
+                  "`if (...) { ... }` of the kernel");
+  }
+  // The accumulator is declared in the same block, before the loop, and
+  // nothing before the loop (after the row) stores or calls.
+  bool AccHere = false, SeenRow = false;
+  for (const Stmt *S : Blk->body()) {
+    if (S == L)
+      break;
+    if (const auto *DS = dyn_cast<DeclStmt>(S))
+      for (const Decl *D : DS->decls())
+        if (D == Acc)
+          AccHere = true;
+  }
+  if (!AccHere)
+    return Fail("the accumulator is not declared in the loop's block");
+  for (const Stmt *S : Body->body()) {
+    if (S == L || (Blk != Body && S == Body->body_back()))
+      break;
+    bool Bad = false;
+    forEachStmt(S, [&](const Stmt *X) {
+      if (isa<CallExpr>(X) || isa<ReturnStmt>(X) == false && false)
+        Bad = true;
+      if (const auto *B2 = dyn_cast<BinaryOperator>(X))
+        if (B2->isAssignmentOp())
+          Bad = true;
+      if (const auto *U = dyn_cast<UnaryOperator>(X))
+        if (U->isIncrementDecrementOp())
+          Bad = true;
+    });
+    if (Bad)
+      return Fail("'" + sourceText(Ctx, S->getSourceRange()) +
+                  "' would run in all 32 lanes of the row's warp");
+    (void)SeenRow;
+  }
+  if (Blk != Body)
+    for (const Stmt *S : Blk->body()) {
+      if (S == L)
+        break;
+      bool Bad = false;
+      forEachStmt(S, [&](const Stmt *X) {
+        if (isa<CallExpr>(X) || isa<ReturnStmt>(X))
+          Bad = true;
+        if (const auto *B2 = dyn_cast<BinaryOperator>(X))
+          if (B2->isAssignmentOp())
+            Bad = true;
+        if (const auto *U = dyn_cast<UnaryOperator>(X))
+          if (U->isIncrementDecrementOp())
+            Bad = true;
+      });
+      if (Bad)
+        return Fail("'" + sourceText(Ctx, S->getSourceRange()) +
+                    "' would run in all 32 lanes of the row's warp");
+    }
+  bool RhsOk = true;
+  forEachStmt(Upd->getRHS(), [&](const Stmt *X) {
+    if (const auto *CE = dyn_cast<CallExpr>(X)) {
+      const FunctionDecl *FD = CE->getDirectCallee();
+      if (!FD || !SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation())))
+        RhsOk = false;
+    }
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(X))
+      if (DRE->getDecl() == Acc)
+        RhsOk = false;
+    if (const auto *B2 = dyn_cast<BinaryOperator>(X))
+      if (B2->isAssignmentOp())
+        RhsOk = false;
+  });
+  if (!RhsOk)
+    return Fail("the summed expression calls user functions, assigns, or "
+                "reads the accumulator");
+  // Launch sites: grid.x * 32.
+  auto Sites = launchSitesOf(Ctx, context(), K);
+  if (Sites.empty())
+    return Fail("no launch site is visible to rewrite the grid");
+  FixIt Fix;
+  Fix.Exact = AT->isIntegerType() ? Exactness::Bitwise
+                                  : Exactness::Reassociating;
+  if (Fix.Exact == Exactness::Reassociating) {
+    Fix.Rtol = 1e-4;
+    Fix.Atol = 1e-5;
+    Fix.ScaleRtol = 1e-4; // outputs that cancel to ~0
+  }
+  for (const CUDAKernelCallExpr *Site : Sites) {
+    const CallExpr *Cfg = Site->getConfig();
+    if (!Cfg || Cfg->getNumArgs() < 1)
+      return Fail("a launch site has no visible configuration");
+    const Expr *G = Cfg->getArg(0);
+    for (unsigned I = 0; I < 8; ++I) {
+      G = G->IgnoreParenImpCasts();
+      if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(G))
+        G = M->getSubExpr();
+      else if (const auto *C = dyn_cast<CXXConstructExpr>(G);
+               C && !isa<CXXTemporaryObjectExpr>(C) && C->getNumArgs() >= 1 &&
+               C->getParenOrBraceRange().isInvalid())
+        G = C->getArg(0);
+      else
+        break;
+    }
+    std::string GT = sourceText(Ctx, G->getSourceRange());
+    std::string EW;
+    auto Range = editableRange(
+        Ctx, CharSourceRange::getTokenRange(G->getSourceRange()), EW);
+    if (GT.empty() || !Range)
+      return Fail(EW.empty() ? "a grid comes from a macro expansion" : EW);
+    std::string New;
+    if (G->getType()->isIntegralOrEnumerationType())
+      New = "(" + GT + ") * 32";
+    else if (isa<DeclRefExpr>(G))
+      New = "dim3((" + GT + ").x * 32, (" + GT + ").y, (" + GT + ").z)";
+    else
+      return Fail("the grid '" + GT + "' is not an integer or a dim3 "
+                                       "variable");
+    Fix.Edits.push_back(makeTextEdit(Ctx, *Range, New));
+    Fd.Notes.push_back(makeNote(Ctx, Site->getBeginLoc(),
+                                "grid multiplied by 32 at this launch"));
+  }
+  if (inMacro(L->getSourceRange()) || inMacro(Row->getSourceRange()))
+    return Fail("the code comes from a macro expansion");
+  // Row: the warp's index.
+  std::string Lane = uniqueName(K, "cudal1_lane");
+  std::string RowInit = sourceText(Ctx, Row->getInit()->getSourceRange());
+  Fix.Edits.push_back(makeTextEdit(
+      Ctx, CharSourceRange::getTokenRange(Row->getInit()->getSourceRange()),
+      "(" + RowInit + ") / 32"));
+  auto RowDS = Ctx.getParents(*Row);
+  const DeclStmt *RDS = RowDS.empty() ? nullptr : RowDS[0].get<DeclStmt>();
+  if (!RDS)
+    return Fail("the row declaration is not a statement");
+  std::string RInd = indentOf(Ctx, RDS->getBeginLoc());
+  Fix.Edits.push_back(makeInsertion(
+      Ctx, stmtEnd(Ctx, RDS),
+      "\n" + RInd + "const unsigned int " + Lane + " = threadIdx.x % 32u;"));
+  // The loop: lanes stride by 32, then the shuffle reduction.
+  std::string Ind = indentOf(Ctx, L->getBeginLoc());
+  std::string IVN = IV->getName().str();
+  std::string K0T = sourceText(Ctx, K0->getSourceRange());
+  std::string EndT = sourceText(Ctx, End->getSourceRange());
+  std::string BodyT = sourceText(Ctx, L->getBody()->getSourceRange());
+  if (!isa<CompoundStmt>(L->getBody()))
+    BodyT += ";";
+  std::string IVT = IV->getType().getUnqualifiedType().getAsString(
+      Ctx.getPrintingPolicy());
+  std::string AccN = Acc->getName().str();
+  std::string T = "for (" + IVT + " " + IVN + " = " + K0T + " + (" + IVT +
+                  ")" + Lane + "; " + IVN + " < " + EndT + "; " + IVN +
+                  " += 32)" + (isa<CompoundStmt>(L->getBody()) ? " " : "\n" + Ind + "  ") +
+                  BodyT + "\n";
+  T += Ind + "for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1)\n";
+  T += Ind + "  " + AccN + " += __shfl_down_sync(0xffffffffu, " + AccN +
+       ", cudal1_o);";
+  Fix.Edits.push_back(makeTextEdit(
+      Ctx, CharSourceRange::getCharRange(SM.getExpansionLoc(L->getBeginLoc()),
+                                         stmtEnd(Ctx, L)),
+      T));
+  // The rest of the block: lane 0 only.
+  const Stmt *First = nullptr, *Last = nullptr;
+  bool Seen = false;
+  for (const Stmt *S : Blk->body()) {
+    if (Seen) {
+      if (!First)
+        First = S;
+      Last = S;
+    }
+    if (S == L)
+      Seen = true;
+  }
+  if (First) {
+    SourceLocation FB = SM.getExpansionLoc(First->getBeginLoc());
+    CharSourceRange AR =
+        CharSourceRange::getCharRange(FB, stmtEnd(Ctx, Last));
+    bool Inv = false;
+    std::string Rest =
+        Lexer::getSourceText(AR, SM, Ctx.getLangOpts(), &Inv).str();
+    if (Inv)
+      return Fail("code after the loop cannot be read");
+    std::string FI = indentOf(Ctx, First->getBeginLoc());
+    Fix.Edits.push_back(makeTextEdit(
+        Ctx, AR,
+        "if (" + Lane + " == 0) {\n" + FI + "  " + reindent(Rest, "  ") +
+            "\n" + FI + "}"));
+  }
+  Fix.Description = "one warp per row: lanes stride the row by 32, "
+                    "__shfl_down_sync reduction, lane 0 finishes; grid x32";
+  Fd.Fix = Fix;
+  return Fd;
+}
+
+void CoalescingWarpPerRow::checkKernel(const KernelUnit &Kernel) {
+  if (Kernel.IsTemplate)
+    return;
+  std::vector<Finding> Out;
+  runOn(ctx(), context(), Kernel.FD, Kernel.Facts, Out);
+  for (Finding &F : Out)
+    report(std::move(F));
+}
+
+} // namespace cudal1

@@ -1,0 +1,43 @@
+//===- RowWalk.h - kernels whose threads each walk a row --------*- C++ -*-===//
+//
+// Private to the coalescing rules that rewrite row-walking kernels
+// (coalescing-smem-staging, coalescing-warp-per-row): thread
+// `row = blockIdx.x*blockDim.x + threadIdx.x` reads A[row*LD + k] in a loop
+// over k, so the lanes of a warp read addresses LD elements apart.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDAL1_LIB_RULES_COALESCING_ROWWALK_H
+#define CUDAL1_LIB_RULES_COALESCING_ROWWALK_H
+
+#include "cudal1/Analysis/Affine.h"
+#include "clang/AST/Stmt.h"
+
+#include <vector>
+
+namespace clang {
+class ASTContext;
+class Expr;
+class VarDecl;
+} // namespace clang
+
+namespace cudal1 {
+
+/// The for loops of \p Body, outermost first.
+std::vector<const clang::ForStmt *> forLoopsIn(const clang::Stmt *Body);
+
+/// True when index \p Idx (over the loop variable "k@iv") walks a row per
+/// thread: unit stride in k, a uniform threadIdx.x coefficient that is not
+/// -1, 0 or 1 (those are coalesced or a broadcast).
+bool walksRowPerThread(const AffineExpr &Idx);
+
+/// `for (T k = K0; k < END; ++k)` (or k += 1), with k declared in the loop:
+/// the induction variable, its start \p K0 and bound \p End; null when the
+/// loop has another shape.
+const clang::VarDecl *simpleLoop(clang::ASTContext &Ctx,
+                                 const clang::ForStmt *L,
+                                 const clang::Expr *&K0,
+                                 const clang::Expr *&End);
+
+} // namespace cudal1
+
+#endif

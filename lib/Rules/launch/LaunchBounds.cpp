@@ -1,0 +1,137 @@
+//===- LaunchBounds.cpp - launch-bounds -----------------------------------===//
+#include "LaunchBounds.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace cudal1 {
+
+namespace {
+/// The value of a constant block-size argument (an integer or a dim3 built
+/// from constants, also through an unchanged local).
+std::optional<uint64_t> evalDim(ASTContext &Ctx, const Expr *E) {
+  if (!E || E->isValueDependent() || E->isTypeDependent())
+    return std::nullopt;
+  const Expr *S = E->IgnoreImplicit()->IgnoreParens();
+  if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(S))
+    S = MT->getSubExpr()->IgnoreImplicit()->IgnoreParens();
+  if (S->getType()->isIntegralOrEnumerationType()) {
+    Expr::EvalResult R;
+    if (S->EvaluateAsInt(R, Ctx))
+      return R.Val.getInt().getZExtValue();
+    // A const / never-changed local with a constant initialiser.
+    if (const auto *D = dyn_cast<DeclRefExpr>(S->IgnoreParenImpCasts()))
+      if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
+        if (V->getInit() && V->isLocalVarDecl() &&
+            V->getType().isConstQualified())
+          return evalDim(Ctx, V->getInit());
+    return std::nullopt;
+  }
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(S)) {
+    if (CE->getNumArgs() == 1 && CE->getArg(0)->getType()->isRecordType())
+      return evalDim(Ctx, CE->getArg(0));
+    uint64_t P = 1;
+    for (unsigned I = 0; I < CE->getNumArgs(); ++I) {
+      const Expr *A = CE->getArg(I);
+      if (const auto *DA = dyn_cast<CXXDefaultArgExpr>(A))
+        A = DA->getExpr();
+      auto V = evalDim(Ctx, A);
+      if (!V)
+        return std::nullopt;
+      P *= *V;
+    }
+    return P;
+  }
+  if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(S))
+    return evalDim(Ctx, FC->getSubExpr());
+  if (const auto *D = dyn_cast<DeclRefExpr>(S))
+    if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
+      if (V->getInit() && V->isLocalVarDecl()) {
+        // dim3 block(16, 16): unchanged after its declaration.
+        const FunctionDecl *FD =
+            enclosingFunction(Ctx, DynTypedNode::create(*E));
+        if (V->getType().isConstQualified())
+          return evalDim(Ctx, V->getInit());
+        if (FD && FD->getBody()) {
+          ExprMutationAnalyzer EMA(*FD->getBody(), Ctx);
+          if (!EMA.isMutated(V))
+            return evalDim(Ctx, V->getInit());
+        }
+      }
+  return std::nullopt;
+}
+} // namespace
+
+RuleInfo LaunchBounds::info() const {
+  RuleInfo I;
+  I.Id = "launch-bounds";
+  I.Category = "launch";
+  I.Summary = "kernel launched only with constant block sizes has no "
+              "__launch_bounds__";
+  I.Exactness = Exactness::Bitwise;
+  I.Help = "Without __launch_bounds__ the compiler allocates registers for "
+           "the largest possible block (1024 threads). When every launch "
+           "uses a constant block of at most N threads, "
+           "__launch_bounds__(N) lets it use registers for that size. "
+           "Results are unchanged; a launch with a larger block would "
+           "fail, so the fix is applied only when every launch of the "
+           "kernel is visible in the file.";
+  return I;
+}
+
+void LaunchBounds::checkKernel(const KernelUnit &K) {
+  ASTContext &C = ctx();
+  const FunctionDecl *FD = K.FD;
+  auto Launches = launchSitesOf(C, context(), FD);
+  if (FD->hasAttr<CUDALaunchBoundsAttr>() || Launches.empty())
+    return;
+  for (const FunctionDecl *R : FD->redecls())
+    if (R->hasAttr<CUDALaunchBoundsAttr>())
+      return;
+  uint64_t Max = 0;
+  for (const CUDAKernelCallExpr *L : Launches) {
+    const CallExpr *Cfg = L->getConfig();
+    if (!Cfg || Cfg->getNumArgs() < 2)
+      return;
+    auto V = evalDim(C, Cfg->getArg(1));
+    if (!V || *V == 0 || *V > 1024)
+      return;
+    Max = std::max(Max, *V);
+  }
+  if (Max == 0 || Max == 1024)
+    return;
+  std::string Why;
+  bool Proven = allLaunchesVisible(C, context(), FD, Why);
+  std::string N = std::to_string(Max);
+  Finding F = makeFinding(
+      C, id(), FD->getLocation(),
+      "every launch uses a constant block of at most " + N +
+          " threads; '__launch_bounds__(" + N +
+          ")' lets the compiler allocate registers for that size",
+      FD);
+  for (const CUDAKernelCallExpr *L : Launches)
+    note(F, L->getBeginLoc(), "launched here");
+  if (!Proven)
+    F.WhyNoFix = "not every launch of the kernel is known: " + Why;
+  SourceLocation NameLoc = FD->getLocation();
+  auto ER = editableRange(C, CharSourceRange::getTokenRange(NameLoc, NameLoc),
+                          Why);
+  if (!ER) {
+    F.WhyNoFix = Why;
+  } else {
+    FixIt X;
+    X.Description = "add __launch_bounds__(" + N + ")";
+    X.Exact = Exactness::Bitwise;
+    X.Proven = Proven;
+    X.Edits.push_back(
+        makeInsertion(C, ER->getBegin(), "__launch_bounds__(" + N + ") "));
+    F.Fix = std::move(X);
+  }
+  report(std::move(F));
+}
+
+} // namespace cudal1

@@ -1,0 +1,42 @@
+//===- LaunchPartialWarp.cpp - launch-partial-warp ------------------------===//
+#include "LaunchPartialWarp.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace cudal1 {
+
+RuleInfo LaunchPartialWarp::info() const {
+  RuleInfo I;
+  I.Id = "launch-partial-warp";
+  I.Category = "launch";
+  I.Summary = "block size that is not a multiple of the warp size (32)";
+  I.Help = "Threads are scheduled in warps of 32. A block of 100 threads "
+           "occupies 4 warps, the last with only 4 active lanes: 28 of 128 "
+           "lanes (22%) do nothing but still take issue slots and "
+           "registers.";
+  return I;
+}
+
+void LaunchPartialWarp::checkTranslationUnit() {
+  if (!context().Model)
+    return;
+  for (const LaunchSite &L : context().Model->LaunchSites) {
+    if (!L.Block.Dim || !isUserFile(L.Loc))
+      continue;
+    uint64_t T = (*L.Block.Dim)[0] * (*L.Block.Dim)[1] * (*L.Block.Dim)[2];
+    if (T == 0 || T % 32 == 0)
+      continue;
+    uint64_t Warps = (T + 31) / 32, Lanes = Warps * 32;
+    report(finding(
+        L, "block of " + std::to_string(T) +
+               " threads is not a multiple of the warp size: its last warp "
+               "runs " + std::to_string(T % 32) + " of 32 lanes, wasting " +
+               std::to_string(Lanes - T) + " of " + std::to_string(Lanes) +
+               " lanes (" + std::to_string((Lanes - T) * 100 / Lanes) +
+               "%); use a multiple of 32 such as " +
+               std::to_string(Warps * 32)));
+  }
+}
+
+} // namespace cudal1

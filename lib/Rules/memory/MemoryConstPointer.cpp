@@ -1,0 +1,87 @@
+//===- MemoryConstPointer.cpp - memory-const-pointer ----------------------===//
+#include "MemoryConstPointer.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/TypeLoc.h"
+#include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace cudal1 {
+
+RuleInfo MemoryConstPointer::info() const {
+  RuleInfo I;
+  I.Id = "memory-const-pointer";
+  I.Category = "memory";
+  I.Summary = "kernel pointer parameter only read through; declare the "
+              "pointee const";
+  I.Exactness = Exactness::Bitwise;
+  I.Help = "A pointer the kernel never writes through can be 'const T *'. "
+           "With __restrict__ as well the compiler may load through the "
+           "read-only (non-coherent) data path. Adding const changes no "
+           "result; every declaration of the kernel in the translation "
+           "unit is changed together. The kernel's mangled name changes: a "
+           "separate, hand-written declaration in another file must be "
+           "updated too.";
+  return I;
+}
+
+void MemoryConstPointer::checkKernel(const KernelUnit &K) {
+  ASTContext &C = ctx();
+  const FunctionDecl *FD = K.FD;
+  if (!FD->getBody())
+    return;
+  ExprMutationAnalyzer EMA(*FD->getBody(), C);
+  for (const ParmVarDecl *P : pointerParams(FD)) {
+    QualType Pointee = P->getType()->getPointeeType();
+    if (Pointee.isConstQualified() || Pointee->isVoidType() ||
+        Pointee->isPointerType() || Pointee.isVolatileQualified())
+      continue;
+    if (EMA.isPointeeMutated(P))
+      continue;
+    // Also not written through in a copy: the analyzer follows those.
+    unsigned Index = P->getFunctionScopeIndex();
+    std::string Name = P->getName().str();
+    Finding F = makeFinding(C, id(), P->getLocation(),
+                            "pointer parameter '" + Name +
+                                "' is only read; declare it 'const " +
+                                Pointee.getAsString() +
+                                " *' (with __restrict__ the loads can use "
+                                "the read-only data path)",
+                            FD);
+    FixIt X;
+    X.Description = "make the pointee of '" + Name + "' const";
+    X.Exact = Exactness::Bitwise;
+    bool Ok = true;
+    std::string Why;
+    for (const FunctionDecl *R : FD->redecls()) {
+      if (Index >= R->getNumParams()) {
+        Ok = false;
+        break;
+      }
+      PointerTypeLoc PTL = pointerTypeLoc(R->getParamDecl(Index));
+      if (PTL.isNull()) {
+        Ok = false;
+        Why = "the parameter's type is not written as a pointer (typedef)";
+        break;
+      }
+      SourceLocation B = PTL.getPointeeLoc().getBeginLoc();
+      auto ER = editableRange(C, CharSourceRange::getCharRange(B, B), Why);
+      if (!ER) {
+        Ok = false;
+        break;
+      }
+      if (!isUserCode(B)) {
+        Ok = false;
+        Why = "a declaration of the kernel is not in user code";
+        break;
+      }
+      X.Edits.push_back(makeInsertion(C, ER->getBegin(), "const "));
+    }
+    reportFixOr(std::move(F), Ok, std::move(X), Why);
+  }
+}
+
+} // namespace cudal1

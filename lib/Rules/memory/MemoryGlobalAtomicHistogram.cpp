@@ -1,0 +1,80 @@
+//===- MemoryGlobalAtomicHistogram.cpp - memory-global-atomic-histogram ---===//
+//
+// memory-global-atomic-histogram: global atomics at addresses loaded from
+// memory (hist[bin[i]]).
+//
+//===----------------------------------------------------------------------===//
+#include "MemoryGlobalAtomicHistogram.h"
+
+#include "../AccessNotes.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace cudal1 {
+
+namespace {
+
+/// The index reads memory (a data-dependent address).
+bool indexHasLoad(const Expr *E) {
+  if (!E)
+    return false;
+  E = E->IgnoreParens();
+  if (const auto *ICE = dyn_cast<ImplicitCastExpr>(E))
+    if (ICE->getCastKind() == CK_LValueToRValue) {
+      const Expr *S = ICE->getSubExpr()->IgnoreParens();
+      if (isa<ArraySubscriptExpr>(S) || isa<UnaryOperator>(S) ||
+          isa<MemberExpr>(S))
+        return true;
+    }
+  for (const Stmt *C : E->children())
+    if (const auto *CE = dyn_cast_or_null<Expr>(C))
+      if (indexHasLoad(CE))
+        return true;
+  return false;
+}
+
+} // namespace
+
+RuleInfo MemoryGlobalAtomicHistogram::info() const {
+  RuleInfo I;
+  I.Id = "memory-global-atomic-histogram";
+  I.Category = "memory";
+  I.Summary = "data-dependent global atomics (histogram-style) that a "
+                "shared-memory copy per block would absorb";
+  I.Help = "Atomics on global memory at data-dependent addresses "
+                "(hist[bin[i]]) contend in L2 whenever many threads hit "
+                "the same bins. Privatize: accumulate into a __shared__ "
+                "histogram per block (shared-memory atomics are much "
+                "cheaper) and add it to the global one once per block.";
+  return I;
+}
+
+void MemoryGlobalAtomicHistogram::checkTranslationUnit() {
+  ASTContext &Ctx = ctx();
+  const CheckContext &CC = context();
+  if (!CC.Analysis)
+    return;
+  for (const KernelAnalysis &K : CC.Analysis->Kernels)
+    for (const MemAccess &A : K.Accesses) {
+      if (!A.IsAtomic || A.Space != MemSpace::Global || !A.Base ||
+          A.Address.isKnown())
+        continue;
+      if (!indexHasLoad(A.Index))
+        continue;
+      if (!isUserCode(A.E->getExprLoc()))
+        continue;
+      std::string Msg =
+          "global atomic at a data-dependent address ('" +
+          oneLineText(Ctx, A.Index->getSourceRange()) +
+          "'): threads hitting the same bins serialize in L2; "
+          "privatize the histogram in shared memory per block and merge "
+          "it into global memory once per block";
+      Finding F = makeFinding(Ctx, id(), A.E->getExprLoc(), Msg,
+                              K.Kernel, A.E->getSourceRange());
+      addCallChainNotes(Ctx, F, A);
+      report(std::move(F));
+    }
+}
+
+} // namespace cudal1

@@ -1,0 +1,129 @@
+//===- MemoryLdg.cpp - memory-ldg -----------------------------------------===//
+#include "MemoryLdg.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/TypeLoc.h"
+#include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace cudal1 {
+
+namespace {
+/// A type __ldg has an overload for.
+bool ldgType(QualType T) {
+  T = T.getCanonicalType().getUnqualifiedType();
+  if (const auto *B = T->getAs<BuiltinType>()) {
+    switch (B->getKind()) {
+    case BuiltinType::Char_S:
+    case BuiltinType::Char_U:
+    case BuiltinType::SChar:
+    case BuiltinType::UChar:
+    case BuiltinType::Short:
+    case BuiltinType::UShort:
+    case BuiltinType::Int:
+    case BuiltinType::UInt:
+    case BuiltinType::Long:
+    case BuiltinType::ULong:
+    case BuiltinType::LongLong:
+    case BuiltinType::ULongLong:
+    case BuiltinType::Float:
+    case BuiltinType::Double:
+      return true;
+    default:
+      return false;
+    }
+  }
+  if (const auto *RD = T->getAsRecordDecl()) {
+    static const StringSet<> Vec = {
+        "char2",  "char4",  "uchar2", "uchar4", "short2", "short4",
+        "ushort2", "ushort4", "int2", "int4",   "uint2",  "uint4",
+        "longlong2", "ulonglong2", "float2", "float4", "double2",
+        "__half", "__half2", "__nv_bfloat16", "__nv_bfloat162"};
+    return RD->getIdentifier() && Vec.contains(RD->getName());
+  }
+  return false;
+}
+} // namespace
+
+RuleInfo MemoryLdg::info() const {
+  RuleInfo I;
+  I.Id = "memory-ldg";
+  I.Category = "memory";
+  I.Summary = "read-only global loads could use the read-only data path "
+              "(__ldg)";
+  I.Help = "__ldg(&p[i]) loads through the non-coherent read-only path. "
+           "It is only correct when nothing writes the data during the "
+           "kernel, through any pointer: when that is proven, "
+           "memory-restrict (const T *__restrict__) is the better fix and "
+           "this rule stays silent; otherwise the loads are reported with "
+           "what is not proven (no fix).";
+  return I;
+}
+
+void MemoryLdg::checkKernel(const KernelUnit &K) {
+  ASTContext &C = ctx();
+  const FunctionDecl *FD = K.FD;
+  if (!FD->getBody())
+    return;
+  std::string Why;
+  if (pointerArgsDistinct(C, context(), FD, Why))
+    return; // memory-restrict covers it
+  ExprMutationAnalyzer EMA(*FD->getBody(), C);
+  for (const ParmVarDecl *P : pointerParams(FD)) {
+    QualType Pointee = P->getType()->getPointeeType();
+    if (Pointee->isDependentType() || !ldgType(Pointee) ||
+        EMA.isPointeeMutated(P))
+      continue;
+    if (Pointee.isConstQualified() && P->getType().isRestrictQualified())
+      continue; // the compiler may use the read-only path already
+    // Loads p[i] read as values.
+    std::vector<const ArraySubscriptExpr *> Loads;
+    struct Vis : RecursiveASTVisitor<Vis> {
+      ASTContext &C;
+      const ParmVarDecl *P;
+      std::vector<const ArraySubscriptExpr *> &L;
+      Vis(ASTContext &C, const ParmVarDecl *P,
+          std::vector<const ArraySubscriptExpr *> &L)
+          : C(C), P(P), L(L) {}
+      bool VisitArraySubscriptExpr(ArraySubscriptExpr *A) {
+        const auto *D = dyn_cast<DeclRefExpr>(A->getBase()->IgnoreParenImpCasts());
+        if (!D || D->getDecl() != P)
+          return true;
+        auto Ps = C.getParents(*A);
+        const auto *IC = Ps.empty() ? nullptr : Ps[0].get<ImplicitCastExpr>();
+        if (IC && IC->getCastKind() == CK_LValueToRValue)
+          L.push_back(A);
+        return true;
+      }
+    } V(C, P, Loads);
+    V.TraverseStmt(const_cast<Stmt *>(FD->getBody()));
+    if (Loads.empty())
+      continue;
+    std::string Name = P->getName().str();
+    Finding F = makeFinding(C, id(), Loads.front()->getBeginLoc(),
+                            std::to_string(Loads.size()) + " load" +
+                                (Loads.size() == 1 ? "" : "s") +
+                                " through read-only '" + Name +
+                                "' could use the read-only data path "
+                                "(__ldg)",
+                            FD);
+    note(F, P->getLocation(),
+         "'" + Name + "' is only read here; write the loads as __ldg(&" +
+             sourceText(C, Loads.front()->getSourceRange()) +
+             ") (or make it 'const " +
+             Pointee.getUnqualifiedType().getAsString() +
+             " *__restrict__') if nothing writes this data during the "
+             "kernel");
+    reportWithoutFix(std::move(F),
+                     "__ldg is only correct if no other pointer writes this "
+                     "data during the kernel, which is not proven: " + Why);
+  }
+}
+
+} // namespace cudal1

@@ -1,0 +1,444 @@
+//===- MemoryRegisterAccumulation.cpp - memory-register-accumulation ------===//
+//
+// A global `out[idx] op= ...` inside a loop whose `idx` does not change in
+// the loop becomes a register accumulator: loaded once before the loop (or
+// initialised from the store right before it), updated in the loop with the
+// same operations in the same order, stored once after it. Bitwise.
+//
+// Legal only when nothing else in the loop can touch out[idx]: every other
+// access to `out` in the loop uses the same index, every other pointer the
+// loop uses provably points elsewhere (__restrict__, or separate
+// cudaMalloc allocations at every visible launch site), the loop calls no
+// user function, has no barrier / fence / atomic, and cannot leave the
+// kernel (return, goto) before the store.
+//
+//===----------------------------------------------------------------------===//
+#include "MemoryRegisterAccumulation.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+
+#include "../AccessNotes.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace cudal1 {
+
+namespace {
+
+const char *RuleId = "memory-register-accumulation";
+
+/// Collects, for each loop, the assignments directly in it (not in a nested
+/// loop) whose left side is a subscript of a pointer parameter and which
+/// read the same element (compound assignment, or x = x op e).
+void collect(const Stmt *S, const Stmt *CurLoop, ASTContext &Ctx,
+             const FunctionFacts &F,
+             std::map<const Stmt *, std::vector<MemoryRegisterAccumulation::Accum>> &Out) {
+  if (!S)
+    return;
+  if (isLoop(S)) {
+    for (const Stmt *C : S->children())
+      collect(C, C == loopBody(S) ? S : CurLoop, Ctx, F, Out);
+    return;
+  }
+  if (CurLoop) {
+    if (const auto *BO = dyn_cast<BinaryOperator>(S)) {
+      const auto *LHS =
+          dyn_cast<ArraySubscriptExpr>(BO->getLHS()->IgnoreParens());
+      bool RMW = BO->isCompoundAssignmentOp();
+      if (LHS && BO->getOpcode() == BO_Assign) {
+        // out[i] = out[i] op e  /  out[i] = e op out[i]
+        if (const auto *R =
+                dyn_cast<BinaryOperator>(BO->getRHS()->IgnoreParenImpCasts()))
+          for (const Expr *Side : {R->getLHS(), R->getRHS()})
+            if (sameExpr(Ctx, Side, LHS))
+              RMW = true;
+      }
+      if (LHS && RMW) {
+        const ParmVarDecl *P = rootPointerParam(LHS->getBase(), F);
+        if (P)
+          Out[CurLoop].push_back({BO, LHS, P});
+      }
+    }
+  }
+  for (const Stmt *C : S->children())
+    collect(C, CurLoop, Ctx, F, Out);
+}
+
+/// The location just past the end of statement \p S (after its ';' when it
+/// is an expression statement or a do-while).
+SourceLocation endOfStmt(ASTContext &Ctx, const Stmt *S) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  const LangOptions &LO = Ctx.getLangOpts();
+  const Stmt *Last = S;
+  if (const auto *D = dyn_cast<DoStmt>(S))
+    Last = D; // ends at ')'
+  else if (const Stmt *B = loopBody(S))
+    Last = B;
+  SourceLocation E = SM.getExpansionLoc(Last->getEndLoc());
+  if (isa<CompoundStmt>(Last))
+    return Lexer::getLocForEndOfToken(E, 0, SM, LO);
+  SourceLocation AfterSemi =
+      Lexer::findLocationAfterToken(E, tok::semi, SM, LO, false);
+  if (AfterSemi.isValid())
+    return AfterSemi;
+  return Lexer::getLocForEndOfToken(E, 0, SM, LO);
+}
+
+} // namespace
+
+RuleInfo MemoryRegisterAccumulation::info() const {
+  RuleInfo I;
+  I.Id = RuleId;
+  I.Category = "memory";
+  I.Summary = "global read-modify-write of one element in a loop -> register "
+              "accumulator stored once after the loop";
+  I.Exactness = Exactness::Bitwise;
+  I.Help = "A loop that updates out[idx] (idx unchanged by the loop) loads "
+           "and stores global memory on every iteration. The rewrite keeps "
+           "the value in a register: one load (or the initialising store "
+           "folded in) before the loop and one store after it, with the "
+           "same operations in the same order. Applied only when nothing "
+           "else in the loop can access out[idx].";
+  return I;
+}
+
+void MemoryRegisterAccumulation::runOn(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
+           const FunctionFacts &F, std::vector<Finding> &Out) {
+  std::map<const Stmt *, std::vector<Accum>> Cands;
+  collect(K->getBody(), nullptr, Ctx, F, Cands);
+  std::set<std::string> UsedNames;
+  // Loops in source order.
+  std::vector<const Stmt *> Loops;
+  for (auto &[L, V] : Cands)
+    Loops.push_back(L);
+  const SourceManager &SM = Ctx.getSourceManager();
+  std::sort(Loops.begin(), Loops.end(), [&](const Stmt *A, const Stmt *B) {
+    return SM.isBeforeInTranslationUnit(A->getBeginLoc(), B->getBeginLoc());
+  });
+  std::set<std::pair<const ParmVarDecl *, const Stmt *>> Done;
+  for (const Stmt *L : Loops) {
+    std::set<const VarDecl *> Written = varsWrittenIn(L);
+    for (const Accum &A : Cands[L]) {
+      const Expr *Idx = A.Lhs->getIdx();
+      // Loop-invariant index: reads no memory, no variable it uses
+      // changes in the loop.
+      if (!isPureNoMemory(Idx))
+        continue;
+      bool Invariant = true;
+      forEachStmt(Idx, [&](const Stmt *S) {
+        if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+          if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
+            if (Written.count(V))
+              Invariant = false;
+      });
+      forEachStmt(A.Lhs->getBase(), [&](const Stmt *S) {
+        if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+          if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
+            if (Written.count(V))
+              Invariant = false;
+      });
+      if (!Invariant)
+        continue;
+      if (!Done.insert({A.Param, L}).second)
+        continue;
+      Out.push_back(analyze(Ctx, CC, K, F, L, A, UsedNames));
+    }
+  }
+}
+
+Finding MemoryRegisterAccumulation::analyze(ASTContext &Ctx, const CheckContext &CC,
+                const FunctionDecl *K, const FunctionFacts &F,
+                const Stmt *L, const Accum &A,
+                std::set<std::string> &UsedNames) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  std::string Elem = sourceText(Ctx, A.Lhs->getSourceRange());
+  Finding Fd = makeFinding(
+      Ctx, RuleId, A.Lhs->getBeginLoc(),
+      "'" + Elem +
+          "' is loaded from and stored to global memory on every iteration "
+          "of the loop although its index does not change; a register "
+          "accumulator needs one load and one store in all",
+      K);
+  Fd.Notes.push_back(makeNote(Ctx, L->getBeginLoc(), "the loop"));
+  const ParmVarDecl *P = A.Param;
+
+  // 1. Every access through `out` in the loop is out[idx] itself, read or
+  //    the left side of an assignment.
+  std::vector<const ArraySubscriptExpr *> Uses;
+  std::string Why;
+  forEachStmt(L, [&](const Stmt *S) {
+    if (!Why.empty())
+      return;
+    const auto *DRE = dyn_cast<DeclRefExpr>(S);
+    if (!DRE)
+      return;
+    const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
+    if (!V || !V->getType()->isPointerType())
+      return;
+    const ParmVarDecl *R = rootPointerParam(DRE, F);
+    if (R != P)
+      return;
+    // Must be the base of a subscript equal to out[idx].
+    auto Parents = Ctx.getParents(*DRE);
+    const Expr *Cur = DRE;
+    while (!Parents.empty()) {
+      const auto *PE = Parents[0].get<Expr>();
+      if (PE && (isa<ImplicitCastExpr>(PE) || isa<ParenExpr>(PE))) {
+        Cur = PE;
+        Parents = Ctx.getParents(*PE);
+        continue;
+      }
+      break;
+    }
+    const ArraySubscriptExpr *AS =
+        Parents.empty() ? nullptr : Parents[0].get<ArraySubscriptExpr>();
+    if (!AS || AS->getBase()->IgnoreParenImpCasts() != DRE ||
+        !sameExpr(Ctx, AS, A.Lhs)) {
+      Why = "'" + P->getName().str() + "' is also used as '" +
+            sourceText(Ctx, (AS ? (const Expr *)AS : Cur)->getSourceRange()) +
+            "' in the loop, which may be the same element as '" + Elem + "'";
+      return;
+    }
+    // The subscript is read (lvalue-to-rvalue) or assigned to.
+    auto PP = Ctx.getParents(*AS);
+    const Stmt *Use = PP.empty() ? nullptr : PP[0].get<Stmt>();
+    while (Use && isa<ParenExpr>(Use)) {
+      auto Q = Ctx.getParents(*Use);
+      Use = Q.empty() ? nullptr : Q[0].get<Stmt>();
+    }
+    bool Ok = false;
+    if (const auto *IC = dyn_cast_or_null<ImplicitCastExpr>(Use))
+      Ok = IC->getCastKind() == CK_LValueToRValue;
+    else if (const auto *BO = dyn_cast_or_null<BinaryOperator>(Use))
+      Ok = BO->isAssignmentOp() &&
+           BO->getLHS()->IgnoreParens() == AS;
+    if (!Ok) {
+      Why = "'" + Elem + "' is used in the loop other than by reading or "
+                         "assigning it (address taken, ++/--, or passed on)";
+      return;
+    }
+    Uses.push_back(AS);
+  });
+  if (!Why.empty()) {
+    refuse(Fd, Why);
+    return Fd;
+  }
+  if (A.Lhs->getType().isVolatileQualified()) {
+    refuse(Fd, "'" + Elem + "' is volatile");
+    return Fd;
+  }
+
+  // 2. No barrier, fence, atomic, or user call; no early exit.
+  if (containsCallTo(L, {"__syncthreads", "__syncthreads_count",
+                         "__syncthreads_and", "__syncthreads_or",
+                         "__syncwarp", "__threadfence", "__threadfence_block",
+                         "__threadfence_system", "atomic*", "__nanosleep"})) {
+    refuse(Fd, "the loop has a barrier, fence or atomic: other threads "
+               "may observe '" + Elem + "' between iterations");
+    return Fd;
+  }
+  std::string BadCall;
+  forEachStmt(L, [&](const Stmt *S) {
+    const auto *CE = dyn_cast<CallExpr>(S);
+    if (!CE || !BadCall.empty())
+      return;
+    const FunctionDecl *Callee = CE->getDirectCallee();
+    if (!Callee) {
+      BadCall = "an indirect call";
+      return;
+    }
+    // Calls into system headers (math functions, intrinsics) do not
+    // touch user memory; user functions might.
+    if (!SM.isInSystemHeader(SM.getExpansionLoc(Callee->getLocation())) &&
+        !Callee->getBuiltinID())
+      BadCall = "'" + Callee->getNameAsString() + "'";
+  });
+  if (!BadCall.empty()) {
+    refuse(Fd, "the loop calls " + BadCall + ", which may access '" + Elem +
+                   "'");
+    return Fd;
+  }
+  if (containsEscape(L, /*AllowContinue=*/true)) {
+    refuse(Fd, "the loop can return or jump out of the kernel before the "
+               "final store");
+    return Fd;
+  }
+
+  // 3. Every other pointer used in the loop points elsewhere.
+  std::set<const ParmVarDecl *> Others;
+  std::string Unknown;
+  forEachStmt(L, [&](const Stmt *S) {
+    const auto *DRE = dyn_cast<DeclRefExpr>(S);
+    if (!DRE)
+      return;
+    const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
+    if (!V)
+      return;
+    bool Ptr = V->getType()->isPointerType() || V->getType()->isArrayType();
+    if (!Ptr)
+      return;
+    if (V->getType()->isArrayType() && V->hasLocalStorage())
+      return; // a local array: not global memory
+    if (V->hasAttr<CUDASharedAttr>() || V->hasAttr<CUDAConstantAttr>())
+      return; // different memory space: cannot alias global
+    const ParmVarDecl *R = rootPointerParam(DRE, F);
+    if (!R) {
+      if (Unknown.empty())
+        Unknown = V->getName().str();
+      return;
+    }
+    if (R != P)
+      Others.insert(R);
+  });
+  if (!Unknown.empty()) {
+    refuse(Fd, "the loop uses pointer '" + Unknown +
+                   "', whose target cannot be traced to a kernel parameter; "
+                   "it may alias '" + Elem + "'");
+    return Fd;
+  }
+  std::vector<std::string> Hows;
+  for (const ParmVarDecl *Q : Others) {
+    std::string How, W;
+    if (!provenDistinct(Ctx, context(), K, P, Q, How, W)) {
+      refuse(Fd, W + " (mark them __restrict__ if they never overlap)");
+      return Fd;
+    }
+    Hows.push_back(How);
+  }
+
+  // 4. Edits.
+  std::string EW;
+  for (const ArraySubscriptExpr *U : Uses)
+    if (!editableRange(Ctx, CharSourceRange::getTokenRange(U->getSourceRange()),
+                       EW)) {
+      refuse(Fd, EW);
+      return Fd;
+    }
+  if (inMacro(L->getSourceRange())) {
+    refuse(Fd, "the loop comes from a macro expansion");
+    return Fd;
+  }
+  std::string Name = uniqueName(K, P->getName().str() + "_acc");
+  while (UsedNames.count(Name))
+    Name += "_";
+  UsedNames.insert(Name);
+  QualType T = A.Lhs->getType().getUnqualifiedType();
+  std::string TypeText = T.getAsString(Ctx.getPrintingPolicy());
+  std::string Indent = indentOf(Ctx, L->getBeginLoc());
+
+  FixIt Fix;
+  Fix.Exact = Exactness::Bitwise;
+  // Fold `out[idx] = init;` right before the loop into the accumulator's
+  // initialisation.
+  const Stmt *Prev = nullptr;
+  auto LP = Ctx.getParents(*L);
+  if (!LP.empty())
+    if (const auto *CS = LP[0].get<CompoundStmt>()) {
+      const Stmt *Last = nullptr;
+      for (const Stmt *C : CS->body()) {
+        if (C == L) {
+          Prev = Last;
+          break;
+        }
+        Last = C;
+      }
+    }
+  bool Folded = false;
+  if (const auto *PB = dyn_cast_or_null<BinaryOperator>(Prev))
+    if (PB->getOpcode() == BO_Assign && sameExpr(Ctx, PB->getLHS(), A.Lhs) &&
+        !inMacro(PB->getSourceRange())) {
+      bool UsesP = false;
+      forEachStmt(PB->getRHS(), [&](const Stmt *S) {
+        if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+          if (rootPointerParam(DRE, F) == P)
+            UsesP = true;
+      });
+      std::string Init = sourceText(Ctx, PB->getRHS()->getSourceRange());
+      if (!UsesP && !Init.empty()) {
+        Fix.Edits.push_back(makeTextEdit(
+            Ctx, CharSourceRange::getTokenRange(PB->getSourceRange()),
+            TypeText + " " + Name + " = " + Init));
+        Folded = true;
+      }
+    }
+  if (!Folded) {
+    // Inserted after the previous statement (or the block's '{') rather
+    // than at the loop's first character, where another rule may put a
+    // `#pragma unroll` that must stay right before the loop.
+    std::string Decl = TypeText + " " + Name + " = " + Elem + ";";
+    const CompoundStmt *CS =
+        LP.empty() ? nullptr : LP[0].get<CompoundStmt>();
+    if (Prev && !inMacro(Prev->getSourceRange()))
+      Fix.Edits.push_back(makeInsertion(Ctx, afterStmt(Ctx, Prev),
+                                        "\n" + Indent + Decl));
+    else if (CS && !Prev)
+      Fix.Edits.push_back(makeInsertion(
+          Ctx, SM.getExpansionLoc(CS->getLBracLoc()).getLocWithOffset(1),
+          "\n" + Indent + Decl));
+    else
+      Fix.Edits.push_back(
+          makeInsertion(Ctx, SM.getExpansionLoc(L->getBeginLoc()),
+                        Decl + "\n" + Indent));
+  }
+  for (const ArraySubscriptExpr *U : Uses)
+    Fix.Edits.push_back(makeTextEdit(
+        Ctx, CharSourceRange::getTokenRange(U->getSourceRange()), Name));
+  Fix.Edits.push_back(makeInsertion(Ctx, endOfStmt(Ctx, L),
+                                    "\n" + Indent + Elem + " = " + Name +
+                                        ";"));
+  Fix.Description = "keep '" + Elem + "' in register '" + Name +
+                    "' during the loop; store it once after the loop";
+  Fd.Fix = Fix;
+  for (const std::string &H : Hows)
+    Fd.Notes.push_back(
+        makeNote(Ctx, L->getBeginLoc(), "no aliasing: " + H));
+  return Fd;
+}
+
+void MemoryRegisterAccumulation::checkKernel(const KernelUnit &Kernel) {
+  if (Kernel.IsTemplate)
+    return;
+  std::vector<Finding> Out;
+  runOn(ctx(), context(), Kernel.FD, Kernel.Facts, Out);
+  for (Finding &F : Out)
+    report(std::move(F));
+}
+
+void MemoryRegisterAccumulation::checkTranslationUnit() {
+  for (const KernelAnalysis *K : analyzedKernels()) {
+    if (K->AllPointersRestrict)
+      continue; // the compiler keeps such a value in a register itself
+    for (const MemAccess &A : K->Accesses) {
+      if (A.Space != MemSpace::Global || A.IsAtomic || !A.IsWrite ||
+          !A.IsCompound || !A.Address.isKnown())
+        continue;
+      const LoopInfo *L = innermostLoop(A);
+      if (!L || !analysis()->isInvariant(A.Address, *L, false) ||
+          !firstInUserCode(A.E->getExprLoc()))
+        continue;
+      Finding F = makeFinding(
+          ctx(), id(), A.E->getExprLoc(),
+          "global read-modify-write of '" + A.Text + "' in the loop at " +
+              loopLine(*L) + ": the same element is loaded and stored on " +
+              iterationsText(*L) +
+              " (2 global accesses per iteration); accumulate in a "
+              "register and store once after the loop",
+          K->Kernel, A.E->getSourceRange());
+      note(F, L->S->getBeginLoc(),
+           "the address does not depend on this loop's iterations");
+      addCallChainNotes(ctx(), F, A);
+      reportWithoutFix(std::move(F),
+                       A.CallChain.empty()
+                           ? "the rewrite handles 'p[i] op= ...' on a pointer "
+                             "parameter in the kernel's own loop"
+                           : "the access is in a device function called in "
+                             "the loop");
+    }
+  }
+}
+
+} // namespace cudal1

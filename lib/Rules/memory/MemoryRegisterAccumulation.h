@@ -1,0 +1,44 @@
+//===- MemoryRegisterAccumulation.h - memory-register-accumulation -*- C++ -*-===//
+//
+// A global read-modify-write of one element on every loop iteration: a
+// register accumulator stored once after the loop.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDAL1_LIB_RULES_MEMORY_MEMORYREGISTERACCUMULATION_H
+#define CUDAL1_LIB_RULES_MEMORY_MEMORYREGISTERACCUMULATION_H
+
+#include "../RuleCheck.h"
+
+namespace cudal1 {
+
+class MemoryRegisterAccumulation : public RuleCheck {
+public:
+  /// A read-modify-write of out[idx] in a loop.
+  struct Accum {
+    const clang::Expr *Root = nullptr;               ///< the assignment
+    const clang::ArraySubscriptExpr *Lhs = nullptr;  ///< out[idx]
+    const clang::ParmVarDecl *Param = nullptr;
+  };
+
+  RuleInfo info() const override;
+
+protected:
+  void checkKernel(const KernelUnit &Kernel) override;
+  /// Accumulations the access analysis finds that checkKernel did not
+  /// report (through device functions, in templates, other forms): reported
+  /// without a fix.
+  void checkTranslationUnit() override;
+
+private:
+  void runOn(clang::ASTContext &Ctx, const CheckContext &CC, const clang::FunctionDecl *K,
+             const FunctionFacts &F, std::vector<Finding> &Out);
+
+  Finding analyze(clang::ASTContext &Ctx, const CheckContext &CC,
+                  const clang::FunctionDecl *K, const FunctionFacts &F,
+                  const clang::Stmt *L, const Accum &A,
+                  std::set<std::string> &UsedNames);
+};
+
+} // namespace cudal1
+
+#endif

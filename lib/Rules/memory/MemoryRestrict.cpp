@@ -1,0 +1,96 @@
+//===- MemoryRestrict.cpp - memory-restrict -------------------------------===//
+#include "MemoryRestrict.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/TypeLoc.h"
+#include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace cudal1 {
+
+RuleInfo MemoryRestrict::info() const {
+  RuleInfo I;
+  I.Id = "memory-restrict";
+  I.Category = "memory";
+  I.Summary = "kernel pointer parameters without __restrict__; the "
+              "compiler must assume they alias";
+  I.Exactness = Exactness::Bitwise;
+  I.Help = "Without __restrict__ every store may change what any other "
+           "pointer reads, so loads cannot be reordered, kept in registers "
+           "or sent through the read-only path. The fix is applied only "
+           "when every launch of the kernel is in the file and passes, for "
+           "each pointer, a different variable holding its own cudaMalloc "
+           "allocation; otherwise the finding says what is not proven.";
+  return I;
+}
+
+void MemoryRestrict::checkKernel(const KernelUnit &K) {
+  ASTContext &C = ctx();
+  const FunctionDecl *FD = K.FD;
+  auto Ptrs = pointerParams(FD);
+  if (Ptrs.size() < 2)
+    return;
+  std::vector<const ParmVarDecl *> Missing;
+  for (const ParmVarDecl *P : Ptrs)
+    if (!P->getType().isRestrictQualified())
+      Missing.push_back(P);
+  if (Missing.empty())
+    return;
+  std::string Names;
+  for (const ParmVarDecl *P : Missing)
+    Names += (Names.empty() ? "'" : ", '") + P->getName().str() + "'";
+  Finding F = makeFinding(
+      C, id(), Missing.front()->getLocation(),
+      (Missing.size() == 1 ? "pointer parameter " + Names +
+                                 " is not __restrict__: the compiler must "
+                                 "assume it aliases the others, "
+                           : "pointer parameters " + Names +
+                                 " are not __restrict__: the compiler must "
+                                 "assume they alias, ") +
+          "which blocks reordering and the read-only data path",
+      FD);
+  std::string Why;
+  if (!pointerArgsDistinct(C, context(), FD, Why)) {
+    reportWithoutFix(std::move(F), "no-aliasing is not proven: " + Why);
+    return;
+  }
+  FixIt X;
+  X.Description = "add __restrict__ to " + Names;
+  X.Exact = Exactness::Bitwise;
+  bool Ok = true;
+  const SourceManager &SM = C.getSourceManager();
+  for (const ParmVarDecl *P : Missing) {
+    unsigned Index = P->getFunctionScopeIndex();
+    for (const FunctionDecl *R : FD->redecls()) {
+      PointerTypeLoc PTL = pointerTypeLoc(R->getParamDecl(Index));
+      if (PTL.isNull()) {
+        Ok = false;
+        Why = "a parameter's type is not written as a pointer (typedef)";
+        break;
+      }
+      SourceLocation Star = PTL.getStarLoc();
+      std::string W;
+      auto ER = editableRange(
+          C, CharSourceRange::getTokenRange(Star, Star), W);
+      if (!ER || !isUserCode(Star)) {
+        Ok = false;
+        Why = W.empty() ? "a declaration is not in user code" : W;
+        break;
+      }
+      SourceLocation After = ER->getEnd();
+      bool Invalid = false;
+      const char *Next = SM.getCharacterData(After, &Invalid);
+      bool Space = !Invalid && (*Next == ' ' || *Next == '\t');
+      X.Edits.push_back(
+          makeInsertion(C, After, Space ? " __restrict__" : "__restrict__ "));
+    }
+    if (!Ok)
+      break;
+  }
+  reportFixOr(std::move(F), Ok, std::move(X), Why);
+}
+
+} // namespace cudal1

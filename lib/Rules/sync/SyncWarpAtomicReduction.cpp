@@ -1,0 +1,224 @@
+//===- SyncWarpAtomicReduction.cpp - sync-warp-atomic-reduction -----------===//
+//
+// sync-warp-atomic-reduction: an atomicAdd of every thread to one address
+// becomes a warp-shuffle reduction and one atomicAdd per warp. Every lane
+// of every warp must reach it (statement at the top level of the kernel,
+// optionally under one `if (cond)`, no earlier return) and the block size
+// must be a multiple of 32. Integers: bitwise; floating point:
+// reassociating.
+//
+//===----------------------------------------------------------------------===//
+#include "SyncWarpAtomicReduction.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace cudal1 {
+
+RuleInfo SyncWarpAtomicReduction::info() const {
+  RuleInfo I;
+  I.Id = "sync-warp-atomic-reduction";
+  I.Category = "sync";
+  I.Summary = "every thread atomically adds to one address -> warp-shuffle "
+              "sum, then one atomicAdd per warp";
+  I.Exactness = Exactness::Reassociating;
+  I.Help = "atomicAdd from every thread to the same address serialises 32 "
+           "updates per warp in the memory system. Summing the warp's "
+           "values with __shfl_down_sync first leaves one atomic per warp. "
+           "Every lane must reach the atomic (no earlier return, only one "
+           "guard, block size a multiple of 32). Bitwise for integers, "
+           "reassociating for floating point.";
+  return I;
+}
+
+void SyncWarpAtomicReduction::runOn(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
+           const FunctionFacts &F, std::vector<Finding> &Out) {
+  forEachStmt(K->getBody(), [&](const Stmt *S) {
+    if (const auto *CE = dyn_cast<CallExpr>(S))
+      match(Ctx, CC, K, F, CE, Out);
+  });
+}
+
+void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
+           const FunctionFacts &F, const CallExpr *CE,
+           std::vector<Finding> &Out) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!FD || !FD->getIdentifier() || FD->getName() != "atomicAdd" ||
+      CE->getNumArgs() != 2)
+    return;
+  const Expr *Addr = CE->getArg(0);
+  const ParmVarDecl *P = rootPointerParam(Addr, F);
+  if (!P)
+    return;
+  // Address the same for every thread of the block.
+  bool Uniform = true;
+  forEachStmt(Addr, [&](const Stmt *S) {
+    if (const auto *E = dyn_cast<Expr>(S)) {
+      if (StringRef(builtinName(E)).starts_with("threadIdx"))
+        Uniform = false;
+      if (const auto *D = dyn_cast<DeclRefExpr>(E))
+        if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
+          if (!V->getType()->isPointerType() && !isBlockUniform(D, F))
+            Uniform = false;
+    }
+  });
+  if (!Uniform)
+    return;
+  QualType VT = CE->getArg(1)->getType().getUnqualifiedType();
+  std::string VTs = VT.getAsString(Ctx.getPrintingPolicy());
+  Finding Fd = makeFinding(
+      Ctx, "sync-warp-atomic-reduction", CE->getBeginLoc(),
+      "every thread does an atomicAdd to the same address '" +
+          sourceText(Ctx, Addr->getSourceRange()) +
+          "': the 32 lanes of a warp are serialised; a warp-shuffle sum "
+          "first leaves one atomic per warp",
+      K);
+  auto Fail = [&](const std::string &W) {
+    refuse(Fd, W);
+    Out.push_back(Fd);
+  };
+  if (VTs != "float" && VTs != "double" && VTs != "int" &&
+      VTs != "unsigned int" && VTs != "unsigned long long") {
+    Fail("the value type '" + VTs + "' has no warp shuffle");
+    return;
+  }
+  // The call is a statement of the kernel body, or the then-branch of an
+  // `if` that is.
+  const auto *Body = cast<CompoundStmt>(K->getBody());
+  auto P1 = Ctx.getParents(*CE);
+  const Stmt *Top = CE;
+  const Expr *Guard = nullptr;
+  const IfStmt *GuardIf = nullptr;
+  if (!P1.empty() && P1[0].get<CompoundStmt>() == Body) {
+    Top = CE;
+  } else if (!P1.empty()) {
+    const Stmt *Par = P1[0].get<Stmt>();
+    if (const auto *CS = dyn_cast_or_null<CompoundStmt>(Par);
+        CS && CS->size() == 1) {
+      auto P2 = Ctx.getParents(*CS);
+      Par = P2.empty() ? nullptr : P2[0].get<Stmt>();
+    }
+    const auto *If = dyn_cast_or_null<IfStmt>(Par);
+    bool AtTop = false;
+    if (If) {
+      auto P3 = Ctx.getParents(*If);
+      AtTop = !P3.empty() && P3[0].get<CompoundStmt>() == Body;
+    }
+    // `if (tid == 0)`-style guards pick one thread (per warp or block):
+    // the atomic is already rare, not this pattern.
+    bool PicksOne = false;
+    if (If)
+      forEachStmt(If->getCond(), [&](const Stmt *X) {
+        if (const auto *B = dyn_cast<BinaryOperator>(X))
+          if (B->getOpcode() == BO_EQ)
+            PicksOne = true;
+      });
+    if (PicksOne)
+      return;
+    if (If && !If->getElse() && !If->getInit() &&
+        !If->getConditionVariable() && AtTop) {
+      Top = If;
+      Guard = If->getCond();
+      GuardIf = If;
+    } else {
+      Fail("the atomic is inside a loop or nested control flow: not every "
+           "lane of a warp reaches it the same number of times");
+      return;
+    }
+  }
+  for (const Stmt *S : Body->body()) {
+    if (S == Top)
+      break;
+    if (containsEscape(S, false)) {
+      Fail("a statement before the atomic may return early: not every lane "
+           "of a warp reaches it");
+      return;
+    }
+  }
+  if (containsCallTo(K->getBody(), {"__shfl*"})) {
+    Fail("the kernel already uses warp shuffles");
+    return;
+  }
+  std::string Why;
+  auto Block = constantBlock(CC, K, Why);
+  if (!Block) {
+    Fail(Why + "; the warp shuffle needs full warps (block size a multiple "
+               "of 32)");
+    return;
+  }
+  uint64_t Threads = (*Block)[0] * (*Block)[1] * (*Block)[2];
+  if (Threads % 32) {
+    Fail("the block has " + std::to_string(Threads) +
+         " threads, not a multiple of 32: the last warp is partial");
+    return;
+  }
+  if (inMacro(Top->getSourceRange())) {
+    Fail("the atomic comes from a macro expansion");
+    return;
+  }
+  std::string AddrText = sourceText(Ctx, Addr->getSourceRange());
+  std::string ValText = sourceText(Ctx, CE->getArg(1)->getSourceRange());
+  std::string GuardText = Guard ? sourceText(Ctx, Guard->getSourceRange()) : "";
+  if (AddrText.empty() || ValText.empty() || (Guard && GuardText.empty())) {
+    Fail("the atomic's operands come from a macro expansion");
+    return;
+  }
+  std::string V = uniqueName(K, "cudal1_v");
+  std::string Ind = indentOf(Ctx, Top->getBeginLoc());
+  std::string I1 = Ind + "  ";
+  bool OneD = (*Block)[1] == 1 && (*Block)[2] == 1;
+  std::string Lane =
+      OneD ? "(threadIdx.x & 31u)"
+           : "(((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + "
+             "threadIdx.x) & 31u)";
+  std::string T = "{ // cuda-l1 sync-warp-atomic-reduction\n";
+  if (Guard)
+    T += I1 + VTs + " " + V + " = (" + GuardText + ") ? (" + VTs + ")(" +
+         ValText + ") : (" + VTs + ")0;\n";
+  else
+    T += I1 + VTs + " " + V + " = " + ValText + ";\n";
+  T += I1 + "for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1)\n";
+  T += I1 + "  " + V + " += __shfl_down_sync(0xffffffffu, " + V +
+       ", cudal1_o);\n";
+  T += I1 + "if (" + Lane + " == 0u)\n";
+  T += I1 + "  atomicAdd(" + AddrText + ", " + V + ");\n";
+  T += Ind + "}";
+  FixIt Fix;
+  Fix.Exact = VT->isIntegerType() ? Exactness::Bitwise
+                                  : Exactness::Reassociating;
+  if (Fix.Exact == Exactness::Reassociating) {
+    Fix.Rtol = 1e-4;
+    Fix.Atol = 1e-5;
+    Fix.ScaleRtol = 1e-4; // outputs that cancel to ~0
+  }
+  SourceLocation E = Top->getEndLoc();
+  CharSourceRange R = CharSourceRange::getTokenRange(Top->getBeginLoc(), E);
+  // Take the statement's ';'.
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation AfterSemi = Lexer::findLocationAfterToken(
+      SM.getExpansionLoc(E), tok::semi, SM, Ctx.getLangOpts(), false);
+  if (AfterSemi.isValid() && !isa<CompoundStmt>(
+                                 GuardIf ? GuardIf->getThen() : (const Stmt *)CE))
+    R = CharSourceRange::getCharRange(SM.getExpansionLoc(Top->getBeginLoc()),
+                                      AfterSemi);
+  Fix.Edits.push_back(makeTextEdit(Ctx, R, T));
+  Fix.Description = "warp-shuffle sum, then one atomicAdd per warp";
+  Fd.Fix = Fix;
+  Out.push_back(Fd);
+}
+
+void SyncWarpAtomicReduction::checkKernel(const KernelUnit &Kernel) {
+  if (Kernel.IsTemplate)
+    return;
+  std::vector<Finding> Out;
+  runOn(ctx(), context(), Kernel.FD, Kernel.Facts, Out);
+  for (Finding &F : Out)
+    report(std::move(F));
+}
+
+} // namespace cudal1

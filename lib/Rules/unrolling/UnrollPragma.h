@@ -1,0 +1,40 @@
+//===- UnrollPragma.h - innermost counted loops and #pragma unroll -*- C++ -*-===//
+//
+// Private to the unrolling rules: which loops they consider (innermost
+// counted for loops of device code without a loop hint) and the fix they
+// share (a #pragma line before the loop).
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDAL1_LIB_RULES_UNROLLING_UNROLLPRAGMA_H
+#define CUDAL1_LIB_RULES_UNROLLING_UNROLLPRAGMA_H
+
+#include "cudal1/Analysis/AstFacts.h"
+#include "cudal1/Analysis/Finding.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+
+namespace clang {
+class ASTContext;
+class FunctionDecl;
+class ForStmt;
+} // namespace clang
+
+namespace cudal1 {
+
+/// \p For is an innermost counted loop of device code (not a template
+/// instantiation) without a loop hint: its shape, and its function in
+/// \p FD; std::nullopt otherwise.
+std::optional<LoopShape> unrollCandidate(clang::ASTContext &Ctx,
+                                         const clang::ForStmt *For,
+                                         const clang::FunctionDecl *&FD);
+
+/// The fix inserting the line \p Pragma before \p For, or false with \p Why
+/// when the loop does not start its own line in a { } block.
+bool pragmaFix(clang::ASTContext &Ctx, const clang::ForStmt *For,
+               llvm::StringRef Pragma, FixIt &X, std::string &Why);
+
+} // namespace cudal1
+
+#endif

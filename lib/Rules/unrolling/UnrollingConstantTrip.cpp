@@ -1,0 +1,162 @@
+//===- UnrollingConstantTrip.cpp - unrolling-constant-trip ----------------===//
+//
+// unrolling-constant-trip: an innermost loop whose trip count is a
+// compile-time constant (or a template argument) and has no #pragma unroll
+// gets one (bitwise: unrolling changes no result). When the loop indexes a
+// local array with its induction variable, the finding says that the array
+// lives in local memory unless the loop is unrolled fully. Such loops that
+// the fix cannot annotate are reported without a fix (this rule took over
+// unrolling-constant-trip-count).
+//
+//===----------------------------------------------------------------------===//
+#include "UnrollingConstantTrip.h"
+#include "UnrollPragma.h"
+
+#include "clang/AST/Expr.h"
+
+#include <functional>
+
+using namespace clang;
+using namespace clang::ast_matchers;
+using namespace llvm;
+
+namespace cudal1 {
+
+namespace {
+
+/// A subscript of a local (register-candidate) array by \p IV in \p S.
+const ArraySubscriptExpr *localArrayIndexedBy(const Stmt *S,
+                                              const VarDecl *IV) {
+  if (!S)
+    return nullptr;
+  if (const auto *ASE = dyn_cast<ArraySubscriptExpr>(S)) {
+    const Expr *B = ASE->getBase()->IgnoreParenImpCasts();
+    while (const auto *In = dyn_cast<ArraySubscriptExpr>(B))
+      B = In->getBase()->IgnoreParenImpCasts();
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(B))
+      if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
+        if (V->hasLocalStorage() && V->getType()->isConstantArrayType()) {
+          std::function<bool(const Stmt *)> Mentions = [&](const Stmt *X) {
+            if (!X)
+              return false;
+            if (const auto *R = dyn_cast<DeclRefExpr>(X))
+              if (R->getDecl() == IV)
+                return true;
+            for (const Stmt *C : X->children())
+              if (Mentions(C))
+                return true;
+            return false;
+          };
+          if (Mentions(ASE->getIdx()))
+            return ASE;
+        }
+  }
+  for (const Stmt *C : S->children())
+    if (const ArraySubscriptExpr *R = localArrayIndexedBy(C, IV))
+      return R;
+  return nullptr;
+}
+
+/// The note on a local array \p Local that the loop indexes by its
+/// induction variable.
+std::string localArrayNote(const ASTContext &Ctx,
+                           const ArraySubscriptExpr *Local) {
+  std::string Arr = oneLineText(Ctx, Local->getBase()->getSourceRange());
+  return "the loop indexes the local array '" + Arr +
+         "' with its induction variable: unless it is unrolled fully, '" +
+         Arr + "' lives in local memory (off-chip, cached in L1) instead of "
+               "registers";
+}
+
+} // namespace
+
+RuleInfo UnrollingConstantTrip::info() const {
+  RuleInfo I;
+  I.Id = "unrolling-constant-trip";
+  I.Category = "unrolling";
+  I.Summary = "innermost loop with a compile-time trip count is not "
+              "unrolled; add #pragma unroll";
+  I.Exactness = Exactness::Bitwise;
+  I.Help = "A loop whose trip count is a constant (or a template argument) "
+           "can be fully unrolled: no counter, no branch, loads from "
+           "different iterations can be issued together, and local arrays "
+           "indexed by the induction variable stay in registers instead of "
+           "local memory. The pragma changes no result. Loops with more "
+           "than MaxTripCount iterations are left alone (code size).";
+  I.DefaultOptions["MaxTripCount"] = "64";
+  return I;
+}
+
+void UnrollingConstantTrip::registerMatchers(MatchFinder &F) {
+  F.addMatcher(forStmt().bind("for"), this);
+}
+
+void UnrollingConstantTrip::check(const MatchFinder::MatchResult &R) {
+  const auto *For = R.Nodes.getNodeAs<ForStmt>("for");
+  const FunctionDecl *FD = nullptr;
+  ASTContext &C = ctx();
+  std::optional<LoopShape> S = For ? unrollCandidate(C, For, FD) : std::nullopt;
+  if (!S)
+    return;
+  auto Init = evalInt(C, S->Init);
+  auto Bound = evalInt(C, S->Bound);
+  std::string TripText;
+  if (Init && Bound) {
+    auto T = tripCount(*Init, *Bound, S->Cmp, S->Step);
+    if (!T || *T < 2 || *T > optionInt("MaxTripCount", 64))
+      return;
+    TripText = std::to_string(*T);
+  } else if (Init && S->Bound->isValueDependent() &&
+             !S->Bound->isTypeDependent() && (S->Step == 1 || S->Step == -1)) {
+    // Bounded by a template argument: a constant in every instantiation.
+    TripText = "'" + sourceText(C, S->Bound->getSourceRange()) +
+               "' (a template argument)";
+  } else {
+    return;
+  }
+  if (!firstInUserCode(For->getBeginLoc()))
+    return;
+  Finding F = makeFinding(C, id(), For->getBeginLoc(),
+                          "loop with constant trip count " + TripText +
+                              " is not unrolled; '#pragma unroll' removes "
+                              "the counter and branch and lets loads of "
+                              "different iterations overlap",
+                          FD);
+  if (const ArraySubscriptExpr *Local = localArrayIndexedBy(For, S->IV))
+    note(F, Local->getExprLoc(), localArrayNote(C, Local));
+  FixIt X;
+  std::string Why;
+  bool Ok = pragmaFix(C, For, "#pragma unroll", X, Why);
+  reportFixOr(std::move(F), Ok, std::move(X), Why);
+}
+
+void UnrollingConstantTrip::checkTranslationUnit() {
+  int64_t Max = optionInt("MaxTripCount", 64);
+  for (const KernelAnalysis *K : analyzedKernels())
+    for (const auto &L : K->Loops) {
+      if (L->Trip != TripKind::Constant || !L->TripCount ||
+          *L->TripCount < 2 || *L->TripCount > Max || L->HasUnrollPragma ||
+          L->Geometric || !L->IV)
+        continue;
+      bool Inner = true;
+      for (const auto &O : K->Loops)
+        if (O->Parent == L.get())
+          Inner = false;
+      const ArraySubscriptExpr *Local =
+          Inner ? localArrayIndexedBy(L->S, L->IV) : nullptr;
+      if (!Local || !firstInUserCode(L->S->getBeginLoc()))
+        continue;
+      Finding F = makeFinding(ctx(), id(), L->S->getBeginLoc(),
+                              "loop with constant trip count " + L->TripText +
+                                  " is not unrolled; '#pragma unroll' "
+                                  "removes the counter and branch and lets "
+                                  "loads of different iterations overlap",
+                              K->Kernel);
+      note(F, Local->getExprLoc(), localArrayNote(ctx(), Local));
+      reportWithoutFix(std::move(F),
+                       "only counted for loops of the form 'for (i = a; i < "
+                       "b; i += c)' get the pragma");
+    }
+}
+
+} // namespace cudal1
