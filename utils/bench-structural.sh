@@ -5,7 +5,8 @@
 #   utils/bench-structural.sh [--generate] [samples]
 #
 # --generate  re-create utils/bench-structural/gen/*.rewritten.cu with the
-#             tool (build-structural/bin/cuda-l1-structural, or $CUDAL1_BIN);
+#             main CLI (build/bin/cuda-l1-rewrite, or $CUDAL1_BIN), --fix on
+#             a copy;
 #             needs no GPU. Without it the committed files are used, so a GPU
 #             machine without LLVM can run the benchmark with nvcc alone.
 # samples     timed samples per kernel (default 50, at least 30).
@@ -29,13 +30,17 @@ for a in "$@"; do
 done
 
 if [ "$GENERATE" = 1 ]; then
-  BIN="${CUDAL1_BIN:-$ROOT/build-structural/bin}"
-  T="$BIN/cuda-l1-structural"
-  [ -x "$T" ] || { echo "bench-structural: no $T (build it: ninja -C build-structural cuda-l1-structural)" >&2; exit 2; }
+  BIN="${CUDAL1_BIN:-$ROOT/build/bin}"
+  T="$BIN/cuda-l1-rewrite"
+  [ -x "$T" ] || { echo "bench-structural: no $T (build it: ninja -C build cuda-l1-rewrite)" >&2; exit 2; }
   mkdir -p "$GEN"
+  # The rewrites that are offered for GPU measurement by default are applied
+  # too (test/Driver/Inputs/apply-all.yaml).
+  CFG="$ROOT/test/Driver/Inputs/apply-all.yaml"
   gen() { # rule input output
-    "$T" --rules="$1" "$2" --fixed="$3" -- > "$3.log"
-    grep -q "note: fix (" "$3.log" || { echo "bench-structural: $1 made no fix for $2:" >&2; cat "$3.log" >&2; exit 1; }
+    [ "$2" = "$3" ] || cp "$2" "$3"
+    "$T" --rules="-*,$1" --config-file="$CFG" --fix --allow-unverified "$3" > "$3.log" 2>&1
+    grep -q "applied [1-9][0-9]* fix" "$3.log" || { echo "bench-structural: $1 made no fix for $2:" >&2; cat "$3.log" >&2; exit 1; }
     # Keep the file names of the originals out of the committed logs.
     sed -i "s|$ROOT/||g; s|$GEN/||g" "$3.log"
   }

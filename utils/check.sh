@@ -22,6 +22,15 @@ LIT="$(command -v lit-22 || command -v lit || echo /usr/lib/llvm-22/build/utils/
 "$LIT" -sv --show-unsupported "$BUILD/test" 2>&1 | tee "$LOGDIR/lit.log"
 lit_rc=${PIPESTATUS[0]}
 
+echo "== utils/add-rule.py (a new rule builds and its generated test passes) =="
+addrule_rc=0
+if [ "${CUDAL1_SKIP_ADD_RULE_TEST:-0}" = 1 ]; then
+  echo "skipped (CUDAL1_SKIP_ADD_RULE_TEST=1)"
+else
+  "$ROOT/utils/test-add-rule.sh" "$BUILD" > "$LOGDIR/add-rule.log" 2>&1 || addrule_rc=1
+  tail -1 "$LOGDIR/add-rule.log"
+fi
+
 # Counts: ctest "N% tests passed, F tests failed out of T"; lit "Passed: N" etc.
 c_total=$(sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' "$LOGDIR/ctest.log" | tail -1)
 c_failed=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed.*/\1/p' "$LOGDIR/ctest.log" | tail -1)
@@ -43,5 +52,8 @@ if [ $((c_total + l_passed + l_failed)) -eq 0 ]; then
   exit 1
 fi
 echo "total: $total_p passed, $total_f failed, $l_unsup skipped"
-if [ "$ctest_rc" -ne 0 ] || [ "$lit_rc" -ne 0 ] || [ "$total_f" -ne 0 ]; then exit 1; fi
+if [ "$addrule_rc" -ne 0 ]; then
+  echo "check: utils/test-add-rule.sh failed (log: $LOGDIR/add-rule.log)" >&2
+fi
+if [ "$ctest_rc" -ne 0 ] || [ "$lit_rc" -ne 0 ] || [ "$total_f" -ne 0 ] || [ "$addrule_rc" -ne 0 ]; then exit 1; fi
 exit 0

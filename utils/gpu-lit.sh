@@ -4,7 +4,7 @@
 # portable cuda-l1-rewrite, and lit itself under dist/gpu/lit) -- no LLVM or
 # build folder needed there. A lit site configuration pointing at the dist
 # binaries is written under $OUT/lit. Tests that need a tool the dist folder
-# lacks (e.g. cuda-l1-structural) are listed as skipped.
+# lacks (e.g. cuda-l1-capture) are listed as skipped.
 #
 #   utils/gpu-lit.sh [dist-dir]          (default: dist/gpu)
 #   LIT_TESTS="test/Verify/x.test ..." utils/gpu-lit.sh   (other tests)
@@ -49,7 +49,7 @@ fi
 RUN=()
 for T in $TESTS; do
   missing=""
-  for tool in cuda-l1-structural cuda-l1-capture; do
+  for tool in cuda-l1-capture; do
     if grep -q "$tool" "$ROOT/$T" && [ ! -x "$BIN/$tool" ]; then missing="$tool"; fi
   done
   if [ -n "$missing" ]; then

@@ -289,9 +289,8 @@ AffineExpr toAffine(const Expr *E, const FunctionFacts &F,
 bool isPureNoMemory(const Expr *E) {
   bool Ok = true;
   forEachStmt(E, [&](const Stmt *S) {
-    if (isa<CallExpr>(S) || isa<ArraySubscriptExpr>(S) ||
-        isa<CXXNewExpr>(S) || isa<CXXDeleteExpr>(S) || isa<StmtExpr>(S) ||
-        isa<LambdaExpr>(S)) {
+    if (isa<CallExpr>(S) || isa<ArraySubscriptExpr>(S) || isa<CXXNewExpr>(S) ||
+        isa<CXXDeleteExpr>(S) || isa<StmtExpr>(S) || isa<LambdaExpr>(S)) {
       Ok = false;
       return;
     }
@@ -336,9 +335,9 @@ bool isBlockUniform(const Expr *E, const FunctionFacts &F) {
       return false;
     if (isa<ParmVarDecl>(V))
       return true;
-    if (V->isConstexpr() || (!V->hasLocalStorage() &&
-                             V->getType().isConstQualified() &&
-                             V->getType()->isIntegralOrEnumerationType()))
+    if (V->isConstexpr() ||
+        (!V->hasLocalStorage() && V->getType().isConstQualified() &&
+         V->getType()->isIntegralOrEnumerationType()))
       return true;
     if (isLocalVar(V) && V->getInit() && !V->isStaticLocal())
       return isBlockUniform(V->getInit(), F);
@@ -376,7 +375,7 @@ const ParmVarDecl *rootPointerParam(const Expr *E, const FunctionFacts &F) {
       if (BO->getOpcode() != BO_Add && BO->getOpcode() != BO_Sub)
         return nullptr;
       E = BO->getLHS()->getType()->isPointerType() ? BO->getLHS()
-                                                    : BO->getRHS();
+                                                   : BO->getRHS();
       continue;
     }
     if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
@@ -453,8 +452,7 @@ std::optional<LoopShape> analyzeFor(ASTContext &Ctx, const ForStmt *F) {
       return std::nullopt;
     S.IV = VD;
     S.Init = VD->getInit();
-  } else if (const auto *BO =
-                 dyn_cast_or_null<BinaryOperator>(F->getInit())) {
+  } else if (const auto *BO = dyn_cast_or_null<BinaryOperator>(F->getInit())) {
     if (BO->getOpcode() != BO_Assign)
       return std::nullopt;
     S.IV = varOf(BO->getLHS());
@@ -484,8 +482,7 @@ std::optional<LoopShape> analyzeFor(ASTContext &Ctx, const ForStmt *F) {
     S.Step = U->isIncrementOp() ? 1 : -1;
   } else if (const auto *CA = dyn_cast_or_null<CompoundAssignOperator>(Inc)) {
     Expr::EvalResult R;
-    if (varOf(CA->getLHS()) != S.IV ||
-        !CA->getRHS()->EvaluateAsInt(R, Ctx))
+    if (varOf(CA->getLHS()) != S.IV || !CA->getRHS()->EvaluateAsInt(R, Ctx))
       return std::nullopt;
     int64_t V = R.Val.getInt().getExtValue();
     if (CA->getOpcode() == BO_AddAssign)

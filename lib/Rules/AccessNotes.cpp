@@ -34,7 +34,8 @@ std::string elementIndexText(const MemAccess &A) {
 
 void addCallChainNotes(const ASTContext &Ctx, Finding &F, const MemAccess &A) {
   for (const CallExpr *CE : A.CallChain)
-    F.Notes.push_back(makeNote(Ctx, CE->getBeginLoc(), "reached through this call"));
+    F.Notes.push_back(
+        makeNote(Ctx, CE->getBeginLoc(), "reached through this call"));
 }
 
 void addAccessNotes(const ASTContext &Ctx, Finding &F, const MemAccess &A,

@@ -1,4 +1,5 @@
-//===- AccessNotes.h - wording of findings from the access analysis -*- C++ -*-===//
+//===- AccessNotes.h - wording of findings from the access analysis -*- C++
+//-*-===//
 //
 // Private to lib/Rules. The rules that report what the symbolic access
 // analysis (cudal1/Analysis/AccessAnalysis.h) found describe accesses, loops

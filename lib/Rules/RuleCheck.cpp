@@ -27,8 +27,8 @@ void RuleCheck::run(ASTContext &C, const CheckContext &CCtx,
   Out = &O;
   Reported.clear();
   NoMatchers = NoKernels = false;
-  UserCode = std::make_unique<UserCodeFilter>(C.getSourceManager(),
-                                              CCtx.IsUserFile);
+  UserCode =
+      std::make_unique<UserCodeFilter>(C.getSourceManager(), CCtx.IsUserFile);
   if (CC->CI && CC->CI->hasPreprocessor())
     setRulePreprocessor(&CC->CI->getPreprocessor());
 
@@ -68,19 +68,17 @@ std::vector<const KernelAnalysis *> RuleCheck::analyzedKernels() const {
 }
 
 int64_t RuleCheck::optionInt(StringRef Key, int64_t Default) const {
-  return CC && CC->Options ? CC->Options->getInt(id(), Key, Default)
-                           : Default;
+  return CC && CC->Options ? CC->Options->getInt(id(), Key, Default) : Default;
 }
 
 bool RuleCheck::optionBool(StringRef Key, bool Default) const {
-  return CC && CC->Options ? CC->Options->getBool(id(), Key, Default)
-                           : Default;
+  return CC && CC->Options ? CC->Options->getBool(id(), Key, Default) : Default;
 }
 
 bool RuleCheck::isUserCode(SourceLocation L) const {
-  return UserCode ? UserCode->contains(L)
-                  : cudal1::isUserCode(Ctx->getSourceManager(), L,
-                                       CC->IsUserFile);
+  return UserCode
+             ? UserCode->contains(L)
+             : cudal1::isUserCode(Ctx->getSourceManager(), L, CC->IsUserFile);
 }
 
 bool RuleCheck::firstInUserCode(SourceLocation L) {

@@ -69,8 +69,7 @@ public:
 protected:
   // --- entry points (see the file comment) ---------------------------------
   virtual void registerMatchers(clang::ast_matchers::MatchFinder &Finder);
-  virtual void check(const clang::ast_matchers::MatchFinder::MatchResult &R) {
-  }
+  virtual void check(const clang::ast_matchers::MatchFinder::MatchResult &R) {}
   virtual void checkKernel(const KernelUnit &Kernel);
   virtual void checkTranslationUnit() {}
 
@@ -153,10 +152,10 @@ private:
 /// Adds each rule class to the registry: the body of a category module,
 /// `static RuleModule<MemoryConstPointer, MemoryRestrict, ...> Module;`.
 template <typename... Rules> struct RuleModule {
-  RuleModule() { (CheckRegistry::add([] {
-                   return std::unique_ptr<Check>(new Rules());
-                 }),
-                 ...); }
+  RuleModule() {
+    (CheckRegistry::add([] { return std::unique_ptr<Check>(new Rules()); }),
+     ...);
+  }
 };
 
 } // namespace cudal1

@@ -4,10 +4,10 @@
 // cudal1/Rules/RuleSupport.h.
 //
 //===----------------------------------------------------------------------===//
-#include "cudal1/Rules/RuleSupport.h"
 #include "cudal1/Analysis/AstFacts.h"
 #include "cudal1/Frontend/UserCode.h"
 #include "cudal1/Model/KernelModel.h"
+#include "cudal1/Rules/RuleSupport.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
@@ -283,8 +283,7 @@ static bool distinctArgs(ASTContext &Ctx, const FunctionDecl *Fn,
 
 bool provenDistinct(ASTContext &Ctx, const CheckContext &CC,
                     const FunctionDecl *K, const ParmVarDecl *P,
-                    const ParmVarDecl *Q,
-                    std::string &How, std::string &Why) {
+                    const ParmVarDecl *Q, std::string &How, std::string &Why) {
   if (P == Q) {
     Why = "both accesses go through '" + P->getName().str() + "'";
     return false;
@@ -348,8 +347,8 @@ bool pointerArgsDistinct(ASTContext &Ctx, const CheckContext &CC,
         Ptrs.push_back(I);
     for (size_t A = 0; A < Ptrs.size(); ++A)
       for (size_t B = A + 1; B < Ptrs.size(); ++B)
-        if (!distinctArgs(Ctx, Host, L->getArg(Ptrs[A]), L->getArg(Ptrs[B]),
-                          0, Why)) {
+        if (!distinctArgs(Ctx, Host, L->getArg(Ptrs[A]), L->getArg(Ptrs[B]), 0,
+                          Why)) {
           if (StringRef(Why).starts_with("alias: "))
             Why = Why.substr(7);
           return false;
@@ -390,7 +389,6 @@ PointerTypeLoc pointerTypeLoc(const ParmVarDecl *P) {
   }
   return TL.getAs<PointerTypeLoc>();
 }
-
 
 std::optional<std::array<uint64_t, 3>>
 constantBlock(const CheckContext &CC, const FunctionDecl *K, std::string &Why) {
@@ -553,7 +551,8 @@ std::string rewrittenText(
       CharSourceRange::getTokenRange(E->getSourceRange()), SM, LO);
   if (R.isInvalid())
     return "";
-  unsigned B = SM.getFileOffset(R.getBegin()), End = SM.getFileOffset(R.getEnd());
+  unsigned B = SM.getFileOffset(R.getBegin()),
+           End = SM.getFileOffset(R.getEnd());
   bool Invalid = false;
   StringRef Buf = SM.getBufferData(SM.getFileID(R.getBegin()), &Invalid);
   if (Invalid)
@@ -570,8 +569,8 @@ std::string rewrittenText(
       return "";
     unsigned SB = SM.getFileOffset(SR.getBegin()),
              SE = SM.getFileOffset(SR.getEnd());
-    if (SB < B || SE > End || SM.getFileID(SR.getBegin()) !=
-                                  SM.getFileID(R.getBegin()))
+    if (SB < B || SE > End ||
+        SM.getFileID(SR.getBegin()) != SM.getFileID(R.getBegin()))
       return "";
     Reps.push_back({SB - B, SE - SB, Text});
   }

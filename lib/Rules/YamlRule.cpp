@@ -145,6 +145,8 @@ private:
   bool scalar(yaml::Node *N, StringRef Key, std::string &Out,
               ScalarPlacement *At = nullptr);
   std::optional<double> number(yaml::Node *N, StringRef Key);
+  /// The optional `doc:` mapping: the sections of the rule's page.
+  void readDoc(yaml::Node *N, YamlRuleDoc &Doc);
 
   StringRef Path, Contents;
   std::vector<RuleFileDiag> &Diags;
@@ -218,6 +220,32 @@ std::optional<double> Reader::number(yaml::Node *N, StringRef Key) {
     return std::nullopt;
   }
   return D;
+}
+
+void Reader::readDoc(yaml::Node *N, YamlRuleDoc &Doc) {
+  auto *Map = dyn_cast_or_null<yaml::MappingNode>(N);
+  if (!Map) {
+    error(N, "'doc' must be a mapping (detects, why, example, fixed, fix)");
+    return;
+  }
+  for (yaml::KeyValueNode &KV : *Map) {
+    auto *KN = dyn_cast_or_null<yaml::ScalarNode>(KV.getKey());
+    SmallString<32> KS;
+    StringRef Key = KN ? KN->getValue(KS) : StringRef();
+    std::string *Field = Key == "detects"   ? &Doc.Detects
+                         : Key == "why"     ? &Doc.WhySlow
+                         : Key == "example" ? &Doc.Example
+                         : Key == "fixed"   ? &Doc.Fixed
+                         : Key == "fix"     ? &Doc.Fix
+                                            : nullptr;
+    if (!Field) {
+      error(KV.getKey(), "unknown key '" + Key.str() +
+                             "' in 'doc' (detects, why, example, fixed, fix)");
+      continue;
+    }
+    scalar(KV.getValue(), Key, *Field);
+    *Field = StringRef(*Field).rtrim("\n").str();
+  }
 }
 
 std::optional<YamlRuleSpec> Reader::read() {
@@ -393,10 +421,13 @@ std::optional<YamlRuleSpec> Reader::read() {
     } else if (Key == "atol") {
       if (auto D = number(V, Key))
         R.Atol = *D;
+    } else if (Key == "doc") {
+      readDoc(V, R.Doc);
     } else {
       error(KeyAt, "unknown key '" + Key +
                        "' (rule, category, message, description, match, "
-                       "replace, with, requires, exactness, ulp, rtol, atol)");
+                       "replace, with, requires, exactness, ulp, rtol, atol, "
+                       "doc)");
     }
   }
   if (Errors)

@@ -46,6 +46,13 @@ RuleInfo yamlRuleInfo(const CompiledYamlRule &R) {
                             : Exactness::None;
   I.Origin = R.Spec.File;
   I.Help = R.Spec.Description.empty() ? R.Spec.Message : R.Spec.Description;
+  if (I.Exactness == Exactness::Ulp && R.Spec.Ulp)
+    I.ExactnessNote = "ulp (" + std::to_string(R.Spec.Ulp) + ")";
+  I.Doc.Detects = R.Spec.Doc.Detects;
+  I.Doc.WhySlow = R.Spec.Doc.WhySlow;
+  I.Doc.Example = R.Spec.Doc.Example;
+  I.Doc.Fixed = R.Spec.Doc.Fixed;
+  I.Doc.Fix = R.Spec.Doc.Fix;
   return I;
 }
 

@@ -3,7 +3,7 @@
 // The plain-data half of the YAML rules: reading a rule file into a
 // YamlRuleSpec, with every error located as "file:line:col: error: ...".
 // The Clang half (matcher text -> DynTypedMatcher, guards, Transformer edits)
-// is in YamlRuleCheck.h. Format: see DESIGN.md ("Rules") and docs/fixes.md.
+// is in YamlRuleCheck.h. Format: see docs/fixes.md and docs/rules.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDAL1_RULES_YAMLRULE_H
@@ -52,6 +52,12 @@ struct ScalarPlacement {
   unsigned Indent = 0;   ///< block scalars: columns of indentation
 };
 
+/// The optional `doc:` mapping of a rule file: the sections of its page in
+/// docs/rules (RuleDoc).
+struct YamlRuleDoc {
+  std::string Detects, WhySlow, Example, Fixed, Fix;
+};
+
 struct YamlRuleSpec {
   std::string File; ///< path as given
   std::string Id, Category, Message, Description;
@@ -67,6 +73,7 @@ struct YamlRuleSpec {
   unsigned Ulp = 0;
   double Rtol = 0, Atol = 0;
   TextPos RuleAt; ///< position of the `rule:` key
+  YamlRuleDoc Doc;
 
   /// File position of (Line, Column) inside the matcher text (1-based).
   TextPos matchPos(unsigned Line, unsigned Column) const;
@@ -81,7 +88,7 @@ struct GuardSpec {
 };
 const std::vector<GuardSpec> &knownGuards();
 
-/// Rule categories (DESIGN.md, "Rules").
+/// Rule categories (the first word of a rule id).
 bool isKnownCategory(llvm::StringRef C);
 
 /// Reads one rule file. Returns the rule, or std::nullopt with at least one

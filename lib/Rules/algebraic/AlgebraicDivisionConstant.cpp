@@ -28,14 +28,28 @@ RuleInfo AlgebraicDivisionConstant::info() const {
   I.Help = "IEEE division is a multi-instruction sequence on the GPU; "
            "x / 2^k equals x * 2^-k exactly (both are one correctly "
            "rounded operation on the same real value).";
+  I.Doc.Detects =
+      "Floating division by a literal power of two (`x / 4.0f`, `d / 2`) "
+      "in device code.";
+  I.Doc.WhySlow =
+      "IEEE division compiles to a multi-instruction sequence (reciprocal "
+      "approximation plus Newton steps and a slow path); a multiply is one "
+      "instruction.";
+  I.Doc.Example = R"cuda(out[i] = in[i] / 4.0f;)cuda";
+  I.Doc.Fixed = R"cuda(out[i] = in[i] * 0.25f;)cuda";
+  I.Doc.Fix =
+      "Replaces `/ C` with `* 1/C`. Exact: 1/2^k is representable and "
+      "x/2^k and x*2^-k are the same correctly rounded real value "
+      "(subnormal results included). Other divisors are left to "
+      "algebraic-reciprocal-hoist.";
   return I;
 }
 
 void AlgebraicDivisionConstant::registerMatchers(MatchFinder &F) {
-  F.addMatcher(binaryOperator(hasOperatorName("/"),
-                              hasType(realFloatingPointType()))
-                   .bind("div"),
-               this);
+  F.addMatcher(
+      binaryOperator(hasOperatorName("/"), hasType(realFloatingPointType()))
+          .bind("div"),
+      this);
 }
 
 void AlgebraicDivisionConstant::check(const MatchFinder::MatchResult &R) {
@@ -58,8 +72,8 @@ void AlgebraicDivisionConstant::check(const MatchFinder::MatchResult &R) {
   if (Inv.divide(V, APFloat::rmNearestTiesToEven) != APFloat::opOK)
     return;
   int Exp = ilogb(V);
-  APFloat Pow2 = scalbn(APFloat(V.getSemantics(), 1), Exp,
-                        APFloat::rmNearestTiesToEven);
+  APFloat Pow2 =
+      scalbn(APFloat(V.getSemantics(), 1), Exp, APFloat::rmNearestTiesToEven);
   if (Pow2.compare(V) != APFloat::cmpEqual)
     return;
   if (Exp == 0)
@@ -87,13 +101,14 @@ void AlgebraicDivisionConstant::check(const MatchFinder::MatchResult &R) {
   Finding F = makeFinding(C, id(), BO->getOperatorLoc(),
                           "division by " + Old +
                               " is a multi-instruction IEEE division; "
-                              "multiplying by " + Lit + " is exact and one "
+                              "multiplying by " +
+                              Lit +
+                              " is exact and one "
                               "instruction",
                           FD);
   std::string Why;
   auto Range = editableRange(
-      C,
-      CharSourceRange::getTokenRange(BO->getOperatorLoc(), RHS->getEndLoc()),
+      C, CharSourceRange::getTokenRange(BO->getOperatorLoc(), RHS->getEndLoc()),
       Why);
   if (!Range) {
     F.WhyNoFix = Why;

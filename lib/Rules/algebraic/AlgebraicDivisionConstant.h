@@ -1,4 +1,5 @@
-//===- AlgebraicDivisionConstant.h - algebraic-division-constant -*- C++ -*-===//
+//===- AlgebraicDivisionConstant.h - algebraic-division-constant -*- C++
+//-*-===//
 //
 // Floating division by a power of two: multiply by its exact reciprocal.
 //

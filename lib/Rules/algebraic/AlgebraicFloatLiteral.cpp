@@ -44,7 +44,7 @@ static bool storedAsDouble(ASTContext &Ctx, const Expr *E) {
   if (Parents[0].get<ReturnStmt>())
     return true;
   if (const auto *A = Parents[0].get<BinaryOperator>())
-    return A->getOpcode() == BO_Assign && isDouble(A->getLHS()->getType());
+    return A->isAssignmentOp() && isDouble(A->getLHS()->getType());
   return false;
 }
 
@@ -65,11 +65,44 @@ RuleInfo AlgebraicFloatLiteral::info() const {
            "otherwise its exactness is 'ulp' (up to 4 ulp). Literals whose "
            "double result stays double, and comparisons with literals that "
            "are not float values, are reported without a fix.";
+  I.ExactnessNote =
+      "bitwise (literal exactly representable in float, result converted "
+      "straight to float); ulp (4) otherwise";
+  I.Doc.Detects =
+      "An unsuffixed floating literal (`0.5`) in arithmetic with a `float` "
+      "value, in device code, where the result ends up in a float.\n"
+      "\n"
+      "It also reports, without a fix, a double literal whose double "
+      "result stays double (passed on in double arithmetic) and a "
+      "comparison with a literal that is not a float value (this rule took "
+      "over `algebraic-double-literal`). A double result stored in a "
+      "double variable, or passed to a call (that is "
+      "`algebraic-float-math`'s finding), is not reported.";
+  I.Doc.WhySlow =
+      "C++ promotes `x * 0.5` to double. FP64 throughput is 1/2 "
+      "(H100/H200, A100) to 1/64 (consumer GPUs) of FP32, and the "
+      "conversions cost instructions too.";
+  I.Doc.Example = R"cuda(out[i] = x * 0.5;
+if (x < 0.5) ...
+x *= 0.25;)cuda";
+  I.Doc.Fixed = R"cuda(out[i] = x * 0.5f;
+if (x < 0.5f) ...
+x *= 0.25f;)cuda";
+  I.Doc.Fix =
+      "Appends `f`. Bitwise when the literal is a float value (0.5, 2.0, "
+      "0.25 — not 0.1) and the double result of the single operation is "
+      "converted straight back to float: one IEEE operation rounded to "
+      "double then to float equals the same operation rounded to float (53 "
+      ">= 2*24+2). Literals in a chain of double operations, or not "
+      "representable (0.1), are `ulp` (4 ulp). Comparisons are only "
+      "rewritten when the literal is exactly representable. Host code and "
+      "double data (`double d = x * 0.1`) are left alone.";
   return I;
 }
 
 void AlgebraicFloatLiteral::registerMatchers(MatchFinder &F) {
-  F.addMatcher(floatLiteral(hasType(realFloatingPointType())).bind("lit"), this);
+  F.addMatcher(floatLiteral(hasType(realFloatingPointType())).bind("lit"),
+               this);
 }
 
 void AlgebraicFloatLiteral::check(const MatchFinder::MatchResult &R) {
@@ -161,21 +194,23 @@ void AlgebraicFloatLiteral::check(const MatchFinder::MatchResult &R) {
                .str();
   }
   StringRef T = Text;
-  if (T.empty() || T.ends_with("f") || T.ends_with("F") ||
-      T.ends_with("l") || T.ends_with("L"))
+  if (T.empty() || T.ends_with("f") || T.ends_with("F") || T.ends_with("l") ||
+      T.ends_with("L"))
     return;
   Finding F = makeFinding(C, id(), Lit->getLocation(),
                           "double literal '" + Text +
                               "' promotes float arithmetic to double "
                               "(FP64 runs at 1/2 to 1/64 of the FP32 rate); "
-                              "use '" + Text + "f'",
+                              "use '" +
+                              Text + "f'",
                           FD);
   if (!NoFix.empty()) {
     reportWithoutFix(std::move(F), NoFix);
     return;
   }
   std::string Why;
-  auto ER = editableRange(C, CharSourceRange::getTokenRange(Lit->getSourceRange()), Why);
+  auto ER = editableRange(
+      C, CharSourceRange::getTokenRange(Lit->getSourceRange()), Why);
   if (!ER) {
     F.WhyNoFix = Why;
   } else {
@@ -187,13 +222,13 @@ void AlgebraicFloatLiteral::check(const MatchFinder::MatchResult &R) {
     } else {
       X.Exact = Exactness::Ulp;
       X.Ulp = 4;
-      F.Notes.push_back(makeNote(
-          C, Lit->getLocation(),
-          exactlyFloat(Lit->getValue())
-              ? "the surrounding expression is then computed in float "
-                "rather than double: results may differ by a few ulp"
-              : "the literal is not exactly representable as a float: "
-                "results may differ by a few ulp"));
+      F.Notes.push_back(
+          makeNote(C, Lit->getLocation(),
+                   exactlyFloat(Lit->getValue())
+                       ? "the surrounding expression is then computed in float "
+                         "rather than double: results may differ by a few ulp"
+                       : "the literal is not exactly representable as a float: "
+                         "results may differ by a few ulp"));
     }
     F.Fix = std::move(X);
   }

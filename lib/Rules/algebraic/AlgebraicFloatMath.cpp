@@ -32,13 +32,13 @@ namespace {
 /// to float. 0 = correctly rounded in both: bitwise.
 std::optional<unsigned> floatVersionUlp(StringRef Name) {
   static const StringMap<unsigned> M = {
-      {"sqrt", 0},  {"fabs", 0},  {"floor", 0}, {"ceil", 0},  {"trunc", 0},
-      {"round", 0}, {"rint", 0},  {"fmin", 0},  {"fmax", 0},  {"fmod", 0},
-      {"copysign", 0}, {"exp", 3}, {"exp2", 3}, {"exp10", 3}, {"expm1", 2},
-      {"log", 2},   {"log2", 2},  {"log10", 3}, {"log1p", 2}, {"sin", 3},
-      {"cos", 3},   {"tan", 5},   {"asin", 3},  {"acos", 3},  {"atan", 3},
-      {"atan2", 4}, {"sinh", 4},  {"cosh", 3},  {"tanh", 3},  {"pow", 5},
-      {"cbrt", 2},  {"hypot", 4}, {"erf", 3},   {"erfc", 5},  {"rsqrt", 3}};
+      {"sqrt", 0},     {"fabs", 0},  {"floor", 0}, {"ceil", 0},  {"trunc", 0},
+      {"round", 0},    {"rint", 0},  {"fmin", 0},  {"fmax", 0},  {"fmod", 0},
+      {"copysign", 0}, {"exp", 3},   {"exp2", 3},  {"exp10", 3}, {"expm1", 2},
+      {"log", 2},      {"log2", 2},  {"log10", 3}, {"log1p", 2}, {"sin", 3},
+      {"cos", 3},      {"tan", 5},   {"asin", 3},  {"acos", 3},  {"atan", 3},
+      {"atan2", 4},    {"sinh", 4},  {"cosh", 3},  {"tanh", 3},  {"pow", 5},
+      {"cbrt", 2},     {"hypot", 4}, {"erf", 3},   {"erfc", 5},  {"rsqrt", 3}};
   auto It = M.find(Name);
   if (It == M.end())
     return std::nullopt;
@@ -49,12 +49,11 @@ std::optional<unsigned> floatVersionUlp(StringRef Name) {
 /// when the call cannot be rewritten.
 bool isDoubleMathName(StringRef N) {
   static const StringSet<> Names = {
-      "sqrt",  "cbrt",  "exp",   "exp2",  "exp10", "expm1", "log",
-      "log2",  "log10", "log1p", "sin",   "cos",   "tan",   "asin",
-      "acos",  "atan",  "atan2", "sinh",  "cosh",  "tanh",  "pow",
-      "fabs",  "floor", "ceil",  "round", "trunc", "fmod",  "fmin",
-      "fmax",  "hypot", "erf",   "erfc",  "rsqrt", "sincos", "lgamma",
-      "tgamma", "fma"};
+      "sqrt",  "cbrt",   "exp",    "exp2",   "exp10", "expm1", "log",   "log2",
+      "log10", "log1p",  "sin",    "cos",    "tan",   "asin",  "acos",  "atan",
+      "atan2", "sinh",   "cosh",   "tanh",   "pow",   "fabs",  "floor", "ceil",
+      "round", "trunc",  "fmod",   "fmin",   "fmax",  "hypot", "erf",   "erfc",
+      "rsqrt", "sincos", "lgamma", "tgamma", "fma"};
   return Names.count(N);
 }
 
@@ -102,14 +101,40 @@ RuleInfo AlgebraicFloatMath::info() const {
            "fmin, ...) and within the function's documented ulp bound plus "
            "one otherwise. Calls whose result stays double, or whose "
            "arguments mix in double values, are reported without a fix.";
+  I.ExactnessNote =
+      "bitwise for correctly rounded functions (sqrt, fabs, floor, ceil, "
+      "fmin, fmax, ...); ulp otherwise (documented CUDA bound + 1, +2 when "
+      "arithmetic in the arguments moves to float)";
+  I.Doc.Detects =
+      "A double-precision math function (`sqrt`, `exp`, `sin`, ...) whose "
+      "arguments are float values promoted to double (possibly with "
+      "exactly representable double literals, `sqrt(x * 2.0)`), in device "
+      "code, and whose result is converted back to float.\n"
+      "\n"
+      "It also reports, without a fix, calls whose result stays double or "
+      "whose arguments mix in double values (this rule took over "
+      "`algebraic-double-math`); not when the code casts to double itself.";
+  I.Doc.WhySlow =
+      "The double routine runs on the FP64 units (and is longer); the "
+      "precision is thrown away when the result is stored as float.";
+  I.Doc.Example = R"cuda(out[i] = sqrt(x * 2.0);
+out[i] = exp(x + 1.0);)cuda";
+  I.Doc.Fixed = R"cuda(out[i] = sqrtf(x * 2.0f);
+out[i] = expf(x + 1.0f);)cuda";
+  I.Doc.Fix =
+      "Renames the function to its float version and suffixes the double "
+      "literals of the arguments. Calls that already resolve to the float "
+      "overloads of CUDA's headers (`sqrt(x)` with float x) are not "
+      "reported.";
   return I;
 }
 
 void AlgebraicFloatMath::registerMatchers(MatchFinder &F) {
-  F.addMatcher(callExpr(callee(functionDecl(returns(realFloatingPointType()))
-                                   .bind("fn")))
-                   .bind("call"),
-               this);
+  F.addMatcher(
+      callExpr(
+          callee(functionDecl(returns(realFloatingPointType())).bind("fn")))
+          .bind("call"),
+      this);
 }
 
 void AlgebraicFloatMath::check(const MatchFinder::MatchResult &R) {
@@ -123,14 +148,13 @@ void AlgebraicFloatMath::check(const MatchFinder::MatchResult &R) {
   ASTContext &C = ctx();
   // The double function on float data at all: reported even when the call
   // cannot be rewritten.
-  bool OnFloatData = isDoubleMathName(Fn->getName()) && Fn->getNumParams() &&
-                     isDouble(Fn->getParamDecl(0)->getType()) &&
-                     llvm::any_of(Call->arguments(), [](const Expr *A) {
-                       return containsFloatPromotion(A);
-                     }) &&
-                     llvm::none_of(Call->arguments(), [](const Expr *A) {
-                       return containsCastToDouble(A);
-                     });
+  bool OnFloatData =
+      isDoubleMathName(Fn->getName()) && Fn->getNumParams() &&
+      isDouble(Fn->getParamDecl(0)->getType()) &&
+      llvm::any_of(Call->arguments(),
+                   [](const Expr *A) { return containsFloatPromotion(A); }) &&
+      llvm::none_of(Call->arguments(),
+                    [](const Expr *A) { return containsCastToDouble(A); });
   std::string NoFix;
   if (!Ulp)
     NoFix = "the float version of '" + Fn->getName().str() +

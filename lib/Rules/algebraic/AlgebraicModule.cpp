@@ -1,4 +1,4 @@
-//===- AlgebraicModule.cpp - the algebraic-* rules ----------------------------===//
+//===- AlgebraicModule.cpp - the algebraic-* rules ------------------------===//
 #include "AlgebraicDivisionConstant.h"
 #include "AlgebraicFloatLiteral.h"
 #include "AlgebraicFloatMath.h"
@@ -9,6 +9,9 @@
 #include "AlgebraicRepeatedSubexpr.h"
 
 namespace cudal1 {
-static RuleModule<AlgebraicDivisionConstant, AlgebraicFloatLiteral, AlgebraicFloatMath, AlgebraicInvariantFactor, AlgebraicPow2Divmod, AlgebraicPowSmallExponent, AlgebraicReciprocalHoist, AlgebraicRepeatedSubexpr>
+static RuleModule<AlgebraicDivisionConstant, AlgebraicFloatLiteral,
+                  AlgebraicFloatMath, AlgebraicInvariantFactor,
+                  AlgebraicPow2Divmod, AlgebraicPowSmallExponent,
+                  AlgebraicReciprocalHoist, AlgebraicRepeatedSubexpr>
     AlgebraicRules;
 } // namespace cudal1

@@ -138,12 +138,36 @@ RuleInfo AlgebraicPow2Divmod::info() const {
            "A signed dividend inside a loop that is not proven >= 0 is "
            "reported without a fix.";
   I.DefaultOptions["IncludeUnsigned"] = "false";
+  I.Doc.Detects =
+      "Integer `/` or `%` by a power of two whose left operand is a signed "
+      "value provably >= 0: built-in indices (threadIdx, blockIdx, "
+      "blockDim, gridDim), non-negative constants, and locals initialised "
+      "from those and never changed, with a bound below 2^31 (so "
+      "`blockIdx.x * blockDim.x + threadIdx.x` converted to int is *not* "
+      "proven).\n"
+      "\n"
+      "It also reports, without a fix, a signed division or modulo by a "
+      "power of two inside a loop whose dividend changes in the loop and "
+      "is not proven >= 0 (this rule took over "
+      "`algebraic-signed-pow2-division`).";
+  I.Doc.WhySlow =
+      "For signed operands the compiler must round toward zero for "
+      "negative values: extra instructions around the shift. Unsigned "
+      "operands already compile to shifts (reported only with the option "
+      "`IncludeUnsigned: true`).";
+  I.Doc.Example = R"cuda(int lane = tid % 32;
+int warp = tid / 32 + 1;)cuda";
+  I.Doc.Fixed = R"cuda(int lane = tid & 31;
+int warp = (tid >> 5) + 1;)cuda";
+  I.Doc.Fix =
+      "Rewrites to `>> k` / `& (2^k-1)`, adding parentheses where "
+      "precedence requires. Only when the shift has the type of the "
+      "division.";
   return I;
 }
 
 void AlgebraicPow2Divmod::registerMatchers(MatchFinder &F) {
-  F.addMatcher(binaryOperator(anyOf(hasOperatorName("/"),
-                                    hasOperatorName("%")),
+  F.addMatcher(binaryOperator(anyOf(hasOperatorName("/"), hasOperatorName("%")),
                               hasType(isInteger()))
                    .bind("op"),
                this);
@@ -184,8 +208,8 @@ void AlgebraicPow2Divmod::check(const MatchFinder::MatchResult &R) {
   if (!firstInUserCode(BO->getOperatorLoc()))
     return;
   bool Div = BO->getOpcode() == BO_Div;
-  std::string NewOp = Div ? ">> " + std::to_string(K)
-                          : "& " + std::to_string((1ULL << K) - 1);
+  std::string NewOp =
+      Div ? ">> " + std::to_string(K) : "& " + std::to_string((1ULL << K) - 1);
   std::string LText = sourceText(C, LHS->getSourceRange());
   Finding F = makeFinding(
       C, id(), BO->getOperatorLoc(),
@@ -193,8 +217,8 @@ void AlgebraicPow2Divmod::check(const MatchFinder::MatchResult &R) {
           std::to_string(1ULL << K) + " of a " +
           (Unsigned ? "unsigned value" : "signed value proven >= 0") +
           (Unsigned ? "; a shift/mask says what the hardware does"
-                    : " still pays for negative-value handling; '" +
-                          NewOp + "' gives the same result"),
+                    : " still pays for negative-value handling; '" + NewOp +
+                          "' gives the same result"),
       FD);
   // Parentheses unless the context cannot bind tighter.
   const Expr *Child = BO;
@@ -217,11 +241,10 @@ void AlgebraicPow2Divmod::check(const MatchFinder::MatchResult &R) {
     NeedParens = !(A->isAssignmentOp() && A->getRHS() == BO);
   }
   std::string Why;
-  auto OpR = editableRange(
-      C,
-      CharSourceRange::getTokenRange(BO->getOperatorLoc(),
-                                     BO->getRHS()->getEndLoc()),
-      Why);
+  auto OpR = editableRange(C,
+                           CharSourceRange::getTokenRange(
+                               BO->getOperatorLoc(), BO->getRHS()->getEndLoc()),
+                           Why);
   auto Whole = editableRange(
       C, CharSourceRange::getTokenRange(BO->getSourceRange()), Why);
   if (!OpR || !Whole) {
@@ -241,8 +264,8 @@ void AlgebraicPow2Divmod::check(const MatchFinder::MatchResult &R) {
     // edit so both tools apply them the same way.
     if (NeedParens) {
       X.Edits.clear();
-      std::string NewText = "(" + sourceText(C, LHS->getSourceRange()) + " " +
-                            NewOp + ")";
+      std::string NewText =
+          "(" + sourceText(C, LHS->getSourceRange()) + " " + NewOp + ")";
       X.Edits.push_back(makeTextEdit(C, *Whole, NewText));
     }
     F.Fix = std::move(X);
@@ -272,8 +295,8 @@ void AlgebraicPow2Divmod::reportUnprovenSigned(const BinaryOperator *BO,
       std::string("signed ") + (Rem ? "modulo" : "division") + " by " +
           std::to_string(V) +
           " inside a loop: rounding toward zero needs a sign fix-up (3-4 "
-          "instructions instead of 1) unless the compiler proves '" + X +
-          "' >= 0; if it is never negative, use an unsigned type or '" +
+          "instructions instead of 1) unless the compiler proves '" +
+          X + "' >= 0; if it is never negative, use an unsigned type or '" +
           (Rem ? "& " + std::to_string(V - 1) : ">> " + std::to_string(K)) +
           "'",
       FD, BO->getSourceRange());

@@ -32,6 +32,23 @@ RuleInfo AlgebraicPowSmallExponent::info() const {
            "sqrtf/rsqrtf. The YAML rules algebraic-powf-* and "
            "algebraic-pow-sqrt rewrite the literal exponents 2, 3, 4 and "
            "0.5; this rule reports the other cases.";
+  I.Doc.Detects =
+      "`pow`/`powf` with a constant exponent of 1, 2, 3, 4, -1, 0.5 or "
+      "-0.5 that no shipped YAML rule rewrites: the exponents 1, -1 and "
+      "-0.5, exponents that are constant expressions rather than literals, "
+      "and 2, 3 or 4 on a base with side effects. The literal exponents 2, "
+      "3, 4 (pure base) and 0.5 are reported, with their fix, by the YAML "
+      "rules `algebraic-powf-square`, `-cube`, `-fourth`, `algebraic-powf-"
+      "sqrt` and `algebraic-pow-sqrt`: one problem, one report.";
+  I.Doc.WhySlow =
+      "`powf(x, y)` computes `exp2(y * log2(x))` with special-case "
+      "handling, about 20 instructions (more for double `pow`).";
+  I.Doc.Example = R"cuda(float inv = powf(d, -1.0f);   // warning: use 1.0f / (d))cuda";
+  I.Doc.Fix =
+      "Multiply (`x * x`, `x * x * x`), or use `sqrtf`/`rsqrtf`/`1.0f / "
+      "x` (no automatic fix: `powf(x, -1)` and `1.0f / x` may differ in "
+      "the last bits, and a base with side effects would be evaluated "
+      "twice).";
   return I;
 }
 
@@ -57,53 +74,54 @@ static std::string replacementFor(double V, const std::string &X,
 
 void AlgebraicPowSmallExponent::checkTranslationUnit() {
   ASTContext &Ctx = ctx();
-  forEachDeviceStmt(Ctx, context(), [&](const Stmt *S, const FunctionDecl *FD,
-                                        ArrayRef<const Stmt *>) {
-    const auto *CE = dyn_cast<CallExpr>(S);
-    if (!CE || CE->getNumArgs() != 2)
-      return;
-    const FunctionDecl *Callee = CE->getDirectCallee();
-    if (!Callee || !Callee->getIdentifier())
-      return;
-    StringRef N = Callee->getName();
-    if (N != "pow" && N != "powf" && N != "__powf")
-      return;
-    const Expr *Y = CE->getArg(1)->IgnoreParenImpCasts();
-    if (Y->isValueDependent())
-      return;
-    Expr::EvalResult R;
-    double V;
-    if (!Y->EvaluateAsRValue(R, Ctx))
-      return;
-    if (R.Val.isFloat())
-      V = R.Val.getFloat().convertToDouble();
-    else if (R.Val.isInt())
-      V = (double)R.Val.getInt().getSExtValue();
-    else
-      return;
-    bool IsDouble = CE->getType()->isSpecificBuiltinType(BuiltinType::Double);
-    std::string X = oneLineText(Ctx, CE->getArg(0)->getSourceRange());
-    std::string Repl = replacementFor(V, X, IsDouble);
-    if (Repl.empty())
-      return;
-    // What the YAML rules rewrite (a literal exponent 2, 3 or 4 on a pure
-    // base, a literal 0.5) is theirs to report.
-    bool Literal = isa<FloatingLiteral>(Y) || isa<IntegerLiteral>(Y);
-    bool YamlRewrites =
-        N != "__powf" && Literal &&
-        ((V == 0.5) ||
-         ((V == 2 || V == 3 || V == 4) && isPure(Ctx, CE->getArg(0))));
-    if (YamlRewrites || !firstInUserCode(CE->getBeginLoc()))
-      return;
-    std::string Msg =
-        "'" + N.str() + "' with the constant exponent " +
-        oneLineText(Ctx, CE->getArg(1)->getSourceRange()) +
-        " runs the general exp2(y*log2(x)) sequence (about 20 "
-        "instructions" + (IsDouble ? ", in FP64" : "") + "); use " + Repl +
-        " instead";
-    report(makeFinding(Ctx, id(), CE->getBeginLoc(), Msg, FD,
-                       CE->getSourceRange()));
-  });
+  forEachDeviceStmt(
+      Ctx, context(),
+      [&](const Stmt *S, const FunctionDecl *FD, ArrayRef<const Stmt *>) {
+        const auto *CE = dyn_cast<CallExpr>(S);
+        if (!CE || CE->getNumArgs() != 2)
+          return;
+        const FunctionDecl *Callee = CE->getDirectCallee();
+        if (!Callee || !Callee->getIdentifier())
+          return;
+        StringRef N = Callee->getName();
+        if (N != "pow" && N != "powf" && N != "__powf")
+          return;
+        const Expr *Y = CE->getArg(1)->IgnoreParenImpCasts();
+        if (Y->isValueDependent())
+          return;
+        Expr::EvalResult R;
+        double V;
+        if (!Y->EvaluateAsRValue(R, Ctx))
+          return;
+        if (R.Val.isFloat())
+          V = R.Val.getFloat().convertToDouble();
+        else if (R.Val.isInt())
+          V = (double)R.Val.getInt().getSExtValue();
+        else
+          return;
+        bool IsDouble =
+            CE->getType()->isSpecificBuiltinType(BuiltinType::Double);
+        std::string X = oneLineText(Ctx, CE->getArg(0)->getSourceRange());
+        std::string Repl = replacementFor(V, X, IsDouble);
+        if (Repl.empty())
+          return;
+        // What the YAML rules rewrite (a literal exponent 2, 3 or 4 on a pure
+        // base, a literal 0.5) is theirs to report.
+        bool Literal = isa<FloatingLiteral>(Y) || isa<IntegerLiteral>(Y);
+        bool YamlRewrites = N != "__powf" && Literal &&
+                            ((V == 0.5) || ((V == 2 || V == 3 || V == 4) &&
+                                            isPure(Ctx, CE->getArg(0))));
+        if (YamlRewrites || !firstInUserCode(CE->getBeginLoc()))
+          return;
+        std::string Msg =
+            "'" + N.str() + "' with the constant exponent " +
+            oneLineText(Ctx, CE->getArg(1)->getSourceRange()) +
+            " runs the general exp2(y*log2(x)) sequence (about 20 "
+            "instructions" +
+            (IsDouble ? ", in FP64" : "") + "); use " + Repl + " instead";
+        report(makeFinding(Ctx, id(), CE->getBeginLoc(), Msg, FD,
+                           CE->getSourceRange()));
+      });
 }
 
 } // namespace cudal1

@@ -1,4 +1,5 @@
-//===- AlgebraicPowSmallExponent.h - algebraic-pow-small-exponent -*- C++ -*-===//
+//===- AlgebraicPowSmallExponent.h - algebraic-pow-small-exponent -*- C++
+//-*-===//
 //
 // pow/powf with a small constant exponent that no shipped YAML rule rewrites.
 //

@@ -39,14 +39,41 @@ RuleInfo AlgebraicReciprocalHoist::info() const {
            "about 3e-39). Other divisions and modulos by loop-invariant "
            "values (integers, divisors that are expressions, /=) are "
            "reported without a fix.";
+  I.ExactnessNote =
+      "ulp (2)";
+  I.Doc.Detects =
+      "Floating division `x / s` inside a loop where `s` is a parameter or "
+      "local that the loop does not change.\n"
+      "\n"
+      "It also reports, without a fix, integer divisions and modulos by "
+      "loop-invariant values, and floating divisions whose divisor is an "
+      "expression or that use `/=` (this rule took over "
+      "`algebraic-division-invariant`).";
+  I.Doc.WhySlow =
+      "Each iteration pays a full IEEE division; the reciprocal can be "
+      "computed once.";
+  I.Doc.Example = R"cuda(for (int k = 0; k < m; ++k) {
+  out[i] += in[k] / s;
+})cuda";
+  I.Doc.Fixed = R"cuda(const float inv_s = 1.0f / s;
+for (int k = 0; k < m; ++k) {
+  out[i] += in[k] * inv_s;
+})cuda";
+  I.Doc.Fix =
+      "Declares the reciprocal before the outermost loop in which `s` is "
+      "invariant and turns every division by `s` in it into a multiply "
+      "(one fix). x*(1/s) is within 2 ulp of x/s; it overflows where 1/s "
+      "does (|s| below about 3e-39 for float). Needs `--verify=run` or "
+      "`--allow-unverified`. No fix when the loop does not start its own "
+      "line inside a `{ }` block.";
   return I;
 }
 
 void AlgebraicReciprocalHoist::registerMatchers(MatchFinder &F) {
   F.addMatcher(
-      binaryOperator(hasOperatorName("/"), hasType(realFloatingPointType()),
-                     hasRHS(ignoringParenImpCasts(
-                         declRefExpr(to(varDecl().bind("var"))))))
+      binaryOperator(
+          hasOperatorName("/"), hasType(realFloatingPointType()),
+          hasRHS(ignoringParenImpCasts(declRefExpr(to(varDecl().bind("var"))))))
           .bind("div"),
       this);
 }
@@ -62,9 +89,8 @@ void AlgebraicReciprocalHoist::check(const MatchFinder::MatchResult &R) {
       !C.hasSameUnqualifiedType(VD->getType().getNonReferenceType(), T))
     return;
   if (!(isa<ParmVarDecl>(VD) || VD->isLocalVarDecl()) ||
-      VD->getType()->isReferenceType() ||
-      VD->getType().isVolatileQualified() || VD->hasAttr<CUDASharedAttr>() ||
-      VD->isStaticLocal())
+      VD->getType()->isReferenceType() || VD->getType().isVolatileQualified() ||
+      VD->hasAttr<CUDASharedAttr>() || VD->isStaticLocal())
     return;
   const FunctionDecl *FD = functionOf(*BO);
   if (!FD || !isDeviceCode(FD) || isInInstantiation(FD) || !FD->getBody())
@@ -116,8 +142,8 @@ void AlgebraicReciprocalHoist::checkTranslationUnit() {
             "a multiply",
         G.FD);
     F.Notes.push_back(
-        makeNote(C, G.Loop->getBeginLoc(), "the loop in which '" + Var +
-                                                "' does not change"));
+        makeNote(C, G.Loop->getBeginLoc(),
+                 "the loop in which '" + Var + "' does not change"));
     std::string Why;
     auto Indent = lineIndent(ctx(), G.Loop->getBeginLoc());
     auto Parents = C.getParents(*G.Loop);
@@ -134,16 +160,17 @@ void AlgebraicReciprocalHoist::checkTranslationUnit() {
     X.Exact = Exactness::Ulp;
     X.Ulp = 2;
     std::string Type = IsF ? "float" : "double";
-    X.Edits.push_back(makeInsertion(
-        C, G.Loop->getBeginLoc(),
-        "const " + Type + " " + Name + " = " + (IsF ? "1.0f" : "1.0") +
-            " / " + Var + ";\n" + *Indent));
+    X.Edits.push_back(makeInsertion(C, G.Loop->getBeginLoc(),
+                                    "const " + Type + " " + Name + " = " +
+                                        (IsF ? "1.0f" : "1.0") + " / " + Var +
+                                        ";\n" + *Indent));
     bool Ok = true;
     for (const BinaryOperator *BO : G.Divs) {
-      auto R = editableRange(C,
-                             CharSourceRange::getTokenRange(
-                                 BO->getOperatorLoc(), BO->getRHS()->getEndLoc()),
-                             Why);
+      auto R =
+          editableRange(C,
+                        CharSourceRange::getTokenRange(
+                            BO->getOperatorLoc(), BO->getRHS()->getEndLoc()),
+                        Why);
       if (!R) {
         Ok = false;
         break;
@@ -164,65 +191,70 @@ void AlgebraicReciprocalHoist::reportOtherInvariantDivisions(
     const std::set<unsigned> &Grouped) {
   ASTContext &Ctx = ctx();
   std::map<const Stmt *, std::set<const VarDecl *>> ChangedCache;
-  forEachDeviceStmt(Ctx, context(), [&](const Stmt *S, const FunctionDecl *FD,
-                                        ArrayRef<const Stmt *> Loops) {
-    const auto *BO = dyn_cast<BinaryOperator>(S);
-    if (!BO || Loops.empty())
-      return;
-    BinaryOperatorKind Op = BO->getOpcode();
-    if (Op != BO_Div && Op != BO_Rem && Op != BO_DivAssign &&
-        Op != BO_RemAssign)
-      return;
-    const Expr *RHS = BO->getRHS();
-    if (!RHS->isValueDependent()) {
-      Expr::EvalResult R;
-      if (RHS->EvaluateAsRValue(R, Ctx))
-        return; // a constant divisor
-    }
-    const Stmt *Loop = Loops.back();
-    auto It = ChangedCache.find(Loop);
-    if (It == ChangedCache.end())
-      It = ChangedCache.emplace(Loop, varsChangedIn(Loop)).first;
-    bool HasVar = false;
-    if (!isLoopInvariant(RHS, It->second, HasVar) || !HasVar)
-      return;
-    // If the dividend is invariant too, the whole division is hoisted.
-    bool LHSVar = false;
-    if (isLoopInvariant(BO->getLHS(), It->second, LHSVar))
-      return;
-    SourceLocation OpLoc = BO->getOperatorLoc();
-    if (Grouped.count(
-            sourceManager().getExpansionLoc(OpLoc).getRawEncoding()) ||
-        !firstInUserCode(OpLoc))
-      return;
-    QualType T = BO->getType();
-    std::string D = oneLineText(Ctx, RHS->getSourceRange());
-    std::string Msg, Why;
-    if (T->isRealFloatingType()) {
-      Msg = "floating-point division by the loop-invariant '" + D +
-            "' on every iteration (about 8 instructions plus a slow-path "
-            "check each): compute 'inv = 1.0f / (" + D +
-            ")' once before the loop and multiply (results may differ by "
-            "1 ulp)";
-      Why = "only '/' by a variable of the division's type, declared before "
-            "the loop, gets a hoisted reciprocal";
-    } else if (T->isIntegerType()) {
-      Msg = std::string("integer ") +
-            (Op == BO_Rem || Op == BO_RemAssign ? "modulo" : "division") +
-            " by the loop-invariant '" + D +
-            "' on every iteration (about 20 instructions each): hoist "
-            "what you can out of the loop, e.g. step a second counter "
-            "instead of recomputing the quotient, or use a power-of-two "
-            "size";
-      Why = "an integer division by a run-time value has no exact "
-            "multiply-by-reciprocal form";
-    } else {
-      return;
-    }
-    Finding F = makeFinding(Ctx, id(), OpLoc, Msg, FD, BO->getSourceRange());
-    note(F, Loop->getBeginLoc(), "'" + D + "' does not change in this loop");
-    reportWithoutFix(std::move(F), Why);
-  });
+  forEachDeviceStmt(
+      Ctx, context(),
+      [&](const Stmt *S, const FunctionDecl *FD, ArrayRef<const Stmt *> Loops) {
+        const auto *BO = dyn_cast<BinaryOperator>(S);
+        if (!BO || Loops.empty())
+          return;
+        BinaryOperatorKind Op = BO->getOpcode();
+        if (Op != BO_Div && Op != BO_Rem && Op != BO_DivAssign &&
+            Op != BO_RemAssign)
+          return;
+        const Expr *RHS = BO->getRHS();
+        if (!RHS->isValueDependent()) {
+          Expr::EvalResult R;
+          if (RHS->EvaluateAsRValue(R, Ctx))
+            return; // a constant divisor
+        }
+        const Stmt *Loop = Loops.back();
+        auto It = ChangedCache.find(Loop);
+        if (It == ChangedCache.end())
+          It = ChangedCache.emplace(Loop, varsChangedIn(Loop)).first;
+        bool HasVar = false;
+        if (!isLoopInvariant(RHS, It->second, HasVar) || !HasVar)
+          return;
+        // If the dividend is invariant too, the whole division is hoisted.
+        bool LHSVar = false;
+        if (isLoopInvariant(BO->getLHS(), It->second, LHSVar))
+          return;
+        SourceLocation OpLoc = BO->getOperatorLoc();
+        if (Grouped.count(
+                sourceManager().getExpansionLoc(OpLoc).getRawEncoding()) ||
+            !firstInUserCode(OpLoc))
+          return;
+        QualType T = BO->getType();
+        std::string D = oneLineText(Ctx, RHS->getSourceRange());
+        std::string Msg, Why;
+        if (T->isRealFloatingType()) {
+          Msg = "floating-point division by the loop-invariant '" + D +
+                "' on every iteration (about 8 instructions plus a slow-path "
+                "check each): compute 'inv = 1.0f / (" +
+                D +
+                ")' once before the loop and multiply (results may differ by "
+                "1 ulp)";
+          Why =
+              "only '/' by a variable of the division's type, declared before "
+              "the loop, gets a hoisted reciprocal";
+        } else if (T->isIntegerType()) {
+          Msg = std::string("integer ") +
+                (Op == BO_Rem || Op == BO_RemAssign ? "modulo" : "division") +
+                " by the loop-invariant '" + D +
+                "' on every iteration (about 20 instructions each): hoist "
+                "what you can out of the loop, e.g. step a second counter "
+                "instead of recomputing the quotient, or use a power-of-two "
+                "size";
+          Why = "an integer division by a run-time value has no exact "
+                "multiply-by-reciprocal form";
+        } else {
+          return;
+        }
+        Finding F =
+            makeFinding(Ctx, id(), OpLoc, Msg, FD, BO->getSourceRange());
+        note(F, Loop->getBeginLoc(),
+             "'" + D + "' does not change in this loop");
+        reportWithoutFix(std::move(F), Why);
+      });
 }
 
 } // namespace cudal1

@@ -34,12 +34,30 @@ RuleInfo AlgebraicRepeatedSubexpr::info() const {
            "expressions are bitwise exact; floating ones are marked 'ulp' "
            "(1 ulp): with FMA contraction, a product used once may be fused "
            "into an add where a shared one is not.";
+  I.ExactnessNote =
+      "bitwise for integer expressions; ulp (1) for floating ones";
+  I.Doc.Detects =
+      "A pure subexpression (no side effects, only known-pure math calls, "
+      "at least two operations or a call) written more than once in one "
+      "statement (assignment, declaration, return), evaluated "
+      "unconditionally, not using the assigned variable.";
+  I.Doc.WhySlow =
+      "Index arithmetic and math calls repeated in one statement; the "
+      "compiler often but not always merges them (calls, loads through "
+      "possibly aliased pointers).";
+  I.Doc.Example = R"cuda(out[r * w + c + 1] = in[r * w + c + 1] * 2.0f + in[r * w + c + 1];)cuda";
+  I.Doc.Fixed = R"cuda(const auto common = r * w + c + 1;
+out[common] = in[common] * 2.0f + in[common];)cuda";
+  I.Doc.Fix =
+      "Declares one `const auto` local per repeated expression just before "
+      "the statement (largest first). Floating expressions are marked "
+      "`ulp` (1): with FMA contraction a product used once may be fused "
+      "into an add, a shared one may not.";
   return I;
 }
 
 void AlgebraicRepeatedSubexpr::registerMatchers(MatchFinder &F) {
-  F.addMatcher(compoundStmt(hasAncestor(functionDecl())).bind("block"),
-               this);
+  F.addMatcher(compoundStmt(hasAncestor(functionDecl())).bind("block"), this);
 }
 
 bool AlgebraicRepeatedSubexpr::interesting(const Expr *E) {
@@ -70,6 +88,8 @@ bool AlgebraicRepeatedSubexpr::interesting(const Expr *E) {
   return Ops >= 2 || Call;
 }
 
+// Over 150 lines: per statement: the candidates, the repeated ones, then the
+// declarations and edits; the three steps share the candidate list.
 void AlgebraicRepeatedSubexpr::check(const MatchFinder::MatchResult &R) {
   const auto *Block = R.Nodes.getNodeAs<CompoundStmt>("block");
   ASTContext &C = ctx();

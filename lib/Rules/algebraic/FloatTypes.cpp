@@ -34,7 +34,8 @@ bool floatDerived(const Expr *E, bool &AnyFloat) {
     if (U->getOpcode() == UO_Minus || U->getOpcode() == UO_Plus)
       return floatDerived(U->getSubExpr(), AnyFloat);
   if (const auto *B = dyn_cast<BinaryOperator>(E))
-    if (isDouble(B->getType()) && (B->isAdditiveOp() || B->isMultiplicativeOp()) &&
+    if (isDouble(B->getType()) &&
+        (B->isAdditiveOp() || B->isMultiplicativeOp()) &&
         B->getOpcode() != BO_Rem)
       return floatDerived(B->getLHS(), AnyFloat) &&
              floatDerived(B->getRHS(), AnyFloat);

@@ -1,4 +1,5 @@
-//===- FloatTypes.h - float data computed in double --------------*- C++ -*-===//
+//===- FloatTypes.h - float data computed in double --------------*- C++
+//-*-===//
 //
 // Private to the algebraic rules about double precision on float data
 // (algebraic-float-literal, algebraic-float-math): which values are float

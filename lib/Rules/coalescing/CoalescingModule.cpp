@@ -1,4 +1,4 @@
-//===- CoalescingModule.cpp - the coalescing-* rules --------------------------===//
+//===- CoalescingModule.cpp - the coalescing-* rules ----------------------===//
 #include "CoalescingSmemStaging.h"
 #include "CoalescingStridedAccess.h"
 #include "CoalescingThreadMappingSwap.h"
@@ -7,6 +7,8 @@
 #include "CoalescingWarpPerRow.h"
 
 namespace cudal1 {
-static RuleModule<CoalescingSmemStaging, CoalescingStridedAccess, CoalescingThreadMappingSwap, CoalescingTransposeTile, CoalescingUncoalescedAccess, CoalescingWarpPerRow>
+static RuleModule<CoalescingSmemStaging, CoalescingStridedAccess,
+                  CoalescingThreadMappingSwap, CoalescingTransposeTile,
+                  CoalescingUncoalescedAccess, CoalescingWarpPerRow>
     CoalescingRules;
 } // namespace cudal1

@@ -19,13 +19,15 @@ protected:
   void checkKernel(const KernelUnit &Kernel) override;
 
 private:
-  void runOn(clang::ASTContext &Ctx, const CheckContext &CC, const clang::FunctionDecl *K,
-             const FunctionFacts &F, std::vector<Finding> &Out);
+  void runOn(clang::ASTContext &Ctx, const CheckContext &CC,
+             const clang::FunctionDecl *K, const FunctionFacts &F,
+             std::vector<Finding> &Out);
 
   Finding analyze(clang::ASTContext &Ctx, const CheckContext &CC,
                   const clang::FunctionDecl *K, const FunctionFacts &F,
-                  const clang::ForStmt *L, const clang::VarDecl *IV, const clang::Expr *K0,
-                  const clang::Expr *End, const clang::ArraySubscriptExpr *Walk,
+                  const clang::ForStmt *L, const clang::VarDecl *IV,
+                  const clang::Expr *K0, const clang::Expr *End,
+                  const clang::ArraySubscriptExpr *Walk,
                   const clang::ParmVarDecl *A);
 };
 

@@ -87,13 +87,38 @@ RuleInfo CoalescingStridedAccess::info() const {
   I.Id = "coalescing-strided-access";
   I.Category = "coalescing";
   I.Summary = "global access whose consecutive threads are a constant "
-                  "stride apart (e.g. array-of-structures fields)";
+              "stride apart (e.g. array-of-structures fields)";
   I.Help = "A warp's 32 threads should access 32 consecutive elements "
-                  "so that the request touches the minimum number of 32-byte "
-                  "sectors. With a constant stride S between consecutive "
-                  "threads the warp touches up to S times more sectors and "
-                  "the extra bytes are fetched and discarded.";
+           "so that the request touches the minimum number of 32-byte "
+           "sectors. With a constant stride S between consecutive "
+           "threads the warp touches up to S times more sectors and "
+           "the extra bytes are fetched and discarded.";
   I.DefaultOptions["MinFactor"] = "2";
+  I.Doc.Detects =
+      "A global access whose consecutive threads are a constant stride "
+      "apart: array-of-structures fields (`p[i].x` with a 12-byte struct), "
+      "`a[2 * i]`, interleaved data.";
+  I.Doc.WhySlow =
+      "With a stride of S elements a warp touches up to S times the "
+      "sectors it needs and the other bytes are fetched and thrown away. A "
+      "3-float struct read one field at a time costs 3x the traffic per "
+      "field.";
+  I.Doc.Example = R"cuda(struct P { float x, y, z; };
+__global__ void scale(P *p, float s, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) p[i].x *= s;           // warning: 3 elements apart, 12 sectors instead of 4
+})cuda";
+  I.Doc.Fix =
+      "Use a structure of arrays (`float *x, *y, *z`), or load whole "
+      "structs with vector types (`float4`) and use all fields, or stage "
+      "through shared memory. When the kernel's accesses with the same "
+      "base and stride together read every byte of the stride (all fields "
+      "of a struct, or all iterations of a small constant-trip loop such "
+      "as `in[t * 8 + j]` for `j < 8`), the sectors are shared through L1 "
+      "and nothing is reported; when they read part of it, one finding per "
+      "group gives the fraction of bytes used. Option `MinFactor` (default "
+      "2): only report when the traffic is at least this factor above "
+      "ideal.";
   return I;
 }
 
@@ -114,9 +139,8 @@ void CoalescingStridedAccess::checkTranslationUnit() {
         continue;
       std::string Msg;
       if (W.Class == AccessClass::Strided) {
-        int64_t Stride = W.StrideElems
-                             ? *W.StrideElems * (int64_t)A.ElemBytes
-                             : 0;
+        int64_t Stride =
+            W.StrideElems ? *W.StrideElems * (int64_t)A.ElemBytes : 0;
         double Factor = W.Factor;
         std::string Used;
         if (Stride > 0 && Stride <= 256) {
@@ -128,17 +152,21 @@ void CoalescingStridedAccess::checkTranslationUnit() {
             Factor = std::min(Factor, double(Stride) / double(Cov));
             Used = "; with the other accesses to the same rows (fields or "
                    "loop iterations), " +
-                   std::to_string(Cov) + " of every " +
-                   std::to_string(Stride) + " bytes are used";
+                   std::to_string(Cov) + " of every " + std::to_string(Stride) +
+                   " bytes are used";
           }
         }
         if (Factor < MinFactor)
           continue;
         Msg = std::string("strided global ") + accessVerb(A) +
               ": consecutive threads are " + W.StrideText +
-              (W.StrideElems ? " elements" : "") + " apart; a warp request "
-              "touches " + std::to_string(W.Sectors) + " 32-byte sectors "
-              "instead of " + std::to_string(W.IdealSectors) + Used + " (" +
+              (W.StrideElems ? " elements" : "") +
+              " apart; a warp request "
+              "touches " +
+              std::to_string(W.Sectors) +
+              " 32-byte sectors "
+              "instead of " +
+              std::to_string(W.IdealSectors) + Used + " (" +
               factorText(Factor) + " the memory traffic)";
       } else {
         continue;
@@ -147,7 +175,8 @@ void CoalescingStridedAccess::checkTranslationUnit() {
                               A.E->getSourceRange());
       std::string Cond;
       if (!W.Condition.empty())
-        Cond = "when '" + W.StrideText + "' elements span at least 32 "
+        Cond = "when '" + W.StrideText +
+               "' elements span at least 32 "
                "bytes";
       addAccessNotes(Ctx, F, A, K, Cond, W.Assumption);
       report(std::move(F));

@@ -1,4 +1,5 @@
-//===- CoalescingThreadMappingSwap.h - coalescing-thread-mapping-swap -*- C++ -*-===//
+//===- CoalescingThreadMappingSwap.h - coalescing-thread-mapping-swap -*- C++
+//-*-===//
 //
 // 2-D kernels whose accesses run along the slow dimension: x and y swapped
 // in the kernel and at every launch site.
@@ -19,8 +20,9 @@ protected:
   void checkKernel(const KernelUnit &Kernel) override;
 
 private:
-  void runOn(clang::ASTContext &Ctx, const CheckContext &CC, const clang::FunctionDecl *K,
-             const FunctionFacts &F, std::vector<Finding> &Out);
+  void runOn(clang::ASTContext &Ctx, const CheckContext &CC,
+             const clang::FunctionDecl *K, const FunctionFacts &F,
+             std::vector<Finding> &Out);
 };
 
 } // namespace cudal1

@@ -46,11 +46,49 @@ RuleInfo CoalescingTransposeTile::info() const {
            "Staging a square block's elements in a shared-memory tile with "
            "one padding column lets both the global read and the global "
            "write be contiguous along threadIdx.x, without bank conflicts.";
+  I.Doc.Detects =
+      "Transpose-like copies: the kernel's last statement is `[if (guard)] "
+      "out[IO] = f(in[II]);` where `in[II]` is contiguous along "
+      "`threadIdx.x` and `out[IO]` is a row apart per lane and contiguous "
+      "along `threadIdx.y` (`out[x * H + y] = in[y * W + x]`).";
+  I.Doc.WhySlow =
+      "One of the two accesses is always column-strided: with a 32x32 "
+      "block, every warp's write touches 32 sectors instead of 4.";
+  I.Doc.Example = R"cuda(int x = blockIdx.x * blockDim.x + threadIdx.x;
+int y = blockIdx.y * blockDim.y + threadIdx.y;
+if (x < W && y < H)
+  out[x * H + y] = in[y * W + x];       // warning)cuda";
+  I.Doc.Fix =
+      "Two phases through a padded `B x (B + 1)` shared-memory tile: every "
+      "thread loads its element into `tile[threadIdx.y][threadIdx.x]` "
+      "(coalesced read); after a barrier every thread takes the role of "
+      "its transposed partner — the index declarations are re-emitted with "
+      "`threadIdx.x` and `threadIdx.y` exchanged — and writes the "
+      "partner's output element from `tile[threadIdx.x][threadIdx.y]` "
+      "(coalesced write, no bank conflicts thanks to the padding). The "
+      "guard is evaluated for the thread whose element is handled. "
+      "Bitwise.\n"
+      "\n"
+      "## When there is no fix\n"
+      "\n"
+      "- the block is not a constant square `B x B x 1` at every launch "
+      "site in the file;\n"
+      "- statements other than declarations computed without memory reads "
+      "precede the copy, the guard reads memory, or the stored value calls "
+      "functions;\n"
+      "- `in` and `out` may alias (not `__restrict__`, and not separate "
+      "`cudaMalloc` allocations at every launch site);\n"
+      "- the kernel uses `threadIdx.z`, or the code comes from macros.";
   return I;
 }
 
-void CoalescingTransposeTile::runOn(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
-           const FunctionFacts &F, std::vector<Finding> &Out) {
+// Over 150 lines: one pass from the pattern (indices, guard, block shape,
+// aliasing) to the two-phase tile code; the steps share the index expressions
+// they matched and are commented blocks.
+void CoalescingTransposeTile::runOn(ASTContext &Ctx, const CheckContext &CC,
+                                    const FunctionDecl *K,
+                                    const FunctionFacts &F,
+                                    std::vector<Finding> &Out) {
   const auto *Body = dyn_cast<CompoundStmt>(K->getBody());
   if (!Body || Body->body_empty())
     return;
@@ -189,7 +227,8 @@ void CoalescingTransposeTile::runOn(ASTContext &Ctx, const CheckContext &CC, con
     refuse(R, Why + " (mark them __restrict__ if they never overlap)");
     return;
   }
-  R.Notes.push_back(makeNote(Ctx, OutAcc->getBeginLoc(), "no aliasing: " + How));
+  R.Notes.push_back(
+      makeNote(Ctx, OutAcc->getBeginLoc(), "no aliasing: " + How));
   if (uses(K->getBody(), "threadIdx.z")) {
     refuse(R, "the kernel uses threadIdx.z");
     return;
@@ -260,8 +299,8 @@ void CoalescingTransposeTile::runOn(ASTContext &Ctx, const CheckContext &CC, con
     return;
   }
   std::string Txt;
-  Txt += "// cuda-l1 " + std::string(RuleId) + ": through a " + Bs + "x" +
-         Bs + " shared-memory tile (+1 padding column)\n";
+  Txt += "// cuda-l1 " + std::string(RuleId) + ": through a " + Bs + "x" + Bs +
+         " shared-memory tile (+1 padding column)\n";
   Txt += Ind + "__shared__ " + ETs + " " + Tile + "[" + Bs + "][" + Bs +
          " + 1];\n";
   Txt += Ind + "{ // load: coalesced along threadIdx.x\n";
@@ -273,8 +312,8 @@ void CoalescingTransposeTile::runOn(ASTContext &Ctx, const CheckContext &CC, con
   Txt += Ind + "{ // store: each thread takes its transposed partner's "
                "element\n";
   Txt += SwappedDecls;
-  Txt += I1 + (Cond ? "if (" + CondW + ")\n" + I1 + "  " : "") + OutW +
-         " = " + RhsW + ";\n";
+  Txt += I1 + (Cond ? "if (" + CondW + ")\n" + I1 + "  " : "") + OutW + " = " +
+         RhsW + ";\n";
   Txt += Ind + "}";
   const SourceManager &SM = Ctx.getSourceManager();
   SourceLocation BB = SM.getExpansionLoc(Body->body_front()->getBeginLoc());
@@ -282,10 +321,11 @@ void CoalescingTransposeTile::runOn(ASTContext &Ctx, const CheckContext &CC, con
   // Up to the end of the last statement (keep the closing brace's line).
   SourceLocation LE = Lexer::getLocForEndOfToken(
       SM.getExpansionLoc(Last->getEndLoc()), 0, SM, Ctx.getLangOpts());
-  SourceLocation AfterSemi = Lexer::findLocationAfterToken(
-      SM.getExpansionLoc(Last->getEndLoc()), tok::semi, SM, Ctx.getLangOpts(),
-      false);
-  if (AfterSemi.isValid() && !isa<CompoundStmt>(Assign == Last ? Last : cast<IfStmt>(Last)->getThen()))
+  SourceLocation AfterSemi =
+      Lexer::findLocationAfterToken(SM.getExpansionLoc(Last->getEndLoc()),
+                                    tok::semi, SM, Ctx.getLangOpts(), false);
+  if (AfterSemi.isValid() &&
+      !isa<CompoundStmt>(Assign == Last ? Last : cast<IfStmt>(Last)->getThen()))
     LE = AfterSemi;
   (void)BE;
   if (inMacro(Body->getSourceRange())) {

@@ -19,8 +19,9 @@ protected:
   void checkKernel(const KernelUnit &Kernel) override;
 
 private:
-  void runOn(clang::ASTContext &Ctx, const CheckContext &CC, const clang::FunctionDecl *K,
-             const FunctionFacts &F, std::vector<Finding> &Out);
+  void runOn(clang::ASTContext &Ctx, const CheckContext &CC,
+             const clang::FunctionDecl *K, const FunctionFacts &F,
+             std::vector<Finding> &Out);
 
   static bool uses(const clang::Stmt *S, const std::string &Builtin);
 };

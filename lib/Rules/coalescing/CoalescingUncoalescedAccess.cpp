@@ -24,6 +24,34 @@ RuleInfo CoalescingUncoalescedAccess::info() const {
            "request instead of 4 for 4-byte elements. Swap the roles of the "
            "indices or stage the tile through shared memory.";
   I.DefaultOptions["MinFactor"] = "2";
+  I.Doc.Detects =
+      "A global load or store whose address moves by a whole row (a "
+      "symbolic stride such as `N` elements) from one thread to the next "
+      "along `threadIdx.x`: the thread index is in the slow dimension.";
+  I.Doc.WhySlow =
+      "A warp's memory request is served in 32-byte sectors. When 32 "
+      "consecutive threads read 32 consecutive floats the request touches "
+      "4 sectors. When each thread reads a different row, each lane "
+      "touches its own sector: 32 sectors for 4 sectors' worth of useful "
+      "data, 8x the DRAM/L2 traffic for 4-byte elements (4x for 8-byte). "
+      "The analysis computes the sector count from the symbolic address "
+      "(and from the block shape at the launch sites when it is constant), "
+      "the static counterpart of Nsight Compute's UncoalescedGlobalAccess.";
+  I.Doc.Example = R"cuda(__global__ void matvec(const float *A, const float *x, float *y, int N) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  float sum = 0.0f;
+  for (int k = 0; k < N; ++k)
+    sum += A[row * N + k] * x[k];   // warning: consecutive threads are 'N' elements apart
+  y[row] = sum;
+})cuda";
+  I.Doc.Fix =
+      "Make `threadIdx.x` move along the contiguous dimension: one warp "
+      "per row with lanes striding the row (`A[row * N + k]` with `k = "
+      "lane, lane + 32, ...`) and a shuffle reduction; or store the matrix "
+      "transposed; or stage a tile through shared memory with coalesced "
+      "loads. The finding's note shows the index as an expression of "
+      "`threadIdx`/`blockIdx`; the sector count holds when the stride "
+      "spans at least 32 bytes.";
   return I;
 }
 
@@ -47,10 +75,10 @@ void CoalescingUncoalescedAccess::checkTranslationUnit() {
         Msg = std::string("uncoalesced global ") + accessVerb(A) +
               ": consecutive threads are '" + W.StrideText +
               "' elements apart, so each lane of a warp touches its own "
-              "32-byte sector: " + std::to_string(W.Sectors) +
-              " sectors per request instead of " +
-              std::to_string(W.IdealSectors) + " (" +
-              factorText(W.Factor) + " the memory traffic)";
+              "32-byte sector: " +
+              std::to_string(W.Sectors) + " sectors per request instead of " +
+              std::to_string(W.IdealSectors) + " (" + factorText(W.Factor) +
+              " the memory traffic)";
       } else {
         continue;
       }
@@ -58,7 +86,8 @@ void CoalescingUncoalescedAccess::checkTranslationUnit() {
                               A.E->getSourceRange());
       std::string Cond;
       if (!W.Condition.empty())
-        Cond = "when '" + W.StrideText + "' elements span at least 32 "
+        Cond = "when '" + W.StrideText +
+               "' elements span at least 32 "
                "bytes";
       addAccessNotes(Ctx, F, A, K, Cond, W.Assumption);
       report(std::move(F));

@@ -1,4 +1,5 @@
-//===- CoalescingUncoalescedAccess.h - coalescing-uncoalesced-access -*- C++ -*-===//
+//===- CoalescingUncoalescedAccess.h - coalescing-uncoalesced-access -*- C++
+//-*-===//
 //
 // A global access indexed with the thread index in the slow (row)
 // dimension.

@@ -80,6 +80,24 @@ RuleInfo LaunchBounds::info() const {
            "Results are unchanged; a launch with a larger block would "
            "fail, so the fix is applied only when every launch of the "
            "kernel is visible in the file.";
+  I.ExactnessNote =
+      "bitwise; applied only when every launch is visible, otherwise "
+      "reported without a fix";
+  I.Doc.Detects =
+      "A kernel without `__launch_bounds__` whose every launch site uses a "
+      "constant block size (literal, constant, `dim3` never changed) below "
+      "1024.";
+  I.Doc.WhySlow =
+      "Without launch bounds the compiler budgets registers for "
+      "1024-thread blocks; with the real maximum it can use more registers "
+      "per thread (fewer spills) or plan occupancy.";
+  I.Doc.Example = R"cuda(__global__ void saxpy(...)   // saxpy<<<g, 256>>>)cuda";
+  I.Doc.Fixed = R"cuda(__global__ void __launch_bounds__(256) saxpy(...))cuda";
+  I.Doc.Fix =
+      "Inserts `__launch_bounds__(N)` (N = the largest block) before the "
+      "kernel's name. A launch with a larger block would fail, so the fix "
+      "is applied only when every launch of the kernel is visible (see "
+      "memory-restrict); otherwise offered.";
   return I;
 }
 
@@ -107,19 +125,19 @@ void LaunchBounds::checkKernel(const KernelUnit &K) {
   std::string Why;
   bool Proven = allLaunchesVisible(C, context(), FD, Why);
   std::string N = std::to_string(Max);
-  Finding F = makeFinding(
-      C, id(), FD->getLocation(),
-      "every launch uses a constant block of at most " + N +
-          " threads; '__launch_bounds__(" + N +
-          ")' lets the compiler allocate registers for that size",
-      FD);
+  Finding F =
+      makeFinding(C, id(), FD->getLocation(),
+                  "every launch uses a constant block of at most " + N +
+                      " threads; '__launch_bounds__(" + N +
+                      ")' lets the compiler allocate registers for that size",
+                  FD);
   for (const CUDAKernelCallExpr *L : Launches)
     note(F, L->getBeginLoc(), "launched here");
   if (!Proven)
     F.WhyNoFix = "not every launch of the kernel is known: " + Why;
   SourceLocation NameLoc = FD->getLocation();
-  auto ER = editableRange(C, CharSourceRange::getTokenRange(NameLoc, NameLoc),
-                          Why);
+  auto ER =
+      editableRange(C, CharSourceRange::getTokenRange(NameLoc, NameLoc), Why);
   if (!ER) {
     F.WhyNoFix = Why;
   } else {

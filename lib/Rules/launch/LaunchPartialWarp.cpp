@@ -15,6 +15,15 @@ RuleInfo LaunchPartialWarp::info() const {
            "occupies 4 warps, the last with only 4 active lanes: 28 of 128 "
            "lanes (22%) do nothing but still take issue slots and "
            "registers.";
+  I.Doc.Detects =
+      "A launch whose constant block size is not a multiple of 32.";
+  I.Doc.WhySlow =
+      "Threads run in warps of 32; the last warp of every block is partly "
+      "empty and its idle lanes still occupy issue slots and registers.";
+  I.Doc.Example = R"cuda(kernel<<<blocks, 100>>>(...);   // warning: 28 of 128 lanes wasted)cuda";
+  I.Doc.Fix =
+      "Use a multiple of 32 (128, 256) and guard the tail with an index "
+      "check.";
   return I;
 }
 
@@ -31,7 +40,8 @@ void LaunchPartialWarp::checkTranslationUnit() {
     report(finding(
         L, "block of " + std::to_string(T) +
                " threads is not a multiple of the warp size: its last warp "
-               "runs " + std::to_string(T % 32) + " of 32 lanes, wasting " +
+               "runs " +
+               std::to_string(T % 32) + " of 32 lanes, wasting " +
                std::to_string(Lanes - T) + " of " + std::to_string(Lanes) +
                " lanes (" + std::to_string((Lanes - T) * 100 / Lanes) +
                "%); use a multiple of 32 such as " +

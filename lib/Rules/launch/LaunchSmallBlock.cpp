@@ -18,6 +18,16 @@ RuleInfo LaunchSmallBlock::info() const {
            "resident threads: 32-thread blocks cap occupancy at 50%, which "
            "limits latency hiding.";
   I.DefaultOptions["MinThreads"] = "64";
+  I.Doc.Detects =
+      "A launch with fewer than `MinThreads` (default 64) threads per "
+      "block.";
+  I.Doc.WhySlow =
+      "An SM holds at most 32 resident blocks (sm_80 to sm_90); with "
+      "32-thread blocks it holds 1024 of its 2048 threads, so occupancy is "
+      "capped at 50% and latency is poorly hidden.";
+  I.Doc.Example = R"cuda(kernel<<<n / 32, 32>>>(...);   // warning: occupancy at most 50%)cuda";
+  I.Doc.Fix =
+      "Use 128 to 256 threads per block.";
   return I;
 }
 
@@ -35,9 +45,11 @@ void LaunchSmallBlock::checkTranslationUnit() {
     report(finding(
         L, "blocks of " + std::to_string(T) +
                " threads: with at most 32 resident blocks per SM, an SM "
-               "holds only " + std::to_string(32 * T) +
+               "holds only " +
+               std::to_string(32 * T) +
                " of its 2048 threads (occupancy at most " +
-               std::to_string(Occ) + "%); use at least 64 (better 128-256) "
+               std::to_string(Occ) +
+               "%); use at least 64 (better 128-256) "
                "threads per block"));
   }
 }

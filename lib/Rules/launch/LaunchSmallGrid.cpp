@@ -15,6 +15,19 @@ RuleInfo LaunchSmallGrid::info() const {
            "fewer blocks than SMs (132 on H100/H200 SXM) leaves the other "
            "SMs idle for the kernel's whole duration.";
   I.DefaultOptions["NumSMs"] = "132";
+  I.Doc.Detects =
+      "A launch whose constant grid has fewer blocks than the GPU has SMs "
+      "(option `NumSMs`, default 132 for H100/H200 SXM).";
+  I.Doc.WhySlow =
+      "A block runs on one SM; the other SMs stay idle for the whole "
+      "kernel.";
+  I.Doc.Example = R"cuda(reduce<<<1, 256>>>(in, out, n);   // warning: 1 of 132 SMs busy)cuda";
+  I.Doc.Fix =
+      "Launch at least one block per SM (better several) with a "
+      "grid-stride loop, or split the work (e.g. a two-pass reduction). "
+      "Not reported when every integer-literal argument of the launch (the "
+      "problem size, e.g. `kernel<<<1, 256>>>(p, 256)`) is covered by the "
+      "threads launched.";
   return I;
 }
 
@@ -64,7 +77,9 @@ void LaunchSmallGrid::checkTranslationUnit() {
                " keeps only " + std::to_string(B) + " of the GPU's " +
                std::to_string(SMs) +
                " SMs busy; the rest idle for the whole kernel (use a grid "
-               "of at least " + std::to_string(SMs) + " blocks, e.g. a "
+               "of at least " +
+               std::to_string(SMs) +
+               " blocks, e.g. a "
                "grid-stride loop over more blocks)"));
   }
 }

@@ -19,10 +19,23 @@ RuleInfo MemoryAtomicContention::info() const {
   I.Category = "memory";
   I.Summary = "global atomic to one address from every thread of a warp";
   I.Help = "All 32 lanes of a warp performing an atomic on the same "
-                "global address are serialized in the L2 atomic unit. "
-                "Reduce within the warp first (__shfl_down_sync or "
-                "cooperative_groups::reduce) and issue one atomic per warp, "
-                "or per block through shared memory.";
+           "global address are serialized in the L2 atomic unit. "
+           "Reduce within the warp first (__shfl_down_sync or "
+           "cooperative_groups::reduce) and issue one atomic per warp, "
+           "or per block through shared memory.";
+  I.Doc.Detects =
+      "A global atomic whose address is the same for every thread of a "
+      "warp (`atomicAdd(sum, v)`), executed by all lanes.";
+  I.Doc.WhySlow =
+      "Atomics to one address are serialized in the L2 atomic unit: a warp "
+      "issuing 32 of them waits for 32 round trips, and the whole grid "
+      "contends on one cache line.";
+  I.Doc.Example = R"cuda(if (i < n) atomicAdd(sum, in[i]);   // warning: 32 atomics per warp on one address)cuda";
+  I.Doc.Fix =
+      "Reduce within the warp first (`__shfl_down_sync`, "
+      "`cooperative_groups::reduce`), then within the block through shared "
+      "memory, and issue one atomic per warp or per block. Atomics already "
+      "guarded to one lane (`if (lane == 0)`) are not reported.";
   return I;
 }
 
@@ -40,15 +53,16 @@ void MemoryAtomicContention::checkTranslationUnit() {
         continue;
       std::string Msg =
           "every thread of a warp performs an atomic on the same global "
-          "address ('" + oneLineText(Ctx, A.Index->getSourceRange()) +
+          "address ('" +
+          oneLineText(Ctx, A.Index->getSourceRange()) +
           "'): the 32 atomics are serialized; reduce within the warp "
           "first (__shfl_down_sync) and issue one atomic per warp (32x "
           "fewer atomics)";
-      Finding F = makeFinding(Ctx, id(), A.E->getExprLoc(), Msg,
-                              K.Kernel, A.E->getSourceRange());
+      Finding F = makeFinding(Ctx, id(), A.E->getExprLoc(), Msg, K.Kernel,
+                              A.E->getSourceRange());
       if (const LoopInfo *L = innermostLoop(A))
         note(F, L->S->getBeginLoc(),
-                "inside this loop: one contended atomic per iteration");
+             "inside this loop: one contended atomic per iteration");
       addCallChainNotes(Ctx, F, A);
       report(std::move(F));
     }

@@ -25,6 +25,21 @@ RuleInfo MemoryConstPointer::info() const {
            "unit is changed together. The kernel's mangled name changes: a "
            "separate, hand-written declaration in another file must be "
            "updated too.";
+  I.Doc.Detects =
+      "A kernel pointer parameter never written through (clang's "
+      "ExprMutationAnalyzer: no stores, no passing to non-const pointers, "
+      "no non-const copies).";
+  I.Doc.WhySlow =
+      "`const` documents the contract and, with `__restrict__`, allows "
+      "loads through the read-only (non-coherent) data path.";
+  I.Doc.Example = R"cuda(__global__ void saxpy(int n, float a, float *x, float *y))cuda";
+  I.Doc.Fixed = R"cuda(__global__ void saxpy(int n, float a, const float *x, float *y))cuda";
+  I.Doc.Fix =
+      "Inserts `const` before the pointee type in every declaration of the "
+      "kernel in the translation unit. The mangled name changes: a "
+      "hand-written declaration of the kernel in another file must change "
+      "too (link error otherwise). A rewrite that no longer compiles is "
+      "not written.";
   return I;
 }
 

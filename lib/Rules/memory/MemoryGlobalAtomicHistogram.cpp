@@ -41,12 +41,22 @@ RuleInfo MemoryGlobalAtomicHistogram::info() const {
   I.Id = "memory-global-atomic-histogram";
   I.Category = "memory";
   I.Summary = "data-dependent global atomics (histogram-style) that a "
-                "shared-memory copy per block would absorb";
+              "shared-memory copy per block would absorb";
   I.Help = "Atomics on global memory at data-dependent addresses "
-                "(hist[bin[i]]) contend in L2 whenever many threads hit "
-                "the same bins. Privatize: accumulate into a __shared__ "
-                "histogram per block (shared-memory atomics are much "
-                "cheaper) and add it to the global one once per block.";
+           "(hist[bin[i]]) contend in L2 whenever many threads hit "
+           "the same bins. Privatize: accumulate into a __shared__ "
+           "histogram per block (shared-memory atomics are much "
+           "cheaper) and add it to the global one once per block.";
+  I.Doc.Detects =
+      "Global atomics at data-dependent addresses "
+      "(`atomicAdd(&hist[data[i]], 1)`).";
+  I.Doc.WhySlow =
+      "Every update is an L2 atomic; with skewed data many threads hit the "
+      "same bins and serialize.";
+  I.Doc.Example = R"cuda(atomicAdd(&hist[data[i]], 1u);   // warning: data-dependent global atomic)cuda";
+  I.Doc.Fix =
+      "Privatize: a `__shared__` histogram per block (shared-memory "
+      "atomics are much cheaper), then one global atomic per bin per block.";
   return I;
 }
 
@@ -70,8 +80,8 @@ void MemoryGlobalAtomicHistogram::checkTranslationUnit() {
           "'): threads hitting the same bins serialize in L2; "
           "privatize the histogram in shared memory per block and merge "
           "it into global memory once per block";
-      Finding F = makeFinding(Ctx, id(), A.E->getExprLoc(), Msg,
-                              K.Kernel, A.E->getSourceRange());
+      Finding F = makeFinding(Ctx, id(), A.E->getExprLoc(), Msg, K.Kernel,
+                              A.E->getSourceRange());
       addCallChainNotes(Ctx, F, A);
       report(std::move(F));
     }

@@ -1,4 +1,5 @@
-//===- MemoryGlobalAtomicHistogram.h - memory-global-atomic-histogram -*- C++ -*-===//
+//===- MemoryGlobalAtomicHistogram.h - memory-global-atomic-histogram -*- C++
+//-*-===//
 //
 // Data-dependent global atomics that a shared-memory copy per block would
 // absorb.

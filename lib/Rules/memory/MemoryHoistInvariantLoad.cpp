@@ -34,11 +34,59 @@ RuleInfo MemoryHoistInvariantLoad::info() const {
            "in the loop writes p[idx]. The rewrite loads it once before "
            "the loop, guarded by the loop's first-iteration condition, "
            "when it proves that nothing in the loop can write the element.";
+  I.Doc.Detects =
+      "A global load `p[idx]` that every iteration of a loop performs (it "
+      "is in a statement directly in the loop body, not under `if`, `?:`, "
+      "`&&`, `||` or a nested loop), whose index and base do not change in "
+      "the loop.\n"
+      "\n"
+      "It also reports, without a fix, the loop-invariant global loads the "
+      "symbolic access analysis finds in loops that store to global memory "
+      "and that the rewrite does not handle (conditional loads, loads in "
+      "device functions; this rule took over `memory-invariant-load`); not "
+      "when every pointer parameter is `__restrict__`.";
+  I.Doc.WhySlow =
+      "Unless the compiler can prove that nothing in the loop writes "
+      "`p[idx]` — with plain pointers it usually cannot — it reloads the "
+      "element every iteration: one more memory request and its latency "
+      "per iteration.";
+  I.Doc.Example = R"cuda(for (int k = 0; k < N; ++k)
+  out[row * N + k] = A[row * N + k] * s[row];   // warning: s[row])cuda";
+  I.Doc.Fix =
+      "```cuda\n"
+      "const float s_inv = ((0) < N) ? s[row] : float();\n"
+      "for (int k = 0; k < N; ++k)\n"
+      "  out[row * N + k] = A[row * N + k] * s_inv;\n"
+      "```\n"
+      "\n"
+      "The load is guarded by the loop's first-iteration condition (the "
+      "condition with the loop variable replaced by its initial value; "
+      "none for `do`-`while`), so a loop that runs zero times reads "
+      "nothing, as before. Every read of the same element in the loop uses "
+      "the local. Same value: bitwise. The declaration is inserted after "
+      "the statement before the loop, so a `#pragma unroll` in front of "
+      "the loop stays valid. When the loop is the unbraced body of an "
+      "`if`, `for` or `while` (`if (col < N) for (...) ...`), braces are "
+      "added around the declaration and the loop.\n"
+      "\n"
+      "## When there is no fix\n"
+      "\n"
+      "- the loop writes through `p`, writes through a pointer not proven "
+      "to point elsewhere (neither is `__restrict__` and not separate "
+      "`cudaMalloc` allocations at every launch site in the file), writes "
+      "a global variable, or calls a user function;\n"
+      "- the loop has a barrier, fence or atomic (other threads may change "
+      "the element between iterations), or `break`/`continue`/`return` (a "
+      "later iteration might be the first to reach the load);\n"
+      "- the loop condition or initialisation reads memory, or the code "
+      "comes from a macro; the element is `volatile`.";
   return I;
 }
 
-void MemoryHoistInvariantLoad::runOn(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
-           const FunctionFacts &F, std::vector<Finding> &Out) {
+void MemoryHoistInvariantLoad::runOn(ASTContext &Ctx, const CheckContext &CC,
+                                     const FunctionDecl *K,
+                                     const FunctionFacts &F,
+                                     std::vector<Finding> &Out) {
   std::set<std::string> Used;
   forEachStmt(K->getBody(), [&](const Stmt *S) {
     if (isLoop(S))
@@ -46,14 +94,15 @@ void MemoryHoistInvariantLoad::runOn(ASTContext &Ctx, const CheckContext &CC, co
   });
 }
 
-std::vector<const Stmt *> MemoryHoistInvariantLoad::topStatements(const Stmt *Body) {
+std::vector<const Stmt *>
+MemoryHoistInvariantLoad::topStatements(const Stmt *Body) {
   if (const auto *CS = dyn_cast<CompoundStmt>(Body))
     return std::vector<const Stmt *>(CS->body_begin(), CS->body_end());
   return {Body};
 }
 
-void MemoryHoistInvariantLoad::unconditionalLoads(const Stmt *S,
-                               std::vector<const ArraySubscriptExpr *> &Out) {
+void MemoryHoistInvariantLoad::unconditionalLoads(
+    const Stmt *S, std::vector<const ArraySubscriptExpr *> &Out) {
   if (!S || isa<IfStmt>(S) || isa<SwitchStmt>(S) || isLoop(S) ||
       isa<CompoundStmt>(S) || isa<LambdaExpr>(S) ||
       isa<AbstractConditionalOperator>(S))
@@ -84,8 +133,9 @@ bool MemoryHoistInvariantLoad::isRead(ASTContext &Ctx, const Expr *E) {
 }
 
 void MemoryHoistInvariantLoad::runOnLoop(ASTContext &Ctx, const FunctionDecl *K,
-               const FunctionFacts &F, const Stmt *L,
-               std::set<std::string> &Used, std::vector<Finding> &Out) {
+                                         const FunctionFacts &F, const Stmt *L,
+                                         std::set<std::string> &Used,
+                                         std::vector<Finding> &Out) {
   const Stmt *Body = loopBody(L);
   std::set<const VarDecl *> Written = varsWrittenIn(L);
   std::vector<const ArraySubscriptExpr *> Cands;
@@ -119,18 +169,23 @@ void MemoryHoistInvariantLoad::runOnLoop(ASTContext &Ctx, const FunctionDecl *K,
   }
 }
 
-Finding MemoryHoistInvariantLoad::analyze(ASTContext &Ctx, const FunctionDecl *K,
-                const FunctionFacts &F, const Stmt *L,
-                const ArraySubscriptExpr *AS, const ParmVarDecl *P,
-                std::set<std::string> &Used) {
+// Over 150 lines: the legality proof (no write can reach the element, the loop
+// guard) and the hoisted load it writes, sharing the matched loop and load.
+Finding MemoryHoistInvariantLoad::analyze(ASTContext &Ctx,
+                                          const FunctionDecl *K,
+                                          const FunctionFacts &F, const Stmt *L,
+                                          const ArraySubscriptExpr *AS,
+                                          const ParmVarDecl *P,
+                                          std::set<std::string> &Used) {
   const SourceManager &SM = Ctx.getSourceManager();
   std::string Elem = sourceText(Ctx, AS->getSourceRange());
-  Finding Fd = makeFinding(
-      Ctx, "memory-hoist-invariant-load", AS->getBeginLoc(),
-      "'" + Elem + "' is loaded from global memory in every iteration of "
-                   "the loop although its index does not change; one load "
-                   "before the loop is enough",
-      K);
+  Finding Fd =
+      makeFinding(Ctx, "memory-hoist-invariant-load", AS->getBeginLoc(),
+                  "'" + Elem +
+                      "' is loaded from global memory in every iteration of "
+                      "the loop although its index does not change; one load "
+                      "before the loop is enough",
+                  K);
   Fd.Notes.push_back(makeNote(Ctx, L->getBeginLoc(), "the loop"));
   auto Fail = [&](const std::string &W) {
     refuse(Fd, W);
@@ -139,11 +194,12 @@ Finding MemoryHoistInvariantLoad::analyze(ASTContext &Ctx, const FunctionDecl *K
   if (AS->getType().isVolatileQualified())
     return Fail("'" + Elem + "' is volatile");
   if (containsCallTo(L, {"__syncthreads", "__syncthreads_count",
-                         "__syncthreads_and", "__syncthreads_or",
-                         "__syncwarp", "__threadfence", "__threadfence_block",
+                         "__syncthreads_and", "__syncthreads_or", "__syncwarp",
+                         "__threadfence", "__threadfence_block",
                          "__threadfence_system", "atomic*"}))
     return Fail("the loop has a barrier, fence or atomic: other threads may "
-                "change '" + Elem + "' between iterations");
+                "change '" +
+                Elem + "' between iterations");
   if (containsEscape(loopBody(L), /*AllowContinue=*/false))
     return Fail("the loop body can skip the rest of an iteration (break, "
                 "continue, return)");
@@ -155,7 +211,8 @@ Finding MemoryHoistInvariantLoad::analyze(ASTContext &Ctx, const FunctionDecl *K
     if (!Why.empty())
       return;
     const Expr *T = nullptr;
-    if (const auto *BO = dyn_cast<BinaryOperator>(S); BO && BO->isAssignmentOp())
+    if (const auto *BO = dyn_cast<BinaryOperator>(S);
+        BO && BO->isAssignmentOp())
       T = BO->getLHS();
     else if (const auto *U = dyn_cast<UnaryOperator>(S);
              U && U->isIncrementDecrementOp())
@@ -165,7 +222,8 @@ Finding MemoryHoistInvariantLoad::analyze(ASTContext &Ctx, const FunctionDecl *K
       if (!FD || (!SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation())) &&
                   !FD->getBuiltinID()))
         Why = "the loop calls " +
-              (FD ? "'" + FD->getNameAsString() + "'" : std::string("through a pointer")) +
+              (FD ? "'" + FD->getNameAsString() + "'"
+                  : std::string("through a pointer")) +
               ", which may write '" + Elem + "'";
       return;
     }
@@ -272,8 +330,8 @@ Finding MemoryHoistInvariantLoad::analyze(ASTContext &Ctx, const FunctionDecl *K
   while (Used.count(Name))
     Name += "_";
   Used.insert(Name);
-  std::string TypeText = AS->getType().getUnqualifiedType().getAsString(
-      Ctx.getPrintingPolicy());
+  std::string TypeText =
+      AS->getType().getUnqualifiedType().getAsString(Ctx.getPrintingPolicy());
   std::string Indent = indentOf(Ctx, L->getBeginLoc());
   std::string Decl = "const " + TypeText + " " + Name + " = " +
                      (First == "true" ? Elem
@@ -321,10 +379,9 @@ Finding MemoryHoistInvariantLoad::analyze(ASTContext &Ctx, const FunctionDecl *K
         inMacro(Parent->getSourceRange()))
       return Fail("the loop is not directly in a block");
     std::string PInd = indentOf(Ctx, Parent->getBeginLoc());
-    Fix.Edits.push_back(
-        makeInsertion(Ctx, RParen.getLocWithOffset(1), " {"));
-    Fix.Edits.push_back(makeInsertion(
-        Ctx, SM.getExpansionLoc(L->getBeginLoc()), Decl + "\n" + Indent));
+    Fix.Edits.push_back(makeInsertion(Ctx, RParen.getLocWithOffset(1), " {"));
+    Fix.Edits.push_back(makeInsertion(Ctx, SM.getExpansionLoc(L->getBeginLoc()),
+                                      Decl + "\n" + Indent));
     Fix.Edits.push_back(
         makeInsertion(Ctx, afterStmt(Ctx, L), "\n" + PInd + "}"));
   } else
@@ -332,8 +389,8 @@ Finding MemoryHoistInvariantLoad::analyze(ASTContext &Ctx, const FunctionDecl *K
   for (const ArraySubscriptExpr *U : Uses)
     Fix.Edits.push_back(makeTextEdit(
         Ctx, CharSourceRange::getTokenRange(U->getSourceRange()), Name));
-  Fix.Description = "load '" + Elem + "' once before the loop into '" +
-                    Name + "'";
+  Fix.Description =
+      "load '" + Elem + "' once before the loop into '" + Name + "'";
   Fd.Fix = Fix;
   return Fd;
 }

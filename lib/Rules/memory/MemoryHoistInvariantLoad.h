@@ -23,16 +23,19 @@ protected:
   void checkTranslationUnit() override;
 
 private:
-  void runOn(clang::ASTContext &Ctx, const CheckContext &CC, const clang::FunctionDecl *K,
-             const FunctionFacts &F, std::vector<Finding> &Out);
+  void runOn(clang::ASTContext &Ctx, const CheckContext &CC,
+             const clang::FunctionDecl *K, const FunctionFacts &F,
+             std::vector<Finding> &Out);
 
   /// The statements directly in the loop body (not nested in control flow).
-  static std::vector<const clang::Stmt *> topStatements(const clang::Stmt *Body);
+  static std::vector<const clang::Stmt *>
+  topStatements(const clang::Stmt *Body);
 
   /// Loads executed unconditionally by a top-level statement: subscripts
   /// not under ?:, &&, ||, a nested statement or lambda.
-  static void unconditionalLoads(const clang::Stmt *S,
-                                 std::vector<const clang::ArraySubscriptExpr *> &Out);
+  static void
+  unconditionalLoads(const clang::Stmt *S,
+                     std::vector<const clang::ArraySubscriptExpr *> &Out);
 
   static bool isRead(clang::ASTContext &Ctx, const clang::Expr *E);
 
@@ -42,8 +45,8 @@ private:
 
   Finding analyze(clang::ASTContext &Ctx, const clang::FunctionDecl *K,
                   const FunctionFacts &F, const clang::Stmt *L,
-                  const clang::ArraySubscriptExpr *AS, const clang::ParmVarDecl *P,
-                  std::set<std::string> &Used);
+                  const clang::ArraySubscriptExpr *AS,
+                  const clang::ParmVarDecl *P, std::set<std::string> &Used);
 };
 
 } // namespace cudal1

@@ -3,10 +3,10 @@
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/TypeLoc.h"
-#include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/TypeLoc.h"
+#include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
 #include "llvm/ADT/StringSet.h"
 
 using namespace clang;
@@ -41,10 +41,11 @@ bool ldgType(QualType T) {
   }
   if (const auto *RD = T->getAsRecordDecl()) {
     static const StringSet<> Vec = {
-        "char2",  "char4",  "uchar2", "uchar4", "short2", "short4",
-        "ushort2", "ushort4", "int2", "int4",   "uint2",  "uint4",
-        "longlong2", "ulonglong2", "float2", "float4", "double2",
-        "__half", "__half2", "__nv_bfloat16", "__nv_bfloat162"};
+        "char2",         "char4",   "uchar2",    "uchar4",     "short2",
+        "short4",        "ushort2", "ushort4",   "int2",       "int4",
+        "uint2",         "uint4",   "longlong2", "ulonglong2", "float2",
+        "float4",        "double2", "__half",    "__half2",    "__nv_bfloat16",
+        "__nv_bfloat162"};
     return RD->getIdentifier() && Vec.contains(RD->getName());
   }
   return false;
@@ -63,6 +64,23 @@ RuleInfo MemoryLdg::info() const {
            "memory-restrict (const T *__restrict__) is the better fix and "
            "this rule stays silent; otherwise the loads are reported with "
            "what is not proven (no fix).";
+  I.ExactnessNote =
+      "none (finding only): __ldg is correct only if nothing writes the "
+      "data during the kernel, which is not proven statically";
+  I.Doc.Detects =
+      "Loads `p[i]` through a read-only pointer parameter of a type "
+      "`__ldg` supports, when memory-restrict cannot prove the parameters "
+      "do not alias.";
+  I.Doc.WhySlow =
+      "`__ldg` loads through the read-only data cache path, which is not "
+      "coherent with writes made during the kernel.";
+  I.Doc.Example = R"cuda(c[i] = a[i] + b[i];   // warning: 1 load through read-only 'a')cuda";
+  I.Doc.Fix =
+      "No fix: `__ldg(&a[i])` is correct only when nothing writes the data "
+      "during the kernel through any pointer, which could not be proven "
+      "(else memory-restrict's `const T *__restrict__` is the fix and this "
+      "rule is silent). The note names the loads to change by hand when "
+      "the buffers are known never to overlap.";
   return I;
 }
 
@@ -92,7 +110,8 @@ void MemoryLdg::checkKernel(const KernelUnit &K) {
           std::vector<const ArraySubscriptExpr *> &L)
           : C(C), P(P), L(L) {}
       bool VisitArraySubscriptExpr(ArraySubscriptExpr *A) {
-        const auto *D = dyn_cast<DeclRefExpr>(A->getBase()->IgnoreParenImpCasts());
+        const auto *D =
+            dyn_cast<DeclRefExpr>(A->getBase()->IgnoreParenImpCasts());
         if (!D || D->getDecl() != P)
           return true;
         auto Ps = C.getParents(*A);
@@ -122,7 +141,8 @@ void MemoryLdg::checkKernel(const KernelUnit &K) {
              "kernel");
     reportWithoutFix(std::move(F),
                      "__ldg is only correct if no other pointer writes this "
-                     "data during the kernel, which is not proven: " + Why);
+                     "data during the kernel, which is not proven: " +
+                         Why);
   }
 }
 

@@ -1,4 +1,4 @@
-//===- MemoryModule.cpp - the memory-* rules ----------------------------------===//
+//===- MemoryModule.cpp - the memory-* rules ------------------------------===//
 #include "MemoryAtomicContention.h"
 #include "MemoryConstPointer.h"
 #include "MemoryGlobalAtomicHistogram.h"
@@ -10,6 +10,9 @@
 #include "MemoryVectorizeFloat4.h"
 
 namespace cudal1 {
-static RuleModule<MemoryAtomicContention, MemoryConstPointer, MemoryGlobalAtomicHistogram, MemoryHoistInvariantLoad, MemoryLdg, MemoryRegisterAccumulation, MemoryRestrict, MemorySharedBankConflict, MemoryVectorizeFloat4>
+static RuleModule<MemoryAtomicContention, MemoryConstPointer,
+                  MemoryGlobalAtomicHistogram, MemoryHoistInvariantLoad,
+                  MemoryLdg, MemoryRegisterAccumulation, MemoryRestrict,
+                  MemorySharedBankConflict, MemoryVectorizeFloat4>
     MemoryRules;
 } // namespace cudal1

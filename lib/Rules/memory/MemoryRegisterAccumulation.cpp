@@ -36,7 +36,8 @@ const char *RuleId = "memory-register-accumulation";
 /// read the same element (compound assignment, or x = x op e).
 void collect(const Stmt *S, const Stmt *CurLoop, ASTContext &Ctx,
              const FunctionFacts &F,
-             std::map<const Stmt *, std::vector<MemoryRegisterAccumulation::Accum>> &Out) {
+             std::map<const Stmt *,
+                      std::vector<MemoryRegisterAccumulation::Accum>> &Out) {
   if (!S)
     return;
   if (isLoop(S)) {
@@ -103,11 +104,60 @@ RuleInfo MemoryRegisterAccumulation::info() const {
            "folded in) before the loop and one store after it, with the "
            "same operations in the same order. Applied only when nothing "
            "else in the loop can access out[idx].";
+  I.Doc.Detects =
+      "A global `out[idx] op= …` (or `out[idx] = out[idx] op …`) inside a "
+      "loop whose index `idx` does not change in the loop, e.g. the naive "
+      "matrix-vector product `y[row] += A[row * N + k] * x[k]`.\n"
+      "\n"
+      "It also reports, without a fix, the read-modify-writes of one "
+      "element per loop that the symbolic access analysis finds and the "
+      "rewrite does not handle: through device functions, in templates, "
+      "other forms (this rule took over `memory-global-accumulation`); not "
+      "when every pointer parameter is `__restrict__` (the compiler keeps "
+      "the value in a register itself).";
+  I.Doc.WhySlow =
+      "Unless the compiler can prove that nothing else in the loop writes "
+      "`out[idx]`, it must load and store global memory on every "
+      "iteration: two memory operations and a load-to-use latency on the "
+      "loop's critical path per iteration, where a register would do.";
+  I.Doc.Example = R"cuda(y[row] = 0.0f;
+for (int k = 0; k < N; ++k)
+  y[row] += A[row * N + k] * x[k];     // warning)cuda";
+  I.Doc.Fix =
+      "```cuda\n"
+      "float y_acc = 0.0f;                    // the initialising store is "
+      "folded in\n"
+      "for (int k = 0; k < N; ++k)\n"
+      "  y_acc += A[row * N + k] * x[k];\n"
+      "y[row] = y_acc;                        // one store after the loop\n"
+      "```\n"
+      "\n"
+      "Without an initialising store right before the loop, the "
+      "accumulator is loaded before it (`float y_acc = y[row];`). Same "
+      "operations in the same order: bitwise. If the loop runs zero times "
+      "the rewrite stores back the value it loaded (same bits).\n"
+      "\n"
+      "## When there is no fix\n"
+      "\n"
+      "The finding stays, with the reason, when:\n"
+      "- another access through `out` in the loop uses a different index "
+      "(it may be the same element), or `out[idx]` is used other than read "
+      "or assigned (address taken, `++`);\n"
+      "- another pointer used in the loop is not proven to point "
+      "elsewhere: neither is `__restrict__`, and not every launch site in "
+      "the file passes separate `cudaMalloc` allocations (no launch site "
+      "visible counts as not proven);\n"
+      "- the loop calls a user function, or has a barrier, fence or atomic "
+      "(other threads might observe the element), or can `return`/`goto` "
+      "out before the final store;\n"
+      "- the element is `volatile`, or the code comes from a macro.";
   return I;
 }
 
-void MemoryRegisterAccumulation::runOn(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
-           const FunctionFacts &F, std::vector<Finding> &Out) {
+void MemoryRegisterAccumulation::runOn(ASTContext &Ctx, const CheckContext &CC,
+                                       const FunctionDecl *K,
+                                       const FunctionFacts &F,
+                                       std::vector<Finding> &Out) {
   std::map<const Stmt *, std::vector<Accum>> Cands;
   collect(K->getBody(), nullptr, Ctx, F, Cands);
   std::set<std::string> UsedNames;
@@ -150,10 +200,15 @@ void MemoryRegisterAccumulation::runOn(ASTContext &Ctx, const CheckContext &CC, 
   }
 }
 
-Finding MemoryRegisterAccumulation::analyze(ASTContext &Ctx, const CheckContext &CC,
-                const FunctionDecl *K, const FunctionFacts &F,
-                const Stmt *L, const Accum &A,
-                std::set<std::string> &UsedNames) {
+// Over 150 lines: the legality proof (uses of the element, aliasing, calls,
+// barriers, exits) and the rewrite, in order, sharing the matched loop and
+// element.
+Finding MemoryRegisterAccumulation::analyze(ASTContext &Ctx,
+                                            const CheckContext &CC,
+                                            const FunctionDecl *K,
+                                            const FunctionFacts &F,
+                                            const Stmt *L, const Accum &A,
+                                            std::set<std::string> &UsedNames) {
   const SourceManager &SM = Ctx.getSourceManager();
   std::string Elem = sourceText(Ctx, A.Lhs->getSourceRange());
   Finding Fd = makeFinding(
@@ -214,11 +269,11 @@ Finding MemoryRegisterAccumulation::analyze(ASTContext &Ctx, const CheckContext 
     if (const auto *IC = dyn_cast_or_null<ImplicitCastExpr>(Use))
       Ok = IC->getCastKind() == CK_LValueToRValue;
     else if (const auto *BO = dyn_cast_or_null<BinaryOperator>(Use))
-      Ok = BO->isAssignmentOp() &&
-           BO->getLHS()->IgnoreParens() == AS;
+      Ok = BO->isAssignmentOp() && BO->getLHS()->IgnoreParens() == AS;
     if (!Ok) {
-      Why = "'" + Elem + "' is used in the loop other than by reading or "
-                         "assigning it (address taken, ++/--, or passed on)";
+      Why = "'" + Elem +
+            "' is used in the loop other than by reading or "
+            "assigning it (address taken, ++/--, or passed on)";
       return;
     }
     Uses.push_back(AS);
@@ -234,11 +289,12 @@ Finding MemoryRegisterAccumulation::analyze(ASTContext &Ctx, const CheckContext 
 
   // 2. No barrier, fence, atomic, or user call; no early exit.
   if (containsCallTo(L, {"__syncthreads", "__syncthreads_count",
-                         "__syncthreads_and", "__syncthreads_or",
-                         "__syncwarp", "__threadfence", "__threadfence_block",
+                         "__syncthreads_and", "__syncthreads_or", "__syncwarp",
+                         "__threadfence", "__threadfence_block",
                          "__threadfence_system", "atomic*", "__nanosleep"})) {
     refuse(Fd, "the loop has a barrier, fence or atomic: other threads "
-               "may observe '" + Elem + "' between iterations");
+               "may observe '" +
+                   Elem + "' between iterations");
     return Fd;
   }
   std::string BadCall;
@@ -258,8 +314,8 @@ Finding MemoryRegisterAccumulation::analyze(ASTContext &Ctx, const CheckContext 
       BadCall = "'" + Callee->getNameAsString() + "'";
   });
   if (!BadCall.empty()) {
-    refuse(Fd, "the loop calls " + BadCall + ", which may access '" + Elem +
-                   "'");
+    refuse(Fd,
+           "the loop calls " + BadCall + ", which may access '" + Elem + "'");
     return Fd;
   }
   if (containsEscape(L, /*AllowContinue=*/true)) {
@@ -297,7 +353,8 @@ Finding MemoryRegisterAccumulation::analyze(ASTContext &Ctx, const CheckContext 
   if (!Unknown.empty()) {
     refuse(Fd, "the loop uses pointer '" + Unknown +
                    "', whose target cannot be traced to a kernel parameter; "
-                   "it may alias '" + Elem + "'");
+                   "it may alias '" +
+                   Elem + "'");
     return Fd;
   }
   std::vector<std::string> Hows;
@@ -370,32 +427,28 @@ Finding MemoryRegisterAccumulation::analyze(ASTContext &Ctx, const CheckContext 
     // than at the loop's first character, where another rule may put a
     // `#pragma unroll` that must stay right before the loop.
     std::string Decl = TypeText + " " + Name + " = " + Elem + ";";
-    const CompoundStmt *CS =
-        LP.empty() ? nullptr : LP[0].get<CompoundStmt>();
+    const CompoundStmt *CS = LP.empty() ? nullptr : LP[0].get<CompoundStmt>();
     if (Prev && !inMacro(Prev->getSourceRange()))
-      Fix.Edits.push_back(makeInsertion(Ctx, afterStmt(Ctx, Prev),
-                                        "\n" + Indent + Decl));
+      Fix.Edits.push_back(
+          makeInsertion(Ctx, afterStmt(Ctx, Prev), "\n" + Indent + Decl));
     else if (CS && !Prev)
       Fix.Edits.push_back(makeInsertion(
           Ctx, SM.getExpansionLoc(CS->getLBracLoc()).getLocWithOffset(1),
           "\n" + Indent + Decl));
     else
-      Fix.Edits.push_back(
-          makeInsertion(Ctx, SM.getExpansionLoc(L->getBeginLoc()),
-                        Decl + "\n" + Indent));
+      Fix.Edits.push_back(makeInsertion(
+          Ctx, SM.getExpansionLoc(L->getBeginLoc()), Decl + "\n" + Indent));
   }
   for (const ArraySubscriptExpr *U : Uses)
     Fix.Edits.push_back(makeTextEdit(
         Ctx, CharSourceRange::getTokenRange(U->getSourceRange()), Name));
   Fix.Edits.push_back(makeInsertion(Ctx, endOfStmt(Ctx, L),
-                                    "\n" + Indent + Elem + " = " + Name +
-                                        ";"));
+                                    "\n" + Indent + Elem + " = " + Name + ";"));
   Fix.Description = "keep '" + Elem + "' in register '" + Name +
                     "' during the loop; store it once after the loop";
   Fd.Fix = Fix;
   for (const std::string &H : Hows)
-    Fd.Notes.push_back(
-        makeNote(Ctx, L->getBeginLoc(), "no aliasing: " + H));
+    Fd.Notes.push_back(makeNote(Ctx, L->getBeginLoc(), "no aliasing: " + H));
   return Fd;
 }
 

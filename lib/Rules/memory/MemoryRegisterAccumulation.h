@@ -1,4 +1,5 @@
-//===- MemoryRegisterAccumulation.h - memory-register-accumulation -*- C++ -*-===//
+//===- MemoryRegisterAccumulation.h - memory-register-accumulation -*- C++
+//-*-===//
 //
 // A global read-modify-write of one element on every loop iteration: a
 // register accumulator stored once after the loop.
@@ -15,8 +16,8 @@ class MemoryRegisterAccumulation : public RuleCheck {
 public:
   /// A read-modify-write of out[idx] in a loop.
   struct Accum {
-    const clang::Expr *Root = nullptr;               ///< the assignment
-    const clang::ArraySubscriptExpr *Lhs = nullptr;  ///< out[idx]
+    const clang::Expr *Root = nullptr;              ///< the assignment
+    const clang::ArraySubscriptExpr *Lhs = nullptr; ///< out[idx]
     const clang::ParmVarDecl *Param = nullptr;
   };
 
@@ -30,8 +31,9 @@ protected:
   void checkTranslationUnit() override;
 
 private:
-  void runOn(clang::ASTContext &Ctx, const CheckContext &CC, const clang::FunctionDecl *K,
-             const FunctionFacts &F, std::vector<Finding> &Out);
+  void runOn(clang::ASTContext &Ctx, const CheckContext &CC,
+             const clang::FunctionDecl *K, const FunctionFacts &F,
+             std::vector<Finding> &Out);
 
   Finding analyze(clang::ASTContext &Ctx, const CheckContext &CC,
                   const clang::FunctionDecl *K, const FunctionFacts &F,

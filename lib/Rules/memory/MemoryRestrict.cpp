@@ -24,6 +24,31 @@ RuleInfo MemoryRestrict::info() const {
            "when every launch of the kernel is in the file and passes, for "
            "each pointer, a different variable holding its own cudaMalloc "
            "allocation; otherwise the finding says what is not proven.";
+  I.ExactnessNote =
+      "bitwise; applied only when no-aliasing is proven, otherwise "
+      "reported without a fix";
+  I.Doc.Detects =
+      "A kernel with two or more pointer parameters, some without "
+      "`__restrict__`.\n"
+      "\n"
+      "This rule also covers what `memory-const-restrict` reported "
+      "(read-only inputs of a kernel that writes memory, without `const "
+      "__restrict__`).";
+  I.Doc.WhySlow =
+      "Without `__restrict__` the compiler must assume every store may "
+      "change what the other pointers read: no reordering of loads over "
+      "stores, no keeping values in registers, no read-only path.";
+  I.Doc.Example = R"cuda(__global__ void saxpy(int n, float a, const float *x, float *y))cuda";
+  I.Doc.Fixed = R"cuda(__global__ void saxpy(int n, float a, const float *__restrict__ x, float *__restrict__ y))cuda";
+  I.Doc.Fix =
+      "Adds `__restrict__` to every pointer parameter. *Proven* (and "
+      "applied by --fix) only when every launch of the kernel is visible "
+      "(all its declarations in this file, its name used only in `<<<>>>` "
+      "launches) and each launch passes, for each pointer parameter, a "
+      "different local variable holding its own single `cudaMalloc*` "
+      "allocation, never reassigned. Otherwise the finding says what is "
+      "not proven and has no fix. Memory reached through other means "
+      "(globals) is not considered.";
   return I;
 }
 
@@ -73,8 +98,7 @@ void MemoryRestrict::checkKernel(const KernelUnit &K) {
       }
       SourceLocation Star = PTL.getStarLoc();
       std::string W;
-      auto ER = editableRange(
-          C, CharSourceRange::getTokenRange(Star, Star), W);
+      auto ER = editableRange(C, CharSourceRange::getTokenRange(Star, Star), W);
       if (!ER || !isUserCode(Star)) {
         Ok = false;
         Why = W.empty() ? "a declaration is not in user code" : W;

@@ -19,11 +19,26 @@ RuleInfo MemorySharedBankConflict::info() const {
   I.Category = "memory";
   I.Summary = "shared-memory access whose threads collide in the same bank";
   I.Help = "Shared memory has 32 banks of 4 bytes; threads of a warp "
-                "that access different words of the same bank are "
-                "serialized. A stride of 32 words (a column of a [32][32] "
-                "tile) serializes the whole warp; padding the row to 33 "
-                "words removes the conflict.";
+           "that access different words of the same bank are "
+           "serialized. A stride of 32 words (a column of a [32][32] "
+           "tile) serializes the whole warp; padding the row to 33 "
+           "words removes the conflict.";
   I.DefaultOptions["MinWays"] = "2";
+  I.Doc.Detects =
+      "A shared-memory access whose threads hit different words of the "
+      "same bank: a column of a `[32][32]` tile, even strides.";
+  I.Doc.WhySlow =
+      "Shared memory has 32 banks of 4 bytes. Threads of a warp that "
+      "access distinct words in the same bank are serialized into separate "
+      "wavefronts: reading a column of `float tile[32][32]` takes 32 "
+      "wavefronts instead of 1.";
+  I.Doc.Example = R"cuda(__shared__ float tile[32][32];
+...
+out[i] = tile[threadIdx.x][threadIdx.y];   // warning: 32-way bank conflict)cuda";
+  I.Doc.Fix =
+      "Pad the row (`float tile[32][33]`) so consecutive rows start in "
+      "different banks, or swap the indices so `threadIdx.x` selects the "
+      "column. Option `MinWays` (default 2).";
   return I;
 }
 
@@ -53,15 +68,17 @@ void MemorySharedBankConflict::checkTranslationUnit() {
       else
         Why = "the threads' addresses fall into the same banks";
       std::string Msg =
-          std::to_string(A.Banks.Ways) + "-way shared memory bank conflict "
-          "on " + std::string(accessVerb(A)) + " of '" + A.BaseName +
-          "': " + Why + ", so a warp request takes " + std::to_string(A.Banks.Wavefronts) +
+          std::to_string(A.Banks.Ways) +
+          "-way shared memory bank conflict "
+          "on " +
+          std::string(accessVerb(A)) + " of '" + A.BaseName + "': " + Why +
+          ", so a warp request takes " + std::to_string(A.Banks.Wavefronts) +
           " wavefronts instead of " + std::to_string(A.Banks.Ideal) + " (" +
           factorText(double(A.Banks.Wavefronts) / A.Banks.Ideal) +
           " slower); pad the array's row (e.g. [32][33]) or swap the "
           "indices";
-      Finding F = makeFinding(Ctx, id(), A.E->getExprLoc(), Msg,
-                              K.Kernel, A.E->getSourceRange());
+      Finding F = makeFinding(Ctx, id(), A.E->getExprLoc(), Msg, K.Kernel,
+                              A.E->getSourceRange());
       addAccessNotes(Ctx, F, A, K, "", A.Banks.Assumption);
       report(std::move(F));
     }

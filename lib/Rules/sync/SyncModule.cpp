@@ -1,8 +1,7 @@
-//===- SyncModule.cpp - the sync-* rules --------------------------------------===//
+//===- SyncModule.cpp - the sync-* rules ----------------------------------===//
 #include "SyncSequentialReduction.h"
 #include "SyncWarpAtomicReduction.h"
 
 namespace cudal1 {
-static RuleModule<SyncSequentialReduction, SyncWarpAtomicReduction>
-    SyncRules;
+static RuleModule<SyncSequentialReduction, SyncWarpAtomicReduction> SyncRules;
 } // namespace cudal1

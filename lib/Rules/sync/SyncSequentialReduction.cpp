@@ -81,7 +81,8 @@ const VarDecl *loopIV(const Stmt *L) {
     if (DS->isSingleDecl())
       return dyn_cast<VarDecl>(DS->getSingleDecl());
   if (const auto *BO = dyn_cast_or_null<BinaryOperator>(FS->getInit()))
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParenImpCasts()))
+    if (const auto *DRE =
+            dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParenImpCasts()))
       return dyn_cast<VarDecl>(DRE->getDecl());
   return nullptr;
 }
@@ -101,20 +102,75 @@ RuleInfo SyncSequentialReduction::info() const {
            "(s from N/2 down, tid < s) keeps the active threads packed in "
            "the first warps. The additions pair different elements: bitwise "
            "for integers, within tolerance for floating point.";
+  I.ExactnessNote =
+      "reassociating (bitwise for integers and min/max)";
+  I.Doc.Detects =
+      "The interleaved shared-memory tree reduction:\n"
+      "\n"
+      "```cuda\n"
+      "for (unsigned int s = 1; s < blockDim.x; s *= 2) {\n"
+      "  if (tid % (2 * s) == 0)                // warning\n"
+      "    sdata[tid] += sdata[tid + s];\n"
+      "  __syncthreads();\n"
+      "}\n"
+      "```\n"
+      "\n"
+      "It also reports, without a fix, the other divergent selections of a "
+      "tree reduction (`tid % (2*s) == 0`, `(tid & mask) == 0` with the "
+      "loop variable in the divisor or mask) in loops of device code (this "
+      "rule took over `sync-divergent-reduction`).";
+  I.Doc.WhySlow =
+      "At step `s` only every `2s`-th thread works, so every warp diverges "
+      "at every step and no warp can retire early; the modulo costs a "
+      "division per step; the accesses `sdata[tid]`, `sdata[tid + s]` of "
+      "the working lanes conflict in the banks.";
+  I.Doc.Fix =
+      "Sequential addressing:\n"
+      "\n"
+      "```cuda\n"
+      "for (unsigned int s = (blockDim.x) / 2; s > 0; s >>= 1) {\n"
+      "  if (tid < s)\n"
+      "    sdata[tid] += sdata[tid + s];\n"
+      "  __syncthreads();\n"
+      "}\n"
+      "```\n"
+      "\n"
+      "The active threads are packed into the first warps, whole warps "
+      "drop out, accesses are conflict-free. The additions pair different "
+      "elements, so floating-point sums differ in the last bits "
+      "(reassociating: checked within tolerance); integer sums, min and "
+      "max are exact.\n"
+      "\n"
+      "## When there is no fix\n"
+      "\n"
+      "- the step is not a single update `X[tid] op= X[tid + s]` (or "
+      "`X[tid] = X[tid] op X[tid + s]`, `max`/`min`/`fmaxf`/`fminf`) of a "
+      "`__shared__` array;\n"
+      "- the kernel reads any element of the array other than `X[0]` after "
+      "the loop (they hold different partial sums after the rewrite);\n"
+      "- the bound is not `blockDim.x` or a constant, or is not a power of "
+      "two (for `blockDim.x`: the constant block size at the launch sites; "
+      "when unknown, the fix is offered as not proven).";
   return I;
 }
 
-void SyncSequentialReduction::runOn(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
-           const FunctionFacts &F, std::vector<Finding> &Out) {
+void SyncSequentialReduction::runOn(ASTContext &Ctx, const CheckContext &CC,
+                                    const FunctionDecl *K,
+                                    const FunctionFacts &F,
+                                    std::vector<Finding> &Out) {
   forEachStmt(K->getBody(), [&](const Stmt *S) {
     if (const auto *L = dyn_cast<ForStmt>(S))
       match(Ctx, CC, K, F, L, Out);
   });
 }
 
-void SyncSequentialReduction::match(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
-           const FunctionFacts &F, const ForStmt *L,
-           std::vector<Finding> &Out) {
+// Over 150 lines: the pattern of the interleaved tree, its legality (what is
+// read after the loop, the bound) and the rewritten loop, sharing the matched
+// loop and update.
+void SyncSequentialReduction::match(ASTContext &Ctx, const CheckContext &CC,
+                                    const FunctionDecl *K,
+                                    const FunctionFacts &F, const ForStmt *L,
+                                    std::vector<Finding> &Out) {
   // for (T s = 1; s < BOUND; s *= 2 | s <<= 1 | s = s * 2)
   const auto *DS = dyn_cast_or_null<DeclStmt>(L->getInit());
   if (!DS || !DS->isSingleDecl())
@@ -149,13 +205,14 @@ void SyncSequentialReduction::match(ASTContext &Ctx, const CheckContext &CC, con
   const auto *If = dyn_cast<IfStmt>(Body->body_front());
   const auto *Sync = dyn_cast<CallExpr>(Body->body_back());
   if (!If || !Sync || !Sync->getDirectCallee() ||
-      Sync->getDirectCallee()->getName() != "__syncthreads" ||
-      If->getElse() || If->getInit() || If->getConditionVariable())
+      Sync->getDirectCallee()->getName() != "__syncthreads" || If->getElse() ||
+      If->getInit() || If->getConditionVariable())
     return;
   const auto *Eq = dyn_cast<BinaryOperator>(If->getCond()->IgnoreParens());
   if (!Eq || Eq->getOpcode() != BO_EQ || !ConstIs(Eq->getRHS(), 0))
     return;
-  const auto *Rem = dyn_cast<BinaryOperator>(Eq->getLHS()->IgnoreParenImpCasts());
+  const auto *Rem =
+      dyn_cast<BinaryOperator>(Eq->getLHS()->IgnoreParenImpCasts());
   if (!Rem || Rem->getOpcode() != BO_Rem)
     return;
   std::map<const VarDecl *, std::string> Syms{{S, "s@red"}};
@@ -187,8 +244,8 @@ void SyncSequentialReduction::match(ASTContext &Ctx, const CheckContext &CC, con
     Upd = CS->body_front();
   }
   const auto *UA = dyn_cast<BinaryOperator>(Upd);
-  const auto *LHS = UA ? dyn_cast<ArraySubscriptExpr>(UA->getLHS()->IgnoreParens())
-                       : nullptr;
+  const auto *LHS =
+      UA ? dyn_cast<ArraySubscriptExpr>(UA->getLHS()->IgnoreParens()) : nullptr;
   const VarDecl *X = LHS ? varOf(LHS->getBase()) : nullptr;
   if (!UA || !UA->isAssignmentOp() || !X || !X->hasAttr<CUDASharedAttr>() ||
       !isThreadX(LHS->getIdx(), F)) {
@@ -251,8 +308,7 @@ void SyncSequentialReduction::match(ASTContext &Ctx, const CheckContext &CC, con
   Expr::EvalResult BR;
   if (Bound->EvaluateAsInt(BR, Ctx)) {
     if (!isPow2(BR.Val.getInt().getZExtValue())) {
-      refuse(Fd, "the reduction bound " + BoundText +
-                     " is not a power of two");
+      refuse(Fd, "the reduction bound " + BoundText + " is not a power of two");
       Out.push_back(Fd);
       return;
     }
@@ -260,9 +316,9 @@ void SyncSequentialReduction::match(ASTContext &Ctx, const CheckContext &CC, con
     auto Block = constantBlock(CC, K, Why);
     if (!Block) {
       Fix.Proven = false;
-      Fd.Notes.push_back(makeNote(
-          Ctx, L->getBeginLoc(),
-          "needs blockDim.x to be a power of two: " + Why));
+      Fd.Notes.push_back(
+          makeNote(Ctx, L->getBeginLoc(),
+                   "needs blockDim.x to be a power of two: " + Why));
     } else if (!isPow2((*Block)[0]) || (*Block)[1] != 1 || (*Block)[2] != 1) {
       refuse(Fd, "the block size is not a one-dimensional power of two");
       Out.push_back(Fd);
@@ -280,8 +336,8 @@ void SyncSequentialReduction::match(ASTContext &Ctx, const CheckContext &CC, con
     return;
   }
   QualType ET = LHS->getType();
-  Fix.Exact = ET->isIntegerType() ? Exactness::Bitwise
-                                  : Exactness::Reassociating;
+  Fix.Exact =
+      ET->isIntegerType() ? Exactness::Bitwise : Exactness::Reassociating;
   if (Fix.Exact == Exactness::Reassociating) {
     Fix.Rtol = 1e-5;
     Fix.Atol = 1e-6;
@@ -302,8 +358,8 @@ void SyncSequentialReduction::match(ASTContext &Ctx, const CheckContext &CC, con
   std::string SN = S->getName().str();
   Fix.Edits.push_back(makeTextEdit(
       Ctx,
-      CharSourceRange::getCharRange(
-          L->getLParenLoc().getLocWithOffset(1), L->getRParenLoc()),
+      CharSourceRange::getCharRange(L->getLParenLoc().getLocWithOffset(1),
+                                    L->getRParenLoc()),
       TypeText + " " + SN + " = (" + BoundText + ") / 2; " + SN + " > 0; " +
           SN + " >>= 1"));
   Fix.Edits.push_back(makeTextEdit(
@@ -326,52 +382,54 @@ void SyncSequentialReduction::checkKernel(const KernelUnit &Kernel) {
 
 void SyncSequentialReduction::checkTranslationUnit() {
   ASTContext &Ctx = ctx();
-  forEachDeviceStmt(Ctx, context(), [&](const Stmt *S, const FunctionDecl *FD,
-                                        ArrayRef<const Stmt *> Loops) {
-    const auto *If = dyn_cast<IfStmt>(S);
-    if (!If || Loops.empty() || !If->getCond())
-      return;
-    const auto *Cmp =
-        dyn_cast<BinaryOperator>(If->getCond()->IgnoreParenImpCasts());
-    if (!Cmp || (Cmp->getOpcode() != BO_EQ && Cmp->getOpcode() != BO_NE))
-      return;
-    const Expr *Mod = nullptr;
-    for (const Expr *Side : {Cmp->getLHS(), Cmp->getRHS()}) {
-      const Expr *Other =
-          Side == Cmp->getLHS() ? Cmp->getRHS() : Cmp->getLHS();
-      Expr::EvalResult R;
-      if (!Other->isValueDependent() && Other->EvaluateAsInt(R, Ctx) &&
-          R.Val.getInt() == 0)
-        Mod = Side->IgnoreParenImpCasts();
-    }
-    const auto *M = dyn_cast_or_null<BinaryOperator>(Mod);
-    if (!M || (M->getOpcode() != BO_Rem && M->getOpcode() != BO_And))
-      return;
-    const VarDecl *IV = loopIV(Loops.back());
-    if (!IV || !mentionsVar(M->getRHS(), IV) ||
-        !mentionsThreadIdx(M->getLHS()) ||
-        !firstInUserCode(If->getCond()->getBeginLoc()))
-      return;
-    std::string Msg =
-        "divergent interleaved reduction: '" +
-        oneLineText(Ctx, Cmp->getSourceRange()) +
-        "' keeps every warp resident with only a fraction of its lanes "
-        "active (half in the first step, 1 in 32 from the sixth), and " +
-        (M->getOpcode() == BO_Rem
-             ? std::string("the modulo by a run-time value costs about 20 "
-                           "instructions per step")
-             : std::string("the mask test runs on every thread")) +
-        "; use sequential addressing ('if (tid < s)' with s halving) and "
-        "warp shuffles for the last 32 elements";
-    Finding F = makeFinding(Ctx, id(), If->getCond()->getBeginLoc(), Msg, FD,
-                            Cmp->getSourceRange());
-    note(F, Loops.back()->getBeginLoc(),
-         "reduction loop over '" + IV->getNameAsString() + "'");
-    reportWithoutFix(std::move(F),
-                     "the rewrite handles the tree 'for (s = 1; s < n; s *= "
-                     "2) { if (tid % (2 * s) == 0) X[tid] op= X[tid + s]; "
-                     "__syncthreads(); }' in a kernel's own body");
-  });
+  forEachDeviceStmt(
+      Ctx, context(),
+      [&](const Stmt *S, const FunctionDecl *FD, ArrayRef<const Stmt *> Loops) {
+        const auto *If = dyn_cast<IfStmt>(S);
+        if (!If || Loops.empty() || !If->getCond())
+          return;
+        const auto *Cmp =
+            dyn_cast<BinaryOperator>(If->getCond()->IgnoreParenImpCasts());
+        if (!Cmp || (Cmp->getOpcode() != BO_EQ && Cmp->getOpcode() != BO_NE))
+          return;
+        const Expr *Mod = nullptr;
+        for (const Expr *Side : {Cmp->getLHS(), Cmp->getRHS()}) {
+          const Expr *Other =
+              Side == Cmp->getLHS() ? Cmp->getRHS() : Cmp->getLHS();
+          Expr::EvalResult R;
+          if (!Other->isValueDependent() && Other->EvaluateAsInt(R, Ctx) &&
+              R.Val.getInt() == 0)
+            Mod = Side->IgnoreParenImpCasts();
+        }
+        const auto *M = dyn_cast_or_null<BinaryOperator>(Mod);
+        if (!M || (M->getOpcode() != BO_Rem && M->getOpcode() != BO_And))
+          return;
+        const VarDecl *IV = loopIV(Loops.back());
+        if (!IV || !mentionsVar(M->getRHS(), IV) ||
+            !mentionsThreadIdx(M->getLHS()) ||
+            !firstInUserCode(If->getCond()->getBeginLoc()))
+          return;
+        std::string Msg =
+            "divergent interleaved reduction: '" +
+            oneLineText(Ctx, Cmp->getSourceRange()) +
+            "' keeps every warp resident with only a fraction of its lanes "
+            "active (half in the first step, 1 in 32 from the sixth), and " +
+            (M->getOpcode() == BO_Rem
+                 ? std::string("the modulo by a run-time value costs about 20 "
+                               "instructions per step")
+                 : std::string("the mask test runs on every thread")) +
+            "; use sequential addressing ('if (tid < s)' with s halving) and "
+            "warp shuffles for the last 32 elements";
+        Finding F = makeFinding(Ctx, id(), If->getCond()->getBeginLoc(), Msg,
+                                FD, Cmp->getSourceRange());
+        note(F, Loops.back()->getBeginLoc(),
+             "reduction loop over '" + IV->getNameAsString() + "'");
+        reportWithoutFix(
+            std::move(F),
+            "the rewrite handles the tree 'for (s = 1; s < n; s *= "
+            "2) { if (tid % (2 * s) == 0) X[tid] op= X[tid + s]; "
+            "__syncthreads(); }' in a kernel's own body");
+      });
 }
 
 } // namespace cudal1

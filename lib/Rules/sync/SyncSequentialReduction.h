@@ -22,12 +22,13 @@ protected:
   void checkTranslationUnit() override;
 
 private:
-  void runOn(clang::ASTContext &Ctx, const CheckContext &CC, const clang::FunctionDecl *K,
-             const FunctionFacts &F, std::vector<Finding> &Out);
-
-  void match(clang::ASTContext &Ctx, const CheckContext &CC, const clang::FunctionDecl *K,
-             const FunctionFacts &F, const clang::ForStmt *L,
+  void runOn(clang::ASTContext &Ctx, const CheckContext &CC,
+             const clang::FunctionDecl *K, const FunctionFacts &F,
              std::vector<Finding> &Out);
+
+  void match(clang::ASTContext &Ctx, const CheckContext &CC,
+             const clang::FunctionDecl *K, const FunctionFacts &F,
+             const clang::ForStmt *L, std::vector<Finding> &Out);
 };
 
 } // namespace cudal1

@@ -33,20 +33,61 @@ RuleInfo SyncWarpAtomicReduction::info() const {
            "Every lane must reach the atomic (no earlier return, only one "
            "guard, block size a multiple of 32). Bitwise for integers, "
            "reassociating for floating point.";
+  I.ExactnessNote =
+      "reassociating (bitwise for integer types)";
+  I.Doc.Detects =
+      "`atomicAdd(addr, v)` executed by every thread with an address that "
+      "is the same for all threads of a block (`sum`, `&out[0]`, "
+      "`&counts[blockIdx.x]`).";
+  I.Doc.WhySlow =
+      "Atomics to one address are serialised in the L2 slice that owns it: "
+      "a warp's 32 updates are 32 round trips, and the whole grid's "
+      "updates form one queue.";
+  I.Doc.Example = R"cuda(int i = blockIdx.x * blockDim.x + threadIdx.x;
+if (i < n)
+  atomicAdd(sum, in[i]);                 // warning)cuda";
+  I.Doc.Fix =
+      "```cuda\n"
+      "{ // cuda-l1 sync-warp-atomic-reduction\n"
+      "  float cudal1_v = (i < n) ? (float)(in[i]) : (float)0;\n"
+      "  for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1)\n"
+      "    cudal1_v += __shfl_down_sync(0xffffffffu, cudal1_v, cudal1_o);\n"
+      "  if ((threadIdx.x & 31u) == 0u)\n"
+      "    atomicAdd(sum, cudal1_v);\n"
+      "}\n"
+      "```\n"
+      "\n"
+      "One atomic per warp. Inactive lanes contribute 0. Floating-point "
+      "sums are reassociated (tolerance); integer sums are exact.\n"
+      "\n"
+      "## When there is no fix\n"
+      "\n"
+      "- the atomic is inside a loop or nested control flow (lanes may "
+      "reach it a different number of times), or a statement before it may "
+      "return early;\n"
+      "- the block size is not a constant multiple of 32 at every launch "
+      "site (the full-mask shuffle needs full warps);\n"
+      "- the value type has no warp shuffle, the kernel already uses "
+      "shuffles, or the code comes from a macro.";
   return I;
 }
 
-void SyncWarpAtomicReduction::runOn(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
-           const FunctionFacts &F, std::vector<Finding> &Out) {
+void SyncWarpAtomicReduction::runOn(ASTContext &Ctx, const CheckContext &CC,
+                                    const FunctionDecl *K,
+                                    const FunctionFacts &F,
+                                    std::vector<Finding> &Out) {
   forEachStmt(K->getBody(), [&](const Stmt *S) {
     if (const auto *CE = dyn_cast<CallExpr>(S))
       match(Ctx, CC, K, F, CE, Out);
   });
 }
 
-void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
-           const FunctionFacts &F, const CallExpr *CE,
-           std::vector<Finding> &Out) {
+// Over 150 lines: the pattern, its legality (every lane reaches the atomic, the
+// block size) and the shuffle code, sharing the matched call.
+void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
+                                    const FunctionDecl *K,
+                                    const FunctionFacts &F, const CallExpr *CE,
+                                    std::vector<Finding> &Out) {
   const FunctionDecl *FD = CE->getDirectCallee();
   if (!FD || !FD->getIdentifier() || FD->getName() != "atomicAdd" ||
       CE->getNumArgs() != 2)
@@ -120,8 +161,8 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC, con
       });
     if (PicksOne)
       return;
-    if (If && !If->getElse() && !If->getInit() &&
-        !If->getConditionVariable() && AtTop) {
+    if (If && !If->getElse() && !If->getInit() && !If->getConditionVariable() &&
+        AtTop) {
       Top = If;
       Guard = If->getCond();
       GuardIf = If;
@@ -189,8 +230,8 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC, con
   T += I1 + "  atomicAdd(" + AddrText + ", " + V + ");\n";
   T += Ind + "}";
   FixIt Fix;
-  Fix.Exact = VT->isIntegerType() ? Exactness::Bitwise
-                                  : Exactness::Reassociating;
+  Fix.Exact =
+      VT->isIntegerType() ? Exactness::Bitwise : Exactness::Reassociating;
   if (Fix.Exact == Exactness::Reassociating) {
     Fix.Rtol = 1e-4;
     Fix.Atol = 1e-5;
@@ -202,8 +243,8 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC, con
   const SourceManager &SM = Ctx.getSourceManager();
   SourceLocation AfterSemi = Lexer::findLocationAfterToken(
       SM.getExpansionLoc(E), tok::semi, SM, Ctx.getLangOpts(), false);
-  if (AfterSemi.isValid() && !isa<CompoundStmt>(
-                                 GuardIf ? GuardIf->getThen() : (const Stmt *)CE))
+  if (AfterSemi.isValid() &&
+      !isa<CompoundStmt>(GuardIf ? GuardIf->getThen() : (const Stmt *)CE))
     R = CharSourceRange::getCharRange(SM.getExpansionLoc(Top->getBeginLoc()),
                                       AfterSemi);
   Fix.Edits.push_back(makeTextEdit(Ctx, R, T));

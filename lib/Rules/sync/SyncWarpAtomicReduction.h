@@ -19,12 +19,13 @@ protected:
   void checkKernel(const KernelUnit &Kernel) override;
 
 private:
-  void runOn(clang::ASTContext &Ctx, const CheckContext &CC, const clang::FunctionDecl *K,
-             const FunctionFacts &F, std::vector<Finding> &Out);
-
-  void match(clang::ASTContext &Ctx, const CheckContext &CC, const clang::FunctionDecl *K,
-             const FunctionFacts &F, const clang::CallExpr *CE,
+  void runOn(clang::ASTContext &Ctx, const CheckContext &CC,
+             const clang::FunctionDecl *K, const FunctionFacts &F,
              std::vector<Finding> &Out);
+
+  void match(clang::ASTContext &Ctx, const CheckContext &CC,
+             const clang::FunctionDecl *K, const FunctionFacts &F,
+             const clang::CallExpr *CE, std::vector<Finding> &Out);
 };
 
 } // namespace cudal1

@@ -24,8 +24,8 @@ std::optional<LoopShape> unrollCandidate(ASTContext &Ctx, const ForStmt *For,
   return analyzeFor(Ctx, For);
 }
 
-bool pragmaFix(ASTContext &Ctx, const ForStmt *For, StringRef Pragma,
-               FixIt &X, std::string &Why) {
+bool pragmaFix(ASTContext &Ctx, const ForStmt *For, StringRef Pragma, FixIt &X,
+               std::string &Why) {
   auto Indent = lineIndent(Ctx, For->getBeginLoc());
   auto P = Ctx.getParents(*For);
   if (For->getBeginLoc().isMacroID() || inMacro(For->getSourceRange())) {

@@ -1,4 +1,5 @@
-//===- UnrollPragma.h - innermost counted loops and #pragma unroll -*- C++ -*-===//
+//===- UnrollPragma.h - innermost counted loops and #pragma unroll -*- C++
+//-*-===//
 //
 // Private to the unrolling rules: which loops they consider (innermost
 // counted for loops of device code without a loop hint) and the fix they

@@ -63,9 +63,9 @@ std::string localArrayNote(const ASTContext &Ctx,
                            const ArraySubscriptExpr *Local) {
   std::string Arr = oneLineText(Ctx, Local->getBase()->getSourceRange());
   return "the loop indexes the local array '" + Arr +
-         "' with its induction variable: unless it is unrolled fully, '" +
-         Arr + "' lives in local memory (off-chip, cached in L1) instead of "
-               "registers";
+         "' with its induction variable: unless it is unrolled fully, '" + Arr +
+         "' lives in local memory (off-chip, cached in L1) instead of "
+         "registers";
 }
 
 } // namespace
@@ -84,6 +84,28 @@ RuleInfo UnrollingConstantTrip::info() const {
            "local memory. The pragma changes no result. Loops with more "
            "than MaxTripCount iterations are left alone (code size).";
   I.DefaultOptions["MaxTripCount"] = "64";
+  I.Doc.Detects =
+      "An innermost `for` loop in device code with a constant trip count "
+      "(2..MaxTripCount, default 64) or a bound that is a template "
+      "argument, without a `#pragma unroll`, whose counter the body does "
+      "not change.\n"
+      "\n"
+      "When the loop indexes a local array with its induction variable, a "
+      "note says that the array lives in local memory unless the loop is "
+      "unrolled fully; such loops that are not counted `for` loops are "
+      "reported without a fix (this rule took over "
+      "`unrolling-constant-trip-count`).";
+  I.Doc.WhySlow =
+      "Full unrolling removes the counter, compare and branch, and lets "
+      "the loads of different iterations be issued together.";
+  I.Doc.Example = R"cuda(for (int j = 0; j < 8; ++j)
+  acc += in[base + j];)cuda";
+  I.Doc.Fixed = R"cuda(#pragma unroll
+for (int j = 0; j < 8; ++j)
+  acc += in[base + j];)cuda";
+  I.Doc.Fix =
+      "Inserts `#pragma unroll` on its own line. No fix when the loop does "
+      "not start its own line in a `{ }` block or comes from a macro.";
   return I;
 }
 
@@ -134,9 +156,8 @@ void UnrollingConstantTrip::checkTranslationUnit() {
   int64_t Max = optionInt("MaxTripCount", 64);
   for (const KernelAnalysis *K : analyzedKernels())
     for (const auto &L : K->Loops) {
-      if (L->Trip != TripKind::Constant || !L->TripCount ||
-          *L->TripCount < 2 || *L->TripCount > Max || L->HasUnrollPragma ||
-          L->Geometric || !L->IV)
+      if (L->Trip != TripKind::Constant || !L->TripCount || *L->TripCount < 2 ||
+          *L->TripCount > Max || L->HasUnrollPragma || L->Geometric || !L->IV)
         continue;
       bool Inner = true;
       for (const auto &O : K->Loops)

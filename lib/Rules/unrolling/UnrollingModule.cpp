@@ -1,8 +1,7 @@
-//===- UnrollingModule.cpp - the unrolling-* rules ----------------------------===//
+//===- UnrollingModule.cpp - the unrolling-* rules ------------------------===//
 #include "UnrollingConstantTrip.h"
 #include "UnrollingParamBound.h"
 
 namespace cudal1 {
-static RuleModule<UnrollingConstantTrip, UnrollingParamBound>
-    UnrollingRules;
+static RuleModule<UnrollingConstantTrip, UnrollingParamBound> UnrollingRules;
 } // namespace cudal1

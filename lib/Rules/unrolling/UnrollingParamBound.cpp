@@ -31,6 +31,23 @@ RuleInfo UnrollingParamBound::info() const {
            "handled and results are unchanged.";
   I.DefaultOptions["Factor"] = "4";
   I.DefaultOptions["MaxBodyStatements"] = "8";
+  I.Doc.Detects =
+      "A small (at most MaxBodyStatements, default 8) innermost loop in "
+      "device code bounded by a parameter that is never changed (or a "
+      "local copy of one), step 1.";
+  I.Doc.WhySlow =
+      "Each iteration pays for counter, compare and branch; partial "
+      "unrolling amortises them and overlaps loads.";
+  I.Doc.Example = R"cuda(for (int j = 0; j < k; ++j) {
+  acc += in[j];
+})cuda";
+  I.Doc.Fixed = R"cuda(#pragma unroll 4
+for (int j = 0; j < k; ++j) {
+  acc += in[j];
+})cuda";
+  I.Doc.Fix =
+      "Inserts `#pragma unroll Factor` (option, default 4). The compiler "
+      "keeps a remainder loop, so every trip count stays correct.";
   return I;
 }
 
@@ -62,8 +79,7 @@ void UnrollingParamBound::check(const MatchFinder::MatchResult &R) {
   ExprMutationAnalyzer EMA(*FD->getBody(), C);
   if (EMA.isMutated(B))
     return;
-  if (countStmts(For->getBody()) >
-      unsigned(optionInt("MaxBodyStatements", 8)))
+  if (countStmts(For->getBody()) > unsigned(optionInt("MaxBodyStatements", 8)))
     return;
   if (!firstInUserCode(For->getBeginLoc()))
     return;
@@ -71,13 +87,13 @@ void UnrollingParamBound::check(const MatchFinder::MatchResult &R) {
   if (Factor < 2)
     return;
   std::string Pragma = "#pragma unroll " + std::to_string(Factor);
-  Finding F = makeFinding(C, id(), For->getBeginLoc(),
-                          "small loop bounded by parameter '" +
-                              B->getName().str() +
-                              "' is not unrolled; '" + Pragma +
-                              "' amortises the counter and branch and "
-                              "lets loads overlap",
-                          FD);
+  Finding F =
+      makeFinding(C, id(), For->getBeginLoc(),
+                  "small loop bounded by parameter '" + B->getName().str() +
+                      "' is not unrolled; '" + Pragma +
+                      "' amortises the counter and branch and "
+                      "lets loads overlap",
+                  FD);
   FixIt X;
   std::string Why;
   bool Ok = pragmaFix(C, For, Pragma, X, Why);

@@ -1,0 +1,66 @@
+// algebraic-pow2-divmod: integer / and % by a power of two on values proven >= 0 become >> and &.
+// RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu
+// RUN: %cuda-l1-rewrite --rules='-*,algebraic-pow2-divmod' --fix --allow-unverified %t/t.cu 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not='{{t.cu:[0-9]+:[0-9]+: warning}}'
+// RUN: grep -v '// CHECK' %t/t.cu | FileCheck --check-prefix=CHECK-FIXES %s
+// Idempotent: a second run changes nothing.
+// RUN: cp %t/t.cu %t/once.cu
+// RUN: %cuda-l1-rewrite --rules='-*,algebraic-pow2-divmod' --fix --allow-unverified %t/t.cu
+// RUN: diff %t/once.cu %t/t.cu
+// The rewritten file compiles: nvcc, and NVRTC for every kernel extracted
+// with its context.
+// RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
+// RUN: %if nvrtc %{ %cuda-l1-rewrite --extract=all --verify=compile -o %t/ex %t/t.cu | FileCheck --check-prefix=NVRTC %s %}
+// NVRTC: compiled, 0 failed
+#include <cuda_runtime.h>
+
+__global__ void indices(int *out, unsigned u, int n) {
+  int tid = threadIdx.x;
+  int lane = tid % 32;
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:18: warning: modulo by 32 of a signed value proven >= 0{{.*}} [algebraic-pow2-divmod]
+  // CHECK-FIXES: int lane = tid & 31;
+  int warp = tid / 32 + 1;
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:18: warning: division by 32 {{.*}} [algebraic-pow2-divmod]
+  // CHECK-FIXES: int warp = (tid >> 5) + 1;
+  out[tid / 4] = lane + warp;
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:11: warning: division by 4 {{.*}} [algebraic-pow2-divmod]
+  // CHECK-FIXES: out[tid >> 2] = lane + warp;
+  if (tid % 2 == 0)
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:11: warning: modulo by 2 {{.*}} [algebraic-pow2-divmod]
+    // CHECK-FIXES: if ((tid & 1) == 0)
+    out[0] = 1;
+  // Negative: n may be negative; global index may overflow int; unsigned
+  // (the compiler shifts already); not a power of two.
+  out[1] = n / 8 + (blockIdx.x * blockDim.x + threadIdx.x) / 2 + u / 16 + tid / 3;
+  // CHECK-FIXES: out[1] = n / 8 + (blockIdx.x * blockDim.x + threadIdx.x) / 2 + u / 16 + tid / 3;
+}
+
+// Macro body: finding without a fix.
+#define LANE(x) ((x) % 32)
+__global__ void macro(int *out) {
+  int t = threadIdx.x;
+  out[t] = LANE(t);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:12: warning: modulo by 32 {{.*}} [algebraic-pow2-divmod]
+  // CHECK-FIXES: out[t] = LANE(t);
+}
+
+// Template: the constant is a template argument: left alone; the literal
+// division in the template's own text is fixed.
+template <int D> __global__ void tmpl(int *out) {
+  int t = threadIdx.x;
+  out[t] = t / D + t % 8;
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:22: warning: modulo by 8 {{.*}} [algebraic-pow2-divmod]
+  // CHECK-FIXES: out[t] = t / D + (t & 7);
+}
+template __global__ void tmpl<4>(int *);
+
+// Taken over from algebraic-signed-pow2-division: a signed dividend in a
+// loop that is not proven >= 0: reported without a fix.
+__global__ void no_fix(int *out, int groups, int n) {
+  for (int j = threadIdx.x; j < n; j += blockDim.x) {
+    out[j] = (j - groups) / 64;
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:27: warning: signed division by 64 inside a loop{{.*}} [algebraic-pow2-divmod]
+    // CHECK-MESSAGES: note: no fix: '(j - groups)' is not proven >= 0{{.*}}
+  }
+  // CHECK-FIXES: out[j] = (j - groups) / 64;
+}

@@ -1,0 +1,106 @@
+// coalescing-strided-access: global accesses whose consecutive threads are a constant stride apart
+// (array-of-structures fields); all fields read together share their sectors.
+// RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu
+// RUN: %cuda-l1-rewrite --rules='-*,coalescing-strided-access' --fix --allow-unverified %t/t.cu 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not='{{t.cu:[0-9]+:[0-9]+: warning}}'
+// RUN: grep -v '// CHECK' %t/t.cu | FileCheck --check-prefix=CHECK-FIXES %s
+// Idempotent: a second run changes nothing.
+// RUN: cp %t/t.cu %t/once.cu
+// RUN: %cuda-l1-rewrite --rules='-*,coalescing-strided-access' --fix --allow-unverified %t/t.cu
+// RUN: diff %t/once.cu %t/t.cu
+// The rewritten file compiles: nvcc, and NVRTC for every kernel extracted
+// with its context.
+// RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
+// RUN: %if nvrtc %{ %cuda-l1-rewrite --extract=all --verify=compile -o %t/ex %t/t.cu | FileCheck --check-prefix=NVRTC %s %}
+// NVRTC: compiled, 0 failed
+// Array of structures (strided field loads) versus structure of arrays.
+// All fields of a struct read together share their sectors (no finding).
+#include <cuda_runtime.h>
+
+struct Particle {
+  float x, y, z;
+  float vx, vy, vz;
+};
+
+__global__ void advance_aos(Particle *__restrict__ p, float dt, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    p[i].x += p[i].vx * dt;
+    p[i].y += p[i].vy * dt;
+    p[i].z += p[i].vz * dt;
+  }
+}
+
+// Reads 3 of the 6 fields: half of every fetched sector is wasted.
+__global__ void kinetic_aos(const Particle *__restrict__ p,
+                            float *__restrict__ e, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    e[i] = 0.5f * (p[i].vx * p[i].vx + p[i].vy * p[i].vy + p[i].vz * p[i].vz);
+}
+
+// Reads only x: 4 of every 24 bytes.
+__global__ void positions_x(const Particle *__restrict__ p,
+                            float *__restrict__ x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    x[i] = p[i].x;
+}
+
+// Each thread reads its own chunk of 8 floats: every fetched byte is used
+// by the loop's iterations (no finding).
+__global__ void chunk_sum8(const float *__restrict__ in,
+                           float *__restrict__ out) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  float a = 0.0f;
+#pragma unroll
+  for (int j = 0; j < 8; ++j)
+    a += in[t * 8 + j];
+  out[t] = a;
+}
+
+// Reading 2 of each 8: three quarters of every fetched sector are wasted.
+__global__ void chunk_sum2(const float *__restrict__ in,
+                           float *__restrict__ out) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  float b = 0.0f;
+#pragma unroll
+  for (int j = 0; j < 2; ++j)
+    b += in[t * 8 + j];
+  out[t] = b;
+}
+
+struct Particles {
+  float *x, *y, *z;
+  const float *vx, *vy, *vz;
+};
+
+__global__ void advance_soa(float *__restrict__ x, float *__restrict__ y,
+                            float *__restrict__ z,
+                            const float *__restrict__ vx,
+                            const float *__restrict__ vy,
+                            const float *__restrict__ vz, float dt, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    x[i] += vx[i] * dt;
+    y[i] += vy[i] * dt;
+    z[i] += vz[i] * dt;
+  }
+}
+
+void launch(Particle *p, float *x, float *y, float *z, const float *vx,
+            const float *vy, const float *vz, int n) {
+  advance_aos<<<(n + 255) / 256, 256>>>(p, 0.01f, n);
+  kinetic_aos<<<(n + 255) / 256, 256>>>(p, x, n);
+  positions_x<<<(n + 255) / 256, 256>>>(p, x, n);
+  chunk_sum8<<<n / 2048, 256>>>(vx, x);
+  chunk_sum2<<<n / 2048, 256>>>(vx, x);
+  advance_soa<<<(n + 255) / 256, 256>>>(x, y, z, vx, vy, vz, 0.01f, n);
+}
+
+// CHECK-MESSAGES: t.cu:39:25: warning: strided global load: consecutive threads are 6 elements apart; a warp request touches 24 3{{.*}} [coalescing-strided-access]
+// CHECK-MESSAGES: t.cu:47:17: warning: strided global load: consecutive threads are 6 elements apart; a warp request touches 24 3{{.*}} [coalescing-strided-access]
+// CHECK-MESSAGES: t.cu:69:10: warning: strided global load: consecutive threads are 8 elements apart; a warp request touches 32 3{{.*}} [coalescing-strided-access]
+
+// Finding only: the file is not changed.
+// CHECK-FIXES: p[i].x += p[i].vx * dt;

@@ -1,0 +1,106 @@
+// coalescing-thread-mapping-swap: 2-D kernels indexing rows by threadIdx.x swap x and y (kernel and launches).
+// RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu
+// RUN: %cuda-l1-rewrite --rules='-*,coalescing-thread-mapping-swap' --fix --allow-unverified %t/t.cu 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not='{{t.cu:[0-9]+:[0-9]+: warning}}'
+// RUN: grep -v '// CHECK' %t/t.cu | FileCheck --check-prefix=CHECK-FIXES %s
+// Idempotent: a second run changes nothing.
+// RUN: cp %t/t.cu %t/once.cu
+// RUN: %cuda-l1-rewrite --rules='-*,coalescing-thread-mapping-swap' --fix --allow-unverified %t/t.cu
+// RUN: diff %t/once.cu %t/t.cu
+// The fixes offered, with their exactness (JSON).
+// RUN: %cuda-l1-rewrite --rules='-*,coalescing-thread-mapping-swap' --format=json %s | FileCheck --check-prefix=FIX %s
+// The rewritten file compiles: nvcc, and NVRTC for every kernel extracted
+// with its context.
+// RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
+// RUN: %if nvrtc %{ %cuda-l1-rewrite --extract=all --verify=compile -o %t/ex %t/t.cu | FileCheck --check-prefix=NVRTC %s %}
+// NVRTC: compiled, 0 failed
+#ifndef __CUDACC_RTC__
+#include <cuda_runtime.h>
+#endif
+
+// Rows indexed by threadIdx.x: lanes of a warp are a row apart.
+__global__ void scale2d(const float *in, float *out, int W, int H, float a) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  int c = blockIdx.y * blockDim.y + threadIdx.y;
+  if (r < H && c < W)
+    out[r * W + c] = a * in[r * W + c];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: consecutive threadIdx.x values access 'out[r * W + c]' a row apart while threadIdx.y walks along the row (2 of 2 analysed accesses){{.*}} [coalescing-thread-mapping-swap]
+// CHECK-MESSAGES: note: grid and block swapped at this launch
+// CHECK-MESSAGES: note: grid and block swapped at this launch
+// CHECK-MESSAGES: note: grid and block swapped at this launch
+// CHECK-MESSAGES: note: assumes every launch of 'scale2d' is in this file
+// FIX: "description": "swap x and y
+// FIX: "exactness": "bitwise"
+// FIX: "needsMeasurement": false
+// CHECK-FIXES:      int r = blockIdx.y * blockDim.y + threadIdx.y;
+// CHECK-FIXES-NEXT: int c = blockIdx.x * blockDim.x + threadIdx.x;
+// CHECK-FIXES-NEXT: if (r < H && c < W)
+// CHECK-FIXES-NEXT:   out[r * W + c] = a * in[r * W + c];
+
+// Refused: shared memory makes threads interdependent.
+__global__ void with_smem(const float *in, float *out, int W) {
+  __shared__ float t[16][16];
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  int c = blockIdx.y * blockDim.y + threadIdx.y;
+  t[threadIdx.x][threadIdx.y] = in[r * W + c];
+  __syncthreads();
+  out[r * W + c] = t[threadIdx.x][threadIdx.y];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:33: warning: consecutive threadIdx.x values access 'in[r * W + c]' {{.*}} [coalescing-thread-mapping-swap]
+// CHECK-MESSAGES: note: no fix: the kernel uses barriers, warp operations or atomics: threads are not independent
+
+// Refused: no launch site, so grid and block cannot be swapped.
+__global__ void no_launch(const float *in, float *out, int W) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  int c = blockIdx.y * blockDim.y + threadIdx.y;
+  out[r * W + c] = in[r * W + c] + 1.0f;
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:3: warning: consecutive threadIdx.x values {{.*}} [coalescing-thread-mapping-swap]
+// CHECK-MESSAGES: note: no fix: no launch site of 'no_launch' is visible in this file
+
+// Refused: the thread index comes from a macro the rewrite cannot edit.
+#define ROW (blockIdx.x * blockDim.x + threadIdx.x)
+__global__ void macro_index(const float *in, float *out, int W) {
+  int r = ROW;
+  int c = blockIdx.y * blockDim.y + threadIdx.y;
+  out[r * W + c] = in[r * W + c] * 2.0f;
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:3: warning: consecutive threadIdx.x values {{.*}} [coalescing-thread-mapping-swap]
+// CHECK-MESSAGES: note: no fix: 'blockIdx.x' is written in a macro
+
+// A transpose (one access each way) is not this rule's: no finding. Nor a
+// kernel that is already coalesced along x.
+__global__ void transpose_naive(const float *in, float *out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < W && y < H)
+    out[x * H + y] = in[y * W + x];
+}
+__global__ void coalesced2d(const float *in, float *out, int W) {
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  int r = blockIdx.y * blockDim.y + threadIdx.y;
+  out[r * W + c] = in[r * W + c];
+}
+
+#ifndef __CUDACC_RTC__
+int main() {
+  float *in, *out;
+  int W = 4096, H = 4096;
+  cudaMalloc(&in, W * H * sizeof(float));
+  cudaMalloc(&out, W * H * sizeof(float));
+  dim3 block(16, 16);
+  dim3 grid((H + 15) / 16, (W + 15) / 16);
+  scale2d<<<grid, block>>>(in, out, W, H, 2.0f);
+  scale2d<<<dim3(256, 256), dim3(16, 16)>>>(in, out, W, H, 2.0f);
+  scale2d<<<256, 16>>>(in, out, W, H, 2.0f);
+  with_smem<<<grid, block>>>(in, out, W);
+  macro_index<<<grid, block>>>(in, out, W);
+  transpose_naive<<<grid, block>>>(in, out, W, H);
+  coalesced2d<<<grid, block>>>(in, out, W);
+  return 0;
+}
+#endif
+// CHECK-FIXES: scale2d<<<dim3((grid).y, (grid).x, (grid).z), dim3((block).y, (block).x, (block).z)>>>(in, out, W, H, 2.0f);
+// CHECK-FIXES-NEXT: scale2d<<<dim3(256, 256, 1), dim3(16, 16, 1)>>>(in, out, W, H, 2.0f);
+// CHECK-FIXES-NEXT: scale2d<<<dim3(1, 256), dim3(1, 16)>>>(in, out, W, H, 2.0f);

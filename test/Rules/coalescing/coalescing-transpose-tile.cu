@@ -1,0 +1,105 @@
+// coalescing-transpose-tile: transpose-like copies go through a padded shared-memory tile.
+// RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu
+// RUN: %cuda-l1-rewrite --rules='-*,coalescing-transpose-tile' --fix --allow-unverified %t/t.cu 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not='{{t.cu:[0-9]+:[0-9]+: warning}}'
+// RUN: grep -v '// CHECK' %t/t.cu | FileCheck --check-prefix=CHECK-FIXES %s
+// Idempotent: a second run changes nothing.
+// RUN: cp %t/t.cu %t/once.cu
+// RUN: %cuda-l1-rewrite --rules='-*,coalescing-transpose-tile' --fix --allow-unverified %t/t.cu
+// RUN: diff %t/once.cu %t/t.cu
+// The fixes offered, with their exactness (JSON).
+// RUN: %cuda-l1-rewrite --rules='-*,coalescing-transpose-tile' --format=json %s | FileCheck --check-prefix=FIX %s
+// The rewritten file compiles: nvcc, and NVRTC for every kernel extracted
+// with its context.
+// RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
+// RUN: %if nvrtc %{ %cuda-l1-rewrite --extract=all --verify=compile -o %t/ex %t/t.cu | FileCheck --check-prefix=NVRTC %s %}
+// NVRTC: compiled, 0 failed
+#ifndef __CUDACC_RTC__
+#include <cuda_runtime.h>
+#endif
+
+// Naive transpose (with a scale), 16x16 blocks.
+__global__ void transpose(const float *in, float *out, int W, int H,
+                          float s) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < W && y < H)
+    out[x * H + y] = s * in[y * W + x];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: transpose-like copy: 'in[y * W + x]' is read along the row but 'out[x * H + y]' is written a row apart per lane{{.*}} [coalescing-transpose-tile]
+// CHECK-MESSAGES: note: no aliasing: every launch site in this file passes separate cudaMalloc allocations for 'in' and 'out'
+// FIX: "description": "transpose through a 16x16 shared-memory tile (+1 padding column)
+// FIX: "exactness": "bitwise"
+// FIX: "needsMeasurement": false
+// CHECK-FIXES:      __global__ void transpose(const float *in, float *out, int W, int H,
+// CHECK-FIXES-NEXT:                           float s) {
+// CHECK-FIXES-NEXT:   // cuda-l1 coalescing-transpose-tile: through a 16x16 shared-memory tile (+1 padding column)
+// CHECK-FIXES-NEXT:   __shared__ float cudal1_tile[16][16 + 1];
+// CHECK-FIXES-NEXT:   { // load: coalesced along threadIdx.x
+// CHECK-FIXES-NEXT:     int x = blockIdx.x * blockDim.x + threadIdx.x;
+// CHECK-FIXES-NEXT:     int y = blockIdx.y * blockDim.y + threadIdx.y;
+// CHECK-FIXES-NEXT:     if (x < W && y < H)
+// CHECK-FIXES-NEXT:       cudal1_tile[threadIdx.y][threadIdx.x] = in[y * W + x];
+// CHECK-FIXES-NEXT:   }
+// CHECK-FIXES-NEXT:   __syncthreads();
+// CHECK-FIXES-NEXT:   { // store: each thread takes its transposed partner's element
+// CHECK-FIXES-NEXT:     int x = blockIdx.x * blockDim.x + threadIdx.y;
+// CHECK-FIXES-NEXT:     int y = blockIdx.y * blockDim.y + threadIdx.x;
+// CHECK-FIXES-NEXT:     if (x < W && y < H)
+// CHECK-FIXES-NEXT:       out[x * H + y] = s * cudal1_tile[threadIdx.x][threadIdx.y];
+// CHECK-FIXES-NEXT:   }
+// CHECK-FIXES-NEXT: }
+
+// Refused: 32x8 blocks are not square.
+__global__ void transpose_32x8(const float *in, float *out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < W && y < H)
+    out[x * H + y] = in[y * W + x];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: transpose-like copy{{.*}} [coalescing-transpose-tile]
+// CHECK-MESSAGES: note: no fix: the block (32x8x1) is not square
+
+// Refused: no launch site: 'in' and 'out' may alias.
+__global__ void transpose_unlaunched(const float *in, float *out, int W,
+                                     int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  out[x * H + y] = in[y * W + x];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:3: warning: transpose-like copy{{.*}} [coalescing-transpose-tile]
+// CHECK-MESSAGES: note: no fix: no launch site of 'transpose_unlaunched' is visible in this file, so its block size is unknown; the tile needs a constant square block
+
+// Refused: an early return before the copy (every thread must reach the
+// barrier between the two phases).
+__global__ void transpose_offset(const float *in, float *out, const int *off,
+                                 int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= W || y >= H) return;
+  out[x * H + y] = in[y * W + x];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:3: warning: transpose-like copy{{.*}} [coalescing-transpose-tile]
+// CHECK-MESSAGES: note: no fix: 'if (x >= W || y >= H) return' is not a declaration of a value computed without memory reads
+
+// A plain copy is not a transpose: no finding.
+__global__ void copy2d(const float *in, float *out, int W) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  out[y * W + x] = in[y * W + x];
+}
+
+#ifndef __CUDACC_RTC__
+int main() {
+  float *in, *out;
+  int *off;
+  cudaMalloc(&in, 4096 * 4096 * sizeof(float));
+  cudaMalloc(&out, 4096 * 4096 * sizeof(float));
+  cudaMalloc(&off, sizeof(int));
+  transpose<<<dim3(256, 256), dim3(16, 16)>>>(in, out, 4096, 4096, 2.0f);
+  transpose_32x8<<<dim3(128, 512), dim3(32, 8)>>>(in, out, 4096, 4096);
+  transpose_offset<<<dim3(256, 256), dim3(16, 16)>>>(in, out, off, 4096, 4096);
+  copy2d<<<dim3(256, 256), dim3(16, 16)>>>(in, out, 4096);
+  return 0;
+}
+#endif

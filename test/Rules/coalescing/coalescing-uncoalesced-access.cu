@@ -1,0 +1,46 @@
+// coalescing-uncoalesced-access: global accesses indexed with the thread index in the slow (row) dimension.
+// RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu
+// RUN: %cuda-l1-rewrite --rules='-*,coalescing-uncoalesced-access' --fix --allow-unverified %t/t.cu 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not='{{t.cu:[0-9]+:[0-9]+: warning}}'
+// RUN: grep -v '// CHECK' %t/t.cu | FileCheck --check-prefix=CHECK-FIXES %s
+// Idempotent: a second run changes nothing.
+// RUN: cp %t/t.cu %t/once.cu
+// RUN: %cuda-l1-rewrite --rules='-*,coalescing-uncoalesced-access' --fix --allow-unverified %t/t.cu
+// RUN: diff %t/once.cu %t/t.cu
+// The rewritten file compiles: nvcc, and NVRTC for every kernel extracted
+// with its context.
+// RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
+// RUN: %if nvrtc %{ %cuda-l1-rewrite --extract=all --verify=compile -o %t/ex %t/t.cu | FileCheck --check-prefix=NVRTC %s %}
+// NVRTC: compiled, 0 failed
+#include <cuda_runtime.h>
+
+// One thread per row: the lanes of a warp read rows 'n' floats apart.
+__global__ void row_sums(const float *__restrict__ a, float *__restrict__ s,
+                         int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = 0.0f;
+  for (int k = 0; k < n; ++k)
+    acc += a[row * n + k];
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:12: warning: uncoalesced global load: consecutive threads are 'n' elements apart{{.*}} [coalescing-uncoalesced-access]
+  // CHECK-MESSAGES: t.cu:[[@LINE-2]]:14: note: index of 'a' in elements: {{.*}}; the sector count holds when 'n' elements span at least 32 bytes
+  // CHECK-MESSAGES: note: block shape 128x1x1 from this launch
+  s[row] = acc;
+}
+
+// Negative: one thread per column, consecutive threads read consecutive
+// floats of a row.
+__global__ void col_sums(const float *__restrict__ a, float *__restrict__ s,
+                         int n) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = 0.0f;
+  for (int k = 0; k < n; ++k)
+    acc += a[k * n + col];
+  s[col] = acc;
+}
+
+void launch(const float *a, float *s, int n) {
+  row_sums<<<n / 128, 128>>>(a, s, n);
+  col_sums<<<n / 128, 128>>>(a, s, n);
+}
+// Finding only: the file is not changed.
+// CHECK-FIXES: acc += a[row * n + k];

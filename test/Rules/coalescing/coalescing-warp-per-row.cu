@@ -1,0 +1,140 @@
+// coalescing-warp-per-row: row-walking kernels get one warp per row and a shuffle reduction.
+// RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu
+// RUN: %cuda-l1-rewrite --rules='-*,coalescing-warp-per-row' --fix --allow-unverified %t/t.cu 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not='{{t.cu:[0-9]+:[0-9]+: warning}}'
+// RUN: grep -v '// CHECK' %t/t.cu | FileCheck --check-prefix=CHECK-FIXES %s
+// Idempotent: a second run changes nothing.
+// RUN: cp %t/t.cu %t/once.cu
+// RUN: %cuda-l1-rewrite --rules='-*,coalescing-warp-per-row' --fix --allow-unverified %t/t.cu
+// RUN: diff %t/once.cu %t/t.cu
+// The fixes offered, with their exactness (JSON).
+// RUN: %cuda-l1-rewrite --rules='-*,coalescing-warp-per-row' --format=json %s | FileCheck --check-prefix=FIX %s
+// The rewritten file compiles: nvcc, and NVRTC for every kernel extracted
+// with its context.
+// RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
+// RUN: %if nvrtc %{ %cuda-l1-rewrite --extract=all --verify=compile -o %t/ex %t/t.cu | FileCheck --check-prefix=NVRTC %s %}
+// NVRTC: compiled, 0 failed
+#ifndef __CUDACC_RTC__
+#include <cuda_runtime.h>
+#endif
+
+__global__ void matvec(const float *A, const float *x, float *y, int M, int N) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M) {
+    float sum = 0.0f;
+    for (int k = 0; k < N; ++k)
+      sum += A[row * N + k] * x[k];
+    y[row] = sum;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: each thread sums its own row into 'sum': a warp per row {{.*}} [coalescing-warp-per-row]
+// CHECK-MESSAGES: note: grid multiplied by 32 at this launch
+// CHECK-MESSAGES: note: grid multiplied by 32 at this launch
+// FIX: "description": "one warp per row
+// FIX: "exactness": "reassociating"
+// FIX: "needsMeasurement": false
+// CHECK-FIXES:      int row = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+// CHECK-FIXES-NEXT: const unsigned int cudal1_lane = threadIdx.x % 32u;
+// CHECK-FIXES-NEXT: if (row < M) {
+// CHECK-FIXES-NEXT:   float sum = 0.0f;
+// CHECK-FIXES-NEXT:   for (int k = 0 + (int)cudal1_lane; k < N; k += 32)
+// CHECK-FIXES-NEXT:     sum += A[row * N + k] * x[k];
+// CHECK-FIXES-NEXT:   for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1)
+// CHECK-FIXES-NEXT:     sum += __shfl_down_sync(0xffffffffu, sum, cudal1_o);
+// CHECK-FIXES-NEXT:   if (cudal1_lane == 0) {
+// CHECK-FIXES-NEXT:     y[row] = sum;
+// CHECK-FIXES-NEXT:   }
+// CHECK-FIXES-NEXT: }
+
+// Integer row sums with an early exit: bitwise.
+__global__ void rowsum_int(const int *A, long long *out, int M, int N) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= M)
+    return;
+  long long s = 0;
+  for (int k = 0; k < N; k++) {
+    s += A[r * N + k];
+  }
+  out[r] = s;
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:5: warning: each thread sums its own row into 's'{{.*}} [coalescing-warp-per-row]
+// CHECK-MESSAGES: note: grid multiplied by 32 at this launch
+// FIX: "description": "one warp per row
+// FIX: "exactness": "bitwise"
+// FIX: "needsMeasurement": false
+// CHECK-FIXES:      for (int k = 0 + (int)cudal1_lane; k < N; k += 32) {
+// CHECK-FIXES-NEXT:   s += A[r * N + k];
+// CHECK-FIXES-NEXT: }
+// CHECK-FIXES-NEXT: for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1)
+// CHECK-FIXES-NEXT:   s += __shfl_down_sync(0xffffffffu, s, cudal1_o);
+// CHECK-FIXES-NEXT: if (cudal1_lane == 0) {
+// CHECK-FIXES-NEXT:   out[r] = s;
+// CHECK-FIXES-NEXT: }
+
+// Refused: the accumulator starts from the bias, not zero.
+__global__ void matvec_bias(const float *A, const float *x, const float *b,
+                            float *y, int M, int N) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M) {
+    float sum = b[row];
+    for (int k = 0; k < N; ++k)
+      sum += A[row * N + k] * x[k];
+    y[row] = sum;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: each thread sums its own row{{.*}} [coalescing-warp-per-row]
+// CHECK-MESSAGES: note: no fix: the accumulator does not start at zero
+
+// Refused: 100-thread blocks are not whole warps.
+__global__ void matvec_100(const float *A, const float *x, float *y, int M,
+                           int N) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M) {
+    float sum = 0.0f;
+    for (int k = 0; k < N; ++k)
+      sum += A[row * N + k] * x[k];
+    y[row] = sum;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: each thread sums its own row{{.*}} [coalescing-warp-per-row]
+// CHECK-MESSAGES: note: no fix: the block is not one-dimensional with a multiple of 32 threads
+
+// Refused: the thread index is used again (a grid-stride write).
+__global__ void matvec_extra(const float *A, const float *x, float *y,
+                             float *flag, int M, int N) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  flag[threadIdx.x] = 0.0f;
+  float sum = 0.0f;
+  for (int k = 0; k < N; ++k)
+    sum += A[row * N + k] * x[k];
+  y[row] = sum;
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-3]]:5: warning: each thread sums its own row{{.*}} [coalescing-warp-per-row]
+// CHECK-MESSAGES: note: no fix: the kernel uses the thread or block index other than in one 'row = blockIdx.x * blockDim.x + threadIdx.x'
+
+#ifndef __CUDACC_RTC__
+int main() {
+  float *A, *x, *y, *b, *flag;
+  int *Ai;
+  long long *out;
+  int M = 4096, N = 4096;
+  cudaMalloc(&A, M * N * sizeof(float));
+  cudaMalloc(&Ai, M * N * sizeof(int));
+  cudaMalloc(&x, N * sizeof(float));
+  cudaMalloc(&y, M * sizeof(float));
+  cudaMalloc(&b, M * sizeof(float));
+  cudaMalloc(&flag, 256 * sizeof(float));
+  cudaMalloc(&out, M * sizeof(long long));
+  dim3 grid((M + 255) / 256);
+  matvec<<<(M + 255) / 256, 256>>>(A, x, y, M, N);
+  matvec<<<grid, 256>>>(A, x, y, M, N);
+  rowsum_int<<<M / 128, 128>>>(Ai, out, M, N);
+  matvec_bias<<<(M + 255) / 256, 256>>>(A, x, b, y, M, N);
+  matvec_100<<<(M + 99) / 100, 100>>>(A, x, y, M, N);
+  matvec_extra<<<M / 256, 256>>>(A, x, y, flag, M, N);
+  return 0;
+}
+#endif
+// CHECK-FIXES: matvec<<<((M + 255) / 256) * 32, 256>>>(A, x, y, M, N);
+// CHECK-FIXES-NEXT: matvec<<<dim3((grid).x * 32, (grid).y, (grid).z), 256>>>(A, x, y, M, N);
+// CHECK-FIXES-NEXT: rowsum_int<<<(M / 128) * 32, 128>>>(Ai, out, M, N);

@@ -1,0 +1,60 @@
+// launch-bounds: kernels launched only with constant blocks of at most N threads get __launch_bounds__(N).
+// RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu
+// RUN: %cuda-l1-rewrite --rules='-*,launch-bounds' --fix --allow-unverified %t/t.cu 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not='{{t.cu:[0-9]+:[0-9]+: warning}}'
+// RUN: grep -v '// CHECK' %t/t.cu | FileCheck --check-prefix=CHECK-FIXES %s
+// Idempotent: a second run changes nothing.
+// RUN: cp %t/t.cu %t/once.cu
+// RUN: %cuda-l1-rewrite --rules='-*,launch-bounds' --fix --allow-unverified %t/t.cu
+// RUN: diff %t/once.cu %t/t.cu
+// The rewritten file compiles: nvcc, and NVRTC for every kernel extracted
+// with its context.
+// RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
+// RUN: %if nvrtc %{ %cuda-l1-rewrite --extract=all --verify=compile -o %t/ex %t/t.cu | FileCheck --check-prefix=NVRTC %s %}
+// NVRTC: compiled, 0 failed
+#include <cuda_runtime.h>
+
+__global__ void saxpy(int n, float a, float *x, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = a * x[i] + y[i];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-5]]:17: warning: every launch uses a constant block of at most 256 threads{{.*}} [launch-bounds]
+// CHECK-FIXES: __global__ void __launch_bounds__(256) saxpy(int n, float a, float *x, float *y) {
+
+__global__ void add(const float *a, const float *b, float *c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    c[i] = a[i] + b[i];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-5]]:17: warning: every launch uses a constant block of at most 128 threads{{.*}} [launch-bounds]
+// CHECK-FIXES: __global__ void __launch_bounds__(128) add(const float *a, const float *b, float *c, int n) {
+
+__global__ void scale(float *__restrict__ p, const float *__restrict__ q) {
+  p[threadIdx.x] *= q[0];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-3]]:17: warning: every launch uses a constant block of at most 32 threads{{.*}} [launch-bounds]
+// CHECK-FIXES: __global__ void __launch_bounds__(32) scale(float *__restrict__ p, const float *__restrict__ q) {
+
+// A kernel whose address escapes: not every launch is known.
+__global__ void escaped(float *p) { p[threadIdx.x] = 0.0f; }
+// CHECK-MESSAGES: t.cu:[[@LINE-1]]:17: warning: every launch uses a constant block of at most 64 threads{{.*}} [launch-bounds]
+// CHECK-MESSAGES: note: no fix: not every launch of the kernel is known: the kernel's address is used other than in <<<>>> launches
+void (*kernel_pointer)(float *) = escaped;
+void run_escaped(float *p) { escaped<<<1, 64>>>(p); }
+
+int main() {
+  int n = 1 << 20;
+  float *x = nullptr, *y = nullptr, *z = nullptr;
+  cudaMalloc(&x, n * sizeof(float));
+  cudaMalloc((void **)&y, n * sizeof(float));
+  cudaMalloc(&z, n * sizeof(float));
+  saxpy<<<(n + 255) / 256, 256>>>(n, 2.0f, x, y);
+  dim3 block(128);
+  add<<<n / 128, block>>>(x, x, z, n);
+  scale<<<1, 32>>>(z, x);
+  cudaFree(x);
+  cudaFree(y);
+  cudaFree(z);
+  return 0;
+}

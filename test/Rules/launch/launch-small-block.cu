@@ -1,0 +1,32 @@
+// launch-small-block: blocks so small that the per-SM block limit caps occupancy.
+// RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu
+// RUN: %cuda-l1-rewrite --rules='-*,launch-small-block' --fix --allow-unverified %t/t.cu 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not='{{t.cu:[0-9]+:[0-9]+: warning}}'
+// RUN: grep -v '// CHECK' %t/t.cu | FileCheck --check-prefix=CHECK-FIXES %s
+// Idempotent: a second run changes nothing.
+// RUN: cp %t/t.cu %t/once.cu
+// RUN: %cuda-l1-rewrite --rules='-*,launch-small-block' --fix --allow-unverified %t/t.cu
+// RUN: diff %t/once.cu %t/t.cu
+// The rewritten file compiles: nvcc, and NVRTC for every kernel extracted
+// with its context.
+// RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
+// RUN: %if nvrtc %{ %cuda-l1-rewrite --extract=all --verify=compile -o %t/ex %t/t.cu | FileCheck --check-prefix=NVRTC %s %}
+// NVRTC: compiled, 0 failed
+#include <cuda_runtime.h>
+
+__global__ void axpy(float a, const float *__restrict__ x,
+                     float *__restrict__ y, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += blockDim.x * gridDim.x)
+    y[i] = a * x[i] + y[i];
+}
+
+void launch(const float *x, float *y, int n) {
+  axpy<<<4096, 32>>>(2.0f, x, y, n);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: blocks of 32 threads: with at most 32 resident blocks per SM, an SM holds only 1024 of its 2048 threads{{.*}} [launch-small-block]
+  // Negative:
+  axpy<<<4096, 64>>>(2.0f, x, y, n);
+  axpy<<<4096, dim3(16, 8)>>>(2.0f, x, y, n);
+}
+// Finding only: the file is not changed.
+// CHECK-FIXES: axpy<<<4096, 32>>>(2.0f, x, y, n);

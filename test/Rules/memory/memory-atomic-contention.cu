@@ -1,0 +1,44 @@
+// memory-atomic-contention: a global atomic to one address from every thread of a warp.
+// RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu
+// RUN: %cuda-l1-rewrite --rules='-*,memory-atomic-contention' --fix --allow-unverified %t/t.cu 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not='{{t.cu:[0-9]+:[0-9]+: warning}}'
+// RUN: grep -v '// CHECK' %t/t.cu | FileCheck --check-prefix=CHECK-FIXES %s
+// Idempotent: a second run changes nothing.
+// RUN: cp %t/t.cu %t/once.cu
+// RUN: %cuda-l1-rewrite --rules='-*,memory-atomic-contention' --fix --allow-unverified %t/t.cu
+// RUN: diff %t/once.cu %t/t.cu
+// The rewritten file compiles: nvcc, and NVRTC for every kernel extracted
+// with its context.
+// RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
+// RUN: %if nvrtc %{ %cuda-l1-rewrite --extract=all --verify=compile -o %t/ex %t/t.cu | FileCheck --check-prefix=NVRTC %s %}
+// NVRTC: compiled, 0 failed
+#include <cuda_runtime.h>
+
+// Every thread adds to the same address: 32 serialized atomics per warp.
+// (Reached from the loop below: one contended atomic per iteration.)
+__device__ void add_to(float *sum, float v) { atomicAdd(sum, v); }
+// CHECK-MESSAGES: t.cu:[[@LINE-1]]:47: warning: every thread of a warp performs an atomic on the same global address ('sum'){{.*}} [memory-atomic-contention]
+// CHECK-MESSAGES: note: inside this loop: one contended atomic per iteration
+// CHECK-MESSAGES: note: reached through this call
+__global__ void total(const float *__restrict__ in, float *sum, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicAdd(sum, in[i]);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:5: warning: every thread of a warp performs an atomic on the same global address ('sum'){{.*}} [memory-atomic-contention]
+  for (int k = 0; k < 4; ++k)
+    add_to(sum + 1, in[k]);
+}
+
+// Negative: one atomic per warp (lane 0), and per-thread addresses.
+__global__ void per_warp(const float *__restrict__ in, float *sum,
+                         float *bins) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float v = in[i];
+  for (int off = 16; off > 0; off /= 2)
+    v += __shfl_down_sync(0xffffffffu, v, off);
+  if (threadIdx.x % 32 == 0)
+    atomicAdd(sum, v);
+  atomicAdd(&bins[i], v);
+}
+// Finding only: the file is not changed.
+// CHECK-FIXES: atomicAdd(sum, in[i]);

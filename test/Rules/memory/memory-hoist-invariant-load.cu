@@ -1,0 +1,136 @@
+// memory-hoist-invariant-load: a global load with a loop-invariant index in every iteration is loaded once before the loop.
+// RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu
+// RUN: %cuda-l1-rewrite --rules='-*,memory-hoist-invariant-load' --fix --allow-unverified %t/t.cu 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not='{{t.cu:[0-9]+:[0-9]+: warning}}'
+// RUN: grep -v '// CHECK' %t/t.cu | FileCheck --check-prefix=CHECK-FIXES %s
+// Idempotent: a second run changes nothing.
+// RUN: cp %t/t.cu %t/once.cu
+// RUN: %cuda-l1-rewrite --rules='-*,memory-hoist-invariant-load' --fix --allow-unverified %t/t.cu
+// RUN: diff %t/once.cu %t/t.cu
+// The fixes offered, with their exactness (JSON).
+// RUN: %cuda-l1-rewrite --rules='-*,memory-hoist-invariant-load' --format=json %s | FileCheck --check-prefix=FIX %s
+// The rewritten file compiles: nvcc, and NVRTC for every kernel extracted
+// with its context.
+// RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
+// RUN: %if nvrtc %{ %cuda-l1-rewrite --extract=all --verify=compile -o %t/ex %t/t.cu | FileCheck --check-prefix=NVRTC %s %}
+// NVRTC: compiled, 0 failed
+#ifndef __CUDACC_RTC__
+#include <cuda_runtime.h>
+#endif
+
+// A per-row scale factor read in every iteration. The guard keeps a
+// zero-trip loop from reading anything.
+__global__ void scale_rows(const float *A, const float *s, float *out, int N) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int k = 0; k < N; ++k)
+    out[row * N + k] = A[row * N + k] * s[row];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:41: warning: 's[row]' is loaded from global memory in every iteration of the loop{{.*}} [memory-hoist-invariant-load]
+// CHECK-MESSAGES: note: the loop
+// CHECK-MESSAGES: note: no aliasing: every launch site in this file passes separate cudaMalloc allocations for 's' and 'out'
+// FIX: "description": "load 's[row]' once before the loop into 's_inv'
+// FIX: "exactness": "bitwise"
+// FIX: "needsMeasurement": false
+// CHECK-FIXES:      int row = blockIdx.x * blockDim.x + threadIdx.x;
+// CHECK-FIXES-NEXT: const float s_inv = ((0) < N) ? s[row] : float();
+// CHECK-FIXES-NEXT: for (int k = 0; k < N; ++k)
+// CHECK-FIXES-NEXT:   out[row * N + k] = A[row * N + k] * s_inv;
+
+// do-while: the body runs at least once, no guard needed; restrict proves it.
+__global__ void bias_do(const float *__restrict__ b, float *__restrict__ y,
+                        int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int k = 0;
+  do {
+    y[i * n + k] = b[blockIdx.x] + 1.0f;
+    ++k;
+  } while (k < n);
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:20: warning: 'b[blockIdx.x]' is loaded {{.*}} [memory-hoist-invariant-load]
+// CHECK-MESSAGES: note: no aliasing: 'b' is __restrict__
+// FIX: "exactness": "bitwise"
+// FIX: "needsMeasurement": false
+// CHECK-FIXES:      int k = 0;
+// CHECK-FIXES-NEXT: const float b_inv = b[blockIdx.x];
+// CHECK-FIXES-NEXT: do {
+// CHECK-FIXES-NEXT:   y[i * n + k] = b_inv + 1.0f;
+
+// Refused: the launch passes the same buffer as 's' and 'out'.
+__global__ void aliasing(const float *A, const float *s, float *out, int N) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int k = 0; k < N; ++k)
+    out[row * N + k] = A[row * N + k] * s[row];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:41: warning: 's[row]' is loaded {{.*}} [memory-hoist-invariant-load]
+// CHECK-MESSAGES: note: no fix: 's' and 'out' alias: the launch at {{.*}} passes 'out' for both
+
+// Refused: a barrier in the loop (other threads may write the element).
+__global__ void with_barrier(const float *__restrict__ s,
+                             float *__restrict__ out, int N) {
+  __shared__ float t[256];
+  for (int k = 0; k < N; ++k) {
+    t[threadIdx.x] = s[blockIdx.x];
+    __syncthreads();
+    out[k] = t[0];
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-5]]:22: warning: 's[blockIdx.x]' is loaded {{.*}} [memory-hoist-invariant-load]
+// CHECK-MESSAGES: note: no fix: the loop has a barrier, fence or atomic
+
+// Not reported: a load only some iterations make (hoisting could read
+// memory the original never reads).
+__global__ void cond_load(const float *__restrict__ A,
+                          const float *__restrict__ s, float *__restrict__ out,
+                          int N) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = 0.0f;
+  for (int k = 0; k < N; ++k) {
+    if (A[k] > 0.0f)
+      acc += s[row];
+  }
+  out[row] = acc;
+}
+
+// The loop is the unbraced body of an if: braces are added around the
+// declaration and the loop.
+__global__ void scale_cols(const float *A, const float *s, float *out, int M,
+                           int N) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (col < N)
+    for (int r = 0; r < M; ++r)
+      out[r * N + col] = A[r * N + col] * s[col];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:43: warning: 's[col]' is loaded {{.*}} [memory-hoist-invariant-load]
+// FIX: "description": "load 's[col]' once before the loop into 's_inv'
+// FIX: "exactness": "bitwise"
+// FIX: "needsMeasurement": false
+// CHECK-FIXES:      if (col < N) {
+// CHECK-FIXES-NEXT:   const float s_inv = ((0) < M) ? s[col] : float();
+// CHECK-FIXES-NEXT:   for (int r = 0; r < M; ++r)
+// CHECK-FIXES-NEXT:     out[r * N + col] = A[r * N + col] * s_inv;
+// CHECK-FIXES-NEXT: }
+
+// Taken over from memory-invariant-load: a conditional load (found by the
+// access analysis) the rewrite does not hoist: no fix.
+__global__ void conditional(const float *s, float *out, int n, int row) {
+  for (int j = threadIdx.x; j < n; j += blockDim.x)
+    if (j > 4)
+      out[j] = s[row] * 2.0f;
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:16: warning: loop-invariant global load 's[row]' is re-read on every iteration of the loop{{.*}} [memory-hoist-invariant-load]
+// CHECK-MESSAGES: note: the address does not depend on this loop
+// CHECK-MESSAGES: note: no fix: the rewrite hoists loads that every iteration performs unconditionally{{.*}}
+// CHECK-FIXES: out[j] = s[row] * 2.0f;
+
+#ifndef __CUDACC_RTC__
+int main() {
+  float *A, *s, *out;
+  cudaMalloc(&A, 4096 * 4096 * sizeof(float));
+  cudaMalloc(&s, 4096 * sizeof(float));
+  cudaMalloc(&out, 4096 * 4096 * sizeof(float));
+  scale_rows<<<16, 256>>>(A, s, out, 4096);
+  aliasing<<<16, 256>>>(A, out, out, 4096);
+  scale_cols<<<16, 256>>>(A, s, out, 4096, 4096);
+  return 0;
+}
+#endif

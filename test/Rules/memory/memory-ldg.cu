@@ -1,0 +1,52 @@
+// memory-ldg: read-only loads that could use the read-only data path (__ldg): a finding without a fix when no-aliasing is not proven.
+// RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu
+// RUN: %cuda-l1-rewrite --rules='-*,memory-ldg' --fix --allow-unverified %t/t.cu 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not='{{t.cu:[0-9]+:[0-9]+: warning}}'
+// RUN: grep -v '// CHECK' %t/t.cu | FileCheck --check-prefix=CHECK-FIXES %s
+// Idempotent: a second run changes nothing.
+// RUN: cp %t/t.cu %t/once.cu
+// RUN: %cuda-l1-rewrite --rules='-*,memory-ldg' --fix --allow-unverified %t/t.cu
+// RUN: diff %t/once.cu %t/t.cu
+// The rewritten file compiles: nvcc, and NVRTC for every kernel extracted
+// with its context.
+// RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
+// RUN: %if nvrtc %{ %cuda-l1-rewrite --extract=all --verify=compile -o %t/ex %t/t.cu | FileCheck --check-prefix=NVRTC %s %}
+// NVRTC: compiled, 0 failed
+#include <cuda_runtime.h>
+
+// No-aliasing is proven: memory-restrict is the better fix; no finding here.
+__global__ void saxpy(int n, float a, float *x, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = a * x[i] + y[i];
+}
+
+// Not proven: the same buffer is passed twice at a launch.
+__global__ void add(const float *a, const float *b, float *c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    c[i] = a[i] + b[i];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:12: warning: 1 load through read-only 'a' could use the read-only data path (__ldg) [memory-ldg]
+// CHECK-MESSAGES: note: no fix: __ldg is only correct if no other pointer writes this data during the kernel, which is not proven
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:19: warning: 1 load through read-only 'b' could use the read-only data path (__ldg) [memory-ldg]
+// CHECK-FIXES: c[i] = a[i] + b[i];
+__global__ void scale(float *__restrict__ p, const float *__restrict__ q) {
+  p[threadIdx.x] *= q[0];
+}
+
+int main() {
+  int n = 1 << 20;
+  float *x = nullptr, *y = nullptr, *z = nullptr;
+  cudaMalloc(&x, n * sizeof(float));
+  cudaMalloc((void **)&y, n * sizeof(float));
+  cudaMalloc(&z, n * sizeof(float));
+  saxpy<<<(n + 255) / 256, 256>>>(n, 2.0f, x, y);
+  dim3 block(128);
+  add<<<n / 128, block>>>(x, x, z, n);
+  scale<<<1, 32>>>(z, x);
+  cudaFree(x);
+  cudaFree(y);
+  cudaFree(z);
+  return 0;
+}

@@ -1,0 +1,56 @@
+// memory-restrict: kernel pointer parameters get __restrict__ when every launch passes separate allocations.
+// RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu
+// RUN: %cuda-l1-rewrite --rules='-*,memory-restrict' --fix --allow-unverified %t/t.cu 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not='{{t.cu:[0-9]+:[0-9]+: warning}}'
+// RUN: grep -v '// CHECK' %t/t.cu | FileCheck --check-prefix=CHECK-FIXES %s
+// Idempotent: a second run changes nothing.
+// RUN: cp %t/t.cu %t/once.cu
+// RUN: %cuda-l1-rewrite --rules='-*,memory-restrict' --fix --allow-unverified %t/t.cu
+// RUN: diff %t/once.cu %t/t.cu
+// The rewritten file compiles: nvcc, and NVRTC for every kernel extracted
+// with its context.
+// RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
+// RUN: %if nvrtc %{ %cuda-l1-rewrite --extract=all --verify=compile -o %t/ex %t/t.cu | FileCheck --check-prefix=NVRTC %s %}
+// NVRTC: compiled, 0 failed
+#include <cuda_runtime.h>
+
+// Proven: every launch passes separate cudaMalloc allocations.
+__global__ void saxpy(int n, float a, float *x, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = a * x[i] + y[i];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-5]]:{{[0-9]+}}: warning: pointer parameters 'x', 'y' are not __restrict__{{.*}} [memory-restrict]
+// CHECK-FIXES: __global__ void saxpy(int n, float a, float *__restrict__ x, float *__restrict__ y) {
+
+// Not proven: the same buffer is passed twice at a launch.
+__global__ void add(const float *a, const float *b, float *c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    c[i] = a[i] + b[i];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-5]]:{{[0-9]+}}: warning: pointer parameters 'a', 'b', 'c' are not __restrict__{{.*}} [memory-restrict]
+// CHECK-MESSAGES: note: no fix: no-aliasing is not proven: {{.*}}'x'
+// CHECK-FIXES: __global__ void add(const float *a, const float *b, float *c, int n) {
+
+// Already restrict: no finding.
+__global__ void scale(float *__restrict__ p, const float *__restrict__ q) {
+  p[threadIdx.x] *= q[0];
+}
+// CHECK-FIXES: __global__ void scale(float *__restrict__ p, const float *__restrict__ q) {
+
+int main() {
+  int n = 1 << 20;
+  float *x = nullptr, *y = nullptr, *z = nullptr;
+  cudaMalloc(&x, n * sizeof(float));
+  cudaMalloc((void **)&y, n * sizeof(float));
+  cudaMalloc(&z, n * sizeof(float));
+  saxpy<<<(n + 255) / 256, 256>>>(n, 2.0f, x, y);
+  dim3 block(128);
+  add<<<n / 128, block>>>(x, x, z, n);
+  scale<<<1, 32>>>(z, x);
+  cudaFree(x);
+  cudaFree(y);
+  cudaFree(z);
+  return 0;
+}

@@ -1,0 +1,108 @@
+// sync-warp-atomic-reduction: an atomicAdd of every thread to one address becomes a warp-shuffle sum and one atomicAdd per warp.
+// RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu
+// RUN: %cuda-l1-rewrite --rules='-*,sync-warp-atomic-reduction' --fix --allow-unverified %t/t.cu 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not='{{t.cu:[0-9]+:[0-9]+: warning}}'
+// RUN: grep -v '// CHECK' %t/t.cu | FileCheck --check-prefix=CHECK-FIXES %s
+// Idempotent: a second run changes nothing.
+// RUN: cp %t/t.cu %t/once.cu
+// RUN: %cuda-l1-rewrite --rules='-*,sync-warp-atomic-reduction' --fix --allow-unverified %t/t.cu
+// RUN: diff %t/once.cu %t/t.cu
+// The fixes offered, with their exactness (JSON).
+// RUN: %cuda-l1-rewrite --rules='-*,sync-warp-atomic-reduction' --format=json %s | FileCheck --check-prefix=FIX %s
+// The rewritten file compiles: nvcc, and NVRTC for every kernel extracted
+// with its context.
+// RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
+// RUN: %if nvrtc %{ %cuda-l1-rewrite --extract=all --verify=compile -o %t/ex %t/t.cu | FileCheck --check-prefix=NVRTC %s %}
+// NVRTC: compiled, 0 failed
+#ifndef __CUDACC_RTC__
+#include <cuda_runtime.h>
+#endif
+// Per-thread atomics to one address, under a bounds guard.
+__global__ void total(const float *in, float *sum, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicAdd(sum, in[i]);
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: every thread does an atomicAdd to the same address 'sum'{{.*}} [sync-warp-atomic-reduction]
+// FIX: "description": "warp-shuffle sum, then one atomicAdd per warp
+// FIX: "exactness": "reassociating"
+// FIX: "needsMeasurement": false
+// CHECK-FIXES:      { // cuda-l1 sync-warp-atomic-reduction
+// CHECK-FIXES-NEXT:   float cudal1_v = (i < n) ? (float)(in[i]) : (float)0;
+// CHECK-FIXES-NEXT:   for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1)
+// CHECK-FIXES-NEXT:     cudal1_v += __shfl_down_sync(0xffffffffu, cudal1_v, cudal1_o);
+// CHECK-FIXES-NEXT:   if ((threadIdx.x & 31u) == 0u)
+// CHECK-FIXES-NEXT:     atomicAdd(sum, cudal1_v);
+// CHECK-FIXES-NEXT: }
+
+// Integer histogram-like count into a per-block slot: bitwise.
+__global__ void count_positive(const float *in, unsigned int *counts) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  atomicAdd(&counts[blockIdx.x], in[i] > 0.0f ? 1u : 0u);
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:3: warning: every thread does an atomicAdd to the same address '&counts[blockIdx.x]'{{.*}} [sync-warp-atomic-reduction]
+// FIX: "exactness": "bitwise"
+// FIX: "needsMeasurement": false
+// CHECK-FIXES:      unsigned int cudal1_v = in[i] > 0.0f ? 1u : 0u;
+
+// Refused: inside a grid-stride loop, lanes run different trip counts.
+__global__ void total_stride(const float *in, float *sum, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += blockDim.x * gridDim.x)
+    atomicAdd(sum, in[i]);
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: every thread does an atomicAdd {{.*}} [sync-warp-atomic-reduction]
+// CHECK-MESSAGES: note: no fix: the atomic is inside a loop or nested control flow
+
+// Refused: an earlier return may leave some lanes out.
+__global__ void total_early(const float *in, float *sum, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  atomicAdd(sum, in[i]);
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:3: warning: every thread does an atomicAdd {{.*}} [sync-warp-atomic-reduction]
+// CHECK-MESSAGES: note: no fix: a statement before the atomic may return early
+
+// Refused: 100-thread blocks have a partial warp.
+__global__ void total_partial(const float *in, float *sum) {
+  atomicAdd(sum, in[blockIdx.x * blockDim.x + threadIdx.x]);
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:3: warning: every thread does an atomicAdd {{.*}} [sync-warp-atomic-reduction]
+// CHECK-MESSAGES: note: no fix: the block has 100 threads, not a multiple of 32
+
+// One atomic per block already (the guard picks one thread): no finding.
+__global__ void once_per_block(const float *in, float *sum) {
+  __shared__ float part[256];
+  part[threadIdx.x] = in[blockIdx.x * 256 + threadIdx.x];
+  __syncthreads();
+  if (threadIdx.x == 0)
+    atomicAdd(sum, part[0] + part[255]);
+}
+
+// Per-thread addresses (a histogram) are not this rule's: no finding.
+__global__ void histogram(const int *keys, int *bins) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  atomicAdd(&bins[keys[i]], 1);
+}
+
+#ifndef __CUDACC_RTC__
+int main() {
+  float *in, *out;
+  int *iin, *iout;
+  unsigned int *counts;
+  cudaMalloc(&in, 1 << 20);
+  cudaMalloc(&out, 1 << 20);
+  cudaMalloc(&iin, 1 << 20);
+  cudaMalloc(&iout, 1 << 20);
+  cudaMalloc(&counts, 1 << 20);
+  total<<<64, 256>>>(in, out, 1000);
+  count_positive<<<64, 256>>>(in, counts);
+  total_stride<<<64, 256>>>(in, out, 1000);
+  total_early<<<64, 256>>>(in, out, 1000);
+  total_partial<<<64, 100>>>(in, out);
+  histogram<<<64, 256>>>(iin, iout);
+  once_per_block<<<64, 256>>>(in, out);
+  return 0;
+}
+#endif

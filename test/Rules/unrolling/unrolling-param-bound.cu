@@ -1,0 +1,45 @@
+// unrolling-param-bound: small innermost loops bounded by an unchanged
+// parameter get an unroll pragma with a factor.
+// RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu
+// RUN: %cuda-l1-rewrite --rules='-*,unrolling-param-bound' --fix --allow-unverified %t/t.cu 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not='{{t.cu:[0-9]+:[0-9]+: warning}}'
+// RUN: grep -v '// CHECK' %t/t.cu | FileCheck --check-prefix=CHECK-FIXES %s
+// Idempotent: a second run changes nothing.
+// RUN: cp %t/t.cu %t/once.cu
+// RUN: %cuda-l1-rewrite --rules='-*,unrolling-param-bound' --fix --allow-unverified %t/t.cu
+// RUN: diff %t/once.cu %t/t.cu
+// The rewritten file compiles: nvcc, and NVRTC for every kernel extracted
+// with its context.
+// RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
+// RUN: %if nvrtc %{ %cuda-l1-rewrite --extract=all --verify=compile -o %t/ex %t/t.cu | FileCheck --check-prefix=NVRTC %s %}
+// NVRTC: compiled, 0 failed
+#include <cuda_runtime.h>
+
+__global__ void loops(const float *in, float *out, int k) {
+  float acc = 0.0f;
+  for (int j = 0; j < k; ++j) {
+    acc += in[j];
+  }
+  // CHECK-MESSAGES: t.cu:[[@LINE-3]]:3: warning: small loop bounded by parameter 'k' is not unrolled{{.*}} [unrolling-param-bound]
+  // CHECK-FIXES:      #pragma unroll 4
+  // CHECK-FIXES-NEXT: for (int j = 0; j < k; ++j) {
+  // Negative: the bound changes in the loop; a constant bound
+  // (unrolling-constant-trip's); already unrolled.
+  int m = k;
+  for (int j = 0; j < m; ++j)
+    m -= 1;
+  for (int j = 0; j < 8; ++j)
+    acc += in[j];
+#pragma unroll 2
+  for (int j = 0; j < k; ++j)
+    acc += in[2 * j];
+  // CHECK-FIXES: for (int j = 0; j < m; ++j)
+  out[threadIdx.x] = acc;
+}
+
+// Host loops are not touched.
+void host(float *p, int n) {
+  for (int j = 0; j < n; ++j)
+    p[j] = 0;
+}
+// CHECK-FIXES: for (int j = 0; j < n; ++j)
