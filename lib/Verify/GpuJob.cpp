@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CudaApi.h"
+#include "cudal1/Compile/Nvrtc.h"
 #include "cudal1/Verify/Runner.h"
 #include "cudal1/Verify/Stats.h"
 
@@ -181,48 +182,39 @@ bool needsRdc(const KernelCode &K, const std::string &Log) {
          Log.find("cudaStreamTailLaunch") != std::string::npos;
 }
 
-Compiled compileNvrtc(NvrtcApi &N, const KernelCode &K,
-                      const std::vector<std::string> &Opts) {
-  Compiled C;
-  nvrtcProgram Prog;
-  nvrtcResult R = N.CreateProgram(&Prog, K.Source.c_str(),
-                                  K.FileName.empty() ? "kernel.cu"
-                                                     : K.FileName.c_str(),
-                                  0, nullptr, nullptr);
-  if (R != NVRTC_SUCCESS) {
-    C.Log = std::string("nvrtcCreateProgram: ") + N.GetErrorString(R);
-    return C;
-  }
-  N.AddNameExpression(Prog, K.NameExpr.c_str());
-  std::vector<const char *> Argv;
-  for (auto &O : Opts)
-    Argv.push_back(O.c_str());
-  R = N.CompileProgram(Prog, Argv.size(), Argv.data());
-  size_t LogSize = 0;
-  N.GetProgramLogSize(Prog, &LogSize);
-  if (LogSize > 1) {
-    C.Log.resize(LogSize);
-    N.GetProgramLog(Prog, &C.Log[0]);
-    C.Log.resize(strnlen(C.Log.c_str(), LogSize));
-  }
-  if (R == NVRTC_SUCCESS) {
-    size_t Size = 0;
-    N.GetCUBINSize(Prog, &Size);
-    C.Cubin.resize(Size);
-    N.GetCUBIN(Prog, &C.Cubin[0]);
-    const char *Low = nullptr;
-    if (N.GetLoweredName(Prog, K.NameExpr.c_str(), &Low) == NVRTC_SUCCESS &&
-        Low)
-      C.Lowered = Low;
-    if (C.Lowered.empty())
-      C.Log += "\nNVRTC could not resolve the name expression '" + K.NameExpr +
-               "'";
-    else
-      C.Ok = true;
+/// Compiles \p K with the one NVRTC loader (cudal1/Compile/Nvrtc.h) or the
+/// job's own compiler, for \p Arch with \p Options (shared by original and
+/// candidate).
+Compiled compileKernel(const VerifyOptions &Opts, const KernelCode &K,
+                       const std::string &Arch,
+                       const std::vector<std::string> &Options) {
+  CompileOutput Out;
+  if (Opts.Compiler) {
+    Out = Opts.Compiler(K, Arch, Options);
   } else {
-    C.NeedsRdc = needsRdc(K, C.Log);
+    NvrtcOptions NO;
+    NO.CudaPath = Opts.CudaPath;
+    NO.GpuArch = Arch;
+    NO.ExtraOptions = Options;
+    NO.DefaultDevice = false;
+    NvrtcResult R = compileWithNvrtc(
+        K.Source, K.FileName.empty() ? "kernel.cu" : K.FileName,
+        {K.NameExpr}, NO);
+    Out.Ok = R.Ok;
+    Out.Log = R.Ok ? R.Log : R.Error;
+    Out.Cubin.assign(R.Cubin.begin(), R.Cubin.end());
+    if (!R.LoweredNames.empty())
+      Out.LoweredName = R.LoweredNames.front().second;
   }
-  N.DestroyProgram(&Prog);
+  Compiled C;
+  C.Ok = Out.Ok && !Out.LoweredName.empty();
+  C.Log = Out.Log;
+  if (Out.Ok && Out.LoweredName.empty())
+    C.Log += "\nNVRTC could not resolve the name expression '" + K.NameExpr +
+             "'";
+  C.Cubin = std::move(Out.Cubin);
+  C.Lowered = std::move(Out.LoweredName);
+  C.NeedsRdc = !Out.Ok && needsRdc(K, C.Log);
   return C;
 }
 
@@ -547,31 +539,11 @@ int runVerifyJobInProcess(const VerifyJob &Job, const VerifyOptions &Opts,
   Compiled CO, CC;
   bool Rdc = false;
   if (Job.Original.Cubin.empty() || Job.Candidate.Cubin.empty()) {
-    NvrtcApi N;
-    std::string E;
-    if (!Opts.Compiler && !N.load(Opts.CudaPath, E)) {
-      Reject("harness", E);
-      return Finish(2);
-    }
-    std::vector<std::string> Base;
-    if (!Opts.Compiler)
-      Base = {"--gpu-architecture=" + G.Arch, "-std=c++17",
-              "-I" + Opts.CudaPath + "/include",
-              "-I" + Opts.CudaPath + "/include/cccl"};
-    Base.push_back("-DCUDAL1_VERIFY=1");
+    std::vector<std::string> Base = {"-DCUDAL1_VERIFY=1"};
     for (auto &O : Opts.NvrtcOptions)
       Base.push_back(O);
     auto Compile = [&](const KernelCode &K) {
-      if (!Opts.Compiler)
-        return compileNvrtc(N, K, Base);
-      CompileOutput Out = Opts.Compiler(K, G.Arch, Base);
-      Compiled C;
-      C.Ok = Out.Ok;
-      C.Log = Out.Log;
-      C.Cubin = Out.Cubin;
-      C.Lowered = Out.LoweredName;
-      C.NeedsRdc = !C.Ok && needsRdc(K, C.Log);
-      return C;
+      return compileKernel(Opts, K, G.Arch, Base);
     };
     CO = Compile(Job.Original);
     CC = Compile(Job.Candidate);
@@ -825,9 +797,7 @@ int runVerifyJobInProcess(const VerifyJob &Job, const VerifyOptions &Opts,
   if (const char *FM = std::getenv("CUDAL1_L2_FLUSH"))
     FlushMode = FM;
   if (FlushMode == "read") {
-    NvrtcApi FN;
-    std::string FE;
-    if (FN.load(Opts.CudaPath, FE)) {
+    {
       KernelCode FK;
       FK.Source = "extern \"C\" __global__ void cudal1_l2_flush(const int4 *p, "
                   "unsigned long long n, int *sink) {\n"
@@ -839,7 +809,9 @@ int runVerifyJobInProcess(const VerifyJob &Job, const VerifyOptions &Opts,
                   "  if (acc == 0x7f3a9c21) *sink = acc;\n}\n";
       FK.FileName = "cudal1_l2_flush.cu";
       FK.NameExpr = "cudal1_l2_flush";
-      Compiled FC = compileNvrtc(FN, FK, {"--gpu-architecture=" + G.Arch});
+      VerifyOptions NoCompiler = Opts;
+      NoCompiler.Compiler = nullptr;
+      Compiled FC = compileKernel(NoCompiler, FK, G.Arch, {});
       CUmodule FM;
       if (FC.Ok && D.ModuleLoadData(&FM, FC.Cubin.data()) == CUDA_SUCCESS)
         D.ModuleGetFunction(&FlushFn, FM, "cudal1_l2_flush");

@@ -362,7 +362,7 @@ private:
 };
 } // namespace
 
-static const KernelParam *findParam(const std::vector<KernelParam> &Params,
+static const ParamInfo *findParam(const std::vector<ParamInfo> &Params,
                                     StringRef Name) {
   for (const auto &P : Params)
     if (P.Name == Name)
@@ -370,7 +370,7 @@ static const KernelParam *findParam(const std::vector<KernelParam> &Params,
   return nullptr;
 }
 
-static std::string paramNames(const std::vector<KernelParam> &Params) {
+static std::string paramNames(const std::vector<ParamInfo> &Params) {
   std::string S;
   for (const auto &P : Params)
     S += (S.empty() ? "" : ", ") + P.Name;
@@ -385,16 +385,16 @@ static Distribution defaultInit(ElemKind K) {
   return {Distribution::IntRange, 0, 100};
 }
 
-static void setBufferKind(BufferSpec &B, const KernelParam &P) {
+static void setBufferKind(BufferSpec &B, const ParamInfo &P) {
   B.Param = P.Name;
   B.Kind = elemKindFromType(P.ElementType.empty() ? P.Type : P.ElementType);
   B.ElemSize = elemKindSize(B.Kind);
   if (B.ElemSize == 0)
-    B.ElemSize = P.ElementSizeBytes ? P.ElementSizeBytes : 1;
+    B.ElemSize = std::max<uint64_t>(1, P.ElementSizeBytes.value_or(1));
   B.ReadOnly = P.PointeeConst;
 }
 
-static bool setScalar(ScalarSpec &S, const KernelParam &P, const ExprValue &V,
+static bool setScalar(ScalarSpec &S, const ParamInfo &P, const ExprValue &V,
                       std::string &Err) {
   S.Param = P.Name;
   S.Kind = elemKindFromType(P.Type);
@@ -416,7 +416,7 @@ static bool setScalar(ScalarSpec &S, const KernelParam &P, const ExprValue &V,
 
 bool parseHarnessSpec(const std::string &Text, const std::string &FileName,
                       const std::string &Kernel,
-                      const std::vector<KernelParam> &Params,
+                      const std::vector<ParamInfo> &Params,
                       const ExprEnv &Defines, Harness &Out,
                       std::string &Error) {
   SourceMgr SM;
@@ -878,7 +878,7 @@ findAllocationBytes(const std::string &Source, const std::string &NameIn,
 }
 
 bool inferHarness(const std::string &Kernel,
-                  const std::vector<KernelParam> &Params,
+                  const std::vector<ParamInfo> &Params,
                   const LaunchFacts &Site, const ExprEnv &Defines,
                   Harness &Out, std::string &Why) {
   Out = Harness();
@@ -911,7 +911,7 @@ bool inferHarness(const std::string &Kernel,
   uint64_t Threads = Out.Grid[0] * Out.Grid[1] * Out.Grid[2] * Out.Block[0] *
                      Out.Block[1] * Out.Block[2];
   for (size_t I = 0; I < Params.size(); ++I) {
-    const KernelParam &P = Params[I];
+    const ParamInfo &P = Params[I];
     Harness::Arg A;
     if (P.IsPointer) {
       A.IsBuffer = true;
@@ -965,7 +965,7 @@ bool inferHarness(const std::string &Kernel,
 }
 
 std::string harnessTemplate(const std::string &Kernel,
-                            const std::vector<KernelParam> &Params,
+                            const std::vector<ParamInfo> &Params,
                             const LaunchFacts *Site) {
   std::string S;
   raw_string_ostream OS(S);

@@ -473,13 +473,12 @@ int runAdvise(DriverContext &DC) {
       R.RuleId = F.RuleId;
       R.Kernel = F.Kernel;
       R.Loc = F.Loc;
-      R.Exactness = toString(F.Fix->Exact);
+      R.Exact = F.Fix->Exact;
       R.Ulp = F.Fix->Ulp;
       R.Rtol = F.Fix->Rtol;
       R.Atol = F.Fix->Atol;
       R.ScaleRtol = F.Fix->ScaleRtol;
-      for (const TextEdit &E : F.Fix->Edits)
-        R.Edits.push_back({E.File, E.Offset, E.Length, E.Replacement});
+      R.Edits = F.Fix->Edits;
       RequestOf[I] = Requests.size();
       Requests.push_back(std::move(R));
     }
@@ -541,9 +540,7 @@ int runAdvise(DriverContext &DC) {
       for (auto &KV : RequestOf) {
         const FixDecision &D = Verified.Decisions[KV.second];
         if (D.Apply && D.Annotation)
-          ToApply[KV.first].Fix->Edits.push_back(
-              {D.Annotation->File, D.Annotation->Offset, D.Annotation->Length,
-               D.Annotation->Replacement});
+          ToApply[KV.first].Fix->Edits.push_back(*D.Annotation);
       }
       const Finding *Base = ToApply.data();
       AO.VerifyBitwise = true;

@@ -20,36 +20,11 @@ using namespace llvm;
 namespace cudal1 {
 
 namespace {
-std::vector<KernelParam> kernelParams(const std::vector<ParamInfo> &Ps) {
-  std::vector<KernelParam> Out;
-  for (const auto &P : Ps) {
-    KernelParam K;
-    K.Name = P.Name.empty() ? "arg" + std::to_string(P.Index) : P.Name;
-    K.Type = P.Type;
-    K.ElementType = P.ElementType;
-    K.IsPointer = P.IsPointer;
-    K.PointeeConst = P.PointeeConst;
-    K.SizeBytes = P.SizeBytes.value_or(0);
-    K.ElementSizeBytes = P.ElementSizeBytes.value_or(0);
-    Out.push_back(K);
-  }
-  return Out;
-}
 
 
 std::string shortLoc(const SourceLoc &L) {
   return sys::path::filename(L.File).str() + ":" + std::to_string(L.Line) +
          ":" + std::to_string(L.Column);
-}
-
-int exactRank(Exactness E) {
-  switch (E) {
-  case Exactness::Bitwise: return 0;
-  case Exactness::Ulp: return 1;
-  case Exactness::Reassociating: return 2;
-  case Exactness::FastMath: return 3;
-  }
-  return 3;
 }
 
 /// The options of one job: the run's, widened by what the rules say their
@@ -73,7 +48,7 @@ struct KernelWork {
   std::string File, FileText, KernelText;
   size_t KernelOffset = 0;
   HarnessAnswer HA;
-  std::vector<KernelParam> Params;
+  std::vector<ParamInfo> Params;
   std::vector<size_t> Requests;            ///< all of this kernel
   std::map<size_t, std::string> Candidate; ///< request -> new definition
   /// request -> the candidate's own launch shape (a fix that rewrites the
@@ -88,13 +63,13 @@ struct KernelWork {
 /// outside the kernel stay (applyEditsToKernel refuses them). False with
 /// \p Why when launch-site edits do not give one shape.
 bool takeLaunchEdits(const KernelWork &W, const Harness &H,
-                     std::vector<FileEdit> &Edits,
+                     std::vector<TextEdit> &Edits,
                      std::optional<std::array<uint64_t, 3>> &Grid,
                      std::optional<std::array<uint64_t, 3>> &Block,
                      std::string &Why) {
   size_t KB = W.KernelOffset, KE = W.KernelOffset + W.KernelText.size();
-  std::vector<FileEdit> Keep;
-  for (const FileEdit &E : Edits) {
+  std::vector<TextEdit> Keep;
+  for (const TextEdit &E : Edits) {
     bool Inside = E.Offset >= KB && E.Offset + E.Length <= KE;
     if (Inside || E.File != W.File || E.Offset + E.Length > W.FileText.size()) {
       Keep.push_back(E);
@@ -214,7 +189,7 @@ int verifyFixes(DriverContext &DC, const std::vector<FixRequest> &Requests,
       continue;
     }
     W.KernelOffset = *Off;
-    W.Params = kernelParams(K.Params);
+    W.Params = namedParams(K.Params);
 
     HarnessQuery Q;
     Q.SourceFile = W.File;
@@ -241,7 +216,7 @@ int verifyFixes(DriverContext &DC, const std::vector<FixRequest> &Requests,
     }
     for (size_t I : W.Requests) {
       std::string Def, Why;
-      std::vector<FileEdit> KernelEdits = Requests[I].Edits;
+      std::vector<TextEdit> KernelEdits = Requests[I].Edits;
       std::optional<std::array<uint64_t, 3>> LG, LB;
       if (!takeLaunchEdits(W, W.HA.H, KernelEdits, LG, LB, Why)) {
         Result.Decisions[I].Why = "not verifiable as a kernel candidate: " +
@@ -254,10 +229,9 @@ int verifyFixes(DriverContext &DC, const std::vector<FixRequest> &Requests,
                                   Why;
         continue;
       }
-      Exactness X;
-      if (!parseExactness(Requests[I].Exactness, X)) {
-        Result.Decisions[I].Why =
-            "exactness '" + Requests[I].Exactness + "' cannot be verified";
+      if (Requests[I].Exact == Exactness::None) {
+        Result.Decisions[I].Why = "a fix of exactness 'none' cannot be "
+                                  "verified";
         continue;
       }
       W.Candidate[I] = Def;
@@ -278,7 +252,7 @@ int verifyFixes(DriverContext &DC, const std::vector<FixRequest> &Requests,
         errs() << formatv("cuda-l1: candidate {0}/{1}: {2} [{3}] in kernel "
                           "'{4}' ({5}); harness: {6}\n",
                           ++N, NumCandidates, shortLoc(R.Loc), R.RuleId,
-                          W.Kernel, R.Exactness, W.HA.Source);
+                          W.Kernel, toString(R.Exact), W.HA.Source);
       }
     for (size_t I = 0; I < Requests.size(); ++I)
       if (!Result.Decisions[I].Why.empty())
@@ -313,10 +287,8 @@ int verifyFixes(DriverContext &DC, const std::vector<FixRequest> &Requests,
       std::string Rules;
       for (size_t I : Rs) {
         RP.push_back(&Requests[I]);
-        Exactness E;
-        if (parseExactness(Requests[I].Exactness, E) &&
-            exactRank(E) > exactRank(X))
-          X = E;
+        if (exactnessRank(Requests[I].Exact) > exactnessRank(X))
+          X = Requests[I].Exact;
         Rules += (Rules.empty() ? "" : ", ") + Requests[I].RuleId;
       }
       VerifyJob J;
@@ -379,7 +351,7 @@ int verifyFixes(DriverContext &DC, const std::vector<FixRequest> &Requests,
     CandidateVerdict Chosen = Accepted[0].second;
     if (Accepted.size() > 1) {
       std::vector<size_t> All;
-      std::vector<FileEdit> Edits;
+      std::vector<TextEdit> Edits;
       std::string Rules;
       bool Overlap = false;
       for (auto &A : Accepted) {

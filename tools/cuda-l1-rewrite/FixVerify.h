@@ -8,9 +8,6 @@
 // together too. The caller (Advise.cpp) applies what this accepts, with the
 // annotation edit it returns, through applyFixes.
 //
-// Plain types only here: Advise.cpp sees cudal1/Analysis/Finding.h and
-// FixVerify.cpp cudal1/Verify/Verdict.h, which both name an enum Exactness.
-//
 //===----------------------------------------------------------------------===//
 #ifndef CUDAL1_TOOLS_REWRITE_FIXVERIFY_H
 #define CUDAL1_TOOLS_REWRITE_FIXVERIFY_H
@@ -34,10 +31,10 @@ struct FixRequest {
   std::string RuleId;
   std::string Kernel; ///< qualified name ("" = not in a kernel)
   SourceLoc Loc;
-  std::string Exactness; ///< "bitwise", "ulp", "reassociating", "fast-math"
+  Exactness Exact = Exactness::Bitwise;
   unsigned Ulp = 0;
   double Rtol = 0, Atol = 0, ScaleRtol = 0;
-  std::vector<FileEdit> Edits;
+  std::vector<TextEdit> Edits;
 };
 
 /// A kernel the fixes are in: extracted from a translation unit, and its
@@ -52,7 +49,7 @@ struct FixDecision {
   bool Apply = false;
   std::string Why; ///< when not applied: the verdict or the reason
   /// The annotation above the kernel: set on one applied fix per kernel.
-  std::optional<FileEdit> Annotation;
+  std::optional<TextEdit> Annotation;
 };
 
 struct FixVerifyResult {

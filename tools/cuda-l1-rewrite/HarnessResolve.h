@@ -32,7 +32,7 @@ enum class HarnessStatus {
 struct HarnessQuery {
   std::string SourceFile; ///< the kernel's file (finds .cuda-l1.yaml)
   std::string Kernel;     ///< qualified name
-  std::vector<KernelParam> Params;
+  std::vector<ParamInfo> Params;
   ExprEnv Env; ///< --define
   std::vector<LaunchSite> Launches; ///< launch sites of this kernel
   std::string CommandLineSpec;      ///< --harness ("" = none)

@@ -156,21 +156,6 @@ std::string nowUtc() {
   return Buf;
 }
 
-std::vector<KernelParam> toKernelParams(const std::vector<ParamInfo> &Ps) {
-  std::vector<KernelParam> Out;
-  for (const auto &P : Ps) {
-    KernelParam K;
-    K.Name = P.Name.empty() ? "arg" + std::to_string(P.Index) : P.Name;
-    K.Type = P.Type;
-    K.ElementType = P.ElementType;
-    K.IsPointer = P.IsPointer;
-    K.PointeeConst = P.PointeeConst;
-    K.SizeBytes = P.SizeBytes.value_or(0);
-    K.ElementSizeBytes = P.ElementSizeBytes.value_or(0);
-    Out.push_back(K);
-  }
-  return Out;
-}
 
 bool sameSignature(const std::vector<ParamInfo> &A,
                    const std::vector<ParamInfo> &B, std::string &Why) {
@@ -294,12 +279,15 @@ int runVerifyCandidates(DriverContext &DC) {
                 std::to_string(DC.Files.size()));
     return 2;
   }
-  Exactness Exact;
-  if (!parseExactness(VerifyExactness, Exact)) {
+  std::optional<Exactness> ParsedExact = exactnessFromString(
+      VerifyExactness == "tolerance" ? std::string("reassociating")
+                                     : VerifyExactness.getValue());
+  if (!ParsedExact || *ParsedExact == Exactness::None) {
     reportError("--verify-exactness='" + VerifyExactness +
                 "': use bitwise, ulp, reassociating or fast-math");
     return 2;
   }
+  Exactness Exact = *ParsedExact;
   if (Exact == Exactness::FastMath && !AllowFastMath) {
     reportError("fast-math candidates need --allow-fast-math");
     return 2;
@@ -352,7 +340,7 @@ int runVerifyCandidates(DriverContext &DC) {
                 "' could not be extracted for verification");
     return 2;
   }
-  std::vector<KernelParam> Params = toKernelParams(OK->Params);
+  std::vector<ParamInfo> Params = namedParams(OK->Params);
 
   // The harness.
   Harness H;

@@ -51,10 +51,10 @@ const GpuInfo &gpu() {
   if (!gpu().Ok)                                                               \
   GTEST_SKIP() << gpu().Error
 
-std::vector<KernelParam> transposeParams() {
-  return {{"in", "const float *", "const float", true, true, 8, 4},
-          {"out", "float *", "float", true, false, 8, 4},
-          {"n", "int", "int", false, false, 4, 4}};
+std::vector<ParamInfo> transposeParams() {
+  return {makeParam("in", "const float *", "const float", true, true, 8, 4),
+          makeParam("out", "float *", "float", true, false, 8, 4),
+          makeParam("n", "int", "int", false, false, 4, 4)};
 }
 
 VerifyJob transposeJob(const std::string &Candidate) {
@@ -232,9 +232,9 @@ TEST(VerifyGpu, NondeterministicOriginalMeasuredAndSaid) {
   std::string Dir = inputsDir() + "/sum/";
   VerifyJob J;
   J.Kernel = "atomic_sum";
-  J.Params = {{"x", "const float *", "const float", true, true, 8, 4},
-              {"sum", "float *", "float", true, false, 8, 4},
-              {"n", "int", "int", false, false, 4, 4}};
+  J.Params = {makeParam("x", "const float *", "const float", true, true, 8, 4),
+              makeParam("sum", "float *", "float", true, false, 8, 4),
+              makeParam("n", "int", "int", false, false, 4, 4)};
   std::string Err;
   ASSERT_TRUE(parseHarnessSpec(readFile(Dir + "harness.yaml"),
                                Dir + "harness.yaml", "atomic_sum", J.Params,
@@ -263,9 +263,9 @@ TEST(VerifyGpu, OutputReadBeforeWrittenIsAHarnessError) {
   std::string Dir = inputsDir() + "/sum/";
   VerifyJob J;
   J.Kernel = "atomic_sum";
-  J.Params = {{"x", "const float *", "const float", true, true, 8, 4},
-              {"sum", "float *", "float", true, false, 8, 4},
-              {"n", "int", "int", false, false, 4, 4}};
+  J.Params = {makeParam("x", "const float *", "const float", true, true, 8, 4),
+              makeParam("sum", "float *", "float", true, false, 8, 4),
+              makeParam("n", "int", "int", false, false, 4, 4)};
   std::string Err;
   // "sum" without init: poisoned, so the atomics add to NaN.
   ASSERT_TRUE(parseHarnessSpec("grid: 4\nblock: 256\nparams:\n  x: 1024\n"
@@ -291,10 +291,10 @@ TEST(VerifyGpu, HalfScalarArrivesAsItsValue) {
   VerifyJob J;
   J.Kernel = "scale_h";
   J.Exact = Exactness::Bitwise;
-  J.Params = {{"in", "const float *", "const float", true, true, 8, 4},
-              {"out", "float *", "float", true, false, 8, 4},
-              {"a", "__half", "", false, false, 2, 0},
-              {"n", "int", "int", false, false, 4, 0}};
+  J.Params = {makeParam("in", "const float *", "const float", true, true, 8, 4),
+              makeParam("out", "float *", "float", true, false, 8, 4),
+              makeParam("a", "__half", "", false, false, 2, 0),
+              makeParam("n", "int", "int", false, false, 4, 0)};
   std::string Err;
   ASSERT_TRUE(parseHarnessSpec("grid: 4096\nblock: 256\nparams:\n"
                                "  in: 1048576\n  out: 1048576\n  a: 1.5\n"

@@ -63,7 +63,7 @@ struct VerifyOptions {
 
 struct VerifyJob {
   std::string Kernel;
-  std::vector<KernelParam> Params;
+  std::vector<ParamInfo> Params;
   Harness H;
   KernelCode Original;
   KernelCode Candidate;
