@@ -1,20 +1,19 @@
 //===- HarnessResolve.h - the harness of a kernel for --verify=run -*- C++ -*-===//
 //
+// Private to lib/Driver.
+//
 // Where a kernel's harness comes from (docs/harness.md), in this order:
 // --harness=<file> (when it has an entry for the kernel), the `Harness:`
 // entry of the .cuda-l1.yaml that applies to the kernel's file (or
 // --config-file), a launch site whose values are constants or --define'd.
-// Used by `--verify=run --candidate` (Verify.cpp: the configuration step) and
-// by `--fix --verify=run` (FixVerify.cpp: all of it).
-//
-// This file sees the configuration (cudal1/Analysis) and the harness
-// (cudal1/Verify/Harness.h) but not cudal1/Verify/Verdict.h: both stages
-// name an enum Exactness.
+// Used by `--verify=run --candidate` (Candidates.cpp) and by `--fix
+// --verify=run` (FixVerify.cpp).
 //
 //===----------------------------------------------------------------------===//
-#ifndef CUDAL1_TOOLS_REWRITE_HARNESSRESOLVE_H
-#define CUDAL1_TOOLS_REWRITE_HARNESSRESOLVE_H
+#ifndef CUDAL1_LIB_DRIVER_HARNESSRESOLVE_H
+#define CUDAL1_LIB_DRIVER_HARNESSRESOLVE_H
 
+#include "cudal1/Driver/Pipeline.h"
 #include "cudal1/Model/KernelInfo.h"
 #include "cudal1/Verify/Harness.h"
 
@@ -52,23 +51,16 @@ LaunchFacts launchFacts(const LaunchSite &LS);
 
 /// --harness (if it has an entry for the kernel), then the configuration,
 /// then a launch site.
-HarnessAnswer resolveHarness(const HarnessQuery &Q);
+HarnessAnswer resolveHarness(const HarnessQuery &Q, ConfigStore &Configs);
 
 /// The configuration step alone (for --verify=run --candidate, whose
 /// --harness and launch-site steps live in Verify.cpp): Found, Missing (no
 /// configuration, no `Harness:`, or no entry for the kernel) or Error.
-HarnessAnswer harnessFromConfig(const HarnessQuery &Q);
+HarnessAnswer harnessFromConfig(const HarnessQuery &Q, ConfigStore &Configs);
 
-/// The value of an option another mode's file defines (e.g. "harness",
-/// "min-speedup"), read through LLVM's option registry; \p Default when it is
-/// not registered.
-std::string registeredString(const std::string &Name,
-                             const std::string &Default = "");
-double registeredDouble(const std::string &Name, double Default);
-unsigned registeredUnsigned(const std::string &Name, unsigned Default);
-bool registeredFlag(const std::string &Name);
-std::vector<std::string> registeredList(const std::string &Name);
+/// Parses the --define values; false (error reported) on a bad one.
+bool parseDefines(const std::vector<std::string> &Defines, ExprEnv &Env);
 
 } // namespace cudal1
 
-#endif
+#endif // CUDAL1_LIB_DRIVER_HARNESSRESOLVE_H

@@ -3,7 +3,6 @@
 #include "cudal1/Analysis/Config.h"
 #include "cudal1/Verify/HarnessSelect.h"
 
-#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -15,51 +14,6 @@ using namespace llvm;
 namespace cudal1 {
 
 namespace {
-cl::Option *registered(const std::string &Name) {
-  auto &Opts = cl::getRegisteredOptions();
-  auto It = Opts.find(Name);
-  return It == Opts.end() ? nullptr : It->second;
-}
-
-/// Configurations read so far (path -> parsed, or the error).
-struct ParsedConfig {
-  bool Ok = false;
-  AnalysisConfig C;
-  std::string Error;
-};
-std::map<std::string, ParsedConfig> &configCache() {
-  static std::map<std::string, ParsedConfig> Cache;
-  return Cache;
-}
-
-const ParsedConfig *configFor(const std::string &SourceFile) {
-  std::string Path = registeredString("config-file");
-  if (Path.empty()) {
-    SmallString<256> Dir(SourceFile);
-    sys::fs::make_absolute(Dir);
-    sys::path::remove_filename(Dir);
-    Path = findConfigFile(Dir);
-  }
-  if (Path.empty())
-    return nullptr;
-  auto It = configCache().find(Path);
-  if (It != configCache().end())
-    return &It->second;
-  ParsedConfig &P = configCache()[Path];
-  auto Buf = MemoryBuffer::getFile(Path);
-  if (!Buf) {
-    P.Error = Path + ": cannot read the configuration: " +
-              Buf.getError().message();
-  } else {
-    P.Ok = parseConfig((*Buf)->getBuffer(), Path, P.C, P.Error);
-    // parseConfig's errors read "<file>:<l>:<c>: error: ...".
-    size_t E = P.Error.find(": error: ");
-    if (E != std::string::npos)
-      P.Error.erase(E, 7);
-  }
-  return &P;
-}
-
 HarnessAnswer fromSpec(const std::string &Text, const std::string &FileName,
                        const std::string &Entry, const HarnessQuery &Q) {
   HarnessAnswer A;
@@ -74,49 +28,29 @@ HarnessAnswer fromSpec(const std::string &Text, const std::string &FileName,
 }
 } // namespace
 
-std::string registeredString(const std::string &Name,
-                             const std::string &Default) {
-  if (auto *O = registered(Name))
-    return static_cast<cl::opt<std::string> *>(O)->getValue();
-  return Default;
-}
-double registeredDouble(const std::string &Name, double Default) {
-  if (auto *O = registered(Name))
-    return static_cast<cl::opt<double> *>(O)->getValue();
-  return Default;
-}
-unsigned registeredUnsigned(const std::string &Name, unsigned Default) {
-  if (auto *O = registered(Name))
-    return static_cast<cl::opt<unsigned> *>(O)->getValue();
-  return Default;
-}
-bool registeredFlag(const std::string &Name) {
-  if (auto *O = registered(Name))
-    return O->getNumOccurrences() > 0 &&
-           static_cast<cl::opt<bool> *>(O)->getValue();
-  return false;
-}
-std::vector<std::string> registeredList(const std::string &Name) {
-  std::vector<std::string> Out;
-  if (auto *O = registered(Name)) {
-    auto *L = static_cast<cl::list<std::string> *>(O);
-    Out.assign(L->begin(), L->end());
+bool parseDefines(const std::vector<std::string> &Defines, ExprEnv &Env) {
+  for (const std::string &D : Defines) {
+    std::string E;
+    if (!parseDefine(D, Env, E)) {
+      reportError(E);
+      return false;
+    }
   }
-  return Out;
+  return true;
 }
 
-HarnessAnswer harnessFromConfig(const HarnessQuery &Q) {
+HarnessAnswer harnessFromConfig(const HarnessQuery &Q, ConfigStore &Configs) {
   HarnessAnswer A;
-  const ParsedConfig *P = configFor(Q.SourceFile);
-  if (!P || (P->Ok && !P->C.Harness))
+  const ConfigStore::Entry &P = Configs.forFile(Q.SourceFile);
+  if (P.Ok && !P.Config.Harness)
     return A; // Missing
-  if (!P->Ok) {
+  if (!P.Ok) {
     A.Status = HarnessStatus::Error;
-    A.Message = P->Error;
+    A.Message = P.message();
     return A;
   }
-  const ConfigHarness &CH = *P->C.Harness;
-  const std::string &Config = P->C.Source;
+  const ConfigHarness &CH = *P.Config.Harness;
+  const std::string &Config = P.Config.Source;
   std::string Where = Config + ":" + std::to_string(CH.Line);
   if (!CH.SpecFile.empty()) {
     auto Buf = MemoryBuffer::getFile(CH.SpecFile);
@@ -165,7 +99,7 @@ LaunchFacts launchFacts(const LaunchSite &LS) {
   return F;
 }
 
-HarnessAnswer resolveHarness(const HarnessQuery &Q) {
+HarnessAnswer resolveHarness(const HarnessQuery &Q, ConfigStore &Configs) {
   HarnessAnswer A;
   // 1. --harness, when it has an entry for this kernel.
   if (!Q.CommandLineSpec.empty()) {
@@ -183,7 +117,7 @@ HarnessAnswer resolveHarness(const HarnessQuery &Q) {
     }
   }
   // 2. .cuda-l1.yaml.
-  A = harnessFromConfig(Q);
+  A = harnessFromConfig(Q, Configs);
   if (A.Status != HarnessStatus::Missing)
     return A;
   std::string ConfigWhy = A.Message;

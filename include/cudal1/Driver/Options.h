@@ -1,0 +1,74 @@
+//===- Options.h - everything a run of the pipeline is asked to do -*- C++ -*-===//
+//
+// Plain data: what the command line (tools/cuda-l1-rewrite/Flags.cpp), a
+// language server or a test fills in before running the pipeline
+// (cudal1/Driver/Pipeline.h). The flag names are DESIGN.md's "Command line";
+// docs/usage.md documents each. No field is read back from LLVM's option
+// registry: the pipeline sees only this struct.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDAL1_DRIVER_OPTIONS_H
+#define CUDAL1_DRIVER_OPTIONS_H
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cudal1 {
+
+enum class OutputFormat { Text, Json, Sarif };
+/// --verify=none|compile|run: how far candidates are checked.
+enum class VerifyLevel { None, Compile, Run };
+
+struct Options {
+  // --- inputs and parsing -----------------------------------------------
+  std::vector<std::string> Files;        ///< positional
+  std::string BuildPath;                 ///< -p (compile_commands.json)
+  std::string CudaPath;                  ///< --cuda-path, resolved
+  std::string GpuArch = "sm_90";         ///< --cuda-gpu-arch
+  bool GpuArchExplicit = false;          ///< given on the command line
+  std::string ResourceDir;               ///< clang's resource headers
+  std::vector<std::string> CompilerArgs; ///< after `--`
+  bool ShowCompilerWarnings = false;     ///< --show-compiler-warnings
+  unsigned Jobs = 1;                     ///< -j
+  bool Quiet = false;                    ///< --quiet
+  OutputFormat Format = OutputFormat::Text;
+
+  // --- rules and configuration -----------------------------------------
+  std::string Rules;                  ///< --rules (added to the config's)
+  std::vector<std::string> RuleFiles; ///< --rule-file
+  std::string ConfigFile;             ///< --config-file ("" = nearest)
+  /// --warnings-as-errors (added to the configuration's); unset = not given.
+  std::optional<std::string> WarningsAsErrors;
+  bool DumpAccesses = false; ///< --dump-accesses
+
+  // --- fixes ---------------------------------------------------------------
+  bool Fix = false;          ///< --fix (in place)
+  bool Diff = false;         ///< --diff
+  std::string OutputDir;     ///< -o <dir>
+  std::string ExportFixes;   ///< --export-fixes=<yaml>
+  bool AllowUnverified = false;
+  bool AllowFastMath = false;
+
+  // --- verification --------------------------------------------------------
+  VerifyLevel Verify = VerifyLevel::None;
+  std::string Kernel;                  ///< --kernel
+  std::vector<std::string> Candidates; ///< --candidate (repeatable)
+  std::string HarnessFile;             ///< --harness
+  std::vector<std::string> Defines;    ///< --define NAME=VALUE
+  double MinSpeedup = 1.05;            ///< --min-speedup
+  std::string VerifyExactness = "reassociating"; ///< --verify-exactness
+  unsigned VerifySamples = 50;         ///< --verify-samples (>= 30)
+  unsigned VerifyTimeout = 120;        ///< --verify-timeout (seconds)
+  double VerifyRtol = 1e-4, VerifyAtol = 1e-5, VerifyScaleRtol = 0;
+  unsigned VerifyUlp = 0;
+
+  /// True when the fixes are wanted (--fix, --diff, -o, --export-fixes).
+  bool wantsFixes() const {
+    return Fix || Diff || !OutputDir.empty() || !ExportFixes.empty();
+  }
+};
+
+} // namespace cudal1
+
+#endif

@@ -1,0 +1,175 @@
+//===- Analyze.cpp - parse, analyse, run the rules, collect findings ------===//
+#include "cudal1/Analysis/AccessAnalysis.h"
+#include "cudal1/Driver/Pipeline.h"
+#include "cudal1/Model/KernelModel.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <set>
+#include <tuple>
+
+using namespace llvm;
+
+namespace cudal1 {
+
+namespace {
+
+/// Runs the analysis and the enabled rules on each translation unit.
+class AnalyzeHandler : public TUHandler {
+public:
+  AnalyzeHandler(Pipeline &P, bool CollectKernels)
+      : P(P), CollectKernels(CollectKernels) {
+    const Options &O = P.options();
+    for (StringRef Dir : {StringRef(O.CudaPath), StringRef(O.ResourceDir)}) {
+      if (Dir.empty())
+        continue;
+      SmallString<256> Abs(Dir);
+      sys::fs::make_absolute(Abs);
+      sys::path::remove_dots(Abs, true);
+      SmallString<256> Real;
+      if (!sys::fs::real_path(Abs, Real))
+        SystemDirs.push_back(std::string(Real));
+      SystemDirs.push_back(std::string(Abs));
+    }
+    for (const char *D : {"/usr/include/", "/usr/lib/", "/usr/local/include/"})
+      SystemDirs.push_back(D);
+  }
+
+  void handleTranslationUnit(clang::ASTContext &Ctx,
+                             clang::CompilerInstance &CI,
+                             StringRef MainFile) override {
+    const AnalysisConfig &C = P.configs().forFile(MainFile).Config;
+    auto IsUser = [this](const std::string &Path) {
+      for (const std::string &D : SystemDirs)
+        if (StringRef(Path).starts_with(D))
+          return false;
+      return true;
+    };
+    ProjectModel Model = collectKernelModel(Ctx, IsUser);
+    std::unique_ptr<AnalysisResults> Analysis =
+        AnalysisResults::analyze(Ctx, Model, IsUser);
+    if (P.options().DumpAccesses)
+      Analysis->print(outs());
+    CheckContext CC;
+    CC.Model = &Model;
+    CC.Options = &C.Options;
+    CC.Analysis = Analysis.get();
+    CC.CI = &CI;
+    CC.IsUserFile = IsUser;
+    GlobList WAE(P.effectiveWarningsAsErrors(C));
+    std::vector<Finding> Out;
+    for (auto &Chk : CheckRegistry::create(GlobList(P.effectiveRules(C)))) {
+      // A rule that crashes loses its findings for this file, not the run.
+      std::vector<Finding> Part;
+      CrashRecoveryContext CRC;
+      if (!CRC.RunSafely([&] { Chk->run(Ctx, CC, Part); })) {
+        reportError(MainFile.str() + ": rule '" + Chk->info().Id +
+                    "' crashed; its findings for this file are skipped");
+        Run.RuleCrashed = true;
+        continue;
+      }
+      for (Finding &F : Part)
+        Out.push_back(std::move(F));
+    }
+    if (CollectKernels)
+      collectKernels(Ctx, CI, Model, Out);
+    for (Finding &F : Out) {
+      if (WAE.contains(F.RuleId) && F.Severity == "warning")
+        F.Severity = "error";
+      Run.Findings.push_back(std::move(F));
+    }
+  }
+
+  AnalysisRun Run;
+  std::vector<LaunchSite> Launches;
+
+private:
+  /// The kernels with fixes, extracted with their context, and every launch
+  /// site (harness inference) for --fix --verify=run.
+  void collectKernels(clang::ASTContext &Ctx, clang::CompilerInstance &CI,
+                      const ProjectModel &Model,
+                      const std::vector<Finding> &Out) {
+    Launches.insert(Launches.end(), Model.LaunchSites.begin(),
+                    Model.LaunchSites.end());
+    std::set<std::string> Names;
+    for (const Finding &F : Out)
+      if (F.Fix && !F.Kernel.empty() && !Run.Kernels.count(F.Kernel))
+        Names.insert(F.Kernel);
+    for (const std::string &N : Names)
+      for (ExtractedKernel &K : extractKernels(Ctx, CI.getPreprocessor(), N))
+        if (K.Kernel == N && !Run.Kernels.count(N))
+          Run.Kernels[N].K = std::move(K);
+  }
+
+  Pipeline &P;
+  bool CollectKernels;
+  std::vector<std::string> SystemDirs;
+};
+
+/// A finding of a finding-only rule (exactness "none") is dropped when a
+/// rule of the same category offers a fix on the same line (e.g. a YAML
+/// rewrite of the same powf call): one diagnostic per problem, the one that
+/// can repair it. Findings of transformations are always kept.
+void preferFixes(std::vector<Finding> &Findings,
+                 const std::vector<RuleInfo> &Rules) {
+  std::set<std::string> FindingOnly;
+  for (const RuleInfo &R : Rules)
+    if (R.Exactness == "none")
+      FindingOnly.insert(R.Id);
+  std::set<std::tuple<std::string, unsigned, std::string>> WithFix;
+  for (const Finding &F : Findings)
+    if (F.Fix)
+      WithFix.insert({F.Loc.File, F.Loc.Line, F.category()});
+  std::vector<Finding> Out;
+  for (Finding &F : Findings)
+    if (F.Fix || !FindingOnly.count(F.RuleId) ||
+        !WithFix.count({F.Loc.File, F.Loc.Line, F.category()}))
+      Out.push_back(std::move(F));
+  Findings = std::move(Out);
+}
+
+/// Drops the findings that a NOLINT comment in their file suppresses.
+void applySuppressions(std::vector<Finding> &Findings) {
+  std::map<std::string, std::string> Texts;
+  std::vector<Finding> Out;
+  for (Finding &F : Findings) {
+    auto It = Texts.find(F.Loc.File);
+    if (It == Texts.end()) {
+      std::string T;
+      if (auto Buf = MemoryBuffer::getFile(F.Loc.File))
+        T = (*Buf)->getBuffer().str();
+      It = Texts.emplace(F.Loc.File, std::move(T)).first;
+    }
+    if (!isSuppressed(It->second, F.Loc.Line, F.RuleId))
+      Out.push_back(std::move(F));
+  }
+  Findings = std::move(Out);
+}
+
+} // namespace
+
+AnalysisRun Pipeline::analyze(bool CollectKernels) {
+  std::vector<RuleInfo> Rules = rules();
+  CrashRecoveryContext::Enable();
+  AnalyzeHandler Handler(*this, CollectKernels);
+  Handler.Run.Status = FE->run(Opts.Files, Handler, Opts.Jobs);
+  AnalysisRun Run = std::move(Handler.Run);
+  preferFixes(Run.Findings, Rules);
+  sortAndDedup(Run.Findings);
+  applySuppressions(Run.Findings);
+  for (auto &KV : Run.Kernels) {
+    std::set<std::string> Seen;
+    for (const LaunchSite &LS : Handler.Launches)
+      if (LS.Kernel == KV.first && Seen.insert(LS.key()).second)
+        KV.second.Launches.push_back(LS);
+  }
+  return Run;
+}
+
+} // namespace cudal1
