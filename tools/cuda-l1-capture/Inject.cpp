@@ -331,6 +331,9 @@ private:
 };
 
 Capture *TheCapture = nullptr; ///< receives the callbacks
+/// The captured launch whose exit callback this thread awaits (launch
+/// calls do not nest on a thread; CUPTI's correlationData is checked too).
+thread_local Pending *ThreadPending = nullptr;
 Capture *ExitWriter = nullptr; ///< writes the final manifest at exit
 thread_local bool InsideCapture = false;
 
@@ -880,6 +883,12 @@ std::string Capture::resolveLayout(const LaunchArgs &A, const std::string &Name,
   std::vector<uint64_t> Offsets, Sizes;
   std::string Api, Note;
   bool Driver = Opt.DriverLayout && driverParamInfo(A.F, Offsets, Sizes, Api, Note);
+  if (Driver && Offsets.empty() && Have && !L.Params.empty()) {
+    // "No parameter 0" from a call that may not understand this handle:
+    // inconclusive, not a contradiction.
+    Driver = false;
+    Note += Api + " reported no parameters; not used";
+  }
   if (!Have && Driver) {
     // Offsets and sizes only: parameters of 8 bytes or more are searched
     // for addresses word by word, like struct parameters.
@@ -901,9 +910,10 @@ std::string Capture::resolveLayout(const LaunchArgs &A, const std::string &Name,
   LayoutJson.set("source", Have ? Value(L.Source) : Value());
   LayoutJson.set("checkedByDriver", Have && Driver && L.Source != "driver");
   LayoutJson.set("driverApi", Driver ? Value(Api) : Value());
+  while (Note.size() >= 2 && Note.compare(Note.size() - 2, 2, "; ") == 0)
+    Note.resize(Note.size() - 2);
   if (!Note.empty() || !ModelWhy.empty())
-    LayoutJson.set("note", ModelWhy + (ModelWhy.empty() || Note.empty() ? "" : "; ") +
-                               (Driver ? "" : Note));
+    LayoutJson.set("note", ModelWhy + (ModelWhy.empty() || Note.empty() ? "" : "; ") + Note);
   if (!Have)
     return "parameter layout unknown: " + (ModelWhy.empty() ? "" : ModelWhy + "; ") +
            Why;
@@ -1442,20 +1452,23 @@ void Capture::onLaunchEnter(CUpti_CallbackId Cbid, const CUpti_CallbackData *CB)
     return Skip(Why);
   E.set("globals", GlobalsJson);
   E.set("directory", P->RelDir);
-  if (!CB->correlationData) {
-    // Cannot hand the launch to its exit callback.
-    return Skip("CUPTI gave no correlation data for this call");
-  }
-  *CB->correlationData = reinterpret_cast<uint64_t>(P.release());
+  ThreadPending = P.release();
+  if (CB->correlationData)
+    *CB->correlationData = reinterpret_cast<uint64_t>(ThreadPending);
   Held.release(); // CaptureMutex stays locked until onLaunchExit
 
 }
 
 void Capture::onLaunchExit(const CUpti_CallbackData *CB) {
-  if (!CB->correlationData || !*CB->correlationData)
+  if (!ThreadPending)
     return;
-  std::unique_ptr<Pending> P(reinterpret_cast<Pending *>(*CB->correlationData));
-  *CB->correlationData = 0;
+  if (CB->correlationData &&
+      *CB->correlationData != reinterpret_cast<uint64_t>(ThreadPending))
+    return; // not the captured call's exit
+  std::unique_ptr<Pending> P(ThreadPending);
+  ThreadPending = nullptr;
+  if (CB->correlationData)
+    *CB->correlationData = 0;
   InsideGuard G;
   CaptureLock Held(CaptureMutex); // locked since onLaunchEnter
   CUresult LaunchResult = CB->functionReturnValue
