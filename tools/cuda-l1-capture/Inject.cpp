@@ -918,7 +918,7 @@ std::string Capture::resolveLayout(const LaunchArgs &A, const std::string &Name,
     return "parameter layout unknown: " + (ModelWhy.empty() ? "" : ModelWhy + "; ") +
            Why;
   if (Driver && L.Source != "driver") {
-    std::string Mismatch = compareWithDriver(L, Offsets, Sizes);
+    std::string Mismatch = compareLayouts(L, Offsets, Sizes);
     if (!Mismatch.empty())
       return "parameter layout disagrees with the driver: " + Mismatch +
              (L.Source == "model" ? " (is the kernel model stale?)" : "");

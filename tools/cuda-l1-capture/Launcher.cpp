@@ -14,6 +14,7 @@
 #include "MiniJson.h"
 #include "cudal1/Capture/CaptureFormat.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <climits>
@@ -50,6 +51,7 @@ constexpr int ExitUsage = 2;
 const char *Usage =
     "usage: cuda-l1-capture [options] -o <dir> -- <app> [args...]\n"
     "       cuda-l1-capture --check <dir>\n"
+    "       cuda-l1-capture --layouts <model.json>...\n"
     "\n"
     "Runs <app> and records selected kernel launches (launch configuration,\n"
     "parameters, and the device memory they reach before and after the\n"
@@ -70,6 +72,9 @@ const char *Usage =
     "  --force              replace a previous capture in <dir>\n"
     "  --quiet              print only problems\n"
     "  --check <dir>        validate an existing capture directory and exit\n"
+    "  --layouts <model>... for each kernel of kernel models: does the demangled\n"
+    "                       name give its parameter layout, and does it agree\n"
+    "                       with the model? (exit 1 when one disagrees)\n"
     "  --version, --help\n"
     "\n"
     "Exit status: the application's (128+N when killed by signal N); 2 bad\n"
@@ -318,6 +323,75 @@ int checkMode(const std::string &Dir, bool Quiet) {
   return report(Dir, Root, Quiet, stdout, Sum) ? 0 : ExitUsage;
 }
 
+/// --layouts: for each kernel of the models, where a capture would take its
+/// parameter layout from, and whether the demangled name and the model
+/// agree. Exit 0 unless they disagree somewhere (or a model is unreadable).
+int layoutsMode(const std::vector<std::string> &Models, bool Quiet) {
+  unsigned Kernels = 0, Demangled = 0, Agree = 0, Disagree = 0;
+  bool Bad = false;
+  for (const auto &Path : Models) {
+    std::string Text, Error;
+    Value Root;
+    KernelModel M;
+    if (!readWholeFile(Path, Text) || !M.loadText(Text, Path, Error) ||
+        !capjson::parse(Text, Root, Error)) {
+      std::fprintf(stderr, "cuda-l1-capture: error: %s\n",
+                   Error.empty() ? (Path + ": cannot read the kernel model").c_str()
+                                 : Error.c_str());
+      Bad = true;
+      continue;
+    }
+    std::vector<std::string> Names;
+    for (const auto &K : Root.get("kernels")->elements()) {
+      std::string N;
+      if (getStr(K, "mangledName", N) && !N.empty())
+        Names.push_back(N);
+      if (const Value *Is = K.get("instantiations"); Is && Is->kind() == Value::Array)
+        for (const auto &I : Is->elements())
+          if (getStr(I, "mangledName", N) && !N.empty() &&
+              std::find(Names.begin(), Names.end(), N) == Names.end())
+            Names.push_back(N);
+    }
+    for (const auto &N : Names) {
+      ++Kernels;
+      std::string D = demangle(N);
+      KernelLayout LD, LM;
+      std::string WhyD, WhyM;
+      bool DOk = layoutFromDemangled(D.empty() ? N : D, LD, WhyD);
+      const ModelKernel *MK = M.find(N);
+      bool MOk = MK && layoutFromModel(*MK, LM, WhyM);
+      Demangled += DOk;
+      std::string Verdict;
+      if (DOk && MOk) {
+        std::vector<uint64_t> O, Sz;
+        for (const auto &P : LM.Params) {
+          O.push_back(P.Offset);
+          Sz.push_back(P.Size);
+        }
+        std::string Diff = compareLayouts(LD, O, Sz, "the model");
+        if (Diff.empty()) {
+          ++Agree;
+          Verdict = "demangled name and model agree";
+        } else {
+          ++Disagree;
+          Verdict = "DISAGREE: " + Diff;
+        }
+      } else if (MOk) {
+        Verdict = "needs the model: " + WhyD.substr(0, WhyD.find(" (pass --model"));
+      } else {
+        Verdict = "model: " + (MK ? WhyM : std::string("no such kernel")) +
+                  (DOk ? "; demangled name: ok" : "; demangled name: " + WhyD);
+      }
+      if (!Quiet || Verdict.rfind("DISAGREE", 0) == 0)
+        std::printf("%s  %s\n  %s\n", N.c_str(), D.c_str(), Verdict.c_str());
+    }
+  }
+  std::printf("cuda-l1-capture: %u kernels: %u with a layout from the demangled name alone, "
+              "%u of them checked against the model: %u agree, %u disagree\n",
+              Kernels, Demangled, Agree + Disagree, Agree, Disagree);
+  return Bad || Disagree ? 1 : 0;
+}
+
 /// Adds the launcher's view to the manifest (command, exit status, time,
 /// other processes); "" or the problem.
 std::string finalise(const std::string &Dir, Value &Root,
@@ -372,7 +446,7 @@ int main(int argc, char **argv) {
   std::string Output, KernelRe, Model, Check;
   uint64_t Launches = 1, Skip = 0, MaxBytes = 1ULL << 30;
   bool HaveKernel = false, Force = false, Quiet = false;
-  std::vector<std::string> Command;
+  std::vector<std::string> Command, LayoutModels;
 
   auto Value_ = [&](int &I, const std::string &Arg, const std::string &Name,
                     std::string &Out) -> bool {
@@ -413,6 +487,20 @@ int main(int argc, char **argv) {
     if (Arg == "--quiet") {
       Quiet = true;
       continue;
+    }
+    if (Arg == "--layouts") {
+      for (int J = I + 1; J < argc; ++J) {
+        std::string M = argv[J];
+        if (M == "--quiet")
+          Quiet = true;
+        else if (!M.empty() && M[0] == '-')
+          return usageError("--layouts takes kernel model files (and --quiet), not '" + M + "'");
+        else
+          LayoutModels.push_back(M);
+      }
+      if (LayoutModels.empty())
+        return usageError("--layouts needs one or more kernel model files");
+      return layoutsMode(LayoutModels, Quiet);
     }
     const char *Opts[] = {"--output", "--kernel", "--launches", "--skip",
                           "--max-bytes", "--model", "--check"};

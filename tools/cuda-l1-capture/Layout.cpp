@@ -456,19 +456,20 @@ std::string globalSymbolName(const std::string &QualifiedName) {
   return S + "E";
 }
 
-std::string compareWithDriver(const KernelLayout &L,
-                              const std::vector<uint64_t> &Offsets,
-                              const std::vector<uint64_t> &Sizes) {
+std::string compareLayouts(const KernelLayout &L,
+                           const std::vector<uint64_t> &Offsets,
+                           const std::vector<uint64_t> &Sizes,
+                           const std::string &Other) {
   if (Offsets.size() != L.Params.size())
     return "the " + L.Source + " layout has " +
-           std::to_string(L.Params.size()) + " parameters, the driver " +
+           std::to_string(L.Params.size()) + " parameters, " + Other + " " +
            std::to_string(Offsets.size());
   for (size_t I = 0; I < Offsets.size(); ++I) {
     const auto &P = L.Params[I];
     if (P.Offset != Offsets[I] || P.Size != Sizes[I])
       return "parameter " + std::to_string(I) + " ('" + P.Type + "'): the " +
              L.Source + " layout says offset " + std::to_string(P.Offset) +
-             " size " + std::to_string(P.Size) + ", the driver offset " +
+             " size " + std::to_string(P.Size) + ", " + Other + " offset " +
              std::to_string(Offsets[I]) + " size " + std::to_string(Sizes[I]);
   }
   return "";

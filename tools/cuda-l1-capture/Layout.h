@@ -107,11 +107,12 @@ bool layoutFromModel(const ModelKernel &K, KernelLayout &L, std::string &Why);
 /// namespaces, templates).
 std::string globalSymbolName(const std::string &QualifiedName);
 
-/// Compares \p L with offsets/sizes from the driver; "" when they agree,
-/// else what differs.
-std::string compareWithDriver(const KernelLayout &L,
-                              const std::vector<uint64_t> &Offsets,
-                              const std::vector<uint64_t> &Sizes);
+/// Compares \p L with offsets/sizes from \p Other ("the driver", "the
+/// model"); "" when they agree, else what differs.
+std::string compareLayouts(const KernelLayout &L,
+                           const std::vector<uint64_t> &Offsets,
+                           const std::vector<uint64_t> &Sizes,
+                           const std::string &Other = "the driver");
 
 } // namespace capture
 } // namespace cudal1

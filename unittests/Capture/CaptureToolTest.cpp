@@ -232,10 +232,10 @@ TEST(CaptureLayout, ComparesWithTheDriver) {
   KernelLayout L;
   std::string Why;
   ASSERT_TRUE(layoutFromDemangled("k(float*, int, double)", L, Why));
-  EXPECT_EQ(compareWithDriver(L, {0, 8, 16}, {8, 4, 8}), "");
-  EXPECT_EQ(compareWithDriver(L, {0, 8}, {8, 4}),
+  EXPECT_EQ(compareLayouts(L, {0, 8, 16}, {8, 4, 8}), "");
+  EXPECT_EQ(compareLayouts(L, {0, 8}, {8, 4}),
             "the demangled layout has 3 parameters, the driver 2");
-  EXPECT_EQ(compareWithDriver(L, {0, 8, 12}, {8, 4, 8}),
+  EXPECT_EQ(compareLayouts(L, {0, 8, 12}, {8, 4, 8}),
             "parameter 2 ('double'): the demangled layout says offset 16 size 8, "
             "the driver offset 12 size 8");
 }
