@@ -292,7 +292,7 @@ private:
                          std::vector<uint8_t> &Buf);
   std::string mapPointers(const KernelLayout &L, const std::vector<uint8_t> &Buf,
                           Pending &P, Value &Pointers, Value &HostPointers);
-  void findGlobals(const LaunchArgs &A, const std::string &Name, Pending &P,
+  void findGlobals(const LaunchArgs &A, const std::string &Name, CUcontext Ctx, Pending &P,
                    uint64_t Budget, Value &GlobalsJson, Value &ModuleJson);
   std::string copyRegions(std::vector<RegionCapture> &Rs, bool After,
                           Pending &P, const char *Prefix);
@@ -1102,7 +1102,7 @@ std::string Capture::mapPointers(const KernelLayout &L,
   return Skip;
 }
 
-void Capture::findGlobals(const LaunchArgs &A, const std::string &Name,
+void Capture::findGlobals(const LaunchArgs &A, const std::string &Name, CUcontext Ctx,
                           Pending &P, uint64_t Budget, Value &GlobalsJson,
                           Value &ModuleJson) {
   GlobalsJson = Value::object();
@@ -1142,12 +1142,18 @@ void Capture::findGlobals(const LaunchArgs &A, const std::string &Name,
     std::lock_guard<std::mutex> Lock(StateMutex);
     ModuleInfo *Found = nullptr;
     unsigned Matches = 0;
-    for (auto &M : Modules)
-      for (const auto &K : M.Symbols.Kernels)
-        if (K == Name) {
-          Found = &M; // the latest load wins
-          ++Matches;
-        }
+    // The module of this context that has the kernel (modules load once
+    // per context); the latest load wins.
+    for (int SameContext = 1; SameContext >= 0 && !Found; --SameContext)
+      for (auto &M : Modules) {
+        if (SameContext && M.Ctx != Ctx)
+          continue;
+        for (const auto &K : M.Symbols.Kernels)
+          if (K == Name) {
+            Found = &M;
+            ++Matches;
+          }
+      }
     if (Found) {
       ModuleJson.set("id", Found->Id);
       ModuleJson.set("imageBytes", static_cast<unsigned long long>(Found->ImageSize));
@@ -1429,7 +1435,7 @@ void Capture::onLaunchEnter(CUpti_CallbackId Cbid, const CUpti_CallbackData *CB)
     return Skip(Reason);
   }
   Value GlobalsJson, ModuleJson;
-  findGlobals(A, Name, *P, Opt.MaxBytes - Total, GlobalsJson, ModuleJson);
+  findGlobals(A, Name, CB->context, *P, Opt.MaxBytes - Total, GlobalsJson, ModuleJson);
   E.set("module", ModuleJson);
 
   P->RelDir = "launches/" + std::to_string(P->Index);
