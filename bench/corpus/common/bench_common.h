@@ -32,31 +32,31 @@
 // Deterministic random numbers (64-bit LCG, upper bits), same on every machine.
 static unsigned long long bench_rng_state = 88172645463325252ULL;
 
-static void bench_srand(unsigned long long seed) {
+static inline void bench_srand(unsigned long long seed) {
   bench_rng_state = seed * 6364136223846793005ULL + 1442695040888963407ULL;
 }
 
-static unsigned int bench_rand_u32() {
+static inline unsigned int bench_rand_u32() {
   bench_rng_state = bench_rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
   return (unsigned int)(bench_rng_state >> 33);
 }
 
 // uniform in [lo, hi)
-static float bench_rand_float(float lo, float hi) {
+static inline float bench_rand_float(float lo, float hi) {
   return lo + (hi - lo) * (float)((bench_rand_u32() & 0xFFFFFF) / 16777216.0);
 }
 
 // ---------------------------------------------------------------------------
 // Timers: wall clock for the CPU side, CUDA events for the GPU part.
-static double wall_time() {
+static inline double wall_time() {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void print_gpu_time(float ms) { printf("GPU time: %.3f ms\n", ms); }
+static inline void print_gpu_time(float ms) { printf("GPU time: %.3f ms\n", ms); }
 
-static void print_cpu_time(double seconds) {
+static inline void print_cpu_time(double seconds) {
   printf("CPU reference time: %.3f ms\n", seconds * 1000.0);
 }
 
@@ -66,8 +66,8 @@ static void print_cpu_time(double seconds) {
 // Prints the largest errors and the first few wrong elements; returns how many
 // elements are wrong.
 template <typename G, typename R>
-static long check_close(const char *what, const G *gpu, const R *ref, long n,
-                        double rtol, double atol) {
+static inline long check_close(const char *what, const G *gpu, const R *ref, long n,
+                               double rtol, double atol) {
   long bad = 0;
   double max_abs = 0.0, max_rel = 0.0;
   for (long i = 0; i < n; i++) {
@@ -92,7 +92,7 @@ static long check_close(const char *what, const G *gpu, const R *ref, long n,
 
 // Exact comparison (integers).
 template <typename T>
-static long check_equal(const char *what, const T *gpu, const T *ref, long n) {
+static inline long check_equal(const char *what, const T *gpu, const T *ref, long n) {
   long bad = 0;
   for (long i = 0; i < n; i++) {
     if (gpu[i] != ref[i]) {
@@ -107,7 +107,7 @@ static long check_equal(const char *what, const T *gpu, const T *ref, long n) {
 }
 
 // Prints the verdict as the last line; the program returns its result.
-static int finish(long bad) {
+static inline int finish(long bad) {
   if (bad == 0) {
     printf("PASS\n");
     return 0;
