@@ -33,12 +33,12 @@ EXTERN_SHARED_RE = re.compile(
 def translate(text):
     """CUDA source -> C++ for cuemu: launches and dynamic shared memory."""
     text = EXTERN_SHARED_RE.sub(r"\1 *\2 = (\1 *)cuemu::dyn_shared;", text)
-    return LAUNCH_RE.sub(lambda m: "cuemu::launch(%s, %s)" % (m.group(1), m.group(2)), text)
+    return LAUNCH_RE.sub(lambda m: 'cuemu::launch(%s, "%s", %s)' % (
+        m.group(1), re.sub(r"\s+", "", m.group(1)), m.group(2)), text)
 
 
-def build_and_run(srcdir, sources, defines, args, workdir, timeout=300, cxx="g++",
-                  extra_flags=()):
-    """Returns (ok, log)."""
+def compile_program(srcdir, sources, defines, exe, workdir, cxx="g++", extra_flags=()):
+    """Translates and compiles; returns (ok, log)."""
     os.makedirs(workdir, exist_ok=True)
     cpps = []
     for s in sources:
@@ -49,7 +49,6 @@ def build_and_run(srcdir, sources, defines, args, workdir, timeout=300, cxx="g++
             f.write('#line 1 "%s"\n' % os.path.join(srcdir, s))
             f.write(translate(text))
         cpps.append(out)
-    exe = os.path.join(workdir, "prog")
     cmd = [cxx, "-std=c++17", "-O2", "-g", "-Wall", "-Wno-unused-function",
            "-Wno-unknown-pragmas", "-iquote", srcdir, "-I", os.path.join(EMU, "include"),
            "-include", os.path.join(EMU, "cuemu.h")]
@@ -61,6 +60,17 @@ def build_and_run(srcdir, sources, defines, args, workdir, timeout=300, cxx="g++
     log.append(p.stdout + p.stderr)
     if p.returncode != 0:
         return False, "\n".join(log) + "\ncompile failed"
+    return True, "\n".join(log)
+
+
+def build_and_run(srcdir, sources, defines, args, workdir, timeout=300, cxx="g++",
+                  extra_flags=()):
+    """Returns (ok, log)."""
+    exe = os.path.join(workdir, "prog")
+    ok, clog = compile_program(srcdir, sources, defines, exe, workdir, cxx, extra_flags)
+    if not ok:
+        return False, clog
+    log = [clog]
     try:
         env = dict(os.environ)
         # the fibers' stacks and the never-freed events are not leaks worth a failure
@@ -77,7 +87,41 @@ def build_and_run(srcdir, sources, defines, args, workdir, timeout=300, cxx="g++
     return ok, "\n".join(log)
 
 
+def fake_nvcc(argv):
+    """`cuemu.py --nvcc <nvcc arguments>`: builds `-o exe sources` with the
+    emulation, as a stand-in nvcc for testing utils/bench-corpus.py on the
+    CPU. -D and -I are kept; other flags (-arch, -O3, ...) ignored."""
+    exe, sources, defines, incs, i = None, [], {}, [], 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "-o":
+            exe = argv[i + 1]
+            i += 1
+        elif a.startswith("-D"):
+            k, _, v = a[2:].partition("=")
+            defines[k] = v or "1"
+        elif a.startswith("-I"):
+            incs.append("-I" + os.path.abspath(a[2:]))
+        elif a.endswith(".cu"):
+            sources.append(a)
+        i += 1
+    if not exe or not sources:
+        print("cuemu --nvcc: needs -o <exe> and .cu sources", file=sys.stderr)
+        return 2
+    srcdir = os.path.dirname(os.path.abspath(sources[0]))
+    work = tempfile.mkdtemp(prefix="cuemu-nvcc-")
+    ok, log = compile_program(srcdir, [os.path.relpath(os.path.abspath(s), srcdir) for s in sources],
+                              defines, os.path.abspath(exe), work, extra_flags=incs)
+    shutil.rmtree(work, ignore_errors=True)
+    if not ok:
+        print(log, file=sys.stderr)
+        return 1
+    return 0
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--nvcc":
+        return fake_nvcc(sys.argv[2:])
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpus", default=os.path.join(ROOT, "bench", "corpus"))
     ap.add_argument("--only", default="")

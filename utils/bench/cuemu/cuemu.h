@@ -24,6 +24,8 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <string>
+#include <unistd.h>
 #include <tuple>
 #include <ucontext.h>
 #include <vector>
@@ -277,22 +279,68 @@ inline void run_grid(const void *key, dim3 g, dim3 b, const std::function<void()
       }
 }
 
+// Kernel times (host wall time of each emulated launch), written at exit to
+// $KT_OUT ("%p": the process id) in the format of utils/bench/kernel-times.cpp,
+// so that the benchmark runner can be tested on the CPU.
+struct KernelStat {
+  unsigned long long count = 0, total = 0, min = ~0ull, max = 0;
+};
+inline std::map<std::string, KernelStat> kernel_stats;
+inline bool kt_registered = false;
+
+inline void write_kernel_times() {
+  const char *p = getenv("KT_OUT");
+  if (!p || !*p)
+    return;
+  std::string path = p, pid = std::to_string((long)getpid());
+  for (size_t i; (i = path.find("%p")) != std::string::npos;)
+    path.replace(i, 2, pid);
+  FILE *f = fopen(path.c_str(), "w");
+  if (!f)
+    return;
+  fprintf(f, "{\"kind\": \"cuemu\", \"pid\": %ld, \"dropped\": 0, \"kernels\": [", (long)getpid());
+  bool first = true;
+  for (auto &kv : kernel_stats) {
+    fprintf(f, "%s\n {\"name\": \"%s\", \"demangled\": \"%s\", \"count\": %llu, \"total_ns\": %llu, "
+               "\"min_ns\": %llu, \"max_ns\": %llu}",
+            first ? "" : ",", kv.first.c_str(), kv.first.c_str(), kv.second.count, kv.second.total,
+            kv.second.min, kv.second.max);
+    first = false;
+  }
+  fprintf(f, "\n]}\n");
+  fclose(f);
+}
+
 template <typename... P> struct Launcher {
   void (*fn)(P...);
+  const char *name;
   dim3 g, b;
   template <typename... A> void operator()(A &&...a) const {
     std::tuple<P...> args(std::forward<A>(a)...);
     std::function<void()> call = [&] { std::apply(fn, args); };
+    auto t0 = std::chrono::steady_clock::now();
     run_grid((const void *)fn, g, b, call);
+    unsigned long long ns = (unsigned long long)std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                std::chrono::steady_clock::now() - t0).count();
+    KernelStat &k = kernel_stats[name];
+    k.count++;
+    k.total += ns;
+    k.min = ns < k.min ? ns : k.min;
+    k.max = ns > k.max ? ns : k.max;
+    if (!kt_registered) {
+      kt_registered = true;
+      atexit(write_kernel_times);
+    }
   }
 };
 template <typename... P>
-Launcher<P...> launch(void (*fn)(P...), dim3 g, dim3 b, size_t shmem = 0, cudaStream_t = 0) {
+Launcher<P...> launch(void (*fn)(P...), const char *name, dim3 g, dim3 b, size_t shmem = 0,
+                      cudaStream_t = 0) {
   if (shmem > sizeof dyn_shared) {
     fprintf(stderr, "cuemu: %zu bytes of dynamic shared memory\n", shmem);
     exit(1);
   }
-  return Launcher<P...>{fn, g, b};
+  return Launcher<P...>{fn, name, g, b};
 }
 } // namespace cuemu
 
