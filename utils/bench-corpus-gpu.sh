@@ -19,8 +19,11 @@
 #    on from there on a fresh machine), summary.md, summary.json,
 #    speedup.svg, run.log, env.txt.
 #
-# Environment: OUT, BUDGET, HECBENCH, CUDA_PATH (default /usr/local/cuda),
-# CUDAL1_COMMIT (the commit, when the copy has no .git).
+# Environment: OUT, BUDGET, HECBENCH, MODE (verify: `--fix --verify=run`,
+# the default; proven: `--fix` alone, the proven fixes applied without GPU
+# verification and measured here; results in bench/results/<corpus>-proven),
+# CUDA_PATH (default /usr/local/cuda), CUDAL1_COMMIT (the commit, when the
+# copy has no .git).
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 DIST="${1:-$ROOT/dist/gpu}"
@@ -66,6 +69,7 @@ if newer "$H/cublas-ref" "$S/cublas-ref.cu"; then
 fi
 echo "helpers ready after $(( $(date +%s) - T0 )) s"
 
+MODE="${MODE:-verify}"
 if [ -n "${HECBENCH:-}" ]; then
   NAME=hecbench
   SRC=(--hecbench "$HECBENCH")
@@ -73,9 +77,10 @@ else
   NAME=corpus
   SRC=(--corpus "$ROOT/bench/corpus")
 fi
+[ "$MODE" != verify ] && NAME="$NAME-$MODE"
 LEFT=$(( BUDGET - ($(date +%s) - T0) ))
 python3 "$ROOT/utils/bench-corpus.py" "${SRC[@]}" --results "$ROOT/bench/results/$NAME" \
-  --rewrite "$DIST/bin/cuda-l1-rewrite" --budget "$LEFT" "$@" 2>&1 | tee "$OUT/run.log"
+  --rewrite "$DIST/bin/cuda-l1-rewrite" --tool-mode "$MODE" --budget "$LEFT" "$@" 2>&1 | tee "$OUT/run.log"
 RC=${PIPESTATUS[0]}
 
 R="$ROOT/bench/results/$NAME"

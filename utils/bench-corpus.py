@@ -7,7 +7,8 @@ For every program of a corpus (ours: bench/corpus; or HeCBench with
      its own check, its own timer line, and every kernel's GPU time (CUPTI
      activity records through the injection library utils/bench/kernel-times.cpp);
   2. run `cuda-l1-rewrite -p <copy> --fix --verify=run <sources>` on a copy
-     (the command is TOOL_TEMPLATE in utils/bench/benchlib.py, or --tool-cmd),
+     (TOOL_TEMPLATES in utils/bench/benchlib.py; --tool-mode=proven: `--fix`
+     without a GPU, the proven fixes only; or any --tool-cmd template),
      rebuild, rerun: the own check must still pass; kernel times again; the
      rules applied (from the tool's '// cuda-l1:' annotations) and its output;
   3. one JSON per program under <results>/programs (resumable: programs done
@@ -65,8 +66,11 @@ def parse_args(argv):
     tool.add_argument("--rewrite", default=None,
                       help="cuda-l1-rewrite (default dist/gpu/bin/cuda-l1-rewrite, else build/bin/...)")
     tool.add_argument("--no-rewrite", action="store_true", help="only build and run the originals")
-    tool.add_argument("--tool-cmd", default=None,
-                      help="the rewrite command template (default: %r)" % B.TOOL_TEMPLATE)
+    tool.add_argument("--tool-mode", choices=sorted(B.TOOL_TEMPLATES), default="verify",
+                      help="verify: %r (default); proven: %r" % (B.TOOL_TEMPLATES["verify"], B.TOOL_TEMPLATES["proven"]))
+    tool.add_argument("--tool-cmd", default=None, help="the rewrite command template (overrides --tool-mode)")
+    tool.add_argument("--tool-cuda-path", default=None,
+                      help="CUDA_PATH for the tool (default: --cuda-path; tests build with a stand-in nvcc)")
     tool.add_argument("--tool-timeout", type=float, default=300, help="seconds per program (default 300)")
     tool.add_argument("--capture", choices=["auto", "on", "off"], default="auto",
                       help="run cuda-l1-capture first and pass --capture (auto: when it is next to the rewrite binary)")
@@ -92,12 +96,14 @@ def parse_args(argv):
     if not a.hecbench and not a.corpus:
         a.corpus = os.path.join(ROOT, "bench", "corpus")
     # commands run in scratch folders: every path absolute
-    for k in ("corpus", "hecbench", "results", "work", "helpers", "cuda_path"):
+    for k in ("corpus", "hecbench", "results", "work", "helpers", "cuda_path", "tool_cuda_path"):
         if getattr(a, k):
             setattr(a, k, os.path.abspath(getattr(a, k)))
     if a.kernel_times_lib:
         a.kernel_times_lib = os.path.abspath(a.kernel_times_lib)
     name = "hecbench" if a.hecbench else os.path.basename(os.path.normpath(a.corpus))
+    if a.tool_mode != "verify" and not a.tool_cmd:
+        name += "-" + a.tool_mode
     a.results = a.results or os.path.join(ROOT, "bench", "results", name)
     a.work = a.work or os.path.join(tempfile.gettempdir(), "cuda-l1-bench", name)
     a.helpers = a.helpers or os.path.join(os.path.dirname(os.path.abspath(a.results)), ".helpers")
@@ -145,6 +151,7 @@ def environment(a):
         env["nvcc"] = "?"
     env["commit"] = os.environ.get("CUDAL1_COMMIT") or B.git_commit(ROOT)
     env["tool"] = a.rewrite or "none"
+    env["tool_template"] = a.tool_cmd or B.TOOL_TEMPLATES[a.tool_mode]
     return env
 
 

@@ -29,7 +29,18 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 # sources to rewrite, {extra} per-program tool arguments (manifest
 # "tool_args") and --capture=<dir> when a capture was taken. It runs in the
 # program's scratch copy, which it rewrites in place.
-TOOL_TEMPLATE = "{rewrite} -p {builddir} --fix --verify=run {extra} {files}"
+#   verify: every fix verified and timed on the GPU, only accepted ones kept
+#           (the tool as a user runs it on a GPU machine; the default);
+#   proven: the fixes whose exactness is proven, applied without a GPU
+#           (what the tool does on a machine without one); the benchmark
+#           then measures them.
+# {fixes}: where --export-fixes records the applied edits (their rule ids
+# name the rules applied when no annotation does, as in proven mode).
+TOOL_TEMPLATES = {
+    "verify": "{rewrite} -p {builddir} --fix --verify=run --export-fixes={fixes} {extra} {files}",
+    "proven": "{rewrite} -p {builddir} --fix --export-fixes={fixes} {extra} {files}",
+}
+TOOL_TEMPLATE = TOOL_TEMPLATES["verify"]
 # Optional capture before the rewrite (cuda-l1-capture, when it exists).
 CAPTURE_TEMPLATE = "{capture} -o {capdir} -- {binary} {args}"
 
@@ -460,6 +471,54 @@ def parse_annotations(text):
     return out
 
 
+def parse_export_fixes(text):
+    """--export-fixes YAML (clang-tidy's format) -> [{"rule", "file",
+    "offset"}], one per diagnostic (its DiagnosticMessage's place)."""
+    out, cur = [], None
+    for line in text.splitlines():
+        m = re.match(r"^\s*-\s*DiagnosticName:\s*(.+?)\s*$", line)
+        if m:
+            cur = {"rule": _yaml_scalar(m.group(1)), "file": None, "offset": None}
+            out.append(cur)
+            continue
+        if cur is None:
+            continue
+        m = re.match(r"^\s*FilePath:\s*(.+?)\s*$", line)
+        if m and cur["file"] is None:
+            cur["file"] = _yaml_scalar(m.group(1))
+            continue
+        m = re.match(r"^\s*FileOffset:\s*(\d+)\s*$", line)
+        if m and cur["offset"] is None:
+            cur["offset"] = int(m.group(1))
+    return out
+
+
+def kernel_at(text, offset):
+    """Name of the __global__ function whose definition contains offset (from
+    its __global__ to its closing brace), or None."""
+    best = None
+    text_ = re.sub(r"__launch_bounds__\s*\([^)]*\)", lambda m: " " * len(m.group(0)), text)
+    for m in re.finditer(r"__global__[^;{]*?\b([A-Za-z_]\w*)\s*\(", text_):
+        if m.start() > offset:
+            break
+        best = m
+    if not best:
+        return None
+    brace = text.find("{", best.end())
+    if brace < 0:
+        return None
+    depth, i = 0, brace
+    while i < len(text):
+        if text[i] == "{":
+            depth += 1
+        elif text[i] == "}":
+            depth -= 1
+            if depth == 0:
+                break
+        i += 1
+    return best.group(1) if offset <= i else None
+
+
 def parse_ncu_csv(text):
     """ncu --csv --print-units base (details page) -> {kernel base name:
     {"dram_bytes", "time_ns", "launches"}}."""
@@ -556,7 +615,8 @@ def program_row(r):
     speedup = (o_t / n_t) if (o_t and n_t) else None
     o_timer = (orig.get("run") or {}).get("timer")
     n_timer = (new.get("run") or {}).get("timer")
-    rules = sorted({x for a in tool.get("annotations", []) for x in a.get("rules", [])})
+    rules = sorted({x for a in tool.get("annotations", []) for x in a.get("rules", [])} |
+                   {fx["rule"] for fx in tool.get("exported_fixes", []) if not r.get("unchanged")})
     return {
         "name": r["name"], "category": r.get("category", ""), "status": r.get("status"),
         "check_orig": o_check, "check_new": n_check if (tool or r.get("unchanged")) else None,
@@ -587,6 +647,10 @@ def kernel_rows(r, refs=None):
     for a in (r.get("tool") or {}).get("annotations", []):
         if a.get("kernel"):
             rules_by_kernel.setdefault(a["kernel"], []).extend(a.get("rules", []))
+    if not r.get("unchanged"):
+        for fx in (r.get("tool") or {}).get("exported_fixes", []):
+            if fx.get("kernel"):
+                rules_by_kernel.setdefault(fx["kernel"], []).append(fx["rule"])
     cublas = {}
     for c in r.get("cublas") or []:
         try:
@@ -670,9 +734,12 @@ def _pct(v):
 def markdown_report(s, title="cuda-l1 end-to-end benchmark"):
     L = ["# %s" % title, "", "Generated %s by utils/bench-corpus.py." % s["generated"], ""]
     refs = s.get("refs") or {}
-    env = refs.get("env") or {}
+    env = dict(refs.get("env") or {})
+    template = env.pop("tool_template", None)
     if env:
-        L += ["Machine: %s" % "; ".join("%s %s" % (k, v) for k, v in env.items()), ""]
+        L += ["Machine: %s." % "; ".join("%s: %s" % (k, v) for k, v in env.items()), ""]
+    if template:
+        L += ["Rewrite command: `%s`." % template, ""]
     copy = refs.get("copy") or {}
     if copy.get("memcpy_gbps"):
         L += ["Device-to-device copy: %.0f GB/s (cudaMemcpy, bytes read + written), %s GB/s (copy kernel)." % (
@@ -1054,11 +1121,18 @@ class Runner:
             info["capture"] = {"rc": rc, "seconds": round(secs, 1), "timed_out": to, "log": tail(out + err, 1500)}
             if rc == 0 and not to and os.path.isdir(capdir):
                 extra.append("--capture=" + capdir)
-        template = self.o.tool_cmd or TOOL_TEMPLATE
+        template = self.o.tool_cmd or TOOL_TEMPLATES[getattr(self.o, "tool_mode", "verify")]
+        fixes = os.path.join(outdir, "fixes.yaml")
+        if os.path.exists(fixes):
+            os.remove(fixes)
         cmd = shlex.split(template.format(rewrite=shlex.quote(self.o.rewrite), builddir=shlex.quote(src_dir),
+                                          fixes=shlex.quote(fixes),
                                           files=" ".join(shlex.quote(f) for f in files),
                                           extra=" ".join(shlex.quote(e) for e in extra)))
-        rc, out, err, secs, to = self.cmd(cmd, src_dir, self.base_env(), self.o.tool_timeout,
+        tool_env = self.base_env()
+        if getattr(self.o, "tool_cuda_path", None):
+            tool_env["CUDA_PATH"] = self.o.tool_cuda_path
+        rc, out, err, secs, to = self.cmd(cmd, src_dir, tool_env, self.o.tool_timeout,
                                          os.path.join(outdir, "tool.stdout"), os.path.join(outdir, "tool.stderr"))
         text = ""
         for base, _, fs in os.walk(src_dir):
@@ -1069,9 +1143,35 @@ class Runner:
         info.update({"cmd": " ".join(shlex.quote(c) for c in cmd), "rc": rc, "timed_out": to,
                      "seconds": round(secs, 1), "annotations": parse_annotations(text),
                      "stdout_tail": tail(out, 3000), "stderr_tail": tail(err, 3000),
+                     "fixes_applied": None, "exported_fixes": [],
                      "accepted": len(re.findall(r"\bACCEPTED\b", out + err)),
                      "rejected": len(re.findall(r"\brejected\b", out + err))})
         return info
+
+    def attach_fixes(self, info, outdir, new_dir, pristine):
+        """Rule ids (and kernels) of the edits the tool exported."""
+        m = re.search(r"applied (\d+) fix(es)? in (\d+) file", info.get("stderr_tail", "") + info.get("stdout_tail", ""))
+        info["fixes_applied"] = int(m.group(1)) if m else None
+        path = os.path.join(outdir, "fixes.yaml")
+        if not os.path.exists(path):
+            return
+        with open(path, errors="replace") as f:
+            fixes = parse_export_fixes(f.read())
+        texts = {}
+        for fx in fixes:
+            fx["kernel"] = None
+            if fx["file"] and fx["offset"] is not None:
+                rel = os.path.relpath(fx["file"], new_dir)
+                fx["file"] = rel
+                src = os.path.join(pristine, rel)
+                if src not in texts:
+                    try:
+                        with open(src, errors="replace") as f:
+                            texts[src] = f.read()
+                    except OSError:
+                        texts[src] = ""
+                fx["kernel"] = kernel_at(texts[src], fx["offset"])
+        info["exported_fixes"] = fixes
 
     # ---- one program
     def result_path(self, prog):
@@ -1135,6 +1235,7 @@ class Runner:
                 write_atomic(os.path.join(new_dir, "compile_commands.json"), json.dumps(cdb, indent=1))
                 pristine = self.prepare(prog, "pristine")
                 r["tool"] = self.rewrite(prog, new_dir, build["exe"], outdir)
+                self.attach_fixes(r["tool"], outdir, new_dir, pristine)
                 changed, diff = changed_files(pristine, new_dir)
                 r["tool"]["files_changed"] = changed
                 self.log("  %s tool: exit %s in %.0f s, %d kernels annotated, files changed: %s" % (

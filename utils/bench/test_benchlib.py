@@ -262,6 +262,28 @@ __global__ void not_annotated() {}
         self.assertEqual(a[1]["rules"], ["algebraic-powf-square"])
         self.assertEqual((a[1]["before_us"], a[1]["after_us"]), (1500.0, 1250.0))
 
+    def test_export_fixes_and_kernels(self):
+        y = ("---\nMainSourceFile:  '/w/k.cu'\nDiagnostics:\n"
+             "  - DiagnosticName:  launch-bounds\n    DiagnosticMessage:\n"
+             "      Message:         'a ''quoted'' message'\n      FilePath:        '/w/k.cu'\n"
+             "      FileOffset:      40\n      Replacements:\n        - FilePath:        '/w/k.cu'\n"
+             "          Offset:          99\n          Length:          0\n          ReplacementText: 'x'\n"
+             "    Level:           Warning\n"
+             "  - DiagnosticName:  memory-restrict\n    DiagnosticMessage:\n      Message: m\n"
+             "      FilePath:        '/w/k.cu'\n      FileOffset:      7\n")
+        f = B.parse_export_fixes(y)
+        self.assertEqual([(x["rule"], x["file"], x["offset"]) for x in f],
+                         [("launch-bounds", "/w/k.cu", 40), ("memory-restrict", "/w/k.cu", 7)])
+        src = ("int host_before;\n"
+               "__global__ void __launch_bounds__(256) first(float *x) {\n  if (x) { x[0] = 1; }\n}\n"
+               "void host(float *x) { first<<<1, 1>>>(x); }\n"
+               "template <typename T>\n__global__ void\nsecond(T *y) { y[0] = 0; }\n")
+        self.assertIsNone(B.kernel_at(src, 3))
+        self.assertEqual(B.kernel_at(src, src.index("first")), "first")
+        self.assertEqual(B.kernel_at(src, src.index("x[0] = 1")), "first")
+        self.assertIsNone(B.kernel_at(src, src.index("void host")))
+        self.assertEqual(B.kernel_at(src, src.index("y[0]")), "second")
+
     def test_ncu_csv(self):
         csv_text = ('==PROF== Connected to process 1\n'
                     '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size",'
@@ -459,6 +481,10 @@ class EndToEnd(unittest.TestCase):
         self.assertEqual(scale["tool"]["files_changed"], ["scale.cu"])
         self.assertEqual(scale["tool"]["annotations"][0]["kernel"], "scale_kernel")
         self.assertEqual(scale["tool"]["annotations"][0]["rules"], ["memory-restrict", "algebraic-float-literal"])
+        self.assertEqual([(f["rule"], f["kernel"], f["file"]) for f in scale["tool"]["exported_fixes"]],
+                         [("memory-restrict", "scale_kernel", "scale.cu"),
+                          ("algebraic-float-literal", "scale_kernel", "scale.cu")])
+        self.assertEqual(scale["tool"]["fixes_applied"], 2)
         self.assertEqual(scale["original"]["run"]["kernels"]["kernels"]["scale_kernel"]["count"], 1)
         self.assertIsNotNone(scale["original"]["run"]["timer"])
         row = B.program_row(scale)
