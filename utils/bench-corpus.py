@@ -83,7 +83,8 @@ def parse_args(argv):
                      help="CUPTI activity kind for kernel times (default concurrent)")
     run.add_argument("--budget", type=float, default=0, help="stop starting programs after this many seconds (0: none)")
     run.add_argument("--jobs", type=int, default=max(1, min(8, (os.cpu_count() or 2) // 2)),
-                     help="original builds in parallel with the GPU runs")
+                     help="programs prepared in parallel with the GPU runs (builds; in proven mode "
+                          "also the rewrite and the rebuild)")
     run.add_argument("--run-timeout", type=float, default=120)
     run.add_argument("--build-timeout", type=float, default=300)
     run.add_argument("--ncu", action="store_true", help="also run each binary under ncu for DRAM bytes")
@@ -226,16 +227,15 @@ def main(argv=None):
         ahead = max(1, a.jobs) * 2
         futures = {}
         for i, p in enumerate(todo):
-            for q in todo[i:i + ahead]:      # original builds run ahead of the GPU work
+            for q in todo[i:i + ahead]:      # CPU stages run ahead of the GPU work
                 if q["name"] not in futures:
-                    futures[q["name"]] = pool.submit(runner.build_fresh_safe, q, "orig")
+                    futures[q["name"]] = pool.submit(runner.cpu_stage_safe, q)
             left_s = (runner.deadline - time.time()) if runner.deadline else None
             if left_s is not None and left_s < min(90.0, a.budget / 4):
                 left = [q["name"] for q in todo[i:]]
                 break
             runner.log("[%d/%d] %s" % (i + 1, len(todo), p["name"]))
-            pre = futures.pop(p["name"]).result()
-            r = runner.run_program(p, pre if pre[0] else None)
+            r = runner.run_program(p, futures.pop(p["name"]).result())
             if r["status"] == "interrupted":
                 left = [q["name"] for q in todo[i:]]
                 break
@@ -243,6 +243,8 @@ def main(argv=None):
             B.write_report(a.results, refs, all_names)
         for f in futures.values():
             f.cancel()
+        if left:
+            runner.abort()     # what runs ahead for later programs stops now
     s = B.write_report(a.results, refs, all_names)
     runner.log("done %d programs in %.0f s; %d left%s; geomean so far %s over %d measured" % (
         done_now, time.time() - t_start, len(left), (": " + ", ".join(left)) if left else "",

@@ -19,6 +19,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -922,13 +923,17 @@ def tail(text, n=4000):
 # ---------------------------------------------------------------------------
 # Running things (GPU machine)
 
-def run_cmd(cmd, cwd, env=None, timeout=None, stdout_path=None, stderr_path=None):
+def run_cmd(cmd, cwd, env=None, timeout=None, stdout_path=None, stderr_path=None, started=None,
+            finished=None):
     """Runs cmd (list) in its own process group; on time-out kills that group
-    (the command and its children, nothing else). Returns (rc, stdout,
+    (the command and its children, nothing else). started/finished: called
+    with the Popen object (to track running commands). Returns (rc, stdout,
     stderr, seconds, timed_out)."""
     t0 = time.time()
     p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          start_new_session=True)
+    if started:
+        started(p)
     timed_out = False
     try:
         out, err = p.communicate(timeout=timeout)
@@ -939,6 +944,9 @@ def run_cmd(cmd, cwd, env=None, timeout=None, stdout_path=None, stderr_path=None
         except ProcessLookupError:
             pass
         out, err = p.communicate()
+    finally:
+        if finished:
+            finished(p)
     out = out.decode("utf-8", "replace")
     err = err.decode("utf-8", "replace")
     if stdout_path:
@@ -979,6 +987,14 @@ class BudgetExceeded(Exception):
     """A command was stopped because the run's time budget ran out."""
 
 
+class RunnerError(Exception):
+    """An error of the CPU stage, raised again in the GPU stage: (message,
+    traceback)."""
+
+    def __str__(self):
+        return self.args[0]
+
+
 class Runner:
     """Builds, runs, rewrites, rebuilds and reruns programs; writes one JSON
     per program under results_dir/programs. See utils/bench-corpus.py.
@@ -997,18 +1013,48 @@ class Runner:
         os.makedirs(os.path.join(self.results, "programs"), exist_ok=True)
         os.makedirs(self.work, exist_ok=True)
         self.deadline = None
+        self.aborted = False
+        self._running = set()
+        self._lock = threading.Lock()
+
+    def abort(self):
+        """Stops the commands running now (their process groups) and every
+        later one: the run is over."""
+        with self._lock:
+            self.aborted = True
+            running = list(self._running)
+        for p in running:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def _started(self, p):
+        with self._lock:
+            self._running.add(p)
+            if self.aborted:
+                try:
+                    os.killpg(p.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+
+    def _finished(self, p):
+        with self._lock:
+            self._running.discard(p)
 
     def cmd(self, cmd, cwd, env, timeout, stdout_path=None, stderr_path=None):
         """run_cmd with the deadline applied (see the class comment)."""
         by_deadline = False
+        if self.aborted:
+            raise BudgetExceeded("the run was stopped")
         if self.deadline is not None:
             left = self.deadline - time.time()
             if left < 5:
                 raise BudgetExceeded("no time left for " + os.path.basename(cmd[0]))
             if timeout is None or left < timeout:
                 timeout, by_deadline = left, True
-        res = run_cmd(cmd, cwd, env, timeout, stdout_path, stderr_path)
-        if res[4] and by_deadline:
+        res = run_cmd(cmd, cwd, env, timeout, stdout_path, stderr_path, self._started, self._finished)
+        if (res[4] and by_deadline) or self.aborted:
             raise BudgetExceeded("%s stopped at the end of the time budget" % os.path.basename(cmd[0]))
         return res
 
@@ -1183,13 +1229,6 @@ class Runner:
             return False
         return r.get("status") == "done" or (r.get("status") == "error" and not self.o.retry_errors)
 
-    def build_fresh_safe(self, prog, side):
-        """build_fresh for the background pool: never raises."""
-        try:
-            return self.build_fresh(prog, side)
-        except Exception as e:  # the program's own run reports it
-            return None, {"ok": False, "seconds": 0, "log": "%s: %s" % (type(e).__name__, e), "exe": None}
-
     def prepare(self, prog, side):
         """Fresh copy of the program (and its support folders) under work/."""
         base = os.path.join(self.work, prog["name"], side)
@@ -1207,59 +1246,119 @@ class Runner:
                 os.symlink(os.path.join(prog["root"], m.group(1)), os.path.join(base, m.group(1)))
         return dst
 
-    def run_program(self, prog, prebuilt=None):
-        outdir = os.path.join(self.results, "programs", prog["name"])
+    def wants_rewrite(self):
+        return bool(self.o.rewrite) and not self.o.no_rewrite
+
+    def tool_uses_gpu(self):
+        """Whether the rewrite step needs the GPU (then it runs in the GPU
+        stage, one program at a time); otherwise it runs ahead in the pool."""
+        if self.o.capture_bin:
+            return True
+        if self.o.tool_cmd:
+            return "--verify=run" in self.o.tool_cmd
+        return getattr(self.o, "tool_mode", "verify") == "verify"
+
+    def outdir(self, prog):
+        return os.path.join(self.results, "programs", prog["name"])
+
+    def cpu_stage(self, prog):
+        """What needs no GPU, run ahead of the GPU work in a pool: the copy
+        and build of the original, and, when the rewrite needs no GPU, the
+        rewrite and the rebuild. Never raises: the state says what happened."""
+        st = {"orig_dir": None, "build": None, "rewrite": None, "error": None, "interrupted": None,
+              "log": []}
+        outdir = self.outdir(prog)
         shutil.rmtree(outdir, ignore_errors=True)
         os.makedirs(outdir)
+        try:
+            st["orig_dir"] = self.prepare(prog, "orig")
+            st["build"] = self.build(prog, st["orig_dir"], "orig")
+            if st["build"]["ok"] and self.wants_rewrite() and not self.tool_uses_gpu():
+                st["rewrite"] = self.rewrite_and_rebuild(prog, st["build"], outdir, st["log"])
+        except BudgetExceeded as e:
+            st["interrupted"] = str(e)
+        except Exception as e:  # reported by the program's run
+            import traceback
+            st["error"] = ("%s: %s" % (type(e).__name__, e), traceback.format_exc())
+        return st
+
+    def cpu_stage_safe(self, prog):
+        try:
+            return self.cpu_stage(prog)
+        except Exception as e:
+            return {"error": ("%s: %s" % (type(e).__name__, e), ""), "interrupted": None, "log": []}
+
+    def rewrite_and_rebuild(self, prog, orig_build, outdir, log):
+        """Copies the program, runs the tool on the copy, records what it
+        changed, rebuilds when something changed. Returns {"tool",
+        "unchanged", "build", "new_dir"}."""
+        new_dir = self.prepare(prog, "new")
+        # the tool gets the compile commands and sees the sources as the build did
+        cmds, cdb, exe = self.build_cmds(prog, new_dir)
+        if cdb is None:
+            cdb = self.make_cdb(prog, new_dir)
+        write_atomic(os.path.join(new_dir, "compile_commands.json"), json.dumps(cdb, indent=1))
+        pristine = self.prepare(prog, "pristine")
+        tool = self.rewrite(prog, new_dir, orig_build["exe"], outdir)
+        self.attach_fixes(tool, outdir, new_dir, pristine)
+        changed, diff = changed_files(pristine, new_dir)
+        tool["files_changed"] = changed
+        log.append("  %s tool: exit %s in %.0f s, %d kernels annotated, %s fixes applied, files changed: %s" % (
+            prog["name"], tool["rc"], tool["seconds"], len(tool["annotations"]),
+            "?" if tool.get("fixes_applied") is None else tool["fixes_applied"], ", ".join(changed) or "none"))
+        out = {"tool": tool, "unchanged": not changed, "build": None, "new_dir": new_dir}
+        if diff:
+            write_atomic(os.path.join(outdir, "rewrite.diff"), diff)
+        for f in changed:
+            dst = os.path.join(outdir, "rewritten", f)
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copy(os.path.join(new_dir, f), dst)
+        if changed:
+            out["build"] = self.build(prog, new_dir, "new")
+            if not out["build"]["ok"]:
+                log.append("  %s rewritten: BUILD FAILED" % prog["name"])
+        return out
+
+    def run_program(self, prog, state=None):
+        """The GPU stage of one program (and its CPU stage first when no
+        state from the pool is given). Writes and returns its result."""
         r = {"name": prog["name"], "corpus": prog["corpus"], "category": prog["category"],
              "description": prog["description"], "sizes": prog["sizes"], "kernel_specs": prog["kernels"],
              "cublas": prog["cublas"], "args": prog["args"], "status": "running",
              "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-             "original": None, "tool": None, "rewritten": None, "unchanged": False}
+             "original": None, "tool": None, "rewritten": None, "unchanged": False,
+             "tool_mode": (self.o.tool_cmd and "custom") or getattr(self.o, "tool_mode", "verify")}
         t0 = time.time()
+        outdir = self.outdir(prog)
         try:
-            orig_dir, build = prebuilt if prebuilt else self.build_fresh(prog, "orig")
+            st = state if state is not None else self.cpu_stage(prog)
+            if st.get("interrupted"):
+                raise BudgetExceeded(st["interrupted"])
+            if st.get("error"):
+                raise RunnerError(*st["error"])
+            build = st["build"]
             r["original"] = {"build": build}
             if build["ok"]:
-                r["original"]["run"] = self.run(prog, build["exe"], orig_dir, "orig", outdir)
+                r["original"]["run"] = self.run(prog, build["exe"], st["orig_dir"], "orig", outdir)
                 self.log("  %s original: check %s, kernels %s ms, timer %s" % (
                     prog["name"], r["original"]["run"]["check"],
                     _f((r["original"]["run"]["kernels"] or {}).get("total_ns", 0) / 1e6, "%.3f"),
                     r["original"]["run"]["timer"]))
-            if build["ok"] and self.o.rewrite and not self.o.no_rewrite:
-                new_dir = self.prepare(prog, "new")
-                # the tool gets the compile commands and sees the sources as the build did
-                cmds, cdb, exe = self.build_cmds(prog, new_dir)
-                if cdb is None:
-                    cdb = self.make_cdb(prog, new_dir)
-                write_atomic(os.path.join(new_dir, "compile_commands.json"), json.dumps(cdb, indent=1))
-                pristine = self.prepare(prog, "pristine")
-                r["tool"] = self.rewrite(prog, new_dir, build["exe"], outdir)
-                self.attach_fixes(r["tool"], outdir, new_dir, pristine)
-                changed, diff = changed_files(pristine, new_dir)
-                r["tool"]["files_changed"] = changed
-                self.log("  %s tool: exit %s in %.0f s, %d kernels annotated, files changed: %s" % (
-                    prog["name"], r["tool"]["rc"], r["tool"]["seconds"], len(r["tool"]["annotations"]),
-                    ", ".join(changed) or "none"))
-                if diff:
-                    write_atomic(os.path.join(outdir, "rewrite.diff"), diff)
-                if not changed:
-                    r["unchanged"] = True
-                else:
-                    for f in changed:
-                        dst = os.path.join(outdir, "rewritten", f)
-                        os.makedirs(os.path.dirname(dst), exist_ok=True)
-                        shutil.copy(os.path.join(new_dir, f), dst)
-                    nb = self.build(prog, new_dir, "new")
-                    r["rewritten"] = {"build": nb}
-                    if nb["ok"]:
-                        r["rewritten"]["run"] = self.run(prog, nb["exe"], new_dir, "new", outdir)
+            if build["ok"] and self.wants_rewrite():
+                rw = st.get("rewrite")
+                if rw is None:
+                    rw = self.rewrite_and_rebuild(prog, build, outdir, st["log"])
+                for line in st["log"]:
+                    self.log(line)
+                r["tool"], r["unchanged"] = rw["tool"], rw["unchanged"]
+                if rw["build"] is not None:
+                    r["rewritten"] = {"build": rw["build"]}
+                    if rw["build"]["ok"]:
+                        r["rewritten"]["run"] = self.run(prog, rw["build"]["exe"], rw["new_dir"], "new", outdir)
                         row = program_row(r)
                         self.log("  %s rewritten: check %s, kernels %s ms, speedup %s" % (
                             prog["name"], r["rewritten"]["run"]["check"], _f(row["new_ms"], "%.3f"),
                             _f(row["speedup"], "%.3fx")))
-                    else:
-                        self.log("  %s rewritten: BUILD FAILED" % prog["name"])
             r["status"] = "done"
         except BudgetExceeded as e:
             r["status"] = "interrupted"
@@ -1269,7 +1368,7 @@ class Runner:
             import traceback
             r["status"] = "error"
             r["error"] = "%s: %s" % (type(e).__name__, e)
-            r["traceback"] = traceback.format_exc()
+            r["traceback"] = e.args[1] if isinstance(e, RunnerError) else traceback.format_exc()
             self.log("  %s: runner error %s" % (prog["name"], r["error"]))
         r["seconds"] = round(time.time() - t0, 1)
         r["finished"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")

@@ -454,9 +454,9 @@ class EndToEnd(unittest.TestCase):
     def tearDownClass(cls):
         shutil.rmtree(cls.tmp, ignore_errors=True)
 
-    def runner(self, *extra):
+    def runner(self, *extra, results=None):
         cmd = [sys.executable, os.path.join(ROOT, "utils", "bench-corpus.py"), "--corpus", self.corpus,
-               "--results", self.results, "--work", os.path.join(self.tmp, "work"), "--cuda-path", self.cuda,
+               "--results", results or self.results, "--work", os.path.join(self.tmp, "work"), "--cuda-path", self.cuda,
                "--rewrite", self.fake_tool, "--no-refs", "--jobs", "2", "--kernel-times-lib", ""] + list(extra)
         return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
 
@@ -524,6 +524,24 @@ class EndToEnd(unittest.TestCase):
         p = self.runner("--report-only")
         self.assertEqual(p.returncode, 0)
         self.assertIn("4 programs", p.stdout)
+
+    def test_4_proven_mode_rewrites_ahead_of_the_gpu_stage(self):
+        results = os.path.join(self.tmp, "results-proven")
+        p = self.runner("--tool-mode", "proven", "--only", "scale,shift", results=results)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        with open(os.path.join(results, "programs", "scale.json")) as f:
+            scale = json.load(f)
+        self.assertEqual(scale["tool_mode"], "proven")
+        self.assertNotIn("--verify=run", scale["tool"]["cmd"])
+        self.assertIn("--export-fixes=", scale["tool"]["cmd"])
+        self.assertEqual(scale["rewritten"]["run"]["check"], "pass")
+        with open(os.path.join(results, "summary.json")) as f:
+            self.assertEqual(json.load(f)["broken"], ["shift"])
+        # the tool's line comes before the rewritten run's, in order, for each program
+        out = p.stdout
+        self.assertLess(out.index("scale original"), out.index("scale tool"))
+        self.assertLess(out.index("scale tool"), out.index("scale rewritten"))
+        self.assertLess(out.index("scale rewritten"), out.index("shift original"))
 
 
 if __name__ == "__main__":
