@@ -47,6 +47,7 @@ CAPTURE_TEMPLATE = "{capture} -o {capdir} -- {binary} {args}"
 
 DEFAULT_TIMING_REGEX = r"GPU time: ([0-9.]+) ms"
 SLOWER = 0.97      # a program below this speedup is reported as slower
+RUN_OK = ("pass", "unknown")   # own checks that do not fail (unknown: no check printed)
 IMPROVED = 1.05    # ... above this as improved
 
 
@@ -629,7 +630,9 @@ def program_row(r):
         "speedup": speedup,
         "timer_orig": o_timer, "timer_new": n_timer,
         "timer_speedup": (o_timer / n_timer) if (o_timer and n_timer) else None,
-        "broken": o_check == "pass" and n_check not in (None, "pass"),
+        # a program without its own check ("unknown": it ran and said nothing) is
+        # broken when the rewritten one fails, crashes or times out
+        "broken": o_check in RUN_OK and n_check not in (None,) + RUN_OK,
         "error": r.get("error"),
     }
 
@@ -698,7 +701,7 @@ def summarize(results, refs=None, expected=None):
     rows = [program_row(r) for r in results.values()]
     rows.sort(key=lambda x: x["name"])
     krows = [kr for r in sorted(results.values(), key=lambda r: r["name"]) for kr in kernel_rows(r, refs)]
-    measured = [x for x in rows if x["speedup"] and x["check_orig"] == "pass" and not x["broken"]]
+    measured = [x for x in rows if x["speedup"] and x["check_orig"] in RUN_OK and not x["broken"]]
     changed = [x for x in measured if not x["unchanged"]]
     s = {
         "generated": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -711,7 +714,8 @@ def summarize(results, refs=None, expected=None):
         "improved": sorted(x["name"] for x in measured if x["speedup"] > IMPROVED),
         "slower": sorted(x["name"] for x in measured if x["speedup"] < SLOWER),
         "broken": sorted(x["name"] for x in rows if x["broken"]),
-        "original_failing": sorted(x["name"] for x in rows if x["check_orig"] not in ("pass", None)),
+        "original_failing": sorted(x["name"] for x in rows if x["check_orig"] not in RUN_OK + (None,)),
+        "no_own_check": sorted(x["name"] for x in rows if x["check_orig"] == "unknown"),
         "tool_errors": sorted(x["name"] for x in rows if x["tool_rc"] not in (None, 0, 1) or x["tool_timed_out"]),
         "runner_errors": sorted(x["name"] for x in rows if x["error"]),
         "rules": {},
@@ -729,7 +733,9 @@ def _f(v, fmt="%.2f", none="–"):
 
 
 def _pct(v):
-    return "–" if v is None else "%.0f%%" % (100 * v)
+    if v is None:
+        return "–"
+    return ("%.0f%%" if v >= 0.01 else "%.2g%%") % (100 * v)
 
 
 def markdown_report(s, title="cuda-l1 end-to-end benchmark"):
@@ -748,13 +754,14 @@ def markdown_report(s, title="cuda-l1 end-to-end benchmark"):
     L += ["## Summary", "",
           "| | |", "|---|---|",
           "| programs with results | %d |" % s["programs"],
-          "| measured (own check passes before and after) | %d |" % s["measured"],
+          "| measured (own check passes before and after, or none printed) | %d |" % s["measured"],
+          "| without an own check (timed, judged by exit status only) | %s |" % (", ".join(s["no_own_check"]) or "none"),
           "| geometric mean speedup, total kernel time per program | %s |" % _f(s["geomean_speedup"], "%.3fx"),
           "| ... over the %d programs the tool changed | %s |" % (s["changed"], _f(s["geomean_speedup_changed"], "%.3fx")),
           "| median speedup | %s |" % _f(s["median_speedup"], "%.3fx"),
           "| improved (> %.2fx) | %d |" % (IMPROVED, len(s["improved"])),
           "| slower (< %.2fx) | %s |" % (SLOWER, ", ".join(s["slower"]) or "none"),
-          "| broken (own check fails after rewriting) | %s |" % (", ".join(s["broken"]) or "none"),
+          "| broken (own check fails, or crash, after rewriting) | %s |" % (", ".join(s["broken"]) or "none"),
           "| failing before rewriting | %s |" % (", ".join(s["original_failing"]) or "none"),
           "| tool errors or time-outs | %s |" % (", ".join(s["tool_errors"]) or "none"),
           "| runner errors | %s |" % (", ".join(s["runner_errors"]) or "none"),

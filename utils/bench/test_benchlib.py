@@ -339,7 +339,9 @@ class Report(unittest.TestCase):
               fake_result("slow", 1e6, 1.25e6, rules=["algebraic-powf-square"]),
               fake_result("broken", 2e6, 1e6, check_new="fail", rules=["memory-restrict"]),
               fake_result("failing", 1e6, 1e6, check_orig="fail", unchanged=True),
-              fake_result("toolcrash", 1e6, 1e6, unchanged=True, tool_rc=2)]
+              fake_result("toolcrash", 1e6, 1e6, unchanged=True, tool_rc=2),
+              fake_result("silent", 3e6, 2e6, check_orig="unknown", check_new="unknown", rules=["launch-bounds"]),
+              fake_result("silentcrash", 3e6, 2e6, check_orig="unknown", check_new="crash", rules=["launch-bounds"])]
         return {r["name"]: r for r in rs}
 
     def refs(self):
@@ -348,21 +350,22 @@ class Report(unittest.TestCase):
 
     def test_summary(self):
         s = B.summarize(self.results(), self.refs(), expected=["fast", "same", "slow", "broken", "failing",
-                                                                "toolcrash", "notrun"])
+                                                                "toolcrash", "silent", "silentcrash", "notrun"])
         rows = {x["name"]: x for x in s["rows"]}
         self.assertAlmostEqual(rows["fast"]["speedup"], 4.0)
         self.assertAlmostEqual(rows["same"]["speedup"], 1.0)
         self.assertTrue(rows["broken"]["broken"])
-        self.assertEqual(s["broken"], ["broken"])
+        self.assertEqual(s["broken"], ["broken", "silentcrash"])
         self.assertEqual(s["slower"], ["slow"])
-        self.assertEqual(s["improved"], ["fast"])
+        self.assertEqual(s["improved"], ["fast", "silent"])
         self.assertEqual(s["original_failing"], ["failing"])
+        self.assertEqual(s["no_own_check"], ["silent", "silentcrash"])
         self.assertEqual(s["tool_errors"], ["toolcrash"])
         self.assertEqual(s["not_done"], ["notrun"])
-        # geomean over fast, same, slow, toolcrash (broken and failing excluded)
-        self.assertAlmostEqual(s["geomean_speedup"], (4.0 * 1.0 * 0.8 * 1.0) ** 0.25)
-        self.assertAlmostEqual(s["geomean_speedup_changed"], (4.0 * 0.8) ** 0.5)
-        self.assertEqual(s["rules"], {"memory-restrict": 2, "algebraic-powf-square": 1})
+        # geomean over fast, same, slow, toolcrash, silent (broken and failing excluded)
+        self.assertAlmostEqual(s["geomean_speedup"], (4.0 * 1.0 * 0.8 * 1.0 * 1.5) ** 0.2)
+        self.assertAlmostEqual(s["geomean_speedup_changed"], (4.0 * 0.8 * 1.5) ** (1 / 3))
+        self.assertEqual(s["rules"], {"memory-restrict": 2, "algebraic-powf-square": 1, "launch-bounds": 2})
         k = [x for x in s["kernel_rows"] if x["program"] == "fast"][0]
         self.assertAlmostEqual(k["orig_gbps"], 8000 / 4e6)            # bytes / ns = GB/s
         self.assertAlmostEqual(k["new_bw_share"], (8000 / 1e6) / 4000.0)
@@ -377,7 +380,8 @@ class Report(unittest.TestCase):
         self.assertIn("**pass -> fail (broken)**", md)
         self.assertIn("**0.80x**", md)
         self.assertIn("Device-to-device copy: 4000 GB/s", md)
-        self.assertIn("| broken (own check fails after rewriting) | broken |", md)
+        self.assertIn("| broken (own check fails, or crash, after rewriting) | broken, silentcrash |", md)
+        self.assertIn("| silentcrash | cat | **unknown -> crash (broken)** |", md)
         svg = B.speedup_svg(s["rows"])
         root = ET.fromstring(svg)   # well-formed XML
         self.assertTrue(root.tag.endswith("svg"))
@@ -397,11 +401,11 @@ class Report(unittest.TestCase):
                 B.write_atomic(os.path.join(tmp, "programs", r["name"] + ".json"), json.dumps(r))
             B.write_atomic(os.path.join(tmp, "programs", "garbage.json"), "{")
             s = B.write_report(tmp, self.refs())
-            self.assertEqual(s["programs"], 6)
+            self.assertEqual(s["programs"], 8)
             for f in ["summary.json", "summary.md", "speedup.svg"]:
                 self.assertTrue(os.path.exists(os.path.join(tmp, f)))
             with open(os.path.join(tmp, "summary.json")) as f:
-                self.assertEqual(json.load(f)["broken"], ["broken"])
+                self.assertEqual(json.load(f)["broken"], ["broken", "silentcrash"])
         finally:
             shutil.rmtree(tmp)
 
