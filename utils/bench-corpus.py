@@ -147,7 +147,8 @@ def environment(a):
     try:
         out = subprocess.run([os.path.join(a.cuda_path, "bin", "nvcc"), "--version"], capture_output=True,
                              text=True, timeout=30).stdout
-        env["nvcc"] = out.strip().splitlines()[-1] if out.strip() else "?"
+        rel = [l for l in out.splitlines() if "release" in l]
+        env["nvcc"] = rel[0].strip() if rel else (out.strip().splitlines()[-1] if out.strip() else "?")
     except (OSError, subprocess.SubprocessError):
         env["nvcc"] = "?"
     env["commit"] = os.environ.get("CUDAL1_COMMIT") or B.git_commit(ROOT)
@@ -209,6 +210,13 @@ def main(argv=None):
                                                                   B._f(s["geomean_speedup"], "%.3fx")))
         return 0
 
+    if a.rewrite and not a.no_rewrite and not os.access(a.rewrite, os.X_OK):
+        print("bench-corpus: error: %s: no such executable (--rewrite; or --no-rewrite)" % a.rewrite,
+              file=sys.stderr)
+        return 2
+    if a.kernel_times_lib and not os.path.exists(a.kernel_times_lib):
+        print("bench-corpus: error: %s: no such file (--kernel-times-lib)" % a.kernel_times_lib, file=sys.stderr)
+        return 2
     t_start = time.time()
     runner = B.Runner(a)
     if a.budget:

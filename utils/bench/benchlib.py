@@ -1349,7 +1349,7 @@ class Runner:
                 r["original"]["run"] = self.run(prog, build["exe"], st["orig_dir"], "orig", outdir)
                 self.log("  %s original: check %s, kernels %s ms, timer %s" % (
                     prog["name"], r["original"]["run"]["check"],
-                    _f((r["original"]["run"]["kernels"] or {}).get("total_ns", 0) / 1e6, "%.3f"),
+                    _f(_side_total(r["original"]) and _side_total(r["original"]) / 1e6, "%.3f"),
                     r["original"]["run"]["timer"]))
             if build["ok"] and self.wants_rewrite():
                 rw = st.get("rewrite")
