@@ -1,6 +1,6 @@
 // black_scholes: European call and put prices for NOPT options (Black-Scholes
 // formula, the cumulative normal by the Abramowitz-Stegun polynomial
-// approximation 26.2.17), one thread per option, REPS times.
+// approximation 26.2.17), indexed by x only, REPS times.
 //
 // Check: call and put prices against the same formulas on the CPU in
 // double; tolerance rtol 1e-4 + atol 1e-4 (prices up to ~70).
@@ -75,8 +75,8 @@ void run_black_scholes(int nopt, float *S, float *X, float *T, float *call, floa
   CUDA_CHECK(cudaMemcpy(d_X, X, bytes, cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemcpy(d_T, T, bytes, cudaMemcpyHostToDevice));
 
-  dim3 block(128);
-  dim3 grid((size_t)ceil(((float)nopt) / ((float)block.x)));
+  dim3 block(32, 8);
+  dim3 grid((size_t)ceil(((float)nopt) / ((float)block.x)), 1);
   cudaEvent_t start, stop;
   CUDA_CHECK(cudaEventCreate(&start));
   CUDA_CHECK(cudaEventCreate(&stop));
