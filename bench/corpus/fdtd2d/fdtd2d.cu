@@ -3,7 +3,8 @@
 // source value injected on the first row every step.
 //
 // Check: hz, ex and ey against the same steps on the CPU in double;
-// tolerance rtol 1e-3 + atol 1e-3 (fields of magnitude ~1..100).
+// tolerance rtol 1e-3 + atol 1e-5 * max|field| (the fields grow to ~NY; a
+// value that cancels to near zero carries the rounding of its large terms).
 #include "../common/bench_common.h"
 
 #ifndef NX
@@ -147,9 +148,15 @@ int main() {
 
   run_fdtd(nx, ny, tmax, source, ex, ey, hz);
 
-  long bad = check_close("ex", ex, ex_ref, cells, 1e-3, 1e-3);
-  bad += check_close("ey", ey, ey_ref, cells, 1e-3, 1e-3);
-  bad += check_close("hz", hz, hz_ref, cells, 1e-3, 1e-3);
+  double scale_ex = 0, scale_ey = 0, scale_hz = 0;
+  for (long x = 0; x < cells; x++) {
+    scale_ex = fmax(scale_ex, fabs(ex_ref[x]));
+    scale_ey = fmax(scale_ey, fabs(ey_ref[x]));
+    scale_hz = fmax(scale_hz, fabs(hz_ref[x]));
+  }
+  long bad = check_close("ex", ex, ex_ref, cells, 1e-3, 1e-5 * scale_ex);
+  bad += check_close("ey", ey, ey_ref, cells, 1e-3, 1e-5 * scale_ey);
+  bad += check_close("hz", hz, hz_ref, cells, 1e-3, 1e-5 * scale_hz);
   free(source);
   free(ex); free(ey); free(hz);
   free(ex_ref); free(ey_ref); free(hz_ref);

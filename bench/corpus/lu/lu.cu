@@ -4,7 +4,9 @@
 // launches per k, each over the whole matrix.
 //
 // Check: the whole factored matrix against the same algorithm on the CPU in
-// double; tolerance rtol 1e-3 + atol 1e-5 (diagonally dominant matrix).
+// double; tolerance rtol 1e-3 + atol 1e-4 (diagonally dominant matrix; U
+// entries are O(1) and the diagonal O(N), so an entry that is nearly zero
+// keeps the rounding of its O(1) terms).
 #include "../common/bench_common.h"
 
 #ifndef N
@@ -100,7 +102,7 @@ int main() {
 
   run_lu(n, A);
 
-  long bad = check_close("LU", A, LU, (long)n * n, 1e-3, 1e-5);
+  long bad = check_close("LU", A, LU, (long)n * n, 1e-3, 1e-4);
   free(A);
   free(LU);
   return finish(bad);

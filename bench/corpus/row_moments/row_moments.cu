@@ -3,7 +3,8 @@
 // z-scores of every element (one thread per element).
 //
 // Check: the four moments and the z-scores against the CPU in double;
-// tolerance rtol 1e-3 + atol 1e-4.
+// tolerance rtol 1e-3 + atol 1e-4 (skewness and kurtosis: atol 1e-3, ratios
+// of sums of cubed and fourth powers that cancel).
 #include "../common/bench_common.h"
 
 #ifndef ROWS
@@ -131,7 +132,7 @@ int main() {
   const char *names[4] = {"mean", "variance", "skewness", "kurtosis"};
   long bad = 0;
   for (int k = 0; k < 4; k++)
-    bad += check_close(names[k], out[k], ref[k], rows, 1e-3, 1e-4);
+    bad += check_close(names[k], out[k], ref[k], rows, 1e-3, k >= 2 ? 1e-3 : 1e-4);
   bad += check_close("z", z, z_ref, total, 1e-3, 1e-4);
 
   cudaFree(d_x);

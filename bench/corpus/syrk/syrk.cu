@@ -2,7 +2,8 @@
 // C = alpha * A * A^T + beta * C (j <= i); the upper triangle is left alone.
 //
 // Check: CHECK_ROWS rows of C (lower part against a CPU reference in double,
-// tolerance rtol 1e-4 + atol 1e-3; upper part must be unchanged, exactly).
+// tolerance rtol 1e-4 + atol 2e-3 (sums of M products of either sign); upper
+// part must be unchanged, exactly).
 #include "../common/bench_common.h"
 #include "syrk.h"
 
@@ -114,7 +115,7 @@ int main() {
       }
     }
   }
-  bad += check_close("C (sampled rows)", got, ref, (long)CHECK_ROWS * n, 1e-4, 1e-3);
+  bad += check_close("C (sampled rows)", got, ref, (long)CHECK_ROWS * n, 1e-4, 2e-3);
 
   free(A);
   free(C);
