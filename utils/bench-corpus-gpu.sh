@@ -19,7 +19,9 @@
 #    on from there on a fresh machine), summary.md, summary.json,
 #    speedup.svg, run.log, env.txt.
 #
-# Environment: OUT, BUDGET, HECBENCH, MODE (verify: `--fix --verify=run`,
+# Environment: OUT, BUDGET, REPEAT (runs of each binary, default 2: the
+# kernel times are the median and the spread between runs is reported),
+# HECBENCH, MODE (verify: `--fix --verify=run`,
 # the default; proven: `--fix` alone, the proven fixes applied without GPU
 # verification and measured here; results in bench/results/<corpus>-proven),
 # CUDA_PATH (default /usr/local/cuda), CUDAL1_COMMIT (the commit, when the
@@ -80,7 +82,8 @@ fi
 [ "$MODE" != verify ] && NAME="$NAME-$MODE"
 LEFT=$(( BUDGET - ($(date +%s) - T0) ))
 python3 "$ROOT/utils/bench-corpus.py" "${SRC[@]}" --results "$ROOT/bench/results/$NAME" \
-  --rewrite "$DIST/bin/cuda-l1-rewrite" --tool-mode "$MODE" --budget "$LEFT" "$@" 2>&1 | tee "$OUT/run.log"
+  --rewrite "$DIST/bin/cuda-l1-rewrite" --tool-mode "$MODE" --repeat "${REPEAT:-2}" --budget "$LEFT" "$@" 2>&1 \
+  | tee "$OUT/run.log"
 RC=${PIPESTATUS[0]}
 
 R="$ROOT/bench/results/$NAME"

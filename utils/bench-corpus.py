@@ -85,6 +85,8 @@ def parse_args(argv):
     run.add_argument("--jobs", type=int, default=max(1, min(8, (os.cpu_count() or 2) // 2)),
                      help="programs prepared in parallel with the GPU runs (builds; in proven mode "
                           "also the rewrite and the rebuild)")
+    run.add_argument("--repeat", type=int, default=1,
+                     help="runs of each binary (kernel times: the median; the spread is reported)")
     run.add_argument("--run-timeout", type=float, default=120)
     run.add_argument("--build-timeout", type=float, default=300)
     run.add_argument("--ncu", action="store_true", help="also run each binary under ncu for DRAM bytes")

@@ -630,6 +630,8 @@ def program_row(r):
         "speedup": speedup,
         "timer_orig": o_timer, "timer_new": n_timer,
         "timer_speedup": (o_timer / n_timer) if (o_timer and n_timer) else None,
+        "spread": max([x for x in ((orig.get("run") or {}).get("spread"), (new.get("run") or {}).get("spread"))
+                       if x is not None], default=None),
         # a program without its own check ("unknown": it ran and said nothing) is
         # broken when the rewritten one fails, crashes or times out
         "broken": o_check in RUN_OK and n_check not in (None,) + RUN_OK,
@@ -713,6 +715,8 @@ def summarize(results, refs=None, expected=None):
         "measured": len(measured), "changed": len(changed),
         "improved": sorted(x["name"] for x in measured if x["speedup"] > IMPROVED),
         "slower": sorted(x["name"] for x in measured if x["speedup"] < SLOWER),
+        "within_spread": sorted(x["name"] for x in changed if x["spread"] is not None
+                                and abs(x["speedup"] - 1) <= x["spread"]),
         "broken": sorted(x["name"] for x in rows if x["broken"]),
         "original_failing": sorted(x["name"] for x in rows if x["check_orig"] not in RUN_OK + (None,)),
         "no_own_check": sorted(x["name"] for x in rows if x["check_orig"] == "unknown"),
@@ -761,6 +765,8 @@ def markdown_report(s, title="cuda-l1 end-to-end benchmark"):
           "| median speedup | %s |" % _f(s["median_speedup"], "%.3fx"),
           "| improved (> %.2fx) | %d |" % (IMPROVED, len(s["improved"])),
           "| slower (< %.2fx) | %s |" % (SLOWER, ", ".join(s["slower"]) or "none"),
+          "| changed, but the speedup is within the run-to-run spread | %s |" % (
+              ", ".join(s["within_spread"]) or "none"),
           "| broken (own check fails, or crash, after rewriting) | %s |" % (", ".join(s["broken"]) or "none"),
           "| failing before rewriting | %s |" % (", ".join(s["original_failing"]) or "none"),
           "| tool errors or time-outs | %s |" % (", ".join(s["tool_errors"]) or "none"),
@@ -769,11 +775,12 @@ def markdown_report(s, title="cuda-l1 end-to-end benchmark"):
     if s["rules"]:
         L += ["Rules applied (programs): " + ", ".join("%s (%d)" % kv for kv in sorted(s["rules"].items())), ""]
     L += ["## Programs", "",
-          "Kernel time: sum of every kernel's GPU time in one run of the program (CUPTI activity "
-          "records). Timer: the program's own timing line. Checks: the program's own verdict "
-          "before -> after rewriting.", "",
-          "| program | category | check | rules applied | kernels ms (orig) | kernels ms (new) | speedup | timer ms (orig -> new) | tool |",
-          "|---|---|---|---|---:|---:|---:|---|---|"]
+          "Kernel time: sum of every kernel's GPU time in a run of the program (CUPTI activity "
+          "records; the median over the runs when each side ran more than once, and spread = "
+          "(max - min) / median of those runs, the larger of the two sides). Timer: the program's "
+          "own timing line. Checks: the program's own verdict before -> after rewriting.", "",
+          "| program | category | check | rules applied | kernels ms (orig) | kernels ms (new) | speedup | spread | timer ms (orig -> new) | tool |",
+          "|---|---|---|---|---:|---:|---:|---:|---|---|"]
     for x in s["rows"]:
         check = "%s -> %s" % (x["check_orig"] or "–", x["check_new"] or "–")
         if x["broken"]:
@@ -785,9 +792,10 @@ def markdown_report(s, title="cuda-l1 end-to-end benchmark"):
         sp = _f(x["speedup"], "%.2fx")
         if x["speedup"] and x["speedup"] < SLOWER:
             sp = "**%s**" % sp
-        L.append("| %s | %s | %s | %s | %s | %s | %s | %s -> %s | %s |" % (
+        L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s -> %s | %s |" % (
             x["name"], x["category"], check, ", ".join(x["rules"]) or "–", _f(x["orig_ms"], "%.3f"),
-            _f(x["new_ms"], "%.3f"), sp, _f(x["timer_orig"], "%.3f"), _f(x["timer_new"], "%.3f"), tool))
+            _f(x["new_ms"], "%.3f"), sp, _pct(x["spread"]), _f(x["timer_orig"], "%.3f"),
+            _f(x["timer_new"], "%.3f"), tool))
     L += ["", "## Kernels", "",
           "Effective bandwidth: the bytes each launch must read and write (manifest, from the "
           "program's sizes) over the kernel time, and its share of the measured device-to-device "
@@ -968,6 +976,41 @@ def copy_tree(src, dst):
         "*.o", "*.obj", ".cuda-l1", "__pycache__"))
 
 
+_CHECK_ORDER = ["pass", "unknown", "fail", "crash", "timeout"]
+
+
+def merge_runs(runs):
+    """One run's record from several runs of the same binary (see Runner.run)."""
+    last = runs[-1]
+    checks = [r["check"] for r in runs]
+    res = {"rc": last["rc"], "timed_out": any(r["timed_out"] for r in runs), "runs": len(runs),
+           "wall_s": round(sum(r["wall_s"] for r in runs), 3),
+           "check": max(checks, key=lambda c: _CHECK_ORDER.index(c) if c in _CHECK_ORDER else 99),
+           "timer": median([r["timer"] for r in runs if r["timer"] is not None]),
+           "timers": [r["timer"] for r in runs],
+           "kernels": None, "spread": None,
+           "stdout_tail": tail(last["out"], 2500), "stderr_tail": tail(last["err"], 1500)}
+    kts = [r["kernels"] for r in runs if r["kernels"]]
+    if kts:
+        merged = dict(kts[-1])
+        names = list(dict.fromkeys(k for kt in kts for k in kt["kernels"]))
+        merged["kernels"] = {}
+        for n in names:
+            per = [kt["kernels"][n] for kt in kts if n in kt["kernels"]]
+            e = dict(per[0])
+            e["total_ns"] = median([x["total_ns"] for x in per])
+            e["totals_ns"] = [x["total_ns"] for x in per]
+            merged["kernels"][n] = e
+        totals = [kt["total_ns"] for kt in kts]
+        merged["total_ns"] = median(totals)
+        merged["totals_ns"] = totals
+        merged["dropped"] = sum(kt.get("dropped", 0) for kt in kts)
+        res["kernels"] = merged
+        if len(totals) > 1 and merged["total_ns"]:
+            res["spread"] = (max(totals) - min(totals)) / merged["total_ns"]
+    return res
+
+
 def changed_files(orig_dir, new_dir):
     """Relative paths of text files that differ, and a unified diff."""
     changed, diff = [], []
@@ -1131,19 +1174,26 @@ class Runner:
 
     # ---- run
     def run(self, prog, exe, src_dir, tag, outdir):
-        ktdir = os.path.join(outdir, "kt-" + tag)
-        shutil.rmtree(ktdir, ignore_errors=True)
-        os.makedirs(ktdir)
-        timeout = min(prog["timeout_s"], self.o.run_timeout)
-        rc, out, err, secs, to = self.cmd([exe] + prog["args"], src_dir, self.traced_env(ktdir), timeout,
-                                         os.path.join(outdir, tag + ".stdout"),
-                                         os.path.join(outdir, tag + ".stderr"))
-        kt = load_kernel_times(sorted(glob.glob(os.path.join(ktdir, "*.json"))))
-        res = {"rc": rc, "timed_out": to, "wall_s": round(secs, 3),
-               "check": own_check(prog["check"], out, rc, to),
-               "timer": parse_timer(prog["timing_regex"], out + "\n" + err),
-               "kernels": kt if kt["processes"] else None,
-               "stdout_tail": tail(out, 2500), "stderr_tail": tail(err, 1500)}
+        """Runs the program --repeat times (default 1). Kernel times: per
+        kernel and in total, the median over the runs; 'spread' = (max - min)
+        / median of the runs' totals. The check is the worst of the runs'."""
+        runs = []
+        for k in range(max(1, getattr(self.o, "repeat", 1))):
+            ktdir = os.path.join(outdir, "kt-%s-%d" % (tag, k))
+            shutil.rmtree(ktdir, ignore_errors=True)
+            os.makedirs(ktdir)
+            timeout = min(prog["timeout_s"], self.o.run_timeout)
+            rc, out, err, secs, to = self.cmd([exe] + prog["args"], src_dir, self.traced_env(ktdir), timeout,
+                                              os.path.join(outdir, tag + ".stdout"),
+                                              os.path.join(outdir, tag + ".stderr"))
+            kt = load_kernel_times(sorted(glob.glob(os.path.join(ktdir, "*.json"))))
+            runs.append({"rc": rc, "timed_out": to, "wall_s": round(secs, 3),
+                         "check": own_check(prog["check"], out, rc, to),
+                         "timer": parse_timer(prog["timing_regex"], out + "\n" + err),
+                         "kernels": kt if kt["processes"] else None, "out": out, "err": err})
+            if runs[-1]["check"] not in RUN_OK:
+                break      # a failing program is not run again
+        res = merge_runs(runs)
         if self.o.ncu:
             res["ncu"] = self.run_ncu(prog, exe, src_dir, tag, outdir)
         return res
@@ -1152,7 +1202,8 @@ class Runner:
         ncu = shutil.which("ncu", path=os.path.join(self.cuda, "bin") + os.pathsep + os.environ.get("PATH", ""))
         if not ncu:
             return {"error": "ncu not found"}
-        cmd = [ncu, "--csv", "--print-units", "base", "--metrics",
+        # --clock-control none: the card's clocks are left as they are
+        cmd = [ncu, "--csv", "--print-units", "base", "--clock-control", "none", "--metrics",
                "dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum",
                "--launch-count", str(self.o.ncu_launches), exe] + prog["args"]
         rc, out, err, secs, to = self.cmd(cmd, src_dir, self.base_env(), self.o.run_timeout * 3,

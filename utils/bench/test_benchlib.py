@@ -332,6 +332,37 @@ def fake_result(name, o_ns, n_ns, check_new="pass", rules=(), unchanged=False, c
     return r
 
 
+class MergeRuns(unittest.TestCase):
+    def kt(self, **totals):
+        return {"kernels": {k: {"count": 1, "total_ns": v} for k, v in totals.items()},
+                "total_ns": sum(totals.values()), "dropped": 0, "processes": 1}
+
+    def test_median_and_spread(self):
+        runs = [{"rc": 0, "timed_out": False, "wall_s": 1.0, "check": "pass", "timer": t, "out": "o%d" % i,
+                 "err": "", "kernels": self.kt(a=a, b=100)}
+                for i, (t, a) in enumerate([(3.0, 900), (1.0, 1100), (2.0, 1000)])]
+        m = B.merge_runs(runs)
+        self.assertEqual(m["runs"], 3)
+        self.assertEqual(m["check"], "pass")
+        self.assertEqual(m["timer"], 2.0)
+        self.assertEqual(m["kernels"]["kernels"]["a"]["total_ns"], 1000)
+        self.assertEqual(m["kernels"]["kernels"]["a"]["totals_ns"], [900, 1100, 1000])
+        self.assertEqual(m["kernels"]["total_ns"], 1100)
+        self.assertAlmostEqual(m["spread"], 200 / 1100)
+        self.assertEqual(m["stdout_tail"], "o2")
+
+    def test_worst_check_and_single_run(self):
+        runs = [{"rc": 0, "timed_out": False, "wall_s": 1.0, "check": "pass", "timer": None, "out": "",
+                 "err": "", "kernels": None},
+                {"rc": 1, "timed_out": False, "wall_s": 1.0, "check": "fail", "timer": None, "out": "",
+                 "err": "", "kernels": None}]
+        m = B.merge_runs(runs)
+        self.assertEqual(m["check"], "fail")
+        self.assertIsNone(m["kernels"])
+        self.assertIsNone(m["spread"])
+        self.assertIsNone(B.merge_runs(runs[:1])["spread"])
+
+
 class Report(unittest.TestCase):
     def results(self):
         rs = [fake_result("fast", 4e6, 1e6, rules=["memory-restrict"]),
@@ -531,7 +562,7 @@ class EndToEnd(unittest.TestCase):
 
     def test_4_proven_mode_rewrites_ahead_of_the_gpu_stage(self):
         results = os.path.join(self.tmp, "results-proven")
-        p = self.runner("--tool-mode", "proven", "--only", "scale,shift", results=results)
+        p = self.runner("--tool-mode", "proven", "--only", "scale,shift", "--repeat", "2", results=results)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         with open(os.path.join(results, "programs", "scale.json")) as f:
             scale = json.load(f)
@@ -539,6 +570,9 @@ class EndToEnd(unittest.TestCase):
         self.assertNotIn("--verify=run", scale["tool"]["cmd"])
         self.assertIn("--export-fixes=", scale["tool"]["cmd"])
         self.assertEqual(scale["rewritten"]["run"]["check"], "pass")
+        self.assertEqual(scale["original"]["run"]["runs"], 2)
+        self.assertEqual(len(scale["original"]["run"]["kernels"]["totals_ns"]), 2)
+        self.assertIsNotNone(B.program_row(scale)["spread"])
         with open(os.path.join(results, "summary.json")) as f:
             self.assertEqual(json.load(f)["broken"], ["shift"])
         # the tool's line comes before the rewritten run's, in order, for each program
