@@ -193,6 +193,11 @@ std::unique_ptr<Frontend> Frontend::create(const FrontendConfig &Config,
                                            std::string &Error) {
   std::unique_ptr<Frontend> F(new Frontend());
   F->Config = Config;
+  // Paths after `--` are relative to the folder the tool runs in, as
+  // clang-tidy's are; each file is parsed in its command's folder.
+  SmallString<256> Cwd;
+  if (!sys::fs::current_path(Cwd))
+    F->Config.Parse.ExtraArgs = resolveArgPaths(Config.Parse.ExtraArgs, Cwd);
   std::unique_ptr<tooling::CompilationDatabase> Base;
   if (!Config.BuildPath.empty()) {
     SmallString<256> Json(Config.BuildPath);
@@ -217,7 +222,7 @@ std::unique_ptr<Frontend> Frontend::create(const FrontendConfig &Config,
     }
   }
   F->DB = std::make_unique<CudaCompilationDatabase>(std::move(Base),
-                                                    Config.Parse);
+                                                    F->Config.Parse);
   return F;
 }
 
