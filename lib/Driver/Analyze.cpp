@@ -134,9 +134,11 @@ void preferFixes(std::vector<Finding> &Findings,
   Findings = std::move(Out);
 }
 
-/// Drops the findings that a NOLINT comment in their file suppresses.
-void applySuppressions(std::vector<Finding> &Findings) {
-  std::map<std::string, std::string> Texts;
+/// Drops the findings that a NOLINT comment in their file suppresses (in
+/// \p Overlay's contents where it has the file).
+void applySuppressions(std::vector<Finding> &Findings,
+                       const std::map<std::string, std::string> &Overlay) {
+  std::map<std::string, std::string> Texts = Overlay;
   std::vector<Finding> Out;
   for (Finding &F : Findings) {
     auto It = Texts.find(F.Loc.File);
@@ -162,7 +164,7 @@ AnalysisRun Pipeline::analyze(bool CollectKernels) {
   AnalysisRun Run = std::move(Handler.Run);
   preferFixes(Run.Findings, Rules);
   sortAndDedup(Run.Findings);
-  applySuppressions(Run.Findings);
+  applySuppressions(Run.Findings, Opts.Overlay);
   for (auto &KV : Run.Kernels) {
     std::set<std::string> Seen;
     for (const LaunchSite &LS : Handler.Launches)

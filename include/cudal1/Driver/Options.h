@@ -10,6 +10,7 @@
 #ifndef CUDAL1_DRIVER_OPTIONS_H
 #define CUDAL1_DRIVER_OPTIONS_H
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,10 @@ struct Options {
   unsigned Jobs = 1;                     ///< -j
   bool Quiet = false;                    ///< --quiet
   OutputFormat Format = OutputFormat::Text;
+  /// Contents analysed instead of the files on disk, by absolute path (an
+  /// editor's unsaved buffers; such files need not exist on disk). Findings'
+  /// offsets and NOLINT comments refer to these contents.
+  std::map<std::string, std::string> Overlay;
 
   // --- rules and configuration -----------------------------------------
   std::string Rules;                  ///< --rules (added to the config's)
