@@ -1,12 +1,39 @@
 //===- FindingOutput.cpp - findings as JSON and SARIF 2.1.0 ---------------===//
 #include "cudal1/Analysis/FindingOutput.h"
 
+#include "cudal1/Config.h"
+
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include <map>
 
 using namespace llvm;
 
 namespace cudal1 {
+
+std::string ruleDocUrl(StringRef Base, StringRef RuleId) {
+  std::string U = Base.str();
+  if (!U.empty() && U.back() != '/')
+    U += '/';
+  return U + RuleId.str() + ".md";
+}
+
+std::string defaultRuleDocsBase(const char *Argv0, void *MainAddr) {
+  std::vector<std::string> Dirs;
+  std::string Exe = sys::fs::getMainExecutable(Argv0, MainAddr);
+  if (!Exe.empty()) {
+    SmallString<256> D(sys::path::parent_path(sys::path::parent_path(Exe)));
+    sys::path::append(D, "share", "doc", "cuda-l1", "rules");
+    Dirs.push_back(std::string(D));
+  }
+  Dirs.push_back(CUDAL1_SOURCE_DIR "/docs/rules");
+  for (const std::string &D : Dirs)
+    if (sys::fs::is_directory(D))
+      return fileUri(D) + "/";
+  return "";
+}
 
 static json::Object locJson(const SourceLoc &L) {
   return json::Object{{"file", L.File}, {"line", L.Line}, {"column", L.Column}};
@@ -70,7 +97,7 @@ json::Value findingsJson(const std::vector<Finding> &Findings) {
   return json::Object{{"version", 1}, {"findings", std::move(A)}};
 }
 
-static std::string fileUri(StringRef Path) {
+std::string fileUri(StringRef Path) {
   std::string U = "file://";
   for (char C : Path) {
     if (isAlnum(C) || StringRef("/-_.~").contains(C))

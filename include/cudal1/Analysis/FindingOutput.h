@@ -5,9 +5,21 @@
 #include "cudal1/Analysis/Finding.h"
 #include "cudal1/Analysis/Rule.h"
 #include "llvm/Support/JSON.h"
+#include <string>
 #include <vector>
 
 namespace cudal1 {
+
+/// The documentation page of \p RuleId: "<Base><id>.md" (docs/rules/ of
+/// this repository, under the base URL given with --rule-docs-url).
+std::string ruleDocUrl(llvm::StringRef Base, llvm::StringRef RuleId);
+/// The base URL used when --rule-docs-url is not given: a file:// URL of the
+/// rule pages next to the executable (<prefix>/share/doc/cuda-l1/rules/, as
+/// the portable release lays them out), else of the source tree the tool
+/// was built from; "" when neither exists.
+std::string defaultRuleDocsBase(const char *Argv0, void *MainAddr);
+/// A file:// URI of an absolute path, percent-encoding what RFC 3986 asks.
+std::string fileUri(llvm::StringRef Path);
 
 llvm::json::Value findingToJson(const Finding &F);
 /// {"version": 1, "findings": [...]}
