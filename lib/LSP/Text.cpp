@@ -1,5 +1,6 @@
 //===- Text.cpp - LSP positions over UTF-8 text, document edits -----------===//
 #include "cudal1/LSP/Text.h"
+#include "cudal1/Support/Utf8.h"
 
 using namespace llvm;
 
@@ -28,24 +29,10 @@ bool fromJSON(const json::Value &V, Range &R, json::Path Path) {
 }
 
 size_t charLength(StringRef Text, size_t Offset) {
-  if (Offset >= Text.size())
-    return 0;
-  unsigned char C = Text[Offset];
-  size_t N = C < 0x80         ? 1
-             : (C >> 5) == 6  ? 2
-             : (C >> 4) == 14 ? 3
-             : (C >> 3) == 30 ? 4
-                              : 1;
-  if (Offset + N > Text.size())
-    return 1;
-  for (size_t I = 1; I < N; ++I)
-    if ((static_cast<unsigned char>(Text[Offset + I]) & 0xC0) != 0x80)
-      return 1;
-  return N;
+  return utf8CharLength(Text, Offset);
 }
 
-/// UTF-16 code units of the character of \p Bytes UTF-8 bytes.
-static int units16(size_t Bytes) { return Bytes == 4 ? 2 : 1; }
+static int units16(size_t Bytes) { return utf16UnitsOfChar(Bytes); }
 
 /// The offsets of the start of line \p Line and of its end (before "\r\n"
 /// or "\n"); false when the text has fewer lines.

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Tool.h"
+#include "cudal1/Analysis/FindingOutput.h"
 #include "cudal1/Config.h"
 
 #include "llvm/Config/llvm-config.h"
@@ -87,6 +88,26 @@ cl::opt<std::string> WarningsAsErrors(
     "warnings-as-errors",
     cl::desc("Findings of these rules (globs) are errors: exit status 1"),
     cl::value_desc("globs"), cl::cat(Cat));
+cl::opt<std::string> FailOn(
+    "fail-on",
+    cl::desc("Exit with status 1 when a finding at or above this severity "
+             "is reported: error (default), warning, note, never"),
+    cl::value_desc("severity"), cl::init("error"), cl::cat(Cat));
+cl::opt<std::string> Baseline(
+    "baseline",
+    cl::desc("Leave out the findings present in this earlier --format=json "
+             "output (report only new ones)"),
+    cl::value_desc("json"), cl::cat(Cat));
+cl::opt<std::string> RuleDocsUrl(
+    "rule-docs-url",
+    cl::desc("Base URL of the rule pages (docs/rules/) that SARIF links to "
+             "(default: the installed or source copy, as file://)"),
+    cl::value_desc("url"), cl::cat(Cat));
+cl::list<std::string> ExtraArgs(
+    "extra-arg",
+    cl::desc("An argument appended to every compile command, like those "
+             "after `--` (repeatable)"),
+    cl::value_desc("arg"), cl::cat(Cat));
 cl::opt<bool> DumpAccesses(
     "dump-accesses",
     cl::desc("Print the symbolic index analysis (loops, every global and "
@@ -194,7 +215,9 @@ bool parseFlags(int Argc, const char **Argv,
   O.GpuArch = GpuArch;
   O.GpuArchExplicit = GpuArch.getNumOccurrences() > 0;
   O.ResourceDir = findResourceDir(Argv[0], MainAddr);
-  O.CompilerArgs = CompilerArgs;
+  O.CompilerArgs.assign(ExtraArgs.begin(), ExtraArgs.end());
+  O.CompilerArgs.insert(O.CompilerArgs.end(), CompilerArgs.begin(),
+                        CompilerArgs.end());
   O.ShowCompilerWarnings = ShowWarnings;
   O.Jobs = Jobs;
   O.Quiet = Quiet;
@@ -205,6 +228,19 @@ bool parseFlags(int Argc, const char **Argv,
   if (WarningsAsErrors.getNumOccurrences())
     O.WarningsAsErrors = WarningsAsErrors;
   O.DumpAccesses = DumpAccesses;
+  if (!StringRef(FailOn).equals_insensitive("error") &&
+      !StringRef(FailOn).equals_insensitive("warning") &&
+      !StringRef(FailOn).equals_insensitive("note") &&
+      !StringRef(FailOn).equals_insensitive("never")) {
+    reportError("--fail-on=" + FailOn +
+                ": expected error, warning, note or never");
+    return false;
+  }
+  O.FailOn = StringRef(FailOn).lower();
+  O.Baseline = Baseline;
+  O.RuleDocsUrl = RuleDocsUrl.getNumOccurrences()
+                      ? std::string(RuleDocsUrl)
+                      : defaultRuleDocsBase(Argv[0], MainAddr);
   O.Fix = FixOpt;
   O.Diff = DiffOpt;
   O.OutputDir = OutputDir;

@@ -47,6 +47,17 @@ struct Options {
   std::optional<std::string> WarningsAsErrors;
   bool DumpAccesses = false; ///< --dump-accesses
 
+  // --- reporting -------------------------------------------------------------
+  /// --fail-on: exit status 1 when a finding at or above this severity is
+  /// reported: "error" (the default: what --warnings-as-errors makes
+  /// errors), "warning", "note", or "never".
+  std::string FailOn = "error";
+  /// --baseline=<json>: findings present in this earlier --format=json
+  /// output are left out (not reported, not fixed, not counted).
+  std::string Baseline;
+  /// --rule-docs-url: base URL of the rule pages that SARIF links to.
+  std::string RuleDocsUrl;
+
   // --- fixes ---------------------------------------------------------------
   bool Fix = false;          ///< --fix (in place)
   bool Diff = false;         ///< --diff
