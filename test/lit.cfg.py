@@ -8,7 +8,7 @@ import lit.formats
 config.name = "cuda-l1"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".cu", ".cuh", ".test", ".yaml"]
-config.excludes = ["Inputs", "lspclient.py", "check_kernel_json.py", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.excludes = ["Inputs", "check_kernel_json.py", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.cudal1_obj_root, "test")
 

@@ -160,7 +160,16 @@ AnalysisRun Pipeline::analyze(bool CollectKernels) {
   std::vector<RuleInfo> Rules = rules();
   CrashRecoveryContext::Enable();
   AnalyzeHandler Handler(*this, CollectKernels);
-  Handler.Run.Status = FE->run(Opts.Files, Handler, Opts.Jobs);
+  std::vector<std::string> Files;
+  for (const std::string &F : Opts.Files) {
+    std::vector<std::string> Cmd = FE->commandFor(F);
+    bool Cuda = false;
+    for (size_t I = 0; I + 1 < Cmd.size(); ++I)
+      Cuda |= Cmd[I] == "-x" && Cmd[I + 1] == "cuda";
+    if (Cuda || !Opts.CudaOnly)
+      Files.push_back(F);
+  }
+  Handler.Run.Status = FE->run(Files, Handler, Opts.Jobs);
   AnalysisRun Run = std::move(Handler.Run);
   preferFixes(Run.Findings, Rules);
   sortAndDedup(Run.Findings);

@@ -37,6 +37,12 @@ cl::opt<bool> ShowWarnings(
     "show-compiler-warnings",
     cl::desc("Show clang's own warnings while parsing (default: errors only)"),
     cl::cat(Cat));
+cl::opt<bool> CudaOnly(
+    "cuda-only",
+    cl::desc("Skip files not parsed as CUDA (neither .cu/.cuh nor compiled "
+             "with -x cu by the compilation database), for hooks that pass "
+             "every C++ file"),
+    cl::cat(Cat));
 cl::opt<bool> PrintCommands(
     "print-commands",
     cl::desc("Print the clang command line used for each file, and exit"),
@@ -219,6 +225,7 @@ bool parseFlags(int Argc, const char **Argv,
   O.CompilerArgs.insert(O.CompilerArgs.end(), CompilerArgs.begin(),
                         CompilerArgs.end());
   O.ShowCompilerWarnings = ShowWarnings;
+  O.CudaOnly = CudaOnly;
   O.Jobs = Jobs;
   O.Quiet = Quiet;
   O.Format = Format;

@@ -34,6 +34,10 @@ struct Options {
   unsigned Jobs = 1;                     ///< -j
   bool Quiet = false;                    ///< --quiet
   OutputFormat Format = OutputFormat::Text;
+  /// --cuda-only: files that are not parsed as CUDA (neither .cu/.cuh nor
+  /// compiled with -x cu by the compilation database) are skipped quietly
+  /// (hooks that hand over every C++ file).
+  bool CudaOnly = false;
   /// Contents analysed instead of the files on disk, by absolute path (an
   /// editor's unsaved buffers; such files need not exist on disk). Findings'
   /// offsets and NOLINT comments refer to these contents.
