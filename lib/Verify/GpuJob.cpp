@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CudaApi.h"
+#include "GpuReplay.h"
 #include "cudal1/Capture/CubinSymbols.h"
 #include "cudal1/Compile/Nvrtc.h"
 #include "cudal1/Verify/Runner.h"
@@ -567,6 +568,15 @@ private:
   int compileBoth();
   bool loadModule(Compiled &C, CUfunction &F, CUmodule &M, std::string &Err);
   int checkInputSet(unsigned Set);
+  int checkCapturedLaunch(size_t K);
+  /// Element kind and size of each allocation of a captured launch, from the
+  /// pointer parameters that point into it (bytes when none says).
+  std::vector<std::pair<ElemKind, unsigned>>
+  allocationKinds(const ReplayLaunch &L) const;
+  BufferDiff compareAllocation(const ReplayLaunch &L, size_t A,
+                               const std::pair<ElemKind, unsigned> &Kind,
+                               const Bytes &Ref, const Bytes &Got,
+                               bool Bitwise) const;
   bool originalLeavesOutputUnwritten(const RunOutcome &Ref);
   void compareCandidate(unsigned Set, const RunOutcome &Ref,
                         const RunOutcome &Got, InputSetResult &IR);
@@ -574,6 +584,9 @@ private:
   int timing();
   void prepareTiming();
   void sample(CUfunction F, int Which, bool Record);
+  std::string restoreTimed(int Which);
+  std::string launchTimed(CUfunction F, int Which);
+  bool checkTimedReplay();
   void round();
   bool checkTimedState();
   int serializedRound(std::vector<double> TUs[2],
@@ -602,6 +615,11 @@ private:
   bool Rdc = false;
   CUfunction FO = nullptr, FC = nullptr;
   std::unique_ptr<Session> S;
+  CUmodule MO = nullptr, MC = nullptr;
+  /// Without a harness, the timed samples replay captured launch 0: its
+  /// device state, and the original's result on it (the reference).
+  std::unique_ptr<ReplayRun> Timed;
+  ReplayState TimedRef;
 
   // Correctness facts the timing uses.
   Tolerance Tol;
@@ -891,10 +909,148 @@ int JobRun::checkInputSet(unsigned Set) {
   return -1;
 }
 
+std::vector<std::pair<ElemKind, unsigned>>
+JobRun::allocationKinds(const ReplayLaunch &L) const {
+  std::vector<std::pair<ElemKind, unsigned>> Out(L.Allocations.size(),
+                                                 {ElemKind::Bytes, 1});
+  for (const CapturePointer &F : L.Fixups) {
+    if (F.Allocation >= Out.size() || F.Parameter >= Job.Params.size() ||
+        Out[F.Allocation].first != ElemKind::Bytes)
+      continue;
+    const ParamInfo &P = Job.Params[F.Parameter];
+    if (!P.IsPointer)
+      continue;
+    ElemKind K = elemKindFromType(P.ElementType);
+    unsigned Size = elemKindSize(K);
+    uint64_t Bytes = L.Allocations[F.Allocation].Size;
+    if (K != ElemKind::Bytes && Size && Bytes % Size == 0 && F.Offset % Size == 0)
+      Out[F.Allocation] = {K, Size};
+  }
+  return Out;
+}
+
+BufferDiff JobRun::compareAllocation(const ReplayLaunch &L, size_t A,
+                                     const std::pair<ElemKind, unsigned> &Kind,
+                                     const Bytes &Ref, const Bytes &Got,
+                                     bool Bitwise) const {
+  std::string Name = "captured allocation " + std::to_string(A);
+  for (const CapturePointer &F : L.Fixups)
+    if (F.Allocation == A && F.Parameter < Job.Params.size()) {
+      Name = "'" + Job.Params[F.Parameter].Name + "' (captured allocation " +
+             std::to_string(A) + ")";
+      break;
+    }
+  // No poison here: the captured "before" state is the starting point.
+  return compareBuffer(Name, Kind.first, Kind.second, Ref, Got,
+                       L.Allocations[A].Before, Bitwise || Kind.first ==
+                                                              ElemKind::Bytes,
+                       Tol);
+}
+
+/// A launch recorded from the real application: the original must reproduce
+/// the captured "after" state (else it is reported as not reproducible and
+/// how much it differs is measured), the candidate must match the original.
+/// Returns -1 to go on, else the exit code.
+int JobRun::checkCapturedLaunch(size_t K) {
+  const ReplayLaunch &L = Job.Captured[K];
+  InputSetResult IR;
+  IR.Index = unsigned(V.InputSets.size());
+  IR.Description = formatv("{0}: grid ({1},{2},{3}), block ({4},{5},{6}), "
+                           "{7} allocations",
+                           L.Origin, L.Grid[0], L.Grid[1], L.Grid[2],
+                           L.Block[0], L.Block[1], L.Block[2],
+                           L.Allocations.size())
+                       .str();
+  if (Job.H.CandidateGrid || Job.H.CandidateBlock) {
+    V.Notes.push_back(L.Origin + ": not replayed (the candidate changes the "
+                                 "launch shape; captured launches keep the "
+                                 "original's)");
+    return -1;
+  }
+  Ch.progress("captured launch " + std::to_string(K + 1) + "/" +
+              std::to_string(Job.Captured.size()) + ": original");
+  ReplayRun R(D, L);
+  std::string E = R.allocate();
+  ReplayState Ref, Again, Got;
+  auto RunKernel = [&](int Which, ReplayState &Out) {
+    std::string Err = S->restoreGlobals(Which);
+    if (Err.empty())
+      Err = R.restore(Which ? MC : MO);
+    if (Err.empty())
+      Err = R.launch(Which ? FC : FO);
+    if (Err.empty())
+      Err = R.readBack(Which ? MC : MO, Out);
+    return Err;
+  };
+  if (E.empty())
+    E = RunKernel(0, Ref);
+  if (E.empty())
+    E = RunKernel(0, Again);
+  if (!E.empty()) {
+    reject("harness", "the original fails on " + L.Origin + ": " + E);
+    V.Correct = false;
+    return finish(2);
+  }
+  auto Kinds = allocationKinds(L);
+  bool Reproduces = true;
+  double Off = 0;
+  for (size_t A = 0; A < L.Allocations.size(); ++A) {
+    if (Ref.Allocations[A] != Again.Allocations[A])
+      Deterministic = false;
+    if (Ref.Allocations[A] != L.Allocations[A].After) {
+      Reproduces = false;
+      BufferDiff Dd = compareAllocation(L, A, Kinds[A], L.Allocations[A].After,
+                                        Ref.Allocations[A], false);
+      Off = std::max(Off, Dd.MaxRelErr);
+    }
+  }
+  if (!Reproduces)
+    V.Notes.push_back(formatv("{0}: the original does not reproduce the "
+                              "captured result bit for bit (max rel diff "
+                              "{1:e}); the candidate is compared with the "
+                              "original's own run",
+                              L.Origin, Off)
+                          .str());
+  Ch.progress("captured launch " + std::to_string(K + 1) + ": candidate");
+  E = RunKernel(1, Got);
+  if (!E.empty()) {
+    IR.Problems.push_back("fault: " + E);
+    V.InputSets.push_back(IR);
+    V.Correct = false;
+    reject("fault", "faults on " + L.Origin + ": " + E);
+    return finish(1);
+  }
+  IR.Problems = Got.Problems;
+  IR.Ok = Got.Problems.empty();
+  if (!Got.Problems.empty())
+    reject("out-of-bounds-write", L.Origin + ": " + Got.Problems.front());
+  bool Bitwise = Job.Exact == Exactness::Bitwise && Deterministic;
+  for (size_t A = 0; A < L.Allocations.size(); ++A) {
+    BufferDiff Dd = compareAllocation(L, A, Kinds[A], Ref.Allocations[A],
+                                      Got.Allocations[A], Bitwise);
+    if (!Dd.ok()) {
+      IR.Ok = false;
+      reject("mismatch", L.Origin + ": " + Dd.str());
+    }
+    IR.Diffs.push_back(Dd);
+  }
+  for (size_t G = 0; G < L.Globals.size(); ++G)
+    if (Ref.Variables[G] != Got.Variables[G]) {
+      IR.Ok = false;
+      reject("mismatch", L.Origin + ": module variable '" + L.Globals[G].Name +
+                             "' differs from the original's");
+    }
+  V.Correct &= IR.Ok;
+  V.InputSets.push_back(IR);
+  if (K == 0 && !Job.HaveHarness)
+    TimedRef = Ref;
+  return -1;
+}
+
 int JobRun::correctness() {
   Tol = Job.H.Tol ? *Job.H.Tol : Opts.Tol;
   V.Correct = true;
-  for (unsigned Set = 0; Set < Job.H.InputSets; ++Set)
+  for (unsigned Set = 0; Job.HaveHarness && Set < Job.H.InputSets; ++Set)
     if (int R = checkInputSet(Set); R >= 0)
       return R;
   Extra["original_deterministic"] = Deterministic;
@@ -915,13 +1071,22 @@ int JobRun::correctness() {
 /// from is kept in each buffer's pristine copy (outputs poisoned, as in a
 /// correctness run).
 void JobRun::prepareTiming() {
-  S->makeInputs(0);
-  for (unsigned I = 0; I < S->Bufs.size(); ++I)
-    if (S->Bufs[I].Bytes) {
-      D.MemcpyHtoD(S->Bufs[I].Data, S->Inputs[I].data(), S->Bufs[I].Bytes);
-      D.MemcpyHtoD(S->Bufs[I].Pristine, S->Inputs[I].data(),
-                   S->Bufs[I].Bytes);
-    }
+  if (!Job.HaveHarness) {
+    // No harness: the samples replay captured launch 0.
+    Timed = std::make_unique<ReplayRun>(D, Job.Captured.front());
+    std::string E = Timed->allocate();
+    if (!E.empty() && RunErr.empty())
+      RunErr = E;
+    V.Notes.push_back("timed on " + Job.Captured.front().Origin);
+  } else {
+    S->makeInputs(0);
+    for (unsigned I = 0; I < S->Bufs.size(); ++I)
+      if (S->Bufs[I].Bytes) {
+        D.MemcpyHtoD(S->Bufs[I].Data, S->Inputs[I].data(), S->Bufs[I].Bytes);
+        D.MemcpyHtoD(S->Bufs[I].Pristine, S->Inputs[I].data(),
+                     S->Bufs[I].Bytes);
+      }
+  }
   FlushBytes = std::max<int64_t>(2 * G.L2Bytes, 8 << 20);
   // The L2 is flushed by *reading* a buffer twice its size: that also writes
   // back what earlier runs left dirty, outside the measured window, so the
@@ -959,8 +1124,19 @@ void JobRun::prepareTiming() {
 
 /// One sample: the starting state restored, the L2 flushed, then one launch
 /// between two timestamps (CUPTI's clock).
+std::string JobRun::restoreTimed(int Which) {
+  if (!Timed)
+    return S->restoreForTiming(Which);
+  std::string E = S->restoreGlobals(Which);
+  return E.empty() ? Timed->restore(Which ? MC : MO) : E;
+}
+
+std::string JobRun::launchTimed(CUfunction F, int Which) {
+  return Timed ? Timed->launch(F) : S->launch(F, Which == 1);
+}
+
 void JobRun::sample(CUfunction F, int Which, bool Record) {
-  std::string E = S->restoreForTiming(Which);
+  std::string E = RunErr.empty() ? restoreTimed(Which) : RunErr;
   if (FlushMode == "none") {
     // no flush (diagnostics only)
   } else if (FlushFn) {
@@ -986,7 +1162,7 @@ void JobRun::sample(CUfunction F, int Which, bool Record) {
   else
     A = HostNs();
   if (E.empty())
-    E = S->launch(F, Which == 1);
+    E = launchTimed(F, Which);
   CUresult R = D.CtxSynchronize();
   if (!ProfileOnly)
     Cupti.GetTimestamp(&B);
@@ -1019,7 +1195,34 @@ void JobRun::round() {
 /// correctness run gives for the same inputs (set 0), and its read-only
 /// buffers unchanged: a candidate that behaves differently when timed (skips
 /// work it believes done, keeps state between runs) is caught here.
+/// checkTimedState() for samples that replay a captured launch.
+bool JobRun::checkTimedReplay() {
+  ReplayState Now;
+  std::string E = Timed->readBack(MC, Now);
+  if (!E.empty()) {
+    reject("fault", "after timing: " + E);
+    return false;
+  }
+  const ReplayLaunch &L = Timed->launchData();
+  auto Kinds = allocationKinds(L);
+  bool Bitwise = Job.Exact == Exactness::Bitwise && Deterministic;
+  for (size_t A = 0; A < L.Allocations.size(); ++A) {
+    BufferDiff Dd = compareAllocation(L, A, Kinds[A], TimedRef.Allocations[A],
+                                      Now.Allocations[A], Bitwise);
+    if (!Dd.ok()) {
+      reject("timed-state",
+             "the outputs of its last timed run differ from its correctness "
+             "run on the same captured launch (" +
+                 Dd.str() + "): it behaves differently when run repeatedly");
+      return false;
+    }
+  }
+  return true;
+}
+
 bool JobRun::checkTimedState() {
+  if (Timed)
+    return checkTimedReplay();
   std::vector<Bytes> Now;
   std::string E = S->readBack(Now);
   if (!E.empty()) {
@@ -1122,7 +1325,13 @@ void JobRun::timingFacts(const std::vector<double> &OrigUs,
   T.Flagged = T.Speedup > 10;
   // The least the kernel must write: the bytes the original changes.
   uint64_t MinBytes = 0;
-  for (unsigned I = 0; I < S->Bufs.size(); ++I) {
+  if (Timed) {
+    const ReplayLaunch &L = Timed->launchData();
+    for (size_t A = 0; A < L.Allocations.size(); ++A)
+      for (size_t B = 0; B < L.Allocations[A].Before.size(); ++B)
+        MinBytes += L.Allocations[A].Before[B] != TimedRef.Allocations[A][B];
+  }
+  for (unsigned I = 0; !Timed && I < S->Bufs.size(); ++I) {
     if (!S->Bufs[I].Writable())
       continue;
     unsigned ES = S->Bufs[I].Spec->ElemSize;
@@ -1221,6 +1430,12 @@ int JobRun::timing() {
     decideAcceptance(V, Opts.MinSpeedup);
     return finish(1);
   }
+  if (!Job.HaveHarness &&
+      TimedRef.Allocations.size() != Job.Captured.front().Allocations.size()) {
+    reject("harness", "nothing to time the candidate on: no harness, and "
+                      "the first captured launch was not replayed");
+    return finish(2);
+  }
   prepareTiming();
   if (D.MemAlloc(&Flush, FlushBytes) != CUDA_SUCCESS ||
       D.MemAlloc(&Sink, 64) != CUDA_SUCCESS) {
@@ -1296,7 +1511,6 @@ int JobRun::run() {
   startCupti();
   if (int R = compileBoth(); R >= 0)
     return R;
-  CUmodule MO = nullptr, MC = nullptr;
   std::string LE;
   if (!loadModule(CO, FO, MO, LE)) {
     reject("harness", "the original cannot be loaded: " + LE);
@@ -1316,6 +1530,13 @@ int JobRun::run() {
   S->snapshotGlobals(1, MC, CC.Cubin, V.Notes);
   if (int R = correctness(); R >= 0)
     return R;
+  for (size_t K = 0; K < Job.Captured.size(); ++K)
+    if (int R = checkCapturedLaunch(K); R >= 0)
+      return R;
+  if (!Job.HaveHarness && Job.Captured.empty()) {
+    reject("harness", "no input: neither a harness nor captured launches");
+    return finish(2);
+  }
   if (!V.Correct || !Opts.Time)
     return finish(V.Correct ? 0 : 1);
   return timing();

@@ -169,6 +169,16 @@ cl::opt<double> ScaleRtolOpt(
     cl::init(0), cl::cat(Cat));
 cl::opt<unsigned> UlpOpt("verify-ulp", cl::desc("Also accept within N ulps (0)"),
                          cl::init(0), cl::cat(Cat));
+cl::opt<std::string> CaptureDir(
+    "capture",
+    cl::desc("Replay the launches recorded by cuda-l1-capture in <dir> as input "
+             "sets (docs/capture.md)"),
+    cl::value_desc("dir"), cl::cat(Cat));
+cl::opt<unsigned> CaptureLaunches(
+    "capture-launches",
+    cl::desc("With --capture: at most this many captured launches per kernel "
+             "(default 3)"),
+    cl::init(3), cl::cat(Cat));
 } // namespace
 
 bool parseFlags(int Argc, const char **Argv,
@@ -224,6 +234,8 @@ bool parseFlags(int Argc, const char **Argv,
   O.VerifyAtol = AtolOpt;
   O.VerifyScaleRtol = ScaleRtolOpt;
   O.VerifyUlp = UlpOpt;
+  O.CaptureDir = CaptureDir;
+  O.CaptureLaunches = std::max(1u, unsigned(CaptureLaunches));
   M.ListKernels = ListKernels;
   M.ListRules = ListRules;
   M.DumpConfig = DumpConfig;

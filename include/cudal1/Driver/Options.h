@@ -62,6 +62,10 @@ struct Options {
   unsigned VerifyTimeout = 120;        ///< --verify-timeout (seconds)
   double VerifyRtol = 1e-4, VerifyAtol = 1e-5, VerifyScaleRtol = 0;
   unsigned VerifyUlp = 0;
+  /// --capture=<dir>: launches recorded by cuda-l1-capture, replayed as input
+  /// sets (and timed on when a kernel has no harness).
+  std::string CaptureDir;
+  unsigned CaptureLaunches = 3; ///< --capture-launches: at most, per kernel
 
   /// True when the fixes are wanted (--fix, --diff, -o, --export-fixes).
   bool wantsFixes() const {

@@ -21,6 +21,7 @@
 #include "cudal1/Analysis/Config.h"
 #include "cudal1/Analysis/Finding.h"
 #include "cudal1/Analysis/Rule.h"
+#include "cudal1/Capture/CaptureManifest.h"
 #include "cudal1/Driver/Options.h"
 #include "cudal1/Extract/Extract.h"
 #include "cudal1/Frontend/Frontend.h"
@@ -77,7 +78,20 @@ private:
 struct KernelSources {
   ExtractedKernel K;
   std::vector<LaunchSite> Launches;
+  /// The kernel's mangled names (one per instantiation of a template), to
+  /// find its launches in a capture.
+  std::vector<std::string> MangledNames;
 };
+
+/// The captured launches of a kernel with mangled names \p Mangled in
+/// Options::CaptureDir (at most Options::CaptureLaunches); false (error
+/// reported) when the capture directory is unreadable or invalid.
+bool capturedLaunchesOf(const Options &O,
+                        const std::vector<std::string> &Mangled,
+                        std::vector<ReplayLaunch> &Out);
+/// The mangled names of kernel \p Qualified in \p M.
+std::vector<std::string> mangledNamesOf(const ProjectModel &M,
+                                        const std::string &Qualified);
 
 /// What analyze() found.
 struct AnalysisRun {
