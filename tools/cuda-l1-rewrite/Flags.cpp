@@ -106,6 +106,17 @@ cl::opt<bool> AllowUnverified(
     cl::desc("Apply fixes whose exactness is not bitwise without GPU "
              "verification"),
     cl::cat(Cat));
+cl::opt<std::string> AppTest(
+    "app-test",
+    cl::desc("The project's own build-and-test command: run in a scratch copy "
+             "of the working folder with the fixes applied; fixes that make "
+             "it fail are found by bisection and not applied"),
+    cl::value_desc("command"), cl::cat(Cat));
+cl::opt<unsigned> AppTestTimeout(
+    "app-test-timeout",
+    cl::desc("Seconds one run of the --app-test command may take (default "
+             "1800)"),
+    cl::init(1800), cl::cat(Cat));
 cl::opt<bool> AllowFastMath(
     "allow-fast-math",
     cl::desc("Allow fast-math candidates (compared within tolerance)"),
@@ -221,6 +232,8 @@ bool parseFlags(int Argc, const char **Argv,
   O.ExportFixes = ExportFixes;
   O.AllowUnverified = AllowUnverified;
   O.AllowFastMath = AllowFastMath;
+  O.AppTest = AppTest;
+  O.AppTestTimeout = AppTestTimeout;
   O.Verify = VerifyMode;
   O.Kernel = KernelName;
   O.Candidates.assign(CandidateFiles.begin(), CandidateFiles.end());

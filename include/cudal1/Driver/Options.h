@@ -49,6 +49,11 @@ struct Options {
   std::string ExportFixes;   ///< --export-fixes=<yaml>
   bool AllowUnverified = false;
   bool AllowFastMath = false;
+  /// --app-test=<command>: the project's own build-and-test command, run (by
+  /// /bin/sh, in a scratch copy of the working folder) with the fixes
+  /// applied; fixes that make it fail are found by bisection and dropped.
+  std::string AppTest;
+  unsigned AppTestTimeout = 1800; ///< seconds per run of the command
 
   // --- verification --------------------------------------------------------
   VerifyLevel Verify = VerifyLevel::None;
