@@ -103,8 +103,10 @@ private:
         Names.insert(F.Kernel);
     for (const std::string &N : Names)
       for (ExtractedKernel &K : extractKernels(Ctx, CI.getPreprocessor(), N))
-        if (K.Kernel == N && !Run.Kernels.count(N))
+        if (K.Kernel == N && !Run.Kernels.count(N)) {
           Run.Kernels[N].K = std::move(K);
+          Run.Kernels[N].MangledNames = mangledNamesOf(Model, N);
+        }
   }
 
   Pipeline &P;

@@ -154,8 +154,11 @@ public:
 
   /// Checks the flags; parses the original and the candidates.
   bool parse();
-  /// The original's harness: --harness, the configuration, a launch site.
+  /// The original's harness (findHarness) and its captured launches.
   bool harness();
+  /// --harness, the configuration, a launch site (errors reported; when
+  /// missing, MissingWhy and LastSite say why).
+  HarnessStatus findHarness();
   /// One job per usable candidate; false when none is.
   bool jobs();
   /// Runs the jobs on the GPU.
@@ -171,7 +174,11 @@ private:
   const ExtractedKernel *OK = nullptr;
   std::vector<ParamInfo> Params;
   Harness H;
+  bool HaveHarness = false;
   std::string HarnessSource;
+  std::vector<ReplayLaunch> Captured;
+  std::string MissingWhy;
+  LaunchFacts LastSite;
   std::vector<VerifyJob> Jobs;
   int Exit = 0;
 };
@@ -234,53 +241,66 @@ bool CandidateRun::parse() {
 }
 
 bool CandidateRun::harness() {
+  if (!capturedLaunchesOf(Opts, mangledNamesOf(OF->Model, OK->Kernel),
+                          Captured))
+    return false;
+  HarnessStatus St = findHarness();
+  HaveHarness = St == HarnessStatus::Found;
+  if (St == HarnessStatus::Missing && !Captured.empty())
+    HarnessSource = "captured launches in " + Opts.CaptureDir;
+  else if (St == HarnessStatus::Missing) {
+    reportError("no harness for kernel '" + Opts.Kernel + "': " + MissingWhy);
+    errs() << "Write a harness spec and pass it with --harness=<file>; a "
+              "filled-in template to copy:\n\n"
+           << harnessTemplate(Opts.Kernel, Params,
+                              LastSite.GridText.empty() ? nullptr : &LastSite);
+    return false;
+  }
+  return St != HarnessStatus::Error;
+}
+
+HarnessStatus CandidateRun::findHarness() {
   const std::string &OriginalFile = Opts.Files.front();
   if (!Opts.HarnessFile.empty()) {
     auto Buf = MemoryBuffer::getFile(Opts.HarnessFile);
     if (!Buf) {
       reportError(Opts.HarnessFile + ": " + Buf.getError().message());
-      return false;
+      return HarnessStatus::Error;
     }
     std::string E;
     if (!parseHarnessSpec((*Buf)->getBuffer().str(), Opts.HarnessFile,
                           simpleKernelName(OK->Kernel), Params, Env, H, E)) {
       reportError(E);
-      return false;
+      return HarnessStatus::Error;
     }
     HarnessSource = Opts.HarnessFile;
-    return true;
+    return HarnessStatus::Found;
   }
   HarnessQuery Q{OriginalFile, OK->Kernel, Params, Env, {}, ""};
   HarnessAnswer CA = harnessFromConfig(Q, P.configs());
   if (CA.Status == HarnessStatus::Error) {
     reportError(CA.Message);
-    return false;
+    return HarnessStatus::Error;
   }
   if (CA.Status == HarnessStatus::Found) {
     H = std::move(CA.H);
     HarnessSource = CA.Source;
-    return true;
+    return HarnessStatus::Found;
   }
-  std::string Why = "no launch site of '" + Opts.Kernel + "' in " + OriginalFile;
-  LaunchFacts LF;
+  MissingWhy = "no launch site of '" + Opts.Kernel + "' in " + OriginalFile;
   for (const auto &LS : OF->Model.LaunchSites) {
     if (LS.Kernel != OK->Kernel)
       continue;
-    LF = launchFacts(LS);
-    if (inferHarness(Opts.Kernel, Params, LF, Env, H, Why)) {
+    LastSite = launchFacts(LS);
+    if (inferHarness(Opts.Kernel, Params, LastSite, Env, H, MissingWhy)) {
       HarnessSource = "inferred from the launch at " + LS.Loc.str();
       if (!Opts.Quiet)
         for (const auto &N : H.Notes)
           reportNote(N);
-      return true;
+      return HarnessStatus::Found;
     }
   }
-  reportError("no harness for kernel '" + Opts.Kernel + "': " + Why);
-  errs() << "Write a harness spec and pass it with --harness=<file>; a "
-            "filled-in template to copy:\n\n"
-         << harnessTemplate(Opts.Kernel, Params,
-                            LF.GridText.empty() ? nullptr : &LF);
-  return false;
+  return HarnessStatus::Missing;
 }
 
 bool CandidateRun::jobs() {
@@ -311,7 +331,9 @@ bool CandidateRun::jobs() {
     VerifyJob J;
     J.Kernel = OK->Kernel;
     J.Params = Params;
+    J.HaveHarness = HaveHarness;
     J.H = H;
+    J.Captured = Captured;
     if (!candidateLaunch(OF->Model, CF->Model, OK->Kernel, J.H, Why)) {
       reportError(Why);
       Exit = 2;

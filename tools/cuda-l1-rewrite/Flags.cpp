@@ -133,6 +133,17 @@ cl::opt<bool> AllowUnverified(
     cl::desc("Apply fixes whose exactness is not bitwise without GPU "
              "verification"),
     cl::cat(Cat));
+cl::opt<std::string> AppTest(
+    "app-test",
+    cl::desc("The project's own build-and-test command: run in a scratch copy "
+             "of the working folder with the fixes applied; fixes that make "
+             "it fail are found by bisection and not applied"),
+    cl::value_desc("command"), cl::cat(Cat));
+cl::opt<unsigned> AppTestTimeout(
+    "app-test-timeout",
+    cl::desc("Seconds one run of the --app-test command may take (default "
+             "1800)"),
+    cl::init(1800), cl::cat(Cat));
 cl::opt<bool> AllowFastMath(
     "allow-fast-math",
     cl::desc("Allow fast-math candidates (compared within tolerance)"),
@@ -196,6 +207,16 @@ cl::opt<double> ScaleRtolOpt(
     cl::init(0), cl::cat(Cat));
 cl::opt<unsigned> UlpOpt("verify-ulp", cl::desc("Also accept within N ulps (0)"),
                          cl::init(0), cl::cat(Cat));
+cl::opt<std::string> CaptureDir(
+    "capture",
+    cl::desc("Replay the launches recorded by cuda-l1-capture in <dir> as input "
+             "sets (docs/capture.md)"),
+    cl::value_desc("dir"), cl::cat(Cat));
+cl::opt<unsigned> CaptureLaunches(
+    "capture-launches",
+    cl::desc("With --capture: at most this many captured launches per kernel "
+             "(default 3)"),
+    cl::init(3), cl::cat(Cat));
 } // namespace
 
 bool parseFlags(int Argc, const char **Argv,
@@ -254,6 +275,8 @@ bool parseFlags(int Argc, const char **Argv,
   O.ExportFixes = ExportFixes;
   O.AllowUnverified = AllowUnverified;
   O.AllowFastMath = AllowFastMath;
+  O.AppTest = AppTest;
+  O.AppTestTimeout = AppTestTimeout;
   O.Verify = VerifyMode;
   O.Kernel = KernelName;
   O.Candidates.assign(CandidateFiles.begin(), CandidateFiles.end());
@@ -267,6 +290,8 @@ bool parseFlags(int Argc, const char **Argv,
   O.VerifyAtol = AtolOpt;
   O.VerifyScaleRtol = ScaleRtolOpt;
   O.VerifyUlp = UlpOpt;
+  O.CaptureDir = CaptureDir;
+  O.CaptureLaunches = std::max(1u, unsigned(CaptureLaunches));
   M.ListKernels = ListKernels;
   M.ListRules = ListRules;
   M.DumpConfig = DumpConfig;

@@ -69,6 +69,11 @@ struct Options {
   std::string ExportFixes;   ///< --export-fixes=<yaml>
   bool AllowUnverified = false;
   bool AllowFastMath = false;
+  /// --app-test=<command>: the project's own build-and-test command, run (by
+  /// /bin/sh, in a scratch copy of the working folder) with the fixes
+  /// applied; fixes that make it fail are found by bisection and dropped.
+  std::string AppTest;
+  unsigned AppTestTimeout = 1800; ///< seconds per run of the command
 
   // --- verification --------------------------------------------------------
   VerifyLevel Verify = VerifyLevel::None;
@@ -82,6 +87,10 @@ struct Options {
   unsigned VerifyTimeout = 120;        ///< --verify-timeout (seconds)
   double VerifyRtol = 1e-4, VerifyAtol = 1e-5, VerifyScaleRtol = 0;
   unsigned VerifyUlp = 0;
+  /// --capture=<dir>: launches recorded by cuda-l1-capture, replayed as input
+  /// sets (and timed on when a kernel has no harness).
+  std::string CaptureDir;
+  unsigned CaptureLaunches = 3; ///< --capture-launches: at most, per kernel
 
   /// True when the fixes are wanted (--fix, --diff, -o, --export-fixes).
   bool wantsFixes() const {
