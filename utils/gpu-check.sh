@@ -7,6 +7,8 @@
 # CUPTI-vs-Nsight-Compute agreement check. Writes logs under $OUT (default ./gpu-check-out).
 #
 #   utils/gpu-check.sh [dist-dir]
+#   CAPTURE=0 utils/gpu-check.sh [dist-dir]   (without the capture step,
+#     utils/gpu-capture-check.sh, 2-4 minutes)
 #   STRUCTURAL=0 utils/gpu-check.sh [dist-dir]   (without the structural
 #     step, e.g. to stay under a 10-minute limit per command; then run
 #     utils/structural-gpu-run.sh on its own)
@@ -107,6 +109,14 @@ if command -v ncu >/dev/null; then
     | tee "$OUT/cupti-vs-ncu-flushall.txt"
 else
   echo "ncu not found: skipped"
+fi
+
+step "cuda-l1-capture: capture and bit-exact replay of sample applications (utils/gpu-capture-check.sh)"
+if [ "${CAPTURE:-1}" = 0 ]; then
+  echo "skipped (CAPTURE=0): run utils/gpu-capture-check.sh on its own"
+else
+  OUT="$OUT/capture" "$ROOT/utils/gpu-capture-check.sh" "$DIST" > "$OUT/capture.log" 2>&1 || FAIL=1
+  grep -E ': FAIL|^gpu-capture-check:' "$OUT/capture.log"
 fi
 
 step "summary"

@@ -7,6 +7,9 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/YAMLParser.h"
+#include "cudal1/Support/Yaml.h"
+
+#include <map>
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -14,174 +17,205 @@ using namespace llvm;
 namespace cudal1 {
 
 namespace {
-std::string position(SourceMgr &SM, StringRef Path, SMLoc L) {
-  auto LC = SM.getLineAndColumn(L);
-  return (Path + ":" + Twine(LC.first) + ":" + Twine(LC.second)).str();
+
+/// CheckOptions: a mapping "<rule>.<Option>: value", or clang-tidy's list of
+/// "- key: ...  value: ...".
+struct OptionEntry {
+  std::string Key, Value;
+};
+struct OptionList {
+  std::vector<OptionEntry> Items;
+};
+struct OptionMap {
+  std::map<std::string, std::string> Values;
+};
+struct OptionsValue {
+  OptionMap Map;
+  OptionList List;
+  std::string Scalar; ///< an error unless empty (a null value)
+};
+
+/// Harness: the name of a spec file, or an inline spec (parsed later, per
+/// kernel, by lib/Verify: only its position is taken here).
+struct HarnessMap {
+  const char *Start = nullptr;
+  std::map<std::string, AnyValue> Keys;
+};
+/// A list where a Harness: value was expected: an error at its first item.
+struct NotAHarness {};
+struct HarnessValue {
+  LocatedString File;
+  HarnessMap Map;
+  NotAHarness List;
+  bool IsMap = false;
+};
+
+struct RawConfig {
+  std::optional<CommaList> Rules, Checks, WarningsAsErrors;
+  std::optional<OptionsValue> CheckOptions;
+  std::optional<HarnessValue> Harness;
+};
+
+} // namespace
+} // namespace cudal1
+
+namespace llvm {
+namespace yaml {
+using namespace cudal1;
+template <> struct MappingTraits<OptionEntry> {
+  static void mapping(IO &IO, OptionEntry &E) {
+    IO.mapRequired("key", E.Key);
+    IO.mapOptional("value", E.Value);
+  }
+};
+template <> struct SequenceTraits<OptionList> {
+  static size_t size(IO &, OptionList &L) { return L.Items.size(); }
+  static OptionEntry &element(IO &, OptionList &L, size_t I) {
+    if (I >= L.Items.size())
+      L.Items.resize(I + 1);
+    return L.Items[I];
+  }
+};
+template <> struct CustomMappingTraits<OptionMap> {
+  static void inputOne(IO &IO, StringRef Key, OptionMap &M) {
+    IO.mapRequired(Key.str().c_str(), M.Values[Key.str()]);
+  }
+  static void output(IO &, OptionMap &) {}
+};
+template <> struct PolymorphicTraits<OptionsValue> {
+  static NodeKind getKind(const OptionsValue &) { return NodeKind::Map; }
+  static std::string &getAsScalar(OptionsValue &V) { return V.Scalar; }
+  static OptionList &getAsSequence(OptionsValue &V) { return V.List; }
+  static OptionMap &getAsMap(OptionsValue &V) { return V.Map; }
+};
+template <> struct CustomMappingTraits<HarnessMap> {
+  static void inputOne(IO &IO, StringRef Key, HarnessMap &M) {
+    if (!M.Start)
+      if (YamlReader *R = YamlReader::of(IO))
+        if (const Node *N = R->input().getCurrentNode())
+          M.Start = N->getSourceRange().Start.getPointer();
+    IO.mapRequired(Key.str().c_str(), M.Keys[Key.str()]);
+  }
+  static void output(IO &, HarnessMap &) {}
+};
+template <> struct SequenceTraits<NotAHarness> {
+  static size_t size(IO &, NotAHarness &) { return 0; }
+  static std::string &element(IO &IO, NotAHarness &, size_t) {
+    static std::string Ignored;
+    IO.setError("Harness must be a harness spec (a mapping, usually "
+                "'kernels:'; docs/harness.md) or the name of a spec file");
+    return Ignored;
+  }
+};
+template <> struct PolymorphicTraits<HarnessValue> {
+  static NodeKind getKind(const HarnessValue &) { return NodeKind::Scalar; }
+  static LocatedString &getAsScalar(HarnessValue &V) { return V.File; }
+  static NotAHarness &getAsSequence(HarnessValue &V) { return V.List; }
+  static HarnessMap &getAsMap(HarnessValue &V) {
+    V.IsMap = true;
+    return V.Map;
+  }
+};
+template <> struct MappingTraits<RawConfig> {
+  static void mapping(IO &IO, RawConfig &C) {
+    IO.mapOptional("Rules", C.Rules);
+    IO.mapOptional("Checks", C.Checks);
+    IO.mapOptional("WarningsAsErrors", C.WarningsAsErrors);
+    IO.mapOptional("CheckOptions", C.CheckOptions);
+    IO.mapOptional("Harness", C.Harness);
+  }
+};
+} // namespace yaml
+} // namespace llvm
+
+namespace cudal1 {
+
+namespace {
+/// The inline Harness: value: from its first key to the next top-level key
+/// (or the end), everything else blanked out so that the spec parser reports
+/// the configuration's own lines and columns.
+ConfigHarness inlineHarness(StringRef Buf, const char *Start) {
+  size_t B = Start ? Start - Buf.data() : 0;
+  // A flow mapping's range starts at its first key: include the '{'.
+  size_t Brace = B;
+  while (Brace > 0 && (Buf[Brace - 1] == ' ' || Buf[Brace - 1] == '\t'))
+    --Brace;
+  if (Brace > 0 && Buf[Brace - 1] == '{')
+    B = Brace - 1;
+  size_t E = Buf.size();
+  size_t LineEnd = Buf.find('\n', B);
+  while (LineEnd != StringRef::npos && LineEnd + 1 < Buf.size()) {
+    char C = Buf[LineEnd + 1];
+    if (C != ' ' && C != '\t' && C != '\n' && C != '\r' && C != '#') {
+      E = LineEnd + 1;
+      break;
+    }
+    LineEnd = Buf.find('\n', LineEnd + 1);
+  }
+  ConfigHarness H;
+  H.SpecText = blankOutside(Buf, B, E);
+  auto [L, C] = lineColumnOf(Buf, Buf.data() + B);
+  H.Line = L;
+  H.Column = C;
+  return H;
 }
 
-bool scalarText(yaml::Node *N, std::string &Out) {
-  if (auto *S = dyn_cast_or_null<yaml::ScalarNode>(N)) {
-    SmallString<64> Storage;
-    Out = S->getValue(Storage).str();
-    return true;
+/// `Harness: <file>`, relative to the configuration's folder.
+std::string harnessFile(StringRef Config, StringRef F) {
+  SmallString<256> P(F);
+  if (!sys::path::is_absolute(P)) {
+    P = sys::path::parent_path(Config);
+    sys::path::append(P, F);
   }
-  if (auto *B = dyn_cast_or_null<yaml::BlockScalarNode>(N)) {
-    Out = B->getValue().str();
-    return true;
-  }
-  return false;
+  sys::fs::make_absolute(P);
+  sys::path::remove_dots(P, true);
+  return std::string(P);
 }
 } // namespace
 
 bool parseConfig(StringRef Text, StringRef Path, AnalysisConfig &Out,
                  std::string &Error) {
-  SourceMgr SM;
-  std::string Diag;
-  raw_string_ostream DiagOS(Diag);
-  SM.setDiagHandler([](const SMDiagnostic &D, void *Ctx) {
-    auto *S = static_cast<std::string *>(Ctx);
-    if (S->empty())
-      *S = (Twine(D.getLineNo()) + ":" + Twine(D.getColumnNo() + 1) + ": " +
-            D.getMessage())
-               .str();
-  }, &Diag);
-  yaml::Stream Stream(Text, SM);
   Out.Source = Path.str();
-  auto Fail = [&](SMLoc L, const Twine &Msg) {
-    Error = (position(SM, Path, L) + ": error: " + Msg).str();
+  RawConfig Raw;
+  YamlReader R(Text, Path.str());
+  bool Ok = R.read(Raw);
+  auto Fail = [&](std::string Msg) {
+    // "<file>:<l>:<c>: <msg>" -> "<file>:<l>:<c>: error: <msg>"
+    size_t At = Msg.find(": ", Path.size() + 1);
+    if (At != std::string::npos)
+      Msg.insert(At + 2, "error: ");
+    Error = Msg;
     return false;
   };
-  for (yaml::Document &Doc : Stream) {
-    yaml::Node *Root = Doc.getRoot();
-    if (!Diag.empty())
-      break;
-    if (!Root || isa<yaml::NullNode>(Root))
-      continue;
-    auto *Map = dyn_cast<yaml::MappingNode>(Root);
-    if (!Map)
-      return Fail(Root->getSourceRange().Start,
-                  "the configuration must be a mapping (Rules, "
-                  "WarningsAsErrors, CheckOptions)");
-    for (yaml::KeyValueNode &KV : *Map) {
-      std::string Key;
-      if (!scalarText(KV.getKey(), Key))
-        return Fail(KV.getKey()->getSourceRange().Start, "expected a key");
-      yaml::Node *V = KV.getValue();
-      if (!Diag.empty())
-        break;
-      if (Key == "Rules" || Key == "Checks" || Key == "WarningsAsErrors") {
-        std::string S;
-        if (auto *Seq = dyn_cast_or_null<yaml::SequenceNode>(V)) {
-          for (yaml::Node &Item : *Seq) {
-            std::string I;
-            if (!scalarText(&Item, I))
-              return Fail(Item.getSourceRange().Start, "expected a glob");
-            S += (S.empty() ? "" : ",") + I;
-          }
-        } else if (!scalarText(V, S)) {
-          return Fail(V ? V->getSourceRange().Start
-                        : KV.getKey()->getSourceRange().End,
-                      "'" + Key + "' must be a string of comma-separated "
-                      "globs");
-        }
-        (Key == "WarningsAsErrors" ? Out.WarningsAsErrors : Out.Rules) = S;
-      } else if (Key == "CheckOptions") {
-        if (auto *M = dyn_cast_or_null<yaml::MappingNode>(V)) {
-          for (yaml::KeyValueNode &O : *M) {
-            std::string K, Val;
-            if (!scalarText(O.getKey(), K) || !scalarText(O.getValue(), Val))
-              return Fail(O.getKey()->getSourceRange().Start,
-                          "CheckOptions entries are '<rule>.<Option>: value'");
-            Out.Options.Values[K] = Val;
-          }
-        } else if (auto *Seq = dyn_cast_or_null<yaml::SequenceNode>(V)) {
-          for (yaml::Node &Item : *Seq) {
-            auto *IM = dyn_cast<yaml::MappingNode>(&Item);
-            if (!IM)
-              return Fail(Item.getSourceRange().Start,
-                          "expected '- key: ...' and 'value: ...'");
-            std::string K, Val;
-            for (yaml::KeyValueNode &F : *IM) {
-              std::string FK;
-              scalarText(F.getKey(), FK);
-              if (FK == "key")
-                scalarText(F.getValue(), K);
-              else if (FK == "value")
-                scalarText(F.getValue(), Val);
-            }
-            if (K.empty())
-              return Fail(Item.getSourceRange().Start,
-                          "CheckOptions entry without 'key'");
-            Out.Options.Values[K] = Val;
-          }
-        } else if (V && !isa<yaml::NullNode>(V)) {
-          return Fail(V->getSourceRange().Start,
-                      "CheckOptions must be a mapping or a list");
-        }
-      } else if (Key == "Harness") {
-        // Parsed later, per kernel, by lib/Verify (parseHarnessSpec): keep
-        // the file name or the text of the value, at its own lines/columns.
-        if (!V || isa<yaml::NullNode>(V))
-          continue;
-        SMLoc Start = V->getSourceRange().Start;
-        ConfigHarness H;
-        if (isa<yaml::ScalarNode>(V) || isa<yaml::BlockScalarNode>(V)) {
-          std::string F;
-          scalarText(V, F);
-          SmallString<256> P(F);
-          if (!sys::path::is_absolute(P)) {
-            P = sys::path::parent_path(Path);
-            sys::path::append(P, F);
-          }
-          sys::fs::make_absolute(P);
-          sys::path::remove_dots(P, true);
-          H.SpecFile = std::string(P);
-        } else if (isa<yaml::MappingNode>(V)) {
-          V->skip();
-          // The value runs to the next top-level key (or the end); a block
-          // value ends before the first line that starts in column 1.
-          StringRef Buf = SM.getMemoryBuffer(SM.getMainFileID())->getBuffer();
-          size_t B = Start.getPointer() - Buf.data();
-          // A flow mapping's range starts at its first key: include the '{'.
-          size_t Brace = B;
-          while (Brace > 0 && (Buf[Brace - 1] == ' ' || Buf[Brace - 1] == '\t'))
-            --Brace;
-          if (Brace > 0 && Buf[Brace - 1] == '{')
-            B = Brace - 1;
-          size_t E = Buf.size();
-          size_t LineEnd = Buf.find('\n', B);
-          while (LineEnd != StringRef::npos && LineEnd + 1 < Buf.size()) {
-            char C = Buf[LineEnd + 1];
-            if (C != ' ' && C != '\t' && C != '\n' && C != '\r' &&
-                C != '#') {
-              E = LineEnd + 1;
-              break;
-            }
-            LineEnd = Buf.find('\n', LineEnd + 1);
-          }
-          H.SpecText = blankOutside(Buf, B, E);
-          Start = SMLoc::getFromPointer(Buf.data() + B);
-        } else {
-          return Fail(Start, "Harness must be a harness spec (a mapping, "
-                             "usually 'kernels:'; docs/harness.md) or the "
-                             "name of a spec file");
-        }
-        auto LC = SM.getLineAndColumn(Start);
-        H.Line = LC.first;
-        H.Column = LC.second;
-        Out.Harness = std::move(H);
-      } else {
-        return Fail(KV.getKey()->getSourceRange().Start,
-                    "unknown key '" + Key +
-                        "' (expected Rules, WarningsAsErrors, CheckOptions, "
-                        "Harness)");
-      }
-    }
+  if (!Ok) {
+    std::string E = R.error();
+    if (E.find(": unknown key '") != std::string::npos) // say which are known
+      E += " (expected Rules, WarningsAsErrors, CheckOptions, Harness)";
+    return Fail(E);
   }
-  if (!Diag.empty()) {
-    Error = (Path + ":" + Diag).str();
-    Error.insert(Error.find(": ", Path.size() + 1) + 2, "error: ");
-    return false;
+  // A key without a value ("Rules:") counts as not given.
+  for (auto [From, To] : {std::pair(&Raw.Checks, &Out.Rules),
+                          std::pair(&Raw.Rules, &Out.Rules),
+                          std::pair(&Raw.WarningsAsErrors,
+                                    &Out.WarningsAsErrors)})
+    if (*From && (*From)->given())
+      *To = (*From)->joined();
+  if (Raw.CheckOptions) {
+    for (auto &KV : Raw.CheckOptions->Map.Values)
+      Out.Options.Values[KV.first] = KV.second;
+    for (const OptionEntry &E : Raw.CheckOptions->List.Items)
+      Out.Options.Values[E.Key] = E.Value;
+  }
+  if (Raw.Harness) {
+    if (Raw.Harness->IsMap && Raw.Harness->Map.Start)
+      Out.Harness = inlineHarness(Text, Raw.Harness->Map.Start);
+    else if (!Raw.Harness->IsMap && !Raw.Harness->File.Value.empty()) {
+      ConfigHarness H;
+      H.SpecFile = harnessFile(Path, Raw.Harness->File.Value);
+      H.Line = Raw.Harness->File.Line;
+      H.Column = Raw.Harness->File.Col;
+      Out.Harness = std::move(H);
+    }
   }
   return true;
 }

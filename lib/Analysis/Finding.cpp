@@ -7,39 +7,6 @@
 
 namespace cudal1 {
 
-const char *toString(Exactness E) {
-  switch (E) {
-  case Exactness::None:
-    return "none";
-  case Exactness::Bitwise:
-    return "bitwise";
-  case Exactness::Ulp:
-    return "ulp";
-  case Exactness::Reassociating:
-    return "reassociating";
-  case Exactness::FastMath:
-    return "fast-math";
-  }
-  return "none";
-}
-
-std::optional<Exactness> exactnessFromString(const std::string &S) {
-  for (Exactness E : {Exactness::None, Exactness::Bitwise, Exactness::Ulp,
-                      Exactness::Reassociating, Exactness::FastMath})
-    if (S == toString(E))
-      return E;
-  return std::nullopt;
-}
-
-bool TextEdit::operator<(const TextEdit &O) const {
-  return std::tie(File, Offset, Length, Replacement) <
-         std::tie(O.File, O.Offset, O.Length, O.Replacement);
-}
-bool TextEdit::operator==(const TextEdit &O) const {
-  return File == O.File && Offset == O.Offset && Length == O.Length &&
-         Replacement == O.Replacement;
-}
-
 std::string Finding::category() const {
   return RuleId.substr(0, RuleId.find('-'));
 }

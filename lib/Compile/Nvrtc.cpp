@@ -4,6 +4,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <nvrtc.h>
+
 #include <algorithm>
 #include <dlfcn.h>
 #include <map>
@@ -15,36 +17,13 @@ namespace cudal1 {
 
 namespace {
 
-// The subset of nvrtc.h we use (declared here so no CUDA header is needed at
-// build time). nvrtcResult is an int-sized enum; NVRTC_SUCCESS = 0.
-using nvrtcProgram = struct _nvrtcProgram *;
-using nvrtcResult = int;
-
 struct NvrtcApi {
   void *Handle = nullptr;
   std::string Path, LoadError;
-  const char *(*GetErrorString)(nvrtcResult) = nullptr;
-  nvrtcResult (*Version)(int *, int *) = nullptr;
-  nvrtcResult (*CreateProgram)(nvrtcProgram *, const char *, const char *, int,
-                               const char *const *,
-                               const char *const *) = nullptr;
-  nvrtcResult (*DestroyProgram)(nvrtcProgram *) = nullptr;
-  nvrtcResult (*CompileProgram)(nvrtcProgram, int,
-                                const char *const *) = nullptr;
-  nvrtcResult (*GetCUBINSize)(nvrtcProgram, size_t *) = nullptr;
-  nvrtcResult (*GetCUBIN)(nvrtcProgram, char *) = nullptr;
-  nvrtcResult (*GetProgramLogSize)(nvrtcProgram, size_t *) = nullptr;
-  nvrtcResult (*GetProgramLog)(nvrtcProgram, char *) = nullptr;
-  nvrtcResult (*AddNameExpression)(nvrtcProgram, const char *) = nullptr;
-  nvrtcResult (*GetLoweredName)(nvrtcProgram, const char *,
-                                const char **) = nullptr;
+#define CUDAL1_NVRTC(Field, Sym) decltype(&::Sym) Field = nullptr;
+#include "NvrtcFunctions.def"
   bool ok() const { return Handle != nullptr; }
 };
-
-template <typename F> bool bind(void *H, const char *Name, F &Slot) {
-  Slot = reinterpret_cast<F>(dlsym(H, Name));
-  return Slot != nullptr;
-}
 
 bool loadFrom(const std::string &Path, NvrtcApi &A, std::string &Why) {
   void *H = dlopen(Path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -53,20 +32,15 @@ bool loadFrom(const std::string &Path, NvrtcApi &A, std::string &Why) {
     Why = E ? E : "dlopen failed";
     return false;
   }
-  bool Ok = bind(H, "nvrtcGetErrorString", A.GetErrorString) &&
-            bind(H, "nvrtcVersion", A.Version) &&
-            bind(H, "nvrtcCreateProgram", A.CreateProgram) &&
-            bind(H, "nvrtcDestroyProgram", A.DestroyProgram) &&
-            bind(H, "nvrtcCompileProgram", A.CompileProgram) &&
-            bind(H, "nvrtcGetCUBINSize", A.GetCUBINSize) &&
-            bind(H, "nvrtcGetCUBIN", A.GetCUBIN) &&
-            bind(H, "nvrtcGetProgramLogSize", A.GetProgramLogSize) &&
-            bind(H, "nvrtcGetProgramLog", A.GetProgramLog) &&
-            bind(H, "nvrtcAddNameExpression", A.AddNameExpression) &&
-            bind(H, "nvrtcGetLoweredName", A.GetLoweredName);
-  if (!Ok) {
-    Why = Path + ": not a usable NVRTC library (missing symbols; CUBIN output "
-                 "needs CUDA 11.1 or newer)";
+  std::string Missing;
+#define CUDAL1_NVRTC(Field, Sym)                                               \
+  A.Field = reinterpret_cast<decltype(A.Field)>(dlsym(H, #Sym));               \
+  if (!A.Field)                                                                \
+    Missing += (Missing.empty() ? "" : ", ") + std::string(#Sym);
+#include "NvrtcFunctions.def"
+  if (!Missing.empty()) {
+    Why = Path + ": not a usable NVRTC library (lacks " + Missing +
+          "; CUBIN output needs CUDA 11.1 or newer)";
     dlclose(H);
     return false;
   }
@@ -149,7 +123,8 @@ std::vector<std::string> nvrtcCommandOptions(const NvrtcOptions &Opts) {
   // Extracted sources are device code: unannotated (constexpr) functions
   // and namespace-scope constants are device entities (NVRTC rejects host
   // entities in JIT mode).
-  O.push_back("-default-device");
+  if (Opts.DefaultDevice)
+    O.push_back("-default-device");
   for (const auto &D : Opts.IncludeDirs)
     O.push_back("-I" + D);
   if (!Opts.CudaPath.empty()) {

@@ -6,6 +6,28 @@
 
 namespace cudal1 {
 
+std::vector<ParamInfo> namedParams(std::vector<ParamInfo> Params) {
+  for (ParamInfo &P : Params)
+    if (P.Name.empty())
+      P.Name = "arg" + std::to_string(P.Index);
+  return Params;
+}
+
+ParamInfo makeParam(std::string Name, std::string Type,
+                    std::string ElementType, bool IsPointer,
+                    bool PointeeConst, uint64_t Size, uint64_t ElementSize) {
+  ParamInfo P;
+  P.Name = std::move(Name);
+  P.Type = std::move(Type);
+  P.ElementType = std::move(ElementType);
+  P.IsPointer = IsPointer;
+  P.PointeeConst = PointeeConst;
+  P.SizeBytes = Size;
+  P.AlignBytes = Size;
+  P.ElementSizeBytes = ElementSize;
+  return P;
+}
+
 std::string SourceLoc::str() const {
   return File + ":" + std::to_string(Line) + ":" + std::to_string(Column);
 }

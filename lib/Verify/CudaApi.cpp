@@ -80,35 +80,6 @@ std::string DriverApi::errorText(CUresult R) const {
          (S ? std::string(" (") + S + ")" : "");
 }
 
-bool NvrtcApi::load(const std::string &CudaPath, std::string &Error) {
-  std::string Used, E;
-  Lib = openFirst(cudaLibraryCandidates(CudaPath, "libnvrtc",
-                                        std::to_string(CUDA_VERSION / 1000)),
-                  Used, E);
-  if (!Lib) {
-    Error = "NVRTC not found under " + CudaPath + " (" + E +
-            "); give the CUDA toolkit with --cuda-path";
-    return false;
-  }
-  std::string Missing;
-  sym(Lib, "nvrtcCreateProgram", CreateProgram, Missing);
-  sym(Lib, "nvrtcDestroyProgram", DestroyProgram, Missing);
-  sym(Lib, "nvrtcAddNameExpression", AddNameExpression, Missing);
-  sym(Lib, "nvrtcCompileProgram", CompileProgram, Missing);
-  sym(Lib, "nvrtcGetProgramLogSize", GetProgramLogSize, Missing);
-  sym(Lib, "nvrtcGetProgramLog", GetProgramLog, Missing);
-  sym(Lib, "nvrtcGetCUBINSize", GetCUBINSize, Missing);
-  sym(Lib, "nvrtcGetCUBIN", GetCUBIN, Missing);
-  sym(Lib, "nvrtcGetLoweredName", GetLoweredName, Missing);
-  sym(Lib, "nvrtcGetErrorString", GetErrorString, Missing);
-  sym(Lib, "nvrtcVersion", Version, Missing);
-  if (!Missing.empty()) {
-    Error = Used + " lacks " + Missing;
-    return false;
-  }
-  return true;
-}
-
 bool CuptiApi::load(const std::string &CudaPath, std::string &Error) {
   std::string E;
   Lib = openFirst(cudaLibraryCandidates(CudaPath, "libcupti",

@@ -1,4 +1,4 @@
-//===- CudaApi.h - CUDA driver, NVRTC, CUPTI, NVML through dlopen -*- C++ -*-===//
+//===- CudaApi.h - CUDA driver, CUPTI, NVML through dlopen -*- C++ -*-===//
 //
 // Internal to lib/Verify. Only headers of the CUDA toolkit are used (for the
 // types); every function is looked up at run time, so nothing links against
@@ -10,7 +10,6 @@
 
 #include <cuda.h>
 #include <cupti.h>
-#include <nvrtc.h>
 
 #include <string>
 #include <vector>
@@ -25,22 +24,6 @@ struct DriverApi {
   /// message when missing.
   bool load(std::string &Error);
   std::string errorText(CUresult R) const;
-};
-
-struct NvrtcApi {
-  void *Lib = nullptr;
-  decltype(&::nvrtcCreateProgram) CreateProgram = nullptr;
-  decltype(&::nvrtcDestroyProgram) DestroyProgram = nullptr;
-  decltype(&::nvrtcAddNameExpression) AddNameExpression = nullptr;
-  decltype(&::nvrtcCompileProgram) CompileProgram = nullptr;
-  decltype(&::nvrtcGetProgramLogSize) GetProgramLogSize = nullptr;
-  decltype(&::nvrtcGetProgramLog) GetProgramLog = nullptr;
-  decltype(&::nvrtcGetCUBINSize) GetCUBINSize = nullptr;
-  decltype(&::nvrtcGetCUBIN) GetCUBIN = nullptr;
-  decltype(&::nvrtcGetLoweredName) GetLoweredName = nullptr;
-  decltype(&::nvrtcGetErrorString) GetErrorString = nullptr;
-  decltype(&::nvrtcVersion) Version = nullptr;
-  bool load(const std::string &CudaPath, std::string &Error);
 };
 
 struct CuptiApi {

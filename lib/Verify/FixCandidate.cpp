@@ -35,15 +35,15 @@ std::optional<size_t> locateKernelText(const std::string &FileText,
 }
 
 bool applyEditsToKernel(const std::string &KernelText, size_t Begin,
-                        std::vector<FileEdit> Edits, std::string &Out,
+                        std::vector<TextEdit> Edits, std::string &Out,
                         std::string &Why) {
   size_t End = Begin + KernelText.size();
   std::sort(Edits.begin(), Edits.end(),
-            [](const FileEdit &A, const FileEdit &B) {
+            [](const TextEdit &A, const TextEdit &B) {
               return A.Offset < B.Offset ||
                      (A.Offset == B.Offset && A.Length < B.Length);
             });
-  for (const FileEdit &E : Edits)
+  for (const TextEdit &E : Edits)
     if (E.Offset < Begin || E.Offset + E.Length > End) {
       Why = "it edits code outside the kernel's definition (a launch site, "
             "a device function or a declaration elsewhere)";
@@ -51,7 +51,7 @@ bool applyEditsToKernel(const std::string &KernelText, size_t Begin,
     }
   Out.clear();
   size_t Pos = Begin;
-  for (const FileEdit &E : Edits) {
+  for (const TextEdit &E : Edits) {
     if (E.Offset < Pos) {
       Why = "two of its edits overlap";
       return false;
@@ -64,10 +64,10 @@ bool applyEditsToKernel(const std::string &KernelText, size_t Begin,
   return true;
 }
 
-bool editsOverlap(const std::vector<FileEdit> &A,
-                  const std::vector<FileEdit> &B) {
-  for (const FileEdit &X : A)
-    for (const FileEdit &Y : B) {
+bool editsOverlap(const std::vector<TextEdit> &A,
+                  const std::vector<TextEdit> &B) {
+  for (const TextEdit &X : A)
+    for (const TextEdit &Y : B) {
       if (X.File != Y.File)
         continue;
       size_t XE = X.Offset + X.Length, YE = Y.Offset + Y.Length;
@@ -89,7 +89,7 @@ bool isAnnotationLine(const std::string &Line) {
   return I != std::string::npos && Line.compare(I, 11, "// cuda-l1:") == 0;
 }
 
-FileEdit annotationEdit(const std::string &FileText, const std::string &File,
+TextEdit annotationEdit(const std::string &FileText, const std::string &File,
                         size_t KernelOffset, const std::string &Annotation) {
   KernelOffset = std::min(KernelOffset, FileText.size());
   // Start of the kernel's first line.
@@ -110,7 +110,7 @@ FileEdit annotationEdit(const std::string &FileText, const std::string &File,
       break;
     From = PrevStart;
   }
-  FileEdit E;
+  TextEdit E;
   E.File = File;
   if (From == 0) {
     // At the top of the file: no newline before it to anchor on.

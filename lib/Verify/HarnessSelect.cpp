@@ -3,8 +3,10 @@
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringRef.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/YAMLParser.h"
+#include "cudal1/Support/Yaml.h"
+
+#include <map>
+#include <vector>
 
 using namespace llvm;
 
@@ -16,70 +18,67 @@ std::string simpleKernelName(const std::string &QualifiedKernel) {
                                 : QualifiedKernel.substr(P + 2);
 }
 
-static bool scalar(yaml::Node *N, std::string &Out) {
-  auto *S = dyn_cast_or_null<yaml::ScalarNode>(N);
-  if (!S)
-    return false;
-  SmallString<64> Buf;
-  Out = S->getValue(Buf).str();
-  return true;
-}
+namespace {
+/// What harnessSpecEntry needs of a spec: its `kernel:` and the names under
+/// `kernels:`; every other key is accepted unread (the spec parser checks
+/// them).
+struct KernelNames {
+  std::vector<std::string> Names;
+  std::map<std::string, AnyValue> Values;
+};
+struct SpecOutline {
+  std::string Kernel;
+  KernelNames Kernels;
+  bool HasKernel = false, HasKernels = false;
+  std::map<std::string, AnyValue> Other;
+};
+} // namespace
+} // namespace cudal1
+
+namespace llvm {
+namespace yaml {
+template <> struct CustomMappingTraits<cudal1::KernelNames> {
+  static void inputOne(IO &IO, StringRef Key, cudal1::KernelNames &K) {
+    K.Names.push_back(Key.str());
+    IO.mapRequired(Key.str().c_str(), K.Values[Key.str()]);
+  }
+  static void output(IO &, cudal1::KernelNames &) {}
+};
+template <> struct CustomMappingTraits<cudal1::SpecOutline> {
+  static void inputOne(IO &IO, StringRef Key, cudal1::SpecOutline &S) {
+    if (Key == "kernel") {
+      S.HasKernel = true;
+      IO.mapRequired("kernel", S.Kernel);
+    } else if (Key == "kernels") {
+      S.HasKernels = true;
+      IO.mapRequired("kernels", S.Kernels);
+    }
+    else
+      IO.mapRequired(Key.str().c_str(), S.Other[Key.str()]);
+  }
+  static void output(IO &, cudal1::SpecOutline &) {}
+};
+} // namespace yaml
+} // namespace llvm
+
+namespace cudal1 {
 
 std::optional<std::string>
 harnessSpecEntry(const std::string &Text, const std::string &QualifiedKernel) {
   std::string Simple = simpleKernelName(QualifiedKernel);
-  SourceMgr SM;
-  bool Bad = false;
-  SM.setDiagHandler([](const SMDiagnostic &, void *Ctx) {
-    *static_cast<bool *>(Ctx) = true;
-  }, &Bad);
-  yaml::Stream Stream(Text, SM);
-  auto Doc = Stream.begin();
-  if (Doc == Stream.end())
-    return Simple;
-  auto *Map = dyn_cast_or_null<yaml::MappingNode>(Doc->getRoot());
-  if (!Map || Bad)
-    return Simple;
-  std::optional<std::string> Named; // kernel: <name>
-  bool HasKernels = false;
-  std::optional<std::string> Entry;
-  for (yaml::KeyValueNode &KV : *Map) {
-    std::string Key;
-    if (!scalar(KV.getKey(), Key)) {
-      if (Bad)
-        return Simple;
-      continue;
-    }
-    if (Key == "kernels") {
-      HasKernels = true;
-      auto *KS = dyn_cast_or_null<yaml::MappingNode>(KV.getValue());
-      if (!KS)
-        return Simple; // malformed: let the parser say so
-      for (yaml::KeyValueNode &E : *KS) {
-        std::string Name;
-        if (scalar(E.getKey(), Name) && !Entry &&
-            (Name == QualifiedKernel || Name == Simple))
-          Entry = Name;
-        if (E.getValue())
-          E.getValue()->skip();
-      }
-    } else if (Key == "kernel") {
-      std::string N;
-      if (scalar(KV.getValue(), N))
-        Named = N;
-    } else if (KV.getValue()) {
-      KV.getValue()->skip();
-    }
-    if (Bad)
-      return Simple;
+  SpecOutline Spec;
+  YamlReader R(Text, "spec");
+  if (!R.read(Spec))
+    return Simple; // malformed: let the spec parser say so
+  if (Spec.HasKernels) {
+    for (const std::string &Name : Spec.Kernels.Names)
+      if (Name == QualifiedKernel || Name == Simple)
+        return Name;
+    return std::nullopt;
   }
-  if (Bad)
-    return Simple;
-  if (HasKernels)
-    return Entry;
-  if (Named)
-    return *Named == QualifiedKernel || *Named == Simple
-               ? std::optional<std::string>(*Named)
+  if (Spec.HasKernel)
+    return Spec.Kernel == QualifiedKernel || Spec.Kernel == Simple
+               ? std::optional<std::string>(Spec.Kernel)
                : std::nullopt;
   return Simple;
 }

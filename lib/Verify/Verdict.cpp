@@ -11,25 +11,6 @@ using namespace llvm;
 
 namespace cudal1 {
 
-const char *exactnessName(Exactness E) {
-  switch (E) {
-  case Exactness::Bitwise: return "bitwise";
-  case Exactness::Ulp: return "ulp";
-  case Exactness::Reassociating: return "reassociating";
-  case Exactness::FastMath: return "fast-math";
-  }
-  return "?";
-}
-
-bool parseExactness(const std::string &S, Exactness &E) {
-  if (S == "bitwise") E = Exactness::Bitwise;
-  else if (S == "ulp") E = Exactness::Ulp;
-  else if (S == "reassociating" || S == "tolerance") E = Exactness::Reassociating;
-  else if (S == "fast-math") E = Exactness::FastMath;
-  else return false;
-  return true;
-}
-
 std::string archFromCc(int Major, int Minor) {
   return "sm_" + std::to_string(Major) + std::to_string(Minor);
 }
@@ -188,7 +169,7 @@ json::Value toJson(const CandidateVerdict &V) {
   }
   json::Object O{{"name", V.Name},
                  {"origin", V.Origin},
-                 {"exactness", exactnessName(V.Exact)},
+                 {"exactness", toString(V.Exact)},
                  {"compiled", V.Compiled},
                  {"compile_log", V.CompileLog},
                  {"input_sets", std::move(Sets)},
@@ -213,7 +194,8 @@ bool fromJson(const json::Value &Val, CandidateVerdict &V) {
   };
   V.Name = S(*O, "name");
   V.Origin = S(*O, "origin");
-  parseExactness(S(*O, "exactness"), V.Exact);
+  if (auto E = exactnessFromString(S(*O, "exactness")))
+    V.Exact = *E;
   V.Compiled = O->getBoolean("compiled").value_or(false);
   V.CompileLog = S(*O, "compile_log");
   V.Correct = O->getBoolean("correct").value_or(false);
@@ -293,6 +275,7 @@ static std::string verifiedText(Exactness E) {
   case Exactness::Ulp: return "within ulp tolerance";
   case Exactness::Reassociating: return "within tolerance";
   case Exactness::FastMath: return "within tolerance (fast-math)";
+  case Exactness::None: break;
   }
   return "?";
 }

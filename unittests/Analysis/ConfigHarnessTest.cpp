@@ -63,7 +63,7 @@ TEST(ConfigHarness, ASequenceIsAnErrorNamingFileLineColumn) {
   AnalysisConfig C;
   std::string Err;
   EXPECT_FALSE(parseConfig("Rules: '*'\nHarness:\n  - a\n", "c.yaml", C, Err));
-  EXPECT_EQ(Err.rfind("c.yaml:3:3: error: Harness must be a harness spec", 0),
+  EXPECT_EQ(Err.rfind("c.yaml:3:5: error: Harness must be a harness spec", 0),
             0u)
       << Err;
 }

@@ -7,7 +7,7 @@
 using namespace cudal1;
 
 namespace {
-FileEdit edit(unsigned Off, unsigned Len, std::string R) {
+TextEdit edit(unsigned Off, unsigned Len, std::string R) {
   return {"/f.cu", Off, Len, std::move(R)};
 }
 } // namespace
@@ -62,7 +62,7 @@ TEST(FixCandidate, EditsOverlap) {
   EXPECT_TRUE(editsOverlap({edit(10, 0, "a")}, {edit(10, 0, "b")}));
   EXPECT_FALSE(editsOverlap({edit(10, 0, "a")}, {edit(10, 3, "b")}));
   EXPECT_TRUE(editsOverlap({edit(11, 0, "a")}, {edit(10, 3, "b")}));
-  FileEdit Other = edit(10, 5, "");
+  TextEdit Other = edit(10, 5, "");
   Other.File = "/g.cu";
   EXPECT_FALSE(editsOverlap({edit(10, 5, "")}, {Other}));
 }
@@ -70,7 +70,7 @@ TEST(FixCandidate, EditsOverlap) {
 TEST(FixCandidate, AnnotationInsertedAboveTheKernelLine) {
   std::string F = "#include <x>\n\n__global__ void k() {}\n";
   size_t K = F.find("__global__");
-  FileEdit E = annotationEdit(F, "/f.cu", K + 5, "// cuda-l1: a\n// cuda-l1: b\n");
+  TextEdit E = annotationEdit(F, "/f.cu", K + 5, "// cuda-l1: a\n// cuda-l1: b\n");
   std::string Out = F;
   Out.replace(E.Offset, E.Length, E.Replacement);
   EXPECT_EQ(Out, "#include <x>\n\n// cuda-l1: a\n// cuda-l1: b\n"
@@ -82,13 +82,13 @@ TEST(FixCandidate, AnnotationInsertedAboveTheKernelLine) {
 
   // Running again replaces the annotation instead of stacking a second one.
   size_t K2 = Out.find("__global__");
-  FileEdit E2 = annotationEdit(Out, "/f.cu", K2, "// cuda-l1: c\n// cuda-l1: d\n");
+  TextEdit E2 = annotationEdit(Out, "/f.cu", K2, "// cuda-l1: c\n// cuda-l1: d\n");
   std::string Out2 = Out;
   Out2.replace(E2.Offset, E2.Length, E2.Replacement);
   EXPECT_EQ(Out2, "#include <x>\n\n// cuda-l1: c\n// cuda-l1: d\n"
                   "__global__ void k() {}\n");
   // The same annotation again: no change at all (idempotent).
-  FileEdit E3 = annotationEdit(Out2, "/f.cu", Out2.find("__global__"),
+  TextEdit E3 = annotationEdit(Out2, "/f.cu", Out2.find("__global__"),
                                "// cuda-l1: c\n// cuda-l1: d\n");
   std::string Out3 = Out2;
   Out3.replace(E3.Offset, E3.Length, E3.Replacement);
@@ -97,16 +97,16 @@ TEST(FixCandidate, AnnotationInsertedAboveTheKernelLine) {
 
 TEST(FixCandidate, AnnotationAtTheTopOfTheFileAndOtherComments) {
   std::string F = "__global__ void k() {}\n";
-  FileEdit E = annotationEdit(F, "/f.cu", 0, "// cuda-l1: a\n");
+  TextEdit E = annotationEdit(F, "/f.cu", 0, "// cuda-l1: a\n");
   std::string Out = F;
   Out.replace(E.Offset, E.Length, E.Replacement);
   EXPECT_EQ(Out, "// cuda-l1: a\n__global__ void k() {}\n");
-  FileEdit E2 = annotationEdit(Out, "/f.cu", Out.find("__global__"), "// cuda-l1: b\n");
+  TextEdit E2 = annotationEdit(Out, "/f.cu", Out.find("__global__"), "// cuda-l1: b\n");
   Out.replace(E2.Offset, E2.Length, E2.Replacement);
   EXPECT_EQ(Out, "// cuda-l1: b\n__global__ void k() {}\n");
   // Ordinary comments above the kernel stay; only annotation lines go.
   std::string G = "// doc\n// cuda-l1: old\ntemplate <int N>\n__global__ void k() {}\n";
-  FileEdit E3 = annotationEdit(G, "/f.cu", G.find("template"), "// cuda-l1: new\n");
+  TextEdit E3 = annotationEdit(G, "/f.cu", G.find("template"), "// cuda-l1: new\n");
   G.replace(E3.Offset, E3.Length, E3.Replacement);
   EXPECT_EQ(G, "// doc\n// cuda-l1: new\ntemplate <int N>\n__global__ void k() {}\n");
   EXPECT_TRUE(isAnnotationLine("  // cuda-l1: x"));

@@ -7,11 +7,11 @@
 using namespace cudal1;
 
 namespace {
-std::vector<KernelParam> saxpyParams() {
-  KernelParam X{"x", "const float *", "const float", true, true, 8, 4};
-  KernelParam Y{"y", "float *", "float", true, false, 8, 4};
-  KernelParam A{"a", "float", "float", false, false, 4, 4};
-  KernelParam N{"n", "int", "int", false, false, 4, 4};
+std::vector<ParamInfo> saxpyParams() {
+  ParamInfo X = makeParam("x", "const float *", "const float", true, true, 8, 4);
+  ParamInfo Y = makeParam("y", "float *", "float", true, false, 8, 4);
+  ParamInfo A = makeParam("a", "float", "float", false, false, 4, 4);
+  ParamInfo N = makeParam("n", "int", "int", false, false, 4, 4);
   return {X, Y, A, N};
 }
 
@@ -150,9 +150,9 @@ TEST(HarnessSpec, OutputWithoutInitIsPoisonedOutput) {
 // Half and bf16 scalars are passed in their own 2 bytes; a struct passed by
 // value is refused with the parameter's name and type.
 TEST(HarnessSpec, HalfScalarsAndStructScalars) {
-  std::vector<KernelParam> P = {{"y", "__half *", "__half", true, false, 8, 2},
-                                {"a", "__half", "", false, false, 2, 0},
-                                {"b", "__nv_bfloat16", "", false, false, 2, 0}};
+  std::vector<ParamInfo> P = {makeParam("y", "__half *", "__half", true, false, 8, 2),
+                                makeParam("a", "__half", "", false, false, 2, 0),
+                                makeParam("b", "__nv_bfloat16", "", false, false, 2, 0)};
   Harness H;
   std::string E;
   ASSERT_TRUE(parseHarnessSpec("grid: 1\nblock: 32\nparams:\n  y: 32\n"
@@ -166,7 +166,7 @@ TEST(HarnessSpec, HalfScalarsAndStructScalars) {
   EXPECT_EQ(scalarArgBytes(H.Args[1].Scalar), (Bytes{0x00, 0x3E}));
   EXPECT_EQ(scalarArgBytes(H.Args[2].Scalar), (Bytes{0x00, 0xC0}));
 
-  std::vector<KernelParam> Q = {{"p", "Params", "", false, false, 24, 0}};
+  std::vector<ParamInfo> Q = {makeParam("p", "Params", "", false, false, 24, 0)};
   Harness H2;
   EXPECT_FALSE(parseHarnessSpec("grid: 1\nblock: 32\nparams:\n  p: 1\n",
                                 "h.yaml", "k", Q, {}, H2, E));

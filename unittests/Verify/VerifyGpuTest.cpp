@@ -51,10 +51,10 @@ const GpuInfo &gpu() {
   if (!gpu().Ok)                                                               \
   GTEST_SKIP() << gpu().Error
 
-std::vector<KernelParam> transposeParams() {
-  return {{"in", "const float *", "const float", true, true, 8, 4},
-          {"out", "float *", "float", true, false, 8, 4},
-          {"n", "int", "int", false, false, 4, 4}};
+std::vector<ParamInfo> transposeParams() {
+  return {makeParam("in", "const float *", "const float", true, true, 8, 4),
+          makeParam("out", "float *", "float", true, false, 8, 4),
+          makeParam("n", "int", "int", false, false, 4, 4)};
 }
 
 VerifyJob transposeJob(const std::string &Candidate) {
@@ -165,15 +165,35 @@ TEST(VerifyGpu, RejectsPartialOutput) {
   EXPECT_EQ(V.RejectKind, "unwritten-output") << V.Reason;
 }
 
-TEST(VerifyGpu, RejectsStaleOutput) {
+TEST(VerifyGpu, StateInDeviceVariablesIsResetBetweenRuns) {
   REQUIRE_GPU();
+  // cheat_stale.cu computes only while a __device__ counter is below the
+  // block count. Every run starts from the module's variables as loaded, so
+  // it computes on every run (correct everywhere) and is timed doing the
+  // work: it cannot win.
   CandidateVerdict V = verify("cheat_stale.cu");
   EXPECT_FALSE(V.Accepted);
-  EXPECT_EQ(V.RejectKind, "unwritten-output") << V.Reason;
-  // Its first run is right: the failure is on a later input set.
-  ASSERT_GE(V.InputSets.size(), 2u);
-  EXPECT_TRUE(V.InputSets[0].Ok);
-  EXPECT_FALSE(V.InputSets[1].Ok);
+  EXPECT_TRUE(V.Correct) << V.RejectKind << ": " << V.Reason;
+  ASSERT_EQ(V.InputSets.size(), 3u);
+  for (const auto &IR : V.InputSets)
+    EXPECT_TRUE(IR.Ok);
+  ASSERT_TRUE(V.Timing.has_value());
+  EXPECT_LT(V.Timing->Speedup, 1.05);
+}
+
+TEST(VerifyGpu, TimedRunsStartFromPoisonedOutputs) {
+  REQUIRE_GPU();
+  // cheat_skip_valid.cu skips every element whose output already holds a
+  // number. Before every timed sample the outputs are poisoned again, so it
+  // does all the work (and a read more) and is not faster; the outputs of
+  // its last timed run are checked like a correctness run.
+  CandidateVerdict V = verify("cheat_skip_valid.cu");
+  EXPECT_FALSE(V.Accepted);
+  EXPECT_TRUE(V.Correct) << V.RejectKind << ": " << V.Reason;
+  ASSERT_TRUE(V.Timing.has_value());
+  EXPECT_LT(V.Timing->Speedup, 1.05);
+  EXPECT_NE(V.Timing->Note.find("poisoned outputs"), std::string::npos)
+      << V.Timing->Note;
 }
 
 TEST(VerifyGpu, RejectsModifiedInput) {
@@ -232,9 +252,9 @@ TEST(VerifyGpu, NondeterministicOriginalMeasuredAndSaid) {
   std::string Dir = inputsDir() + "/sum/";
   VerifyJob J;
   J.Kernel = "atomic_sum";
-  J.Params = {{"x", "const float *", "const float", true, true, 8, 4},
-              {"sum", "float *", "float", true, false, 8, 4},
-              {"n", "int", "int", false, false, 4, 4}};
+  J.Params = {makeParam("x", "const float *", "const float", true, true, 8, 4),
+              makeParam("sum", "float *", "float", true, false, 8, 4),
+              makeParam("n", "int", "int", false, false, 4, 4)};
   std::string Err;
   ASSERT_TRUE(parseHarnessSpec(readFile(Dir + "harness.yaml"),
                                Dir + "harness.yaml", "atomic_sum", J.Params,
@@ -263,9 +283,9 @@ TEST(VerifyGpu, OutputReadBeforeWrittenIsAHarnessError) {
   std::string Dir = inputsDir() + "/sum/";
   VerifyJob J;
   J.Kernel = "atomic_sum";
-  J.Params = {{"x", "const float *", "const float", true, true, 8, 4},
-              {"sum", "float *", "float", true, false, 8, 4},
-              {"n", "int", "int", false, false, 4, 4}};
+  J.Params = {makeParam("x", "const float *", "const float", true, true, 8, 4),
+              makeParam("sum", "float *", "float", true, false, 8, 4),
+              makeParam("n", "int", "int", false, false, 4, 4)};
   std::string Err;
   // "sum" without init: poisoned, so the atomics add to NaN.
   ASSERT_TRUE(parseHarnessSpec("grid: 4\nblock: 256\nparams:\n  x: 1024\n"
@@ -291,10 +311,10 @@ TEST(VerifyGpu, HalfScalarArrivesAsItsValue) {
   VerifyJob J;
   J.Kernel = "scale_h";
   J.Exact = Exactness::Bitwise;
-  J.Params = {{"in", "const float *", "const float", true, true, 8, 4},
-              {"out", "float *", "float", true, false, 8, 4},
-              {"a", "__half", "", false, false, 2, 0},
-              {"n", "int", "int", false, false, 4, 0}};
+  J.Params = {makeParam("in", "const float *", "const float", true, true, 8, 4),
+              makeParam("out", "float *", "float", true, false, 8, 4),
+              makeParam("a", "__half", "", false, false, 2, 0),
+              makeParam("n", "int", "int", false, false, 4, 0)};
   std::string Err;
   ASSERT_TRUE(parseHarnessSpec("grid: 4096\nblock: 256\nparams:\n"
                                "  in: 1048576\n  out: 1048576\n  a: 1.5\n"

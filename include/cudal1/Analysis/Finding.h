@@ -11,35 +11,12 @@
 #define CUDAL1_ANALYSIS_FINDING_H
 
 #include "cudal1/Model/KernelInfo.h"
+#include "cudal1/Model/Rewrite.h"
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace cudal1 {
-
-/// How far a rewrite may change results; decides how it is verified.
-enum class Exactness {
-  None,          ///< no rewrite (finding only)
-  Bitwise,       ///< same bits
-  Ulp,           ///< within FixIt::Ulp units in the last place
-  Reassociating, ///< float operations reordered: within Rtol/Atol
-  FastMath,      ///< only with --allow-fast-math
-};
-
-/// "none", "bitwise", "ulp", "reassociating", "fast-math".
-const char *toString(Exactness E);
-/// Parses the spellings of toString(); std::nullopt for anything else.
-std::optional<Exactness> exactnessFromString(const std::string &S);
-
-/// One replacement, in the terms of clang::tooling::Replacement: byte
-/// \p Offset and \p Length in \p File (absolute path, as SourceLoc::File).
-struct TextEdit {
-  std::string File;
-  unsigned Offset = 0, Length = 0;
-  std::string Replacement;
-  bool operator<(const TextEdit &O) const;
-  bool operator==(const TextEdit &O) const;
-};
 
 struct FixIt {
   std::string Description;

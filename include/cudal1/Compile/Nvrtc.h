@@ -23,6 +23,10 @@ struct NvrtcOptions {
   std::string GpuArch = "sm_90";         ///< -arch=<GpuArch>, CUBIN for it
   std::vector<std::string> ExtraOptions; ///< appended after the defaults
   std::vector<std::string> IncludeDirs;  ///< -I<dir> each
+  /// -default-device: unannotated functions and namespace-scope constants are
+  /// device entities (what extracted kernels with their context need). Off for
+  /// sources written as complete CUDA files.
+  bool DefaultDevice = true;
 };
 
 struct NvrtcResult {
@@ -37,8 +41,10 @@ struct NvrtcResult {
 /// Compiles \p Source (named \p FileName in messages) to CUBIN. Every name
 /// expression is registered with nvrtcAddNameExpression (which also
 /// instantiates templates) and its lowered name returned.
-/// Default options: -arch=<GpuArch> -std=c++17 -I<cuda>/include
-/// -I<cuda>/include/cccl.
+/// Default options: -arch=<GpuArch> -std=c++17 [-default-device]
+/// -I<cuda>/include -I<cuda>/include/cccl. The one NVRTC loader of the tool
+/// (dlopen, bound from NvrtcFunctions.def): safe to call from several threads
+/// and from the verifier's child process.
 NvrtcResult compileWithNvrtc(llvm::StringRef Source, llvm::StringRef FileName,
                              llvm::ArrayRef<std::string> NameExpressions,
                              const NvrtcOptions &Opts);

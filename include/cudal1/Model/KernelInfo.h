@@ -50,6 +50,16 @@ struct ParamInfo {
   std::optional<uint64_t> ElementSizeBytes;
 };
 
+/// \p Params with every unnamed parameter named "arg<index>" (harness specs
+/// and messages refer to parameters by name).
+std::vector<ParamInfo> namedParams(std::vector<ParamInfo> Params);
+
+/// A parameter for tests and hand-made kernel descriptions: \p Size bytes
+/// (pointers: 8), pointee/element \p ElementType of \p ElementSize bytes.
+ParamInfo makeParam(std::string Name, std::string Type,
+                    std::string ElementType, bool IsPointer,
+                    bool PointeeConst, uint64_t Size, uint64_t ElementSize);
+
 struct TemplateParamInfo {
   std::string Kind; ///< "type", "non-type", "template"
   std::string Name;

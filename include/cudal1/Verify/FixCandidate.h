@@ -11,19 +11,13 @@
 #ifndef CUDAL1_VERIFY_FIXCANDIDATE_H
 #define CUDAL1_VERIFY_FIXCANDIDATE_H
 
+#include "cudal1/Model/Rewrite.h"
+
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace cudal1 {
-
-/// One replacement in a file (like Finding.h's TextEdit, which this plain
-/// library does not see).
-struct FileEdit {
-  std::string File;
-  unsigned Offset = 0, Length = 0;
-  std::string Replacement;
-};
 
 /// Byte offset of 1-based \p Line / \p Column in \p Text (clamped to the
 /// text).
@@ -41,12 +35,12 @@ std::optional<size_t> locateKernelText(const std::string &FileText,
 /// found at \p Begin in the file. False with \p Why when an edit reaches
 /// outside the kernel or two edits overlap.
 bool applyEditsToKernel(const std::string &KernelText, size_t Begin,
-                        std::vector<FileEdit> Edits, std::string &Out,
+                        std::vector<TextEdit> Edits, std::string &Out,
                         std::string &Why);
 
 /// Whether two sets of edits touch overlapping text.
-bool editsOverlap(const std::vector<FileEdit> &A,
-                  const std::vector<FileEdit> &B);
+bool editsOverlap(const std::vector<TextEdit> &A,
+                  const std::vector<TextEdit> &B);
 
 /// True for an annotation line ("// cuda-l1: ..."), leading blanks allowed.
 bool isAnnotationLine(const std::string &Line);
@@ -57,7 +51,7 @@ bool isAnnotationLine(const std::string &Line);
 /// running again never stacks annotations. The edit starts at the newline
 /// before the kernel's first line (not at the line itself), so it never
 /// collides with a fix inserting text at the start of the declaration.
-FileEdit annotationEdit(const std::string &FileText, const std::string &File,
+TextEdit annotationEdit(const std::string &FileText, const std::string &File,
                         size_t KernelOffset, const std::string &Annotation);
 
 } // namespace cudal1

@@ -10,6 +10,7 @@
 #ifndef CUDAL1_VERIFY_HARNESS_H
 #define CUDAL1_VERIFY_HARNESS_H
 
+#include "cudal1/Model/KernelInfo.h"
 #include "cudal1/Verify/Expr.h"
 
 #include <array>
@@ -43,18 +44,6 @@ struct Distribution {
 /// "iota", "iota(1, 2)", "zero". Arguments may use sizes from \p Env.
 bool parseDistribution(const std::string &Text, const ExprEnv &Env,
                        Distribution &Out, std::string &Error);
-
-/// One kernel parameter, as the verifier sees it (from the model's
-/// ParamInfo).
-struct KernelParam {
-  std::string Name;
-  std::string Type;        ///< as written
-  std::string ElementType; ///< pointee type for pointers
-  bool IsPointer = false;
-  bool PointeeConst = false;
-  unsigned SizeBytes = 0;        ///< of the parameter itself
-  unsigned ElementSizeBytes = 0; ///< of the pointee
-};
 
 struct BufferSpec {
   std::string Param;
@@ -118,7 +107,7 @@ struct Harness {
 /// "<file>:<line>:<col>: <field>: <problem>".
 bool parseHarnessSpec(const std::string &Text, const std::string &FileName,
                       const std::string &Kernel,
-                      const std::vector<KernelParam> &Params,
+                      const std::vector<ParamInfo> &Params,
                       const ExprEnv &Defines, Harness &Out,
                       std::string &Error);
 
@@ -145,7 +134,7 @@ findAllocationBytes(const std::string &Source, const std::string &Name,
 /// element per launched thread (noted). Returns false with the reason when
 /// something is missing.
 bool inferHarness(const std::string &Kernel,
-                  const std::vector<KernelParam> &Params,
+                  const std::vector<ParamInfo> &Params,
                   const LaunchFacts &Site, const ExprEnv &Defines,
                   Harness &Out, std::string &Why);
 
@@ -164,7 +153,7 @@ bool deriveCandidateDims(const std::string &OriginalText,
                          std::array<uint64_t, 3> &Out, std::string &Why);
 /// A filled-in spec for \p Kernel to copy into a file and adjust.
 std::string harnessTemplate(const std::string &Kernel,
-                            const std::vector<KernelParam> &Params,
+                            const std::vector<ParamInfo> &Params,
                             const LaunchFacts *Site);
 
 /// Parses "NAME=VALUE" (--define). Value is an expression over earlier

@@ -10,6 +10,7 @@
 #ifndef CUDAL1_VERIFY_VERDICT_H
 #define CUDAL1_VERIFY_VERDICT_H
 
+#include "cudal1/Model/Rewrite.h"
 #include "cudal1/Verify/Compare.h"
 
 #include "llvm/Support/JSON.h"
@@ -21,10 +22,6 @@
 
 namespace cudal1 {
 
-/// How exactly a candidate must reproduce the original (DESIGN.md).
-enum class Exactness { Bitwise, Ulp, Reassociating, FastMath };
-const char *exactnessName(Exactness E);
-bool parseExactness(const std::string &S, Exactness &E);
 
 struct GpuInfo {
   bool Ok = false;

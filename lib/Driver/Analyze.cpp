@@ -1,0 +1,165 @@
+//===- Analyze.cpp - parse, analyse, run the rules, collect findings ------===//
+#include "cudal1/Analysis/AccessAnalysis.h"
+#include "cudal1/Driver/Pipeline.h"
+#include "cudal1/Model/KernelModel.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <set>
+#include <tuple>
+
+using namespace llvm;
+
+namespace cudal1 {
+
+namespace {
+
+/// Runs the analysis and the enabled rules on each translation unit.
+class AnalyzeHandler : public TUHandler {
+public:
+  AnalyzeHandler(Pipeline &P, bool CollectKernels)
+      : P(P), CollectKernels(CollectKernels) {
+    const Options &O = P.options();
+    for (StringRef Dir : {StringRef(O.CudaPath), StringRef(O.ResourceDir)}) {
+      if (Dir.empty())
+        continue;
+      SmallString<256> Abs(Dir);
+      sys::fs::make_absolute(Abs);
+      sys::path::remove_dots(Abs, true);
+      SmallString<256> Real;
+      if (!sys::fs::real_path(Abs, Real))
+        SystemDirs.push_back(std::string(Real));
+      SystemDirs.push_back(std::string(Abs));
+    }
+    for (const char *D : {"/usr/include/", "/usr/lib/", "/usr/local/include/"})
+      SystemDirs.push_back(D);
+  }
+
+  void handleTranslationUnit(clang::ASTContext &Ctx,
+                             clang::CompilerInstance &CI,
+                             StringRef MainFile) override {
+    const AnalysisConfig &C = P.configs().forFile(MainFile).Config;
+    auto IsUser = [this](const std::string &Path) {
+      for (const std::string &D : SystemDirs)
+        if (StringRef(Path).starts_with(D))
+          return false;
+      return true;
+    };
+    ProjectModel Model = collectKernelModel(Ctx, IsUser);
+    std::unique_ptr<AnalysisResults> Analysis =
+        AnalysisResults::analyze(Ctx, Model, IsUser);
+    if (P.options().DumpAccesses)
+      Analysis->print(outs());
+    CheckContext CC;
+    CC.Model = &Model;
+    CC.Options = &C.Options;
+    CC.Analysis = Analysis.get();
+    CC.CI = &CI;
+    CC.IsUserFile = IsUser;
+    GlobList WAE(P.effectiveWarningsAsErrors(C));
+    std::vector<Finding> Out;
+    for (auto &Chk : CheckRegistry::create(GlobList(P.effectiveRules(C)))) {
+      // A rule that crashes loses its findings for this file, not the run.
+      std::vector<Finding> Part;
+      CrashRecoveryContext CRC;
+      if (!CRC.RunSafely([&] { Chk->run(Ctx, CC, Part); })) {
+        reportError(MainFile.str() + ": rule '" + Chk->info().Id +
+                    "' crashed; its findings for this file are skipped");
+        Run.RuleCrashed = true;
+        continue;
+      }
+      for (Finding &F : Part)
+        Out.push_back(std::move(F));
+    }
+    if (CollectKernels)
+      collectKernels(Ctx, CI, Model, Out);
+    for (Finding &F : Out) {
+      if (WAE.contains(F.RuleId) && F.Severity == "warning")
+        F.Severity = "error";
+      Run.Findings.push_back(std::move(F));
+    }
+  }
+
+  AnalysisRun Run;
+  std::vector<LaunchSite> Launches;
+
+private:
+  /// The kernels with fixes, extracted with their context, and every launch
+  /// site (harness inference) for --fix --verify=run.
+  void collectKernels(clang::ASTContext &Ctx, clang::CompilerInstance &CI,
+                      const ProjectModel &Model,
+                      const std::vector<Finding> &Out) {
+    Launches.insert(Launches.end(), Model.LaunchSites.begin(),
+                    Model.LaunchSites.end());
+    std::set<std::string> Names;
+    for (const Finding &F : Out)
+      if (F.Fix && !F.Kernel.empty() && !Run.Kernels.count(F.Kernel))
+        Names.insert(F.Kernel);
+    for (const std::string &N : Names)
+      for (ExtractedKernel &K : extractKernels(Ctx, CI.getPreprocessor(), N))
+        if (K.Kernel == N && !Run.Kernels.count(N)) {
+          Run.Kernels[N].K = std::move(K);
+          Run.Kernels[N].MangledNames = mangledNamesOf(Model, N);
+        }
+  }
+
+  Pipeline &P;
+  bool CollectKernels;
+  std::vector<std::string> SystemDirs;
+};
+
+/// Drops the findings that a NOLINT comment in their file suppresses (in
+/// \p Overlay's contents where it has the file).
+void applySuppressions(std::vector<Finding> &Findings,
+                       const std::map<std::string, std::string> &Overlay) {
+  std::map<std::string, std::string> Texts = Overlay;
+  std::vector<Finding> Out;
+  for (Finding &F : Findings) {
+    auto It = Texts.find(F.Loc.File);
+    if (It == Texts.end()) {
+      std::string T;
+      if (auto Buf = MemoryBuffer::getFile(F.Loc.File))
+        T = (*Buf)->getBuffer().str();
+      It = Texts.emplace(F.Loc.File, std::move(T)).first;
+    }
+    if (!isSuppressed(It->second, F.Loc.Line, F.RuleId))
+      Out.push_back(std::move(F));
+  }
+  Findings = std::move(Out);
+}
+
+} // namespace
+
+AnalysisRun Pipeline::analyze(bool CollectKernels) {
+  loadRules(); // YAML rules register before the checks are created
+  CrashRecoveryContext::Enable();
+  AnalyzeHandler Handler(*this, CollectKernels);
+  std::vector<std::string> Files;
+  for (const std::string &F : Opts.Files) {
+    std::vector<std::string> Cmd = FE->commandFor(F);
+    bool Cuda = false;
+    for (size_t I = 0; I + 1 < Cmd.size(); ++I)
+      Cuda |= Cmd[I] == "-x" && Cmd[I + 1] == "cuda";
+    if (Cuda || !Opts.CudaOnly)
+      Files.push_back(F);
+  }
+  Handler.Run.Status = FE->run(Files, Handler, Opts.Jobs);
+  AnalysisRun Run = std::move(Handler.Run);
+  sortAndDedup(Run.Findings);
+  applySuppressions(Run.Findings, Opts.Overlay);
+  for (auto &KV : Run.Kernels) {
+    std::set<std::string> Seen;
+    for (const LaunchSite &LS : Handler.Launches)
+      if (LS.Kernel == KV.first && Seen.insert(LS.key()).second)
+        KV.second.Launches.push_back(LS);
+  }
+  return Run;
+}
+
+} // namespace cudal1

@@ -1,0 +1,498 @@
+//===- FixVerify.cpp - --fix --verify=run: each fix verified on the GPU ---===//
+//
+// With --verify=run, every fix the rewrite engine would apply becomes a
+// candidate (DESIGN.md, "Verification and benchmarking"): the kernel,
+// extracted with its context, with that fix's edits applied, verified and
+// timed against the original through lib/Verify (the path --verify=run
+// --candidate uses). Several accepted fixes of one kernel are verified
+// together too. applyFixes() then applies what this accepts, with the
+// annotation edit it returns.
+//
+//===----------------------------------------------------------------------===//
+#include "HarnessResolve.h"
+#include "cudal1/Driver/Pipeline.h"
+#include "cudal1/Verify/FixCandidate.h"
+#include "cudal1/Verify/HarnessSelect.h"
+#include "cudal1/Verify/Runner.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <array>
+
+using namespace llvm;
+
+namespace cudal1 {
+
+namespace {
+
+using Dims = std::array<uint64_t, 3>;
+
+std::string shortLoc(const SourceLoc &L) {
+  return sys::path::filename(L.File).str() + ":" + std::to_string(L.Line) +
+         ":" + std::to_string(L.Column);
+}
+
+/// The options of one job: the run's, widened by what the rules say their
+/// fixes may change (ulp count, tolerances).
+VerifyOptions optionsFor(const VerifyOptions &Base,
+                         const std::vector<const Finding *> &Fs) {
+  VerifyOptions O = Base;
+  for (const Finding *F : Fs) {
+    O.Tol.MaxUlp = std::max<uint64_t>(O.Tol.MaxUlp, F->Fix->Ulp);
+    O.Tol.F32Rtol = std::max(O.Tol.F32Rtol, F->Fix->Rtol);
+    O.Tol.F32Atol = std::max(O.Tol.F32Atol, F->Fix->Atol);
+    O.Tol.ScaleRtol = std::max(O.Tol.ScaleRtol, F->Fix->ScaleRtol);
+  }
+  return O;
+}
+
+/// One kernel with fixes to verify.
+struct KernelWork {
+  std::string Kernel;
+  const KernelSources *KS = nullptr;
+  std::string File, FileText, KernelText;
+  size_t KernelOffset = 0;
+  HarnessAnswer HA;
+  std::vector<ParamInfo> Params;
+  /// Launches recorded by cuda-l1-capture (--capture): more input sets, and
+  /// the timed input when there is no harness.
+  std::vector<ReplayLaunch> Captured;
+  std::vector<size_t> Findings;            ///< all of this kernel
+  std::map<size_t, std::string> Candidate; ///< finding -> new definition
+  /// finding -> the candidate's own launch shape (a fix that rewrites the
+  /// kernel's launch sites too: thread-mapping swap, warp per row)
+  std::map<size_t, std::pair<Dims, Dims>> Launch;
+};
+
+/// Takes the edits of \p Edits that rewrite the grid or block expression of
+/// one of the kernel's launch sites out of \p Edits and derives the
+/// candidate's launch shape from them (deriveCandidateDims). Edits elsewhere
+/// outside the kernel stay (applyEditsToKernel refuses them). False with
+/// \p Why when launch-site edits do not give one shape.
+bool takeLaunchEdits(const KernelWork &W, const Harness &H,
+                     std::vector<TextEdit> &Edits, std::optional<Dims> &Grid,
+                     std::optional<Dims> &Block, std::string &Why) {
+  size_t KB = W.KernelOffset, KE = W.KernelOffset + W.KernelText.size();
+  std::vector<TextEdit> Keep;
+  for (const TextEdit &E : Edits) {
+    bool Inside = E.Offset >= KB && E.Offset + E.Length <= KE;
+    if (Inside || E.File != W.File || E.Offset + E.Length > W.FileText.size()) {
+      Keep.push_back(E);
+      continue;
+    }
+    std::string Orig = withoutSpaces(W.FileText.substr(E.Offset, E.Length));
+    bool Taken = false;
+    for (const LaunchSite &LS : W.KS->Launches) {
+      if (LS.Loc.File != W.File || Orig.empty())
+        continue;
+      size_t At = offsetOfLineColumn(W.FileText, LS.Loc.Line, LS.Loc.Column);
+      if (E.Offset < At || E.Offset > At + 4096)
+        continue;
+      bool IsGrid = Orig == withoutSpaces(LS.Grid.Text);
+      bool IsBlock = Orig == withoutSpaces(LS.Block.Text);
+      if (!IsGrid && !IsBlock)
+        continue;
+      if (IsGrid && IsBlock) {
+        Why = "a launch-site edit of '" + LS.Grid.Text +
+              "' is both the grid and the block expression";
+        return false;
+      }
+      Dims D;
+      if (!deriveCandidateDims(IsGrid ? LS.Grid.Text : LS.Block.Text,
+                               E.Replacement, IsGrid ? H.Grid : H.Block, D,
+                               Why))
+        return false;
+      auto &Slot = IsGrid ? Grid : Block;
+      if (Slot && *Slot != D) {
+        Why = "its launch-site edits give different launch shapes";
+        return false;
+      }
+      Slot = D;
+      Taken = true;
+      break;
+    }
+    if (!Taken)
+      Keep.push_back(E);
+  }
+  Edits = std::move(Keep);
+  return true;
+}
+
+/// The fixes applyFixes would consider (the others it reports itself).
+bool isCandidateFix(const Finding &F, bool FastMathOk) {
+  return F.Fix && !F.Fix->Edits.empty() && F.Fix->Exact != Exactness::None &&
+         F.Fix->Proven && (F.Fix->Exact != Exactness::FastMath || FastMathOk);
+}
+
+/// The state of one --fix --verify=run.
+class FixVerifier {
+public:
+  FixVerifier(Pipeline &P, const AnalysisRun &Run, FixVerifyResult &Result)
+      : P(P), Opts(P.options()), Run(Run), Result(Result) {}
+
+  /// Groups the candidate fixes by kernel; false (error reported) on a bad
+  /// --define.
+  bool group();
+  /// Kernel text, harness and candidate sources of \p W; false on bad input
+  /// (a harness spec or configuration that is wrong).
+  bool prepare(KernelWork &W);
+  /// Prints which fixes are candidates and which are not (and why).
+  void printPlan() const;
+  /// The verifier's options and the GPU the candidates run on.
+  void start(const VerifyOptions &O, const GpuInfo &G) {
+    VO = O;
+    Gpu = G;
+  }
+  /// Verifies the candidates of \p W on the GPU and decides what to apply.
+  void verifyKernel(KernelWork &W, VerifyReport &Report);
+
+  std::vector<KernelWork> Work;
+  unsigned NumCandidates = 0;
+  bool HarnessFailed = false;
+
+private:
+  const Finding &finding(size_t I) const { return Run.Findings[I]; }
+  void decline(size_t I, std::string Why) { Result.Decisions[I].Why = Why; }
+  CandidateVerdict runJob(KernelWork &W, const std::vector<size_t> &Fs,
+                          const std::string &Def, const std::string &Label,
+                          KernelReport &KR);
+  void chooseApplied(KernelWork &W,
+                     std::vector<std::pair<size_t, CandidateVerdict>> Accepted,
+                     KernelReport &KR);
+
+  Pipeline &P;
+  const Options &Opts;
+  const AnalysisRun &Run;
+  FixVerifyResult &Result;
+  ExprEnv Env;
+  VerifyOptions VO;
+  GpuInfo Gpu;
+  unsigned Index = 0;
+};
+
+bool FixVerifier::group() {
+  if (!parseDefines(Opts.Defines, Env))
+    return false;
+  std::map<std::string, size_t> WorkOf;
+  for (size_t I = 0; I < Run.Findings.size(); ++I) {
+    const Finding &F = finding(I);
+    if (!isCandidateFix(F, Opts.AllowFastMath))
+      continue;
+    Result.Decisions[I]; // a candidate: it has a decision
+    if (F.Kernel.empty()) {
+      decline(I, "not in a kernel: --verify=run verifies kernels (this fix "
+                 "is in a device function or host code)");
+      continue;
+    }
+    auto It = WorkOf.find(F.Kernel);
+    if (It == WorkOf.end()) {
+      It = WorkOf.emplace(F.Kernel, Work.size()).first;
+      Work.emplace_back();
+      Work.back().Kernel = F.Kernel;
+    }
+    Work[It->second].Findings.push_back(I);
+  }
+  return true;
+}
+
+bool FixVerifier::prepare(KernelWork &W) {
+  auto DeclineAll = [&](const std::string &Why) {
+    for (size_t I : W.Findings)
+      decline(I, Why);
+    return true;
+  };
+  auto KIt = Run.Kernels.find(W.Kernel);
+  if (KIt == Run.Kernels.end())
+    return DeclineAll("kernel '" + W.Kernel + "' could not be extracted");
+  W.KS = &KIt->second;
+  const ExtractedKernel &K = W.KS->K;
+  if (!K.Problems.empty())
+    return DeclineAll("kernel '" + W.Kernel +
+                      "' could not be extracted for verification: " +
+                      K.Problems[0]);
+  W.File = K.KernelRange.Begin.File;
+  auto Ov = Opts.Overlay.find(W.File); // an editor's buffer
+  if (Ov != Opts.Overlay.end()) {
+    W.FileText = Ov->second;
+  } else {
+    auto Buf = MemoryBuffer::getFile(W.File);
+    if (!Buf)
+      return DeclineAll(W.File + ": " + Buf.getError().message());
+    W.FileText = (*Buf)->getBuffer().str();
+  }
+  size_t B = std::min(K.KernelBegin, K.Source.size());
+  size_t E = std::min(std::max(K.KernelEnd, B), K.Source.size());
+  W.KernelText = K.Source.substr(B, E - B);
+  auto Off = locateKernelText(
+      W.FileText, W.KernelText,
+      offsetOfLineColumn(W.FileText, K.KernelRange.Begin.Line,
+                         K.KernelRange.Begin.Column));
+  if (!Off)
+    return DeclineAll("the definition of kernel '" + W.Kernel +
+                      "' as extracted is not found verbatim in " + W.File);
+  W.KernelOffset = *Off;
+  W.Params = namedParams(K.Params);
+
+  HarnessQuery Q;
+  Q.SourceFile = W.File;
+  Q.Kernel = W.Kernel;
+  Q.Params = W.Params;
+  Q.Env = Env;
+  Q.Launches = W.KS->Launches;
+  Q.CommandLineSpec = Opts.HarnessFile;
+  W.HA = resolveHarness(Q, P.configs());
+  if (W.HA.Status == HarnessStatus::Error) {
+    reportError(W.HA.Message);
+    return false;
+  }
+  if (!capturedLaunchesOf(Opts, W.KS->MangledNames, W.Captured))
+    return false;
+  if (W.HA.Status == HarnessStatus::Missing && !W.Captured.empty()) {
+    W.HA.Source = "captured launches in " + Opts.CaptureDir;
+  } else if (W.HA.Status == HarnessStatus::Missing) {
+    DeclineAll(W.HA.Message + " (give one with --harness=<file> or Harness: "
+                              "in .cuda-l1.yaml; docs/harness.md)");
+    if (!Opts.Quiet)
+      errs() << "cuda-l1: " << W.HA.Message
+             << "; a filled-in harness spec to copy (--harness=<file>, "
+                "or under 'Harness: kernels:' in .cuda-l1.yaml):\n\n"
+             << W.HA.Template << "\n";
+    return true;
+  }
+  for (size_t I : W.Findings) {
+    std::string Def, Why;
+    std::vector<TextEdit> KernelEdits = finding(I).Fix->Edits;
+    std::optional<Dims> LG, LB;
+    bool Ok = takeLaunchEdits(W, W.HA.H, KernelEdits, LG, LB, Why);
+    if (Ok && (LG || LB) && W.HA.Status != HarnessStatus::Found) {
+      Ok = false;
+      Why = "it changes the launch shape, and the kernel has no harness to "
+            "derive the new shape from (captured launches keep the "
+            "original's)";
+    }
+    if (!Ok || !applyEditsToKernel(W.KernelText, W.KernelOffset, KernelEdits,
+                                   Def, Why)) {
+      decline(I, "not verifiable as a kernel candidate: " + Why);
+      continue;
+    }
+    W.Candidate[I] = Def;
+    if (LG || LB)
+      W.Launch[I] = {LG.value_or(W.HA.H.Grid), LB.value_or(W.HA.H.Block)};
+    ++NumCandidates;
+  }
+  return true;
+}
+
+void FixVerifier::printPlan() const {
+  if (Opts.Quiet)
+    return;
+  unsigned N = 0;
+  for (const KernelWork &W : Work)
+    for (auto &C : W.Candidate) {
+      const Finding &F = finding(C.first);
+      errs() << formatv("cuda-l1: candidate {0}/{1}: {2} [{3}] in kernel "
+                        "'{4}' ({5}); harness: {6}\n",
+                        ++N, NumCandidates, shortLoc(F.Loc), F.RuleId,
+                        W.Kernel, toString(F.Fix->Exact), W.HA.Source);
+    }
+  for (auto &KV : Result.Decisions)
+    if (!KV.second.Why.empty())
+      errs() << "cuda-l1: not a candidate: " << shortLoc(finding(KV.first).Loc)
+             << " [" << finding(KV.first).RuleId << "]: " << KV.second.Why
+             << "\n";
+}
+
+CandidateVerdict FixVerifier::runJob(KernelWork &W,
+                                     const std::vector<size_t> &Fs,
+                                     const std::string &Def,
+                                     const std::string &Label,
+                                     KernelReport &KR) {
+  const ExtractedKernel &K = W.KS->K;
+  std::vector<const Finding *> FP;
+  Exactness X = Exactness::Bitwise;
+  std::string Rules;
+  for (size_t I : Fs) {
+    const Finding &F = finding(I);
+    FP.push_back(&F);
+    if (exactnessRank(F.Fix->Exact) > exactnessRank(X))
+      X = F.Fix->Exact;
+    Rules += (Rules.empty() ? "" : ", ") + F.RuleId;
+  }
+  VerifyJob J;
+  J.Kernel = K.Kernel;
+  J.Params = W.Params;
+  J.HaveHarness = W.HA.Status == HarnessStatus::Found;
+  J.H = W.HA.H;
+  J.Captured = W.Captured;
+  for (size_t I : Fs)
+    if (auto L = W.Launch.find(I); L != W.Launch.end()) {
+      J.H.CandidateGrid = L->second.first;
+      J.H.CandidateBlock = L->second.second;
+      J.H.CandidateLaunchOrigin = "the fix's launch-site edits (" +
+                                  shortLoc(finding(I).Loc) + " [" +
+                                  finding(I).RuleId + "])";
+    }
+  std::string FileName = sys::path::filename(W.File).str();
+  J.Original = {"original", K.Source, FileName, K.NameExpr, "", ""};
+  J.Candidate = {Label, replaceKernel(K, Def), FileName, K.NameExpr, "", ""};
+  J.Exact = X;
+  J.Origin = "rule:" + Rules;
+  ++Index;
+  if (!Opts.Quiet)
+    errs() << formatv("cuda-l1: [{0}/{1}] {2}: {3}\n", Index, NumCandidates,
+                      W.Kernel, Label);
+  CandidateVerdict V = runVerifyJob(J, optionsFor(VO, FP), Gpu, &KR);
+  V.Name = Label;
+  V.Origin = J.Origin;
+  if (!Opts.Quiet)
+    errs() << formatv("cuda-l1: [{0}/{1}] {2}: {3}\n", Index, NumCandidates,
+                      V.Accepted ? "ACCEPTED" : "rejected",
+                      V.Accepted ? V.Reason
+                                 : "[" + V.RejectKind + "] " + V.Reason);
+  if (V.RejectKind == "harness")
+    HarnessFailed = true;
+  KR.Candidates.push_back(V);
+  return V;
+}
+
+void FixVerifier::verifyKernel(KernelWork &W, VerifyReport &Report) {
+  if (W.Candidate.empty())
+    return;
+  KernelReport KR;
+  KR.Kernel = W.Kernel;
+  KR.File = W.File;
+  KR.HarnessSource = W.HA.Source;
+  // Each fix alone.
+  std::vector<std::pair<size_t, CandidateVerdict>> Accepted;
+  for (auto &C : W.Candidate) {
+    const Finding &F = finding(C.first);
+    CandidateVerdict V = runJob(W, {C.first}, C.second,
+                                shortLoc(F.Loc) + " [" + F.RuleId + "]", KR);
+    if (V.Accepted)
+      Accepted.push_back({C.first, V});
+    else
+      decline(C.first, "rejected [" + V.RejectKind + "] " + V.Reason);
+  }
+  if (!Accepted.empty())
+    chooseApplied(W, std::move(Accepted), KR);
+  Report.Kernels.push_back(std::move(KR));
+}
+
+/// Several accepted fixes of one kernel: verified together, or only the
+/// fastest is applied. The applied ones get the kernel's annotation.
+void FixVerifier::chooseApplied(
+    KernelWork &W, std::vector<std::pair<size_t, CandidateVerdict>> Accepted,
+    KernelReport &KR) {
+  std::sort(Accepted.begin(), Accepted.end(), [](const auto &A, const auto &B) {
+    return A.second.Timing->Speedup > B.second.Timing->Speedup;
+  });
+  std::vector<size_t> Apply = {Accepted[0].first};
+  CandidateVerdict Chosen = Accepted[0].second;
+  if (Accepted.size() > 1) {
+    std::vector<size_t> All;
+    std::vector<TextEdit> Edits;
+    std::string Rules;
+    bool Overlap = false;
+    for (auto &A : Accepted) {
+      const std::vector<TextEdit> &FE = finding(A.first).Fix->Edits;
+      if (editsOverlap(Edits, FE) || (!All.empty() && W.Launch.count(A.first))) {
+        Overlap = true;
+        continue;
+      }
+      All.push_back(A.first);
+      Edits.insert(Edits.end(), FE.begin(), FE.end());
+      Rules += (Rules.empty() ? "" : " + ") + finding(A.first).RuleId;
+    }
+    std::string Def, Why, Together;
+    std::optional<Dims> LG, LB;
+    if (All.size() > 1 && takeLaunchEdits(W, W.HA.H, Edits, LG, LB, Why) &&
+        applyEditsToKernel(W.KernelText, W.KernelOffset, Edits, Def, Why)) {
+      CandidateVerdict V = runJob(W, All, Def, "together: " + Rules, KR);
+      if (V.Accepted && V.Timing->Speedup >= Chosen.Timing->Speedup) {
+        Apply = All;
+        Chosen = V;
+      } else {
+        Together = V.Accepted ? formatv("together they are slower ({0:f2}x)",
+                                        V.Timing->Speedup)
+                                    .str()
+                              : "together: rejected [" + V.RejectKind + "] " +
+                                    V.Reason;
+      }
+    } else {
+      Together = Overlap ? "its edits overlap those of a faster fix (or both "
+                           "change the launch)"
+                         : "together: " + Why;
+    }
+    for (auto &A : Accepted)
+      if (std::find(Apply.begin(), Apply.end(), A.first) == Apply.end())
+        decline(A.first,
+                formatv("verified alone ({0:f2}x), but {1}; only [{2}] "
+                        "({3:f2}x) is applied to kernel '{4}': run again to "
+                        "verify this fix on top",
+                        A.second.Timing->Speedup, Together,
+                        finding(Accepted[0].first).RuleId,
+                        Accepted[0].second.Timing->Speedup, W.Kernel));
+  }
+  std::sort(Apply.begin(), Apply.end());
+  std::string Applied;
+  for (size_t I : Apply) {
+    Result.Decisions[I].Apply = true;
+    Result.Decisions[I].Why.clear();
+    Applied += (Applied.empty() ? "" : ", ") + finding(I).RuleId;
+  }
+  std::string Annotation = formatAnnotation(
+      Gpu, *Chosen.Timing, Applied, Chosen.Exact, Chosen.InputSets.size());
+  Result.Decisions[Apply.front()].Annotation =
+      annotationEdit(W.FileText, W.File, W.KernelOffset, Annotation);
+  if (!Opts.Quiet)
+    errs() << Annotation;
+}
+
+} // namespace
+
+FixVerifyResult Pipeline::verifyFixes(const AnalysisRun &Run) {
+  FixVerifyResult Result;
+  FixVerifier V(*this, Run, Result);
+  if (!V.group()) {
+    Result.Status = 2;
+    return Result;
+  }
+  // Everything up to the GPU: kernel text, harness, candidate sources.
+  bool BadInput = false;
+  for (KernelWork &W : V.Work)
+    BadInput |= !V.prepare(W);
+  if (BadInput) {
+    Result.Status = 2;
+    return Result;
+  }
+  V.printPlan();
+  if (V.NumCandidates == 0)
+    return Result;
+
+  VerifyReport Report;
+  VerifyOptions VO = verifyOptions();
+  if (!startVerifyReport(VO, std::to_string(V.NumCandidates) + " candidate(s)",
+                         Report)) {
+    Result.Status = 2;
+    return Result;
+  }
+  V.start(VO, Report.Gpu);
+  for (KernelWork &W : V.Work)
+    V.verifyKernel(W, Report);
+  Result.Json = toJson(Report);
+  raw_string_ostream OS(Result.Summary);
+  printSummaryTable(Report, OS);
+  OS.flush();
+  if (V.HarnessFailed) {
+    reportError("--verify=run: the original failed with the harness of a "
+                "kernel (see [harness] above): its harness is wrong");
+    Result.Status = 3; // bad input, found on the GPU: accepted fixes apply
+  }
+  return Result;
+}
+
+} // namespace cudal1

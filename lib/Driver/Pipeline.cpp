@@ -1,0 +1,234 @@
+//===- Pipeline.cpp - frontend, configuration, rules, GPU options ---------===//
+#include "cudal1/Driver/Pipeline.h"
+#include "cudal1/Compile/Nvrtc.h"
+#include "cudal1/Config.h"
+#include "cudal1/Model/KernelModel.h"
+#include "cudal1/Verify/Runner.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <ctime>
+#include <set>
+
+using namespace llvm;
+
+namespace cudal1 {
+
+// ---- configuration ---------------------------------------------------------
+
+ConfigStore::ConfigStore(std::string Override) : Override(std::move(Override)) {}
+
+const ConfigStore::Entry &ConfigStore::forFile(StringRef File) {
+  std::string Path = Override;
+  if (Path.empty()) {
+    SmallString<256> Dir(File);
+    sys::fs::make_absolute(Dir);
+    sys::path::remove_filename(Dir);
+    auto It = DirToPath.find(std::string(Dir));
+    if (It != DirToPath.end())
+      Path = It->second;
+    else
+      Path = DirToPath[std::string(Dir)] = findConfigFile(Dir);
+  }
+  if (Path.empty())
+    return Defaults;
+  auto It = Parsed.find(Path);
+  if (It != Parsed.end())
+    return It->second;
+  Entry &E = Parsed[Path];
+  E.Path = Path;
+  auto Buf = MemoryBuffer::getFile(Path);
+  if (!Buf) {
+    E.Ok = false;
+    E.Unreadable = true;
+    E.Error = Path + ": cannot read the configuration: " +
+              Buf.getError().message();
+    return E;
+  }
+  E.Ok = parseConfig((*Buf)->getBuffer(), Path, E.Config, E.Error);
+  return E;
+}
+
+void ConfigStore::Entry::printError() const {
+  if (Ok)
+    return;
+  if (Unreadable)
+    reportError(Error);
+  else
+    errs() << Error << "\n";
+}
+
+std::string ConfigStore::Entry::message() const {
+  std::string M = Error;
+  size_t At = M.find(": error: ");
+  if (At != std::string::npos)
+    M.erase(At, 7);
+  return M;
+}
+
+// ---- the pipeline ------------------------------------------------------------
+
+unsigned AnalysisRun::errors() const {
+  return std::count_if(Findings.begin(), Findings.end(),
+                       [](const Finding &F) { return F.Severity == "error"; });
+}
+unsigned AnalysisRun::warnings() const {
+  return Findings.size() - errors();
+}
+
+Pipeline::Pipeline(Options O) : Opts(std::move(O)), Configs(Opts.ConfigFile) {
+  FrontendConfig FC;
+  FC.BuildPath = Opts.BuildPath;
+  FC.Quiet = Opts.Quiet;
+  FC.Parse.CudaPath = Opts.CudaPath;
+  FC.Parse.GpuArch = Opts.GpuArch;
+  FC.Parse.GpuArchExplicit = Opts.GpuArchExplicit;
+  FC.Parse.ResourceDir = Opts.ResourceDir;
+  FC.Parse.ExtraArgs = Opts.CompilerArgs;
+  FC.Parse.ShowWarnings = Opts.ShowCompilerWarnings;
+  FC.Overlay = Opts.Overlay;
+  std::string DbError;
+  FE = Frontend::create(FC, DbError);
+  if (!DbError.empty()) {
+    reportError(DbError);
+    InputStatus = 2;
+  }
+}
+
+Pipeline::~Pipeline() = default;
+
+void Pipeline::loadRules() {
+  if (RulesLoaded)
+    return;
+  RulesLoaded = true;
+  RuleLoadOptions LO;
+  LO.RuleFiles = Opts.RuleFiles;
+  if (CheckRegistry::runLoaders(LO))
+    InputStatus = 2;
+}
+
+std::vector<RuleInfo> Pipeline::rules() {
+  loadRules();
+  return CheckRegistry::rules();
+}
+
+std::string Pipeline::effectiveRules(const AnalysisConfig &C) const {
+  std::string R = C.Rules.value_or(defaultRuleGlobs());
+  if (!Opts.Rules.empty())
+    R += "," + Opts.Rules;
+  return R;
+}
+
+std::string Pipeline::effectiveWarningsAsErrors(const AnalysisConfig &C) const {
+  std::string R = C.WarningsAsErrors.value_or("");
+  if (Opts.WarningsAsErrors)
+    R += "," + *Opts.WarningsAsErrors;
+  return R;
+}
+
+bool Pipeline::checkConfigs(AnalysisConfig *First) {
+  std::vector<std::string> Files = Opts.Files;
+  if (Files.empty())
+    Files.push_back("./x.cu"); // the working folder's configuration
+  bool Ok = true;
+  std::set<std::string> Reported;
+  for (size_t I = 0; I < Files.size(); ++I) {
+    const ConfigStore::Entry &E = Configs.forFile(Files[I]);
+    if (!E.Ok && Reported.insert(E.Path).second)
+      E.printError();
+    Ok &= E.Ok;
+    if (I == 0 && First)
+      *First = E.Config;
+  }
+  return Ok;
+}
+
+ProjectModel Pipeline::kernelModel(FrontendStatus &St) {
+  struct ModelHandler : TUHandler {
+    void handleTranslationUnit(clang::ASTContext &Ctx, clang::CompilerInstance &,
+                               StringRef) override {
+      Model.merge(collectKernelModel(Ctx));
+    }
+    ProjectModel Model;
+  } Handler;
+  St = FE->run(Opts.Files, Handler, Opts.Jobs);
+  Handler.Model.sort();
+  return std::move(Handler.Model);
+}
+
+// ---- the verifier's options ---------------------------------------------------
+
+VerifyOptions Pipeline::verifyOptions() const {
+  VerifyOptions VO;
+  VO.CudaPath = Opts.CudaPath;
+  VO.Samples = std::max(30u, Opts.VerifySamples);
+  VO.TimeoutSeconds = Opts.VerifyTimeout;
+  VO.MinSpeedup = Opts.MinSpeedup;
+  VO.AllowFastMath = Opts.AllowFastMath;
+  VO.Tol.F32Rtol = Opts.VerifyRtol;
+  VO.Tol.F32Atol = Opts.VerifyAtol;
+  VO.Tol.MaxUlp = Opts.VerifyUlp;
+  VO.Tol.ScaleRtol = Opts.VerifyScaleRtol;
+  // Original and candidate: NVRTC with the same options, for the GPU's arch.
+  std::string CudaPath = Opts.CudaPath;
+  VO.Compiler = [CudaPath](const KernelCode &K, const std::string &Arch,
+                           const std::vector<std::string> &Extra) {
+    NvrtcOptions NO;
+    NO.CudaPath = CudaPath;
+    NO.GpuArch = Arch;
+    NO.ExtraOptions = Extra;
+    NvrtcResult R = compileWithNvrtc(K.Source, K.FileName, {K.NameExpr}, NO);
+    CompileOutput O;
+    O.Ok = R.Ok;
+    O.Log = R.Ok ? R.Log : R.Error + (R.Log.empty() ? "" : "\n" + R.Log);
+    O.Cubin.assign(R.Cubin.begin(), R.Cubin.end());
+    if (!R.LoweredNames.empty())
+      O.LoweredName = R.LoweredNames.front().second;
+    if (O.Ok && O.LoweredName.empty()) {
+      O.Ok = false;
+      O.Log += "\nno lowered name for '" + K.NameExpr + "'";
+    }
+    return O;
+  };
+  if (!Opts.Quiet)
+    VO.Progress = [](const std::string &S) {
+      errs() << "cuda-l1:   " << S << "\n";
+    };
+  return VO;
+}
+
+static std::string nowUtc() {
+  std::time_t T = std::time(nullptr);
+  char Buf[64];
+  std::strftime(Buf, sizeof(Buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&T));
+  return Buf;
+}
+
+bool Pipeline::startVerifyReport(const VerifyOptions &VO,
+                                 const std::string &What,
+                                 VerifyReport &Report) const {
+  GpuInfo Gpu = probeGpu(VO);
+  if (!Gpu.Ok) {
+    reportError("--verify=run: " + Gpu.Error);
+    return false;
+  }
+  if (!Opts.Quiet)
+    errs() << formatv("cuda-l1: GPU {0} ({1}), driver {2}; {3}\n", Gpu.Name,
+                      Gpu.Arch,
+                      Gpu.DriverVersionText.empty()
+                          ? std::to_string(Gpu.DriverVersion)
+                          : Gpu.DriverVersionText,
+                      What);
+  Report.Gpu = Gpu;
+  Report.Date = nowUtc();
+  Report.ToolVersion = "cuda-l1-rewrite " CUDAL1_VERSION;
+  Report.MinSpeedup = VO.MinSpeedup;
+  return true;
+}
+
+} // namespace cudal1

@@ -1,0 +1,308 @@
+//===- Flags.cpp - the command line of cuda-l1-rewrite -> Options ---------===//
+//
+// Every flag of the tool, in one place (docs/usage.md documents each; names
+// are fixed by DESIGN.md). Nothing else reads LLVM's option registry.
+//
+//===----------------------------------------------------------------------===//
+#include "Tool.h"
+#include "cudal1/Analysis/FindingOutput.h"
+#include "cudal1/Config.h"
+
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace cudal1 {
+
+namespace {
+cl::OptionCategory Cat("cuda-l1-rewrite options");
+
+// --- inputs and output -------------------------------------------------------
+cl::list<std::string> Files(cl::Positional, cl::desc("<files...>"), cl::cat(Cat));
+cl::opt<std::string> BuildPath("p", cl::desc("Build folder holding compile_commands.json"),
+                               cl::value_desc("dir"), cl::cat(Cat));
+cl::opt<std::string> CudaPathOpt(
+    "cuda-path",
+    cl::desc("CUDA toolkit root (default: $CUDA_PATH, then /usr/local/cuda)"),
+    cl::value_desc("dir"), cl::cat(Cat));
+cl::opt<std::string> GpuArch(
+    "cuda-gpu-arch",
+    cl::desc("GPU architecture to parse and compile for (default: the "
+             "compilation database's, else sm_90)"),
+    cl::value_desc("sm_XX"), cl::init("sm_90"), cl::cat(Cat));
+cl::opt<bool> ShowWarnings(
+    "show-compiler-warnings",
+    cl::desc("Show clang's own warnings while parsing (default: errors only)"),
+    cl::cat(Cat));
+cl::opt<bool> CudaOnly(
+    "cuda-only",
+    cl::desc("Skip files not parsed as CUDA (neither .cu/.cuh nor compiled "
+             "with -x cu by the compilation database), for hooks that pass "
+             "every C++ file"),
+    cl::cat(Cat));
+cl::opt<bool> PrintCommands(
+    "print-commands",
+    cl::desc("Print the clang command line used for each file, and exit"),
+    cl::cat(Cat));
+cl::opt<OutputFormat> Format(
+    "format", cl::desc("Output format"),
+    cl::values(clEnumValN(OutputFormat::Text, "text", "readable text"),
+               clEnumValN(OutputFormat::Json, "json", "JSON document"),
+               clEnumValN(OutputFormat::Sarif, "sarif", "SARIF 2.1.0 (findings)")),
+    cl::init(OutputFormat::Text), cl::cat(Cat));
+cl::opt<std::string> OutputDir("o", cl::desc("Write output files under <dir>"),
+                               cl::value_desc("dir"), cl::cat(Cat));
+cl::opt<bool> Quiet("quiet", cl::desc("Print only results and errors"), cl::cat(Cat));
+cl::opt<unsigned> Jobs("j", cl::desc("Parse this many files at once"),
+                       cl::value_desc("n"), cl::init(1), cl::cat(Cat));
+
+// --- modes -------------------------------------------------------------------
+cl::opt<bool> ListKernels(
+    "list-kernels",
+    cl::desc("List every kernel (parameters, template instantiations, "
+             "device-call closure, variables) and every launch site"),
+    cl::cat(Cat));
+cl::opt<std::string> ExtractSelector(
+    "extract",
+    cl::desc("Write each selected kernel with the context it needs as a "
+             "self-contained .cu file plus a .json manifest under -o <dir>"),
+    cl::value_desc("kernel|all"), cl::cat(Cat));
+cl::opt<bool> ListRules("list-rules", cl::desc("List the enabled rules and exit"),
+                        cl::cat(Cat));
+cl::opt<bool> DumpConfig("dump-config",
+                         cl::desc("Print the effective configuration and exit"),
+                         cl::cat(Cat));
+
+// --- rules and configuration ----------------------------------------------------
+cl::opt<std::string> RulesOpt(
+    "rules",
+    cl::desc("Rules to run, clang-tidy globs: 'coalescing-*,-memory-*' "
+             "(added to the configuration's Rules)"),
+    cl::value_desc("globs"), cl::cat(Cat));
+cl::list<std::string> RuleFiles("rule-file",
+                                cl::desc("Load a YAML rule file (repeatable)"),
+                                cl::value_desc("yaml"), cl::cat(Cat));
+cl::opt<std::string> ConfigFile(
+    "config-file",
+    cl::desc("Configuration file (default: the nearest .cuda-l1.yaml above "
+             "each input file)"),
+    cl::value_desc("file"), cl::cat(Cat));
+cl::opt<std::string> WarningsAsErrors(
+    "warnings-as-errors",
+    cl::desc("Findings of these rules (globs) are errors: exit status 1"),
+    cl::value_desc("globs"), cl::cat(Cat));
+cl::opt<std::string> FailOn(
+    "fail-on",
+    cl::desc("Exit with status 1 when a finding at or above this severity "
+             "is reported: error (default), warning, note, never"),
+    cl::value_desc("severity"), cl::init("error"), cl::cat(Cat));
+cl::opt<std::string> Baseline(
+    "baseline",
+    cl::desc("Leave out the findings present in this earlier --format=json "
+             "output (report only new ones)"),
+    cl::value_desc("json"), cl::cat(Cat));
+cl::opt<std::string> RuleDocsUrl(
+    "rule-docs-url",
+    cl::desc("Base URL of the rule pages (docs/rules/) that SARIF links to "
+             "(default: the installed or source copy, as file://)"),
+    cl::value_desc("url"), cl::cat(Cat));
+cl::list<std::string> ExtraArgs(
+    "extra-arg",
+    cl::desc("An argument appended to every compile command, like those "
+             "after `--` (repeatable)"),
+    cl::value_desc("arg"), cl::cat(Cat));
+cl::opt<bool> DumpAccesses(
+    "dump-accesses",
+    cl::desc("Print the symbolic index analysis (loops, every global and "
+             "shared access with its address and classification)"),
+    cl::cat(Cat));
+
+// --- fixes -------------------------------------------------------------------
+cl::opt<bool> FixOpt("fix", cl::desc("Apply eligible fixes in place"), cl::cat(Cat));
+cl::opt<bool> DiffOpt("diff", cl::desc("Print the fixes as a unified diff"),
+                      cl::cat(Cat));
+cl::opt<std::string> ExportFixes(
+    "export-fixes",
+    cl::desc("Write the fixes to a YAML file (clang-apply-replacements format)"),
+    cl::value_desc("yaml"), cl::cat(Cat));
+cl::opt<bool> AllowUnverified(
+    "allow-unverified",
+    cl::desc("Apply fixes whose exactness is not bitwise without GPU "
+             "verification"),
+    cl::cat(Cat));
+cl::opt<std::string> AppTest(
+    "app-test",
+    cl::desc("The project's own build-and-test command: run in a scratch copy "
+             "of the working folder with the fixes applied; fixes that make "
+             "it fail are found by bisection and not applied"),
+    cl::value_desc("command"), cl::cat(Cat));
+cl::opt<unsigned> AppTestTimeout(
+    "app-test-timeout",
+    cl::desc("Seconds one run of the --app-test command may take (default "
+             "1800)"),
+    cl::init(1800), cl::cat(Cat));
+cl::opt<bool> AllowFastMath(
+    "allow-fast-math",
+    cl::desc("Allow fast-math candidates (compared within tolerance)"),
+    cl::cat(Cat));
+
+// --- verification ----------------------------------------------------------------
+cl::opt<VerifyLevel> VerifyMode(
+    "verify", cl::desc("How far candidates are checked"),
+    cl::values(clEnumValN(VerifyLevel::None, "none", "not at all"),
+               clEnumValN(VerifyLevel::Compile, "compile",
+                          "they compile (NVRTC, and the project's compile "
+                          "command)"),
+               clEnumValN(VerifyLevel::Run, "run",
+                          "run on the GPU against the original: correctness "
+                          "on 3+ input sets, CUPTI timing")),
+    cl::init(VerifyLevel::None), cl::cat(Cat));
+cl::opt<std::string> KernelName("kernel",
+                                cl::desc("Kernel to verify (name or qualified name)"),
+                                cl::value_desc("name"), cl::cat(Cat));
+cl::list<std::string> CandidateFiles(
+    "candidate",
+    cl::desc("A .cu file with a hand-written alternative of the kernel (same "
+             "name and signature); may be given several times"),
+    cl::value_desc("file.cu"), cl::cat(Cat));
+cl::opt<std::string> HarnessFile(
+    "harness",
+    cl::desc("Harness spec (YAML): sizes, grid, block, buffers, scalars "
+             "(docs/harness.md)"),
+    cl::value_desc("yaml"), cl::cat(Cat));
+cl::list<std::string> Defines(
+    "define",
+    cl::desc("NAME=VALUE for harness sizes and launch-site values "
+             "(<param>.count=N: a buffer's size)"),
+    cl::value_desc("NAME=VALUE"), cl::cat(Cat));
+cl::opt<double> MinSpeedup(
+    "min-speedup",
+    cl::desc("Accept a candidate only above this speedup, with the 95% CI's "
+             "lower bound above 1 (default 1.05)"),
+    cl::init(1.05), cl::cat(Cat));
+cl::opt<std::string> VerifyExactness(
+    "verify-exactness",
+    cl::desc("How exactly hand-written candidates must match: bitwise, ulp, "
+             "reassociating (tolerance; default), fast-math"),
+    cl::init("reassociating"), cl::cat(Cat));
+cl::opt<unsigned> VerifySamples(
+    "verify-samples", cl::desc("Timed samples per kernel (>= 30; default 50)"),
+    cl::init(50), cl::cat(Cat));
+cl::opt<unsigned> VerifyTimeout(
+    "verify-timeout",
+    cl::desc("Seconds a verification job may run before it is killed "
+             "(default 120)"),
+    cl::init(120), cl::cat(Cat));
+cl::opt<double> RtolOpt("verify-rtol", cl::desc("fp32 relative tolerance (1e-4)"),
+                        cl::init(1e-4), cl::cat(Cat));
+cl::opt<double> AtolOpt("verify-atol", cl::desc("fp32 absolute tolerance (1e-5)"),
+                        cl::init(1e-5), cl::cat(Cat));
+cl::opt<double> ScaleRtolOpt(
+    "verify-scale-rtol",
+    cl::desc("Also accept an error up to this fraction of the output buffer's "
+             "largest |value|, for sums that can cancel (0)"),
+    cl::init(0), cl::cat(Cat));
+cl::opt<unsigned> UlpOpt("verify-ulp", cl::desc("Also accept within N ulps (0)"),
+                         cl::init(0), cl::cat(Cat));
+cl::opt<std::string> CaptureDir(
+    "capture",
+    cl::desc("Replay the launches recorded by cuda-l1-capture in <dir> as input "
+             "sets (docs/capture.md)"),
+    cl::value_desc("dir"), cl::cat(Cat));
+cl::opt<unsigned> CaptureLaunches(
+    "capture-launches",
+    cl::desc("With --capture: at most this many captured launches per kernel "
+             "(default 3)"),
+    cl::init(3), cl::cat(Cat));
+} // namespace
+
+bool parseFlags(int Argc, const char **Argv,
+                const std::vector<std::string> &CompilerArgs, void *MainAddr,
+                Options &O, ModeFlags &M) {
+  cl::HideUnrelatedOptions(Cat);
+  cl::SetVersionPrinter([](raw_ostream &OS) {
+    OS << "cuda-l1-rewrite " CUDAL1_VERSION " (LLVM " LLVM_VERSION_STRING ")\n";
+  });
+  std::string ParseErrors;
+  raw_string_ostream ErrOS(ParseErrors);
+  if (!cl::ParseCommandLineOptions(
+          Argc, Argv,
+          "cuda-l1-rewrite: find, rewrite, verify and benchmark CUDA kernels\n",
+          &ErrOS)) {
+    ErrOS.flush();
+    errs() << ParseErrors << "Run 'cuda-l1-rewrite --help' for the options.\n";
+    return false;
+  }
+  O.Files.assign(Files.begin(), Files.end());
+  O.BuildPath = BuildPath;
+  O.CudaPath = findCudaPath(CudaPathOpt);
+  O.GpuArch = GpuArch;
+  O.GpuArchExplicit = GpuArch.getNumOccurrences() > 0;
+  O.ResourceDir = findResourceDir(Argv[0], MainAddr);
+  O.CompilerArgs.assign(ExtraArgs.begin(), ExtraArgs.end());
+  O.CompilerArgs.insert(O.CompilerArgs.end(), CompilerArgs.begin(),
+                        CompilerArgs.end());
+  O.ShowCompilerWarnings = ShowWarnings;
+  O.CudaOnly = CudaOnly;
+  O.Jobs = Jobs;
+  O.Quiet = Quiet;
+  O.Format = Format;
+  O.Rules = RulesOpt;
+  O.RuleFiles.assign(RuleFiles.begin(), RuleFiles.end());
+  O.ConfigFile = ConfigFile;
+  if (WarningsAsErrors.getNumOccurrences())
+    O.WarningsAsErrors = WarningsAsErrors;
+  O.DumpAccesses = DumpAccesses;
+  if (!StringRef(FailOn).equals_insensitive("error") &&
+      !StringRef(FailOn).equals_insensitive("warning") &&
+      !StringRef(FailOn).equals_insensitive("note") &&
+      !StringRef(FailOn).equals_insensitive("never")) {
+    reportError("--fail-on=" + FailOn +
+                ": expected error, warning, note or never");
+    return false;
+  }
+  O.FailOn = StringRef(FailOn).lower();
+  O.Baseline = Baseline;
+  O.RuleDocsUrl = RuleDocsUrl.getNumOccurrences()
+                      ? std::string(RuleDocsUrl)
+                      : defaultRuleDocsBase(Argv[0], MainAddr);
+  O.Fix = FixOpt;
+  O.Diff = DiffOpt;
+  O.OutputDir = OutputDir;
+  O.ExportFixes = ExportFixes;
+  O.AllowUnverified = AllowUnverified;
+  O.AllowFastMath = AllowFastMath;
+  O.AppTest = AppTest;
+  O.AppTestTimeout = AppTestTimeout;
+  O.Verify = VerifyMode;
+  O.Kernel = KernelName;
+  O.Candidates.assign(CandidateFiles.begin(), CandidateFiles.end());
+  O.HarnessFile = HarnessFile;
+  O.Defines.assign(Defines.begin(), Defines.end());
+  O.MinSpeedup = MinSpeedup;
+  O.VerifyExactness = VerifyExactness;
+  O.VerifySamples = VerifySamples;
+  O.VerifyTimeout = VerifyTimeout;
+  O.VerifyRtol = RtolOpt;
+  O.VerifyAtol = AtolOpt;
+  O.VerifyScaleRtol = ScaleRtolOpt;
+  O.VerifyUlp = UlpOpt;
+  O.CaptureDir = CaptureDir;
+  O.CaptureLaunches = std::max(1u, unsigned(CaptureLaunches));
+  M.ListKernels = ListKernels;
+  M.ListRules = ListRules;
+  M.DumpConfig = DumpConfig;
+  M.PrintCommands = PrintCommands;
+  if (ExtractSelector.getNumOccurrences())
+    M.Extract = ExtractSelector;
+  return true;
+}
+
+void printJson(const json::Value &V, raw_ostream &OS) {
+  OS << formatv("{0:2}", V) << "\n";
+}
+
+} // namespace cudal1

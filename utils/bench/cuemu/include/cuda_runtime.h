@@ -1,0 +1,2 @@
+// cuemu stand-in for the CUDA runtime header (see cuemu.h).
+#include "../cuemu.h"
