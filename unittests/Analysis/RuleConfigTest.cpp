@@ -7,11 +7,11 @@
 using namespace cudal1;
 
 TEST(GlobList, ClangTidySyntax) {
-  GlobList G("algebraic-*,-algebraic-fast-*, memory-const-restrict");
+  GlobList G("algebraic-*,-algebraic-fast-*, memory-restrict");
   EXPECT_TRUE(G.contains("algebraic-pow-small-exponent"));
   EXPECT_FALSE(G.contains("algebraic-fast-rsqrt"));
-  EXPECT_TRUE(G.contains("memory-const-restrict"));
-  EXPECT_FALSE(G.contains("memory-invariant-load"));
+  EXPECT_TRUE(G.contains("memory-restrict"));
+  EXPECT_FALSE(G.contains("memory-hoist-invariant-load"));
   EXPECT_TRUE(GlobList("*").contains("launch-small-grid"));
   EXPECT_FALSE(GlobList("*,-launch-*").contains("launch-small-grid"));
   EXPECT_TRUE(GlobList("-*,launch-*").contains("launch-small-grid"));
@@ -36,12 +36,12 @@ TEST(Config, ParsesTheThreeKeys) {
   ASSERT_TRUE(parseConfig("Rules: 'coalescing-*,-memory-*'\n"
                           "WarningsAsErrors: coalescing-*\n"
                           "CheckOptions:\n"
-                          "  unrolling-constant-trip-count.MaxTripCount: 8\n",
+                          "  unrolling-constant-trip.MaxTripCount: 8\n",
                           "/p/.cuda-l1.yaml", C, Err))
       << Err;
   EXPECT_EQ(*C.Rules, "coalescing-*,-memory-*");
   EXPECT_EQ(*C.WarningsAsErrors, "coalescing-*");
-  EXPECT_EQ(C.Options.getInt("unrolling-constant-trip-count", "MaxTripCount", 0),
+  EXPECT_EQ(C.Options.getInt("unrolling-constant-trip", "MaxTripCount", 0),
             8);
 }
 
@@ -79,12 +79,12 @@ TEST(Suppress, NolintForms) {
                      "// NOLINTEND(launch-*)\n"
                      "e();\n";
   EXPECT_TRUE(isSuppressed(Text, 1, "anything-x"));
-  EXPECT_TRUE(isSuppressed(Text, 2, "memory-const-restrict"));
+  EXPECT_TRUE(isSuppressed(Text, 2, "memory-restrict"));
   EXPECT_FALSE(isSuppressed(Text, 2, "coalescing-strided-access"));
   EXPECT_TRUE(isSuppressed(Text, 4, "coalescing-uncoalesced-access"));
-  EXPECT_FALSE(isSuppressed(Text, 4, "memory-const-restrict"));
+  EXPECT_FALSE(isSuppressed(Text, 4, "memory-restrict"));
   EXPECT_TRUE(isSuppressed(Text, 6, "launch-small-grid"));
-  EXPECT_FALSE(isSuppressed(Text, 6, "memory-const-restrict"));
+  EXPECT_FALSE(isSuppressed(Text, 6, "memory-restrict"));
   EXPECT_FALSE(isSuppressed(Text, 8, "launch-small-grid"));
   // NOLINTNEXTLINE does not suppress its own line.
   EXPECT_FALSE(isSuppressed(Text, 3, "coalescing-uncoalesced-access"));

@@ -2,10 +2,10 @@
 //
 // .cuda-l1.yaml (found from each input file's folder upward, or given with
 // --config-file):
-//   Rules: 'coalescing-*,memory-*,-memory-const-restrict'
+//   Rules: 'coalescing-*,memory-*,-memory-restrict'
 //   WarningsAsErrors: 'coalescing-*'
 //   CheckOptions:
-//     unrolling-constant-trip-count.MaxTripCount: 16
+//     unrolling-constant-trip.MaxTripCount: 16
 //     # or clang-tidy's list form: - key: ...   value: ...
 //   Harness:                       # harness specs for --verify=run
 //     kernels:                     # (docs/harness.md: same format as a
