@@ -1,5 +1,6 @@
 //===- YamlRule.cpp - read rewrite-rules/*.yaml ---------------------------===//
 #include "cudal1/Rules/YamlRule.h"
+#include "cudal1/Support/Yaml.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -7,8 +8,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/YAMLParser.h"
+#include "llvm/Support/YAMLTraits.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -121,317 +122,408 @@ bool parseRuleTemplate(StringRef With, std::vector<TemplatePiece> &Out,
 
 namespace {
 
-class Reader {
-public:
-  Reader(StringRef Path, StringRef Contents, std::vector<RuleFileDiag> &Diags)
-      : Path(Path), Contents(Contents), Diags(Diags) {}
+/// Where a scalar was written, from the node being read (block scalars: the
+/// first line of text and its indentation; quoted scalars: after the quote).
+ScalarPlacement placementOf(const yaml::Node *N, StringRef Text) {
+  ScalarPlacement At;
+  if (!N)
+    return At;
+  auto Pos = [&](const char *P) {
+    auto [L, C] = lineColumnOf(Text, P);
+    return TextPos{L, C};
+  };
+  if (auto *S = dyn_cast<yaml::ScalarNode>(N)) {
+    At.Start = Pos(S->getSourceRange().Start.getPointer());
+    StringRef Raw = S->getRawValue();
+    if (!Raw.empty() && (Raw[0] == '"' || Raw[0] == '\''))
+      ++At.Start.Column;
+    return At;
+  }
+  if (!isa<yaml::BlockScalarNode>(N)) {
+    At.Start = Pos(N->getSourceRange().Start.getPointer());
+    return At;
+  }
+  // The range may start at the indicator ('|' or '>') or at the first line
+  // of the text: find the first non-blank text line and its indentation.
+  const char *P = N->getSourceRange().Start.getPointer();
+  const char *Beg = Text.begin(), *E = Text.end();
+  if (P < E && (*P == '|' || *P == '>')) {
+    while (P < E && *P != '\n')
+      ++P;
+    if (P < E)
+      ++P;
+  } else {
+    while (P > Beg && P[-1] != '\n')
+      --P;
+  }
+  while (P < E) { // skip blank lines
+    unsigned Ind = 0;
+    while (P + Ind < E && P[Ind] == ' ')
+      ++Ind;
+    if (P + Ind < E && P[Ind] != '\n') {
+      At.Indent = Ind;
+      break;
+    }
+    P += Ind;
+    if (P < E)
+      ++P;
+  }
+  At.Block = true;
+  At.Start = Pos(std::min(P, E - 1));
+  At.Start.Column = 1;
+  return At;
+}
 
-  std::optional<YamlRuleSpec> read();
+/// A scalar value of a rule file and where it was written.
+struct PlacedScalar {
+  std::string Value;
+  ScalarPlacement At;
+};
+
+/// A sequence or mapping where a string was expected: an error naming the
+/// key (reported at the first item or value).
+struct NotAString {
+  std::string Key;
+};
+struct NotAStringSeq : NotAString {};
+struct NotAStringMap : NotAString {};
+
+/// A string field of a rule file (`rule:`, `message:`, `match:`, ...).
+struct StringField {
+  StringField() = default;
+  explicit StringField(std::string Key) : Seq{{Key}}, Map{{std::move(Key)}} {}
+  PlacedScalar Scalar;
+  NotAStringSeq Seq;
+  NotAStringMap Map;
+};
+
+/// `requires:` - a list of guards; a scalar is reported after reading.
+struct GuardList {
+  std::vector<PlacedScalar> Items;
+  PlacedScalar Scalar;
+  NotAStringMap Map{{"requires"}};
+  bool IsScalar = false;
+};
+
+/// `doc:` - the sections of the rule's page; a scalar or list is an error.
+struct DocFields {
+  std::optional<StringField> Detects, Why, Example, Fixed, Fix;
+};
+struct DocValue {
+  DocFields Map;
+  PlacedScalar Scalar;
+  NotAStringSeq Seq{{"doc"}};
+  bool IsScalar = false;
+};
+
+struct RawRule {
+  std::optional<StringField> Rule, Category, Message, Description, Match,
+      Replace, With, Exactness, Ulp, Rtol, Atol;
+  std::optional<GuardList> Requires;
+  std::optional<DocValue> Doc;
+  TextPos TopAt; ///< the first key of the top-level mapping
+};
+
+const char *const TopKeys = "rule, category, message, description, match, "
+                            "replace, with, requires, exactness, ulp, rtol, "
+                            "atol, doc";
+const char *const DocKeys = "detects, why, example, fixed, fix";
+
+void failAtCurrent(llvm::yaml::IO &IO, const NotAString &W, const char *What) {
+  std::string Msg = "'" + W.Key + "' must be " + What;
+  if (YamlReader *R = YamlReader::of(IO))
+    R->failHere(Msg);
+  else
+    IO.setError(Msg);
+}
+
+} // namespace
+} // namespace cudal1
+
+namespace llvm {
+namespace yaml {
+using namespace cudal1;
+template <> struct ScalarTraits<PlacedScalar> {
+  static void output(const PlacedScalar &V, void *, raw_ostream &OS) {
+    OS << V.Value;
+  }
+  static StringRef input(StringRef Scalar, void *Ctx, PlacedScalar &V) {
+    V.Value = Scalar.str();
+    if (auto *S = static_cast<YamlReader::Scope *>(Ctx))
+      V.At = placementOf(S->Reader->input().getCurrentNode(),
+                         S->Reader->text());
+    return StringRef();
+  }
+  static QuotingType mustQuote(StringRef) { return QuotingType::Single; }
+};
+template <> struct SequenceTraits<NotAStringSeq> {
+  static size_t size(IO &, NotAStringSeq &) { return 0; }
+  static AnyValue &element(IO &IO, NotAStringSeq &W, size_t) {
+    static AnyValue Ignored;
+    failAtCurrent(IO, W,
+                  W.Key == "doc" ? "a mapping (detects, why, example, fixed, "
+                                   "fix)"
+                                 : "a string");
+    return Ignored;
+  }
+};
+template <> struct CustomMappingTraits<NotAStringMap> {
+  static void inputOne(IO &IO, StringRef, NotAStringMap &W) {
+    failAtCurrent(IO, W,
+                  W.Key == "requires" ? "a list, e.g. [pure(x), device-code]"
+                                      : "a string");
+  }
+  static void output(IO &, NotAStringMap &) {}
+};
+template <> struct PolymorphicTraits<StringField> {
+  static NodeKind getKind(const StringField &) { return NodeKind::Scalar; }
+  static PlacedScalar &getAsScalar(StringField &V) { return V.Scalar; }
+  static NotAStringSeq &getAsSequence(StringField &V) { return V.Seq; }
+  static NotAStringMap &getAsMap(StringField &V) { return V.Map; }
+};
+template <> struct SequenceTraits<std::vector<PlacedScalar>> {
+  static size_t size(IO &, std::vector<PlacedScalar> &L) { return L.size(); }
+  static PlacedScalar &element(IO &, std::vector<PlacedScalar> &L, size_t I) {
+    if (I >= L.size())
+      L.resize(I + 1);
+    return L[I];
+  }
+};
+template <> struct PolymorphicTraits<GuardList> {
+  static NodeKind getKind(const GuardList &) { return NodeKind::Sequence; }
+  static PlacedScalar &getAsScalar(GuardList &V) {
+    V.IsScalar = true;
+    return V.Scalar;
+  }
+  static std::vector<PlacedScalar> &getAsSequence(GuardList &V) {
+    return V.Items;
+  }
+  static NotAStringMap &getAsMap(GuardList &V) { return V.Map; }
+};
+template <> struct MappingTraits<DocFields> {
+  static void mapping(IO &IO, DocFields &D) {
+    for (auto [Key, Field] : {std::pair("detects", &D.Detects),
+                              std::pair("why", &D.Why),
+                              std::pair("example", &D.Example),
+                              std::pair("fixed", &D.Fixed),
+                              std::pair("fix", &D.Fix)}) {
+      if (!*Field)
+        Field->emplace(Key);
+      IO.mapOptional(Key, *Field);
+    }
+  }
+};
+template <> struct PolymorphicTraits<DocValue> {
+  static NodeKind getKind(const DocValue &) { return NodeKind::Map; }
+  static PlacedScalar &getAsScalar(DocValue &V) {
+    V.IsScalar = true;
+    return V.Scalar;
+  }
+  static NotAStringSeq &getAsSequence(DocValue &V) { return V.Seq; }
+  static DocFields &getAsMap(DocValue &V) { return V.Map; }
+};
+template <> struct MappingTraits<RawRule> {
+  static void mapping(IO &IO, RawRule &R) {
+    if (YamlReader *Y = YamlReader::of(IO)) {
+      auto [L, C] = Y->here();
+      R.TopAt = {L, C};
+    }
+    for (auto [Key, Field] :
+         {std::pair("rule", &R.Rule), std::pair("category", &R.Category),
+          std::pair("message", &R.Message),
+          std::pair("description", &R.Description),
+          std::pair("match", &R.Match), std::pair("replace", &R.Replace),
+          std::pair("with", &R.With), std::pair("exactness", &R.Exactness),
+          std::pair("ulp", &R.Ulp), std::pair("rtol", &R.Rtol),
+          std::pair("atol", &R.Atol)}) {
+      if (!*Field)
+        Field->emplace(Key);
+      IO.mapOptional(Key, *Field);
+    }
+    IO.mapOptional("requires", R.Requires);
+    IO.mapOptional("doc", R.Doc);
+  }
+};
+} // namespace yaml
+} // namespace llvm
+
+namespace cudal1 {
+namespace {
+
+/// Checks the fields read from a rule file and fills a YamlRuleSpec; every
+/// problem is reported with its position.
+class RuleBuilder {
+public:
+  RuleBuilder(StringRef Path, std::vector<RuleFileDiag> &Diags)
+      : Path(Path), Diags(Diags) {}
+
+  std::optional<YamlRuleSpec> build(RawRule &Raw);
 
 private:
-  TextPos pos(SMLoc L) {
-    if (!L.isValid())
-      return {};
-    auto LC = SM.getLineAndColumn(L);
-    return {LC.first, LC.second};
-  }
   void error(TextPos P, const Twine &Msg) {
     Diags.push_back({Path.str(), P, "error", Msg.str()});
     ++Errors;
   }
-  void error(yaml::Node *N, const Twine &Msg) {
-    error(N ? pos(N->getSourceRange().Start) : TextPos{}, Msg);
+  /// The value of \p F ("" when the key is absent or has no value).
+  static const std::string &text(const std::optional<StringField> &F) {
+    static const std::string None;
+    return F ? F->Scalar.Value : None;
   }
-  bool scalar(yaml::Node *N, StringRef Key, std::string &Out,
-              ScalarPlacement *At = nullptr);
-  std::optional<double> number(yaml::Node *N, StringRef Key);
-  /// The optional `doc:` mapping: the sections of the rule's page.
-  void readDoc(yaml::Node *N, YamlRuleDoc &Doc);
+  static bool given(const std::optional<StringField> &F) {
+    return F && F->Scalar.At.Start.Line;
+  }
+  static TextPos at(const std::optional<StringField> &F) {
+    return F ? F->Scalar.At.Start : TextPos{};
+  }
+  std::optional<double> number(const std::optional<StringField> &F,
+                               StringRef Key);
+  void checkId(const YamlRuleSpec &R, TextPos At);
+  void readGuards(const GuardList &L, YamlRuleSpec &R);
 
-  StringRef Path, Contents;
+  StringRef Path;
   std::vector<RuleFileDiag> &Diags;
-  SourceMgr SM;
   unsigned Errors = 0;
-
-public:
-  unsigned ParseErrors = 0; ///< from the YAML parser itself
 };
 
-bool Reader::scalar(yaml::Node *N, StringRef Key, std::string &Out,
-                    ScalarPlacement *At) {
-  if (auto *S = dyn_cast_or_null<yaml::ScalarNode>(N)) {
-    SmallString<128> Storage;
-    Out = S->getValue(Storage).str();
-    if (At) {
-      At->Start = pos(S->getSourceRange().Start);
-      StringRef Raw = S->getRawValue();
-      if (!Raw.empty() && (Raw[0] == '"' || Raw[0] == '\''))
-        ++At->Start.Column;
-    }
-    return true;
-  }
-  if (auto *B = dyn_cast_or_null<yaml::BlockScalarNode>(N)) {
-    Out = B->getValue().str();
-    if (At) {
-      // The range may start at the indicator ('|' or '>') or at the first
-      // line of the text: find the first non-blank text line and its
-      // indentation.
-      const char *P = B->getSourceRange().Start.getPointer();
-      const char *Beg = Contents.begin(), *E = Contents.end();
-      if (P < E && (*P == '|' || *P == '>')) {
-        while (P < E && *P != '\n')
-          ++P;
-        if (P < E)
-          ++P;
-      } else {
-        while (P > Beg && P[-1] != '\n')
-          --P;
-      }
-      // Skip blank lines.
-      while (P < E) {
-        unsigned Ind = 0;
-        while (P + Ind < E && P[Ind] == ' ')
-          ++Ind;
-        if (P + Ind < E && P[Ind] != '\n') {
-          At->Indent = Ind;
-          break;
-        }
-        P += Ind;
-        if (P < E)
-          ++P;
-      }
-      At->Block = true;
-      At->Start = pos(SMLoc::getFromPointer(std::min(P, E - 1)));
-      At->Start.Column = 1;
-    }
-    return true;
-  }
-  error(N, "'" + Key + "' must be a string");
-  return false;
-}
-
-std::optional<double> Reader::number(yaml::Node *N, StringRef Key) {
-  std::string S;
-  if (!scalar(N, Key, S))
+std::optional<double> RuleBuilder::number(const std::optional<StringField> &F,
+                                          StringRef Key) {
+  if (!given(F))
     return std::nullopt;
   double D;
-  if (StringRef(S).trim().getAsDouble(D) || D < 0) {
-    error(N, "'" + Key + "' must be a non-negative number, not '" + S + "'");
+  if (StringRef(text(F)).trim().getAsDouble(D) || D < 0) {
+    error(at(F), "'" + Key + "' must be a non-negative number, not '" +
+                     text(F) + "'");
     return std::nullopt;
   }
   return D;
 }
 
-void Reader::readDoc(yaml::Node *N, YamlRuleDoc &Doc) {
-  auto *Map = dyn_cast_or_null<yaml::MappingNode>(N);
-  if (!Map) {
-    error(N, "'doc' must be a mapping (detects, why, example, fixed, fix)");
+void RuleBuilder::checkId(const YamlRuleSpec &R, TextPos At) {
+  StringRef Id = R.Id;
+  size_t Dash = Id.find('-');
+  if (Dash == StringRef::npos || Dash == 0 || Dash + 1 == Id.size() ||
+      !llvm::all_of(Id, [](char C) {
+        return isDigit(C) || (C >= 'a' && C <= 'z') || C == '-';
+      }))
+    error(At, "rule id '" + R.Id +
+                  "' must be '<category>-<name>' in lower case letters, "
+                  "digits and '-'");
+  else if (!isKnownCategory(Id.take_front(Dash)))
+    error(At, "rule id '" + R.Id + "' starts with unknown category '" +
+                  Id.take_front(Dash) +
+                  "' (coalescing, unrolling, algebraic, memory, launch, sync, "
+                  "llm)");
+}
+
+void RuleBuilder::readGuards(const GuardList &L, YamlRuleSpec &R) {
+  if (L.IsScalar) {
+    error(L.Scalar.At.Start,
+          "'requires' must be a list, e.g. [pure(x), device-code]");
     return;
   }
-  for (yaml::KeyValueNode &KV : *Map) {
-    auto *KN = dyn_cast_or_null<yaml::ScalarNode>(KV.getKey());
-    SmallString<32> KS;
-    StringRef Key = KN ? KN->getValue(KS) : StringRef();
-    std::string *Field = Key == "detects"   ? &Doc.Detects
-                         : Key == "why"     ? &Doc.WhySlow
-                         : Key == "example" ? &Doc.Example
-                         : Key == "fixed"   ? &Doc.Fixed
-                         : Key == "fix"     ? &Doc.Fix
-                                            : nullptr;
-    if (!Field) {
-      error(KV.getKey(), "unknown key '" + Key.str() +
-                             "' in 'doc' (detects, why, example, fixed, fix)");
+  // A flow sequence splits "same-type(a, b)" at the comma: join items until
+  // the parentheses balance.
+  std::vector<PlacedScalar> Items;
+  for (const PlacedScalar &G : L.Items) {
+    if (!Items.empty() && StringRef(Items.back().Value).count('(') >
+                              StringRef(Items.back().Value).count(')'))
+      Items.back().Value += ", " + G.Value;
+    else
+      Items.push_back(G);
+  }
+  for (const PlacedScalar &G : Items) {
+    StringRef GS = StringRef(G.Value).trim();
+    TextPos P = G.At.Start;
+    RuleGuard RG;
+    RG.Pos = P;
+    size_t Open = GS.find('(');
+    if (Open == StringRef::npos) {
+      RG.Name = GS.str();
+    } else {
+      if (!GS.ends_with(")")) {
+        error(P, "guard '" + GS + "' is missing ')'");
+        continue;
+      }
+      RG.Name = GS.take_front(Open).trim().str();
+      SmallVector<StringRef, 2> Args;
+      GS.slice(Open + 1, GS.size() - 1).split(Args, ',');
+      for (StringRef A : Args)
+        if (!A.trim().empty())
+          RG.Args.push_back(A.trim().str());
+    }
+    const GuardSpec *Spec = nullptr;
+    for (const GuardSpec &K : knownGuards())
+      if (RG.Name == K.Name)
+        Spec = &K;
+    if (!Spec) {
+      std::string Names;
+      for (const GuardSpec &K : knownGuards())
+        Names += (Names.empty() ? "" : ", ") + std::string(K.Name);
+      error(P, "unknown guard '" + RG.Name + "' (known: " + Names + ")");
       continue;
     }
-    scalar(KV.getValue(), Key, *Field);
-    *Field = StringRef(*Field).rtrim("\n").str();
+    if (RG.Args.size() != Spec->Args) {
+      error(P, "guard '" + RG.Name + "' takes " + Twine(Spec->Args) +
+                   " node argument" + (Spec->Args == 1 ? "" : "s") +
+                   ", not " + Twine(RG.Args.size()));
+      continue;
+    }
+    R.Requires.push_back(std::move(RG));
   }
 }
 
-std::optional<YamlRuleSpec> Reader::read() {
-  std::unique_ptr<MemoryBuffer> Buf =
-      MemoryBuffer::getMemBuffer(Contents, Path, /*RequiresNullTerminator=*/false);
-  SM.setDiagHandler(
-      [](const SMDiagnostic &D, void *Ctx) {
-        auto *R = static_cast<Reader *>(Ctx);
-        ++R->ParseErrors;
-        R->error(TextPos{unsigned(D.getLineNo()), unsigned(D.getColumnNo() + 1)},
-                 D.getMessage());
-      },
-      this);
-  yaml::Stream YS(Buf->getMemBufferRef(), SM, /*ShowColors=*/false);
-  auto DI = YS.begin();
-  if (DI == YS.end()) {
-    error(TextPos{1, 1}, "empty rule file");
-    return std::nullopt;
-  }
-  yaml::Node *Root = DI->getRoot();
-  if (ParseErrors)
-    return std::nullopt;
-  auto *Map = dyn_cast_or_null<yaml::MappingNode>(Root);
-  if (!Map) {
-    error(Root ? pos(Root->getSourceRange().Start) : TextPos{1, 1},
-          "a rule file holds one mapping (rule:, category:, message:, match:, "
-          "...)");
-    return std::nullopt;
-  }
+std::optional<YamlRuleSpec> RuleBuilder::build(RawRule &Raw) {
   YamlRuleSpec R;
   R.File = Path.str();
-  StringSet<> Seen;
-  bool HasExact = false;
-  TextPos ExactAt, WithReplaceAt;
-  yaml::Node *UlpNode = nullptr, *RtolNode = nullptr;
-  for (yaml::KeyValueNode &KV : *Map) {
-    std::string Key;
-    auto *KN = dyn_cast_or_null<yaml::ScalarNode>(KV.getKey());
-    if (!KN) {
-      error(KV.getKey(), "keys must be plain names");
-      continue;
-    }
-    SmallString<32> KS;
-    Key = KN->getValue(KS).str();
-    TextPos KeyAt = pos(KN->getSourceRange().Start);
-    if (!Seen.insert(Key).second) {
-      error(KeyAt, "duplicate key '" + Key + "'");
-      continue;
-    }
-    yaml::Node *V = KV.getValue();
-    if (ParseErrors)
-      return std::nullopt; // the YAML parser itself failed
-    if (Key == "rule") {
-      R.RuleAt = KeyAt;
-      ScalarPlacement P;
-      if (scalar(V, Key, R.Id, &P)) {
-        StringRef Id = R.Id;
-        size_t Dash = Id.find('-');
-        if (Dash == StringRef::npos || Dash == 0 || Dash + 1 == Id.size() ||
-            !llvm::all_of(Id, [](char C) {
-              return isDigit(C) || (C >= 'a' && C <= 'z') || C == '-';
-            }))
-          error(P.Start, "rule id '" + R.Id +
-                             "' must be '<category>-<name>' in lower case "
-                             "letters, digits and '-'");
-        else if (!isKnownCategory(Id.take_front(Dash)))
-          error(P.Start, "rule id '" + R.Id + "' starts with unknown category '" +
-                             Id.take_front(Dash) +
-                             "' (coalescing, unrolling, algebraic, memory, "
-                             "launch, sync, llm)");
-      }
-    } else if (Key == "category") {
-      ScalarPlacement P;
-      if (scalar(V, Key, R.Category, &P) && !isKnownCategory(R.Category))
-        error(P.Start, "unknown category '" + R.Category +
-                           "' (coalescing, unrolling, algebraic, memory, "
-                           "launch, sync, llm)");
-    } else if (Key == "message") {
-      scalar(V, Key, R.Message);
-    } else if (Key == "description") {
-      scalar(V, Key, R.Description);
-    } else if (Key == "match") {
-      scalar(V, Key, R.Match, &R.MatchAt);
-    } else if (Key == "replace") {
-      ScalarPlacement P;
-      if (scalar(V, Key, R.Replace, &P))
-        R.ReplaceAt = P.Start;
-      R.Replace = StringRef(R.Replace).trim().str();
-    } else if (Key == "with") {
-      ScalarPlacement P;
-      if (scalar(V, Key, R.With, &P))
-        R.WithAt = P.Start;
-      WithReplaceAt = KeyAt;
-    } else if (Key == "requires") {
-      auto *Seq = dyn_cast_or_null<yaml::SequenceNode>(V);
-      if (!Seq) {
-        error(V, "'requires' must be a list, e.g. [pure(x), device-code]");
-        continue;
-      }
-      // A flow sequence splits "same-type(a, b)" at the comma: join items
-      // until the parentheses balance.
-      std::vector<std::pair<std::string, ScalarPlacement>> Items;
-      for (yaml::Node &Item : *Seq) {
-        std::string G;
-        ScalarPlacement P;
-        if (!scalar(&Item, "requires", G, &P))
-          continue;
-        if (!Items.empty() &&
-            StringRef(Items.back().first).count('(') >
-                StringRef(Items.back().first).count(')'))
-          Items.back().first += ", " + G;
-        else
-          Items.push_back({G, P});
-      }
-      for (auto &[G, P] : Items) {
-        StringRef GS = StringRef(G).trim();
-        RuleGuard RG;
-        RG.Pos = P.Start;
-        size_t Open = GS.find('(');
-        if (Open == StringRef::npos) {
-          RG.Name = GS.str();
-        } else {
-          if (!GS.ends_with(")")) {
-            error(P.Start, "guard '" + GS + "' is missing ')'");
-            continue;
-          }
-          RG.Name = GS.take_front(Open).trim().str();
-          SmallVector<StringRef, 2> Args;
-          GS.slice(Open + 1, GS.size() - 1).split(Args, ',');
-          for (StringRef A : Args)
-            if (!A.trim().empty())
-              RG.Args.push_back(A.trim().str());
-        }
-        const GuardSpec *Spec = nullptr;
-        for (const GuardSpec &K : knownGuards())
-          if (RG.Name == K.Name)
-            Spec = &K;
-        if (!Spec) {
-          std::string Names;
-          for (const GuardSpec &K : knownGuards())
-            Names += (Names.empty() ? "" : ", ") + std::string(K.Name);
-          error(P.Start, "unknown guard '" + RG.Name + "' (known: " + Names + ")");
-          continue;
-        }
-        if (RG.Args.size() != Spec->Args) {
-          error(P.Start, "guard '" + RG.Name + "' takes " +
-                             Twine(Spec->Args) + " node argument" +
-                             (Spec->Args == 1 ? "" : "s") + ", not " +
-                             Twine(RG.Args.size()));
-          continue;
-        }
-        R.Requires.push_back(std::move(RG));
-      }
-    } else if (Key == "exactness") {
-      ScalarPlacement P;
-      HasExact = true;
-      if (scalar(V, Key, R.Exactness, &P)) {
-        ExactAt = P.Start;
-        if (R.Exactness != "bitwise" && R.Exactness != "ulp" &&
-            R.Exactness != "reassociating" && R.Exactness != "fast-math")
-          error(P.Start, "exactness must be bitwise, ulp, reassociating or "
-                         "fast-math, not '" +
-                             R.Exactness + "'");
-      }
-    } else if (Key == "ulp") {
-      UlpNode = V;
-      if (auto D = number(V, Key))
-        R.Ulp = unsigned(*D);
-    } else if (Key == "rtol") {
-      RtolNode = V;
-      if (auto D = number(V, Key))
-        R.Rtol = *D;
-    } else if (Key == "atol") {
-      if (auto D = number(V, Key))
-        R.Atol = *D;
-    } else if (Key == "doc") {
-      readDoc(V, R.Doc);
-    } else {
-      error(KeyAt, "unknown key '" + Key +
-                       "' (rule, category, message, description, match, "
-                       "replace, with, requires, exactness, ulp, rtol, atol, "
-                       "doc)");
-    }
+  R.Id = text(Raw.Rule);
+  R.RuleAt = at(Raw.Rule);
+  if (given(Raw.Rule))
+    checkId(R, at(Raw.Rule));
+  R.Category = text(Raw.Category);
+  if (given(Raw.Category) && !isKnownCategory(R.Category))
+    error(at(Raw.Category), "unknown category '" + R.Category +
+                                "' (coalescing, unrolling, algebraic, memory, "
+                                "launch, sync, llm)");
+  R.Message = text(Raw.Message);
+  R.Description = text(Raw.Description);
+  R.Match = text(Raw.Match);
+  if (Raw.Match)
+    R.MatchAt = Raw.Match->Scalar.At;
+  R.Replace = StringRef(text(Raw.Replace)).trim().str();
+  R.ReplaceAt = at(Raw.Replace);
+  R.With = text(Raw.With);
+  R.WithAt = at(Raw.With);
+  if (Raw.Requires)
+    readGuards(*Raw.Requires, R);
+  if (given(Raw.Exactness)) {
+    R.Exactness = text(Raw.Exactness);
+    if (R.Exactness != "bitwise" && R.Exactness != "ulp" &&
+        R.Exactness != "reassociating" && R.Exactness != "fast-math")
+      error(at(Raw.Exactness), "exactness must be bitwise, ulp, reassociating "
+                               "or fast-math, not '" +
+                                   R.Exactness + "'");
+  }
+  if (auto D = number(Raw.Ulp, "ulp"))
+    R.Ulp = unsigned(*D);
+  if (auto D = number(Raw.Rtol, "rtol"))
+    R.Rtol = *D;
+  if (auto D = number(Raw.Atol, "atol"))
+    R.Atol = *D;
+  if (Raw.Doc && Raw.Doc->IsScalar)
+    error(Raw.Doc->Scalar.At.Start,
+          "'doc' must be a mapping (detects, why, example, fixed, fix)");
+  else if (Raw.Doc) {
+    DocFields &D = Raw.Doc->Map;
+    for (auto [From, To] : {std::pair(&D.Detects, &R.Doc.Detects),
+                            std::pair(&D.Why, &R.Doc.WhySlow),
+                            std::pair(&D.Example, &R.Doc.Example),
+                            std::pair(&D.Fixed, &R.Doc.Fixed),
+                            std::pair(&D.Fix, &R.Doc.Fix)})
+      *To = StringRef(text(*From)).rtrim("\n").str();
   }
   if (Errors)
     return std::nullopt;
+
   TextPos Top{1, 1};
   if (R.Id.empty())
     error(Top, "missing 'rule:' (the rule id, '<category>-<name>')");
@@ -441,23 +533,20 @@ std::optional<YamlRuleSpec> Reader::read() {
     error(Top, "missing 'message:'");
   if (!R.Category.empty() && !R.Id.empty() &&
       !StringRef(R.Id).starts_with(R.Category + "-"))
-    error(R.RuleAt, "rule id '" + R.Id + "' does not start with its category '" +
-                        R.Category + "-'");
+    error(R.RuleAt, "rule id '" + R.Id +
+                        "' does not start with its category '" + R.Category +
+                        "-'");
   if (R.Category.empty() && !R.Id.empty())
     R.Category = StringRef(R.Id).split('-').first.str();
-  if (R.Replace.empty() != R.With.empty() && Seen.count("with") !=
-                                                 Seen.count("replace"))
-    error(WithReplaceAt.Line ? WithReplaceAt : R.ReplaceAt,
+  if (given(Raw.Replace) != given(Raw.With))
+    error(given(Raw.With) ? R.WithAt : R.ReplaceAt,
           "'replace:' and 'with:' go together");
-  if (!HasExact && !R.Replace.empty())
-    R.Exactness = "bitwise";
-  if (!R.Replace.empty() && Seen.count("exactness") == 0)
-    error(Top, "a rule with a rewrite must say its 'exactness:' (bitwise, ulp, "
-               "reassociating, fast-math)");
-  if (R.Exactness == "ulp" && !UlpNode && !R.Replace.empty())
-    error(ExactAt, "exactness 'ulp' needs 'ulp: N'");
-  (void)RtolNode;
-  if (Seen.count("with")) {
+  if (!R.Replace.empty() && !given(Raw.Exactness))
+    error(Top, "a rule with a rewrite must say its 'exactness:' (bitwise, "
+               "ulp, reassociating, fast-math)");
+  if (R.Exactness == "ulp" && !given(Raw.Ulp) && !R.Replace.empty())
+    error(at(Raw.Exactness), "exactness 'ulp' needs 'ulp: N'");
+  if (given(Raw.With)) {
     std::string Err;
     size_t Off = 0;
     if (!parseRuleTemplate(R.With, R.Template, Err, Off))
@@ -472,8 +561,39 @@ std::optional<YamlRuleSpec> Reader::read() {
 
 std::optional<YamlRuleSpec> parseYamlRule(StringRef Path, StringRef Contents,
                                           std::vector<RuleFileDiag> &Diags) {
-  Reader R(Path, Contents, Diags);
-  return R.read();
+  // Only comments and blank lines (a YAML null document).
+  bool Empty = true;
+  for (StringRef Line : llvm::split(Contents, '\n')) {
+    StringRef T = Line.trim();
+    if (!T.empty() && !T.starts_with("#") && T != "---" && T != "...")
+      Empty = false;
+  }
+  if (Empty) {
+    Diags.push_back({Path.str(), TextPos{1, 1}, "error", "empty rule file"});
+    return std::nullopt;
+  }
+  RawRule Raw;
+  YamlReader Reader(Contents, Path.str());
+  if (!Reader.read(Raw)) {
+    // The first error of the YAML parser or the traits, located. Name what
+    // a rule file may hold where the traits alone cannot.
+    std::string Msg = Reader.errorMessage();
+    TextPos P{Reader.errorLine(), Reader.errorColumn()};
+    if (StringRef(Msg).starts_with("unknown key '"))
+      Msg += P.Column == Raw.TopAt.Column && P.Line >= Raw.TopAt.Line
+                 ? std::string(" (") + TopKeys + ")"
+                 : std::string(" in 'doc' (") + DocKeys + ")";
+    else if (Msg == "not a mapping")
+      Msg = "a rule file holds one mapping (rule:, category:, message:, "
+            "match:, ...)";
+    Diags.push_back({Path.str(), P, "error", Msg});
+    return std::nullopt;
+  }
+  if (!Raw.TopAt.Line) {
+    Diags.push_back({Path.str(), TextPos{1, 1}, "error", "empty rule file"});
+    return std::nullopt;
+  }
+  return RuleBuilder(Path, Diags).build(Raw);
 }
 
 std::vector<std::string> findRuleFiles(StringRef Dir) {

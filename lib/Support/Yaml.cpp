@@ -101,6 +101,9 @@ void YamlReader::fail(unsigned Line, unsigned Col, const Twine &Message) {
   if (!Error.empty())
     return;
   Error = (File + ":" + Twine(Line) + ":" + Twine(Col) + ": " + Message).str();
+  ErrorLine = Line;
+  ErrorColumn = Col;
+  ErrorMessage = Message.str();
 }
 
 void YamlReader::failHere(const Twine &Message) {

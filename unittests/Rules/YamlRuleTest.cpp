@@ -101,6 +101,25 @@ TEST(YamlRule, ErrorsHaveLineAndColumn) {
        "x\n",
        1, 1, "must say its 'exactness:'"},
       {"rule: [a\n", 0, 0, ""},
+      // Read with the mapping traits of Support/Yaml.h: type errors name
+      // the key, located at the value.
+      {"rule: algebraic-x\nmessage: [a]\nmatch: callExpr()\n", 2, 11,
+       "'message' must be a string"},
+      {"rule: algebraic-x\nmessage: m\nmatch: callExpr()\nrequires: "
+       "pure(x)\n",
+       4, 11, "'requires' must be a list"},
+      {"rule: algebraic-x\nmessage: m\nmatch: callExpr()\ndoc:\n  detects: "
+       "d\n  bogus: b\n",
+       6, 3, "unknown key 'bogus' in 'doc'"},
+      {"rule: algebraic-x\nmessage: m\nmatch: callExpr()\ndoc: text\n", 4, 6,
+       "'doc' must be a mapping"},
+      {"rule: algebraic-x\nrule: algebraic-y\n", 2, 1, "duplicated"},
+      {"# nothing\n", 1, 1, "empty rule file"},
+      {"- a\n- b\n", 1, 1, "holds one mapping"},
+      {"rule: algebraic-x\nmessage: m\nmatch: callExpr()\nulp: many\n", 4, 6,
+       "'ulp' must be a non-negative number"},
+      {"rule: algebraic-x\nmessage:\nmatch: callExpr()\n", 1, 1,
+       "missing 'message:'"},
   };
   for (const Case &C : Cases) {
     std::vector<RuleFileDiag> D;

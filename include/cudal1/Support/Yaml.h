@@ -50,6 +50,10 @@ public:
   bool failed() const { return !Error.empty() || bool(In->error()); }
   /// "<file>:<line>:<col>: <message>" of the first error ("" if none).
   const std::string &error() const { return Error; }
+  /// The first error's parts: position (0 when unknown) and message.
+  unsigned errorLine() const { return ErrorLine; }
+  unsigned errorColumn() const { return ErrorColumn; }
+  const std::string &errorMessage() const { return ErrorMessage; }
   /// Records an error at \p Line:\p Col unless one was recorded already.
   void fail(unsigned Line, unsigned Col, const llvm::Twine &Message);
   /// Records an error at the node being read (see IO::setError).
@@ -66,7 +70,8 @@ private:
   llvm::StringRef Text;
   std::string File;
   void *UserContext;
-  std::string Error;
+  std::string Error, ErrorMessage;
+  unsigned ErrorLine = 0, ErrorColumn = 0;
   std::unique_ptr<llvm::yaml::Input> In;
   friend struct YamlReaderAccess;
 
