@@ -357,7 +357,9 @@ public:
   RuleBuilder(StringRef Path, std::vector<RuleFileDiag> &Diags)
       : Path(Path), Diags(Diags) {}
 
-  std::optional<YamlRuleSpec> build(RawRule &Raw);
+  /// \p ValuesOnly: check the values given, not what is missing (the
+  /// mapping was read, but the file has an error already).
+  std::optional<YamlRuleSpec> build(RawRule &Raw, bool ValuesOnly = false);
 
 private:
   void error(TextPos P, const Twine &Msg) {
@@ -472,7 +474,7 @@ void RuleBuilder::readGuards(const GuardList &L, YamlRuleSpec &R) {
   }
 }
 
-std::optional<YamlRuleSpec> RuleBuilder::build(RawRule &Raw) {
+std::optional<YamlRuleSpec> RuleBuilder::build(RawRule &Raw, bool ValuesOnly) {
   YamlRuleSpec R;
   R.File = Path.str();
   R.Id = text(Raw.Rule);
@@ -521,7 +523,7 @@ std::optional<YamlRuleSpec> RuleBuilder::build(RawRule &Raw) {
                             std::pair(&D.Fix, &R.Doc.Fix)})
       *To = StringRef(text(*From)).rtrim("\n").str();
   }
-  if (Errors)
+  if (Errors || ValuesOnly)
     return std::nullopt;
 
   TextPos Top{1, 1};
@@ -579,7 +581,8 @@ std::optional<YamlRuleSpec> parseYamlRule(StringRef Path, StringRef Contents,
     // a rule file may hold where the traits alone cannot.
     std::string Msg = Reader.errorMessage();
     TextPos P{Reader.errorLine(), Reader.errorColumn()};
-    if (StringRef(Msg).starts_with("unknown key '"))
+    bool UnknownKey = StringRef(Msg).starts_with("unknown key '");
+    if (UnknownKey)
       Msg += P.Column == Raw.TopAt.Column && P.Line >= Raw.TopAt.Line
                  ? std::string(" (") + TopKeys + ")"
                  : std::string(" in 'doc' (") + DocKeys + ")";
@@ -587,6 +590,10 @@ std::optional<YamlRuleSpec> parseYamlRule(StringRef Path, StringRef Contents,
       Msg = "a rule file holds one mapping (rule:, category:, message:, "
             "match:, ...)";
     Diags.push_back({Path.str(), P, "error", Msg});
+    // An unknown key is reported after the whole mapping was read: the
+    // values given are checked too, so that one run shows every mistake.
+    if (UnknownKey)
+      RuleBuilder(Path, Diags).build(Raw, /*ValuesOnly=*/true);
     return std::nullopt;
   }
   if (!Raw.TopAt.Line) {
