@@ -192,4 +192,134 @@ std::string normalizeSource(StringRef Code) {
   return Out;
 }
 
+namespace {
+/// CUDA device headers NVRTC provides (and nothing on the host side).
+bool isDeviceHeader(StringRef H) {
+  static const char *const Exact[] = {
+      "cuda_fp16.h",   "cuda_bf16.h",        "cuda_fp8.h",
+      "cuda_fp6.h",    "cuda_fp4.h",         "cooperative_groups.h",
+      "mma.h",         "cuda_pipeline.h",    "cuda_awbarrier.h",
+      "cuda_awbarrier_primitives.h",         "cuda_pipeline_primitives.h",
+      "cuda/barrier",  "cuda/pipeline",      "cuda/atomic",
+      "cuda/annotated_ptr", "cuda/ptx",      "sm_60_atomic_functions.h",
+      "sm_61_intrinsics.h", "crt/sm_80_rt.h", "crt/sm_90_rt.h"};
+  for (const char *E : Exact)
+    if (H == E)
+      return true;
+  return H.starts_with("cooperative_groups/") || H.starts_with("cuda/std/");
+}
+} // namespace
+
+bool takeIncludes(StringRef Code, std::vector<std::string> &Includes,
+                  std::string &Rest, std::string &Problem) {
+  Rest.clear();
+  SmallVector<StringRef, 0> Lines;
+  Code.split(Lines, '\n');
+  for (size_t I = 0; I < Lines.size(); ++I) {
+    StringRef L = Lines[I];
+    StringRef T = L.ltrim(" \t");
+    bool Last = I + 1 == Lines.size();
+    if (!T.starts_with("#") || !T.drop_front().ltrim(" \t").starts_with("include")) {
+      Rest += L.str() + (Last ? "" : "\n");
+      continue;
+    }
+    StringRef Arg = T.drop_front().ltrim(" \t").drop_front(7).trim();
+    char Close = Arg.starts_with("<") ? '>' : Arg.starts_with("\"") ? '"' : 0;
+    size_t End = Close ? Arg.find(Close, 1) : StringRef::npos;
+    StringRef Name = End == StringRef::npos ? "" : Arg.slice(1, End);
+    if (Name.empty() || !isDeviceHeader(Name)) {
+      Problem = formatv("line {0} includes {1}: only CUDA device headers may be "
+                        "included (cuda_fp16.h, cuda_bf16.h, cuda_fp8.h, "
+                        "cooperative_groups.h, mma.h, cuda_pipeline.h, "
+                        "cuda/barrier, cuda/pipeline, cuda/std/...); the "
+                        "kernel is compiled for the device alone",
+                        I + 1, Arg.empty() ? StringRef("nothing") : Arg)
+                    .str();
+      return false;
+    }
+    Includes.push_back("<" + Name.str() + ">");
+    Rest += Last ? "" : "\n";
+  }
+  return true;
+}
+
+namespace {
+/// PTX opcodes (the part before the first '.') allowed in inline asm.
+bool allowedOpcode(StringRef Op) {
+  static const char *const Ops[] = {
+      // data movement and conversion
+      "ld", "ldu", "st", "mov", "cvt", "cvta", "prefetch", "prefetchu",
+      "isspacep", "prmt", "shfl", "ldmatrix", "stmatrix", "movmatrix",
+      "cp", "mbarrier", "elect",
+      // arithmetic and logic
+      "add", "sub", "mul", "mad", "mul24", "mad24", "sad", "div", "rem",
+      "abs", "neg", "min", "max", "fma", "rcp", "sqrt", "rsqrt", "sin",
+      "cos", "lg2", "ex2", "tanh", "copysign", "testp", "and", "or", "xor",
+      "not", "cnot", "lop3", "shl", "shr", "shf", "bfe", "bfi", "bfind",
+      "brev", "popc", "clz", "fns", "dp4a", "dp2a", "setp", "set", "selp",
+      "slct", "addc", "subc", "madc",
+      // warp-level, barriers, fences, atomics
+      "vote", "match", "redux", "activemask", "bar", "barrier", "membar",
+      "fence", "atom", "red",
+      // matrix
+      "mma", "wmma", "wgmma"};
+  for (const char *O : Ops)
+    if (Op == O)
+      return true;
+  return false;
+}
+} // namespace
+
+bool checkInlinePtx(StringRef Asm, std::string &Problem) {
+  // Comments out; statements end at ';' (or a line end).
+  std::string Text;
+  for (size_t I = 0; I < Asm.size(); ++I) {
+    if (Asm.substr(I).starts_with("//")) {
+      while (I < Asm.size() && Asm[I] != '\n')
+        ++I;
+      Text += '\n';
+    } else if (Asm.substr(I).starts_with("/*")) {
+      size_t E = Asm.find("*/", I + 2);
+      I = E == StringRef::npos ? Asm.size() : E + 1;
+    } else {
+      Text += Asm[I];
+    }
+  }
+  SmallVector<StringRef, 16> Stmts;
+  StringRef(Text).split(Stmts, ';');
+  for (StringRef S : Stmts) {
+    SmallVector<StringRef, 4> Lines;
+    S.split(Lines, '\n');
+    for (StringRef L : Lines) {
+      L = L.trim(" \t\r{}");
+      while (!L.empty() && L.contains(':') &&
+             L.take_until([](char C) { return C == ':'; })
+                     .find_first_of(" \t,[") == StringRef::npos)
+        L = L.split(':').second.trim(" \t{}"); // a label
+      if (L.starts_with("@")) // a guard predicate
+        L = L.drop_until([](char C) { return C == ' ' || C == '\t'; }).trim();
+      if (L.empty())
+        continue;
+      StringRef Word = L.take_until([](char C) { return C == ' ' || C == '\t'; });
+      if (Word.starts_with(".")) {
+        if (Word == ".reg" || Word == ".pred")
+          continue;
+        Problem = "inline asm declares '" + Word.str() +
+                  "': only .reg declarations are allowed in inline PTX";
+        return false;
+      }
+      StringRef Op = Word.split('.').first;
+      if (!allowedOpcode(Op)) {
+        Problem = "inline asm uses '" + Word.str() +
+                  "', which is not in the PTX subset allowed in replies (data "
+                  "movement, arithmetic, conversion, shuffle, vote, barrier, "
+                  "fence, atomic, matrix and async-copy instructions; "
+                  "docs/llm.md)";
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 } // namespace cudal1

@@ -113,3 +113,54 @@ TEST(Reply, NormalisedSourcesIgnoreLayoutAndComments) {
   // A preprocessor line keeps its end.
   EXPECT_EQ(normalizeSource("#define T 32\nint a;"), "#define T 32\nint a;");
 }
+
+TEST(Reply, IncludesOfDeviceHeadersOnly) {
+  std::vector<std::string> Inc;
+  std::string Rest, Problem;
+  ASSERT_TRUE(takeIncludes("#include <cuda_fp16.h>\n"
+                           "#  include \"cooperative_groups.h\"\n"
+                           "__global__ void k() {}\n",
+                           Inc, Rest, Problem))
+      << Problem;
+  EXPECT_EQ(Inc, (std::vector<std::string>{"<cuda_fp16.h>",
+                                           "<cooperative_groups.h>"}));
+  EXPECT_EQ(Rest, "\n\n__global__ void k() {}\n"); // lines keep their numbers
+  Inc.clear();
+  EXPECT_FALSE(takeIncludes("int a;\n#include <stdio.h>\n", Inc, Rest,
+                            Problem));
+  EXPECT_EQ(Problem, "line 2 includes <stdio.h>: only CUDA device headers may "
+                     "be included (cuda_fp16.h, cuda_bf16.h, cuda_fp8.h, "
+                     "cooperative_groups.h, mma.h, cuda_pipeline.h, "
+                     "cuda/barrier, cuda/pipeline, cuda/std/...); the kernel "
+                     "is compiled for the device alone");
+  EXPECT_FALSE(takeIncludes("#include \"../secrets.h\"\n", Inc, Rest,
+                            Problem));
+  EXPECT_FALSE(takeIncludes("#include </etc/passwd>\n", Inc, Rest, Problem));
+}
+
+TEST(Reply, InlinePtxSubset) {
+  std::string Problem;
+  EXPECT_TRUE(checkInlinePtx("ld.global.nc.v4.f32 {%0, %1, %2, %3}, [%4];",
+                             Problem))
+      << Problem;
+  EXPECT_TRUE(checkInlinePtx("{\n .reg .pred p;\n setp.ne.s32 p, %1, 0;\n"
+                             " @p add.s32 %0, %0, 1;\n}",
+                             Problem))
+      << Problem;
+  EXPECT_TRUE(checkInlinePtx("cp.async.cg.shared.global [%0], [%1], 16;\n"
+                             "cp.async.wait_all; // done\n",
+                             Problem))
+      << Problem;
+  EXPECT_TRUE(checkInlinePtx("L1: shfl.sync.bfly.b32 %0, %1, 1, 31, -1;",
+                             Problem))
+      << Problem;
+  EXPECT_FALSE(checkInlinePtx("call.uni (%0), vprintf, (%1, %2);", Problem));
+  EXPECT_NE(Problem.find("inline asm uses 'call.uni', which is not in the PTX "
+                         "subset"),
+            std::string::npos)
+      << Problem;
+  EXPECT_FALSE(checkInlinePtx("mov.u32 %0, 1;\n trap;", Problem));
+  EXPECT_NE(Problem.find("'trap'"), std::string::npos);
+  EXPECT_FALSE(checkInlinePtx(".global .u32 stash;", Problem));
+  EXPECT_NE(Problem.find("declares '.global'"), std::string::npos);
+}

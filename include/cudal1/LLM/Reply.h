@@ -14,6 +14,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace cudal1 {
 
@@ -36,6 +37,19 @@ bool parseReply(llvm::StringRef Content, ParsedReply &Out,
 /// \p Code without comments, with white space only where it separates two
 /// words: two variants that differ only in layout and comments are the same.
 std::string normalizeSource(llvm::StringRef Code);
+
+/// Takes the #include lines out of \p Code into \p Includes ("<cuda_fp16.h>")
+/// leaving \p Rest (same line count: each include line becomes empty).
+/// False with the problem when one names a header that is not a CUDA device
+/// header NVRTC provides (docs/llm.md lists them).
+bool takeIncludes(llvm::StringRef Code, std::vector<std::string> &Includes,
+                  std::string &Rest, std::string &Problem);
+
+/// Checks the PTX of an inline asm statement: only the documented subset
+/// (data movement, arithmetic, conversion, shuffle, vote, barrier, fence,
+/// atomic, matrix and async-copy instructions, and .reg declarations).
+/// False with the first instruction outside it in \p Problem.
+bool checkInlinePtx(llvm::StringRef Asm, std::string &Problem);
 
 } // namespace cudal1
 
