@@ -12,7 +12,8 @@ using namespace llvm;
 namespace cudal1 {
 
 int Pipeline::applyFixes(const AnalysisRun &Run,
-                         const FixVerifyResult *Verified) {
+                         const FixVerifyResult *Verified,
+                         const ProposalResult *Proposed) {
   ApplyOptions AO;
   AO.InPlace = Opts.Fix;
   AO.OutputDir = Opts.OutputDir;
@@ -30,6 +31,25 @@ int Pipeline::applyFixes(const AnalysisRun &Run,
   if (Opts.Diff)
     AO.DiffOut = &outs();
   std::vector<Finding> ToApply = Run.Findings;
+  // The model's accepted variants replace their kernels: those kernels' rule
+  // fixes are set aside, the variants' findings join the others.
+  FixVerifyResult Merged;
+  if (Verified && Proposed && !Proposed->Findings.empty()) {
+    Merged = *Verified;
+    for (auto &KV : Merged.Decisions) {
+      auto R = Proposed->Replaces.find(Run.Findings[KV.first].Kernel);
+      if (R == Proposed->Replaces.end() || !KV.second.Apply)
+        continue;
+      KV.second.Apply = false;
+      KV.second.Annotation.reset();
+      KV.second.Why = R->second;
+    }
+    for (const Finding &F : Proposed->Findings) {
+      Merged.Decisions[ToApply.size()].Apply = true;
+      ToApply.push_back(F);
+    }
+    Verified = &Merged;
+  }
   if (Verified) {
     // Only what was verified correct and faster; the annotation goes with
     // one applied fix per kernel, in the same write.

@@ -28,6 +28,31 @@ void LlmOverrides::applyTo(LlmSettings &S) const {
   Set(S.TokenBudget, TokenBudget);
 }
 
+void LlmOverrides::overlay(const LlmOverrides &O) {
+  auto Set = [](auto &To, const auto &From) {
+    if (From)
+      To = From;
+  };
+  Set(Endpoint, O.Endpoint);
+  Set(Model, O.Model);
+  Set(ApiKeyEnv, O.ApiKeyEnv);
+  Set(PromptDir, O.PromptDir);
+  Set(StoreDir, O.StoreDir);
+  Set(Temperature, O.Temperature);
+  Set(BackoffSeconds, O.BackoffSeconds);
+  Set(ExemplarTemperature, O.ExemplarTemperature);
+  Set(MaxTokens, O.MaxTokens);
+  Set(TimeoutSeconds, O.TimeoutSeconds);
+  Set(Retries, O.Retries);
+  Set(Concurrency, O.Concurrency);
+  Set(Rounds, O.Rounds);
+  Set(Candidates, O.Candidates);
+  Set(TimeBudgetSeconds, O.TimeBudgetSeconds);
+  Set(Exemplars, O.Exemplars);
+  Set(Failures, O.Failures);
+  Set(TokenBudget, O.TokenBudget);
+}
+
 bool LlmOverrides::any() const {
   return Endpoint || Model || ApiKeyEnv || PromptDir || StoreDir ||
          Temperature || BackoffSeconds || ExemplarTemperature || MaxTokens ||

@@ -30,14 +30,16 @@ std::string join(StringRef A, std::initializer_list<StringRef> Parts) {
   return std::string(P);
 }
 
-bool writeWhole(const std::string &Path, StringRef Text, std::string &Why) {
+bool writeWhole(const std::string &Path, StringRef Text, const Redactor &R,
+                std::string &Why) {
+  std::string Clean = R ? R(Text) : Text.str();
   if (std::error_code EC =
           sys::fs::create_directories(sys::path::parent_path(Path))) {
     Why = std::string(sys::path::parent_path(Path)) + ": " + EC.message();
     return false;
   }
   if (llvm::Error E = writeToOutput(Path, [&](raw_ostream &OS) {
-        OS << Text;
+        OS << Clean;
         return llvm::Error::success();
       })) {
     Why = Path + ": " + toString(std::move(E));
@@ -91,13 +93,13 @@ VariantStore::load(StringRef Kernel, StringRef OriginalHash,
 bool VariantStore::save(const Variant &V, std::string &Error) const {
   std::string Base = join(variantDir(V.Kernel, V.OriginalHash),
                           {StringRef(V.SourceHash).take_front(16)});
-  return writeWhole(Base + ".cu", V.Source, Error) &&
-         writeWhole(Base + ".json",
-                    formatv("{0:2}", toJson(V)).str() + "\n", Error);
+  return writeWhole(Base + ".cu", V.Source, Redact, Error) &&
+         writeWhole(Base + ".json", formatv("{0:2}", toJson(V)).str() + "\n",
+                    Redact, Error);
 }
 
-std::string ResponseCache::keyOf(StringRef Url, const json::Value &Body) {
-  return hashText(Url.str() + "\n" + formatv("{0}", Body).str());
+std::string ResponseCache::keyOf(const json::Value &Body) {
+  return hashText(formatv("{0}", Body).str());
 }
 
 std::string ResponseCache::pathOf(StringRef Key) const {
@@ -143,10 +145,10 @@ bool ResponseCache::put(StringRef Key, StringRef Url, const json::Value &Body,
                              {"total_tokens", int64_t(R.Usage.TotalTokens)}}}};
   return writeWhole(pathOf(Key),
                     formatv("{0:2}", json::Value(std::move(O))).str() + "\n",
-                    Error);
+                    Redact, Error);
 }
 
-Transcript::Transcript() = default;
+Transcript::Transcript(Redactor R) : Redact(std::move(R)) {}
 Transcript::~Transcript() = default;
 
 bool Transcript::open(const std::string &P, std::string &Error) {
@@ -170,7 +172,8 @@ void Transcript::append(const json::Value &Entry) {
   std::lock_guard<std::mutex> L(M);
   if (!OS)
     return;
-  *OS << formatv("{0}", Entry) << "\n";
+  std::string Line = formatv("{0}", Entry).str();
+  *OS << (Redact ? Redact(Line) : Line) << "\n";
   OS->flush();
 }
 

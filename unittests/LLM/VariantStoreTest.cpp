@@ -106,10 +106,9 @@ TEST(ResponseCache, KeyedByTheRequest) {
   ResponseCache C(T / "cache");
   json::Value A = json::Object{{"model", "m"}, {"seed", 1}};
   json::Value B = json::Object{{"model", "m"}, {"seed", 2}};
-  std::string KA = ResponseCache::keyOf("http://h/v1/chat/completions", A);
-  EXPECT_EQ(KA, ResponseCache::keyOf("http://h/v1/chat/completions", A));
-  EXPECT_NE(KA, ResponseCache::keyOf("http://h/v1/chat/completions", B));
-  EXPECT_NE(KA, ResponseCache::keyOf("http://other/v1/chat/completions", A));
+  std::string KA = ResponseCache::keyOf(A);
+  EXPECT_EQ(KA, ResponseCache::keyOf(json::Object{{"seed", 1}, {"model", "m"}}));
+  EXPECT_NE(KA, ResponseCache::keyOf(B));
   EXPECT_FALSE(C.get(KA));
   ChatReply R;
   R.Ok = true;
@@ -127,7 +126,7 @@ TEST(ResponseCache, KeyedByTheRequest) {
   EXPECT_EQ(G->Usage.TotalTokens, 14u);
   std::string Text = readFile(C.pathOf(KA));
   EXPECT_NE(Text.find("\"request\""), std::string::npos);
-  EXPECT_FALSE(C.get(ResponseCache::keyOf("http://h/v1/chat/completions", B)));
+  EXPECT_FALSE(C.get(ResponseCache::keyOf(B)));
 }
 
 TEST(Transcript, AppendsOneLinePerExchange) {
@@ -138,4 +137,36 @@ TEST(Transcript, AppendsOneLinePerExchange) {
   Tr.append(json::Object{{"n", 1}});
   Tr.append(json::Object{{"n", 2}});
   EXPECT_EQ(readFile(T / "transcripts/run.jsonl"), "{\"n\":1}\n{\"n\":2}\n");
+}
+
+TEST(VariantStore, EverythingWrittenPassesTheRedactor) {
+  TempDir T;
+  Redactor R = [](StringRef S) {
+    std::string Out = S.str();
+    for (size_t At; (At = Out.find("sk-LEAK")) != std::string::npos;)
+      Out.replace(At, 7, "[redacted]");
+    return Out;
+  };
+  VariantStore S(T / "s", R);
+  Variant V;
+  V.Kernel = "k";
+  V.OriginalHash = hashText("o");
+  V.Source = "// sk-LEAK\n";
+  V.SourceHash = hashText(V.Source);
+  V.Reason = "echoed sk-LEAK";
+  std::string Err;
+  ASSERT_TRUE(S.save(V, Err)) << Err;
+  std::string Base = S.variantDir("k", V.OriginalHash) + "/" +
+                     V.SourceHash.substr(0, 16);
+  EXPECT_EQ(readFile(Base + ".cu"), "// [redacted]\n");
+  EXPECT_EQ(readFile(Base + ".json").find("sk-LEAK"), std::string::npos);
+  ResponseCache C(T / "c", R);
+  ChatReply Re;
+  Re.Content = "sk-LEAK";
+  ASSERT_TRUE(C.put("key", "u", json::Object{}, Re, Err)) << Err;
+  EXPECT_EQ(readFile(C.pathOf("key")).find("sk-LEAK"), std::string::npos);
+  Transcript Tr(R);
+  ASSERT_TRUE(Tr.open(T / "t.jsonl", Err)) << Err;
+  Tr.append(json::Object{{"e", "sk-LEAK"}});
+  EXPECT_EQ(readFile(T / "t.jsonl"), "{\"e\":\"[redacted]\"}\n");
 }

@@ -59,6 +59,9 @@ struct LlmOverrides {
 
   /// Copies every given value into \p S.
   void applyTo(LlmSettings &S) const;
+  /// Takes every value \p Over gives (the command line over a
+  /// configuration).
+  void overlay(const LlmOverrides &Over);
   /// True when anything is given.
   bool any() const;
 };

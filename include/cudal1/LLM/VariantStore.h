@@ -7,9 +7,11 @@
 //   variants/<kernel>/<original>/<variant>.cu    ... and its source
 //       <original>: the first 16 hex digits of the original definition's
 //       hash, <variant>: of the variant's normalised source
-//   cache/<key>.json       one response per request (key: hash of the URL
-//                          and the request body), so a rerun is reproducible
-//                          and costs nothing
+//   cache/<key>.json       one response per request (key: hash of the
+//                          request body: model, messages, sampling settings,
+//                          seed; not the URL, which may change, e.g. a local
+//                          server's port), so a rerun is reproducible and
+//                          costs nothing
 //   transcripts/<date>-<pid>.jsonl   every exchange of one run
 //
 // Nothing written here holds an API key: requests are stored as their body
@@ -26,6 +28,7 @@
 
 #include "llvm/Support/JSON.h"
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -38,9 +41,13 @@ class raw_fd_ostream;
 
 namespace cudal1 {
 
+/// Applied to every text before it is written.
+using Redactor = std::function<std::string(llvm::StringRef)>;
+
 class VariantStore {
 public:
-  explicit VariantStore(std::string Dir) : Dir(std::move(Dir)) {}
+  explicit VariantStore(std::string Dir, Redactor R = nullptr)
+      : Dir(std::move(Dir)), Redact(std::move(R)) {}
   const std::string &dir() const { return Dir; }
 
   /// The folder of the variants of \p Kernel whose original has hash
@@ -58,13 +65,15 @@ public:
 
 private:
   std::string Dir;
+  Redactor Redact;
 };
 
 class ResponseCache {
 public:
-  explicit ResponseCache(std::string Dir) : Dir(std::move(Dir)) {}
-  /// The key of a request: SHA-256 of the URL and the body's JSON text.
-  static std::string keyOf(llvm::StringRef Url, const llvm::json::Value &Body);
+  explicit ResponseCache(std::string Dir, Redactor R = nullptr)
+      : Dir(std::move(Dir)), Redact(std::move(R)) {}
+  /// The key of a request: SHA-256 of the body's JSON text.
+  static std::string keyOf(const llvm::json::Value &Body);
   /// The reply cached under \p Key (FromCache set), if any.
   std::optional<ChatReply> get(llvm::StringRef Key) const;
   /// Stores a successful reply with the request it answers.
@@ -75,13 +84,14 @@ public:
 
 private:
   std::string Dir;
+  Redactor Redact;
 };
 
 /// A JSON-lines file, one object per exchange; safe to append to from
 /// several threads.
 class Transcript {
 public:
-  Transcript();
+  explicit Transcript(Redactor R = nullptr);
   ~Transcript();
   /// Creates \p Path (and its folder); false with the problem.
   bool open(const std::string &Path, std::string &Error);
@@ -92,6 +102,7 @@ private:
   std::string Path;
   std::unique_ptr<llvm::raw_fd_ostream> OS;
   std::mutex M;
+  Redactor Redact;
 };
 
 } // namespace cudal1

@@ -12,8 +12,9 @@ replays canned replies. Three commands:
     Serves while <command> runs ("{port}" in its arguments is replaced by the
     port), then exits with the command's exit status. The command is run
     directly, never through a shell.
-  scripted_server.py dump L.jsonl
-    Prints the logged requests readably (for FileCheck).
+  scripted_server.py dump [--sort] L.jsonl
+    Prints the logged requests readably (for FileCheck); --sort orders them
+    by seed and turn instead of arrival.
 
 The script (JSON) is a list of rules; a request is answered by the first rule
 whose conditions all hold:
@@ -227,8 +228,13 @@ def cmd_run(args):
 
 def cmd_dump(args):
     with open(args.log) as f:
-        for n, line in enumerate(f, 1):
-            e = json.loads(line)
+        entries = [json.loads(line) for line in f]
+    if args.sort:  # requests arrive in any order; sort by seed, then turn
+        entries.sort(key=lambda e: (
+            e.get("body", {}).get("seed") or 0,
+            len(e.get("body", {}).get("messages") or []), e["rule"], e["reply"]))
+    if True:
+        for n, e in enumerate(entries, 1):
             b = e.get("body", {})
             msgs = b.get("messages", []) if isinstance(b, dict) else []
             print("=== request %d: rule=%s reply=%d auth=%s path=%s" % (
@@ -257,6 +263,8 @@ def main():
             s.add_argument("command", nargs=argparse.REMAINDER)
     d = sub.add_parser("dump")
     d.add_argument("log")
+    d.add_argument("--sort", action="store_true",
+                   help="by seed and turn, not in the order of arrival")
     args = p.parse_args()
     if args.cmd == "run" and args.command and args.command[0] == "--":
         args.command = args.command[1:]
