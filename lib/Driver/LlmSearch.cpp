@@ -364,6 +364,7 @@ void LlmSearch::record(LlmKernel &K, Variant V, const Proposal *Pr) {
     V.Model = S.Model;
   V.Commit = Commit;
   V.Date = utcNow();
+  V.Detail = StringRef(V.Detail).trim().str();
   if (!V.Source.empty()) {
     std::string Err;
     if (!Store->save(V, Err))
@@ -479,8 +480,13 @@ json::Value LlmSearch::kernelJson(LlmKernel &K, ProposalResult &R) {
     O["skipped"] = K.Skip;
   if (!K.Stopped.empty())
     O["stopped"] = K.Stopped;
-  if (!K.Best)
+  if (!K.Best) {
+    if (K.Skip.empty())
+      O["written"] = Measure ? std::string("no: no variant accepted")
+                             : "no: nothing is measured (" + NotMeasuredWhy +
+                                   "), and nothing unmeasured is written";
     return json::Value(std::move(O));
+  }
   const Variant &B = K.Best->V;
   O["best"] = json::Object{{"origin", B.origin()},
                            {"speedup", *B.Speedup},
@@ -515,7 +521,14 @@ void LlmSearch::summary(const LlmKernel &K, const json::Object &J,
   if (K.Best)
     OS << formatv("best {0:f2}x ({1}); written: {2}", *K.Best->V.Speedup,
                   K.Best->V.origin(), *J.getString("written"));
-  else
+  else if (!Measure) {
+    unsigned Compiled = 0;
+    for (const json::Value &C : *J.getArray("candidates"))
+      Compiled += C.getAsObject()->getString("status") == "compiled";
+    OS << formatv("{0} variant(s) compile, none measured ({1}): nothing "
+                  "written",
+                  Compiled, NotMeasuredWhy);
+  } else
     OS << "no variant accepted";
   OS << formatv(" ({0} round(s){1})\n", K.RoundsRun,
                 K.Stopped.empty() ? "" : "; stopped: " + K.Stopped);
