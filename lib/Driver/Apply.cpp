@@ -2,6 +2,8 @@
 #include "cudal1/Driver/Pipeline.h"
 #include "cudal1/Rules/ApplyFixes.h"
 
+#include <set>
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -11,9 +13,10 @@ using namespace llvm;
 
 namespace cudal1 {
 
-int Pipeline::applyFixes(const AnalysisRun &Run,
-                         const FixVerifyResult *Verified,
-                         const ProposalResult *Proposed) {
+/// The rewrite engine's options for \p Findings (the pipeline's own copy,
+/// whose addresses the Verify callback maps back to indices).
+ApplyOptions Pipeline::applyOptions(const std::vector<Finding> &Findings,
+                                    const FixVerifyResult *Verified) const {
   ApplyOptions AO;
   AO.InPlace = Opts.Fix;
   AO.OutputDir = Opts.OutputDir;
@@ -30,33 +33,9 @@ int Pipeline::applyFixes(const AnalysisRun &Run,
   AO.Quiet = Opts.Quiet;
   if (Opts.Diff)
     AO.DiffOut = &outs();
-  std::vector<Finding> ToApply = Run.Findings;
-  // The model's accepted variants replace their kernels: those kernels' rule
-  // fixes are set aside, the variants' findings join the others.
-  FixVerifyResult Merged;
-  if (Verified && Proposed && !Proposed->Findings.empty()) {
-    Merged = *Verified;
-    for (auto &KV : Merged.Decisions) {
-      auto R = Proposed->Replaces.find(Run.Findings[KV.first].Kernel);
-      if (R == Proposed->Replaces.end() || !KV.second.Apply)
-        continue;
-      KV.second.Apply = false;
-      KV.second.Annotation.reset();
-      KV.second.Why = R->second;
-    }
-    for (const Finding &F : Proposed->Findings) {
-      Merged.Decisions[ToApply.size()].Apply = true;
-      ToApply.push_back(F);
-    }
-    Verified = &Merged;
-  }
   if (Verified) {
-    // Only what was verified correct and faster; the annotation goes with
-    // one applied fix per kernel, in the same write.
-    for (const auto &KV : Verified->Decisions)
-      if (KV.second.Apply && KV.second.Annotation)
-        ToApply[KV.first].Fix->Edits.push_back(*KV.second.Annotation);
-    const Finding *Base = ToApply.data();
+    // Only what was verified correct and faster.
+    const Finding *Base = Findings.data();
     AO.VerifyBitwise = true;
     AO.Verify = [Base, Verified](const Finding &F, std::string &Why) {
       auto It = Verified->Decisions.find(&F - Base);
@@ -68,6 +47,63 @@ int Pipeline::applyFixes(const AnalysisRun &Run,
       return It->second.Apply;
     };
   }
+  return AO;
+}
+
+/// The findings to apply: with the annotations of verified kernels (they go
+/// with one applied fix per kernel, in the same write), without the fixes
+/// --app-test dropped.
+std::vector<Finding> Pipeline::findingsToApply(
+    const AnalysisRun &Run, const FixVerifyResult *Verified,
+    const std::set<size_t> &Without) const {
+  std::vector<Finding> ToApply = Run.Findings;
+  if (Verified)
+    for (const auto &KV : Verified->Decisions)
+      if (KV.second.Apply && KV.second.Annotation)
+        ToApply[KV.first].Fix->Edits.push_back(*KV.second.Annotation);
+  for (size_t I : Without)
+    ToApply[I].Fix.reset();
+  return ToApply;
+}
+
+int Pipeline::applyFixes(const AnalysisRun &Analysed,
+                         const FixVerifyResult *Verified,
+                         const ProposalResult *Proposed) {
+  // The model's accepted variants replace their kernels: those kernels' rule
+  // fixes are set aside, the variants' findings join the others (as fixes
+  // verified on the GPU: a variant is only proposed for writing when it was
+  // measured, so Verified is there).
+  const AnalysisRun *RunP = &Analysed;
+  AnalysisRun WithVariants;
+  FixVerifyResult Merged;
+  if (Verified && Proposed && !Proposed->Findings.empty()) {
+    WithVariants.Findings = Analysed.Findings;
+    WithVariants.Status = Analysed.Status;
+    Merged = *Verified;
+    for (auto &KV : Merged.Decisions) {
+      auto R = Proposed->Replaces.find(Analysed.Findings[KV.first].Kernel);
+      if (R == Proposed->Replaces.end() || !KV.second.Apply)
+        continue;
+      KV.second.Apply = false;
+      KV.second.Annotation.reset();
+      KV.second.Why = R->second;
+    }
+    for (const Finding &F : Proposed->Findings) {
+      Merged.Decisions[WithVariants.Findings.size()].Apply = true;
+      WithVariants.Findings.push_back(F);
+    }
+    RunP = &WithVariants;
+    Verified = &Merged;
+  }
+  const AnalysisRun &Run = *RunP;
+  std::set<size_t> Dropped;
+  if (!Opts.AppTest.empty()) {
+    int St = appTest(Run, Verified, Dropped);
+    if (St)
+      return St; // the test command is unusable: nothing is written
+  }
+  std::vector<Finding> ToApply = findingsToApply(Run, Verified, Dropped);
+  ApplyOptions AO = applyOptions(ToApply, Verified);
   int Exit = cudal1::applyFixes(ToApply, AO);
   if (!Verified || !Verified->Json || Opts.OutputDir.empty())
     return Exit;

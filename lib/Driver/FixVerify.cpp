@@ -215,10 +215,15 @@ bool FixVerifier::prepare(KernelWork &W) {
                       "' could not be extracted for verification: " +
                       K.Problems[0]);
   W.File = K.KernelRange.Begin.File;
-  auto Buf = MemoryBuffer::getFile(W.File);
-  if (!Buf)
-    return DeclineAll(W.File + ": " + Buf.getError().message());
-  W.FileText = (*Buf)->getBuffer().str();
+  auto Ov = Opts.Overlay.find(W.File); // an editor's buffer
+  if (Ov != Opts.Overlay.end()) {
+    W.FileText = Ov->second;
+  } else {
+    auto Buf = MemoryBuffer::getFile(W.File);
+    if (!Buf)
+      return DeclineAll(W.File + ": " + Buf.getError().message());
+    W.FileText = (*Buf)->getBuffer().str();
+  }
   size_t B = std::min(K.KernelBegin, K.Source.size());
   size_t E = std::min(std::max(K.KernelEnd, B), K.Source.size());
   W.KernelText = K.Source.substr(B, E - B);

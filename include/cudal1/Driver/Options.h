@@ -12,6 +12,7 @@
 
 #include "cudal1/LLM/Settings.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +36,14 @@ struct Options {
   unsigned Jobs = 1;                     ///< -j
   bool Quiet = false;                    ///< --quiet
   OutputFormat Format = OutputFormat::Text;
+  /// --cuda-only: files that are not parsed as CUDA (neither .cu/.cuh nor
+  /// compiled with -x cu by the compilation database) are skipped quietly
+  /// (hooks that hand over every C++ file).
+  bool CudaOnly = false;
+  /// Contents analysed instead of the files on disk, by absolute path (an
+  /// editor's unsaved buffers; such files need not exist on disk). Findings'
+  /// offsets and NOLINT comments refer to these contents.
+  std::map<std::string, std::string> Overlay;
 
   // --- rules and configuration -----------------------------------------
   std::string Rules;                  ///< --rules (added to the config's)
@@ -44,6 +53,17 @@ struct Options {
   std::optional<std::string> WarningsAsErrors;
   bool DumpAccesses = false; ///< --dump-accesses
 
+  // --- reporting -------------------------------------------------------------
+  /// --fail-on: exit status 1 when a finding at or above this severity is
+  /// reported: "error" (the default: what --warnings-as-errors makes
+  /// errors), "warning", "note", or "never".
+  std::string FailOn = "error";
+  /// --baseline=<json>: findings present in this earlier --format=json
+  /// output are left out (not reported, not fixed, not counted).
+  std::string Baseline;
+  /// --rule-docs-url: base URL of the rule pages that SARIF links to.
+  std::string RuleDocsUrl;
+
   // --- fixes ---------------------------------------------------------------
   bool Fix = false;          ///< --fix (in place)
   bool Diff = false;         ///< --diff
@@ -51,6 +71,11 @@ struct Options {
   std::string ExportFixes;   ///< --export-fixes=<yaml>
   bool AllowUnverified = false;
   bool AllowFastMath = false;
+  /// --app-test=<command>: the project's own build-and-test command, run (by
+  /// /bin/sh, in a scratch copy of the working folder) with the fixes
+  /// applied; fixes that make it fail are found by bisection and dropped.
+  std::string AppTest;
+  unsigned AppTestTimeout = 1800; ///< seconds per run of the command
 
   // --- verification --------------------------------------------------------
   VerifyLevel Verify = VerifyLevel::None;

@@ -27,12 +27,14 @@
 #include "cudal1/Frontend/Frontend.h"
 #include "cudal1/LLM/Settings.h"
 #include "cudal1/Model/KernelInfo.h"
+#include "cudal1/Rules/ApplyFixes.h"
 
 #include "llvm/Support/JSON.h"
 
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -204,7 +206,8 @@ public:
   /// kernel candidate (FixVerify.cpp).
   FixVerifyResult verifyFixes(const AnalysisRun &Run);
   /// --fix / -o / --diff / --export-fixes: applies the fixes of \p Run (only
-  /// those \p Verified accepts, when given), and the accepted variants of
+  /// those \p Verified accepts, when given; with --app-test only a set the
+  /// project's own test command passes with), and the accepted variants of
   /// \p Proposed (whose kernels' rule fixes are then set aside). Returns the
   /// exit status part.
   int applyFixes(const AnalysisRun &Run, const FixVerifyResult *Verified,
@@ -222,6 +225,13 @@ public:
   /// verified already (shown to the model with their speedups).
   ProposalResult proposeWithModel(const AnalysisRun &Run,
                                   const FixVerifyResult *RuleFixes);
+  /// --app-test (AppTest.cpp): applies the fixes that would be applied to a
+  /// scratch copy of the working folder and runs the command there; when it
+  /// fails, finds the guilty fixes by bisection. \p Dropped gets their
+  /// finding indices. Returns 0, or 2 (error reported) when the command
+  /// fails on the unmodified tree or cannot run.
+  int appTest(const AnalysisRun &Run, const FixVerifyResult *Verified,
+              std::set<size_t> &Dropped);
   /// --verify=run --kernel --candidate: hand-written variants of one kernel.
   CandidatesResult verifyCandidates();
   /// --extract=<kernel|all> -o <dir>: writes each selected kernel with the
@@ -245,6 +255,17 @@ private:
   int InputStatus = 0;
   bool RulesLoaded = false;
   void loadRules();
+
+public:
+  /// The rewrite engine's options for \p Findings (a copy of the run's
+  /// findings: the verification callback maps their addresses to indices).
+  ApplyOptions applyOptions(const std::vector<Finding> &Findings,
+                            const FixVerifyResult *Verified) const;
+  /// The run's findings with the annotations of verified kernels added and
+  /// the fixes of \p Without removed.
+  std::vector<Finding> findingsToApply(const AnalysisRun &Run,
+                                       const FixVerifyResult *Verified,
+                                       const std::set<size_t> &Without) const;
 };
 
 } // namespace cudal1
