@@ -281,11 +281,14 @@ PromptFacts LlmSearch::facts(const LlmKernel &K, unsigned Round) const {
   F.Round = Round;
   F.Rounds = S.Rounds;
   if (K.Harness())
+    // No paths (the harness' source is one): the same kernel asked about
+    // from another checkout gets the same prompt, and the cached replies.
     F.Launch = formatv("grid ({0}, {1}, {2}), block ({3}, {4}, {5}), {6} bytes "
-                       "of dynamic shared memory (harness: {7})\n",
+                       "of dynamic shared memory (the shape it is measured "
+                       "with)\n",
                        K.HA.H.Grid[0], K.HA.H.Grid[1], K.HA.H.Grid[2],
                        K.HA.H.Block[0], K.HA.H.Block[1], K.HA.H.Block[2],
-                       K.HA.H.SharedMem, K.HA.Source);
+                       K.HA.H.SharedMem);
   for (const LaunchSite &LS : K.KS->Launches)
     F.Launch += formatv("- {0}:{1} in {2}: <<<{3}, {4}{5}{6}>>>\n",
                         sys::path::filename(LS.Loc.File), LS.Loc.Line,
