@@ -1,4 +1,5 @@
 //===- Apply.cpp - --fix / -o / --diff / --export-fixes --------------------===//
+#include "cudal1/Support/SafeWrite.h"
 #include "cudal1/Driver/Pipeline.h"
 #include "cudal1/Rules/ApplyFixes.h"
 
@@ -114,11 +115,9 @@ int Pipeline::applyFixes(const AnalysisRun &Analysed,
     reportError(Opts.OutputDir + ": " + EC.message());
     return 2;
   }
-  if (Error E = writeToOutput(P, [&](raw_ostream &OS) {
-        OS << Text;
-        return Error::success();
-      })) {
-    reportError(P.str().str() + ": " + toString(std::move(E)));
+  SafeWriteResult W = writeFileSafely(P, Text);
+  if (!W.Ok) {
+    reportError(P.str().str() + ": " + W.Error);
     return 2;
   }
   if (!Opts.Quiet)
