@@ -1,5 +1,6 @@
 //===- VariantStore.cpp - .cuda-l1/: variants, responses, transcripts -----===//
 #include "cudal1/LLM/VariantStore.h"
+#include "cudal1/Support/SafeWrite.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -33,16 +34,9 @@ std::string join(StringRef A, std::initializer_list<StringRef> Parts) {
 bool writeWhole(const std::string &Path, StringRef Text, const Redactor &R,
                 std::string &Why) {
   std::string Clean = R ? R(Text) : Text.str();
-  if (std::error_code EC =
-          sys::fs::create_directories(sys::path::parent_path(Path))) {
-    Why = std::string(sys::path::parent_path(Path)) + ": " + EC.message();
-    return false;
-  }
-  if (llvm::Error E = writeToOutput(Path, [&](raw_ostream &OS) {
-        OS << Clean;
-        return llvm::Error::success();
-      })) {
-    Why = Path + ": " + toString(std::move(E));
+  SafeWriteResult W = writeFileSafely(Path, Clean);
+  if (!W.Ok) {
+    Why = Path + ": " + W.Error;
     return false;
   }
   return true;
