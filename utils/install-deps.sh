@@ -10,6 +10,8 @@ PKGS=(
   # Clients of the language server, the pre-commit hooks and the SARIF
   # schema check (test/LSP/nvim.test, test/PreCommit, test/Analysis/sarif*).
   neovim git pre-commit python3-jsonschema
+  # Sanitizer runtimes and libFuzzer for utils/check-sanitize.sh (issue 18).
+  libclang-rt-22-dev libfuzzer-22-dev
 )
 
 SUDO=""
