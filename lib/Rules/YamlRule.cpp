@@ -13,6 +13,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 using namespace llvm;
@@ -505,8 +506,14 @@ std::optional<YamlRuleSpec> RuleBuilder::build(RawRule &Raw, bool ValuesOnly) {
                                "or fast-math, not '" +
                                    R.Exactness + "'");
   }
-  if (auto D = number(Raw.Ulp, "ulp"))
-    R.Ulp = unsigned(*D);
+  if (auto D = number(Raw.Ulp, "ulp")) {
+    // A whole number of units in the last place; anything else (a fraction,
+    // a negative or huge value: found by fuzz/FuzzRuleFile) is an error.
+    if (!(*D >= 0 && *D <= 1e6) || *D != std::floor(*D))
+      error(at(Raw.Ulp), "ulp must be a whole number from 0 to 1000000");
+    else
+      R.Ulp = unsigned(*D);
+  }
   if (auto D = number(Raw.Rtol, "rtol"))
     R.Rtol = *D;
   if (auto D = number(Raw.Atol, "atol"))
