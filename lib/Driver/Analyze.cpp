@@ -1,5 +1,7 @@
 //===- Analyze.cpp - parse, analyse, run the rules, collect findings ------===//
+#include "HarnessResolve.h"
 #include "cudal1/Analysis/AccessAnalysis.h"
+#include "cudal1/Analysis/BufferRoles.h"
 #include "cudal1/Driver/Pipeline.h"
 #include "cudal1/Model/KernelModel.h"
 
@@ -54,6 +56,7 @@ public:
     ProjectModel Model = collectKernelModel(Ctx, IsUser);
     std::unique_ptr<AnalysisResults> Analysis =
         AnalysisResults::analyze(Ctx, Model, IsUser);
+    addBufferUses(Ctx, *Analysis, Model);
     if (P.options().DumpAccesses)
       Analysis->print(outs());
     CheckContext CC;
@@ -103,8 +106,10 @@ private:
         Names.insert(F.Kernel);
     for (const std::string &N : Names)
       for (ExtractedKernel &K : extractKernels(Ctx, CI.getPreprocessor(), N))
-        if (K.Kernel == N && !Run.Kernels.count(N))
+        if (K.Kernel == N && !Run.Kernels.count(N)) {
           Run.Kernels[N].K = std::move(K);
+          Run.Kernels[N].Uses = bufferUsesOf(Model, N);
+        }
   }
 
   Pipeline &P;

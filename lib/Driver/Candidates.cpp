@@ -3,7 +3,7 @@
 // "Is my optimized version correct, and how much faster is it?" Extracts the
 // kernel from the original file and from each candidate file (same name and
 // signature), builds the harness (--harness spec, the configuration's
-// Harness:, or a launch site with constant values / --define), and runs
+// Harness:, or the values of a launch site from the AST / --define), and runs
 // lib/Verify: correctness on 3+ input sets, CUPTI timing, acceptance.
 //
 //===----------------------------------------------------------------------===//
@@ -39,7 +39,7 @@ public:
                              clang::CompilerInstance &CI,
                              StringRef MainFile) override {
     FileFacts &F = Facts[MainFile.str()];
-    F.Model.merge(collectKernelModel(Ctx));
+    F.Model.merge(harnessModel(Ctx, nullptr));
     auto K = extractKernels(Ctx, CI.getPreprocessor(), Selector);
     F.Kernels.insert(F.Kernels.end(), K.begin(), K.end());
   }
@@ -261,25 +261,26 @@ bool CandidateRun::harness() {
     HarnessSource = CA.Source;
     return true;
   }
-  std::string Why = "no launch site of '" + Opts.Kernel + "' in " + OriginalFile;
-  LaunchFacts LF;
-  for (const auto &LS : OF->Model.LaunchSites) {
-    if (LS.Kernel != OK->Kernel)
-      continue;
-    LF = launchFacts(LS);
-    if (inferHarness(Opts.Kernel, Params, LF, Env, H, Why)) {
-      HarnessSource = "inferred from the launch at " + LS.Loc.str();
-      if (!Opts.Quiet)
-        for (const auto &N : H.Notes)
-          reportNote(N);
-      return true;
-    }
+  Q.Uses = bufferUsesOf(OF->Model, OK->Kernel);
+  Q.NameExpr = OK->NameExpr;
+  for (const auto &LS : OF->Model.LaunchSites)
+    if (LS.Kernel == OK->Kernel)
+      Q.Launches.push_back(LS);
+  HarnessAnswer LA = harnessFromLaunches(Q);
+  if (LA.Status == HarnessStatus::Found) {
+    H = std::move(LA.H);
+    HarnessSource = LA.Source;
+    if (!Opts.Quiet)
+      for (const auto &N : H.Notes)
+        reportNote(N);
+    return true;
   }
-  reportError("no harness for kernel '" + Opts.Kernel + "': " + Why);
-  errs() << "Write a harness spec and pass it with --harness=<file>; a "
-            "filled-in template to copy:\n\n"
-         << harnessTemplate(Opts.Kernel, Params,
-                            LF.GridText.empty() ? nullptr : &LF);
+  reportError("no harness for kernel '" + Opts.Kernel + "': " + LA.Message);
+  errs() << "Write a harness spec and pass it with --harness=<file>"
+         << (Q.Launches.empty() ? ""
+                                : " (or --define the values named above)")
+         << "; a filled-in spec to copy:\n\n"
+         << LA.Template;
   return false;
 }
 

@@ -25,6 +25,7 @@
 #include "cudal1/Extract/Extract.h"
 #include "cudal1/Frontend/Frontend.h"
 #include "cudal1/Model/KernelInfo.h"
+#include "cudal1/Verify/Harness.h"
 
 #include "llvm/Support/JSON.h"
 
@@ -77,6 +78,7 @@ private:
 struct KernelSources {
   ExtractedKernel K;
   std::vector<LaunchSite> Launches;
+  std::vector<BufferUse> Uses; ///< from the access analysis
 };
 
 /// What analyze() found.
@@ -135,6 +137,29 @@ struct ExtractResult {
   int Exit = 0;
 };
 
+/// inferHarnesses()' result (--print-harness): per kernel of the input
+/// files, the harness inferred from its launch sites.
+struct HarnessListing {
+  struct Item {
+    std::string Kernel;    ///< qualified name
+    std::string EntryName; ///< its key under `kernels:` in the printed spec
+    SourceLoc Definition;
+    unsigned LaunchSites = 0;
+    /// "complete" (a harness that runs), "incomplete" (Inferred.Missing says
+    /// what is not known) or "no-launch" (no launch site, or none evaluated:
+    /// Why).
+    std::string Status;
+    std::string Origin; ///< "inferred from the launch at main.cu:40:3 ..."
+    std::string Template; ///< template arguments of the launch chosen
+    InferredHarness Inferred;
+    std::vector<std::string> OtherLaunches; ///< launchSummary of the others
+    std::string Why;
+  };
+  std::vector<Item> Items;
+  FrontendStatus Status;
+  int Exit = 0; ///< 2 on bad input (parse errors, a bad --define)
+};
+
 class Pipeline {
 public:
   /// Builds the frontend from \p Opts (a bad compilation database is
@@ -160,6 +185,9 @@ public:
 
   /// --list-kernels: the kernels and launch sites of the input files.
   ProjectModel kernelModel(FrontendStatus &St);
+  /// --print-harness: the harness of every kernel of the input files,
+  /// inferred from its launch sites (and --define), as PrintHarness.cpp.
+  HarnessListing inferHarnesses();
   /// Parses the input files and runs every enabled rule.
   AnalysisRun analyze(bool CollectKernels);
   /// --verify=run with fixes: each fix of \p Run verified on the GPU as a
