@@ -208,6 +208,10 @@ struct LaunchEvaluator::Impl {
   bool constantAt(const clang::VarDecl *VD, const clang::FunctionDecl *F,
                   const clang::Stmt *At, std::string &Why);
   bool before(const clang::Stmt *A, const clang::Stmt *B) const;
+  /// \p M (in \p F) runs only after the first run of \p At: it is in a loop
+  /// around \p At, after \p At in the loop's body or in a `for` increment.
+  bool afterFirstRun(const clang::Stmt *M, const clang::Stmt *At,
+                     const clang::FunctionDecl *F);
   /// \p S is inside a loop (of \p F) that also holds \p At.
   bool inLoopAround(const clang::Stmt *S, const clang::Stmt *At,
                     const clang::FunctionDecl *F);

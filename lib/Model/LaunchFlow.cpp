@@ -3,10 +3,12 @@
 // A variable's value at a launch is its initial value followed by the
 // assignments that run on every path to the launch, in order: statements of
 // the blocks around the launch (`num_items = round_up(num_items);`,
-// `block.x = 256;`) and of `if` branches whose condition is known. Any
-// other modification before the launch (in a loop, under an unknown
-// condition, through a reference or its address) or a modification in a
-// loop around the launch leaves the value unknown: a name in the spec.
+// `block.x = 256;`) and of `if` branches whose condition is known. In a
+// loop, the value at the launch's first run: modifications after the launch
+// in the loop's body, or in a `for` increment, come later (a loop counter
+// has its initial value). Any other modification before the launch (in an
+// earlier loop, under an unknown condition, through a reference or its
+// address) leaves the value unknown: a name in the spec.
 //
 //===----------------------------------------------------------------------===//
 #include "LaunchEval.h"
@@ -209,14 +211,11 @@ Val LaunchEvaluator::Impl::initialValue(const VarDecl *VD, const Frame &Own,
 
 Val LaunchEvaluator::Impl::valueAt(const VarDecl *VD, const Frame &Own,
                                    const Stmt *At) {
+  // The value at the first run of At: modifications later in a loop around
+  // it (after it in the body, or in a `for` increment) come after.
   const std::vector<const Stmt *> &Ms = mutations(VD, Own.F);
-  for (const Stmt *M : Ms)
-    if (At && !before(M, At) && inLoopAround(M, At, Own.F))
-      return root(VD, "'" + VD->getNameAsString() + "' is modified at " +
-                          where(M->getBeginLoc()) +
-                          ", in a loop around the launch");
   for (auto It = Ms.rbegin(); It != Ms.rend(); ++It) {
-    if (At && !before(*It, At))
+    if (At && (!before(*It, At) || afterFirstRun(*It, At, Own.F)))
       continue;
     const Stmt *Assign = nullptr;
     std::string Why;

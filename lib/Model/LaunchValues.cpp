@@ -258,6 +258,27 @@ bool LaunchEvaluator::Impl::inLoopAround(const Stmt *S, const Stmt *At,
   return false;
 }
 
+bool LaunchEvaluator::Impl::afterFirstRun(const Stmt *M, const Stmt *At,
+                                          const FunctionDecl *F) {
+  SourceLocation L = SM.getExpansionLoc(M->getBeginLoc());
+  auto Within = [&](const Stmt *S) {
+    return S && !SM.isBeforeInTranslationUnit(
+                    L, SM.getExpansionLoc(S->getBeginLoc())) &&
+           !SM.isBeforeInTranslationUnit(SM.getExpansionLoc(S->getEndLoc()),
+                                         L);
+  };
+  for (const Stmt *Loop : loopsAround(At, F)) {
+    if (!Within(Loop))
+      continue;
+    if (!before(M, At))
+      return true; // later in the body: not run before the first launch
+    if (const auto *For = dyn_cast<ForStmt>(Loop))
+      if (Within(For->getInc()))
+        return true; // the increment runs after the first iteration
+  }
+  return false;
+}
+
 const std::vector<const Stmt *> &
 LaunchEvaluator::Impl::mutations(const VarDecl *VD, const FunctionDecl *F) {
   auto Key = std::make_pair(VD, F);
@@ -284,6 +305,8 @@ bool LaunchEvaluator::Impl::constantAt(const VarDecl *VD,
                                        const FunctionDecl *F, const Stmt *At,
                                        std::string &Why) {
   for (const Stmt *M : mutations(VD, F)) {
+    if (At && afterFirstRun(M, At, F))
+      continue;
     bool Before = !At || before(M, At);
     if (Before || inLoopAround(M, At, F)) {
       Why = "'" + VD->getNameAsString() + "' is modified at " +

@@ -249,7 +249,8 @@ std::string harnessTemplate(const std::string &Kernel,
   for (const auto &P : Params) {
     OS << "  " << P.Name << ": ";
     if (P.IsPointer) {
-      ElemKind K = elemKindFromType(P.ElementType);
+      ElemKind K = elemKindFromType(P.ScalarType.empty() ? P.ElementType
+                                                         : P.ScalarType);
       std::string Init = isFloatKind(K) ? "uniform(-1, 1)" : "int(0, 100)";
       if (P.PointeeConst)
         OS << "{ count: N, init: \"" << Init << "\" }   # read-only input\n";
@@ -258,7 +259,8 @@ std::string harnessTemplate(const std::string &Kernel,
               "for an in/out buffer, and role: input for one the kernel only "
               "reads\n";
     } else {
-      ElemKind K = elemKindFromType(P.Type);
+      ElemKind K =
+          elemKindFromType(P.ScalarType.empty() ? P.Type : P.ScalarType);
       OS << (isFloatKind(K) ? "1.5" : "N") << "   # " << P.Type << "\n";
     }
   }

@@ -39,6 +39,24 @@ std::string numberText(const ExprValue &V) {
   return S;
 }
 
+/// A number of a `float` parameter: the shortest text that reads back as
+/// the same float ("0.9", not 0.89999997615814209).
+std::string floatNumberText(double D) {
+  float F = float(D);
+  if (double(F) != D || !std::isfinite(F))
+    return numberText(ExprValue{true, 0, D});
+  char Buf[64];
+  for (int Prec = 1; Prec <= 9; ++Prec) {
+    std::snprintf(Buf, sizeof(Buf), "%.*g", Prec, double(F));
+    if (std::strtof(Buf, nullptr) == F)
+      break;
+  }
+  std::string S = Buf;
+  if (S.find_first_of(".eEn") == std::string::npos)
+    S += ".0";
+  return S;
+}
+
 /// \p Bytes (an expression) over \p Size: "n * 4" over 4 is "n", else
 /// "(bytes) / size".
 std::string countExpr(const std::string &Bytes, unsigned Size) {
@@ -301,6 +319,9 @@ void Inference::value(const ParamInfo &P, const ValueInfo *A,
   if (Ok && !setScalar(Arg.Scalar, P, X, Err)) {
     missing(Err);
     Comment += "; cuda-l1: " + Err;
+  } else if (Ok && X.IsFloat && Arg.Scalar.Kind != ElemKind::F64 &&
+             isFloatKind(Arg.Scalar.Kind) && (!A || A->Expr.empty())) {
+    Text = floatNumberText(X.F);
   }
   raw_string_ostream OS(ParamLines);
   OS << "  " << P.Name << ": " << Text << "   # " << Comment << "\n";

@@ -47,6 +47,10 @@ struct ParamInfo {
   bool Restrict = false;     ///< `T *__restrict__`
   bool IsConst = false;      ///< top-level const (`T *const`, `const int`)
   std::string ElementType;   ///< pointee type for pointers, else the type
+  /// ElementType with typedefs resolved and an enum as its underlying
+  /// integer type ("float" for `real` after `typedef float real;`): what the
+  /// harness passes and initialises. "" when dependent or not known.
+  std::string ScalarType;
   std::optional<uint64_t> ElementSizeBytes;
 };
 

@@ -14,8 +14,11 @@
 // offset`) and to host copies into it (cudaMemcpy host-to-device, memset).
 //
 // Soundness: a value is known only when every path the AST shows gives it;
-// a variable assigned in a loop around the launch, before it, or passed by
-// non-const reference or address is not a constant. Values that depend on
+// a launch in a loop takes the values of its first run (a loop counter its
+// initial value; what the loop changes after the launch comes later). A
+// variable assigned in an earlier loop or under an unknown condition before
+// the launch, or passed by non-const reference or address, is not a
+// constant. Values that depend on
 // such variables are kept as expressions over their names (harness-spec
 // syntax) so that a spec can be completed by naming just those.
 //
