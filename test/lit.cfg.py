@@ -14,6 +14,7 @@ config.test_exec_root = os.path.join(config.cudal1_obj_root, "test")
 
 tools = config.cudal1_tools_dir
 config.substitutions.append(("%cuda-l1-rewrite", os.path.join(tools, "cuda-l1-rewrite")))
+config.substitutions.append(("%cuda-l1-lsp", os.path.join(tools, "cuda-l1-lsp")))
 config.substitutions.append(("%cuda_path", config.cuda_path))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.substitutions.append(("%srcroot", config.cudal1_src_root))
@@ -52,3 +53,15 @@ import sys
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(
     ("%expect_exit", sys.executable + " " + os.path.join(config.test_source_root, "Inputs", "scripts", "expect-exit.py")))
+
+# Real clients of the language server and the hooks (utils/install-deps.sh
+# installs them; tests that need one are UNSUPPORTED, and counted, without).
+if shutil.which("nvim"):
+    config.available_features.add("nvim")
+if shutil.which("pre-commit") and shutil.which("git"):
+    config.available_features.add("pre-commit")
+try:
+    import jsonschema  # noqa: F401
+    config.available_features.add("jsonschema")
+except ImportError:
+    pass

@@ -231,6 +231,47 @@ else
   info lib-capture "reader check" "no runnable cudal1-capture-tests here (it needs LLVM); the manifests are in gpu-capture-details.tgz"
 fi
 
+step "cuda-l1-rewrite --verify=run --capture: the verifier replays captured launches"
+REWRITE="${DIST:+$DIST/bin/cuda-l1-rewrite}"
+CAP="$WORK/captures/multi-model"
+if [ -z "$REWRITE" ] || [ ! -x "$REWRITE" ]; then
+  info verify-capture "replay in the verifier" "no cuda-l1-rewrite in the dist folder"
+elif [ ! -f "$CAP/manifest.json" ]; then
+  fail verify-capture "replay in the verifier" "no capture of multi_kernels"
+else
+  V="$WORK/verify-capture"; mkdir -p "$V"
+  # The same kernel as a candidate: correct on every captured launch, the
+  # original reproducing each captured after-state; not faster.
+  "$REWRITE" --verify=run --capture="$CAP" --kernel=saxpy --verify-exactness=bitwise \
+    --verify-samples=30 --candidate="$APPS/multi_kernels.cu" --format=json \
+    "$APPS/multi_kernels.cu" -- -I"$APPS" > "$V/same.json" 2> "$V/same.err"
+  echo "exit status $? (1: verified, not faster)" >> "$V/same.err"
+  cat "$V/same.err" | tail -20
+  if python3 - "$V/same.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = r["kernels"][0]["candidates"][0]
+sets = [s for s in c["input_sets"] if "launch" in s.get("description", "")]
+notes = " ".join(c.get("notes", []))
+ok = c["correct"] and sets and all(s["ok"] for s in sets) and "does not reproduce" not in notes
+print("captured input sets:", len(sets), "correct:", c["correct"], "notes:", notes[:300])
+sys.exit(0 if ok else 1)
+PY
+  then pass verify-capture "the verifier replays the captured launches of saxpy: the original reproduces them bit for bit, the identical candidate matches"
+  else fail verify-capture "replay of captured launches in the verifier" "see $V/same.json"; fi
+  # A wrong candidate: off by 1e-3 everywhere; must be rejected on the
+  # captured launches.
+  sed 's/y\[i\] = a \* x\[i\] + y\[i\];/y[i] = a * x[i] + y[i] + 1e-3f;/' "$APPS/multi_kernels.cu" > "$V/wrong.cu"
+  cp "$APPS/check.h" "$V/"
+  "$REWRITE" --verify=run --capture="$CAP" --kernel=saxpy --verify-samples=30 \
+    --candidate="$V/wrong.cu" --format=json "$APPS/multi_kernels.cu" -- -I"$APPS" \
+    > "$V/wrong.json" 2> "$V/wrong.err"
+  tail -5 "$V/wrong.err"
+  if python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['kernels'][0]['candidates'][0]; print(c['reject_kind'], c['reason'][:200]); sys.exit(0 if c['reject_kind']=='mismatch' else 1)" "$V/wrong.json"; then
+    pass verify-capture "a wrong candidate is rejected [mismatch] on the captured launches"
+  else fail verify-capture "the wrong candidate was not rejected as a mismatch" "see $V/wrong.json"; fi
+fi
+
 step "capture overhead (loop: 20000 launches of a 1M-element kernel)"
 ITERS=20000; N=1048576
 # run_timed <label> <command...>: 3 runs; the median wall time in LAST.

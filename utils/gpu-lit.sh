@@ -49,7 +49,7 @@ fi
 RUN=()
 for T in $TESTS; do
   missing=""
-  for tool in cuda-l1-structural cuda-l1-capture; do
+  for tool in cuda-l1-structural cuda-l1-capture cuda-l1-lsp; do
     if grep -q "$tool" "$ROOT/$T" && [ ! -x "$BIN/$tool" ]; then missing="$tool"; fi
   done
   if [ -n "$missing" ]; then

@@ -7,6 +7,11 @@ PKGS=(
   build-essential cmake ninja-build ccache pkg-config python3 file xz-utils
   clang-22 libclang-22-dev llvm-22-dev llvm-22-tools clang-tools-22
   libcurl4-openssl-dev libgtest-dev googletest zlib1g-dev libzstd-dev bc
+  # Clients of the language server, the pre-commit hooks and the SARIF
+  # schema check (test/LSP/nvim.test, test/PreCommit, test/Analysis/sarif*).
+  neovim git pre-commit python3-jsonschema
+  # Sanitizer runtimes and libFuzzer for utils/check-sanitize.sh (issue 18).
+  libclang-rt-22-dev libfuzzer-22-dev
 )
 
 SUDO=""

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Packs what utils/gpu-check.sh needs on a GPU machine without LLVM into
 # dist/gpu/ (git-ignored): the statically linked GPU test driver, the CPU
-# unit tests, the portable cuda-l1-rewrite, clang's resource headers
+# unit tests, the portable cuda-l1-rewrite and cuda-l1-lsp, clang's resource headers
 # (without other targets' intrinsics headers), all stripped, and lit.
 #   utils/make-gpu-dist.sh [build-dir]     (default: build/)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 B="${1:-$ROOT/build}"
 D="$ROOT/dist/gpu"
-ninja -C "$B" cudal1-verify-gpu-tests cuda-l1-rewrite-portable
+ninja -C "$B" cudal1-verify-gpu-tests cuda-l1-rewrite-portable cuda-l1-lsp-portable
 rm -rf "$D"; mkdir -p "$D/bin" "$D/lib/cuda-l1/clang"
-cp "$B/bin/cudal1-verify-gpu-tests" "$B/portable/bin/cuda-l1-rewrite" "$D/bin/"
+cp "$B/bin/cudal1-verify-gpu-tests" "$B/portable/bin/cuda-l1-rewrite" "$B/portable/bin/cuda-l1-lsp" "$D/bin/"
 strip "$D/bin/"*
 cp -r /usr/lib/llvm-22/lib/clang/22/include "$D/lib/cuda-l1/clang/"
 # lit (pure Python, ~1 MB) for utils/gpu-lit.sh: the REQUIRES: gpu lit tests.

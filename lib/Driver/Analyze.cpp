@@ -109,6 +109,7 @@ private:
         if (K.Kernel == N && !Run.Kernels.count(N)) {
           Run.Kernels[N].K = std::move(K);
           Run.Kernels[N].Uses = bufferUsesOf(Model, N);
+          Run.Kernels[N].MangledNames = mangledNamesOf(Model, N);
         }
   }
 
@@ -139,9 +140,11 @@ void preferFixes(std::vector<Finding> &Findings,
   Findings = std::move(Out);
 }
 
-/// Drops the findings that a NOLINT comment in their file suppresses.
-void applySuppressions(std::vector<Finding> &Findings) {
-  std::map<std::string, std::string> Texts;
+/// Drops the findings that a NOLINT comment in their file suppresses (in
+/// \p Overlay's contents where it has the file).
+void applySuppressions(std::vector<Finding> &Findings,
+                       const std::map<std::string, std::string> &Overlay) {
+  std::map<std::string, std::string> Texts = Overlay;
   std::vector<Finding> Out;
   for (Finding &F : Findings) {
     auto It = Texts.find(F.Loc.File);
@@ -163,11 +166,20 @@ AnalysisRun Pipeline::analyze(bool CollectKernels) {
   std::vector<RuleInfo> Rules = rules();
   CrashRecoveryContext::Enable();
   AnalyzeHandler Handler(*this, CollectKernels);
-  Handler.Run.Status = FE->run(Opts.Files, Handler, Opts.Jobs);
+  std::vector<std::string> Files;
+  for (const std::string &F : Opts.Files) {
+    std::vector<std::string> Cmd = FE->commandFor(F);
+    bool Cuda = false;
+    for (size_t I = 0; I + 1 < Cmd.size(); ++I)
+      Cuda |= Cmd[I] == "-x" && Cmd[I + 1] == "cuda";
+    if (Cuda || !Opts.CudaOnly)
+      Files.push_back(F);
+  }
+  Handler.Run.Status = FE->run(Files, Handler, Opts.Jobs);
   AnalysisRun Run = std::move(Handler.Run);
   preferFixes(Run.Findings, Rules);
   sortAndDedup(Run.Findings);
-  applySuppressions(Run.Findings);
+  applySuppressions(Run.Findings, Opts.Overlay);
   for (auto &KV : Run.Kernels) {
     std::set<std::string> Seen;
     for (const LaunchSite &LS : Handler.Launches)

@@ -1,6 +1,9 @@
 //===- Apply.cpp - --fix / -o / --diff / --export-fixes --------------------===//
+#include "cudal1/Support/SafeWrite.h"
 #include "cudal1/Driver/Pipeline.h"
 #include "cudal1/Rules/ApplyFixes.h"
+
+#include <set>
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -11,8 +14,10 @@ using namespace llvm;
 
 namespace cudal1 {
 
-int Pipeline::applyFixes(const AnalysisRun &Run,
-                         const FixVerifyResult *Verified) {
+/// The rewrite engine's options for \p Findings (the pipeline's own copy,
+/// whose addresses the Verify callback maps back to indices).
+ApplyOptions Pipeline::applyOptions(const std::vector<Finding> &Findings,
+                                    const FixVerifyResult *Verified) const {
   ApplyOptions AO;
   AO.InPlace = Opts.Fix;
   AO.OutputDir = Opts.OutputDir;
@@ -29,14 +34,9 @@ int Pipeline::applyFixes(const AnalysisRun &Run,
   AO.Quiet = Opts.Quiet;
   if (Opts.Diff)
     AO.DiffOut = &outs();
-  std::vector<Finding> ToApply = Run.Findings;
   if (Verified) {
-    // Only what was verified correct and faster; the annotation goes with
-    // one applied fix per kernel, in the same write.
-    for (const auto &KV : Verified->Decisions)
-      if (KV.second.Apply && KV.second.Annotation)
-        ToApply[KV.first].Fix->Edits.push_back(*KV.second.Annotation);
-    const Finding *Base = ToApply.data();
+    // Only what was verified correct and faster.
+    const Finding *Base = Findings.data();
     AO.VerifyBitwise = true;
     AO.Verify = [Base, Verified](const Finding &F, std::string &Why) {
       auto It = Verified->Decisions.find(&F - Base);
@@ -48,6 +48,35 @@ int Pipeline::applyFixes(const AnalysisRun &Run,
       return It->second.Apply;
     };
   }
+  return AO;
+}
+
+/// The findings to apply: with the annotations of verified kernels (they go
+/// with one applied fix per kernel, in the same write), without the fixes
+/// --app-test dropped.
+std::vector<Finding> Pipeline::findingsToApply(
+    const AnalysisRun &Run, const FixVerifyResult *Verified,
+    const std::set<size_t> &Without) const {
+  std::vector<Finding> ToApply = Run.Findings;
+  if (Verified)
+    for (const auto &KV : Verified->Decisions)
+      if (KV.second.Apply && KV.second.Annotation)
+        ToApply[KV.first].Fix->Edits.push_back(*KV.second.Annotation);
+  for (size_t I : Without)
+    ToApply[I].Fix.reset();
+  return ToApply;
+}
+
+int Pipeline::applyFixes(const AnalysisRun &Run,
+                         const FixVerifyResult *Verified) {
+  std::set<size_t> Dropped;
+  if (!Opts.AppTest.empty()) {
+    int St = appTest(Run, Verified, Dropped);
+    if (St)
+      return St; // the test command is unusable: nothing is written
+  }
+  std::vector<Finding> ToApply = findingsToApply(Run, Verified, Dropped);
+  ApplyOptions AO = applyOptions(ToApply, Verified);
   int Exit = cudal1::applyFixes(ToApply, AO);
   if (!Verified || !Verified->Json || Opts.OutputDir.empty())
     return Exit;
@@ -58,11 +87,9 @@ int Pipeline::applyFixes(const AnalysisRun &Run,
     reportError(Opts.OutputDir + ": " + EC.message());
     return 2;
   }
-  if (Error E = writeToOutput(P, [&](raw_ostream &OS) {
-        OS << Text;
-        return Error::success();
-      })) {
-    reportError(P.str().str() + ": " + toString(std::move(E)));
+  SafeWriteResult W = writeFileSafely(P, Text);
+  if (!W.Ok) {
+    reportError(P.str().str() + ": " + W.Error);
     return 2;
   }
   if (!Opts.Quiet)

@@ -154,8 +154,11 @@ public:
 
   /// Checks the flags; parses the original and the candidates.
   bool parse();
-  /// The original's harness: --harness, the configuration, a launch site.
+  /// The original's harness (findHarness) and its captured launches.
   bool harness();
+  /// --harness, the configuration, a launch site (errors reported; when
+  /// missing, MissingWhy and MissingTemplate say why).
+  HarnessStatus findHarness();
   /// One job per usable candidate; false when none is.
   bool jobs();
   /// Runs the jobs on the GPU.
@@ -171,7 +174,11 @@ private:
   const ExtractedKernel *OK = nullptr;
   std::vector<ParamInfo> Params;
   Harness H;
+  bool HaveHarness = false;
   std::string HarnessSource;
+  std::vector<ReplayLaunch> Captured;
+  std::string MissingWhy, MissingTemplate;
+  bool MissingHadLaunches = false;
   std::vector<VerifyJob> Jobs;
   int Exit = 0;
 };
@@ -234,32 +241,52 @@ bool CandidateRun::parse() {
 }
 
 bool CandidateRun::harness() {
+  if (!capturedLaunchesOf(Opts, mangledNamesOf(OF->Model, OK->Kernel),
+                          Captured))
+    return false;
+  HarnessStatus St = findHarness();
+  HaveHarness = St == HarnessStatus::Found;
+  if (St == HarnessStatus::Missing && !Captured.empty())
+    HarnessSource = "captured launches in " + Opts.CaptureDir;
+  else if (St == HarnessStatus::Missing) {
+    reportError("no harness for kernel '" + Opts.Kernel + "': " + MissingWhy);
+    errs() << "Write a harness spec and pass it with --harness=<file>"
+           << (MissingHadLaunches ? " (or --define the values named above)"
+                                  : "")
+           << "; a filled-in spec to copy:\n\n"
+           << MissingTemplate;
+    return false;
+  }
+  return St != HarnessStatus::Error;
+}
+
+HarnessStatus CandidateRun::findHarness() {
   const std::string &OriginalFile = Opts.Files.front();
   if (!Opts.HarnessFile.empty()) {
     auto Buf = MemoryBuffer::getFile(Opts.HarnessFile);
     if (!Buf) {
       reportError(Opts.HarnessFile + ": " + Buf.getError().message());
-      return false;
+      return HarnessStatus::Error;
     }
     std::string E;
     if (!parseHarnessSpec((*Buf)->getBuffer().str(), Opts.HarnessFile,
                           simpleKernelName(OK->Kernel), Params, Env, H, E)) {
       reportError(E);
-      return false;
+      return HarnessStatus::Error;
     }
     HarnessSource = Opts.HarnessFile;
-    return true;
+    return HarnessStatus::Found;
   }
   HarnessQuery Q{OriginalFile, OK->Kernel, Params, Env, {}, ""};
   HarnessAnswer CA = harnessFromConfig(Q, P.configs());
   if (CA.Status == HarnessStatus::Error) {
     reportError(CA.Message);
-    return false;
+    return HarnessStatus::Error;
   }
   if (CA.Status == HarnessStatus::Found) {
     H = std::move(CA.H);
     HarnessSource = CA.Source;
-    return true;
+    return HarnessStatus::Found;
   }
   Q.Uses = bufferUsesOf(OF->Model, OK->Kernel);
   Q.NameExpr = OK->NameExpr;
@@ -273,15 +300,12 @@ bool CandidateRun::harness() {
     if (!Opts.Quiet)
       for (const auto &N : H.Notes)
         reportNote(N);
-    return true;
+    return HarnessStatus::Found;
   }
-  reportError("no harness for kernel '" + Opts.Kernel + "': " + LA.Message);
-  errs() << "Write a harness spec and pass it with --harness=<file>"
-         << (Q.Launches.empty() ? ""
-                                : " (or --define the values named above)")
-         << "; a filled-in spec to copy:\n\n"
-         << LA.Template;
-  return false;
+  MissingWhy = LA.Message;
+  MissingTemplate = LA.Template;
+  MissingHadLaunches = !Q.Launches.empty();
+  return HarnessStatus::Missing;
 }
 
 bool CandidateRun::jobs() {
@@ -312,7 +336,9 @@ bool CandidateRun::jobs() {
     VerifyJob J;
     J.Kernel = OK->Kernel;
     J.Params = Params;
+    J.HaveHarness = HaveHarness;
     J.H = H;
+    J.Captured = Captured;
     if (!candidateLaunch(OF->Model, CF->Model, OK->Kernel, J.H, Why)) {
       reportError(Why);
       Exit = 2;

@@ -1,4 +1,5 @@
 //===- Extract.cpp - --extract=<kernel|all> -o <dir> ----------------------===//
+#include "cudal1/Support/SafeWrite.h"
 #include "cudal1/Compile/Nvrtc.h"
 #include "cudal1/Driver/Pipeline.h"
 
@@ -54,16 +55,12 @@ public:
   std::map<std::string, std::vector<size_t>> ByKey;
 };
 
-/// Writes \p Text to \p Path atomically (a temporary file, then a rename).
+/// Writes \p Text to \p Path (lib/Support/SafeWrite).
 bool writeFile(StringRef Path, StringRef Text) {
-  if (Error E = writeToOutput(Path, [&](raw_ostream &OS) {
-        OS << Text;
-        return Error::success();
-      })) {
-    reportError(Path.str() + ": cannot write: " + toString(std::move(E)));
-    return false;
-  }
-  return true;
+  SafeWriteResult R = writeFileSafely(Path, Text);
+  if (!R.Ok)
+    reportError(Path.str() + ": " + R.Error);
+  return R.Ok;
 }
 
 /// File stems: the qualified name, made unique.

@@ -58,6 +58,9 @@ struct KernelWork {
   size_t KernelOffset = 0;
   HarnessAnswer HA;
   std::vector<ParamInfo> Params;
+  /// Launches recorded by cuda-l1-capture (--capture): more input sets, and
+  /// the timed input when there is no harness.
+  std::vector<ReplayLaunch> Captured;
   std::vector<size_t> Findings;            ///< all of this kernel
   std::map<size_t, std::string> Candidate; ///< finding -> new definition
   /// finding -> the candidate's own launch shape (a fix that rewrites the
@@ -212,10 +215,15 @@ bool FixVerifier::prepare(KernelWork &W) {
                       "' could not be extracted for verification: " +
                       K.Problems[0]);
   W.File = K.KernelRange.Begin.File;
-  auto Buf = MemoryBuffer::getFile(W.File);
-  if (!Buf)
-    return DeclineAll(W.File + ": " + Buf.getError().message());
-  W.FileText = (*Buf)->getBuffer().str();
+  auto Ov = Opts.Overlay.find(W.File); // an editor's buffer
+  if (Ov != Opts.Overlay.end()) {
+    W.FileText = Ov->second;
+  } else {
+    auto Buf = MemoryBuffer::getFile(W.File);
+    if (!Buf)
+      return DeclineAll(W.File + ": " + Buf.getError().message());
+    W.FileText = (*Buf)->getBuffer().str();
+  }
   size_t B = std::min(K.KernelBegin, K.Source.size());
   size_t E = std::min(std::max(K.KernelEnd, B), K.Source.size());
   W.KernelText = K.Source.substr(B, E - B);
@@ -243,7 +251,11 @@ bool FixVerifier::prepare(KernelWork &W) {
     reportError(W.HA.Message);
     return false;
   }
-  if (W.HA.Status == HarnessStatus::Missing) {
+  if (!capturedLaunchesOf(Opts, W.KS->MangledNames, W.Captured))
+    return false;
+  if (W.HA.Status == HarnessStatus::Missing && !W.Captured.empty()) {
+    W.HA.Source = "captured launches in " + Opts.CaptureDir;
+  } else if (W.HA.Status == HarnessStatus::Missing) {
     DeclineAll(W.HA.Message + " (give one with --harness=<file> or Harness: "
                               "in .cuda-l1.yaml; docs/harness.md)");
     if (!Opts.Quiet)
@@ -257,9 +269,15 @@ bool FixVerifier::prepare(KernelWork &W) {
     std::string Def, Why;
     std::vector<TextEdit> KernelEdits = finding(I).Fix->Edits;
     std::optional<Dims> LG, LB;
-    if (!takeLaunchEdits(W, W.HA.H, KernelEdits, LG, LB, Why) ||
-        !applyEditsToKernel(W.KernelText, W.KernelOffset, KernelEdits, Def,
-                            Why)) {
+    bool Ok = takeLaunchEdits(W, W.HA.H, KernelEdits, LG, LB, Why);
+    if (Ok && (LG || LB) && W.HA.Status != HarnessStatus::Found) {
+      Ok = false;
+      Why = "it changes the launch shape, and the kernel has no harness to "
+            "derive the new shape from (captured launches keep the "
+            "original's)";
+    }
+    if (!Ok || !applyEditsToKernel(W.KernelText, W.KernelOffset, KernelEdits,
+                                   Def, Why)) {
       decline(I, "not verifiable as a kernel candidate: " + Why);
       continue;
     }
@@ -309,7 +327,9 @@ CandidateVerdict FixVerifier::runJob(KernelWork &W,
   VerifyJob J;
   J.Kernel = K.Kernel;
   J.Params = W.Params;
+  J.HaveHarness = W.HA.Status == HarnessStatus::Found;
   J.H = W.HA.H;
+  J.Captured = W.Captured;
   for (size_t I : Fs)
     if (auto L = W.Launch.find(I); L != W.Launch.end()) {
       J.H.CandidateGrid = L->second.first;

@@ -91,6 +91,7 @@ Pipeline::Pipeline(Options O) : Opts(std::move(O)), Configs(Opts.ConfigFile) {
   FC.Parse.ResourceDir = Opts.ResourceDir;
   FC.Parse.ExtraArgs = Opts.CompilerArgs;
   FC.Parse.ShowWarnings = Opts.ShowCompilerWarnings;
+  FC.Overlay = Opts.Overlay;
   std::string DbError;
   FE = Frontend::create(FC, DbError);
   if (!DbError.empty()) {

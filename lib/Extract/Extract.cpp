@@ -660,6 +660,13 @@ private:
   unsigned TypeDepth = 0;
 };
 
+/// Top-level declarations whose text overlaps, copied as one piece.
+struct Group {
+  FileID FID;
+  unsigned Begin = 0, End = 0;
+  std::vector<const Decl *> Decls;
+};
+
 class Extraction {
 public:
   Extraction(TUInfo &TU, const FunctionDecl *Kernel, const ExtractOptions &O)
@@ -670,6 +677,10 @@ public:
   /// \p D is referenced from the code being walked at \p Use.
   void need(const Decl *D, SourceLocation Use);
   void needType(QualType T, SourceLocation Use);
+  bool needLocal(const Decl *&D, const FunctionDecl *Encl, SourceLocation Use);
+  void needFunction(const FunctionDecl *FD, SourceLocation Use);
+  void needVariable(const VarDecl *VD, SourceLocation Use);
+  void needRecord(const CXXRecordDecl *RD, SourceLocation Use);
   /// \p Target found through a using-declaration.
   void needThroughUsing(const UsingShadowDecl *USD, const Decl *Target,
                         SourceLocation Use) {
@@ -723,6 +734,34 @@ private:
                  SmallPtrSetImpl<const MacroInfo *> &Seen);
   std::string macroText(const MacroInfo *MI, std::string *Name);
   std::string assemble(ExtractedKernel &K);
+
+  /// What assemble() writes and what is open while it writes.
+  struct Output {
+    std::string Text;
+    raw_string_ostream OS{Text};
+    std::map<std::string, const MacroInfo *> Defined; ///< name -> active def
+    std::map<std::string, std::string> TextDefined;   ///< without preprocessor
+    std::vector<const DeclContext *> Open;            ///< namespaces, extern
+  };
+  /// The copied top-level declarations, grouped where their text overlaps,
+  /// in translation-unit order.
+  std::vector<Group> groupTops();
+  /// The macros each group uses (and the includes NVRTC provides for them).
+  void groupMacros(const std::vector<Group> &Merged,
+                   std::vector<std::vector<const MacroInfo *>> &Macros,
+                   std::vector<std::vector<TextMacro>> &TextMacros);
+  void emitIncludes(ExtractedKernel &K, Output &O);
+  void emitMacros(const std::vector<const MacroInfo *> &Ms, ExtractedKernel &K,
+                  Output &O);
+  void emitUnavailableMacro(const MacroInfo *MI, const std::string &Name,
+                            const std::string &Text, const HeaderClass &C,
+                            Output &O);
+  void emitTextMacros(const std::vector<TextMacro> &Ms, ExtractedKernel &K,
+                      Output &O);
+  void reopen(std::vector<const DeclContext *> Want, Output &O);
+  void emitGroup(const Group &G, ExtractedKernel &K, Output &O);
+  void emitLambda(const CXXRecordDecl *RD, const std::string &Name,
+                  ExtractedKernel &K, Output &O);
 
   const FunctionDecl *Kernel;
   const Decl *KernelTop = nullptr;
@@ -1019,6 +1058,174 @@ void Extraction::external(const Decl *D, SourceLocation Use) {
   }
 }
 
+/// A declaration local to function \p Encl: part of the function that holds
+/// it, except lambda closure types that come from host code (template
+/// arguments). True when that settles it (\p D is not needed on its own).
+bool Extraction::needLocal(const Decl *&D, const FunctionDecl *Encl,
+                           SourceLocation Use) {
+  const CXXRecordDecl *Closure = nullptr;
+  for (const Decl *P = D; P; P = dyn_cast<Decl>(P->getLexicalDeclContext())) {
+    if (const auto *RD = dyn_cast<CXXRecordDecl>(P))
+      if (RD->isLambda()) {
+        Closure = RD;
+        break;
+      }
+    if (P == Encl)
+      break;
+  }
+  const Decl *EnclTop = topLevelOf(Encl);
+  if (!Tops.count(EnclTop)) {
+    if (Closure) {
+      lambdaType(Closure, Use);
+      return true;
+    }
+    if (!isDeviceCallable(Encl)) {
+      if (isa<VarDecl>(D) && cast<VarDecl>(D)->isLocalVarDecl()) {
+        const VarDecl *VD = cast<VarDecl>(D);
+        // A host local constant read inside a lambda of the kernel.
+        problem(Use.isValid() ? Use : D->getLocation(),
+                "uses '" + VD->getName() +
+                    "', a local variable of host "
+                    "function '" +
+                    Encl->getQualifiedNameAsString() + "' (" +
+                    TU.where(VD->getLocation()) + ")");
+        return true;
+      }
+      // Report the outermost local declaration once (not each member).
+      const Decl *Outer = D;
+      while (Outer->getLexicalDeclContext() &&
+             Outer->getLexicalDeclContext() != Encl &&
+             isa<Decl>(Outer->getLexicalDeclContext()))
+        Outer = cast<Decl>(Outer->getLexicalDeclContext());
+      if (!Walked.insert(Outer).second)
+        return true;
+      D = Outer;
+      problem(Use.isValid() ? Use : D->getLocation(),
+              "uses " + describe(D) + ", declared inside host function '" +
+                  Encl->getQualifiedNameAsString() + "' at " +
+                  TU.where(D->getLocation()) +
+                  "; a local type cannot be named in the extracted source");
+      return true;
+    }
+  }
+  if (Closure && Walked.insert(Closure).second)
+    for (const FieldDecl *F : Closure->fields())
+      needType(F->getType(), F->getLocation());
+  if (const auto *VD = dyn_cast<VarDecl>(D))
+    if (VD->isLocalVarDecl() || isa<ParmVarDecl>(VD))
+      return true;
+  if (!isa<CXXRecordDecl>(D) && !isa<FunctionDecl>(D))
+    return true;
+  return false;
+}
+
+void Extraction::needFunction(const FunctionDecl *FD, SourceLocation Use) {
+  if (FD->hasAttr<CUDAGlobalAttr>()) {
+    const FunctionDecl *P = dyn_cast<FunctionDecl>(patternOf(FD));
+    if (P && P->getCanonicalDecl() != Kernel->getCanonicalDecl() &&
+        Walked.insert(FD).second)
+      problem(Use.isValid() ? Use : FD->getLocation(),
+              "refers to another kernel, '" + FD->getQualifiedNameAsString() +
+                  "' (device-side launch or kernel address)");
+    return;
+  }
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
+    if (MD->getParent()->isLambda()) {
+      // A lambda's call operator: walked with the lambda.
+      if (Walked.insert(FD).second && FD->hasBody())
+        Worklist.push_back(FD);
+      return;
+    }
+  if (isHostOnly(FD)) {
+    if (Walked.insert(FD).second)
+      problem(Use.isValid() ? Use : FD->getLocation(),
+              "calls host function '" + FD->getQualifiedNameAsString() +
+                  "' (" + TU.where(FD->getLocation()) +
+                  "), which device code cannot call");
+    return;
+  }
+  if (!Walked.insert(FD).second)
+    return;
+  if (const FunctionTemplateDecl *Primary = FD->getPrimaryTemplate())
+    need(Primary, Use);
+  const FunctionDecl *Def = FD->getDefinition();
+  const FunctionDecl *Pattern = dyn_cast<FunctionDecl>(patternOf(FD));
+  if (!Def && Pattern)
+    Def = Pattern->getDefinition();
+  if (!Def && !FD->isImplicit() && !FD->isDefaulted() &&
+      !FD->isPureVirtual()) {
+    problem(Use.isValid() ? Use : FD->getLocation(),
+            "calls '" + FD->getQualifiedNameAsString() + "', declared at " +
+                TU.where(FD->getLocation()) +
+                " but not defined in this translation unit (relocatable "
+                "device code: its definition is in another file)");
+    return;
+  }
+  // Every declaration of it (forward declarations keep the order valid).
+  for (const FunctionDecl *R : (Pattern ? Pattern : FD)->redecls())
+    if (TU.isUserLoc(R->getLocation()))
+      addTop(topLevelOf(R));
+  if (Def) {
+    addTop(topLevelOf(Def));
+    if (Def->isTemplateInstantiation() || FD->isTemplateInstantiation())
+      Worklist.push_back(Def);
+  }
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
+    need(MD->getParent(), Use);
+}
+
+void Extraction::needVariable(const VarDecl *VD, SourceLocation Use) {
+  if (!Walked.insert(VD).second)
+    return;
+  bool Cuda = cudaVarKind(VD) != nullptr;
+  bool Const = VD->isConstexpr() ||
+               (VD->getType().isConstQualified() && VD->getAnyInitializer());
+  if (!Cuda && !Const && !VD->isStaticDataMember()) {
+    problem(Use.isValid() ? Use : VD->getLocation(),
+            "uses host variable '" + VD->getQualifiedNameAsString() + "' (" +
+                TU.where(VD->getLocation()) +
+                "), which does not exist on the device");
+    return;
+  }
+  const VarDecl *Def = VD->getDefinition();
+  if (!Def && Cuda && VD->hasExternalStorage() &&
+      !(VD->hasAttr<CUDASharedAttr>() &&
+        VD->getType()->isIncompleteArrayType())) {
+    problem(Use.isValid() ? Use : VD->getLocation(),
+            "uses '" + VD->getQualifiedNameAsString() +
+                "', declared extern at " + TU.where(VD->getLocation()) +
+                " but not defined in this translation unit (relocatable "
+                "device code: its definition is in another file)");
+    return;
+  }
+  for (const VarDecl *R : VD->redecls())
+    if (TU.isUserLoc(R->getLocation()))
+      addTop(topLevelOf(R));
+  if (VD->isStaticDataMember())
+    need(cast<Decl>(VD->getDeclContext()), Use);
+  if (VD->getTemplateInstantiationPattern())
+    Worklist.push_back(VD);
+}
+
+void Extraction::needRecord(const CXXRecordDecl *RD, SourceLocation Use) {
+  if (RD->isLambda()) {
+    if (Walked.insert(RD).second)
+      for (const FieldDecl *F : RD->fields())
+        needType(F->getType(), F->getLocation());
+    return;
+  }
+  addTop(topLevelOf(RD));
+  if (const auto *CTS = dyn_cast<ClassTemplateSpecializationDecl>(RD)) {
+    if (CTS->getSpecializationKind() != TSK_ExplicitSpecialization)
+      need(CTS->getSpecializedTemplate(), Use);
+    if (Walked.insert(RD).second)
+      walkRecordInstantiation(RD);
+  } else if (RD->getTemplateInstantiationPattern()) {
+    if (Walked.insert(RD).second)
+      walkRecordInstantiation(RD);
+  }
+}
+
 void Extraction::need(const Decl *D, SourceLocation Use) {
   if (!D)
     return;
@@ -1047,174 +1254,15 @@ void Extraction::need(const Decl *D, SourceLocation Use) {
     return;
   }
 
-  // Local declarations: part of the function that holds them, except lambda
-  // closure types that come from host code (template arguments).
-  if (const FunctionDecl *Encl = enclosingFunction(D)) {
-    const CXXRecordDecl *Closure = nullptr;
-    for (const Decl *P = D; P; P = dyn_cast<Decl>(P->getLexicalDeclContext())) {
-      if (const auto *RD = dyn_cast<CXXRecordDecl>(P))
-        if (RD->isLambda()) {
-          Closure = RD;
-          break;
-        }
-      if (P == Encl)
-        break;
-    }
-    const Decl *EnclTop = topLevelOf(Encl);
-    if (!Tops.count(EnclTop)) {
-      if (Closure) {
-        lambdaType(Closure, Use);
-        return;
-      }
-      if (!isDeviceCallable(Encl)) {
-        if (isa<VarDecl>(D) && cast<VarDecl>(D)->isLocalVarDecl()) {
-          const VarDecl *VD = cast<VarDecl>(D);
-          // A host local constant read inside a lambda of the kernel.
-          problem(Use.isValid() ? Use : D->getLocation(),
-                  "uses '" + VD->getName() +
-                      "', a local variable of host "
-                      "function '" +
-                      Encl->getQualifiedNameAsString() + "' (" +
-                      TU.where(VD->getLocation()) + ")");
-          return;
-        }
-        // Report the outermost local declaration once (not each member).
-        const Decl *Outer = D;
-        while (Outer->getLexicalDeclContext() &&
-               Outer->getLexicalDeclContext() != Encl &&
-               isa<Decl>(Outer->getLexicalDeclContext()))
-          Outer = cast<Decl>(Outer->getLexicalDeclContext());
-        if (!Walked.insert(Outer).second)
-          return;
-        D = Outer;
-        problem(Use.isValid() ? Use : D->getLocation(),
-                "uses " + describe(D) + ", declared inside host function '" +
-                    Encl->getQualifiedNameAsString() + "' at " +
-                    TU.where(D->getLocation()) +
-                    "; a local type cannot be named in the extracted source");
-        return;
-      }
-    }
-    if (Closure && Walked.insert(Closure).second)
-      for (const FieldDecl *F : Closure->fields())
-        needType(F->getType(), F->getLocation());
-    if (const auto *VD = dyn_cast<VarDecl>(D))
-      if (VD->isLocalVarDecl() || isa<ParmVarDecl>(VD))
-        return;
-    if (!isa<CXXRecordDecl>(D) && !isa<FunctionDecl>(D))
+  if (const FunctionDecl *Encl = enclosingFunction(D))
+    if (needLocal(D, Encl, Use))
       return;
-  }
-
-  if (const auto *FD = dyn_cast<FunctionDecl>(D)) {
-    if (FD->hasAttr<CUDAGlobalAttr>()) {
-      const FunctionDecl *P = dyn_cast<FunctionDecl>(patternOf(FD));
-      if (P && P->getCanonicalDecl() != Kernel->getCanonicalDecl() &&
-          Walked.insert(FD).second)
-        problem(Use.isValid() ? Use : FD->getLocation(),
-                "refers to another kernel, '" + FD->getQualifiedNameAsString() +
-                    "' (device-side launch or kernel address)");
-      return;
-    }
-    if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
-      if (MD->getParent()->isLambda()) {
-        // A lambda's call operator: walked with the lambda.
-        if (Walked.insert(FD).second && FD->hasBody())
-          Worklist.push_back(FD);
-        return;
-      }
-    if (isHostOnly(FD)) {
-      if (Walked.insert(FD).second)
-        problem(Use.isValid() ? Use : FD->getLocation(),
-                "calls host function '" + FD->getQualifiedNameAsString() +
-                    "' (" + TU.where(FD->getLocation()) +
-                    "), which device code cannot call");
-      return;
-    }
-    if (!Walked.insert(FD).second)
-      return;
-    if (const FunctionTemplateDecl *Primary = FD->getPrimaryTemplate())
-      need(Primary, Use);
-    const FunctionDecl *Def = FD->getDefinition();
-    const FunctionDecl *Pattern = dyn_cast<FunctionDecl>(patternOf(FD));
-    if (!Def && Pattern)
-      Def = Pattern->getDefinition();
-    if (!Def && !FD->isImplicit() && !FD->isDefaulted() &&
-        !FD->isPureVirtual()) {
-      problem(Use.isValid() ? Use : FD->getLocation(),
-              "calls '" + FD->getQualifiedNameAsString() + "', declared at " +
-                  TU.where(FD->getLocation()) +
-                  " but not defined in this translation unit (relocatable "
-                  "device code: its definition is in another file)");
-      return;
-    }
-    // Every declaration of it (forward declarations keep the order valid).
-    for (const FunctionDecl *R : (Pattern ? Pattern : FD)->redecls())
-      if (TU.isUserLoc(R->getLocation()))
-        addTop(topLevelOf(R));
-    if (Def) {
-      addTop(topLevelOf(Def));
-      if (Def->isTemplateInstantiation() || FD->isTemplateInstantiation())
-        Worklist.push_back(Def);
-    }
-    if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
-      need(MD->getParent(), Use);
-    return;
-  }
-
-  if (const auto *VD = dyn_cast<VarDecl>(D)) {
-    if (!Walked.insert(VD).second)
-      return;
-    bool Cuda = cudaVarKind(VD) != nullptr;
-    bool Const = VD->isConstexpr() ||
-                 (VD->getType().isConstQualified() && VD->getAnyInitializer());
-    if (!Cuda && !Const && !VD->isStaticDataMember()) {
-      problem(Use.isValid() ? Use : VD->getLocation(),
-              "uses host variable '" + VD->getQualifiedNameAsString() + "' (" +
-                  TU.where(VD->getLocation()) +
-                  "), which does not exist on the device");
-      return;
-    }
-    const VarDecl *Def = VD->getDefinition();
-    if (!Def && Cuda && VD->hasExternalStorage() &&
-        !(VD->hasAttr<CUDASharedAttr>() &&
-          VD->getType()->isIncompleteArrayType())) {
-      problem(Use.isValid() ? Use : VD->getLocation(),
-              "uses '" + VD->getQualifiedNameAsString() +
-                  "', declared extern at " + TU.where(VD->getLocation()) +
-                  " but not defined in this translation unit (relocatable "
-                  "device code: its definition is in another file)");
-      return;
-    }
-    for (const VarDecl *R : VD->redecls())
-      if (TU.isUserLoc(R->getLocation()))
-        addTop(topLevelOf(R));
-    if (VD->isStaticDataMember())
-      need(cast<Decl>(VD->getDeclContext()), Use);
-    if (VD->getTemplateInstantiationPattern())
-      Worklist.push_back(VD);
-    return;
-  }
-
-  if (const auto *RD = dyn_cast<CXXRecordDecl>(D)) {
-    if (RD->isLambda()) {
-      if (Walked.insert(RD).second)
-        for (const FieldDecl *F : RD->fields())
-          needType(F->getType(), F->getLocation());
-      return;
-    }
-    addTop(topLevelOf(RD));
-    if (const auto *CTS = dyn_cast<ClassTemplateSpecializationDecl>(RD)) {
-      if (CTS->getSpecializationKind() != TSK_ExplicitSpecialization)
-        need(CTS->getSpecializedTemplate(), Use);
-      if (Walked.insert(RD).second)
-        walkRecordInstantiation(RD);
-    } else if (RD->getTemplateInstantiationPattern()) {
-      if (Walked.insert(RD).second)
-        walkRecordInstantiation(RD);
-    }
-    return;
-  }
-
+  if (const auto *FD = dyn_cast<FunctionDecl>(D))
+    return needFunction(FD, Use);
+  if (const auto *VD = dyn_cast<VarDecl>(D))
+    return needVariable(VD, Use);
+  if (const auto *RD = dyn_cast<CXXRecordDecl>(D))
+    return needRecord(RD, Use);
   if (const auto *USD = dyn_cast<UsingShadowDecl>(D)) {
     need(USD->getIntroducer(), Use);
     need(USD->getTargetDecl(), Use);
@@ -1222,6 +1270,7 @@ void Extraction::need(const Decl *D, SourceLocation Use) {
   }
   addTop(topLevelOf(D));
 }
+
 
 void Extraction::walkRecordInstantiation(const CXXRecordDecl *RD) {
   RefWalker W(*this);
@@ -1477,13 +1526,6 @@ Extraction::expandedMacros(FileID FID, unsigned B, unsigned E) {
 // Assembly
 //===----------------------------------------------------------------------===//
 
-struct Group {
-  FileID FID;
-  unsigned Begin, End;
-  std::vector<const Decl *> Decls;
-  SourceLocation BeginLoc() const { return {}; }
-};
-
 std::vector<const DeclContext *> namespaceChain(const Decl *D) {
   std::vector<const DeclContext *> Chain;
   for (const DeclContext *DC = D->getLexicalDeclContext();
@@ -1516,9 +1558,7 @@ std::string closer(const DeclContext *DC) {
   return "} // extern";
 }
 
-std::string Extraction::assemble(ExtractedKernel &K) {
-  // Group the top-level declarations by overlapping text, then order the
-  // groups as they appear in the translation unit.
+std::vector<Group> Extraction::groupTops() {
   std::vector<Group> Groups;
   for (const Decl *D : Tops) {
     Group G;
@@ -1543,24 +1583,32 @@ std::string Extraction::assemble(ExtractedKernel &K) {
     }
     Merged.push_back(G);
   }
+  return Merged;
+}
 
-  // Macros used by each group; the headers of those NVRTC provides.
-  std::vector<std::vector<const MacroInfo *>> GroupMacros(Merged.size());
-  std::vector<std::vector<TextMacro>> GroupTextMacros(Merged.size());
+/// Limits predefined by clang that <cfloat>/<climits> macros expand to
+/// (FLT_MIN -> __FLT_MIN__); NVRTC may lack them.
+static bool isPredefinedLimit(StringRef N) {
+  return N.starts_with("__FLT_") || N.starts_with("__DBL_") ||
+         N.starts_with("__INT_") || N.starts_with("__LONG_") ||
+         N.starts_with("__SCHAR_") || N.starts_with("__SHRT_") ||
+         N.starts_with("__LONG_LONG_");
+}
+
+void Extraction::groupMacros(
+    const std::vector<Group> &Merged,
+    std::vector<std::vector<const MacroInfo *>> &Macros,
+    std::vector<std::vector<TextMacro>> &TextMacros) {
+  Macros.assign(Merged.size(), {});
+  TextMacros.assign(Merged.size(), {});
   if (!TU.pp())
     for (size_t I = 0; I < Merged.size(); ++I)
       for (TextMacro &M :
            expandedMacros(Merged[I].FID, Merged[I].Begin, Merged[I].End)) {
         if (SM.isWrittenInBuiltinFile(M.Loc)) {
-          // Limits predefined by clang that <cfloat>/<climits> macros
-          // expand to (FLT_MIN -> __FLT_MIN__); NVRTC may lack them.
-          StringRef N = M.Name;
-          if (N.starts_with("__FLT_") || N.starts_with("__DBL_") ||
-              N.starts_with("__INT_") || N.starts_with("__LONG_") ||
-              N.starts_with("__SCHAR_") || N.starts_with("__SHRT_") ||
-              N.starts_with("__LONG_LONG_")) {
+          if (isPredefinedLimit(M.Name)) {
             M.Text = "#ifndef " + M.Name + "\n" + M.Text + "\n#endif";
-            GroupTextMacros[I].push_back(std::move(M));
+            TextMacros[I].push_back(std::move(M));
           }
           continue;
         }
@@ -1578,12 +1626,11 @@ std::string Extraction::assemble(ExtractedKernel &K) {
             M.Text = "#define " + M.Name + " " + Ov;
           M.Text = "#ifndef " + M.Name + "\n" + M.Text + "\n#endif";
         }
-        GroupTextMacros[I].push_back(std::move(M));
+        TextMacros[I].push_back(std::move(M));
       }
   for (size_t I = 0; I < Merged.size(); ++I) {
-    collectMacros(Merged[I].FID, Merged[I].Begin, Merged[I].End,
-                  GroupMacros[I]);
-    for (const MacroInfo *MI : GroupMacros[I]) {
+    collectMacros(Merged[I].FID, Merged[I].Begin, Merged[I].End, Macros[I]);
+    for (const MacroInfo *MI : Macros[I]) {
       SourceLocation DL = MI->getDefinitionLoc();
       if (MI->isBuiltinMacro() || SM.isWrittenInBuiltinFile(DL) ||
           SM.isWrittenInCommandLineFile(DL))
@@ -1593,252 +1640,264 @@ std::string Extraction::assemble(ExtractedKernel &K) {
         Includes.insert(C.Include);
     }
   }
+}
 
-  std::string Out;
-  raw_string_ostream OS(Out);
+void Extraction::emitIncludes(ExtractedKernel &K, Output &O) {
   SourceLoc KL = TU.loc(Kernel->getLocation());
-  OS << "// cuda-l1: kernel " << K.Kernel << " extracted from "
-     << sys::path::filename(KL.File) << ":" << KL.Line
-     << " with the context it needs (see the .json manifest)\n";
+  O.OS << "// cuda-l1: kernel " << K.Kernel << " extracted from "
+       << sys::path::filename(KL.File) << ":" << KL.Line
+       << " with the context it needs (see the .json manifest)\n";
   for (const std::string &I : Includes) {
-    OS << "#include " << I << "\n";
+    O.OS << "#include " << I << "\n";
     K.Includes.push_back(I);
     CopiedPiece P;
     P.What = "include " + I;
     K.Pieces.push_back(P);
   }
   if (!Includes.empty())
-    OS << "\n";
+    O.OS << "\n";
+}
 
-  std::map<std::string, const MacroInfo *> Defined; // name -> active def
-  std::map<std::string, std::string> TextDefined;   // without preprocessor
-  auto EmitMacros = [&](const std::vector<const MacroInfo *> &Ms) {
-    for (const MacroInfo *MI : Ms) {
-      std::string Name;
-      std::string Text = macroText(MI, &Name);
-      auto It = Defined.find(Name);
-      if (It != Defined.end() && It->second == MI)
+/// A macro from a header NVRTC lacks, kept only where NVRTC does not define
+/// it, with the compiler-predefined macros its definition relies on
+/// (FLT_MIN -> __FLT_MIN__), which NVRTC may not predefine either.
+void Extraction::emitUnavailableMacro(const MacroInfo *MI,
+                                      const std::string &Name,
+                                      const std::string &Text,
+                                      const HeaderClass &C, Output &O) {
+  SourceLocation DL = MI->getDefinitionLoc();
+  if (!macroOverride(Name))
+    for (const Token &T : MI->tokens()) {
+      const IdentifierInfo *II = T.getIdentifierInfo();
+      auto *PP = const_cast<Preprocessor *>(TU.pp());
+      if (!II || !PP || !II->hadMacroDefinition())
         continue;
-      SourceLocation DL = MI->getDefinitionLoc();
-      if (MI->isBuiltinMacro() || SM.isWrittenInBuiltinFile(DL))
+      const MacroInfo *Dep = PP->getMacroDefinitionAtLoc(II, DL).getMacroInfo();
+      if (!Dep || !SM.isWrittenInBuiltinFile(Dep->getDefinitionLoc()) ||
+          O.Defined.count(II->getName().str()))
         continue;
-      bool FromCmdLine = SM.isWrittenInCommandLineFile(DL);
-      HeaderClass C;
-      if (!FromCmdLine)
-        C = TU.classifyMacro(DL);
-      if (C.Kind == HeaderKind::Builtin || C.Kind == HeaderKind::Providable)
-        continue;
-      if (It != Defined.end())
-        OS << "#undef " << Name << "\n";
-      Defined[Name] = MI;
-      CopiedPiece P;
-      P.What = "macro " + Name;
-      if (C.Kind == HeaderKind::Unavailable) {
-        // Compiler-predefined macros its definition relies on
-        // (FLT_MIN -> __FLT_MIN__), which NVRTC may not predefine.
-        if (!macroOverride(Name))
-          for (const Token &T : MI->tokens()) {
-            const IdentifierInfo *II = T.getIdentifierInfo();
-            auto *PP = const_cast<Preprocessor *>(TU.pp());
-            if (!II || !PP || !II->hadMacroDefinition())
-              continue;
-            const MacroInfo *Dep =
-                PP->getMacroDefinitionAtLoc(II, DL).getMacroInfo();
-            if (!Dep || !SM.isWrittenInBuiltinFile(Dep->getDefinitionLoc()) ||
-                Defined.count(II->getName().str()))
-              continue;
-            Defined[II->getName().str()] = Dep;
-            OS << "#ifndef " << II->getName() << "\n"
-               << macroText(Dep, nullptr) << "\n#endif\n";
-          }
-        OS << "#ifndef " << Name << "\n";
-        if (const char *Ov = macroOverride(Name))
-          OS << "#define " << Name << " " << Ov << "\n";
-        else
-          OS << Text << "\n";
-        OS << "#endif\n";
-        P.What += " (from <" + C.Header + ">)";
-      } else {
-        OS << Text << "\n";
-        if (FromCmdLine)
-          P.What += " (from the command line)";
-      }
-      if (!FromCmdLine) {
-        P.Begin = TU.loc(DL);
-        P.End = TU.loc(MI->getDefinitionEndLoc().isValid()
-                           ? MI->getDefinitionEndLoc()
-                           : DL);
-      }
-      K.Pieces.push_back(P);
+      O.Defined[II->getName().str()] = Dep;
+      O.OS << "#ifndef " << II->getName() << "\n"
+           << macroText(Dep, nullptr) << "\n#endif\n";
     }
-  };
+  O.OS << "#ifndef " << Name << "\n";
+  if (const char *Ov = macroOverride(Name))
+    O.OS << "#define " << Name << " " << Ov << "\n";
+  else
+    O.OS << Text << "\n";
+  O.OS << "#endif\n";
+}
 
-  std::vector<const DeclContext *> Open;
-  auto Reopen = [&](const std::vector<const DeclContext *> &Want) {
-    size_t Common = 0;
-    while (Common < Open.size() && Common < Want.size() &&
-           Open[Common] == Want[Common])
-      ++Common;
-    // Compare canonical namespaces too: reopened namespaces are different
-    // NamespaceDecls of one namespace.
-    while (Open.size() > Common) {
-      OS << closer(Open.back()) << "\n";
-      Open.pop_back();
-    }
-    for (size_t I = Common; I < Want.size(); ++I) {
-      OS << opener(Want[I]) << "\n";
-      Open.push_back(Want[I]);
-    }
-  };
-
-  for (size_t GI = 0; GI < Merged.size(); ++GI) {
-    const Group &G = Merged[GI];
-    StringRef Buf = SM.getBufferData(G.FID);
-    const std::vector<const MacroInfo *> &Ms = GroupMacros[GI];
-    // Holes: host-only member functions inside copied classes.
-    std::vector<std::pair<unsigned, unsigned>> Holes;
-    for (const CXXMethodDecl *MD : HostMembers) {
-      const Decl *HD = MD;
-      if (const FunctionTemplateDecl *FT = MD->getDescribedFunctionTemplate())
-        HD = FT;
-      FileID F;
-      unsigned B, E;
-      if (!TU.rangeOf(HD, F, B, E) || F != G.FID || B < G.Begin || E > G.End)
-        continue;
-      Holes.push_back({B, E});
-    }
-    std::sort(Holes.begin(), Holes.end());
-    if (!Ms.empty())
-      EmitMacros(Ms);
-    for (const TextMacro &M : GroupTextMacros[GI]) {
-      auto It = TextDefined.find(M.Name);
-      if (It != TextDefined.end() && It->second == M.Text)
-        continue;
-      if (It != TextDefined.end())
-        OS << "#undef " << M.Name << "\n";
-      TextDefined[M.Name] = M.Text;
-      OS << M.Text << "\n";
-      CopiedPiece P;
-      P.What = "macro " + M.Name;
-      if (!SM.isWrittenInCommandLineFile(M.Loc)) {
-        P.Begin = TU.loc(M.Loc);
-        P.End = P.Begin;
-      }
-      K.Pieces.push_back(P);
-    }
-    std::vector<const DeclContext *> Want = namespaceChain(G.Decls.front());
-    // Canonicalize: reuse the currently open decl when it is the same
-    // namespace (another NamespaceDecl of it).
-    for (size_t I = 0; I < Want.size() && I < Open.size(); ++I) {
-      const auto *A = dyn_cast<NamespaceDecl>(Want[I]);
-      const auto *B = dyn_cast<NamespaceDecl>(Open[I]);
-      if (A && B && A->getFirstDecl() == B->getFirstDecl())
-        Want[I] = Open[I];
-      else if (isa<LinkageSpecDecl>(Want[I]) && isa<LinkageSpecDecl>(Open[I]) &&
-               cast<LinkageSpecDecl>(Want[I])->getLanguage() ==
-                   cast<LinkageSpecDecl>(Open[I])->getLanguage())
-        Want[I] = Open[I];
-      else
-        break;
-    }
-    Reopen(Want);
-    bool IsKernel = llvm::is_contained(G.Decls, KernelTop);
-    SourceLocation BL = SM.getComposedLoc(G.FID, G.Begin);
-    SourceLoc BS = TU.loc(BL);
-    if (Opts.OriginComments)
-      OS << "// cuda-l1: from " << sys::path::filename(BS.File) << ":"
-         << BS.Line << "\n";
-    OS.flush();
-    size_t Start = Out.size();
-    unsigned Pos = G.Begin;
-    for (auto &H : Holes) {
-      if (H.first < Pos)
-        continue;
-      OS << Buf.slice(Pos, H.first)
-         << "/* cuda-l1: host-only member omitted */";
-      Pos = H.second;
-    }
-    OS << Buf.slice(Pos, G.End);
-    OS.flush();
-    if (IsKernel) {
-      K.KernelBegin = Start;
-      K.KernelEnd = Out.size();
-    }
-    OS << "\n";
-    CopiedPiece P;
-    std::string What;
-    for (const Decl *D : G.Decls) {
-      if (!What.empty())
-        What += ", ";
-      What += describe(D);
-    }
-    P.What = What;
-    P.Begin = BS;
-    P.End =
-        TU.loc(SM.getComposedLoc(G.FID, G.End > G.Begin ? G.End - 1 : G.End));
-    K.Pieces.push_back(P);
-  }
-  Reopen({});
-
-  // Lambdas from host code, rebuilt as functors.
-  for (auto &L : Lambdas) {
-    const CXXRecordDecl *RD = L.first;
-    const CXXMethodDecl *Call = RD->getLambdaCallOperator();
-    if (!Call || !Call->getBody())
+void Extraction::emitMacros(const std::vector<const MacroInfo *> &Ms,
+                            ExtractedKernel &K, Output &O) {
+  for (const MacroInfo *MI : Ms) {
+    std::string Name;
+    std::string Text = macroText(MI, &Name);
+    auto It = O.Defined.find(Name);
+    if (It != O.Defined.end() && It->second == MI)
       continue;
-    std::vector<const DeclContext *> Want;
-    if (const FunctionDecl *Host = enclosingFunction(RD))
-      Want = namespaceChain(Host);
-    Reopen(Want);
-    SourceLoc LS = TU.loc(RD->getLocation());
-    OS << "// cuda-l1: the lambda at " << sys::path::filename(LS.File) << ":"
-       << LS.Line << ":" << LS.Column << ", as a named functor\n";
-    OS << "struct " << L.second << " {\n";
-    PrintingPolicy Pol = namePolicy(Ctx);
-    auto FI = RD->field_begin();
-    for (const LambdaCapture &C : RD->captures()) {
-      if (FI == RD->field_end())
-        break;
-      std::string Name = C.capturesVariable()
-                             ? C.getCapturedVar()->getNameAsString()
-                             : "this_";
-      bool Ok = true;
-      OS << "  " << typeName(FI->getType(), Ok) << " " << Name << ";\n";
-      ++FI;
-    }
-    OS << "  ";
-    if (Call->hasAttr<CUDAHostAttr>() &&
-        !Call->getAttr<CUDAHostAttr>()->isImplicit())
-      OS << "__host__ ";
-    OS << "__device__ ";
-    if (Call->getDeclaredReturnType()->getContainedAutoType())
-      OS << "auto";
-    else {
-      bool Ok = true;
-      OS << typeName(Call->getReturnType(), Ok);
-    }
-    OS << " operator()(";
-    for (unsigned I = 0; I < Call->getNumParams(); ++I) {
-      const ParmVarDecl *PV = Call->getParamDecl(I);
-      if (I)
-        OS << ", ";
-      bool Ok = true;
-      OS << typeName(PV->getType(), Ok) << " " << PV->getName();
-    }
-    OS << ")" << (Call->isConst() ? " const " : " ");
-    CharSourceRange BR = Lexer::makeFileCharRange(
-        CharSourceRange::getTokenRange(Call->getBody()->getSourceRange()), SM,
-        Ctx.getLangOpts());
-    OS << Lexer::getSourceText(BR, SM, Ctx.getLangOpts()) << "\n};\n";
+    SourceLocation DL = MI->getDefinitionLoc();
+    if (MI->isBuiltinMacro() || SM.isWrittenInBuiltinFile(DL))
+      continue;
+    bool FromCmdLine = SM.isWrittenInCommandLineFile(DL);
+    HeaderClass C;
+    if (!FromCmdLine)
+      C = TU.classifyMacro(DL);
+    if (C.Kind == HeaderKind::Builtin || C.Kind == HeaderKind::Providable)
+      continue;
+    if (It != O.Defined.end())
+      O.OS << "#undef " << Name << "\n";
+    O.Defined[Name] = MI;
     CopiedPiece P;
-    P.What = "lambda as functor " + L.second;
-    P.Begin = TU.loc(RD->getLocation());
-    P.End = TU.loc(BR.getEnd().getLocWithOffset(-1));
+    P.What = "macro " + Name;
+    if (C.Kind == HeaderKind::Unavailable) {
+      emitUnavailableMacro(MI, Name, Text, C, O);
+      P.What += " (from <" + C.Header + ">)";
+    } else {
+      O.OS << Text << "\n";
+      if (FromCmdLine)
+        P.What += " (from the command line)";
+    }
+    if (!FromCmdLine) {
+      P.Begin = TU.loc(DL);
+      P.End = TU.loc(MI->getDefinitionEndLoc().isValid()
+                         ? MI->getDefinitionEndLoc()
+                         : DL);
+    }
     K.Pieces.push_back(P);
   }
-  Reopen({});
-  OS.flush();
-  return Out;
+}
+
+void Extraction::emitTextMacros(const std::vector<TextMacro> &Ms,
+                                ExtractedKernel &K, Output &O) {
+  for (const TextMacro &M : Ms) {
+    auto It = O.TextDefined.find(M.Name);
+    if (It != O.TextDefined.end() && It->second == M.Text)
+      continue;
+    if (It != O.TextDefined.end())
+      O.OS << "#undef " << M.Name << "\n";
+    O.TextDefined[M.Name] = M.Text;
+    O.OS << M.Text << "\n";
+    CopiedPiece P;
+    P.What = "macro " + M.Name;
+    if (!SM.isWrittenInCommandLineFile(M.Loc)) {
+      P.Begin = TU.loc(M.Loc);
+      P.End = P.Begin;
+    }
+    K.Pieces.push_back(P);
+  }
+}
+
+/// Closes and opens namespaces / extern blocks so that \p Want is open.
+/// Reopened namespaces are other NamespaceDecls of one namespace: the one
+/// already open is reused.
+void Extraction::reopen(std::vector<const DeclContext *> Want, Output &O) {
+  for (size_t I = 0; I < Want.size() && I < O.Open.size(); ++I) {
+    const auto *A = dyn_cast<NamespaceDecl>(Want[I]);
+    const auto *B = dyn_cast<NamespaceDecl>(O.Open[I]);
+    if (A && B && A->getFirstDecl() == B->getFirstDecl())
+      Want[I] = O.Open[I];
+    else if (isa<LinkageSpecDecl>(Want[I]) && isa<LinkageSpecDecl>(O.Open[I]) &&
+             cast<LinkageSpecDecl>(Want[I])->getLanguage() ==
+                 cast<LinkageSpecDecl>(O.Open[I])->getLanguage())
+      Want[I] = O.Open[I];
+    else
+      break;
+  }
+  size_t Common = 0;
+  while (Common < O.Open.size() && Common < Want.size() &&
+         O.Open[Common] == Want[Common])
+    ++Common;
+  while (O.Open.size() > Common) {
+    O.OS << closer(O.Open.back()) << "\n";
+    O.Open.pop_back();
+  }
+  for (size_t I = Common; I < Want.size(); ++I) {
+    O.OS << opener(Want[I]) << "\n";
+    O.Open.push_back(Want[I]);
+  }
+}
+
+/// The text of one group, with holes where host-only members of copied
+/// classes were.
+void Extraction::emitGroup(const Group &G, ExtractedKernel &K, Output &O) {
+  StringRef Buf = SM.getBufferData(G.FID);
+  std::vector<std::pair<unsigned, unsigned>> Holes;
+  for (const CXXMethodDecl *MD : HostMembers) {
+    const Decl *HD = MD;
+    if (const FunctionTemplateDecl *FT = MD->getDescribedFunctionTemplate())
+      HD = FT;
+    FileID F;
+    unsigned B, E;
+    if (!TU.rangeOf(HD, F, B, E) || F != G.FID || B < G.Begin || E > G.End)
+      continue;
+    Holes.push_back({B, E});
+  }
+  std::sort(Holes.begin(), Holes.end());
+  reopen(namespaceChain(G.Decls.front()), O);
+  bool IsKernel = llvm::is_contained(G.Decls, KernelTop);
+  SourceLocation BL = SM.getComposedLoc(G.FID, G.Begin);
+  SourceLoc BS = TU.loc(BL);
+  if (Opts.OriginComments)
+    O.OS << "// cuda-l1: from " << sys::path::filename(BS.File) << ":"
+         << BS.Line << "\n";
+  O.OS.flush();
+  size_t Start = O.Text.size();
+  unsigned Pos = G.Begin;
+  for (auto &H : Holes) {
+    if (H.first < Pos)
+      continue;
+    O.OS << Buf.slice(Pos, H.first) << "/* cuda-l1: host-only member omitted */";
+    Pos = H.second;
+  }
+  O.OS << Buf.slice(Pos, G.End);
+  O.OS.flush();
+  if (IsKernel) {
+    K.KernelBegin = Start;
+    K.KernelEnd = O.Text.size();
+  }
+  O.OS << "\n";
+  CopiedPiece P;
+  for (const Decl *D : G.Decls)
+    P.What += (P.What.empty() ? "" : ", ") + describe(D);
+  P.Begin = BS;
+  P.End = TU.loc(SM.getComposedLoc(G.FID, G.End > G.Begin ? G.End - 1 : G.End));
+  K.Pieces.push_back(P);
+}
+
+/// A lambda from host code used by the kernel, rebuilt as a named functor.
+void Extraction::emitLambda(const CXXRecordDecl *RD, const std::string &Name,
+                            ExtractedKernel &K, Output &O) {
+  const CXXMethodDecl *Call = RD->getLambdaCallOperator();
+  if (!Call || !Call->getBody())
+    return;
+  std::vector<const DeclContext *> Want;
+  if (const FunctionDecl *Host = enclosingFunction(RD))
+    Want = namespaceChain(Host);
+  reopen(Want, O);
+  raw_ostream &OS = O.OS;
+  SourceLoc LS = TU.loc(RD->getLocation());
+  OS << "// cuda-l1: the lambda at " << sys::path::filename(LS.File) << ":"
+     << LS.Line << ":" << LS.Column << ", as a named functor\n";
+  OS << "struct " << Name << " {\n";
+  auto FI = RD->field_begin();
+  for (const LambdaCapture &C : RD->captures()) {
+    if (FI == RD->field_end())
+      break;
+    std::string Field = C.capturesVariable()
+                            ? C.getCapturedVar()->getNameAsString()
+                            : "this_";
+    bool Ok = true;
+    OS << "  " << typeName(FI->getType(), Ok) << " " << Field << ";\n";
+    ++FI;
+  }
+  OS << "  ";
+  if (Call->hasAttr<CUDAHostAttr>() &&
+      !Call->getAttr<CUDAHostAttr>()->isImplicit())
+    OS << "__host__ ";
+  OS << "__device__ ";
+  bool Ok = true;
+  if (Call->getDeclaredReturnType()->getContainedAutoType())
+    OS << "auto";
+  else
+    OS << typeName(Call->getReturnType(), Ok);
+  OS << " operator()(";
+  for (unsigned I = 0; I < Call->getNumParams(); ++I) {
+    const ParmVarDecl *PV = Call->getParamDecl(I);
+    OS << (I ? ", " : "") << typeName(PV->getType(), Ok) << " "
+       << PV->getName();
+  }
+  OS << ")" << (Call->isConst() ? " const " : " ");
+  CharSourceRange BR = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(Call->getBody()->getSourceRange()), SM,
+      Ctx.getLangOpts());
+  OS << Lexer::getSourceText(BR, SM, Ctx.getLangOpts()) << "\n};\n";
+  CopiedPiece P;
+  P.What = "lambda as functor " + Name;
+  P.Begin = TU.loc(RD->getLocation());
+  P.End = TU.loc(BR.getEnd().getLocWithOffset(-1));
+  K.Pieces.push_back(P);
+}
+
+std::string Extraction::assemble(ExtractedKernel &K) {
+  std::vector<Group> Merged = groupTops();
+  std::vector<std::vector<const MacroInfo *>> Macros;
+  std::vector<std::vector<TextMacro>> TextMacros;
+  groupMacros(Merged, Macros, TextMacros);
+  Output O;
+  emitIncludes(K, O);
+  for (size_t GI = 0; GI < Merged.size(); ++GI) {
+    if (!Macros[GI].empty())
+      emitMacros(Macros[GI], K, O);
+    emitTextMacros(TextMacros[GI], K, O);
+    emitGroup(Merged[GI], K, O);
+  }
+  reopen({}, O);
+  for (auto &L : Lambdas)
+    emitLambda(L.first, L.second, K, O);
+  reopen({}, O);
+  O.OS.flush();
+  return O.Text;
 }
 
 ExtractedKernel Extraction::run() {

@@ -7,6 +7,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/StringSaver.h"
@@ -380,6 +381,73 @@ TranslatedCommand translateCompileCommand(ArrayRef<std::string> ArgvIn,
     Emit(A);
   }
   return R;
+}
+
+namespace {
+
+/// Flags whose value names a folder, given joined (-Iinc) or as the next
+/// argument (-I inc).
+const StringSet<> &dirFlags() {
+  static const StringSet<> S = {"-I",          "-isystem",   "-iquote",
+                                "-idirafter",  "-F",         "-iframework",
+                                "-cxx-isystem", "-isysroot", "-isystem-after",
+                                "--sysroot",   "-B"};
+  return S;
+}
+/// Flags whose value names a file that clang may also find on the include
+/// path: resolved only when it exists relative to the working folder.
+const StringSet<> &fileFlags() {
+  static const StringSet<> S = {"-include", "--include", "-imacros",
+                                "--imacros", "-include-pch",
+                                "-ivfsoverlay"};
+  return S;
+}
+/// Long flags written "--flag=value" whose value is a folder.
+const char *const EqDirFlags[] = {"--include-directory=",
+                                  "--include-directory-after=", "--sysroot=",
+                                  "--cuda-path=", "-resource-dir=",
+                                  "--rocm-path="};
+
+std::string resolveOne(StringRef Value, StringRef WorkingDir, bool IsFile) {
+  if (Value.empty() || sys::path::is_absolute(Value) ||
+      Value.starts_with("=") || Value.starts_with("-") || Value.starts_with("$SYSROOT"))
+    return Value.str();
+  SmallString<256> Abs(WorkingDir);
+  sys::path::append(Abs, Value);
+  sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
+  if (IsFile && !sys::fs::exists(Abs))
+    return Value.str();
+  return std::string(Abs);
+}
+
+} // namespace
+
+std::vector<std::string> resolveArgPaths(ArrayRef<std::string> Args,
+                                         StringRef WorkingDir) {
+  std::vector<std::string> Out;
+  for (size_t I = 0; I < Args.size(); ++I) {
+    StringRef A = Args[I];
+    bool Dir = dirFlags().contains(A), File = fileFlags().contains(A);
+    if ((Dir || File) && I + 1 < Args.size()) {
+      Out.push_back(A.str());
+      Out.push_back(resolveOne(Args[++I], WorkingDir, File));
+      continue;
+    }
+    std::string Done;
+    for (const char *Eq : EqDirFlags)
+      if (A.starts_with(Eq))
+        Done = Eq + resolveOne(A.drop_front(StringRef(Eq).size()), WorkingDir,
+                               false);
+    // Joined short forms: -Iinc, -isysteminc, -includefoo.h.
+    for (const auto &F : dirFlags())
+      if (Done.empty() && F.getKey().size() <= 2 && A.size() > 2 &&
+          A.starts_with(F.getKey()))
+        Done = F.getKey().str() + resolveOne(A.drop_front(2), WorkingDir, false);
+    if (Done.empty() && A.starts_with("-isystem") && A.size() > 8)
+      Done = "-isystem" + resolveOne(A.drop_front(8), WorkingDir, false);
+    Out.push_back(Done.empty() ? A.str() : Done);
+  }
+  return Out;
 }
 
 std::vector<std::string> makeParseArgs(ArrayRef<std::string> DbArgs,

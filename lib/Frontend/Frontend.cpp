@@ -5,6 +5,7 @@
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/Basic/Diagnostic.h"
+#include "clang/Basic/SourceManager.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
@@ -166,6 +167,50 @@ private:
   std::mutex &M;
 };
 
+/// Forwards every diagnostic to the printer and keeps the errors as data.
+class CollectingConsumer : public DiagnosticConsumer {
+public:
+  CollectingConsumer(DiagnosticConsumer &Next, std::string MainFile,
+                     std::vector<ParseProblem> &Out)
+      : Next(Next), MainFile(std::move(MainFile)), Out(Out) {}
+  void BeginSourceFile(const LangOptions &LO, const Preprocessor *PP) override {
+    Next.BeginSourceFile(LO, PP);
+  }
+  void EndSourceFile() override { Next.EndSourceFile(); }
+  void finish() override { Next.finish(); }
+  void HandleDiagnostic(DiagnosticsEngine::Level L,
+                        const Diagnostic &Info) override {
+    DiagnosticConsumer::HandleDiagnostic(L, Info);
+    Next.HandleDiagnostic(L, Info);
+    if (L < DiagnosticsEngine::Error)
+      return;
+    ParseProblem P;
+    P.MainFile = MainFile;
+    SmallString<256> Msg;
+    Info.FormatDiagnostic(Msg);
+    P.Message = std::string(Msg);
+    if (Info.hasSourceManager() && Info.getLocation().isValid()) {
+      const SourceManager &SM = Info.getSourceManager();
+      PresumedLoc PL =
+          SM.getPresumedLoc(SM.getExpansionLoc(Info.getLocation()), false);
+      if (PL.isValid() && SM.getFileEntryRefForID(PL.getFileID())) {
+        SmallString<256> Path(PL.getFilename());
+        sys::fs::make_absolute(Path);
+        sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+        P.File = std::string(Path);
+        P.Line = PL.getLine();
+        P.Column = PL.getColumn();
+      }
+    }
+    Out.push_back(std::move(P));
+  }
+
+private:
+  DiagnosticConsumer &Next;
+  std::string MainFile;
+  std::vector<ParseProblem> &Out;
+};
+
 /// Checks that \p File exists, is a regular file and can be read.
 bool checkReadable(StringRef File, std::string &Why) {
   sys::fs::file_status St;
@@ -193,6 +238,11 @@ std::unique_ptr<Frontend> Frontend::create(const FrontendConfig &Config,
                                            std::string &Error) {
   std::unique_ptr<Frontend> F(new Frontend());
   F->Config = Config;
+  // Paths after `--` are relative to the folder the tool runs in, as
+  // clang-tidy's are; each file is parsed in its command's folder.
+  SmallString<256> Cwd;
+  if (!sys::fs::current_path(Cwd))
+    F->Config.Parse.ExtraArgs = resolveArgPaths(Config.Parse.ExtraArgs, Cwd);
   std::unique_ptr<tooling::CompilationDatabase> Base;
   if (!Config.BuildPath.empty()) {
     SmallString<256> Json(Config.BuildPath);
@@ -217,7 +267,7 @@ std::unique_ptr<Frontend> Frontend::create(const FrontendConfig &Config,
     }
   }
   F->DB = std::make_unique<CudaCompilationDatabase>(std::move(Base),
-                                                    Config.Parse);
+                                                    F->Config.Parse);
   return F;
 }
 
@@ -236,10 +286,11 @@ FrontendStatus Frontend::run(ArrayRef<std::string> Files, TUHandler &Handler,
     sys::fs::make_absolute(AbsFile);
     std::string File(AbsFile);
     std::string Why;
-    if (!checkReadable(File, Why)) {
+    if (!Config.Overlay.count(File) && !checkReadable(File, Why)) {
       reportError(GivenFile + ": " + Why);
       std::lock_guard<std::mutex> L(StatusMutex);
       ++Status.Failed;
+      Status.Problems.push_back({File, "", 0, 0, Why});
       return;
     }
     // Buffer clang's diagnostics per file so parallel parses do not
@@ -256,7 +307,11 @@ FrontendStatus Frontend::run(ArrayRef<std::string> Files, TUHandler &Handler,
     tooling::ClangTool Tool(*DB, {File},
                             std::make_shared<PCHContainerOperations>(),
                             vfs::createPhysicalFileSystem());
-    Tool.setDiagnosticConsumer(&Printer);
+    for (const auto &KV : Config.Overlay)
+      Tool.mapVirtualFile(KV.first, KV.second);
+    std::vector<ParseProblem> Problems;
+    CollectingConsumer Collector(Printer, File, Problems);
+    Tool.setDiagnosticConsumer(&Collector);
     Tool.setPrintErrorMessage(false);
     HandlerActionFactory Factory(Handler, HandlerMutex);
     int RC = Tool.run(&Factory);
@@ -268,6 +323,8 @@ FrontendStatus Frontend::run(ArrayRef<std::string> Files, TUHandler &Handler,
     std::lock_guard<std::mutex> L(StatusMutex);
     if (RC != 0) {
       ++Status.Failed;
+      Status.Problems.insert(Status.Problems.end(), Problems.begin(),
+                             Problems.end());
       unsigned NErr = Printer.getNumErrors();
       reportError(GivenFile + ": could not be parsed" +
                   (NErr ? " (" + std::to_string(NErr) + " error" +

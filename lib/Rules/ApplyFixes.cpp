@@ -23,6 +23,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/YAMLTraits.h"
 #include "llvm/Support/raw_ostream.h"
+#include "cudal1/Support/SafeWrite.h"
 
 #include <chrono>
 #include <map>
@@ -424,47 +425,17 @@ static bool readFile(const std::string &Path, std::string &Out,
   return true;
 }
 
-/// Writes \p Contents to \p Path through a temporary file in the same folder
-/// and a rename; keeps the permissions of an existing file.
+/// Writes \p Contents to \p Path (lib/Support/SafeWrite); a note when a
+/// symbolic link's target was written.
 static bool writeAtomically(const std::string &Path, StringRef Contents,
                             std::string &Why) {
-  SmallString<256> Dir(sys::path::parent_path(Path));
-  if (Dir.empty())
-    Dir = ".";
-  if (std::error_code EC = sys::fs::create_directories(Dir)) {
-    Why = "cannot create folder " + std::string(Dir) + ": " + EC.message();
+  SafeWriteResult R = writeFileSafely(Path, Contents);
+  if (!R.Ok) {
+    Why = R.Error;
     return false;
   }
-  SmallString<256> Model(Dir);
-  sys::path::append(Model, "." + sys::path::filename(Path).str() +
-                               ".cuda-l1-%%%%%%.tmp");
-  int FD;
-  SmallString<256> Tmp;
-  if (std::error_code EC = sys::fs::createUniqueFile(Model, FD, Tmp)) {
-    Why = "cannot create a temporary file in " + std::string(Dir) + ": " +
-          EC.message();
-    return false;
-  }
-  {
-    raw_fd_ostream OS(FD, /*shouldClose=*/true);
-    OS << Contents;
-    OS.close();
-    if (OS.has_error()) {
-      Why = "cannot write " + std::string(Tmp) + ": " + OS.error().message();
-      OS.clear_error();
-      sys::fs::remove(Tmp);
-      return false;
-    }
-  }
-  auto Perms = sys::fs::getPermissions(Path);
-  if (Perms)
-    sys::fs::setPermissions(Tmp, *Perms);
-  if (std::error_code EC = sys::fs::rename(Tmp, Path)) {
-    Why = "cannot rename " + std::string(Tmp) + " to " + Path + ": " +
-          EC.message();
-    sys::fs::remove(Tmp);
-    return false;
-  }
+  if (!R.Note.empty())
+    reportNote(R.Note);
   return true;
 }
 

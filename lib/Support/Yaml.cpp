@@ -109,6 +109,16 @@ void YamlReader::failHere(const Twine &Message) {
   static_cast<yaml::IO &>(*In).setError(Message); // stops the traits
 }
 
+bool YamlReader::finish() {
+  if (!failed())
+    return true;
+  if (Error.empty()) {
+    auto [L, C] = here();
+    fail(L ? L : 1, C ? C : 1, "not a valid YAML document");
+  }
+  return false;
+}
+
 std::pair<unsigned, unsigned> YamlReader::positionOf(const yaml::Node *N) const {
   if (!N)
     return {0, 0};

@@ -5,6 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CudaApi.h"
+#include "GpuReplay.h"
+#include "cudal1/Capture/CubinSymbols.h"
 #include "cudal1/Compile/Nvrtc.h"
 #include "cudal1/Verify/Runner.h"
 #include "cudal1/Verify/Stats.h"
@@ -14,6 +16,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <thread>
 #include <cmath>
 #include <cstdlib>
@@ -224,7 +227,9 @@ struct DeviceBuffer {
   unsigned ArgIndex = 0;
   CUdeviceptr Base = 0; ///< guard + data + guard
   CUdeviceptr Data = 0;
-  CUdeviceptr Pristine = 0; ///< copy of the inputs for timing (in/out)
+  /// The state every timed sample starts from (inputs, poisoned outputs):
+  /// restored before each sample, so no run sees another's results.
+  CUdeviceptr Pristine = 0;
   uint64_t Bytes = 0;
   bool IsOutput() const { return !Spec->ReadOnly && Spec->Init.empty(); }
   bool Writable() const { return !Spec->ReadOnly; }
@@ -253,6 +258,84 @@ public:
   std::vector<Bytes> Inputs; ///< per buffer, current input set (or poison)
   std::vector<Bytes> Poisons;
 
+  /// A __device__ variable of a module with the bytes it had when loaded.
+  struct ModuleGlobal {
+    std::string Name;
+    CUdeviceptr Ptr = 0;
+    Bytes Initial;
+  };
+  /// Per kernel (0 original, 1 candidate): the module's variables. Restored
+  /// before every run, so that no state a kernel keeps in them (a counter, a
+  /// "done" flag) is carried from one run to the next.
+  std::vector<ModuleGlobal> Globals[2];
+
+  /// Finds the writable variables of the module loaded from \p Image and
+  /// keeps their initial bytes. The notes say what could not be read.
+  void snapshotGlobals(int Which, CUmodule M, const std::string &Image,
+                       std::vector<std::string> &Notes) {
+    capture::CubinSymbols Syms;
+    std::string Err;
+    if (!capture::readCubinSymbols(Image.data(), Image.size(), Syms, Err)) {
+      Notes.push_back("module variables not reset between runs (" + Err + ")");
+      return;
+    }
+    for (const auto &G : Syms.Globals) {
+      if (G.isConstant())
+        continue;
+      ModuleGlobal MG;
+      MG.Name = G.Name;
+      size_t Size = 0;
+      if (D.ModuleGetGlobal(&MG.Ptr, &Size, M, G.Name.c_str()) !=
+              CUDA_SUCCESS ||
+          Size == 0)
+        continue;
+      MG.Initial.resize(Size);
+      if (D.MemcpyDtoH(MG.Initial.data(), MG.Ptr, Size) != CUDA_SUCCESS)
+        continue;
+      Globals[Which].push_back(std::move(MG));
+    }
+  }
+
+  /// Puts the module variables of kernel \p Which back as they were loaded.
+  std::string restoreGlobals(int Which) {
+    for (const ModuleGlobal &G : Globals[Which]) {
+      std::string E = check(
+          D.MemcpyHtoD(G.Ptr, G.Initial.data(), G.Initial.size()),
+          "cuMemcpyHtoD (module variable)");
+      if (!E.empty())
+        return E + " '" + G.Name + "'";
+    }
+    return "";
+  }
+
+  /// The timed samples' starting state: every buffer from its pristine copy
+  /// (inputs, in/out values, poisoned outputs), the module's variables as
+  /// loaded.
+  std::string restoreForTiming(int Which) {
+    for (auto &B : Bufs)
+      if (B.Bytes) {
+        std::string E = check(D.MemcpyDtoD(B.Data, B.Pristine, B.Bytes),
+                              "cuMemcpyDtoD (restoring inputs)");
+        if (!E.empty())
+          return E;
+      }
+    return restoreGlobals(Which);
+  }
+
+  /// Reads every buffer back (data part).
+  std::string readBack(std::vector<Bytes> &Out) {
+    Out.clear();
+    for (auto &B : Bufs) {
+      Bytes Data(B.Bytes);
+      std::string E = check(D.MemcpyDtoH(Data.data(), B.Data, B.Bytes),
+                            "cuMemcpyDtoH");
+      if (!E.empty())
+        return E;
+      Out.push_back(std::move(Data));
+    }
+    return "";
+  }
+
   std::string check(CUresult R, const char *What) {
     return R == CUDA_SUCCESS ? "" : std::string(What) + ": " + D.errorText(R);
   }
@@ -274,11 +357,10 @@ public:
           return E + " (" + std::to_string(B.Bytes) + " bytes for '" +
                  A.Buffer.Param + "')";
         B.Data = B.Base + GuardBytes;
-        if (B.Writable() && !B.IsOutput()) {
-          E = check(D.MemAlloc(&B.Pristine, B.Bytes), "cuMemAlloc");
-          if (!E.empty())
-            return E;
-        }
+        E = check(D.MemAlloc(&B.Pristine, std::max<uint64_t>(B.Bytes, 1)),
+                  "cuMemAlloc");
+        if (!E.empty())
+          return E;
         Bufs.push_back(B);
       } else {
         ScalarStore[I] = scalarArgBytes(A.Scalar);
@@ -336,6 +418,9 @@ public:
   /// checks guards and read-only buffers.
   RunOutcome runOnce(CUfunction F, bool AsCandidate) {
     RunOutcome O;
+    O.Fault = restoreGlobals(AsCandidate ? 1 : 0);
+    if (!O.Fault.empty())
+      return O;
     Bytes Guard = guardPattern(GuardBytes);
     for (unsigned I = 0; I < Bufs.size(); ++I) {
       Bytes Img;
@@ -452,107 +537,196 @@ bool bitwiseEqual(const RunOutcome &A, const RunOutcome &B) {
 
 } // namespace
 
-int runVerifyJobInProcess(const VerifyJob &Job, const VerifyOptions &Opts,
-                          int Fd) {
-  Channel Ch{Fd};
-  auto T0 = std::chrono::steady_clock::now();
-  CandidateVerdict V;
-  V.Name = Job.Candidate.Label;
-  V.Origin = Job.Origin;
-  V.Exact = Job.Exact;
-  json::Object Extra;
-  auto Finish = [&](int Code) {
-    V.Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                              T0)
-                    .count();
-    json::Object O{{"verdict", toJson(V)}};
-    for (auto &KV : Extra)
-      O[KV.first] = KV.second;
-    Ch.result(std::move(O));
-    return Code;
-  };
-  auto Reject = [&](const std::string &Kind, const std::string &Reason) {
+namespace {
+
+/// One verification job, in the child process: the GPU, CUPTI, both
+/// kernels compiled and loaded, correctness on every input set, then the
+/// timing rounds and the checks drawn from them. Each phase is a method; the
+/// verdict and the extra facts accumulate in V and Extra.
+class JobRun {
+public:
+  JobRun(const VerifyJob &Job, const VerifyOptions &Opts, int Fd)
+      : Job(Job), Opts(Opts), Ch{Fd}, T0(std::chrono::steady_clock::now()) {
+    V.Name = Job.Candidate.Label;
+    V.Origin = Job.Origin;
+    V.Exact = Job.Exact;
+  }
+
+  int run();
+
+private:
+  int finish(int Code);
+  void reject(const std::string &Kind, const std::string &Reason) {
     if (V.RejectKind.empty()) {
       V.RejectKind = Kind;
       V.Reason = Reason;
     }
-  };
+  }
+  void noteCandidateShape();
+  void startCupti();
+  /// Returns -1 to go on, else the exit code.
+  int compileBoth();
+  bool loadModule(Compiled &C, CUfunction &F, CUmodule &M, std::string &Err);
+  int checkInputSet(unsigned Set);
+  int checkCapturedLaunch(size_t K);
+  /// Element kind and size of each allocation of a captured launch, from the
+  /// pointer parameters that point into it (bytes when none says).
+  std::vector<std::pair<ElemKind, unsigned>>
+  allocationKinds(const ReplayLaunch &L) const;
+  BufferDiff compareAllocation(const ReplayLaunch &L, size_t A,
+                               const std::pair<ElemKind, unsigned> &Kind,
+                               const Bytes &Ref, const Bytes &Got,
+                               bool Bitwise) const;
+  bool originalLeavesOutputUnwritten(const RunOutcome &Ref);
+  void compareCandidate(unsigned Set, const RunOutcome &Ref,
+                        const RunOutcome &Got, InputSetResult &IR);
+  int correctness();
+  int timing();
+  void prepareTiming();
+  void sample(CUfunction F, int Which, bool Record);
+  std::string restoreTimed(int Which);
+  std::string launchTimed(CUfunction F, int Which);
+  bool checkTimedReplay();
+  void round();
+  bool checkTimedState();
+  int serializedRound(std::vector<double> TUs[2],
+                      const std::vector<double> Count[2], std::string &Note);
+  void timingFacts(const std::vector<double> &OrigUs,
+                   const std::vector<double> &CandUs);
+  void antiCheat(double P1Orig, double P1Cand);
+  void analyseWindows(const std::vector<KernelRecord> &Recs);
+  int profileOnlyResult();
+
+  const VerifyJob &Job;
+  const VerifyOptions &Opts;
+  Channel Ch;
+  std::chrono::steady_clock::time_point T0;
+  CandidateVerdict V;
+  json::Object Extra;
 
   DriverApi D;
   CUdevice Dev = 0;
   CUcontext Ctx = nullptr;
   GpuInfo G;
-  if (!openGpu(D, Dev, Ctx, G)) {
-    Reject("no-gpu", G.Error);
-    return Finish(3);
-  }
-  Extra["gpu"] = toJson(G);
-  if (Job.H.CandidateGrid || Job.H.CandidateBlock) {
-    auto Dims = [](const std::array<uint64_t, 3> &A) {
-      return formatv("({0}, {1}, {2})", A[0], A[1], A[2]).str();
-    };
-    const Harness &H = Job.H;
-    V.Notes.push_back(
-        "the candidate is launched with its own shape: grid " +
-        Dims(H.CandidateGrid ? *H.CandidateGrid : H.Grid) + ", block " +
-        Dims(H.CandidateBlock ? *H.CandidateBlock : H.Block) +
-        " (the original: grid " + Dims(H.Grid) + ", block " + Dims(H.Block) +
-        ")" +
-        (H.CandidateLaunchOrigin.empty() ? ""
-                                         : "; from " + H.CandidateLaunchOrigin));
-  }
-
-  // CUPTI first, so it sees every launch.
   CuptiApi Cupti;
   std::string CuptiError;
+  bool HaveCupti = false;
+  Compiled CO, CC;
+  bool Rdc = false;
+  CUfunction FO = nullptr, FC = nullptr;
+  std::unique_ptr<Session> S;
+  CUmodule MO = nullptr, MC = nullptr;
+  /// Without a harness, the timed samples replay captured launch 0: its
+  /// device state, and the original's result on it (the reference).
+  std::unique_ptr<ReplayRun> Timed;
+  ReplayState TimedRef;
+
+  // Correctness facts the timing uses.
+  Tolerance Tol;
+  bool Deterministic = true;
+  double Spread = 0;
+  std::vector<Bytes> Set0Pre, Set0Ref; ///< set 0 before / after the original
+
+  // Timing state.
+  TimingResult T;
+  bool ProfileOnly = false;
+  uint64_t FlushBytes = 0;
+  CUdeviceptr Flush = 0, Sink = 0;
+  CUfunction FlushFn = nullptr;
+  std::string FlushMode = "read";
+  unsigned Counter = 0, GapUs = 0;
+  std::vector<Window> Windows;
+  std::string RunErr;
+  std::vector<double> KUs[2], WUs[2], Excess[2], Count[2];
+  uint64_t Stray = 0;
+  int SmNow = 0, MemNow = 0;
+};
+
+/// The kernel records of the timed rounds (not the L2 flush's).
+std::vector<KernelRecord> timedRecords() {
+  std::lock_guard<std::mutex> L(RecordsMutex);
+  std::vector<KernelRecord> Out;
+  for (const auto &R : Records)
+    if (R.Name != "cudal1_l2_flush")
+      Out.push_back(R);
+  return Out;
+}
+
+int JobRun::finish(int Code) {
+  V.Seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - T0)
+          .count();
+  json::Object O{{"verdict", toJson(V)}};
+  for (auto &KV : Extra)
+    O[KV.first] = KV.second;
+  Ch.result(std::move(O));
+  return Code;
+}
+
+void JobRun::noteCandidateShape() {
+  const Harness &H = Job.H;
+  if (!H.CandidateGrid && !H.CandidateBlock)
+    return;
+  auto Dims = [](const std::array<uint64_t, 3> &A) {
+    return formatv("({0}, {1}, {2})", A[0], A[1], A[2]).str();
+  };
+  V.Notes.push_back(
+      "the candidate is launched with its own shape: grid " +
+      Dims(H.CandidateGrid ? *H.CandidateGrid : H.Grid) + ", block " +
+      Dims(H.CandidateBlock ? *H.CandidateBlock : H.Block) +
+      " (the original: grid " + Dims(H.Grid) + ", block " + Dims(H.Block) +
+      ")" +
+      (H.CandidateLaunchOrigin.empty() ? ""
+                                       : "; from " + H.CandidateLaunchOrigin));
+}
+
+/// CUPTI first, so it sees every launch.
+void JobRun::startCupti() {
   // Diagnostic switch (docs/verify.md): CUDAL1_CUPTI=0 leaves CUPTI out, to
   // see what tracing costs (with CUDAL1_UNDER_NCU=1 the timing loop still
   // runs, timed by host windows only).
   const bool NoCupti = envIs("CUDAL1_CUPTI", "0");
-  bool HaveCupti = Opts.Time && !NoCupti && Cupti.load(Opts.CudaPath, CuptiError);
+  HaveCupti = Opts.Time && !NoCupti && Cupti.load(Opts.CudaPath, CuptiError);
   if (NoCupti)
     CuptiError = "CUPTI left out (CUDAL1_CUPTI=0)";
-  if (HaveCupti) {
-    ActiveCupti = &Cupti;
-    CUptiResult CR =
-        Cupti.ActivityRegisterCallbacks(bufferRequested, bufferCompleted);
-    if (CR == CUPTI_SUCCESS)
-      CR = Cupti.ActivityEnable(envIs("CUDAL1_CUPTI_KIND", "kernel")
-                                    ? CUPTI_ACTIVITY_KIND_KERNEL
-                                    : CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    if (CR != CUPTI_SUCCESS) {
-      const char *S = nullptr;
-      Cupti.GetResultString(CR, &S);
-      CuptiError = std::string("CUPTI activity API unusable: ") +
-                   (S ? S : "error");
-      HaveCupti = false;
-    } else {
-      // Device-side launches (CDP) where supported; not all GPUs are.
-      // Diagnostic switch (docs/verify.md): CUDAL1_CUPTI_CDP=0.
-      if (!envIs("CUDAL1_CUPTI_CDP", "0"))
-        Cupti.ActivityEnable(CUPTI_ACTIVITY_KIND_CDP_KERNEL);
-    }
+  if (!HaveCupti)
+    return;
+  ActiveCupti = &Cupti;
+  CUptiResult CR =
+      Cupti.ActivityRegisterCallbacks(bufferRequested, bufferCompleted);
+  if (CR == CUPTI_SUCCESS)
+    CR = Cupti.ActivityEnable(envIs("CUDAL1_CUPTI_KIND", "kernel")
+                                  ? CUPTI_ACTIVITY_KIND_KERNEL
+                                  : CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  if (CR != CUPTI_SUCCESS) {
+    const char *Msg = nullptr;
+    Cupti.GetResultString(CR, &Msg);
+    CuptiError = std::string("CUPTI activity API unusable: ") +
+                 (Msg ? Msg : "error");
+    HaveCupti = false;
+    return;
   }
+  // Device-side launches (CDP) where supported; not all GPUs are.
+  // Diagnostic switch (docs/verify.md): CUDAL1_CUPTI_CDP=0.
+  if (!envIs("CUDAL1_CUPTI_CDP", "0"))
+    Cupti.ActivityEnable(CUPTI_ACTIVITY_KIND_CDP_KERNEL);
+}
 
-  // Compile both with the same options, for this GPU's arch.
+/// Compiles both with the same options, for this GPU's arch.
+int JobRun::compileBoth() {
   Ch.progress("compiling original and candidate for " + G.Arch);
-  Compiled CO, CC;
-  bool Rdc = false;
   if (Job.Original.Cubin.empty() || Job.Candidate.Cubin.empty()) {
     std::vector<std::string> Base = {"-DCUDAL1_VERIFY=1"};
     for (auto &O : Opts.NvrtcOptions)
       Base.push_back(O);
-    auto Compile = [&](const KernelCode &K) {
-      return compileKernel(Opts, K, G.Arch, Base);
-    };
-    CO = Compile(Job.Original);
-    CC = Compile(Job.Candidate);
+    CO = compileKernel(Opts, Job.Original, G.Arch, Base);
+    CC = compileKernel(Opts, Job.Candidate, G.Arch, Base);
     if (CO.NeedsRdc || CC.NeedsRdc) {
       // Device-side launches need relocatable device code; both get it.
       Rdc = true;
       Base.push_back("-rdc=true");
-      CO = Compile(Job.Original);
-      CC = Compile(Job.Candidate);
+      CO = compileKernel(Opts, Job.Original, G.Arch, Base);
+      CC = compileKernel(Opts, Job.Candidate, G.Arch, Base);
       V.Notes.push_back("compiled with -rdc=true (device-side launches) and "
                         "linked with libcudadevrt");
     }
@@ -565,189 +739,320 @@ int runVerifyJobInProcess(const VerifyJob &Job, const VerifyOptions &Opts,
   }
   V.CompileLog = CC.Log;
   if (!CO.Ok) {
-    Reject("harness", "the original does not compile with NVRTC: " + CO.Log);
-    return Finish(2);
+    reject("harness", "the original does not compile with NVRTC: " + CO.Log);
+    return finish(2);
   }
   if (!CC.Ok) {
-    Reject("compile", "does not compile with NVRTC: " + CC.Log);
-    return Finish(1);
+    reject("compile", "does not compile with NVRTC: " + CC.Log);
+    return finish(1);
   }
   V.Compiled = true;
+  return -1;
+}
 
-  auto Load = [&](Compiled &C, CUfunction &F, std::string &Err) {
-    CUmodule M;
-    const void *Image = C.Cubin.data();
-    void *Linked = nullptr;
-    CUlinkState LS = nullptr;
-    if (Rdc) {
-      CUresult R = D.LinkCreate(0, nullptr, nullptr, &LS);
-      if (R == CUDA_SUCCESS)
-        R = D.LinkAddData(LS, CU_JIT_INPUT_CUBIN, (void *)C.Cubin.data(),
-                          C.Cubin.size(), "kernel.cubin", 0, nullptr, nullptr);
-      if (R == CUDA_SUCCESS)
-        R = D.LinkAddFile(LS, CU_JIT_INPUT_LIBRARY,
-                          (Opts.CudaPath + "/lib64/libcudadevrt.a").c_str(), 0,
-                          nullptr, nullptr);
-      size_t Size = 0;
-      if (R == CUDA_SUCCESS)
-        R = D.LinkComplete(LS, &Linked, &Size);
-      if (R != CUDA_SUCCESS) {
-        Err = "linking with libcudadevrt: " + D.errorText(R);
-        return false;
-      }
-      Image = Linked;
-    }
-    CUresult R = D.ModuleLoadData(&M, Image);
-    if (LS)
-      D.LinkDestroy(LS);
+bool JobRun::loadModule(Compiled &C, CUfunction &F, CUmodule &M,
+                        std::string &Err) {
+  const void *Image = C.Cubin.data();
+  void *Linked = nullptr;
+  CUlinkState LS = nullptr;
+  if (Rdc) {
+    CUresult R = D.LinkCreate(0, nullptr, nullptr, &LS);
+    if (R == CUDA_SUCCESS)
+      R = D.LinkAddData(LS, CU_JIT_INPUT_CUBIN, (void *)C.Cubin.data(),
+                        C.Cubin.size(), "kernel.cubin", 0, nullptr, nullptr);
+    if (R == CUDA_SUCCESS)
+      R = D.LinkAddFile(LS, CU_JIT_INPUT_LIBRARY,
+                        (Opts.CudaPath + "/lib64/libcudadevrt.a").c_str(), 0,
+                        nullptr, nullptr);
+    size_t Size = 0;
+    if (R == CUDA_SUCCESS)
+      R = D.LinkComplete(LS, &Linked, &Size);
     if (R != CUDA_SUCCESS) {
-      Err = "cuModuleLoadData: " + D.errorText(R);
+      Err = "linking with libcudadevrt: " + D.errorText(R);
       return false;
     }
-    R = D.ModuleGetFunction(&F, M, C.Lowered.c_str());
-    if (R != CUDA_SUCCESS) {
-      Err = "cuModuleGetFunction(" + C.Lowered + "): " + D.errorText(R);
-      return false;
-    }
-    return true;
-  };
-  CUfunction FO, FC;
-  std::string LE;
-  if (!Load(CO, FO, LE)) {
-    Reject("harness", "the original cannot be loaded: " + LE);
-    return Finish(2);
+    Image = Linked;
   }
-  if (!Load(CC, FC, LE)) {
-    Reject("compile", "cannot be loaded: " + LE);
-    return Finish(1);
+  CUresult R = D.ModuleLoadData(&M, Image);
+  if (LS)
+    D.LinkDestroy(LS);
+  if (R != CUDA_SUCCESS) {
+    Err = "cuModuleLoadData: " + D.errorText(R);
+    return false;
   }
+  R = D.ModuleGetFunction(&F, M, C.Lowered.c_str());
+  if (R != CUDA_SUCCESS) {
+    Err = "cuModuleGetFunction(" + C.Lowered + "): " + D.errorText(R);
+    return false;
+  }
+  return true;
+}
 
-  Session S(D, Job, Opts, Ch);
-  std::string AE = S.allocate();
-  if (!AE.empty()) {
-    Reject("harness", AE);
-    return Finish(2);
+/// An output the original leaves entirely NaN (poison) is read before it is
+/// written (an in/out buffer) or never written: the harness is wrong.
+bool JobRun::originalLeavesOutputUnwritten(const RunOutcome &Ref) {
+  for (unsigned I = 0; I < S->Bufs.size(); ++I) {
+    const BufferSpec &B = *S->Bufs[I].Spec;
+    if (!S->Bufs[I].IsOutput() || !isFloatKind(B.Kind) || B.Count == 0)
+      continue;
+    BufferDiff Self = compareBuffer(B.Param, B.Kind, B.ElemSize, Ref.Data[I],
+                                    S->Poisons[I], {}, false, Tolerance());
+    if (Self.ok()) {
+      reject("harness",
+             formatv("after the original ran, output '{0}' is NaN in every "
+                     "element: it is read before it is written (an in/out "
+                     "buffer: give it init: in the harness spec) or the "
+                     "launch does not cover it",
+                     B.Param)
+                 .str());
+      return true;
+    }
   }
+  return false;
+}
 
-  // ---- correctness ----
-  Tolerance Tol = Job.H.Tol ? *Job.H.Tol : Opts.Tol;
-  bool Deterministic = true;
-  double Spread = 0;
-  std::vector<Bytes> Set0Pre; // pre-run contents of set 0 (for the floor)
-  std::vector<Bytes> Set0Ref;
-  V.Correct = true;
-  for (unsigned Set = 0; Set < Job.H.InputSets; ++Set) {
-    InputSetResult IR;
-    IR.Index = Set;
-    IR.Description = S.makeInputs(Set);
-    Ch.progress(formatv("input set {0}/{1}: original", Set + 1,
-                        Job.H.InputSets)
-                    .str());
-    RunOutcome RefA = S.runOnce(FO, false);
-    if (!RefA.Ok) {
-      Reject("harness", formatv("the original fails on input set {0}: {1}",
-                                Set, RefA.Fault)
-                            .str());
-      V.Correct = false;
-      return Finish(2);
-    }
-    if (!RefA.Problems.empty()) {
-      Reject("harness", "the original itself " +
-                            RefA.Problems.front() +
-                            " on input set " + std::to_string(Set) +
-                            ": the harness sizes are wrong");
-      V.Correct = false;
-      return Finish(2);
-    }
-    // An output the original leaves entirely NaN (poison) is read before it
-    // is written (an in/out buffer) or never written: the harness is wrong.
-    for (unsigned I = 0; I < S.Bufs.size(); ++I) {
-      const BufferSpec &B = *S.Bufs[I].Spec;
-      if (!S.Bufs[I].IsOutput() || !isFloatKind(B.Kind) || B.Count == 0)
-        continue;
-      BufferDiff Self = compareBuffer(B.Param, B.Kind, B.ElemSize,
-                                      RefA.Data[I], S.Poisons[I], {}, false,
-                                      Tolerance());
-      if (Self.ok()) {
-        Reject("harness",
-               formatv("after the original ran, output '{0}' is NaN in "
-                       "every element: it is read before it is written (an "
-                       "in/out buffer: give it init: in the harness spec) or "
-                       "the launch does not cover it",
-                       B.Param)
-                   .str());
-        V.Correct = false;
-        return Finish(2);
+void JobRun::compareCandidate(unsigned Set, const RunOutcome &Ref,
+                              const RunOutcome &Got, InputSetResult &IR) {
+  IR.Problems = Got.Problems;
+  IR.Ok = Got.Problems.empty();
+  if (Got.OutOfBounds)
+    reject("out-of-bounds-write", Got.Problems.front());
+  if (Got.ReadOnlyChanged)
+    for (auto &P : Got.Problems)
+      if (P.find("read-only") != std::string::npos) {
+        reject("read-only-modified", P);
+        break;
       }
+  bool Bitwise = Job.Exact == Exactness::Bitwise && Deterministic;
+  for (unsigned I = 0; I < S->Bufs.size(); ++I) {
+    if (!S->Bufs[I].Writable())
+      continue;
+    const BufferSpec &B = *S->Bufs[I].Spec;
+    BufferDiff Dd = compareBuffer(B.Param, B.Kind, B.ElemSize, Ref.Data[I],
+                                  Got.Data[I], S->Inputs[I], Bitwise, Tol);
+    if (!Dd.ok()) {
+      IR.Ok = false;
+      if (Dd.Unwritten)
+        reject("unwritten-output",
+               formatv("input set {0}: {1}", Set, Dd.str()).str());
+      else
+        reject("mismatch", formatv("input set {0} ({1}): {2}", Set,
+                                   Bitwise ? "bitwise" : "tolerance", Dd.str())
+                               .str());
     }
-    RunOutcome RefB = S.runOnce(FO, false);
-    if (!RefB.Ok) {
-      Reject("harness", "the original fails on its second run: " + RefB.Fault);
-      V.Correct = false;
-      return Finish(2);
-    }
-    if (!bitwiseEqual(RefA, RefB)) {
-      Deterministic = false;
-      for (unsigned I = 0; I < S.Bufs.size(); ++I) {
-        BufferDiff Dd = compareBuffer(S.Bufs[I].Spec->Param,
-                                      S.Bufs[I].Spec->Kind,
-                                      S.Bufs[I].Spec->ElemSize, RefA.Data[I],
-                                      RefB.Data[I], {}, false, Tolerance());
-        Spread = std::max(Spread, Dd.MaxRelErr);
-      }
-    }
-    if (Set == 0) {
-      Set0Pre = S.Inputs;
-      Set0Ref = RefA.Data;
-    }
-    Ch.progress(formatv("input set {0}/{1}: candidate", Set + 1,
-                        Job.H.InputSets)
-                    .str());
-    RunOutcome Got = S.runOnce(FC, true);
-    if (!Got.Ok) {
-      IR.Problems.push_back("fault: " + Got.Fault);
-      V.InputSets.push_back(IR);
-      V.Correct = false;
-      Reject("fault", formatv("faults on input set {0}: {1}", Set, Got.Fault)
+    IR.Diffs.push_back(Dd);
+  }
+}
+
+/// The original twice (it must reproduce itself), then the candidate.
+/// Returns -1 to go on, else the exit code.
+int JobRun::checkInputSet(unsigned Set) {
+  InputSetResult IR;
+  IR.Index = Set;
+  IR.Description = S->makeInputs(Set);
+  unsigned N = Job.H.InputSets;
+  Ch.progress(formatv("input set {0}/{1}: original", Set + 1, N).str());
+  RunOutcome RefA = S->runOnce(FO, false);
+  if (!RefA.Ok) {
+    reject("harness", formatv("the original fails on input set {0}: {1}", Set,
+                              RefA.Fault)
                           .str());
-      return Finish(1); // the context may be unusable now
-    }
-    IR.Problems = Got.Problems;
-    IR.Ok = Got.Problems.empty();
-    if (Got.OutOfBounds)
-      Reject("out-of-bounds-write", Got.Problems.front());
-    if (Got.ReadOnlyChanged)
-      for (auto &P : Got.Problems)
-        if (P.find("read-only") != std::string::npos) {
-          Reject("read-only-modified", P);
-          break;
-        }
-    bool Bitwise = Job.Exact == Exactness::Bitwise && Deterministic;
-    for (unsigned I = 0; I < S.Bufs.size(); ++I) {
-      if (!S.Bufs[I].Writable())
-        continue;
-      const BufferSpec &B = *S.Bufs[I].Spec;
-      BufferDiff Dd = compareBuffer(B.Param, B.Kind, B.ElemSize, RefA.Data[I],
-                                    Got.Data[I], S.Inputs[I], Bitwise, Tol);
-      if (!Dd.ok()) {
-        IR.Ok = false;
-        if (Dd.Unwritten)
-          Reject("unwritten-output",
-                 formatv("input set {0}: {1}", Set, Dd.str()).str());
-        else
-          Reject("mismatch",
-                 formatv("input set {0} ({1}): {2}", Set,
-                         Bitwise ? "bitwise" : "tolerance", Dd.str())
-                     .str());
-      }
-      IR.Diffs.push_back(Dd);
-    }
-    V.Correct &= IR.Ok;
-    Ch.progress(formatv("input set {0}/{1}: {2}", Set + 1, Job.H.InputSets,
-                        IR.Ok ? "ok" : "FAILED")
-                    .str());
-    V.InputSets.push_back(IR);
+    V.Correct = false;
+    return finish(2);
   }
+  if (!RefA.Problems.empty()) {
+    reject("harness", "the original itself " + RefA.Problems.front() +
+                          " on input set " + std::to_string(Set) +
+                          ": the harness sizes are wrong");
+    V.Correct = false;
+    return finish(2);
+  }
+  if (originalLeavesOutputUnwritten(RefA)) {
+    V.Correct = false;
+    return finish(2);
+  }
+  RunOutcome RefB = S->runOnce(FO, false);
+  if (!RefB.Ok) {
+    reject("harness", "the original fails on its second run: " + RefB.Fault);
+    V.Correct = false;
+    return finish(2);
+  }
+  if (!bitwiseEqual(RefA, RefB)) {
+    Deterministic = false;
+    for (unsigned I = 0; I < S->Bufs.size(); ++I) {
+      const BufferSpec &B = *S->Bufs[I].Spec;
+      BufferDiff Dd = compareBuffer(B.Param, B.Kind, B.ElemSize, RefA.Data[I],
+                                    RefB.Data[I], {}, false, Tolerance());
+      Spread = std::max(Spread, Dd.MaxRelErr);
+    }
+  }
+  if (Set == 0) {
+    Set0Pre = S->Inputs;
+    Set0Ref = RefA.Data;
+  }
+  Ch.progress(formatv("input set {0}/{1}: candidate", Set + 1, N).str());
+  RunOutcome Got = S->runOnce(FC, true);
+  if (!Got.Ok) {
+    IR.Problems.push_back("fault: " + Got.Fault);
+    V.InputSets.push_back(IR);
+    V.Correct = false;
+    reject("fault",
+           formatv("faults on input set {0}: {1}", Set, Got.Fault).str());
+    return finish(1); // the context may be unusable now
+  }
+  compareCandidate(Set, RefA, Got, IR);
+  V.Correct &= IR.Ok;
+  Ch.progress(formatv("input set {0}/{1}: {2}", Set + 1, N,
+                      IR.Ok ? "ok" : "FAILED")
+                  .str());
+  V.InputSets.push_back(IR);
+  return -1;
+}
+
+std::vector<std::pair<ElemKind, unsigned>>
+JobRun::allocationKinds(const ReplayLaunch &L) const {
+  std::vector<std::pair<ElemKind, unsigned>> Out(L.Allocations.size(),
+                                                 {ElemKind::Bytes, 1});
+  for (const CapturePointer &F : L.Fixups) {
+    if (F.Allocation >= Out.size() || F.Parameter >= Job.Params.size() ||
+        Out[F.Allocation].first != ElemKind::Bytes)
+      continue;
+    const ParamInfo &P = Job.Params[F.Parameter];
+    if (!P.IsPointer)
+      continue;
+    ElemKind K = elemKindFromType(P.ElementType);
+    unsigned Size = elemKindSize(K);
+    uint64_t Bytes = L.Allocations[F.Allocation].Size;
+    if (K != ElemKind::Bytes && Size && Bytes % Size == 0 && F.Offset % Size == 0)
+      Out[F.Allocation] = {K, Size};
+  }
+  return Out;
+}
+
+BufferDiff JobRun::compareAllocation(const ReplayLaunch &L, size_t A,
+                                     const std::pair<ElemKind, unsigned> &Kind,
+                                     const Bytes &Ref, const Bytes &Got,
+                                     bool Bitwise) const {
+  std::string Name = "captured allocation " + std::to_string(A);
+  for (const CapturePointer &F : L.Fixups)
+    if (F.Allocation == A && F.Parameter < Job.Params.size()) {
+      Name = "'" + Job.Params[F.Parameter].Name + "' (captured allocation " +
+             std::to_string(A) + ")";
+      break;
+    }
+  // No poison here: the captured "before" state is the starting point.
+  return compareBuffer(Name, Kind.first, Kind.second, Ref, Got,
+                       L.Allocations[A].Before, Bitwise || Kind.first ==
+                                                              ElemKind::Bytes,
+                       Tol);
+}
+
+/// A launch recorded from the real application: the original must reproduce
+/// the captured "after" state (else it is reported as not reproducible and
+/// how much it differs is measured), the candidate must match the original.
+/// Returns -1 to go on, else the exit code.
+int JobRun::checkCapturedLaunch(size_t K) {
+  const ReplayLaunch &L = Job.Captured[K];
+  InputSetResult IR;
+  IR.Index = unsigned(V.InputSets.size());
+  IR.Description = formatv("{0}: grid ({1},{2},{3}), block ({4},{5},{6}), "
+                           "{7} allocations",
+                           L.Origin, L.Grid[0], L.Grid[1], L.Grid[2],
+                           L.Block[0], L.Block[1], L.Block[2],
+                           L.Allocations.size())
+                       .str();
+  if (Job.H.CandidateGrid || Job.H.CandidateBlock) {
+    V.Notes.push_back(L.Origin + ": not replayed (the candidate changes the "
+                                 "launch shape; captured launches keep the "
+                                 "original's)");
+    return -1;
+  }
+  Ch.progress("captured launch " + std::to_string(K + 1) + "/" +
+              std::to_string(Job.Captured.size()) + ": original");
+  ReplayRun R(D, L);
+  std::string E = R.allocate();
+  ReplayState Ref, Again, Got;
+  auto RunKernel = [&](int Which, ReplayState &Out) {
+    std::string Err = S->restoreGlobals(Which);
+    if (Err.empty())
+      Err = R.restore(Which ? MC : MO);
+    if (Err.empty())
+      Err = R.launch(Which ? FC : FO);
+    if (Err.empty())
+      Err = R.readBack(Which ? MC : MO, Out);
+    return Err;
+  };
+  if (E.empty())
+    E = RunKernel(0, Ref);
+  if (E.empty())
+    E = RunKernel(0, Again);
+  if (!E.empty()) {
+    reject("harness", "the original fails on " + L.Origin + ": " + E);
+    V.Correct = false;
+    return finish(2);
+  }
+  auto Kinds = allocationKinds(L);
+  bool Reproduces = true;
+  double Off = 0;
+  for (size_t A = 0; A < L.Allocations.size(); ++A) {
+    if (Ref.Allocations[A] != Again.Allocations[A])
+      Deterministic = false;
+    if (Ref.Allocations[A] != L.Allocations[A].After) {
+      Reproduces = false;
+      BufferDiff Dd = compareAllocation(L, A, Kinds[A], L.Allocations[A].After,
+                                        Ref.Allocations[A], false);
+      Off = std::max(Off, Dd.MaxRelErr);
+    }
+  }
+  if (!Reproduces)
+    V.Notes.push_back(formatv("{0}: the original does not reproduce the "
+                              "captured result bit for bit (max rel diff "
+                              "{1:e}); the candidate is compared with the "
+                              "original's own run",
+                              L.Origin, Off)
+                          .str());
+  Ch.progress("captured launch " + std::to_string(K + 1) + ": candidate");
+  E = RunKernel(1, Got);
+  if (!E.empty()) {
+    IR.Problems.push_back("fault: " + E);
+    V.InputSets.push_back(IR);
+    V.Correct = false;
+    reject("fault", "faults on " + L.Origin + ": " + E);
+    return finish(1);
+  }
+  IR.Problems = Got.Problems;
+  IR.Ok = Got.Problems.empty();
+  if (!Got.Problems.empty())
+    reject("out-of-bounds-write", L.Origin + ": " + Got.Problems.front());
+  bool Bitwise = Job.Exact == Exactness::Bitwise && Deterministic;
+  for (size_t A = 0; A < L.Allocations.size(); ++A) {
+    BufferDiff Dd = compareAllocation(L, A, Kinds[A], Ref.Allocations[A],
+                                      Got.Allocations[A], Bitwise);
+    if (!Dd.ok()) {
+      IR.Ok = false;
+      reject("mismatch", L.Origin + ": " + Dd.str());
+    }
+    IR.Diffs.push_back(Dd);
+  }
+  for (size_t G = 0; G < L.Globals.size(); ++G)
+    if (Ref.Variables[G] != Got.Variables[G]) {
+      IR.Ok = false;
+      reject("mismatch", L.Origin + ": module variable '" + L.Globals[G].Name +
+                             "' differs from the original's");
+    }
+  V.Correct &= IR.Ok;
+  V.InputSets.push_back(IR);
+  if (K == 0 && !Job.HaveHarness)
+    TimedRef = Ref;
+  return -1;
+}
+
+int JobRun::correctness() {
+  Tol = Job.H.Tol ? *Job.H.Tol : Opts.Tol;
+  V.Correct = true;
+  for (unsigned Set = 0; Job.HaveHarness && Set < Job.H.InputSets; ++Set)
+    if (int R = checkInputSet(Set); R >= 0)
+      return R;
   Extra["original_deterministic"] = Deterministic;
   Extra["original_spread"] = Spread;
   if (!Deterministic) {
@@ -759,261 +1064,252 @@ int runVerifyJobInProcess(const VerifyJob &Job, const VerifyOptions &Opts,
     if (Job.Exact == Exactness::Bitwise)
       V.Notes.push_back("bitwise exactness could not be checked");
   }
-  if (!V.Correct || !Opts.Time)
-    return Finish(V.Correct ? 0 : 1);
+  return -1;
+}
 
-  // ---- timing ----
-  TimingResult T;
-  T.Samples = std::max(30u, Opts.Samples);
-  T.Warmup = Opts.Warmup;
-  // Under an outside profiler (utils/gpu-check.sh runs Nsight Compute with
-  // CUDAL1_UNDER_NCU=1), CUPTI belongs to the profiler: the timing loop still
-  // runs, launch for launch as below, so that the profiler times the very
-  // launches CUPTI times in a normal run; no verdict is drawn from it.
-  const bool ProfileOnly = !HaveCupti && std::getenv("CUDAL1_UNDER_NCU");
-  if (!HaveCupti && !ProfileOnly) {
-    T.Note = CuptiError;
-    V.Timing = T;
-    decideAcceptance(V, Opts.MinSpeedup);
-    return Finish(1);
+/// Inputs of set 0 and the L2 flush: the state every timed sample starts
+/// from is kept in each buffer's pristine copy (outputs poisoned, as in a
+/// correctness run).
+void JobRun::prepareTiming() {
+  if (!Job.HaveHarness) {
+    // No harness: the samples replay captured launch 0.
+    Timed = std::make_unique<ReplayRun>(D, Job.Captured.front());
+    std::string E = Timed->allocate();
+    if (!E.empty() && RunErr.empty())
+      RunErr = E;
+    V.Notes.push_back("timed on " + Job.Captured.front().Origin);
+  } else {
+    S->makeInputs(0);
+    for (unsigned I = 0; I < S->Bufs.size(); ++I)
+      if (S->Bufs[I].Bytes) {
+        D.MemcpyHtoD(S->Bufs[I].Data, S->Inputs[I].data(), S->Bufs[I].Bytes);
+        D.MemcpyHtoD(S->Bufs[I].Pristine, S->Inputs[I].data(),
+                     S->Bufs[I].Bytes);
+      }
   }
-  // Inputs of set 0 on the device, with pristine copies of in/out buffers.
-  S.makeInputs(0);
-  for (unsigned I = 0; I < S.Bufs.size(); ++I) {
-    D.MemcpyHtoD(S.Bufs[I].Data, S.Inputs[I].data(), S.Bufs[I].Bytes);
-    if (S.Bufs[I].Pristine)
-      D.MemcpyHtoD(S.Bufs[I].Pristine, S.Inputs[I].data(), S.Bufs[I].Bytes);
-  }
-  uint64_t FlushBytes = std::max<int64_t>(2 * G.L2Bytes, 8 << 20);
-  CUdeviceptr Flush = 0, Sink = 0;
+  FlushBytes = std::max<int64_t>(2 * G.L2Bytes, 8 << 20);
   // The L2 is flushed by *reading* a buffer twice its size: that also writes
   // back what earlier runs left dirty, outside the measured window, so the
   // kernel starts with a clean, cold L2 (as Nsight Compute's cache control
   // does). A memset alone would leave the L2 full of dirty lines that the
   // timed kernel then pays to write back.
-  CUfunction FlushFn = nullptr;
   // Diagnostic override (docs/verify.md): CUDAL1_L2_FLUSH=read|memset|none.
-  std::string FlushMode = "read";
   if (const char *FM = std::getenv("CUDAL1_L2_FLUSH"))
     FlushMode = FM;
   if (FlushMode == "read") {
-    {
-      KernelCode FK;
-      FK.Source = "extern \"C\" __global__ void cudal1_l2_flush(const int4 *p, "
-                  "unsigned long long n, int *sink) {\n"
-                  "  int acc = 0;\n"
-                  "  for (unsigned long long i = blockIdx.x * (unsigned long "
-                  "long)blockDim.x + threadIdx.x; i < n; i += (unsigned long "
-                  "long)gridDim.x * blockDim.x) {\n"
-                  "    int4 v = p[i]; acc ^= v.x ^ v.y ^ v.z ^ v.w; }\n"
-                  "  if (acc == 0x7f3a9c21) *sink = acc;\n}\n";
-      FK.FileName = "cudal1_l2_flush.cu";
-      FK.NameExpr = "cudal1_l2_flush";
-      VerifyOptions NoCompiler = Opts;
-      NoCompiler.Compiler = nullptr;
-      Compiled FC = compileKernel(NoCompiler, FK, G.Arch, {});
-      CUmodule FM;
-      if (FC.Ok && D.ModuleLoadData(&FM, FC.Cubin.data()) == CUDA_SUCCESS)
-        D.ModuleGetFunction(&FlushFn, FM, "cudal1_l2_flush");
-    }
+    KernelCode FK;
+    FK.Source = "extern \"C\" __global__ void cudal1_l2_flush(const int4 *p, "
+                "unsigned long long n, int *sink) {\n"
+                "  int acc = 0;\n"
+                "  for (unsigned long long i = blockIdx.x * (unsigned long "
+                "long)blockDim.x + threadIdx.x; i < n; i += (unsigned long "
+                "long)gridDim.x * blockDim.x) {\n"
+                "    int4 v = p[i]; acc ^= v.x ^ v.y ^ v.z ^ v.w; }\n"
+                "  if (acc == 0x7f3a9c21) *sink = acc;\n}\n";
+    FK.FileName = "cudal1_l2_flush.cu";
+    FK.NameExpr = "cudal1_l2_flush";
+    VerifyOptions NoCompiler = Opts;
+    NoCompiler.Compiler = nullptr;
+    Compiled FlushK = compileKernel(NoCompiler, FK, G.Arch, {});
+    CUmodule FM;
+    if (FlushK.Ok && D.ModuleLoadData(&FM, FlushK.Cubin.data()) == CUDA_SUCCESS)
+      D.ModuleGetFunction(&FlushFn, FM, "cudal1_l2_flush");
   }
-  if (D.MemAlloc(&Flush, FlushBytes) != CUDA_SUCCESS ||
-      D.MemAlloc(&Sink, 64) != CUDA_SUCCESS) {
-    T.Note = "cannot allocate the L2 flush buffer";
-    V.Timing = T;
-    decideAcceptance(V, Opts.MinSpeedup);
-    return Finish(1);
-  }
-  D.MemsetD32Async(Flush, 0x5a5a5a5a, FlushBytes / 4, nullptr);
-  D.CtxSynchronize();
-  std::vector<Window> Windows;
-  std::string RunErr;
-  unsigned Counter = 0;
   // Diagnostic (docs/verify.md): CUDAL1_SAMPLE_GAP_US=N idles the host N us
   // between the L2 flush and the timed launch, as a profiler's per-launch
   // overhead does.
-  unsigned GapUs = 0;
-  if (const char *G = std::getenv("CUDAL1_SAMPLE_GAP_US"))
-    GapUs = unsigned(std::strtoul(G, nullptr, 10));
-  auto Sample = [&](CUfunction F, int Which, bool Record) {
-    for (auto &B : S.Bufs)
-      if (B.Pristine)
-        D.MemcpyDtoD(B.Data, B.Pristine, B.Bytes);
-    if (FlushMode == "none") {
-      // no flush (diagnostics only)
-    } else if (FlushFn) {
-      unsigned long long N4 = FlushBytes / 16;
-      void *Args[] = {&Flush, &N4, &Sink};
-      D.LaunchKernel(FlushFn, unsigned(G.SmCount * 4), 1, 1, 512, 1, 1, 0,
-                     nullptr, Args, nullptr);
-    } else {
-      D.MemsetD32Async(Flush, 0x1000 + (Counter++ & 0xff), FlushBytes / 4,
-                       nullptr);
-    }
-    D.CtxSynchronize();
-    if (GapUs)
-      std::this_thread::sleep_for(std::chrono::microseconds(GapUs));
-    uint64_t A = 0, B = 0;
-    auto HostNs = [] {
-      return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                          std::chrono::steady_clock::now().time_since_epoch())
-                          .count());
-    };
-    if (!ProfileOnly)
-      Cupti.GetTimestamp(&A);
-    else
-      A = HostNs();
-    std::string E = S.launch(F, Which == 1);
-    CUresult R = D.CtxSynchronize();
-    if (!ProfileOnly)
-      Cupti.GetTimestamp(&B);
-    else
-      B = HostNs();
-    if (E.empty() && R != CUDA_SUCCESS)
-      E = "kernel execution: " + D.errorText(R);
-    if (!E.empty() && RunErr.empty())
-      RunErr = E;
-    if (Record)
-      Windows.push_back({Which, A, B});
-  };
-  // One round: warm-up, then original and candidate interleaved, the order
-  // swapped every sample (ABAB / BABA).
-  auto Round = [&] {
-    for (unsigned I = 0; I < T.Warmup; ++I) {
-      Sample(FO, 0, false);
-      Sample(FC, 1, false);
-    }
-    for (unsigned I = 0; I < T.Samples && RunErr.empty(); ++I) {
-      bool OFirst = I % 2 == 0;
-      Sample(OFirst ? FO : FC, OFirst ? 0 : 1, true);
-      Sample(OFirst ? FC : FO, OFirst ? 1 : 0, true);
-    }
-  };
-  Ch.progress(formatv("timing: {0} warm-up + {1} interleaved samples each",
-                      T.Warmup, T.Samples)
-                  .str());
-  Round();
-  if (ProfileOnly) {
-    std::vector<double> HW[2];
-    for (const auto &W : Windows)
-      HW[W.Which].push_back((W.T1 - W.T0) / 1000.0);
-    T.OriginalWindowUs = HW[0].empty() ? 0 : median(HW[0]);
-    T.CandidateWindowUs = HW[1].empty() ? 0 : median(HW[1]);
-    T.Note = "timing loop run for an outside profiler (CUDAL1_UNDER_NCU); "
-             "no CUPTI records: " +
-             CuptiError +
-             formatv("; host windows (median): original {0:f1} us, "
-                     "candidate {1:f1} us",
-                     T.OriginalWindowUs, T.CandidateWindowUs)
-                 .str();
-    V.Timing = T;
-    if (!RunErr.empty())
-      Reject("fault", "fails while being timed: " + RunErr);
-    return Finish(1);
+  if (const char *Gap = std::getenv("CUDAL1_SAMPLE_GAP_US"))
+    GapUs = unsigned(std::strtoul(Gap, nullptr, 10));
+}
+
+/// One sample: the starting state restored, the L2 flushed, then one launch
+/// between two timestamps (CUPTI's clock).
+std::string JobRun::restoreTimed(int Which) {
+  if (!Timed)
+    return S->restoreForTiming(Which);
+  std::string E = S->restoreGlobals(Which);
+  return E.empty() ? Timed->restore(Which ? MC : MO) : E;
+}
+
+std::string JobRun::launchTimed(CUfunction F, int Which) {
+  return Timed ? Timed->launch(F) : S->launch(F, Which == 1);
+}
+
+void JobRun::sample(CUfunction F, int Which, bool Record) {
+  std::string E = RunErr.empty() ? restoreTimed(Which) : RunErr;
+  if (FlushMode == "none") {
+    // no flush (diagnostics only)
+  } else if (FlushFn) {
+    unsigned long long N4 = FlushBytes / 16;
+    void *Args[] = {&Flush, &N4, &Sink};
+    D.LaunchKernel(FlushFn, unsigned(G.SmCount * 4), 1, 1, 512, 1, 1, 0,
+                   nullptr, Args, nullptr);
+  } else {
+    D.MemsetD32Async(Flush, 0x1000 + (Counter++ & 0xff), FlushBytes / 4,
+                     nullptr);
   }
-  NvmlApi Nv;
-  int SmNow = 0, MemNow = 0;
-  if (Nv.load())
-    Nv.clocks(0, SmNow, MemNow);
-  Cupti.ActivityFlushAll(1);
-  if (!RunErr.empty()) {
-    Reject("fault", "fails while being timed: " + RunErr);
-    return Finish(1);
+  D.CtxSynchronize();
+  if (GapUs)
+    std::this_thread::sleep_for(std::chrono::microseconds(GapUs));
+  uint64_t A = 0, B = 0;
+  auto HostNs = [] {
+    return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::chrono::steady_clock::now().time_since_epoch())
+                        .count());
+  };
+  if (!ProfileOnly)
+    Cupti.GetTimestamp(&A);
+  else
+    A = HostNs();
+  if (E.empty())
+    E = launchTimed(F, Which);
+  CUresult R = D.CtxSynchronize();
+  if (!ProfileOnly)
+    Cupti.GetTimestamp(&B);
+  else
+    B = HostNs();
+  if (E.empty() && R != CUDA_SUCCESS)
+    E = "kernel execution: " + D.errorText(R);
+  if (!E.empty() && RunErr.empty())
+    RunErr = E;
+  if (Record)
+    Windows.push_back({Which, A, B});
+}
+
+/// One round: warm-up, then original and candidate interleaved, the order
+/// swapped every sample (ABAB / BABA); the last pair runs the candidate last,
+/// so that its outputs are still on the device for checkTimedState().
+void JobRun::round() {
+  for (unsigned I = 0; I < T.Warmup; ++I) {
+    sample(FO, 0, false);
+    sample(FC, 1, false);
   }
-  std::vector<KernelRecord> Recs;
+  for (unsigned I = 0; I < T.Samples && RunErr.empty(); ++I) {
+    bool OFirst = I % 2 == 0 || I + 1 == T.Samples;
+    sample(OFirst ? FO : FC, OFirst ? 0 : 1, true);
+    sample(OFirst ? FC : FO, OFirst ? 1 : 0, true);
+  }
+}
+
+/// The outputs of the candidate's last timed sample must be what a
+/// correctness run gives for the same inputs (set 0), and its read-only
+/// buffers unchanged: a candidate that behaves differently when timed (skips
+/// work it believes done, keeps state between runs) is caught here.
+/// checkTimedState() for samples that replay a captured launch.
+bool JobRun::checkTimedReplay() {
+  ReplayState Now;
+  std::string E = Timed->readBack(MC, Now);
+  if (!E.empty()) {
+    reject("fault", "after timing: " + E);
+    return false;
+  }
+  const ReplayLaunch &L = Timed->launchData();
+  auto Kinds = allocationKinds(L);
+  bool Bitwise = Job.Exact == Exactness::Bitwise && Deterministic;
+  for (size_t A = 0; A < L.Allocations.size(); ++A) {
+    BufferDiff Dd = compareAllocation(L, A, Kinds[A], TimedRef.Allocations[A],
+                                      Now.Allocations[A], Bitwise);
+    if (!Dd.ok()) {
+      reject("timed-state",
+             "the outputs of its last timed run differ from its correctness "
+             "run on the same captured launch (" +
+                 Dd.str() + "): it behaves differently when run repeatedly");
+      return false;
+    }
+  }
+  return true;
+}
+
+bool JobRun::checkTimedState() {
+  if (Timed)
+    return checkTimedReplay();
+  std::vector<Bytes> Now;
+  std::string E = S->readBack(Now);
+  if (!E.empty()) {
+    reject("fault", "after timing: " + E);
+    return false;
+  }
+  bool Bitwise = Job.Exact == Exactness::Bitwise && Deterministic;
+  for (unsigned I = 0; I < S->Bufs.size(); ++I) {
+    const BufferSpec &B = *S->Bufs[I].Spec;
+    if (!S->Bufs[I].Writable()) {
+      if (Now[I] != Set0Pre[I]) {
+        reject("read-only-modified",
+               "read-only buffer '" + B.Param +
+                   "' was modified during the timed runs");
+        return false;
+      }
+      continue;
+    }
+    BufferDiff Dd = compareBuffer(B.Param, B.Kind, B.ElemSize, Set0Ref[I],
+                                  Now[I], Set0Pre[I], Bitwise, Tol);
+    if (!Dd.ok()) {
+      reject("timed-state",
+             "the outputs of its last timed run differ from its correctness "
+             "run on the same inputs (" +
+                 Dd.str() +
+                 "): it behaves differently when run repeatedly");
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Phase 2 of timing: the same round again under serialized kernel tracing
+/// (see timing()). Fills \p TUs when its records match phase 1's; returns -1
+/// to go on, else the exit code.
+int JobRun::serializedRound(std::vector<double> TUs[2],
+                            const std::vector<double> Count1[2],
+                            std::string &Note) {
+  Cupti.ActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  Cupti.ActivityDisable(CUPTI_ACTIVITY_KIND_CDP_KERNEL);
+  if (Cupti.ActivityEnable(CUPTI_ACTIVITY_KIND_KERNEL) != CUPTI_SUCCESS) {
+    Note = "serialized kernel tracing unavailable: times from concurrent "
+           "tracing";
+    return -1;
+  }
   {
     std::lock_guard<std::mutex> L(RecordsMutex);
-    for (const auto &R : Records)
-      if (R.Name != "cudal1_l2_flush")
-        Recs.push_back(R);
+    Records.clear();
   }
-  std::vector<double> KUs[2], WUs[2], Excess[2], Count[2];
-  uint64_t FirstWindow = Windows.empty() ? 0 : Windows.front().T0;
-  uint64_t Stray = 0;
-  for (const auto &R : Recs) {
-    bool In = false;
-    for (const auto &W : Windows)
-      In |= R.Start >= W.T0 && R.Start <= W.T1;
-    if (!In && R.Start >= FirstWindow)
-      ++Stray;
+  std::vector<Window> Phase1Windows;
+  Phase1Windows.swap(Windows);
+  Ch.progress(formatv("timing: {0} more interleaved samples each, serialized "
+                      "kernel tracing",
+                      T.Samples)
+                  .str());
+  round();
+  Cupti.ActivityFlushAll(1);
+  Cupti.ActivityDisable(CUPTI_ACTIVITY_KIND_KERNEL);
+  if (!RunErr.empty()) {
+    reject("fault", "fails while being timed: " + RunErr);
+    return finish(1);
   }
-  kernelTimesPerWindow(Recs, Windows, KUs, Count);
-  {
-    size_t Seen[2] = {0, 0};
-    for (const auto &W : Windows) {
-      double Win = (W.T1 - W.T0) / 1000.0;
-      WUs[W.Which].push_back(Win);
-      Excess[W.Which].push_back(Win - KUs[W.Which][Seen[W.Which]++]);
-    }
+  if (!checkTimedState())
+    return finish(1);
+  std::vector<KernelRecord> Recs2 = timedRecords();
+  std::vector<double> Count2[2];
+  kernelTimesPerWindow(Recs2, Windows, TUs, Count2);
+  Windows.swap(Phase1Windows);
+  if (median(Count2[0]) == median(Count1[0]) &&
+      median(Count2[1]) == median(Count1[1]) && median(TUs[0]) > 0 &&
+      median(TUs[1]) > 0) {
+    Note = formatv("times from serialized kernel tracing; checks on "
+                   "concurrently traced samples (medians {0:f1} us -> {1:f1} "
+                   "us)",
+                   median(KUs[0]), median(KUs[1]))
+               .str();
+  } else {
+    TUs[0].clear();
+    TUs[1].clear();
+    Note = "serialized kernel tracing recorded other kernels than concurrent "
+           "tracing: times from concurrent tracing";
   }
-  // Phase 1 (above) traced every kernel on every stream concurrently
-  // (CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL): the checks below (no work,
-  // hidden work, stray kernels) use it. That tracing slows some kernels
-  // down (measured on an H200: a one-float-per-thread copy of 64 Mi floats
-  // ran 216.6 us traced, 197-201 us untraced by CUDA events and Nsight
-  // Compute), so the times of the verdict come from a second, identical
-  // round of samples under serialized kernel tracing
-  // (CUPTI_ACTIVITY_KIND_KERNEL), which agreed with Nsight Compute there.
-  // CUDAL1_TIMING=concurrent keeps phase 1's times (diagnostics).
-  const double P1Orig = median(KUs[0]), P1Cand = median(KUs[1]);
-  std::vector<double> TUs[2];
-  std::string PhaseNote = "times from concurrent kernel tracing";
-  if (!envIs("CUDAL1_TIMING", "concurrent") && Cupti.ActivityDisable &&
-      RunErr.empty()) {
-    Cupti.ActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    Cupti.ActivityDisable(CUPTI_ACTIVITY_KIND_CDP_KERNEL);
-    if (Cupti.ActivityEnable(CUPTI_ACTIVITY_KIND_KERNEL) == CUPTI_SUCCESS) {
-      {
-        std::lock_guard<std::mutex> L(RecordsMutex);
-        Records.clear();
-      }
-      std::vector<Window> Phase1Windows;
-      Phase1Windows.swap(Windows);
-      Ch.progress(formatv("timing: {0} more interleaved samples each, "
-                          "serialized kernel tracing",
-                          T.Samples)
-                      .str());
-      Round();
-      Cupti.ActivityFlushAll(1);
-      Cupti.ActivityDisable(CUPTI_ACTIVITY_KIND_KERNEL);
-      if (!RunErr.empty()) {
-        Reject("fault", "fails while being timed: " + RunErr);
-        return Finish(1);
-      }
-      std::vector<KernelRecord> Recs2;
-      {
-        std::lock_guard<std::mutex> L(RecordsMutex);
-        for (const auto &R : Records)
-          if (R.Name != "cudal1_l2_flush")
-            Recs2.push_back(R);
-      }
-      std::vector<double> Count2[2];
-      kernelTimesPerWindow(Recs2, Windows, TUs, Count2);
-      Windows.swap(Phase1Windows);
-      if (median(Count2[0]) == median(Count[0]) &&
-          median(Count2[1]) == median(Count[1]) && median(TUs[0]) > 0 &&
-          median(TUs[1]) > 0) {
-        PhaseNote = formatv("times from serialized kernel tracing; checks "
-                            "on concurrently traced samples (medians "
-                            "{0:f1} us -> {1:f1} us)",
-                            P1Orig, P1Cand)
-                        .str();
-      } else {
-        TUs[0].clear();
-        TUs[1].clear();
-        PhaseNote = "serialized kernel tracing recorded other kernels than "
-                    "concurrent tracing: times from concurrent tracing";
-      }
-    } else {
-      PhaseNote = "serialized kernel tracing unavailable: times from "
-                  "concurrent tracing";
-    }
-  }
-  Extra["timing_phase"] = PhaseNote;
-  Extra["concurrent_traced_original_median_us"] = P1Orig;
-  Extra["concurrent_traced_candidate_median_us"] = P1Cand;
-  const std::vector<double> &OrigUs = TUs[0].empty() ? KUs[0] : TUs[0];
-  const std::vector<double> &CandUs = TUs[1].empty() ? KUs[1] : TUs[1];
+  return -1;
+}
+
+void JobRun::timingFacts(const std::vector<double> &OrigUs,
+                         const std::vector<double> &CandUs) {
   T.OriginalUs = OrigUs;
   T.CandidateUs = CandUs;
   T.OriginalMedianUs = median(OrigUs);
@@ -1029,11 +1325,17 @@ int runVerifyJobInProcess(const VerifyJob &Job, const VerifyOptions &Opts,
   T.Flagged = T.Speedup > 10;
   // The least the kernel must write: the bytes the original changes.
   uint64_t MinBytes = 0;
-  for (unsigned I = 0; I < S.Bufs.size(); ++I) {
-    if (!S.Bufs[I].Writable())
+  if (Timed) {
+    const ReplayLaunch &L = Timed->launchData();
+    for (size_t A = 0; A < L.Allocations.size(); ++A)
+      for (size_t B = 0; B < L.Allocations[A].Before.size(); ++B)
+        MinBytes += L.Allocations[A].Before[B] != TimedRef.Allocations[A][B];
+  }
+  for (unsigned I = 0; !Timed && I < S->Bufs.size(); ++I) {
+    if (!S->Bufs[I].Writable())
       continue;
-    unsigned ES = S.Bufs[I].Spec->ElemSize;
-    for (uint64_t E = 0; E < S.Bufs[I].Spec->Count; ++E)
+    unsigned ES = S->Bufs[I].Spec->ElemSize;
+    for (uint64_t E = 0; E < S->Bufs[I].Spec->Count; ++E)
       if (std::memcmp(&Set0Ref[I][E * ES], &Set0Pre[I][E * ES], ES))
         MinBytes += ES;
   }
@@ -1044,9 +1346,147 @@ int runVerifyJobInProcess(const VerifyJob &Job, const VerifyOptions &Opts,
     double Factor = int64_t(MinBytes) > G.L2Bytes ? 1.25 : 8.0;
     T.FloorUs = MinBytes / (BytesPerUs * Factor);
   }
+}
+
+void JobRun::antiCheat(double P1Orig, double P1Cand) {
+  if (T.CandidateKernelsPerSample == 0)
+    reject("no-work", "CUPTI recorded no kernel execution in the candidate's "
+                      "timing windows: it launches no work");
+  // Work that escaped the recorded kernels (a side stream, a device-side
+  // launch the profiler does not see) shows as host-window time that no
+  // kernel record covers. The excess of an honest launch is the launch +
+  // synchronisation overhead (about 10 us), about the same for both kernels.
+  double OrigExcess = median(Excess[0]), CandExcess = median(Excess[1]);
+  double Allowed = std::max(15.0, 0.5 * P1Cand);
+  if (CandExcess > OrigExcess + Allowed && CandExcess > 2 * OrigExcess)
+    reject("hidden-work",
+           formatv("the GPU was busy {0} per candidate sample but its "
+                   "recorded kernels cover only {1} (original: {2} of {3}): "
+                   "work escaped the timed kernels (another stream or a "
+                   "device-side launch)",
+                   formatTime(T.CandidateWindowUs), formatTime(P1Cand),
+                   formatTime(P1Orig), formatTime(T.OriginalWindowUs))
+               .str());
+  if (Stray)
+    reject("hidden-work",
+           formatv("{0} kernel executions started outside the measured "
+                   "windows (work left running after the launch returned)",
+                   Stray)
+               .str());
+}
+
+/// Per window: the kernels' span, the host window, what the window spends
+/// outside any kernel record; and the records that started outside every
+/// window (stray work).
+void JobRun::analyseWindows(const std::vector<KernelRecord> &Recs) {
+  uint64_t FirstWindow = Windows.empty() ? 0 : Windows.front().T0;
+  for (const auto &R : Recs) {
+    bool In = false;
+    for (const auto &W : Windows)
+      In |= R.Start >= W.T0 && R.Start <= W.T1;
+    if (!In && R.Start >= FirstWindow)
+      ++Stray;
+  }
+  kernelTimesPerWindow(Recs, Windows, KUs, Count);
+  size_t Seen[2] = {0, 0};
+  for (const auto &W : Windows) {
+    double Win = (W.T1 - W.T0) / 1000.0;
+    WUs[W.Which].push_back(Win);
+    Excess[W.Which].push_back(Win - KUs[W.Which][Seen[W.Which]++]);
+  }
+}
+
+/// Under an outside profiler: host windows only, no verdict.
+int JobRun::profileOnlyResult() {
+  std::vector<double> HW[2];
+  for (const auto &W : Windows)
+    HW[W.Which].push_back((W.T1 - W.T0) / 1000.0);
+  T.OriginalWindowUs = HW[0].empty() ? 0 : median(HW[0]);
+  T.CandidateWindowUs = HW[1].empty() ? 0 : median(HW[1]);
+  T.Note = "timing loop run for an outside profiler (CUDAL1_UNDER_NCU); no "
+           "CUPTI records: " +
+           CuptiError +
+           formatv("; host windows (median): original {0:f1} us, candidate "
+                   "{1:f1} us",
+                   T.OriginalWindowUs, T.CandidateWindowUs)
+               .str();
+  V.Timing = T;
+  if (!RunErr.empty())
+    reject("fault", "fails while being timed: " + RunErr);
+  return finish(1);
+}
+
+int JobRun::timing() {
+  T.Samples = std::max(30u, Opts.Samples);
+  T.Warmup = Opts.Warmup;
+  // Under an outside profiler (utils/gpu-check.sh runs Nsight Compute with
+  // CUDAL1_UNDER_NCU=1), CUPTI belongs to the profiler: the timing loop still
+  // runs, launch for launch as below, so that the profiler times the very
+  // launches CUPTI times in a normal run; no verdict is drawn from it.
+  ProfileOnly = !HaveCupti && std::getenv("CUDAL1_UNDER_NCU");
+  if (!HaveCupti && !ProfileOnly) {
+    T.Note = CuptiError;
+    V.Timing = T;
+    decideAcceptance(V, Opts.MinSpeedup);
+    return finish(1);
+  }
+  if (!Job.HaveHarness &&
+      TimedRef.Allocations.size() != Job.Captured.front().Allocations.size()) {
+    reject("harness", "nothing to time the candidate on: no harness, and "
+                      "the first captured launch was not replayed");
+    return finish(2);
+  }
+  prepareTiming();
+  if (D.MemAlloc(&Flush, FlushBytes) != CUDA_SUCCESS ||
+      D.MemAlloc(&Sink, 64) != CUDA_SUCCESS) {
+    T.Note = "cannot allocate the L2 flush buffer";
+    V.Timing = T;
+    decideAcceptance(V, Opts.MinSpeedup);
+    return finish(1);
+  }
+  D.MemsetD32Async(Flush, 0x5a5a5a5a, FlushBytes / 4, nullptr);
+  D.CtxSynchronize();
+  Ch.progress(formatv("timing: {0} warm-up + {1} interleaved samples each",
+                      T.Warmup, T.Samples)
+                  .str());
+  round();
+  if (ProfileOnly)
+    return profileOnlyResult();
+  NvmlApi Nv;
+  if (Nv.load())
+    Nv.clocks(0, SmNow, MemNow);
+  Cupti.ActivityFlushAll(1);
+  if (!RunErr.empty()) {
+    reject("fault", "fails while being timed: " + RunErr);
+    return finish(1);
+  }
+  if (!checkTimedState())
+    return finish(1);
+  analyseWindows(timedRecords());
+  // Phase 1 (above) traced every kernel on every stream concurrently
+  // (CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL): the checks below (no work,
+  // hidden work, stray kernels) use it. That tracing slows some kernels
+  // down (measured on an H200: a one-float-per-thread copy of 64 Mi floats
+  // ran 216.6 us traced, 197-201 us untraced by CUDA events and Nsight
+  // Compute), so the times of the verdict come from a second, identical
+  // round of samples under serialized kernel tracing
+  // (CUPTI_ACTIVITY_KIND_KERNEL), which agreed with Nsight Compute there.
+  // CUDAL1_TIMING=concurrent keeps phase 1's times (diagnostics).
+  const double P1Orig = median(KUs[0]), P1Cand = median(KUs[1]);
+  std::vector<double> TUs[2];
+  std::string PhaseNote = "times from concurrent kernel tracing";
+  if (!envIs("CUDAL1_TIMING", "concurrent") && Cupti.ActivityDisable)
+    if (int R = serializedRound(TUs, Count, PhaseNote); R >= 0)
+      return R;
+  Extra["timing_phase"] = PhaseNote;
+  Extra["concurrent_traced_original_median_us"] = P1Orig;
+  Extra["concurrent_traced_candidate_median_us"] = P1Cand;
+  timingFacts(TUs[0].empty() ? KUs[0] : TUs[0],
+              TUs[1].empty() ? KUs[1] : TUs[1]);
   T.Note = formatv("CUPTI {0}; L2 flush: {4}; SM clock after timing {1} MHz, "
                    "memory {2} MHz; {3} kernel records outside the measured "
-                   "windows; {5}",
+                   "windows; every sample starts from the same inputs and "
+                   "poisoned outputs; {5}",
                    Cupti.Path, SmNow, MemNow, Stray,
                    FlushMode == "read" && !FlushFn ? "memset (no NVRTC)"
                                                    : FlushMode,
@@ -1056,35 +1496,58 @@ int runVerifyJobInProcess(const VerifyJob &Job, const VerifyOptions &Opts,
   T.SmClockAfterMHz = SmNow;
   V.Timing = T;
   Extra["sm_clock_after_mhz"] = SmNow;
-
-  if (T.CandidateKernelsPerSample == 0) {
-    Reject("no-work", "CUPTI recorded no kernel execution in the candidate's "
-                      "timing windows: it launches no work");
-  }
-  // Work that escaped the recorded kernels (a side stream, a device-side
-  // launch the profiler does not see) shows as host-window time that no
-  // kernel record covers.
-  // The excess of an honest launch is the launch + synchronisation overhead
-  // (about 10 us), about the same for both kernels.
-  double OrigExcess = median(Excess[0]), CandExcess = median(Excess[1]);
-  double Allowed = std::max(15.0, 0.5 * P1Cand);
-  if (CandExcess > OrigExcess + Allowed && CandExcess > 2 * OrigExcess)
-    Reject("hidden-work",
-           formatv("the GPU was busy {0} per candidate sample but its "
-                   "recorded kernels cover only {1} (original: {2} of {3}): "
-                   "work escaped the timed kernels (another stream or a "
-                   "device-side launch)",
-                   formatTime(T.CandidateWindowUs), formatTime(P1Cand),
-                   formatTime(P1Orig), formatTime(T.OriginalWindowUs))
-               .str());
-  if (Stray)
-    Reject("hidden-work",
-           formatv("{0} kernel executions started outside the measured "
-                   "windows (work left running after the launch returned)",
-                   Stray)
-               .str());
+  antiCheat(P1Orig, P1Cand);
   decideAcceptance(V, Opts.MinSpeedup);
-  return Finish(V.Accepted ? 0 : 1);
+  return finish(V.Accepted ? 0 : 1);
+}
+
+int JobRun::run() {
+  if (!openGpu(D, Dev, Ctx, G)) {
+    reject("no-gpu", G.Error);
+    return finish(3);
+  }
+  Extra["gpu"] = toJson(G);
+  noteCandidateShape();
+  startCupti();
+  if (int R = compileBoth(); R >= 0)
+    return R;
+  std::string LE;
+  if (!loadModule(CO, FO, MO, LE)) {
+    reject("harness", "the original cannot be loaded: " + LE);
+    return finish(2);
+  }
+  if (!loadModule(CC, FC, MC, LE)) {
+    reject("compile", "cannot be loaded: " + LE);
+    return finish(1);
+  }
+  S = std::make_unique<Session>(D, Job, Opts, Ch);
+  std::string AE = S->allocate();
+  if (!AE.empty()) {
+    reject("harness", AE);
+    return finish(2);
+  }
+  S->snapshotGlobals(0, MO, CO.Cubin, V.Notes);
+  S->snapshotGlobals(1, MC, CC.Cubin, V.Notes);
+  if (int R = correctness(); R >= 0)
+    return R;
+  for (size_t K = 0; K < Job.Captured.size(); ++K)
+    if (int R = checkCapturedLaunch(K); R >= 0)
+      return R;
+  if (!Job.HaveHarness && Job.Captured.empty()) {
+    reject("harness", "no input: neither a harness nor captured launches");
+    return finish(2);
+  }
+  if (!V.Correct || !Opts.Time)
+    return finish(V.Correct ? 0 : 1);
+  return timing();
+}
+
+} // namespace
+
+int runVerifyJobInProcess(const VerifyJob &Job, const VerifyOptions &Opts,
+                          int Fd) {
+  JobRun R(Job, Opts, Fd);
+  return R.run();
 }
 
 /// The probe's child side.

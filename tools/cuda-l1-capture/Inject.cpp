@@ -15,7 +15,7 @@
 // synchronisation and time): it only reads device memory.
 //
 //===----------------------------------------------------------------------===//
-#include "CubinSymbols.h"
+#include "cudal1/Capture/CubinSymbols.h"
 #include "Layout.h"
 #include "MiniJson.h"
 #include "cudal1/Capture/CaptureFormat.h"

@@ -442,33 +442,67 @@ std::string finalise(const std::string &Dir, Value &Root,
 
 } // namespace
 
-int main(int argc, char **argv) {
+namespace {
+
+/// What the command line asks for.
+struct LaunchRequest {
   std::string Output, KernelRe, Model, Check;
   uint64_t Launches = 1, Skip = 0, MaxBytes = 1ULL << 30;
   bool HaveKernel = false, Force = false, Quiet = false;
   std::vector<std::string> Command, LayoutModels;
+};
 
-  auto Value_ = [&](int &I, const std::string &Arg, const std::string &Name,
-                    std::string &Out) -> bool {
-    if (Arg.size() > Name.size() && Arg.compare(0, Name.size() + 1, Name + "=") == 0) {
-      Out = Arg.substr(Name.size() + 1);
-      return true;
-    }
-    if (I + 1 >= argc)
-      return false;
-    Out = argv[++I];
+/// An option's value: "--name=value" or "--name value".
+bool optionValue(int &I, int Argc, char **Argv, const std::string &Arg,
+                 const std::string &Name, std::string &Out) {
+  if (Arg.size() > Name.size() && Arg.compare(0, Name.size() + 1, Name + "=") == 0) {
+    Out = Arg.substr(Name.size() + 1);
     return true;
-  };
+  }
+  if (I + 1 >= Argc)
+    return false;
+  Out = Argv[++I];
+  return true;
+}
+
+/// One of the options that take a value; -1 to go on, else the exit code.
+int valueOption(const std::string &Name, const std::string &V,
+                LaunchRequest &R) {
+  if (Name == "--output") {
+    R.Output = V;
+  } else if (Name == "--kernel") {
+    R.KernelRe = V;
+    R.HaveKernel = true;
+  } else if (Name == "--model") {
+    R.Model = V;
+  } else if (Name == "--check") {
+    R.Check = V;
+  } else if (Name == "--launches") {
+    if (!parseCount(V, R.Launches) || R.Launches == 0)
+      return usageError("--launches '" + V + "': expected a positive integer");
+  } else if (Name == "--skip") {
+    if (!parseCount(V, R.Skip))
+      return usageError("--skip '" + V + "': expected a non-negative integer");
+  } else if (Name == "--max-bytes") {
+    if (!parseBytes(V, R.MaxBytes) || R.MaxBytes == 0)
+      return usageError("--max-bytes '" + V +
+                        "': expected a positive byte count (suffix K, M or G "
+                        "allowed)");
+  }
+  return -1;
+}
+
+/// Parses the command line; -1 to go on, else the exit code (--help,
+/// --version, --layouts and usage errors end here).
+int parseArgs(int Argc, char **Argv, LaunchRequest &R) {
   auto Is = [](const std::string &Arg, const char *Name) {
     std::string N(Name);
     return Arg == N || Arg.compare(0, N.size() + 1, N + "=") == 0;
   };
-  for (int I = 1; I < argc; ++I) {
-    std::string Arg = argv[I];
-    std::string V;
+  for (int I = 1; I < Argc; ++I) {
+    std::string Arg = Argv[I];
     if (Arg == "--") {
-      for (int J = I + 1; J < argc; ++J)
-        Command.push_back(argv[J]);
+      R.Command.assign(Argv + I + 1, Argv + Argc);
       break;
     }
     if (Arg == "--help" || Arg == "-h") {
@@ -480,162 +514,138 @@ int main(int argc, char **argv) {
                   CUDAL1_CAPTURE_VERSION, CaptureFormatName, CaptureFormatVersion);
       return 0;
     }
-    if (Arg == "--force") {
-      Force = true;
-      continue;
-    }
-    if (Arg == "--quiet") {
-      Quiet = true;
+    if (Arg == "--force" || Arg == "--quiet") {
+      (Arg == "--force" ? R.Force : R.Quiet) = true;
       continue;
     }
     if (Arg == "--layouts") {
-      for (int J = I + 1; J < argc; ++J) {
-        std::string M = argv[J];
+      for (int J = I + 1; J < Argc; ++J) {
+        std::string M = Argv[J];
         if (M == "--quiet")
-          Quiet = true;
+          R.Quiet = true;
         else if (!M.empty() && M[0] == '-')
           return usageError("--layouts takes kernel model files (and --quiet), not '" + M + "'");
         else
-          LayoutModels.push_back(M);
+          R.LayoutModels.push_back(M);
       }
-      if (LayoutModels.empty())
+      if (R.LayoutModels.empty())
         return usageError("--layouts needs one or more kernel model files");
-      return layoutsMode(LayoutModels, Quiet);
+      return layoutsMode(R.LayoutModels, R.Quiet);
+    }
+    if (Arg == "-o" || (Arg.rfind("-o", 0) == 0 && Arg.size() > 2 && Arg[2] != '-')) {
+      if (Arg == "-o" && I + 1 >= Argc)
+        return usageError("-o needs a directory");
+      R.Output = Arg == "-o" ? Argv[++I] : Arg.substr(2);
+      continue;
     }
     const char *Opts[] = {"--output", "--kernel", "--launches", "--skip",
                           "--max-bytes", "--model", "--check"};
-    bool Matched = false;
-    if (Arg == "-o" || (Arg.rfind("-o", 0) == 0 && Arg.size() > 2 && Arg[2] != '-')) {
-      if (Arg == "-o") {
-        if (I + 1 >= argc)
-          return usageError("-o needs a directory");
-        Output = argv[++I];
-      } else {
-        Output = Arg.substr(2);
-      }
+    const char *Found = nullptr;
+    for (const char *O : Opts)
+      if (Is(Arg, O))
+        Found = O;
+    if (Found) {
+      std::string V;
+      if (!optionValue(I, Argc, Argv, Arg, Found, V))
+        return usageError(std::string(Found) + " needs a value");
+      if (int E = valueOption(Found, V, R); E >= 0)
+        return E;
       continue;
     }
-    for (const char *O : Opts) {
-      if (!Is(Arg, O))
-        continue;
-      Matched = true;
-      if (!Value_(I, Arg, O, V))
-        return usageError(std::string(O) + " needs a value");
-      std::string Name(O);
-      if (Name == "--output") {
-        Output = V;
-      } else if (Name == "--kernel") {
-        KernelRe = V;
-        HaveKernel = true;
-      } else if (Name == "--model") {
-        Model = V;
-      } else if (Name == "--check") {
-        Check = V;
-      } else if (Name == "--launches") {
-        if (!parseCount(V, Launches) || Launches == 0)
-          return usageError("--launches '" + V + "': expected a positive integer");
-      } else if (Name == "--skip") {
-        if (!parseCount(V, Skip))
-          return usageError("--skip '" + V + "': expected a non-negative integer");
-      } else if (Name == "--max-bytes") {
-        if (!parseBytes(V, MaxBytes) || MaxBytes == 0)
-          return usageError("--max-bytes '" + V +
-                            "': expected a positive byte count (suffix K, M or G allowed)");
-      }
-      break;
-    }
-    if (Matched)
-      continue;
     if (!Arg.empty() && Arg[0] == '-')
       return usageError("unknown option '" + Arg + "'");
     // The application starts here (the "--" is optional).
-    for (int J = I; J < argc; ++J)
-      Command.push_back(argv[J]);
+    R.Command.assign(Argv + I, Argv + Argc);
     break;
   }
+  return -1;
+}
 
-  if (!Check.empty()) {
-    if (!Command.empty() || !Output.empty())
-      return usageError("--check takes a capture directory and nothing else");
-    return checkMode(Check, Quiet);
-  }
-  if (Output.empty())
+/// Checks the request; -1 to go on, else the exit code.
+int validate(LaunchRequest &R) {
+  if (R.Output.empty())
     return usageError("no output directory: pass -o <dir>");
-  if (Command.empty())
+  if (R.Command.empty())
     return usageError("no application to run: pass -- <app> [args...]");
-  if (HaveKernel) {
-    if (KernelRe.empty())
+  if (R.HaveKernel) {
+    if (R.KernelRe.empty())
       return usageError("--kernel needs a non-empty regular expression");
     try {
-      std::regex R(KernelRe, std::regex::ECMAScript);
+      std::regex Re(R.KernelRe, std::regex::ECMAScript);
     } catch (const std::regex_error &E) {
-      return usageError("--kernel '" + KernelRe + "' is not a valid regular expression: " +
-                        E.what());
+      return usageError("--kernel '" + R.KernelRe +
+                        "' is not a valid regular expression: " + E.what());
     }
   }
-  if (!Model.empty()) {
+  if (!R.Model.empty()) {
     KernelModel M;
     std::string Error;
-    if (!M.load(Model, Error))
+    if (!M.load(R.Model, Error))
       return usageError("--model: " + Error);
-    Model = absolutePath(Model);
-  }
-  std::string Library;
-  std::vector<std::string> Tried;
-  if (const char *L = std::getenv("CUDAL1_CAPTURE_LIBRARY"); L && *L) {
-    Tried.push_back(L);
-    if (fileSize(L) >= 0)
-      Library = absolutePath(L);
-  } else {
-    std::string Self = selfDir();
-    for (const std::string &C : {Self + "/../lib/cuda-l1/" + InjectLibName,
-                                 Self + "/" + InjectLibName}) {
-      Tried.push_back(C);
-      if (fileSize(C) >= 0) {
-        Library = absolutePath(C);
-        break;
-      }
-    }
-  }
-  if (Library.empty()) {
-    std::string L;
-    for (const auto &T : Tried)
-      L += "\n  " + T;
-    std::fprintf(stderr, "cuda-l1-capture: error: cannot find the injection library; looked at:%s\n",
-                 L.c_str());
-    return ExitUsage;
+    R.Model = absolutePath(R.Model);
   }
   if (const char *Inj = std::getenv("CUDA_INJECTION64_PATH"); Inj && *Inj)
     return usageError(std::string("CUDA_INJECTION64_PATH is already set (to '") + Inj +
                       "'): another tool injects into this application; run "
                       "cuda-l1-capture without it");
-  bool CreatedDir = false;
-  std::string Problem = prepareOutput(Output, Force, CreatedDir);
-  if (!Problem.empty())
-    return usageError(Problem);
-  std::string Dir = absolutePath(Output);
+  return -1;
+}
 
+/// The injection library: $CUDAL1_CAPTURE_LIBRARY, else beside the launcher
+/// (../lib/cuda-l1/ or the same folder). "" (error printed) when missing.
+std::string findInjectionLibrary() {
+  std::vector<std::string> Tried;
+  if (const char *L = std::getenv("CUDAL1_CAPTURE_LIBRARY"); L && *L) {
+    Tried.push_back(L);
+    if (fileSize(L) >= 0)
+      return absolutePath(L);
+  } else {
+    std::string Self = selfDir();
+    for (const std::string &C : {Self + "/../lib/cuda-l1/" + InjectLibName,
+                                 Self + "/" + InjectLibName}) {
+      Tried.push_back(C);
+      if (fileSize(C) >= 0)
+        return absolutePath(C);
+    }
+  }
+  std::string L;
+  for (const auto &T : Tried)
+    L += "\n  " + T;
+  std::fprintf(stderr, "cuda-l1-capture: error: cannot find the injection library; looked at:%s\n",
+               L.c_str());
+  return "";
+}
+
+/// The injection library reads what to capture from the environment.
+void setCaptureEnvironment(const LaunchRequest &R, const std::string &Library,
+                           const std::string &Dir) {
   ::setenv("CUDA_INJECTION64_PATH", Library.c_str(), 1);
   ::setenv(CaptureEnvDir, Dir.c_str(), 1);
-  if (HaveKernel)
-    ::setenv(CaptureEnvKernel, KernelRe.c_str(), 1);
+  if (R.HaveKernel)
+    ::setenv(CaptureEnvKernel, R.KernelRe.c_str(), 1);
   else
     ::unsetenv(CaptureEnvKernel);
-  ::setenv(CaptureEnvLaunches, std::to_string(Launches).c_str(), 1);
-  ::setenv(CaptureEnvSkip, std::to_string(Skip).c_str(), 1);
-  ::setenv(CaptureEnvMaxBytes, std::to_string(MaxBytes).c_str(), 1);
-  if (!Model.empty())
-    ::setenv(CaptureEnvModel, Model.c_str(), 1);
+  ::setenv(CaptureEnvLaunches, std::to_string(R.Launches).c_str(), 1);
+  ::setenv(CaptureEnvSkip, std::to_string(R.Skip).c_str(), 1);
+  ::setenv(CaptureEnvMaxBytes, std::to_string(R.MaxBytes).c_str(), 1);
+  if (!R.Model.empty())
+    ::setenv(CaptureEnvModel, R.Model.c_str(), 1);
   else
     ::unsetenv(CaptureEnvModel);
   ::setenv(CaptureEnvLauncher, "1", 1);
+}
 
-  // Run the application; a pipe closed on exec reports exec failures.
+/// Runs the application and waits for it. Returns false (error printed)
+/// when it could not be started; \p Status is waitpid's.
+bool runApplication(const std::vector<std::string> &CommandIn, int &Status,
+                    double &Seconds, int &ExecErrno) {
+  // A pipe closed on exec reports exec failures.
   int Pipe[2];
   if (::pipe2(Pipe, O_CLOEXEC) != 0) {
     std::fprintf(stderr, "cuda-l1-capture: error: pipe: %s\n", std::strerror(errno));
-    return 127;
+    return false;
   }
+  std::vector<std::string> Command = CommandIn;
   std::vector<char *> Argv;
   for (auto &A : Command)
     Argv.push_back(&A[0]);
@@ -652,7 +662,7 @@ int main(int argc, char **argv) {
   pid_t Child = ::fork();
   if (Child < 0) {
     std::fprintf(stderr, "cuda-l1-capture: error: fork: %s\n", std::strerror(errno));
-    return 127;
+    return false;
   }
   if (Child == 0) {
     sigaction(SIGINT, &OldInt, nullptr);
@@ -665,30 +675,29 @@ int main(int argc, char **argv) {
     ::_exit(127);
   }
   ::close(Pipe[1]);
-  int ExecErrno = 0;
+  ExecErrno = 0;
   ssize_t N;
   while ((N = ::read(Pipe[0], &ExecErrno, sizeof(ExecErrno))) < 0 && errno == EINTR) {
   }
   ::close(Pipe[0]);
-  int Status = 0;
+  if (N != static_cast<ssize_t>(sizeof(ExecErrno)))
+    ExecErrno = 0;
   while (::waitpid(Child, &Status, 0) < 0) {
     if (errno != EINTR) {
       std::fprintf(stderr, "cuda-l1-capture: error: waitpid: %s\n", std::strerror(errno));
-      return 127;
+      return false;
     }
   }
-  double Seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+  Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
   sigaction(SIGINT, &OldInt, nullptr);
   sigaction(SIGQUIT, &OldQuit, nullptr);
-  if (N == static_cast<ssize_t>(sizeof(ExecErrno))) {
-    std::fprintf(stderr, "cuda-l1-capture: error: cannot run '%s': %s\n",
-                 Command[0].c_str(), std::strerror(ExecErrno));
-    // Nothing ran: leave no half-made capture behind.
-    if (CreatedDir && listDir(Dir).empty())
-      ::rmdir(Dir.c_str());
-    return 127;
-  }
+  return true;
+}
+
+/// After the application: the manifest finalised and summarised. Returns the
+/// exit code.
+int finishCapture(const LaunchRequest &R, const std::string &Dir,
+                  const std::string &Library, int Status, double Seconds) {
   int AppExit = WIFEXITED(Status)     ? WEXITSTATUS(Status)
                 : WIFSIGNALED(Status) ? 128 + WTERMSIG(Status)
                                       : 1;
@@ -698,7 +707,6 @@ int main(int argc, char **argv) {
   else if (AppExit != 0)
     std::fprintf(stderr, "cuda-l1-capture: the application exited with status %d\n",
                  AppExit);
-
   Value Root;
   std::vector<std::string> Problems;
   if (fileSize(Dir + "/" + CaptureManifestFile) < 0) {
@@ -714,11 +722,11 @@ int main(int argc, char **argv) {
       std::fprintf(stderr, "cuda-l1-capture: error: %s\n", P.c_str());
     return AppExit ? AppExit : ExitCaptureFailed;
   }
-  std::string E = finalise(Dir, Root, Command, Status, Seconds);
+  std::string E = finalise(Dir, Root, R.Command, Status, Seconds);
   if (!E.empty())
     std::fprintf(stderr, "cuda-l1-capture: error: %s\n", E.c_str());
   ManifestSummary Sum;
-  bool Valid = report(Dir, Root, Quiet, stderr, Sum);
+  bool Valid = report(Dir, Root, R.Quiet, stderr, Sum);
   if (!Sum.Complete)
     std::fprintf(stderr,
                  "cuda-l1-capture: warning: the application ended before the capture "
@@ -740,4 +748,41 @@ int main(int argc, char **argv) {
   if (AppExit)
     return AppExit;
   return Valid && E.empty() ? 0 : ExitCaptureFailed;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  LaunchRequest R;
+  if (int E = parseArgs(argc, argv, R); E >= 0)
+    return E;
+  if (!R.Check.empty()) {
+    if (!R.Command.empty() || !R.Output.empty())
+      return usageError("--check takes a capture directory and nothing else");
+    return checkMode(R.Check, R.Quiet);
+  }
+  if (int E = validate(R); E >= 0)
+    return E;
+  std::string Library = findInjectionLibrary();
+  if (Library.empty())
+    return ExitUsage;
+  bool CreatedDir = false;
+  std::string Problem = prepareOutput(R.Output, R.Force, CreatedDir);
+  if (!Problem.empty())
+    return usageError(Problem);
+  std::string Dir = absolutePath(R.Output);
+  setCaptureEnvironment(R, Library, Dir);
+  int Status = 0, ExecErrno = 0;
+  double Seconds = 0;
+  if (!runApplication(R.Command, Status, Seconds, ExecErrno))
+    return 127;
+  if (ExecErrno) {
+    std::fprintf(stderr, "cuda-l1-capture: error: cannot run '%s': %s\n",
+                 R.Command[0].c_str(), std::strerror(ExecErrno));
+    // Nothing ran: leave no half-made capture behind.
+    if (CreatedDir && listDir(Dir).empty())
+      ::rmdir(Dir.c_str());
+    return 127;
+  }
+  return finishCapture(R, Dir, Library, Status, Seconds);
 }

@@ -52,6 +52,19 @@ static void listRules(const std::vector<RuleInfo> &Rules,
   }
 }
 
+/// --fail-on: a finding at or above \p Level ("never": none).
+static bool failsAt(const std::vector<Finding> &Findings, StringRef Level) {
+  auto Rank = [](StringRef S) {
+    return S == "error" ? 3 : S == "warning" ? 2 : S == "note" ? 1 : 0;
+  };
+  if (Level == "never")
+    return false;
+  for (const Finding &F : Findings)
+    if (Rank(F.Severity) >= Rank(Level))
+      return true;
+  return false;
+}
+
 static void printFindings(Pipeline &P, const AnalysisRun &Run,
                           const FixVerifyResult &Verified) {
   const Options &O = P.options();
@@ -63,7 +76,9 @@ static void printFindings(Pipeline &P, const AnalysisRun &Run,
         (*Obj)["verification"] = *Verified.Json;
     printJson(Doc, OS);
   } else if (O.Format == OutputFormat::Sarif) {
-    printJson(findingsSarif(Run.Findings, P.rules(), CUDAL1_VERSION), OS);
+    OutputOptions OO;
+    OO.RuleDocsBase = O.RuleDocsUrl;
+    printJson(findingsSarif(Run.Findings, P.rules(), CUDAL1_VERSION, OO), OS);
   } else {
     printFindingsText(Run.Findings, OS);
   }
@@ -93,10 +108,25 @@ int runAdvise(Pipeline &P, const ModeFlags &M) {
     return P.inputStatus();
   }
 
+  std::multiset<std::string> Baseline;
+  if (!O.Baseline.empty()) {
+    std::string Error;
+    if (!readBaseline(O.Baseline, Baseline, Error)) {
+      reportError("--baseline: " + Error);
+      return 2;
+    }
+  }
+
   // --fix / -o / --diff / --export-fixes with --verify=run: every fix is
   // verified on the GPU first.
   bool VerifyFixes = O.wantsFixes() && O.Verify == VerifyLevel::Run;
   AnalysisRun Run = P.analyze(VerifyFixes);
+  if (!O.Baseline.empty()) {
+    unsigned Known = applyBaseline(Run.Findings, std::move(Baseline));
+    if (!O.Quiet && Known)
+      errs() << "cuda-l1: " << Known << " finding" << (Known == 1 ? "" : "s")
+             << " of the baseline left out\n";
+  }
   FixVerifyResult Verified;
   if (VerifyFixes)
     Verified = P.verifyFixes(Run);
@@ -116,7 +146,7 @@ int runAdvise(Pipeline &P, const ModeFlags &M) {
     return 2;
   if (Exit)
     return Exit;
-  return Run.errors() ? 1 : 0;
+  return failsAt(Run.Findings, O.FailOn) ? 1 : 0;
 }
 
 } // namespace cudal1

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Tool.h"
+#include "cudal1/Analysis/FindingOutput.h"
 #include "cudal1/Config.h"
 
 #include "llvm/Config/llvm-config.h"
@@ -35,6 +36,12 @@ cl::opt<std::string> GpuArch(
 cl::opt<bool> ShowWarnings(
     "show-compiler-warnings",
     cl::desc("Show clang's own warnings while parsing (default: errors only)"),
+    cl::cat(Cat));
+cl::opt<bool> CudaOnly(
+    "cuda-only",
+    cl::desc("Skip files not parsed as CUDA (neither .cu/.cuh nor compiled "
+             "with -x cu by the compilation database), for hooks that pass "
+             "every C++ file"),
     cl::cat(Cat));
 cl::opt<bool> PrintCommands(
     "print-commands",
@@ -93,6 +100,26 @@ cl::opt<std::string> WarningsAsErrors(
     "warnings-as-errors",
     cl::desc("Findings of these rules (globs) are errors: exit status 1"),
     cl::value_desc("globs"), cl::cat(Cat));
+cl::opt<std::string> FailOn(
+    "fail-on",
+    cl::desc("Exit with status 1 when a finding at or above this severity "
+             "is reported: error (default), warning, note, never"),
+    cl::value_desc("severity"), cl::init("error"), cl::cat(Cat));
+cl::opt<std::string> Baseline(
+    "baseline",
+    cl::desc("Leave out the findings present in this earlier --format=json "
+             "output (report only new ones)"),
+    cl::value_desc("json"), cl::cat(Cat));
+cl::opt<std::string> RuleDocsUrl(
+    "rule-docs-url",
+    cl::desc("Base URL of the rule pages (docs/rules/) that SARIF links to "
+             "(default: the installed or source copy, as file://)"),
+    cl::value_desc("url"), cl::cat(Cat));
+cl::list<std::string> ExtraArgs(
+    "extra-arg",
+    cl::desc("An argument appended to every compile command, like those "
+             "after `--` (repeatable)"),
+    cl::value_desc("arg"), cl::cat(Cat));
 cl::opt<bool> DumpAccesses(
     "dump-accesses",
     cl::desc("Print the symbolic index analysis (loops, every global and "
@@ -112,6 +139,17 @@ cl::opt<bool> AllowUnverified(
     cl::desc("Apply fixes whose exactness is not bitwise without GPU "
              "verification"),
     cl::cat(Cat));
+cl::opt<std::string> AppTest(
+    "app-test",
+    cl::desc("The project's own build-and-test command: run in a scratch copy "
+             "of the working folder with the fixes applied; fixes that make "
+             "it fail are found by bisection and not applied"),
+    cl::value_desc("command"), cl::cat(Cat));
+cl::opt<unsigned> AppTestTimeout(
+    "app-test-timeout",
+    cl::desc("Seconds one run of the --app-test command may take (default "
+             "1800)"),
+    cl::init(1800), cl::cat(Cat));
 cl::opt<bool> AllowFastMath(
     "allow-fast-math",
     cl::desc("Allow fast-math candidates (compared within tolerance)"),
@@ -175,6 +213,16 @@ cl::opt<double> ScaleRtolOpt(
     cl::init(0), cl::cat(Cat));
 cl::opt<unsigned> UlpOpt("verify-ulp", cl::desc("Also accept within N ulps (0)"),
                          cl::init(0), cl::cat(Cat));
+cl::opt<std::string> CaptureDir(
+    "capture",
+    cl::desc("Replay the launches recorded by cuda-l1-capture in <dir> as input "
+             "sets (docs/capture.md)"),
+    cl::value_desc("dir"), cl::cat(Cat));
+cl::opt<unsigned> CaptureLaunches(
+    "capture-launches",
+    cl::desc("With --capture: at most this many captured launches per kernel "
+             "(default 3)"),
+    cl::init(3), cl::cat(Cat));
 } // namespace
 
 bool parseFlags(int Argc, const char **Argv,
@@ -200,8 +248,11 @@ bool parseFlags(int Argc, const char **Argv,
   O.GpuArch = GpuArch;
   O.GpuArchExplicit = GpuArch.getNumOccurrences() > 0;
   O.ResourceDir = findResourceDir(Argv[0], MainAddr);
-  O.CompilerArgs = CompilerArgs;
+  O.CompilerArgs.assign(ExtraArgs.begin(), ExtraArgs.end());
+  O.CompilerArgs.insert(O.CompilerArgs.end(), CompilerArgs.begin(),
+                        CompilerArgs.end());
   O.ShowCompilerWarnings = ShowWarnings;
+  O.CudaOnly = CudaOnly;
   O.Jobs = Jobs;
   O.Quiet = Quiet;
   O.Format = Format;
@@ -211,12 +262,27 @@ bool parseFlags(int Argc, const char **Argv,
   if (WarningsAsErrors.getNumOccurrences())
     O.WarningsAsErrors = WarningsAsErrors;
   O.DumpAccesses = DumpAccesses;
+  if (!StringRef(FailOn).equals_insensitive("error") &&
+      !StringRef(FailOn).equals_insensitive("warning") &&
+      !StringRef(FailOn).equals_insensitive("note") &&
+      !StringRef(FailOn).equals_insensitive("never")) {
+    reportError("--fail-on=" + FailOn +
+                ": expected error, warning, note or never");
+    return false;
+  }
+  O.FailOn = StringRef(FailOn).lower();
+  O.Baseline = Baseline;
+  O.RuleDocsUrl = RuleDocsUrl.getNumOccurrences()
+                      ? std::string(RuleDocsUrl)
+                      : defaultRuleDocsBase(Argv[0], MainAddr);
   O.Fix = FixOpt;
   O.Diff = DiffOpt;
   O.OutputDir = OutputDir;
   O.ExportFixes = ExportFixes;
   O.AllowUnverified = AllowUnverified;
   O.AllowFastMath = AllowFastMath;
+  O.AppTest = AppTest;
+  O.AppTestTimeout = AppTestTimeout;
   O.Verify = VerifyMode;
   O.Kernel = KernelName;
   O.Candidates.assign(CandidateFiles.begin(), CandidateFiles.end());
@@ -230,6 +296,8 @@ bool parseFlags(int Argc, const char **Argv,
   O.VerifyAtol = AtolOpt;
   O.VerifyScaleRtol = ScaleRtolOpt;
   O.VerifyUlp = UlpOpt;
+  O.CaptureDir = CaptureDir;
+  O.CaptureLaunches = std::max(1u, unsigned(CaptureLaunches));
   M.ListKernels = ListKernels;
   M.ListRules = ListRules;
   M.DumpConfig = DumpConfig;

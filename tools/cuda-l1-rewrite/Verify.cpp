@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Tool.h"
+#include "cudal1/Support/SafeWrite.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -25,11 +26,12 @@ int runVerifyCandidates(Pipeline &P) {
     sys::fs::create_directories(O.OutputDir);
     SmallString<256> Path(O.OutputDir);
     sys::path::append(Path, "verify-results.json");
-    if (Error E = writeToOutput(Path, [&](raw_ostream &OS) {
-          printJson(*R.Json, OS);
-          return Error::success();
-        })) {
-      reportError(Path.str().str() + ": " + toString(std::move(E)));
+    std::string Text;
+    raw_string_ostream TS(Text);
+    printJson(*R.Json, TS);
+    SafeWriteResult W = writeFileSafely(Path, Text);
+    if (!W.Ok) {
+      reportError(Path.str().str() + ": " + W.Error);
       return 2;
     }
     if (!O.Quiet)

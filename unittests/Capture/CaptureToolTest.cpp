@@ -5,7 +5,7 @@
 // inside the user's process, tested without a GPU.
 //
 //===----------------------------------------------------------------------===//
-#include "CubinSymbols.h"
+#include "cudal1/Capture/CubinSymbols.h"
 #include "Layout.h"
 #include "MiniJson.h"
 #include "cudal1/Capture/CaptureFormat.h"

@@ -187,4 +187,71 @@ TEST(Pipeline, VerifyFixesWithoutAGpuWritesNothing) {
   EXPECT_FALSE(V.Json.has_value());
 }
 
+TEST(Pipeline, AnalysesTheOverlayNotTheFileOnDisk) {
+  // On disk: nothing to find. In the editor's buffer: a double literal,
+  // a few lines further down than any text on disk.
+  std::string Disk = Kernels;
+  Disk.replace(Disk.find("0.5"), 3, "0.5f");
+  std::string F = scratchFile("k.cu", Disk);
+  std::string Buffer = "// edited\n// in the editor\n" + std::string(Kernels);
+  Options O = optionsFor(F);
+  O.Rules = "-*,algebraic-float-literal";
+  O.Overlay[F] = Buffer;
+  Pipeline P(O);
+  AnalysisRun Run = P.analyze(false);
+  EXPECT_EQ(Run.Status.Failed, 0u);
+  ASSERT_EQ(Run.Findings.size(), 1u);
+  EXPECT_EQ(Run.Findings[0].Loc.Line, 7u);
+  EXPECT_EQ(Run.Findings[0].Offset, Buffer.find("0.5"));
+  ASSERT_TRUE(Run.Findings[0].Fix);
+  EXPECT_EQ(Run.Findings[0].Fix->Edits[0].Offset, Buffer.find("0.5"));
+
+  // Without the overlay the disk's text is analysed: no finding.
+  Options OnDisk = optionsFor(F);
+  OnDisk.Rules = O.Rules;
+  EXPECT_TRUE(Pipeline(OnDisk).analyze(false).Findings.empty());
+
+  // NOLINT in the buffer (not on disk) suppresses.
+  std::string Quiet = Buffer;
+  Quiet.insert(Quiet.find("\n", Quiet.find("0.5")),
+               " // NOLINT(algebraic-float-literal)");
+  O.Overlay[F] = Quiet;
+  EXPECT_TRUE(Pipeline(O).analyze(false).Findings.empty());
+}
+
+TEST(Pipeline, OverlayFileNeedNotExistOnDisk) {
+  std::string Dir = sys::path::parent_path(scratchFile("x.cu", "")).str();
+  SmallString<128> F(Dir);
+  sys::path::append(F, "unsaved.cu");
+  Options O = optionsFor(std::string(F));
+  O.Rules = "-*,algebraic-float-literal";
+  O.Overlay[std::string(F)] = Kernels;
+  AnalysisRun Run = Pipeline(O).analyze(false);
+  EXPECT_EQ(Run.Status.Failed, 0u);
+  EXPECT_EQ(Run.Findings.size(), 1u);
+}
+
+TEST(Pipeline, ParseErrorsComeBackAsData) {
+  std::string F = scratchFile("k.cu", Kernels);
+  Options O = optionsFor(F);
+  O.Overlay[F] = "__global__ void k(float *p) {\n  p[0] = undefined_name;\n}\n";
+  AnalysisRun Run = Pipeline(O).analyze(false);
+  EXPECT_EQ(Run.Status.Failed, 1u);
+  EXPECT_TRUE(Run.Findings.empty());
+  ASSERT_EQ(Run.Status.Problems.size(), 1u);
+  const ParseProblem &PP = Run.Status.Problems[0];
+  EXPECT_EQ(PP.MainFile, F);
+  EXPECT_EQ(PP.File, F);
+  EXPECT_EQ(PP.Line, 2u);
+  EXPECT_EQ(PP.Column, 10u);
+  EXPECT_NE(PP.Message.find("undefined_name"), std::string::npos);
+
+  // An unreadable file: one problem without a location.
+  Options Missing = optionsFor(F + ".missing.cu");
+  AnalysisRun M = Pipeline(Missing).analyze(false);
+  ASSERT_EQ(M.Status.Problems.size(), 1u);
+  EXPECT_TRUE(M.Status.Problems[0].File.empty());
+  EXPECT_FALSE(M.Status.Problems[0].Message.empty());
+}
+
 } // namespace

@@ -194,3 +194,42 @@ TEST(CompileFlags, ParseArgsUseDatabaseArch) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(CompileFlags, ArgumentPathsResolveFromTheWorkingFolder) {
+  // Folders: always made absolute, joined or separate, short or long.
+  std::vector<std::string> R = resolveArgPaths(
+      {"-I", "inc", "-Ilib/inc", "-isystem", "sys", "-isystemsys2", "-iquote",
+       "q", "--include-directory=d", "--cuda-path=../cuda", "-DX=inc", "-O2",
+       "-I/abs", "-I", "=sysrooted", "-std=c++17"},
+      "/work/proj");
+  std::vector<std::string> Want = {
+      "-I", "/work/proj/inc", "-I/work/proj/lib/inc", "-isystem",
+      "/work/proj/sys", "-isystem/work/proj/sys2", "-iquote", "/work/proj/q",
+      "--include-directory=/work/proj/d", "--cuda-path=/work/cuda", "-DX=inc",
+      "-O2", "-I/abs", "-I", "=sysrooted", "-std=c++17"};
+  EXPECT_EQ(R, Want);
+}
+
+TEST(CompileFlags, IncludedFilesResolveOnlyWhenPresent) {
+  llvm::SmallString<128> Dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("cudal1-args", Dir));
+  llvm::SmallString<128> Pre(Dir);
+  llvm::sys::path::append(Pre, "pre.h");
+  {
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(Pre, EC);
+    ASSERT_FALSE(EC);
+    OS << "#define PRE 1\n";
+  }
+  // pre.h exists in the working folder: absolute; other.h does not: left to
+  // clang's include-path search.
+  std::vector<std::string> R =
+      resolveArgPaths({"-include", "pre.h", "-include", "other.h"}, Dir);
+  ASSERT_EQ(R.size(), 4u);
+  EXPECT_EQ(R[1], std::string(Pre));
+  EXPECT_EQ(R[3], "other.h");
+}
+
+} // namespace

@@ -10,6 +10,7 @@
 #ifndef CUDAL1_DRIVER_OPTIONS_H
 #define CUDAL1_DRIVER_OPTIONS_H
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,14 @@ struct Options {
   unsigned Jobs = 1;                     ///< -j
   bool Quiet = false;                    ///< --quiet
   OutputFormat Format = OutputFormat::Text;
+  /// --cuda-only: files that are not parsed as CUDA (neither .cu/.cuh nor
+  /// compiled with -x cu by the compilation database) are skipped quietly
+  /// (hooks that hand over every C++ file).
+  bool CudaOnly = false;
+  /// Contents analysed instead of the files on disk, by absolute path (an
+  /// editor's unsaved buffers; such files need not exist on disk). Findings'
+  /// offsets and NOLINT comments refer to these contents.
+  std::map<std::string, std::string> Overlay;
 
   // --- rules and configuration -----------------------------------------
   std::string Rules;                  ///< --rules (added to the config's)
@@ -42,6 +51,17 @@ struct Options {
   std::optional<std::string> WarningsAsErrors;
   bool DumpAccesses = false; ///< --dump-accesses
 
+  // --- reporting -------------------------------------------------------------
+  /// --fail-on: exit status 1 when a finding at or above this severity is
+  /// reported: "error" (the default: what --warnings-as-errors makes
+  /// errors), "warning", "note", or "never".
+  std::string FailOn = "error";
+  /// --baseline=<json>: findings present in this earlier --format=json
+  /// output are left out (not reported, not fixed, not counted).
+  std::string Baseline;
+  /// --rule-docs-url: base URL of the rule pages that SARIF links to.
+  std::string RuleDocsUrl;
+
   // --- fixes ---------------------------------------------------------------
   bool Fix = false;          ///< --fix (in place)
   bool Diff = false;         ///< --diff
@@ -49,6 +69,11 @@ struct Options {
   std::string ExportFixes;   ///< --export-fixes=<yaml>
   bool AllowUnverified = false;
   bool AllowFastMath = false;
+  /// --app-test=<command>: the project's own build-and-test command, run (by
+  /// /bin/sh, in a scratch copy of the working folder) with the fixes
+  /// applied; fixes that make it fail are found by bisection and dropped.
+  std::string AppTest;
+  unsigned AppTestTimeout = 1800; ///< seconds per run of the command
 
   // --- verification --------------------------------------------------------
   VerifyLevel Verify = VerifyLevel::None;
@@ -62,6 +87,10 @@ struct Options {
   unsigned VerifyTimeout = 120;        ///< --verify-timeout (seconds)
   double VerifyRtol = 1e-4, VerifyAtol = 1e-5, VerifyScaleRtol = 0;
   unsigned VerifyUlp = 0;
+  /// --capture=<dir>: launches recorded by cuda-l1-capture, replayed as input
+  /// sets (and timed on when a kernel has no harness).
+  std::string CaptureDir;
+  unsigned CaptureLaunches = 3; ///< --capture-launches: at most, per kernel
 
   /// True when the fixes are wanted (--fix, --diff, -o, --export-fixes).
   bool wantsFixes() const {

@@ -21,17 +21,20 @@
 #include "cudal1/Analysis/Config.h"
 #include "cudal1/Analysis/Finding.h"
 #include "cudal1/Analysis/Rule.h"
+#include "cudal1/Capture/CaptureManifest.h"
 #include "cudal1/Driver/Options.h"
 #include "cudal1/Extract/Extract.h"
 #include "cudal1/Frontend/Frontend.h"
 #include "cudal1/Model/KernelInfo.h"
 #include "cudal1/Verify/Harness.h"
+#include "cudal1/Rules/ApplyFixes.h"
 
 #include "llvm/Support/JSON.h"
 
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -79,7 +82,20 @@ struct KernelSources {
   ExtractedKernel K;
   std::vector<LaunchSite> Launches;
   std::vector<BufferUse> Uses; ///< from the access analysis
+  /// The kernel's mangled names (one per instantiation of a template), to
+  /// find its launches in a capture.
+  std::vector<std::string> MangledNames;
 };
+
+/// The captured launches of a kernel with mangled names \p Mangled in
+/// Options::CaptureDir (at most Options::CaptureLaunches); false (error
+/// reported) when the capture directory is unreadable or invalid.
+bool capturedLaunchesOf(const Options &O,
+                        const std::vector<std::string> &Mangled,
+                        std::vector<ReplayLaunch> &Out);
+/// The mangled names of kernel \p Qualified in \p M.
+std::vector<std::string> mangledNamesOf(const ProjectModel &M,
+                                        const std::string &Qualified);
 
 /// What analyze() found.
 struct AnalysisRun {
@@ -194,8 +210,16 @@ public:
   /// kernel candidate (FixVerify.cpp).
   FixVerifyResult verifyFixes(const AnalysisRun &Run);
   /// --fix / -o / --diff / --export-fixes: applies the fixes of \p Run (only
-  /// those \p Verified accepts, when given). Returns the exit status part.
+  /// those \p Verified accepts, when given; with --app-test only a set the
+  /// project's own test command passes with). Returns the exit status part.
   int applyFixes(const AnalysisRun &Run, const FixVerifyResult *Verified);
+  /// --app-test (AppTest.cpp): applies the fixes that would be applied to a
+  /// scratch copy of the working folder and runs the command there; when it
+  /// fails, finds the guilty fixes by bisection. \p Dropped gets their
+  /// finding indices. Returns 0, or 2 (error reported) when the command
+  /// fails on the unmodified tree or cannot run.
+  int appTest(const AnalysisRun &Run, const FixVerifyResult *Verified,
+              std::set<size_t> &Dropped);
   /// --verify=run --kernel --candidate: hand-written variants of one kernel.
   CandidatesResult verifyCandidates();
   /// --extract=<kernel|all> -o <dir>: writes each selected kernel with the
@@ -219,6 +243,17 @@ private:
   int InputStatus = 0;
   bool RulesLoaded = false;
   void loadRules();
+
+public:
+  /// The rewrite engine's options for \p Findings (a copy of the run's
+  /// findings: the verification callback maps their addresses to indices).
+  ApplyOptions applyOptions(const std::vector<Finding> &Findings,
+                            const FixVerifyResult *Verified) const;
+  /// The run's findings with the annotations of verified kernels added and
+  /// the fixes of \p Without removed.
+  std::vector<Finding> findingsToApply(const AnalysisRun &Run,
+                                       const FixVerifyResult *Verified,
+                                       const std::set<size_t> &Without) const;
 };
 
 } // namespace cudal1

@@ -53,6 +53,19 @@ std::vector<std::string> makeParseArgs(llvm::ArrayRef<std::string> DbArgs,
                                        const ParseOptions &Opts,
                                        llvm::StringRef Directory = "");
 
+/// Makes the relative paths in compiler arguments given on the tool's own
+/// command line (after `--`, --extra-arg) absolute against \p WorkingDir, the
+/// folder the tool was started in: each file is parsed in its compile
+/// command's folder (the database's "directory", else the file's folder), so
+/// `cuda-l1-rewrite dir/k.cu -- -I inc` would otherwise look for dir/inc.
+/// clang-tidy resolves them from the working folder too. Directories (-I,
+/// -isystem, -iquote, -idirafter, -F, --sysroot, --cuda-path, ...) are
+/// resolved always; files (-include, -imacros, -include-pch) only when they
+/// exist there, since clang also searches the include path for them.
+/// Sysroot-relative values ("=dir", "$SYSROOT/dir") are left alone.
+std::vector<std::string> resolveArgPaths(llvm::ArrayRef<std::string> Args,
+                                         llvm::StringRef WorkingDir);
+
 /// Normalises an nvcc architecture name (sm_80, compute_90a, 90) to sm_XX;
 /// returns "" for names without a concrete architecture (native, all, ...).
 std::string normalizeGpuArch(llvm::StringRef Arch);

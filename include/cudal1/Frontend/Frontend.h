@@ -10,6 +10,7 @@
 
 #include "cudal1/Frontend/CompileFlags.h"
 #include "llvm/ADT/StringRef.h"
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,12 +40,28 @@ struct FrontendConfig {
   std::string BuildPath;    ///< -p: folder with compile_commands.json ("" = none)
   ParseOptions Parse;
   bool Quiet = false;
+  /// Contents parsed instead of the files on disk, by absolute path: an
+  /// editor's unsaved buffers (main files and headers alike). A file named
+  /// here need not exist on disk.
+  std::map<std::string, std::string> Overlay;
+};
+
+/// An error clang reported while parsing a file that then failed: what an
+/// editor can still show for a file that does not parse.
+struct ParseProblem {
+  std::string MainFile; ///< the file being parsed (absolute)
+  std::string File;     ///< where the error is ("" = no location)
+  unsigned Line = 0, Column = 0; ///< 1-based; Column counts bytes
+  std::string Message;
 };
 
 /// Outcome of processing a list of files.
 struct FrontendStatus {
   unsigned Parsed = 0;
   unsigned Failed = 0; ///< unreadable, not parsed, or parse errors
+  /// Clang's errors, in the order reported, for the files that failed to
+  /// parse (and one without a location for a file that cannot be read).
+  std::vector<ParseProblem> Problems;
 };
 
 class Frontend {

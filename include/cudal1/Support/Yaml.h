@@ -41,13 +41,16 @@ public:
   /// reported (see error()). An empty document leaves \p Value as it is.
   template <typename T> bool read(T &Value) {
     if (!In->setCurrentDocument())
-      return !failed();
+      return finish();
     llvm::yaml::EmptyContext Ctx;
     llvm::yaml::yamlize(*In, Value, true, Ctx);
-    return !failed();
+    return finish();
   }
 
   bool failed() const { return !Error.empty() || bool(In->error()); }
+  /// !failed(); an error LLVM's reader reported without a message (found by
+  /// fuzz/FuzzConfig) still gets a located one.
+  bool finish();
   /// "<file>:<line>:<col>: <message>" of the first error ("" if none).
   const std::string &error() const { return Error; }
   /// Records an error at \p Line:\p Col unless one was recorded already.

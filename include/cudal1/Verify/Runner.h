@@ -10,6 +10,7 @@
 #ifndef CUDAL1_VERIFY_RUNNER_H
 #define CUDAL1_VERIFY_RUNNER_H
 
+#include "cudal1/Capture/CaptureManifest.h"
 #include "cudal1/Verify/Harness.h"
 #include "cudal1/Verify/Verdict.h"
 
@@ -64,7 +65,14 @@ struct VerifyOptions {
 struct VerifyJob {
   std::string Kernel;
   std::vector<ParamInfo> Params;
+  /// The generated input sets and the launch shape. False when the job has
+  /// only captured launches (then they are timed too).
+  bool HaveHarness = true;
   Harness H;
+  /// Launches recorded from the real application (cuda-l1-capture): each is
+  /// an input set too. The original must reproduce the captured "after"
+  /// state; the candidate must match the original.
+  std::vector<ReplayLaunch> Captured;
   KernelCode Original;
   KernelCode Candidate;
   Exactness Exact = Exactness::Reassociating;

@@ -2,8 +2,8 @@
 // four fixes.
 //  - iterate: compute-bound, divides by the same 's' in a loop:
 //    algebraic-reciprocal-hoist (ulp) makes it several times faster;
-//  - shift: memory-bound: algebraic-float-literal (ulp) and
-//    algebraic-division-constant (bitwise) are correct but not faster;
+//  - shift: memory-bound: two algebraic-division-constant fixes (bitwise),
+//    correct, no faster (nvcc already multiplies by 1/2^k exactly);
 //  - orphan: no harness anywhere (not in the configuration, no launch).
 #include <cuda_runtime.h>
 
@@ -24,7 +24,7 @@ __global__ void shift(const float *in, float *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n)
     return;
-  out[i] = in[i] * 0.1 + in[i] / 4.0f;
+  out[i] = in[i] / 2.0f + in[i] / 4.0f;
 }
 
 __global__ void orphan(float *p) { p[threadIdx.x] = p[threadIdx.x] * 0.3; }

@@ -5,12 +5,13 @@
 // namespace-scope variables (STT_OBJECT symbols in .nv.global*,
 // .nv.constant<N> with N > 0; bank 0 holds kernel parameters). The capture
 // library reads it from CUPTI's module-loaded callback to know which
-// __device__/__constant__ variables a kernel's module has. Every read is
+// __device__/__constant__ variables a kernel's module has; the verifier
+// (lib/Verify) reads it to reset those variables before every run. Every read is
 // bounds-checked: a malformed image gives an error, never a crash.
 //
 //===----------------------------------------------------------------------===//
-#ifndef CUDAL1_TOOLS_CAPTURE_CUBINSYMBOLS_H
-#define CUDAL1_TOOLS_CAPTURE_CUBINSYMBOLS_H
+#ifndef CUDAL1_CAPTURE_CUBINSYMBOLS_H
+#define CUDAL1_CAPTURE_CUBINSYMBOLS_H
 
 #include <cstddef>
 #include <cstdint>

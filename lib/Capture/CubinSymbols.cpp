@@ -1,5 +1,5 @@
 //===- CubinSymbols.cpp - kernels and globals of a cubin image ------------===//
-#include "CubinSymbols.h"
+#include "cudal1/Capture/CubinSymbols.h"
 
 #include <cstring>
 

@@ -1,0 +1,309 @@
+#!/usr/bin/env python3
+"""The real-code sweep (issue 18): runs cuda-l1-rewrite over every CUDA file of
+a folder of programs nobody here wrote and checks that it holds up.
+
+    utils/sweep.py [--corpus DIR] [--tool BIN] [-j N] [--limit N] [--only a,b]
+                   [--timeout S] [--out DIR] [--no-nvcc]
+
+For each .cu file (include folders: the file's folder, its program's folder
+and that folder's include/, common/ and src/ folders) it runs, each with a
+time limit:
+  - clang's own parse of the same command line (the tool's --print-commands,
+    with -fsyntax-only): the baseline parse rate;
+  - --list-kernels, advise (the default mode), -o <dir> with every fix
+    (--allow-unverified --allow-fast-math), --print-harness (when the tool
+    has it);
+and checks: exit status 0, 1 or 2 only (anything else is a crash), no time
+out; every rewritten file still parses wherever the original parses with
+clang, and still compiles with nvcc wherever the original does; a second -o
+run on the rewritten files changes nothing (idempotent). Prints a table
+(files, parse rates, findings and fixes per rule, harness inference, times
+against clang) and every failure with the command that reproduces it;
+writes sweep.json and sweep.md under --out.
+
+Python standard library only. The corpus is data: nothing of it is copied.
+"""
+import argparse
+import concurrent.futures as cf
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_CORPUS = os.path.join(os.path.dirname(ROOT), "shared", "corpus", "hecbench")
+CRASH_OK = {0, 1, 2}
+
+
+def run(cmd, timeout, cwd=None):
+    """(exit status or 'timeout', seconds, stdout, stderr)."""
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,
+                           errors="replace", timeout=timeout)
+        return p.returncode, time.monotonic() - t0, p.stdout, p.stderr
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+        return "timeout", time.monotonic() - t0, out, ""
+
+
+def include_dirs(path, corpus):
+    d = os.path.dirname(path)
+    prog = d
+    src = os.path.join(corpus, "src")
+    while os.path.dirname(prog) != src and os.path.dirname(prog) != prog:
+        prog = os.path.dirname(prog)
+    dirs = [d]
+    for cand in [prog] + [os.path.join(prog, s) for s in ("include", "common", "src", "inc")]:
+        if os.path.isdir(cand) and cand not in dirs:
+            dirs.append(cand)
+    return dirs
+
+
+def find_files(corpus, only):
+    src = os.path.join(corpus, "src")
+    out = []
+    for prog in sorted(os.listdir(src)):
+        if not prog.endswith("-cuda"):
+            continue
+        if only and prog[:-5] not in only and prog not in only:
+            continue
+        for dp, _, fs in os.walk(os.path.join(src, prog)):
+            for f in sorted(fs):
+                if f.endswith(".cu"):
+                    out.append(os.path.join(dp, f))
+    return out
+
+
+def tool_has(tool, flag):
+    rc, _, out, err = run([tool, "--help-hidden"], 60)
+    return ("-" + flag) in out + err
+
+
+def clang_parse(tool, path, args, timeout):
+    """The tool's own clang command for the file, run by clang with
+    -fsyntax-only: does clang itself parse it?"""
+    rc, _, out, _ = run([tool, "--print-commands", path, "--"] + args, timeout)
+    line = out.strip().split("\n")[0] if out.strip() else ""
+    if ":" not in line:
+        return None, 0.0
+    cmd = shlex.split(line.split(":", 1)[1])
+    if not cmd:
+        return None, 0.0
+    # The tool prints its internal argv; clang++-22 takes the same flags.
+    exe = shutil.which("clang++-22") or "clang++"
+    cmd = [exe] + [a for a in cmd[1:] if a not in ("-fsyntax-only",)] + ["-fsyntax-only"]
+    rc, secs, _, _ = run(cmd, timeout)
+    return rc == 0, secs
+
+
+def nvcc_compiles(path, incs, timeout):
+    nvcc = os.path.join(os.environ.get("CUDA_PATH", "/usr/local/cuda"), "bin", "nvcc")
+    if not os.path.exists(nvcc):
+        return None
+    with tempfile.TemporaryDirectory() as t:
+        cmd = [nvcc, "-arch=sm_90", "-std=c++17", "-c", path, "-o", os.path.join(t, "x.o")]
+        cmd += ["-I" + i for i in incs]
+        rc, _, _, _ = run(cmd, timeout)
+        return rc == 0
+
+
+FINDING = re.compile(r": (warning|error): .*\[([a-z0-9-]+)\]$")
+
+
+def sweep_file(path, a, has_harness):
+    incs = include_dirs(path, a.corpus)
+    args = ["-I" + i for i in incs]
+    r = {"file": os.path.relpath(path, a.corpus), "failures": []}
+    fail = lambda what, cmd: r["failures"].append({"what": what, "repro": " ".join(shlex.quote(c) for c in cmd)})
+    # clang's own parse.
+    r["clang_parses"], r["clang_s"] = clang_parse(a.tool, path, args, a.timeout)
+    # --list-kernels
+    cmd = [a.tool, "--list-kernels", "--format=json", path, "--"] + args
+    rc, secs, out, err = run(cmd, a.timeout)
+    r["list_rc"], r["list_s"] = rc, secs
+    if rc not in CRASH_OK:
+        fail("--list-kernels: exit %s" % rc, cmd)
+    r["kernels"] = 0
+    r["launches"] = 0
+    if rc == 0:
+        try:
+            d = json.loads(out)
+            r["kernels"] = len(d.get("kernels", []))
+            r["launches"] = len(d.get("launch_sites", d.get("launchSites", [])))
+        except ValueError:
+            fail("--list-kernels: not JSON", cmd)
+    r["tool_parses"] = rc == 0
+    # advise
+    cmd = [a.tool, path, "--"] + args
+    rc, secs, out, err = run(cmd, a.timeout)
+    r["advise_rc"], r["advise_s"] = rc, secs
+    if rc not in CRASH_OK:
+        fail("advise: exit %s" % rc, cmd)
+    rules = {}
+    for line in out.split("\n"):
+        m = FINDING.search(line)
+        if m:
+            rules[m.group(2)] = rules.get(m.group(2), 0) + 1
+    r["findings"] = rules
+    if "crashed" in err:
+        fail("advise: a rule crashed", cmd)
+    # -o with every fix
+    with tempfile.TemporaryDirectory() as t:
+        o1, o2 = os.path.join(t, "o1"), os.path.join(t, "o2")
+        cmd = [a.tool, "--allow-unverified", "--allow-fast-math", "--export-fixes",
+               os.path.join(t, "fixes.yaml"), "-o", o1, path, "--"] + args
+        rc, secs, out, err = run(cmd, a.timeout)
+        r["fix_rc"], r["fix_s"] = rc, secs
+        if rc not in CRASH_OK:
+            fail("-o: exit %s" % rc, cmd)
+        fixes = {}
+        try:
+            for m in re.finditer(r"DiagnosticName:\s*'?([a-z0-9-]+)", open(os.path.join(t, "fixes.yaml")).read()):
+                fixes[m.group(1)] = fixes.get(m.group(1), 0) + 1
+        except OSError:
+            pass
+        r["fixes"] = fixes
+        rewritten = []
+        for dp, _, fs in os.walk(o1):
+            rewritten += [os.path.join(dp, f) for f in fs if f.endswith((".cu", ".cuh", ".h", ".hpp"))]
+        r["rewritten_files"] = len(rewritten)
+        mine = [f for f in rewritten if os.path.basename(f) == os.path.basename(path)]
+        if mine:
+            new = mine[0]
+            nargs = ["-I" + os.path.dirname(new)] + args
+            if r["clang_parses"]:
+                ok, _ = clang_parse(a.tool, new, nargs, a.timeout)
+                r["rewritten_parses"] = ok
+                if ok is False:
+                    fail("rewritten file no longer parses with clang", [a.tool, "--print-commands", new, "--"] + nargs)
+            if not a.no_nvcc:
+                before = nvcc_compiles(path, incs, a.timeout * 3)
+                if before:
+                    after = nvcc_compiles(new, [os.path.dirname(new)] + incs, a.timeout * 3)
+                    r["nvcc_before"], r["nvcc_after"] = before, after
+                    if after is False:
+                        fail("rewritten file no longer compiles with nvcc", ["nvcc", "-arch=sm_90", "-c", new])
+            # Idempotence: a second run on the output changes nothing.
+            cmd2 = [a.tool, "--allow-unverified", "--allow-fast-math", "-o", o2, new, "--"] + nargs
+            rc2, _, _, _ = run(cmd2, a.timeout)
+            again = []
+            for dp, _, fs in os.walk(o2):
+                again += [os.path.join(dp, f) for f in fs if os.path.basename(f) == os.path.basename(path)]
+            if rc2 not in CRASH_OK:
+                fail("second -o run: exit %s" % rc2, cmd2)
+            else:
+                # -o writes only files it changes: none written is idempotent.
+                same = not again or open(again[0], "rb").read() == open(new, "rb").read()
+                r["idempotent"] = same
+                if not same:
+                    fail("second -o run changed the rewritten file", cmd2)
+    # --print-harness
+    if has_harness:
+        cmd = [a.tool, "--print-harness", "--format=json", path, "--"] + args
+        rc, secs, out, err = run(cmd, a.timeout)
+        r["harness_rc"] = rc
+        if rc not in CRASH_OK:
+            fail("--print-harness: exit %s" % rc, cmd)
+        try:
+            d = json.loads(out) if rc in (0, 1) else {}
+            ks = d.get("kernels", []) if isinstance(d, dict) else []
+            r["harness_kernels"] = len([k for k in ks if k.get("launch_sites", k.get("launches", 1))])
+            r["harness_complete"] = len([k for k in ks if k.get("complete")])
+        except ValueError:
+            pass
+    return r
+
+
+def summarize(results, elapsed):
+    n = len(results)
+    clang_ok = sum(1 for r in results if r.get("clang_parses"))
+    tool_ok = sum(1 for r in results if r.get("tool_parses"))
+    both = sum(1 for r in results if r.get("clang_parses") and r.get("tool_parses"))
+    crashes = [f for r in results for f in r["failures"]]
+    find, fix = {}, {}
+    for r in results:
+        for k, v in r.get("findings", {}).items():
+            find[k] = find.get(k, 0) + v
+        for k, v in r.get("fixes", {}).items():
+            fix[k] = fix.get(k, 0) + v
+    ratio = lambda k: [r[k] / r["clang_s"] for r in results if r.get("clang_s") and r.get(k) is not None and r.get("clang_parses")]
+    med = lambda xs: sorted(xs)[len(xs) // 2] if xs else 0
+    hk = sum(r.get("harness_kernels", 0) for r in results)
+    hc = sum(r.get("harness_complete", 0) for r in results)
+    lines = ["# Real-code sweep", "",
+             "%d files, %.0f s wall" % (n, elapsed), "",
+             "| measure | value |", "|---|---|",
+             "| clang parses (its own command line, -fsyntax-only) | %d of %d |" % (clang_ok, n),
+             "| cuda-l1-rewrite parses | %d of %d (%d of the %d clang parses) |" % (tool_ok, n, both, clang_ok),
+             "| failures (crash, time-out, broken rewrite, not idempotent) | %d |" % len(crashes),
+             "| rewritten files that still parse (where the original does) | %d of %d |" % (
+                 sum(1 for r in results if r.get("rewritten_parses")),
+                 sum(1 for r in results if "rewritten_parses" in r)),
+             "| rewritten files that still compile with nvcc (where the original does) | %d of %d |" % (
+                 sum(1 for r in results if r.get("nvcc_after")),
+                 sum(1 for r in results if r.get("nvcc_before"))),
+             "| idempotent (second -o run changes nothing) | %d of %d |" % (
+                 sum(1 for r in results if r.get("idempotent")),
+                 sum(1 for r in results if "idempotent" in r)),
+             "| kernels / launch sites | %d / %d |" % (sum(r.get("kernels", 0) for r in results),
+                                                     sum(r.get("launches", 0) for r in results)),
+             "| harness inferred with no flags | %s |" % ("%d of %d kernels" % (hc, hk) if hk else "n/a"),
+             "| advise time / clang parse time (median) | %.2fx |" % med(ratio("advise_s")),
+             "| -o with every fix time / clang parse time (median) | %.2fx |" % med(ratio("fix_s")),
+             "", "## Findings and fixes per rule", "", "| rule | findings | fixes |", "|---|---|---|"]
+    for k in sorted(set(find) | set(fix)):
+        lines.append("| %s | %d | %d |" % (k, find.get(k, 0), fix.get(k, 0)))
+    lines += ["", "## Failures", ""]
+    for r in results:
+        for f in r["failures"]:
+            lines.append("- %s: %s  \n  `%s`" % (r["file"], f["what"], f["repro"]))
+    if not crashes:
+        lines.append("none")
+    return "\n".join(lines) + "\n", crashes
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--corpus", default=DEFAULT_CORPUS)
+    p.add_argument("--tool", default=os.path.join(ROOT, "build", "bin", "cuda-l1-rewrite"))
+    p.add_argument("-j", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--limit", type=int, default=0, help="at most N files (every k-th, spread)")
+    p.add_argument("--only", default="", help="programs, comma-separated")
+    p.add_argument("--timeout", type=float, default=120)
+    p.add_argument("--out", default=os.path.join(ROOT, "build", "sweep"))
+    p.add_argument("--no-nvcc", action="store_true")
+    a = p.parse_args()
+    if not os.path.isdir(os.path.join(a.corpus, "src")):
+        sys.exit("sweep: %s: not a corpus folder (expected src/<program>-cuda/)" % a.corpus)
+    if not os.access(a.tool, os.X_OK):
+        sys.exit("sweep: %s: no cuda-l1-rewrite binary there (build it, or give --tool)" % a.tool)
+    files = find_files(a.corpus, set(x for x in a.only.split(",") if x))
+    if a.limit and len(files) > a.limit:
+        step = len(files) / a.limit
+        files = [files[int(i * step)] for i in range(a.limit)]
+    has_harness = tool_has(a.tool, "print-harness")
+    os.makedirs(a.out, exist_ok=True)
+    t0 = time.monotonic()
+    results = []
+    with cf.ThreadPoolExecutor(max_workers=a.j) as ex:
+        for i, r in enumerate(ex.map(lambda f: sweep_file(f, a, has_harness), files)):
+            results.append(r)
+            print("[%d/%d] %s%s" % (i + 1, len(files), r["file"],
+                                    "" if not r["failures"] else "  FAIL: " + "; ".join(f["what"] for f in r["failures"])),
+                  flush=True)
+    md, crashes = summarize(results, time.monotonic() - t0)
+    json.dump(results, open(os.path.join(a.out, "sweep.json"), "w"), indent=1)
+    open(os.path.join(a.out, "sweep.md"), "w").write(md)
+    print(md)
+    print("sweep: %s (%d failures); results in %s" % ("FAIL" if crashes else "PASS", len(crashes), a.out))
+    sys.exit(1 if crashes else 0)
+
+
+if __name__ == "__main__":
+    main()
