@@ -14,7 +14,7 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 status=0
 printf '%-18s %8s %10s %s\n' target seconds execs result
-for T in FuzzRuleFile FuzzHarnessSpec FuzzConfig FuzzCompileFlags FuzzLspMessages FuzzRewrite; do
+for T in FuzzRuleFile FuzzHarnessSpec FuzzConfig FuzzCompileFlags FuzzLlmReply FuzzLspMessages FuzzRewrite; do
   BIN="$B/fuzz/$T"
   if [ ! -x "$BIN" ]; then echo "fuzz: $BIN missing (configure with -DCUDAL1_FUZZ=ON)" >&2; exit 2; fi
   CORPUS="$B/fuzz-corpus/$T"; CRASH="$B/fuzz-crashes/$T"

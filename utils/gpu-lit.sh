@@ -18,6 +18,11 @@ OUT="${OUT:-$ROOT/gpu-check-out}"
 CUDA_PATH="${CUDA_PATH:-/usr/local/cuda}"
 LITROOT="$OUT/lit"
 mkdir -p "$LITROOT/test"
+# libcurl (model proposals, test/LLM): the dist's copy when the system has none.
+NEED_CURL=False
+if ! ldconfig -p 2>/dev/null | grep -q 'libcurl.so.4 ' && [ -f "$DIST/lib/curl/libcurl.so.4" ]; then
+  NEED_CURL=True
+fi
 cat > "$LITROOT/test/lit.site.cfg.py" <<CFG
 # Written by utils/gpu-lit.sh: the dist binaries instead of a build folder.
 import os
@@ -26,6 +31,9 @@ config.cudal1_obj_root = "$LITROOT"
 config.cudal1_tools_dir = "$BIN"
 config.llvm_tools_dir = "$BIN"
 config.cuda_path = "$CUDA_PATH"
+if $NEED_CURL:
+    config.environment["CUDAL1_LIBCURL"] = "$DIST/lib/curl/libcurl.so.4"
+    config.environment["LD_LIBRARY_PATH"] = "$DIST/lib/curl"
 lit_config.load_config(config, os.path.join(config.cudal1_src_root, "test", "lit.cfg.py"))
 CFG
 

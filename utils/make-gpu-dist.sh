@@ -13,6 +13,20 @@ rm -rf "$D"; mkdir -p "$D/bin" "$D/lib/cuda-l1/clang"
 cp "$B/bin/cudal1-verify-gpu-tests" "$B/portable/bin/cuda-l1-rewrite" "$B/portable/bin/cuda-l1-lsp" "$D/bin/"
 strip "$D/bin/"*
 cp -r /usr/lib/llvm-22/lib/clang/22/include "$D/lib/cuda-l1/clang/"
+# The prompt templates (model proposals) where the binary looks for them.
+mkdir -p "$D/share/cuda-l1" && cp -r "$ROOT/share/cuda-l1/prompts" "$D/share/cuda-l1/"
+# libcurl and what it needs (not libc), for a GPU machine without libcurl
+# (model proposals dlopen it; utils/gpu-lit.sh points the tool at this copy
+# only when the machine has none).
+CURL="$(ldconfig -p | awk '/libcurl.so.4 / {print $NF; exit}')"
+if [ -n "$CURL" ]; then
+  mkdir -p "$D/lib/curl"
+  cp -L "$CURL" "$D/lib/curl/libcurl.so.4"
+  ldd "$CURL" | awk '$3 ~ /^\// {print $1, $3}' | while read -r name path; do
+    case "$name" in libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|libresolv.so*|ld-linux*) continue ;; esac
+    cp -L "$path" "$D/lib/curl/$name"
+  done
+fi
 # lit (pure Python, ~1 MB) for utils/gpu-lit.sh: the REQUIRES: gpu lit tests.
 mkdir -p "$D/lit" && cp -r /usr/lib/llvm-22/utils/lit/lit "$D/lit/"
 find "$D/lit" -name __pycache__ -prune -exec rm -rf {} +

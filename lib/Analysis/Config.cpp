@@ -1,9 +1,12 @@
 //===- Config.cpp - .cuda-l1.yaml and NOLINT suppressions ------------------===//
 #include "cudal1/Analysis/Config.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/YAMLParser.h"
@@ -50,10 +53,20 @@ struct HarnessValue {
   bool IsMap = false;
 };
 
+/// LLM: every value read as a located string, converted and checked after
+/// reading (errors at the value). ApiKey is read only to refuse it.
+struct RawLlm {
+  std::optional<LocatedString> Endpoint, Model, ApiKeyEnv, ApiKey, Temperature,
+      MaxTokens, Timeout, Retries, Backoff, Concurrency, Rounds, Candidates,
+      TokenBudget, TimeBudget, Exemplars, ExemplarTemperature, Failures,
+      Prompts, Store;
+};
+
 struct RawConfig {
   std::optional<CommaList> Rules, Checks, WarningsAsErrors;
   std::optional<OptionsValue> CheckOptions;
   std::optional<HarnessValue> Harness;
+  std::optional<RawLlm> Llm;
 };
 
 } // namespace
@@ -116,6 +129,49 @@ template <> struct PolymorphicTraits<HarnessValue> {
     return V.Map;
   }
 };
+template <> struct MappingTraits<RawLlm> {
+  static constexpr const char *Known[] = {
+      "Endpoint", "Model", "ApiKeyEnv", "ApiKey", "Temperature", "MaxTokens",
+      "Timeout", "Retries", "Backoff", "Concurrency", "Rounds", "Candidates",
+      "TokenBudget", "TimeBudget", "Exemplars", "ExemplarTemperature",
+      "Failures", "Prompts", "Store"};
+  static void mapping(IO &IO, RawLlm &L) {
+    // An unknown key under LLM: is named with the keys LLM: knows.
+    for (StringRef K : IO.keys()) {
+      if (llvm::is_contained(Known, K))
+        continue;
+      LocatedString At;
+      IO.mapOptional(K.str().c_str(), At);
+      std::string Msg = "LLM: unknown key '" + K.str() + "' (expected ";
+      for (const char *N : Known)
+        if (StringRef(N) != "ApiKey")
+          Msg += std::string(N) + (StringRef(N) == "Store" ? ")" : ", ");
+      if (YamlReader *R = YamlReader::of(IO))
+        R->fail(At.Line, At.Col, Msg);
+      IO.setError(Msg);
+      return;
+    }
+    IO.mapOptional("Endpoint", L.Endpoint);
+    IO.mapOptional("Model", L.Model);
+    IO.mapOptional("ApiKeyEnv", L.ApiKeyEnv);
+    IO.mapOptional("ApiKey", L.ApiKey);
+    IO.mapOptional("Temperature", L.Temperature);
+    IO.mapOptional("MaxTokens", L.MaxTokens);
+    IO.mapOptional("Timeout", L.Timeout);
+    IO.mapOptional("Retries", L.Retries);
+    IO.mapOptional("Backoff", L.Backoff);
+    IO.mapOptional("Concurrency", L.Concurrency);
+    IO.mapOptional("Rounds", L.Rounds);
+    IO.mapOptional("Candidates", L.Candidates);
+    IO.mapOptional("TokenBudget", L.TokenBudget);
+    IO.mapOptional("TimeBudget", L.TimeBudget);
+    IO.mapOptional("Exemplars", L.Exemplars);
+    IO.mapOptional("ExemplarTemperature", L.ExemplarTemperature);
+    IO.mapOptional("Failures", L.Failures);
+    IO.mapOptional("Prompts", L.Prompts);
+    IO.mapOptional("Store", L.Store);
+  }
+};
 template <> struct MappingTraits<RawConfig> {
   static void mapping(IO &IO, RawConfig &C) {
     IO.mapOptional("Rules", C.Rules);
@@ -123,6 +179,7 @@ template <> struct MappingTraits<RawConfig> {
     IO.mapOptional("WarningsAsErrors", C.WarningsAsErrors);
     IO.mapOptional("CheckOptions", C.CheckOptions);
     IO.mapOptional("Harness", C.Harness);
+    IO.mapOptional("LLM", C.Llm);
   }
 };
 } // namespace yaml
@@ -171,6 +228,98 @@ std::string harnessFile(StringRef Config, StringRef F) {
   sys::path::remove_dots(P, true);
   return std::string(P);
 }
+
+/// Converts the LLM: values; false with "<line>:<col>: LLM: <key>: <problem>"
+/// (without the file) in \p Error.
+bool convertLlm(const RawLlm &R, StringRef Config, LlmOverrides &Out,
+                std::string &Error) {
+  auto Fail = [&](const LocatedString &V, StringRef Key, const Twine &Why) {
+    Error = (Twine(V.Line) + ":" + Twine(V.Col) + ": LLM: " + Key + ": " + Why)
+                .str();
+    return false;
+  };
+  if (R.ApiKey) // its value is never repeated, not even in this message
+    return Fail(*R.ApiKey, "ApiKey",
+                "API keys are never read from a configuration file; put the "
+                "key in an environment variable and name the variable with "
+                "ApiKeyEnv (default OPENAI_API_KEY)");
+  if (R.Endpoint) {
+    StringRef E = R.Endpoint->Value;
+    if (!E.empty() && !E.starts_with("http://") && !E.starts_with("https://"))
+      return Fail(*R.Endpoint, "Endpoint",
+                  "expected an http:// or https:// URL, e.g. "
+                  "http://localhost:8000/v1");
+    Out.Endpoint = E.str();
+  }
+  if (R.Model)
+    Out.Model = R.Model->Value;
+  if (R.ApiKeyEnv) {
+    StringRef N = R.ApiKeyEnv->Value;
+    if (N.empty() || N.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij"
+                                         "klmnopqrstuvwxyz0123456789_") !=
+                         StringRef::npos)
+      return Fail(*R.ApiKeyEnv, "ApiKeyEnv",
+                  "expected the name of an environment variable (letters, "
+                  "digits, '_')");
+    Out.ApiKeyEnv = N.str();
+  }
+  auto Unsigned = [&](const std::optional<LocatedString> &V, StringRef Key,
+                      uint64_t Min, std::optional<unsigned> *To32,
+                      std::optional<uint64_t> *To64) {
+    if (!V)
+      return true;
+    uint64_t N;
+    if (StringRef(V->Value).trim().getAsInteger(10, N) || N < Min ||
+        (To32 && N > UINT32_MAX))
+      return Fail(*V, Key,
+                  "expected a whole number of at least " + Twine(Min) +
+                      ", got '" + V->Value + "'");
+    if (To32)
+      *To32 = unsigned(N);
+    else
+      *To64 = N;
+    return true;
+  };
+  auto Real = [&](const std::optional<LocatedString> &V, StringRef Key,
+                  double Min, double Max, std::optional<double> &To) {
+    if (!V)
+      return true;
+    double D;
+    if (StringRef(V->Value).trim().getAsDouble(D) || D < Min || D > Max) {
+      std::string M;
+      raw_string_ostream(M) << format("expected a number from %g to %g", Min,
+                                      Max)
+                            << ", got '" << V->Value << "'";
+      return Fail(*V, Key, M);
+    }
+    To = D;
+    return true;
+  };
+  auto Path = [&](const std::optional<LocatedString> &V,
+                  std::optional<std::string> &To) {
+    if (V && !V->Value.empty())
+      To = harnessFile(Config, V->Value);
+  };
+  Path(R.Prompts, Out.PromptDir);
+  Path(R.Store, Out.StoreDir);
+  return Unsigned(R.MaxTokens, "MaxTokens", 1, &Out.MaxTokens, nullptr) &&
+         Unsigned(R.Timeout, "Timeout", 1, &Out.TimeoutSeconds, nullptr) &&
+         Unsigned(R.Retries, "Retries", 0, &Out.Retries, nullptr) &&
+         Unsigned(R.Concurrency, "Concurrency", 1, &Out.Concurrency,
+                  nullptr) &&
+         Unsigned(R.Rounds, "Rounds", 0, &Out.Rounds, nullptr) &&
+         Unsigned(R.Candidates, "Candidates", 1, &Out.Candidates, nullptr) &&
+         Unsigned(R.TokenBudget, "TokenBudget", 0, nullptr,
+                  &Out.TokenBudget) &&
+         Unsigned(R.TimeBudget, "TimeBudget", 0, &Out.TimeBudgetSeconds,
+                  nullptr) &&
+         Unsigned(R.Exemplars, "Exemplars", 0, &Out.Exemplars, nullptr) &&
+         Unsigned(R.Failures, "Failures", 0, &Out.Failures, nullptr) &&
+         Real(R.Temperature, "Temperature", 0, 2, Out.Temperature) &&
+         Real(R.Backoff, "Backoff", 0, 600, Out.BackoffSeconds) &&
+         Real(R.ExemplarTemperature, "ExemplarTemperature", 0.01, 100,
+              Out.ExemplarTemperature);
+}
 } // namespace
 
 bool parseConfig(StringRef Text, StringRef Path, AnalysisConfig &Out,
@@ -190,7 +339,7 @@ bool parseConfig(StringRef Text, StringRef Path, AnalysisConfig &Out,
   if (!Ok) {
     std::string E = R.error();
     if (E.find(": unknown key '") != std::string::npos) // say which are known
-      E += " (expected Rules, WarningsAsErrors, CheckOptions, Harness)";
+      E += " (expected Rules, WarningsAsErrors, CheckOptions, LLM, Harness)";
     return Fail(E);
   }
   // A key without a value ("Rules:") counts as not given.
@@ -205,6 +354,13 @@ bool parseConfig(StringRef Text, StringRef Path, AnalysisConfig &Out,
       Out.Options.Values[KV.first] = KV.second;
     for (const OptionEntry &E : Raw.CheckOptions->List.Items)
       Out.Options.Values[E.Key] = E.Value;
+  }
+  if (Raw.Llm) {
+    LlmOverrides L;
+    std::string E;
+    if (!convertLlm(*Raw.Llm, Path, L, E))
+      return Fail(Path.str() + ":" + E);
+    Out.Llm = std::move(L);
   }
   if (Raw.Harness) {
     if (Raw.Harness->IsMap && Raw.Harness->Map.Start)
@@ -283,6 +439,42 @@ static std::string inlineHarnessYaml(StringRef SpecText, unsigned Line,
   return Out + (Flow ? "Harness: " : "Harness:\n") + Body;
 }
 
+/// `LLM:` with the values given (never a key: only the variable's name is
+/// ever known).
+static void dumpLlm(const LlmOverrides &L, raw_ostream &OS) {
+  OS << "LLM:\n";
+  auto Str = [&](const char *K, const std::optional<std::string> &V) {
+    if (V)
+      OS << "  " << K << ": " << yamlQuote(*V) << "\n";
+  };
+  auto Num = [&](const char *K, const auto &V) {
+    if (V)
+      OS << "  " << K << ": " << *V << "\n";
+  };
+  auto Real = [&](const char *K, const std::optional<double> &V) {
+    if (V)
+      OS << "  " << K << ": " << format("%g", *V) << "\n";
+  };
+  Str("Endpoint", L.Endpoint);
+  Str("Model", L.Model);
+  Str("ApiKeyEnv", L.ApiKeyEnv);
+  Real("Temperature", L.Temperature);
+  Num("MaxTokens", L.MaxTokens);
+  Num("Timeout", L.TimeoutSeconds);
+  Num("Retries", L.Retries);
+  Real("Backoff", L.BackoffSeconds);
+  Num("Concurrency", L.Concurrency);
+  Num("Rounds", L.Rounds);
+  Num("Candidates", L.Candidates);
+  Num("TokenBudget", L.TokenBudget);
+  Num("TimeBudget", L.TimeBudgetSeconds);
+  Num("Exemplars", L.Exemplars);
+  Real("ExemplarTemperature", L.ExemplarTemperature);
+  Num("Failures", L.Failures);
+  Str("Prompts", L.PromptDir);
+  Str("Store", L.StoreDir);
+}
+
 std::string dumpConfig(const AnalysisConfig &C,
                        const std::vector<RuleInfo> &Rules) {
   std::string S;
@@ -309,6 +501,8 @@ std::string dumpConfig(const AnalysisConfig &C,
       OS << inlineHarnessYaml(C.Harness->SpecText, C.Harness->Line,
                               C.Source);
   }
+  if (C.Llm)
+    dumpLlm(*C.Llm, OS);
   OS << "...\n";
   return S;
 }

@@ -25,8 +25,9 @@ namespace {
 /// Runs the analysis and the enabled rules on each translation unit.
 class AnalyzeHandler : public TUHandler {
 public:
-  AnalyzeHandler(Pipeline &P, bool CollectKernels)
-      : P(P), CollectKernels(CollectKernels) {
+  AnalyzeHandler(Pipeline &P, bool CollectKernels, bool AllKernels)
+      : P(P), CollectKernels(CollectKernels || AllKernels),
+        AllKernels(AllKernels) {
     const Options &O = P.options();
     for (StringRef Dir : {StringRef(O.CudaPath), StringRef(O.ResourceDir)}) {
       if (Dir.empty())
@@ -102,8 +103,15 @@ private:
                     Model.LaunchSites.end());
     std::set<std::string> Names;
     for (const Finding &F : Out)
-      if (F.Fix && !F.Kernel.empty() && !Run.Kernels.count(F.Kernel))
+      if ((F.Fix || AllKernels) && !F.Kernel.empty() &&
+          !Run.Kernels.count(F.Kernel))
         Names.insert(F.Kernel);
+    // --kernel names a kernel model proposals are asked for, findings or not.
+    const std::string &Named = P.options().Kernel;
+    if (AllKernels && !Named.empty())
+      for (const KernelInfo &KI : Model.Kernels)
+        if (KI.QualifiedName == Named || KI.Name == Named)
+          Names.insert(KI.QualifiedName);
     for (const std::string &N : Names)
       for (ExtractedKernel &K : extractKernels(Ctx, CI.getPreprocessor(), N))
         if (K.Kernel == N && !Run.Kernels.count(N)) {
@@ -114,7 +122,7 @@ private:
   }
 
   Pipeline &P;
-  bool CollectKernels;
+  bool CollectKernels, AllKernels;
   std::vector<std::string> SystemDirs;
 };
 
@@ -162,10 +170,10 @@ void applySuppressions(std::vector<Finding> &Findings,
 
 } // namespace
 
-AnalysisRun Pipeline::analyze(bool CollectKernels) {
+AnalysisRun Pipeline::analyze(bool CollectKernels, bool AllKernels) {
   std::vector<RuleInfo> Rules = rules();
   CrashRecoveryContext::Enable();
-  AnalyzeHandler Handler(*this, CollectKernels);
+  AnalyzeHandler Handler(*this, CollectKernels, AllKernels);
   std::vector<std::string> Files;
   for (const std::string &F : Opts.Files) {
     std::vector<std::string> Cmd = FE->commandFor(F);

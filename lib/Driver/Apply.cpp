@@ -67,8 +67,36 @@ std::vector<Finding> Pipeline::findingsToApply(
   return ToApply;
 }
 
-int Pipeline::applyFixes(const AnalysisRun &Run,
-                         const FixVerifyResult *Verified) {
+int Pipeline::applyFixes(const AnalysisRun &Analysed,
+                         const FixVerifyResult *Verified,
+                         const ProposalResult *Proposed) {
+  // The model's accepted variants replace their kernels: those kernels' rule
+  // fixes are set aside, the variants' findings join the others (as fixes
+  // verified on the GPU: a variant is only proposed for writing when it was
+  // measured, so Verified is there).
+  const AnalysisRun *RunP = &Analysed;
+  AnalysisRun WithVariants;
+  FixVerifyResult Merged;
+  if (Verified && Proposed && !Proposed->Findings.empty()) {
+    WithVariants.Findings = Analysed.Findings;
+    WithVariants.Status = Analysed.Status;
+    Merged = *Verified;
+    for (auto &KV : Merged.Decisions) {
+      auto R = Proposed->Replaces.find(Analysed.Findings[KV.first].Kernel);
+      if (R == Proposed->Replaces.end() || !KV.second.Apply)
+        continue;
+      KV.second.Apply = false;
+      KV.second.Annotation.reset();
+      KV.second.Why = R->second;
+    }
+    for (const Finding &F : Proposed->Findings) {
+      Merged.Decisions[WithVariants.Findings.size()].Apply = true;
+      WithVariants.Findings.push_back(F);
+    }
+    RunP = &WithVariants;
+    Verified = &Merged;
+  }
+  const AnalysisRun &Run = *RunP;
   std::set<size_t> Dropped;
   if (!Opts.AppTest.empty()) {
     int St = appTest(Run, Verified, Dropped);

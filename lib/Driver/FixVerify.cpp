@@ -374,6 +374,8 @@ void FixVerifier::verifyKernel(KernelWork &W, VerifyReport &Report) {
     const Finding &F = finding(C.first);
     CandidateVerdict V = runJob(W, {C.first}, C.second,
                                 shortLoc(F.Loc) + " [" + F.RuleId + "]", KR);
+    if (V.Timing && V.Timing->Ok)
+      Result.Decisions[C.first].Speedup = V.Timing->Speedup;
     if (V.Accepted)
       Accepted.push_back({C.first, V});
     else

@@ -177,6 +177,37 @@ bool readOptionsFile(StringRef Path, StringRef Directory,
 
 } // namespace
 
+/// Flags that load code into this process (compiler plugins) are never taken
+/// from a compile command (docs/SECURITY.md): -fplugin=, -fpass-plugin=, and
+/// -Xclang -load/-plugin/-add-plugin/-plugin-arg-* with their argument.
+static void dropPluginFlags(std::vector<std::string> &Argv,
+                            std::vector<std::string> &Dropped) {
+  std::vector<std::string> Kept;
+  for (size_t I = 0; I < Argv.size(); ++I) {
+    StringRef A = Argv[I];
+    if (A.starts_with("-fplugin") || A.starts_with("-fpass-plugin")) {
+      Dropped.push_back(A.str());
+      continue;
+    }
+    if (A == "-Xclang" && I + 1 < Argv.size()) {
+      StringRef B = Argv[I + 1];
+      if (B == "-load" || B == "-plugin" || B == "-add-plugin" ||
+          B.starts_with("-plugin-arg-")) {
+        std::string What = "-Xclang " + B.str();
+        ++I;
+        if (I + 2 < Argv.size() && Argv[I + 1] == "-Xclang") {
+          What += " -Xclang " + Argv[I + 2];
+          I += 2;
+        }
+        Dropped.push_back(What);
+        continue;
+      }
+    }
+    Kept.push_back(Argv[I]);
+  }
+  Argv = std::move(Kept);
+}
+
 TranslatedCommand translateCompileCommand(ArrayRef<std::string> ArgvIn,
                                           StringRef Directory) {
   TranslatedCommand R;
@@ -202,6 +233,7 @@ TranslatedCommand translateCompileCommand(ArrayRef<std::string> ArgvIn,
     }
     Argv.push_back(ArgvIn[I]);
   }
+  dropPluginFlags(Argv, R.Dropped);
 
   auto Next = [&](size_t &I) -> std::string {
     if (I + 1 < Argv.size())

@@ -137,8 +137,10 @@ void fillGpuInfo(DriverApi &D, CUdevice Dev, GpuInfo &G) {
   G.Ok = true;
 }
 
-/// Loads the driver and creates device 0's context. Sets G.Error on failure.
-bool openGpu(DriverApi &D, CUdevice &Dev, CUcontext &Ctx, GpuInfo &G) {
+/// Loads the driver and creates the context of GPU \p Index (0: the first
+/// the process sees). Sets G.Error on failure.
+bool openGpu(DriverApi &D, CUdevice &Dev, CUcontext &Ctx, GpuInfo &G,
+             int Index = 0) {
   std::string E;
   if (!D.load(E)) {
     G.Error = E;
@@ -155,7 +157,14 @@ bool openGpu(DriverApi &D, CUdevice &Dev, CUcontext &Ctx, GpuInfo &G) {
     G.Error = "no GPU: the CUDA driver sees no device";
     return false;
   }
-  D.DeviceGet(&Dev, 0);
+  G.DeviceCount = Count;
+  if (Index < 0 || Index >= Count) {
+    G.Error = formatv("no GPU {0}: the CUDA driver sees {1}", Index, Count)
+                  .str();
+    return false;
+  }
+  G.Device = Index;
+  D.DeviceGet(&Dev, Index);
   fillGpuInfo(D, Dev, G);
   if ((R = D.DevicePrimaryCtxRetain(&Ctx, Dev)) != CUDA_SUCCESS ||
       (R = D.CtxSetCurrent(Ctx)) != CUDA_SUCCESS) {
@@ -1551,13 +1560,13 @@ int runVerifyJobInProcess(const VerifyJob &Job, const VerifyOptions &Opts,
 }
 
 /// The probe's child side.
-int runProbeInProcess(int Fd) {
+int runProbeInProcess(int Fd, int Device) {
   Channel Ch{Fd};
   DriverApi D;
   CUdevice Dev;
   CUcontext Ctx;
   GpuInfo G;
-  openGpu(D, Dev, Ctx, G);
+  openGpu(D, Dev, Ctx, G, Device);
   Ch.result(json::Object{{"gpu", toJson(G)}});
   return G.Ok ? 0 : 3;
 }

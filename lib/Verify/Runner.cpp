@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
@@ -16,9 +17,34 @@ using namespace llvm;
 
 namespace cudal1 {
 
-int runProbeInProcess(int Fd); // GpuJob.cpp
+int runProbeInProcess(int Fd, int Device); // GpuJob.cpp
 
 namespace {
+/// In a child, before the driver is loaded: only GPU \p Device (an index
+/// among those CUDA_VISIBLE_DEVICES lets the process see) stays visible.
+void narrowToDevice(int Device) {
+  if (Device <= 0 && !std::getenv("CUDA_VISIBLE_DEVICES"))
+    return; // device 0 of all: nothing to narrow
+  std::string Visible = std::to_string(Device);
+  if (const char *V = std::getenv("CUDA_VISIBLE_DEVICES")) {
+    std::vector<std::string> Ids;
+    std::string Cur;
+    for (const char *C = V;; ++C) {
+      if (*C == ',' || !*C) {
+        Ids.push_back(Cur);
+        Cur.clear();
+        if (!*C)
+          break;
+      } else {
+        Cur += *C;
+      }
+    }
+    if (Device >= 0 && size_t(Device) < Ids.size())
+      Visible = Ids[Device];
+  }
+  ::setenv("CUDA_VISIBLE_DEVICES", Visible.c_str(), 1);
+}
+
 struct ChildResult {
   bool TimedOut = false;
   bool GotResult = false;
@@ -110,8 +136,14 @@ ChildResult runChild(F Body, unsigned TimeoutSeconds,
 } // namespace
 
 GpuInfo probeGpu(const VerifyOptions &Opts) {
-  ChildResult CR = runChild([](int Fd) { return runProbeInProcess(Fd); },
-                            std::min(Opts.TimeoutSeconds, 60u), nullptr);
+  int Device = Opts.Device;
+  ChildResult CR = runChild(
+      [Device](int Fd) {
+        // How many GPUs there are is asked of all the process sees; the
+        // facts are those of the one chosen.
+        return runProbeInProcess(Fd, Device);
+      },
+      std::min(Opts.TimeoutSeconds, 60u), nullptr);
   GpuInfo G;
   if (CR.GotResult) {
     Expected<json::Value> V = json::parse(CR.ResultLine);
@@ -142,7 +174,10 @@ CandidateVerdict runVerifyJob(const VerifyJob &Job, const VerifyOptions &Opts,
                               const GpuInfo &Gpu, KernelReport *Kernel) {
   auto T0 = std::chrono::steady_clock::now();
   ChildResult CR = runChild(
-      [&](int Fd) { return runVerifyJobInProcess(Job, Opts, Fd); },
+      [&](int Fd) {
+        narrowToDevice(Opts.Device);
+        return runVerifyJobInProcess(Job, Opts, Fd);
+      },
       Opts.TimeoutSeconds, Opts.Progress);
   CandidateVerdict V;
   V.Name = Job.Candidate.Label;

@@ -41,7 +41,9 @@ json::Value toJson(const GpuInfo &G) {
                       {"bus_width_bits", G.BusWidthBits},
                       {"sm_clock_now_mhz", G.SmClockMHzNow},
                       {"mem_clock_now_mhz", G.MemClockMHzNow},
-                      {"peak_bandwidth_gbs", G.PeakBandwidthGBs}};
+                      {"peak_bandwidth_gbs", G.PeakBandwidthGBs},
+                      {"device_count", G.DeviceCount},
+                      {"device", G.Device}};
 }
 
 bool fromJson(const json::Value &V, GpuInfo &G) {
@@ -70,6 +72,8 @@ bool fromJson(const json::Value &V, GpuInfo &G) {
   G.SmClockMHzNow = I("sm_clock_now_mhz");
   G.MemClockMHzNow = I("mem_clock_now_mhz");
   G.PeakBandwidthGBs = O->getNumber("peak_bandwidth_gbs").value_or(0);
+  G.DeviceCount = I("device_count");
+  G.Device = I("device");
   return true;
 }
 

@@ -66,14 +66,18 @@ static bool failsAt(const std::vector<Finding> &Findings, StringRef Level) {
 }
 
 static void printFindings(Pipeline &P, const AnalysisRun &Run,
-                          const FixVerifyResult &Verified) {
+                          const FixVerifyResult &Verified,
+                          const ProposalResult &Proposed) {
   const Options &O = P.options();
   raw_ostream &OS = O.Diff ? errs() : outs();
   if (O.Format == OutputFormat::Json) {
     json::Value Doc = findingsJson(Run.Findings);
-    if (Verified.Json)
-      if (json::Object *Obj = Doc.getAsObject())
+    if (json::Object *Obj = Doc.getAsObject()) {
+      if (Verified.Json)
         (*Obj)["verification"] = *Verified.Json;
+      if (Proposed.Json)
+        (*Obj)["model_proposals"] = *Proposed.Json;
+    }
     printJson(Doc, OS);
   } else if (O.Format == OutputFormat::Sarif) {
     OutputOptions OO;
@@ -101,6 +105,11 @@ int runAdvise(Pipeline &P, const ModeFlags &M) {
   }
   if (M.DumpConfig) {
     AnalysisConfig C = First;
+    if (O.Llm.any()) { // the command line over the configuration's LLM:
+      LlmOverrides L = C.Llm.value_or(LlmOverrides());
+      L.overlay(O.Llm);
+      C.Llm = L;
+    }
     C.Rules = P.effectiveRules(First);
     if (O.WarningsAsErrors || C.WarningsAsErrors)
       C.WarningsAsErrors = P.effectiveWarningsAsErrors(First);
@@ -108,6 +117,14 @@ int runAdvise(Pipeline &P, const ModeFlags &M) {
     return P.inputStatus();
   }
 
+  // Model proposals (docs/llm.md): with an endpoint, in a mode that verifies.
+  bool Llm = P.modelProposalsWanted();
+  if (O.Llm.Endpoint && !O.Llm.Endpoint->empty() &&
+      O.Verify == VerifyLevel::None) {
+    reportError("--llm-endpoint needs --verify=compile or --verify=run: "
+                "every proposal is verified before anything is written");
+    return 2;
+  }
   std::multiset<std::string> Baseline;
   if (!O.Baseline.empty()) {
     std::string Error;
@@ -118,9 +135,11 @@ int runAdvise(Pipeline &P, const ModeFlags &M) {
   }
 
   // --fix / -o / --diff / --export-fixes with --verify=run: every fix is
-  // verified on the GPU first.
-  bool VerifyFixes = O.wantsFixes() && O.Verify == VerifyLevel::Run;
-  AnalysisRun Run = P.analyze(VerifyFixes);
+  // verified on the GPU first (also with model proposals, which are shown
+  // the rule fixes' speedups).
+  bool VerifyFixes =
+      (O.wantsFixes() || Llm) && O.Verify == VerifyLevel::Run;
+  AnalysisRun Run = P.analyze(VerifyFixes, Llm);
   if (!O.Baseline.empty()) {
     unsigned Known = applyBaseline(Run.Findings, std::move(Baseline));
     if (!O.Quiet && Known)
@@ -130,17 +149,28 @@ int runAdvise(Pipeline &P, const ModeFlags &M) {
   FixVerifyResult Verified;
   if (VerifyFixes)
     Verified = P.verifyFixes(Run);
-  printFindings(P, Run, Verified);
+  ProposalResult Proposed;
+  if (Llm)
+    Proposed = P.proposeWithModel(Run, VerifyFixes ? &Verified : nullptr);
+  printFindings(P, Run, Verified, Proposed);
 
   int Exit = P.inputStatus();
-  if (Verified.Status == 2)
+  if (Verified.Status == 2 || Proposed.Status == 2) {
+    if (Llm && O.Format == OutputFormat::Text)
+      (O.Diff ? errs() : outs()) << Proposed.Summary;
     return 2; // no GPU, or bad input: nothing is written
+  }
   if (Verified.Status)
     Exit = 2;
-  if (O.wantsFixes()) {
-    Exit = std::max(Exit, P.applyFixes(Run, VerifyFixes ? &Verified : nullptr));
-    if (VerifyFixes && Verified.Json && O.Format == OutputFormat::Text)
-      (O.Diff ? errs() : outs()) << Verified.Summary;
+  if (O.wantsFixes())
+    Exit = std::max(Exit, P.applyFixes(Run, VerifyFixes ? &Verified : nullptr,
+                                       Llm ? &Proposed : nullptr));
+  if (O.Format == OutputFormat::Text) {
+    raw_ostream &OS = O.Diff ? errs() : outs();
+    if (O.wantsFixes() && VerifyFixes && Verified.Json)
+      OS << Verified.Summary;
+    if (Llm)
+      OS << Proposed.Summary;
   }
   if (Run.Status.Failed || Run.RuleCrashed)
     return 2;

@@ -7,6 +7,7 @@
 #include "Tool.h"
 #include "cudal1/Analysis/FindingOutput.h"
 #include "cudal1/Config.h"
+#include "cudal1/LLM/Prompt.h"
 
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
@@ -223,7 +224,86 @@ cl::opt<unsigned> CaptureLaunches(
     cl::desc("With --capture: at most this many captured launches per kernel "
              "(default 3)"),
     cl::init(3), cl::cat(Cat));
+
+// --- model proposals (docs/llm.md) ------------------------------------------
+cl::opt<std::string> LlmEndpoint(
+    "llm-endpoint",
+    cl::desc("OpenAI-compatible API (e.g. http://localhost:8000/v1): model "
+             "proposals, verified like any candidate (with --verify=compile "
+             "or --verify=run)"),
+    cl::value_desc("url"), cl::cat(Cat));
+cl::opt<std::string> LlmModel("llm-model",
+                              cl::desc("The model's name as the server knows it"),
+                              cl::value_desc("name"), cl::cat(Cat));
+cl::opt<std::string> LlmApiKeyEnv(
+    "llm-api-key-env",
+    cl::desc("Environment variable holding the API key (default "
+             "OPENAI_API_KEY; none needed for local servers)"),
+    cl::value_desc("NAME"), cl::cat(Cat));
+cl::opt<unsigned> LlmRounds("llm-rounds",
+                            cl::desc("Rounds of proposals per kernel (default 3)"),
+                            cl::value_desc("n"), cl::cat(Cat));
+cl::opt<unsigned> LlmCandidates(
+    "llm-candidates", cl::desc("Proposals asked for per round (default 4)"),
+    cl::value_desc("n"), cl::cat(Cat));
+cl::opt<double> LlmTemperature("llm-temperature",
+                               cl::desc("Sampling temperature (default 0.7)"),
+                               cl::cat(Cat));
+cl::opt<unsigned> LlmMaxTokens("llm-max-tokens",
+                               cl::desc("Tokens per reply (default 8192)"),
+                               cl::value_desc("n"), cl::cat(Cat));
+cl::opt<unsigned> LlmTimeout(
+    "llm-timeout", cl::desc("Seconds a request may take (default 300)"),
+    cl::value_desc("s"), cl::cat(Cat));
+cl::opt<unsigned> LlmRetries(
+    "llm-retries",
+    cl::desc("Retries on 429, 5xx and connection errors (default 4)"),
+    cl::value_desc("n"), cl::cat(Cat));
+cl::opt<unsigned> LlmConcurrency(
+    "llm-concurrency", cl::desc("Requests in flight at once (default 4)"),
+    cl::value_desc("n"), cl::cat(Cat));
+cl::opt<uint64_t> LlmTokenBudget(
+    "llm-token-budget",
+    cl::desc("Stop asking after this many tokens in all (0: no limit)"),
+    cl::value_desc("n"), cl::cat(Cat));
+cl::opt<unsigned> LlmTimeBudget(
+    "llm-time-budget",
+    cl::desc("Stop asking after this many seconds in all (0: no limit)"),
+    cl::value_desc("s"), cl::cat(Cat));
+cl::opt<std::string> LlmPrompts(
+    "llm-prompts",
+    cl::desc("Folder of prompt templates (default: those shipped)"),
+    cl::value_desc("dir"), cl::cat(Cat));
+cl::opt<std::string> LlmStore(
+    "llm-store",
+    cl::desc("The variant store (default: .cuda-l1 beside the configuration, "
+             "else in the working folder)"),
+    cl::value_desc("dir"), cl::cat(Cat));
 } // namespace
+
+/// The --llm-* flags given (only those: the configuration fills the rest).
+static LlmOverrides llmFlags() {
+  LlmOverrides L;
+  auto Take = [](auto &To, const auto &Opt) {
+    if (Opt.getNumOccurrences())
+      To = Opt.getValue();
+  };
+  Take(L.Endpoint, LlmEndpoint);
+  Take(L.Model, LlmModel);
+  Take(L.ApiKeyEnv, LlmApiKeyEnv);
+  Take(L.Rounds, LlmRounds);
+  Take(L.Candidates, LlmCandidates);
+  Take(L.Temperature, LlmTemperature);
+  Take(L.MaxTokens, LlmMaxTokens);
+  Take(L.TimeoutSeconds, LlmTimeout);
+  Take(L.Retries, LlmRetries);
+  Take(L.Concurrency, LlmConcurrency);
+  Take(L.TokenBudget, LlmTokenBudget);
+  Take(L.TimeBudgetSeconds, LlmTimeBudget);
+  Take(L.PromptDir, LlmPrompts);
+  Take(L.StoreDir, LlmStore);
+  return L;
+}
 
 bool parseFlags(int Argc, const char **Argv,
                 const std::vector<std::string> &CompilerArgs, void *MainAddr,
@@ -298,6 +378,8 @@ bool parseFlags(int Argc, const char **Argv,
   O.VerifyUlp = UlpOpt;
   O.CaptureDir = CaptureDir;
   O.CaptureLaunches = std::max(1u, unsigned(CaptureLaunches));
+  O.Llm = llmFlags();
+  O.LlmShippedPrompts = findPromptDir(Argv[0], MainAddr);
   M.ListKernels = ListKernels;
   M.ListRules = ListRules;
   M.DumpConfig = DumpConfig;

@@ -233,3 +233,26 @@ TEST(CompileFlags, IncludedFilesResolveOnlyWhenPresent) {
 }
 
 } // namespace
+
+// A compilation database cannot load code into the tool: plugin flags are
+// dropped, in every spelling, with their arguments; the flags around them
+// stay.
+TEST(CompileFlags, PluginFlagsFromTheDatabaseAreDropped) {
+  ParseOptions O;
+  O.CudaPath = "/usr/local/cuda";
+  O.GpuArch = "sm_90";
+  std::vector<std::string> Db = {
+      "clang++", "-DKEEP=1", "-fplugin=/tmp/evil.so",
+      "-fpass-plugin=/tmp/evil2.so", "-Xclang", "-load", "-Xclang",
+      "/tmp/evil3.so", "-Xclang", "-add-plugin", "-Xclang", "evil",
+      "-Xclang", "-plugin-arg-evil", "-Xclang", "x", "-Xclang",
+      "-fno-pch-timestamp", "-c", "/src/k.cu"};
+  auto A = makeParseArgs(Db, "/src/k.cu", O);
+  for (const std::string &S : A)
+    EXPECT_EQ(S.find("evil"), std::string::npos) << S;
+  EXPECT_FALSE(has(A, "-load"));
+  EXPECT_FALSE(has(A, "-add-plugin"));
+  EXPECT_TRUE(has(A, "-DKEEP=1"));
+  EXPECT_TRUE(has(A, "-fno-pch-timestamp")); // other -Xclang flags stay
+  EXPECT_EQ(A.back(), "/src/k.cu");
+}

@@ -349,6 +349,27 @@ TEST(VerifyGpu, HalfScalarArrivesAsItsValue) {
 // Writes the CUPTI medians of two kernels with distinct names, so that
 // utils/gpu-check.sh can compare them with Nsight Compute's
 // gpu__time_duration of the same run under ncu.
+TEST(VerifyGpu, JobsRunOnTheGpuTheyAreGiven) {
+  REQUIRE_GPU();
+  // Every GPU the process sees can be chosen; one past the last cannot.
+  EXPECT_GE(gpu().DeviceCount, 1);
+  VerifyOptions O = options();
+  O.Device = gpu().DeviceCount - 1;
+  GpuInfo Last = probeGpu(O);
+  ASSERT_TRUE(Last.Ok) << Last.Error;
+  EXPECT_EQ(Last.Device, gpu().DeviceCount - 1);
+  O.Device = gpu().DeviceCount;
+  GpuInfo None = probeGpu(O);
+  EXPECT_FALSE(None.Ok);
+  EXPECT_NE(None.Error.find("the CUDA driver sees"), std::string::npos)
+      << None.Error;
+  // A job on the last GPU: original and candidate both run there.
+  O.Device = gpu().DeviceCount - 1;
+  O.Samples = 30;
+  CandidateVerdict V = runVerifyJob(transposeJob("honest_tiled.cu"), O, Last);
+  EXPECT_TRUE(V.Correct) << V.RejectKind << ": " << V.Reason;
+}
+
 TEST(VerifyGpu, CuptiTimesForNcuComparison) {
   REQUIRE_GPU();
   VerifyOptions O = options();

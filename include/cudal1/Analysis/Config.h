@@ -11,6 +11,10 @@
 //     kernels:                     # (docs/harness.md: same format as a
 //       saxpy: { grid: ..., ... }  #  --harness file), or a file name:
 //   Harness: specs/harness.yaml    # relative to the configuration's folder
+//   LLM:                           # model proposals (docs/llm.md)
+//     Endpoint: http://localhost:8000/v1
+//     Model: qwen2.5-coder-32b
+//     ApiKeyEnv: OPENAI_API_KEY    # the variable's name; never the key
 // Plain data + LLVM Support only.
 //
 //===----------------------------------------------------------------------===//
@@ -18,6 +22,7 @@
 #define CUDAL1_ANALYSIS_CONFIG_H
 
 #include "cudal1/Analysis/Rule.h"
+#include "cudal1/LLM/Settings.h"
 #include "llvm/ADT/StringRef.h"
 #include <optional>
 #include <string>
@@ -43,6 +48,9 @@ struct AnalysisConfig {
   std::optional<std::string> WarningsAsErrors; ///< glob list
   CheckOptions Options;
   std::optional<ConfigHarness> Harness;
+  /// `LLM:` (docs/llm.md); Prompts and Store made absolute against the
+  /// configuration's folder.
+  std::optional<LlmOverrides> Llm;
   std::string Source; ///< the file it came from ("" = defaults)
 };
 

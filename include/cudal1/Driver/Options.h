@@ -10,6 +10,8 @@
 #ifndef CUDAL1_DRIVER_OPTIONS_H
 #define CUDAL1_DRIVER_OPTIONS_H
 
+#include "cudal1/LLM/Settings.h"
+
 #include <map>
 #include <optional>
 #include <string>
@@ -91,6 +93,13 @@ struct Options {
   /// sets (and timed on when a kernel has no harness).
   std::string CaptureDir;
   unsigned CaptureLaunches = 3; ///< --capture-launches: at most, per kernel
+
+  // --- model proposals (docs/llm.md) ------------------------------------------
+  /// --llm-endpoint, --llm-model, --llm-api-key-env, --llm-rounds, ...: what
+  /// the command line gives (over the configuration's LLM:).
+  LlmOverrides Llm;
+  /// The prompt templates shipped with the tool (found beside the binary).
+  std::string LlmShippedPrompts;
 
   /// True when the fixes are wanted (--fix, --diff, -o, --export-fixes).
   bool wantsFixes() const {

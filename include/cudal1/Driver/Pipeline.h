@@ -25,6 +25,7 @@
 #include "cudal1/Driver/Options.h"
 #include "cudal1/Extract/Extract.h"
 #include "cudal1/Frontend/Frontend.h"
+#include "cudal1/LLM/Settings.h"
 #include "cudal1/Model/KernelInfo.h"
 #include "cudal1/Verify/Harness.h"
 #include "cudal1/Rules/ApplyFixes.h"
@@ -117,6 +118,8 @@ struct FixDecision {
   std::string Why; ///< when not applied: the verdict or the reason
   /// The annotation above the kernel: set on one applied fix per kernel.
   std::optional<TextEdit> Annotation;
+  /// The speedup measured for the fix alone (when it was timed).
+  std::optional<double> Speedup;
 };
 
 /// verifyFixes()' result.
@@ -135,6 +138,24 @@ struct CandidatesResult {
   int Exit = 0; ///< 0 a candidate accepted, 1 none, 2 bad input / no GPU
   std::optional<llvm::json::Value> Json;
   std::string Summary;
+};
+
+/// proposeWithModel()'s result (LlmSearch.cpp, docs/llm.md).
+struct ProposalResult {
+  /// 0; 2: bad input or usage (settings, templates, store, a harness), the
+  /// model could not be asked, or --verify=run without a GPU (nothing
+  /// measured, nothing written).
+  int Status = 0;
+  /// The accepted variants to write back (with --fix, -o, --diff,
+  /// --export-fixes): one finding per kernel, rule id "llm-proposal", whose
+  /// fix replaces the kernel's definition (and its launch sites when the
+  /// variant changes the launch) and writes the annotation.
+  std::vector<Finding> Findings;
+  /// Kernel -> why its rule fixes are set aside (a faster variant replaces
+  /// the kernel).
+  std::map<std::string, std::string> Replaces;
+  std::optional<llvm::json::Value> Json; ///< "model_proposals" results
+  std::string Summary;                   ///< the summary table
 };
 
 /// extract()'s result: one item per kernel found.
@@ -204,15 +225,34 @@ public:
   /// --print-harness: the harness of every kernel of the input files,
   /// inferred from its launch sites (and --define), as PrintHarness.cpp.
   HarnessListing inferHarnesses();
-  /// Parses the input files and runs every enabled rule.
-  AnalysisRun analyze(bool CollectKernels);
+  /// Parses the input files and runs every enabled rule. With
+  /// \p CollectKernels the kernels with fixes are extracted; with
+  /// \p AllKernels also every kernel with a finding and the kernels --kernel
+  /// names (the kernels model proposals are asked for).
+  AnalysisRun analyze(bool CollectKernels, bool AllKernels = false);
   /// --verify=run with fixes: each fix of \p Run verified on the GPU as a
   /// kernel candidate (FixVerify.cpp).
   FixVerifyResult verifyFixes(const AnalysisRun &Run);
   /// --fix / -o / --diff / --export-fixes: applies the fixes of \p Run (only
   /// those \p Verified accepts, when given; with --app-test only a set the
-  /// project's own test command passes with). Returns the exit status part.
-  int applyFixes(const AnalysisRun &Run, const FixVerifyResult *Verified);
+  /// project's own test command passes with), and the accepted variants of
+  /// \p Proposed (whose kernels' rule fixes are then set aside). Returns the
+  /// exit status part.
+  int applyFixes(const AnalysisRun &Run, const FixVerifyResult *Verified,
+                 const ProposalResult *Proposed = nullptr);
+  /// The model-proposal settings: the defaults, the LLM: of the first input
+  /// file's configuration, the command line (docs/llm.md).
+  LlmSettings llmSettings();
+  /// Model proposals are on: an endpoint is given and a mode that verifies
+  /// (--verify=compile|run).
+  bool modelProposalsWanted();
+  /// Asks the model for variants of the selected kernels (--kernel, else
+  /// every kernel with a finding), rounds x candidates each, verifies every
+  /// one (on every GPU with --verify=run; compiled only without one), keeps
+  /// them in the variant store (LlmSearch.cpp). \p RuleFixes: the rule fixes
+  /// verified already (shown to the model with their speedups).
+  ProposalResult proposeWithModel(const AnalysisRun &Run,
+                                  const FixVerifyResult *RuleFixes);
   /// --app-test (AppTest.cpp): applies the fixes that would be applied to a
   /// scratch copy of the working folder and runs the command there; when it
   /// fails, finds the guilty fixes by bisection. \p Dropped gets their

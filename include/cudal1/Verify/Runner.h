@@ -56,6 +56,11 @@ struct VerifyOptions {
   bool AllowFastMath = false;
   Tolerance Tol;
   bool Time = true; ///< false: correctness only
+  /// The GPU to run on, an index among those the process sees (0 = the
+  /// first); the child sees only that one (CUDA_VISIBLE_DEVICES narrowed
+  /// before the driver is loaded), so original and candidate of one job
+  /// always run on the same GPU.
+  int Device = 0;
   /// Compiler; empty = lib/Verify's own NVRTC loader.
   CompileFn Compiler;
   /// Progress lines ("[kernel] candidate: input set 2/3 ok").
@@ -79,8 +84,9 @@ struct VerifyJob {
   std::string Origin = "hand-written";
 };
 
-/// Queries the GPU in a child process: driver present, device 0's name,
-/// arch, L2, clocks. Never initialises CUDA in the caller.
+/// Queries the GPU in a child process: driver present, the name, arch, L2
+/// and clocks of GPU Opts.Device, and how many GPUs there are
+/// (GpuInfo::DeviceCount). Never initialises CUDA in the caller.
 GpuInfo probeGpu(const VerifyOptions &Opts);
 
 /// Verifies one candidate against the original in a child process with a

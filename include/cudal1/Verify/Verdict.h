@@ -37,6 +37,8 @@ struct GpuInfo {
   int SmClockMHzMax = 0, MemClockMHzMax = 0, BusWidthBits = 0;
   int SmClockMHzNow = 0, MemClockMHzNow = 0; ///< NVML, before timing
   double PeakBandwidthGBs = 0; ///< from memory clock and bus width
+  int DeviceCount = 0; ///< GPUs the process sees (CUDA_VISIBLE_DEVICES)
+  int Device = 0;      ///< the one described (VerifyOptions::Device)
 };
 
 struct InputSetResult {
