@@ -1,5 +1,7 @@
 //===- Analyze.cpp - parse, analyse, run the rules, collect findings ------===//
+#include "HarnessResolve.h"
 #include "cudal1/Analysis/AccessAnalysis.h"
+#include "cudal1/Analysis/BufferRoles.h"
 #include "cudal1/Driver/Pipeline.h"
 #include "cudal1/Model/KernelModel.h"
 
@@ -55,6 +57,7 @@ public:
     ProjectModel Model = collectKernelModel(Ctx, IsUser);
     std::unique_ptr<AnalysisResults> Analysis =
         AnalysisResults::analyze(Ctx, Model, IsUser);
+    addBufferUses(Ctx, *Analysis, Model);
     if (P.options().DumpAccesses)
       Analysis->print(outs());
     CheckContext CC;
@@ -113,6 +116,7 @@ private:
       for (ExtractedKernel &K : extractKernels(Ctx, CI.getPreprocessor(), N))
         if (K.Kernel == N && !Run.Kernels.count(N)) {
           Run.Kernels[N].K = std::move(K);
+          Run.Kernels[N].Uses = bufferUsesOf(Model, N);
           Run.Kernels[N].MangledNames = mangledNamesOf(Model, N);
         }
   }

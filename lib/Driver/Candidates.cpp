@@ -3,7 +3,7 @@
 // "Is my optimized version correct, and how much faster is it?" Extracts the
 // kernel from the original file and from each candidate file (same name and
 // signature), builds the harness (--harness spec, the configuration's
-// Harness:, or a launch site with constant values / --define), and runs
+// Harness:, or the values of a launch site from the AST / --define), and runs
 // lib/Verify: correctness on 3+ input sets, CUPTI timing, acceptance.
 //
 //===----------------------------------------------------------------------===//
@@ -39,7 +39,7 @@ public:
                              clang::CompilerInstance &CI,
                              StringRef MainFile) override {
     FileFacts &F = Facts[MainFile.str()];
-    F.Model.merge(collectKernelModel(Ctx));
+    F.Model.merge(harnessModel(Ctx, nullptr));
     auto K = extractKernels(Ctx, CI.getPreprocessor(), Selector);
     F.Kernels.insert(F.Kernels.end(), K.begin(), K.end());
   }
@@ -157,7 +157,7 @@ public:
   /// The original's harness (findHarness) and its captured launches.
   bool harness();
   /// --harness, the configuration, a launch site (errors reported; when
-  /// missing, MissingWhy and LastSite say why).
+  /// missing, MissingWhy and MissingTemplate say why).
   HarnessStatus findHarness();
   /// One job per usable candidate; false when none is.
   bool jobs();
@@ -177,8 +177,8 @@ private:
   bool HaveHarness = false;
   std::string HarnessSource;
   std::vector<ReplayLaunch> Captured;
-  std::string MissingWhy;
-  LaunchFacts LastSite;
+  std::string MissingWhy, MissingTemplate;
+  bool MissingHadLaunches = false;
   std::vector<VerifyJob> Jobs;
   int Exit = 0;
 };
@@ -250,10 +250,11 @@ bool CandidateRun::harness() {
     HarnessSource = "captured launches in " + Opts.CaptureDir;
   else if (St == HarnessStatus::Missing) {
     reportError("no harness for kernel '" + Opts.Kernel + "': " + MissingWhy);
-    errs() << "Write a harness spec and pass it with --harness=<file>; a "
-              "filled-in template to copy:\n\n"
-           << harnessTemplate(Opts.Kernel, Params,
-                              LastSite.GridText.empty() ? nullptr : &LastSite);
+    errs() << "Write a harness spec and pass it with --harness=<file>"
+           << (MissingHadLaunches ? " (or --define the values named above)"
+                                  : "")
+           << "; a filled-in spec to copy:\n\n"
+           << MissingTemplate;
     return false;
   }
   return St != HarnessStatus::Error;
@@ -287,19 +288,23 @@ HarnessStatus CandidateRun::findHarness() {
     HarnessSource = CA.Source;
     return HarnessStatus::Found;
   }
-  MissingWhy = "no launch site of '" + Opts.Kernel + "' in " + OriginalFile;
-  for (const auto &LS : OF->Model.LaunchSites) {
-    if (LS.Kernel != OK->Kernel)
-      continue;
-    LastSite = launchFacts(LS);
-    if (inferHarness(Opts.Kernel, Params, LastSite, Env, H, MissingWhy)) {
-      HarnessSource = "inferred from the launch at " + LS.Loc.str();
-      if (!Opts.Quiet)
-        for (const auto &N : H.Notes)
-          reportNote(N);
-      return HarnessStatus::Found;
-    }
+  Q.Uses = bufferUsesOf(OF->Model, OK->Kernel);
+  Q.NameExpr = OK->NameExpr;
+  for (const auto &LS : OF->Model.LaunchSites)
+    if (LS.Kernel == OK->Kernel)
+      Q.Launches.push_back(LS);
+  HarnessAnswer LA = harnessFromLaunches(Q);
+  if (LA.Status == HarnessStatus::Found) {
+    H = std::move(LA.H);
+    HarnessSource = LA.Source;
+    if (!Opts.Quiet)
+      for (const auto &N : H.Notes)
+        reportNote(N);
+    return HarnessStatus::Found;
   }
+  MissingWhy = LA.Message;
+  MissingTemplate = LA.Template;
+  MissingHadLaunches = !Q.Launches.empty();
   return HarnessStatus::Missing;
 }
 

@@ -244,6 +244,8 @@ bool FixVerifier::prepare(KernelWork &W) {
   Q.Env = Env;
   Q.Launches = W.KS->Launches;
   Q.CommandLineSpec = Opts.HarnessFile;
+  Q.Uses = W.KS->Uses;
+  Q.NameExpr = K.NameExpr;
   W.HA = resolveHarness(Q, P.configs());
   if (W.HA.Status == HarnessStatus::Error) {
     reportError(W.HA.Message);

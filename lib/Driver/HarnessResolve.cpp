@@ -1,5 +1,7 @@
 //===- HarnessResolve.cpp - the harness of a kernel for --verify=run ------===//
 #include "HarnessResolve.h"
+#include "cudal1/Analysis/AccessAnalysis.h"
+#include "cudal1/Analysis/BufferRoles.h"
 #include "cudal1/Analysis/Config.h"
 #include "cudal1/Verify/HarnessSelect.h"
 
@@ -85,18 +87,79 @@ HarnessAnswer harnessFromConfig(const HarnessQuery &Q, ConfigStore &Configs) {
   return A;
 }
 
-LaunchFacts launchFacts(const LaunchSite &LS) {
-  LaunchFacts F;
-  F.Grid = LS.Grid.Dim;
-  F.Block = LS.Block.Dim;
-  F.GridText = LS.Grid.Text;
-  F.BlockText = LS.Block.Text;
-  if (LS.SharedMem.Present)
-    F.SharedMem = LS.SharedMem.Value;
-  F.ArgTexts = LS.Args;
-  if (auto Buf = MemoryBuffer::getFile(LS.Loc.File))
-    F.SourceText = (*Buf)->getBuffer().str();
-  return F;
+ProjectModel harnessModel(clang::ASTContext &Ctx, const FileFilter &IsUser) {
+  ProjectModel M = collectKernelModel(Ctx, IsUser);
+  std::unique_ptr<AnalysisResults> A = AnalysisResults::analyze(Ctx, M, IsUser);
+  addBufferUses(Ctx, *A, M);
+  return M;
+}
+
+std::vector<BufferUse> bufferUsesOf(const ProjectModel &M,
+                                    const std::string &QualifiedName) {
+  for (const KernelInfo &K : M.Kernels)
+    if (K.QualifiedName == QualifiedName)
+      return K.BufferUses;
+  return {};
+}
+
+namespace {
+std::string shortPath(const std::string &Loc) {
+  return sys::path::filename(Loc).str();
+}
+
+std::string origin(const LaunchSite &LS, const LaunchValues &V) {
+  std::string S = "inferred from the launch at " + shortPath(LS.Loc.str());
+  if (!V.Path.empty())
+    S += " (through " + V.Path.back() + ")";
+  return S;
+}
+} // namespace
+
+HarnessAnswer harnessFromLaunches(const HarnessQuery &Q) {
+  HarnessAnswer A;
+  std::string Simple = simpleKernelName(Q.Kernel);
+  std::optional<InferredHarness> Best;
+  std::string BestOrigin;
+  for (const LaunchSite &LS : Q.Launches)
+    for (const LaunchValues &V : LS.Values) {
+      if (!Q.NameExpr.empty() && !V.NameExpr.empty() &&
+          V.NameExpr != Q.NameExpr)
+        continue; // another instantiation of a template kernel
+      InferredHarness IH = inferHarness(Simple, Q.Params, V, Q.Uses, Q.Env);
+      if (IH.Complete) {
+        A.Status = HarnessStatus::Found;
+        A.H = std::move(IH.H);
+        A.H.Notes.insert(A.H.Notes.end(), IH.Notes.begin(), IH.Notes.end());
+        A.Source = origin(LS, V);
+        return A;
+      }
+      if (!Best || IH.Missing.size() < Best->Missing.size()) {
+        Best = std::move(IH);
+        BestOrigin = origin(LS, V);
+      }
+    }
+  A.Status = HarnessStatus::Missing;
+  if (Q.Launches.empty()) {
+    A.Message = "no launch site of '" + Q.Kernel + "' in the files given";
+    A.Template = harnessTemplate(Simple, Q.Params);
+    return A;
+  }
+  if (!Best) {
+    const LaunchSite &LS = Q.Launches.front();
+    A.Message = "the launch at " + shortPath(LS.Loc.str()) +
+                " could not be evaluated" +
+                (LS.ValuesNote.empty() ? "" : " (" + LS.ValuesNote + ")");
+    A.Template = harnessTemplate(Simple, Q.Params);
+    return A;
+  }
+  A.Message = BestOrigin.substr(std::string("inferred from ").size()) +
+              " leaves unknown: ";
+  for (size_t I = 0; I < Best->Missing.size(); ++I)
+    A.Message += (I ? "; " : "") + Best->Missing[I];
+  A.Template = "# harness for " + Simple + ", " + BestOrigin +
+               "; replace each \"?\" (docs/harness.md)\nkernel: " + Simple +
+               "\n" + Best->Spec;
+  return A;
 }
 
 HarnessAnswer resolveHarness(const HarnessQuery &Q, ConfigStore &Configs) {
@@ -121,34 +184,13 @@ HarnessAnswer resolveHarness(const HarnessQuery &Q, ConfigStore &Configs) {
   if (A.Status != HarnessStatus::Missing)
     return A;
   std::string ConfigWhy = A.Message;
-  // 3. A launch site with constant values (or --define'd ones).
-  std::string Simple = simpleKernelName(Q.Kernel);
-  std::string Why = "no launch site of '" + Q.Kernel + "' in the files given";
-  LaunchFacts Last;
-  bool HaveLast = false;
-  for (const LaunchSite &LS : Q.Launches) {
-    LaunchFacts F = launchFacts(LS);
-    Last = F;
-    HaveLast = true;
-    Harness H;
-    std::string W;
-    if (inferHarness(Simple, Q.Params, F, Q.Env, H, W)) {
-      A = HarnessAnswer();
-      A.Status = HarnessStatus::Found;
-      A.H = std::move(H);
-      A.Source = "inferred from the launch at " + LS.Loc.str();
-      return A;
-    }
-    Why = W;
+  // 3. The values of a launch site, from the AST (and --define).
+  A = harnessFromLaunches(Q);
+  if (A.Status == HarnessStatus::Missing) {
+    A.Message = "no harness for kernel '" + Q.Kernel + "': " + A.Message;
+    if (!ConfigWhy.empty())
+      A.Message += "; " + ConfigWhy;
   }
-  A = HarnessAnswer();
-  A.Status = HarnessStatus::Missing;
-  A.Message = "no harness for kernel '" + Q.Kernel + "': " + Why;
-  if (!ConfigWhy.empty())
-    A.Message += "; " + ConfigWhy;
-  A.Template = harnessTemplate(Simple, Q.Params,
-                               HaveLast && !Last.GridText.empty() ? &Last
-                                                                  : nullptr);
   return A;
 }
 

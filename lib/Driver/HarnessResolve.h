@@ -5,9 +5,11 @@
 // Where a kernel's harness comes from (docs/harness.md), in this order:
 // --harness=<file> (when it has an entry for the kernel), the `Harness:`
 // entry of the .cuda-l1.yaml that applies to the kernel's file (or
-// --config-file), a launch site whose values are constants or --define'd.
-// Used by `--verify=run --candidate` (Candidates.cpp) and by `--fix
-// --verify=run` (FixVerify.cpp).
+// --config-file), then the values of a launch site evaluated on the AST
+// (the model's LaunchSite::Values, completed by --define) with buffer roles
+// from the access analysis. Used by `--verify=run --candidate`
+// (Candidates.cpp), `--fix --verify=run` (FixVerify.cpp) and
+// `--print-harness` (PrintHarness.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDAL1_LIB_DRIVER_HARNESSRESOLVE_H
@@ -15,10 +17,15 @@
 
 #include "cudal1/Driver/Pipeline.h"
 #include "cudal1/Model/KernelInfo.h"
+#include "cudal1/Model/KernelModel.h"
 #include "cudal1/Verify/Harness.h"
 
 #include <string>
 #include <vector>
+
+namespace clang {
+class ASTContext;
+}
 
 namespace cudal1 {
 
@@ -35,6 +42,10 @@ struct HarnessQuery {
   ExprEnv Env; ///< --define
   std::vector<LaunchSite> Launches; ///< launch sites of this kernel
   std::string CommandLineSpec;      ///< --harness ("" = none)
+  std::vector<BufferUse> Uses;      ///< KernelInfo::BufferUses
+  /// The instantiation verified (ExtractedKernel::NameExpr): only launches
+  /// of it give its harness ("" = any).
+  std::string NameExpr;
 };
 
 struct HarnessAnswer {
@@ -45,16 +56,26 @@ struct HarnessAnswer {
   std::string Template;
 };
 
-/// What a launch site tells inferHarness: its grid, block, shared memory and
-/// argument texts, and its file's text (for the allocations).
-LaunchFacts launchFacts(const LaunchSite &LS);
+/// The model of one translation unit with what harness inference needs:
+/// launch values (collectKernelModel) and buffer uses (the access analysis).
+ProjectModel harnessModel(clang::ASTContext &Ctx, const FileFilter &IsUser);
+
+/// The buffer uses of kernel \p QualifiedName in \p M (empty: unknown).
+std::vector<BufferUse> bufferUsesOf(const ProjectModel &M,
+                                    const std::string &QualifiedName);
+
+/// The launch-site step alone: the first tuple of launch values that gives
+/// a complete harness (Found), else Missing with the message naming what is
+/// not known and, as Template, the spec of the best tuple with only that
+/// marked (or a generic one when there is no launch site).
+HarnessAnswer harnessFromLaunches(const HarnessQuery &Q);
 
 /// --harness (if it has an entry for the kernel), then the configuration,
 /// then a launch site.
 HarnessAnswer resolveHarness(const HarnessQuery &Q, ConfigStore &Configs);
 
 /// The configuration step alone (for --verify=run --candidate, whose
-/// --harness and launch-site steps live in Verify.cpp): Found, Missing (no
+/// --harness step lives in Candidates.cpp): Found, Missing (no
 /// configuration, no `Harness:`, or no entry for the kernel) or Error.
 HarnessAnswer harnessFromConfig(const HarnessQuery &Q, ConfigStore &Configs);
 

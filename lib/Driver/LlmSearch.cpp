@@ -214,6 +214,8 @@ bool LlmSearch::prepare(LlmKernel &K) {
   }
   HarnessQuery Q{K.File, K.Name, K.Params, Env, K.KS->Launches,
                  Opts.HarnessFile};
+  Q.Uses = K.KS->Uses;
+  Q.NameExpr = E.NameExpr;
   K.HA = resolveHarness(Q, P.configs());
   if (K.HA.Status == HarnessStatus::Error) {
     reportError(K.HA.Message);

@@ -594,6 +594,13 @@ ParamInfo makeParam(const ASTContext &Ctx, const ParmVarDecl *P, unsigned I,
   if (!Elem->isDependentType() && !Elem->isIncompleteType() &&
       !Elem->isVoidType() && !Elem->isFunctionType())
     R.ElementSizeBytes = Ctx.getTypeSizeInChars(Elem).getQuantity();
+  if (!Elem->isDependentType()) {
+    QualType C = Elem.getCanonicalType().getUnqualifiedType();
+    if (const auto *ET = C->getAs<EnumType>())
+      C = ET->getDecl()->getIntegerType().getCanonicalType();
+    if (!C.isNull())
+      R.ScalarType = C.getUnqualifiedType().getAsString(Pol);
+  }
   return R;
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 namespace cudal1 {
 
@@ -26,6 +27,74 @@ ParamInfo makeParam(std::string Name, std::string Type,
   P.AlignBytes = Size;
   P.ElementSizeBytes = ElementSize;
   return P;
+}
+
+bool ValueInfo::known() const {
+  switch (Kind) {
+  case Unknown:
+    return false;
+  case Integer:
+  case Floating:
+    return Expr.empty();
+  case Dim:
+    return DimExprs[0].empty() && DimExprs[1].empty() && DimExprs[2].empty();
+  case Pointer:
+    return Bytes.has_value();
+  }
+  return false;
+}
+
+bool ValueInfo::expressible() const {
+  if (known())
+    return true;
+  return Kind == Dim || ((Kind == Integer || Kind == Floating ||
+                          Kind == Pointer) &&
+                         !Expr.empty());
+}
+
+static bool sameValue(const ValueInfo &A, const ValueInfo &B) {
+  return A.Kind == B.Kind && A.Int == B.Int && A.Float == B.Float &&
+         A.Dims == B.Dims && A.Expr == B.Expr && A.DimExprs == B.DimExprs &&
+         A.Bytes == B.Bytes && A.HostInitialised == B.HostInitialised &&
+         A.Why == B.Why;
+}
+
+bool LaunchValues::complete() const {
+  if (!Grid.known() || !Block.known() || !SharedMem.known())
+    return false;
+  return std::all_of(Args.begin(), Args.end(),
+                     [](const ValueInfo &V) { return V.known(); });
+}
+
+bool LaunchValues::sameValues(const LaunchValues &O) const {
+  if (Args.size() != O.Args.size() || NameExpr != O.NameExpr ||
+      !sameValue(Grid, O.Grid) ||
+      !sameValue(Block, O.Block) || !sameValue(SharedMem, O.SharedMem))
+    return false;
+  for (size_t I = 0; I < Args.size(); ++I)
+    if (!sameValue(Args[I], O.Args[I]))
+      return false;
+  return true;
+}
+
+void addLaunchValues(std::vector<LaunchValues> &Into,
+                     const std::vector<LaunchValues> &From,
+                     std::string &Note) {
+  for (const LaunchValues &V : From) {
+    if (std::any_of(Into.begin(), Into.end(),
+                    [&](const LaunchValues &E) { return E.sameValues(V); }))
+      continue;
+    if (Into.size() >= kMaxLaunchTuples) {
+      Note = "more than " + std::to_string(kMaxLaunchTuples) +
+             " distinct sets of values reach this launch; the first " +
+             std::to_string(kMaxLaunchTuples) + " are kept";
+      continue;
+    }
+    Into.push_back(V);
+  }
+  // Complete tuples first, each group in the order found.
+  std::stable_partition(Into.begin(), Into.end(),
+                        [](const LaunchValues &V) { return V.complete(); });
 }
 
 std::string SourceLoc::str() const {
@@ -72,6 +141,9 @@ void ProjectModel::merge(const ProjectModel &TU) {
       LaunchSites.push_back(L);
       continue;
     }
+    std::vector<LaunchValues> Values = It->Values;
+    std::string ValuesNote = It->ValuesNote;
+    addLaunchValues(Values, L.Values, ValuesNote);
     std::vector<std::string> Args = It->TemplateArgs;
     for (const auto &A : L.TemplateArgs)
       if (std::find(Args.begin(), Args.end(), A) == Args.end())
@@ -93,6 +165,10 @@ void ProjectModel::merge(const ProjectModel &TU) {
       Agree(It->SharedMem, L.SharedMem);
     }
     It->TemplateArgs = Args;
+    It->Values = std::move(Values);
+    if (ValuesNote.empty())
+      ValuesNote = L.ValuesNote;
+    It->ValuesNote = ValuesNote;
   }
 }
 

@@ -1,5 +1,6 @@
 //===- KernelModel.cpp - kernels, device-call closure, launch sites ------===//
 #include "cudal1/Model/KernelModel.h"
+#include "cudal1/Model/LaunchValues.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -146,6 +147,13 @@ ParamInfo makeParam(const ASTContext &Ctx, const ParmVarDecl *P,
   if (!Elem->isDependentType() && !Elem->isIncompleteType() &&
       !Elem->isVoidType() && !Elem->isFunctionType())
     R.ElementSizeBytes = Ctx.getTypeSizeInChars(Elem).getQuantity();
+  if (!Elem->isDependentType()) {
+    QualType C = Elem.getCanonicalType().getUnqualifiedType();
+    if (const auto *ET = C->getAs<EnumType>())
+      C = ET->getDecl()->getIntegerType().getCanonicalType();
+    if (!C.isNull())
+      R.ScalarType = C.getUnqualifiedType().getAsString(Pol);
+  }
   return R;
 }
 
@@ -293,7 +301,7 @@ class ModelBuilder : public RecursiveASTVisitor<ModelBuilder> {
 
 public:
   ModelBuilder(ASTContext &Ctx, const FileFilter &Filter)
-      : Ctx(Ctx), SM(Ctx.getSourceManager()), Filter(Filter) {}
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Filter(Filter), Values(Ctx) {}
 
   bool shouldVisitTemplateInstantiations() const { return true; }
 
@@ -426,6 +434,17 @@ public:
       if (!isa<CXXDefaultArgExpr>(A))
         L.Args.push_back(exprText(Ctx, A));
     L.EnclosingFunction = enclosingFunction();
+    LaunchExprs LE;
+    LE.Launch = E;
+    if (const CallExpr *Cfg = E->getConfig()) {
+      LE.Grid = Cfg->getNumArgs() > 0 ? Cfg->getArg(0) : nullptr;
+      LE.Block = Cfg->getNumArgs() > 1 ? Cfg->getArg(1) : nullptr;
+      if (Cfg->getNumArgs() > 2 && !isa<CXXDefaultArgExpr>(Cfg->getArg(2)))
+        LE.Shared = Cfg->getArg(2);
+    }
+    for (const Expr *A : E->arguments())
+      LE.Args.push_back(A);
+    evaluateValues(L, LE, E->getDirectCallee());
     Model.LaunchSites.push_back(std::move(L));
     return true;
   }
@@ -469,6 +488,14 @@ public:
         L.SharedMem = launchArg(E->getArg(4), false);
       if (E->getNumArgs() > 5)
         L.Stream = launchArg(E->getArg(5), false, false);
+      LaunchExprs LE;
+      LE.Launch = E;
+      LE.Grid = E->getNumArgs() > 1 ? E->getArg(1) : nullptr;
+      LE.Block = E->getNumArgs() > 2 ? E->getArg(2) : nullptr;
+      LE.Shared = E->getNumArgs() > 4 ? E->getArg(4) : nullptr;
+      if (K && E->getNumArgs() > 3)
+        LE.Args = argumentArray(E->getArg(3), K->getNumParams());
+      evaluateValues(L, LE, K);
     }
     L.EnclosingFunction = enclosingFunction();
     Model.LaunchSites.push_back(std::move(L));
@@ -476,6 +503,48 @@ public:
   }
 
 private:
+  /// The values of launch \p LE (LaunchValues.h), in the innermost function
+  /// being traversed; none in templates not instantiated.
+  void evaluateValues(LaunchSite &L, LaunchExprs LE, const FunctionDecl *K) {
+    for (auto It = FunctionStack.rbegin(); It != FunctionStack.rend(); ++It)
+      if ((*It)->getBody()) {
+        LE.Host = *It;
+        break;
+      }
+    if (!LE.Host || LE.Host->isDependentContext() ||
+        LE.Launch->isValueDependent() || LE.Launch->isTypeDependent())
+      return;
+    L.Values = Values.evaluate(LE, L.ValuesNote);
+    std::string Args, NameExpr = L.Kernel;
+    if (const TemplateArgumentList *TA =
+            K ? K->getTemplateSpecializationArgs() : nullptr) {
+      Args = templateArgsText(Ctx, TA->asArray(), false);
+      NameExpr += "<" + templateArgsText(Ctx, TA->asArray(), true) + ">";
+    }
+    for (LaunchValues &V : L.Values) {
+      V.TemplateArgs = Args;
+      V.NameExpr = NameExpr;
+    }
+  }
+
+  /// The kernel arguments of cudaLaunchKernel's `void *args[] = {&a, &b}`:
+  /// the variables whose addresses the array holds (null where not seen).
+  std::vector<const Expr *> argumentArray(const Expr *A, unsigned NumParams) {
+    std::vector<const Expr *> Out(NumParams, nullptr);
+    const auto *D = dyn_cast<DeclRefExpr>(A->IgnoreParenCasts());
+    const auto *VD = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
+    const auto *IL =
+        VD ? dyn_cast_or_null<InitListExpr>(VD->getInit()) : nullptr;
+    if (!IL || !VD->getType()->isArrayType())
+      return Out;
+    for (unsigned I = 0; I < NumParams && I < IL->getNumInits(); ++I)
+      if (const auto *U =
+              dyn_cast<UnaryOperator>(IL->getInit(I)->IgnoreParenCasts()))
+        if (U->getOpcode() == UO_AddrOf)
+          Out[I] = U->getSubExpr();
+    return Out;
+  }
+
   void setKernel(LaunchSite &L, const FunctionDecl *K, const Expr *Callee) {
     if (K) {
       const FunctionDecl *Pattern = K->getTemplateInstantiationPattern();
@@ -668,6 +737,7 @@ private:
   ProjectModel Model;
   std::vector<FunctionDecl *> FunctionStack;
   DenseMap<const Stmt *, std::unique_ptr<ExprMutationAnalyzer>> Analyzers;
+  LaunchEvaluator Values;
 };
 
 } // namespace

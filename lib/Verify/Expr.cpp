@@ -2,6 +2,7 @@
 #include "cudal1/Verify/Expr.h"
 
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -191,6 +192,15 @@ private:
         ExprValue A, Bv;
         if (!parseShift(A))
           return false;
+        bool Unary = Name == "ceil" || Name == "floor" || Name == "int" ||
+                     Name == "float";
+        if (Unary) {
+          if (!eat(')')) {
+            Error = Name + "() takes one argument";
+            return false;
+          }
+          return unary(Name, A, V);
+        }
         if (!eat(',')) {
           Error = Name + "() takes two arguments";
           return false;
@@ -224,9 +234,35 @@ private:
       V = It->second;
       return true;
     }
+    if (C == '?') {
+      Error = "not known: the tool could not infer this value; replace '?' "
+              "with it (or --define its name)";
+      return false;
+    }
     Error = "unexpected '" + std::string(1, C) + "' at column " +
             std::to_string(Pos + 1);
     return false;
+  }
+  /// ceil(x), floor(x) (integers), int(x) (truncates), float(x).
+  bool unary(const std::string &Name, const ExprValue &A, ExprValue &V) {
+    double D = A.asDouble();
+    if (Name == "float") {
+      V = ExprValue{true, 0, D};
+      return true;
+    }
+    double R = Name == "ceil" ? std::ceil(D)
+               : Name == "floor" ? std::floor(D)
+                                 : std::trunc(D);
+    if (!A.IsFloat) {
+      V = A;
+      return true;
+    }
+    if (!(std::fabs(R) < 9.2e18)) {
+      Error = Name + "() of a value out of range";
+      return false;
+    }
+    V = ExprValue{false, int64_t(R), 0};
+    return true;
   }
 };
 } // namespace

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstring>
 #include <sstream>
 #include "llvm/Support/FormatVariadic.h"
@@ -110,8 +111,9 @@ bool isFloatKind(ElemKind K) {
 
 std::string Distribution::str() const {
   auto N = [](double V) {
-    std::string S = formatv("{0}", V).str();
-    return S;
+    char Buf[32];
+    std::snprintf(Buf, sizeof(Buf), "%g", V);
+    return std::string(Buf);
   };
   switch (K) {
   case Uniform: return "uniform(" + N(A) + ", " + N(B) + ")";
@@ -233,201 +235,32 @@ bool parseDefine(const std::string &Text, ExprEnv &Env, std::string &Error) {
   return true;
 }
 
-std::optional<std::pair<uint64_t, unsigned>>
-findAllocationBytes(const std::string &Source, const std::string &NameIn,
-                    const ExprEnv &Env) {
-  std::string Name = StringRef(NameIn).trim().str();
-  if (Name.empty() || Name.find_first_not_of(
-                          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                          "0123456789_") != std::string::npos)
-    return std::nullopt;
-  size_t Pos = 0;
-  while ((Pos = Source.find("cudaMalloc", Pos)) != std::string::npos) {
-    size_t Start = Pos;
-    Pos += 10;
-    if (Source.compare(Pos, 7, "Managed") == 0)
-      Pos += 7;
-    size_t P = Source.find_first_not_of(" \t\n", Pos);
-    if (P == std::string::npos || Source[P] != '(')
-      continue;
-    // Split the argument list at top-level commas.
-    int Depth = 0;
-    std::vector<std::string> Args(1);
-    size_t I = P + 1;
-    for (; I < Source.size(); ++I) {
-      char C = Source[I];
-      if (C == '(')
-        ++Depth;
-      else if (C == ')') {
-        if (Depth == 0)
-          break;
-        --Depth;
-      } else if (C == ',' && Depth == 0) {
-        Args.emplace_back();
-        continue;
-      }
-      Args.back() += C;
-    }
-    if (Args.size() < 2)
-      continue;
-    std::string Dst = Args[0];
-    Dst.erase(std::remove_if(Dst.begin(), Dst.end(),
-                             [](char C) { return std::isspace((unsigned char)C); }),
-              Dst.end());
-    if (Dst != "&" + Name && Dst != "(void**)&" + Name &&
-        Dst != "reinterpret_cast<void**>(&" + Name + ")")
-      continue;
-    // sizeof(T) -> its size, for the scalar types we know.
-    std::string Bytes = Args[1];
-    size_t S;
-    bool Bad = false;
-    while ((S = Bytes.find("sizeof")) != std::string::npos) {
-      size_t Open = Bytes.find('(', S), Close = Bytes.find(')', Open);
-      if (Open == std::string::npos || Close == std::string::npos) {
-        Bad = true;
-        break;
-      }
-      ElemKind K = elemKindFromType(Bytes.substr(Open + 1, Close - Open - 1));
-      unsigned Size = elemKindSize(K);
-      if (!Size) {
-        Bad = true;
-        break;
-      }
-      Bytes.replace(S, Close + 1 - S, std::to_string(Size));
-    }
-    ExprValue V;
-    std::string E;
-    if (Bad || !evalExpr(Bytes, Env, V, E) || V.IsFloat || V.I <= 0)
-      continue;
-    unsigned Line = 1 + std::count(Source.begin(), Source.begin() + Start, '\n');
-    return std::make_pair(uint64_t(V.I), Line);
-  }
-  return std::nullopt;
-}
-
-bool inferHarness(const std::string &Kernel,
-                  const std::vector<ParamInfo> &Params,
-                  const LaunchFacts &Site, const ExprEnv &Defines,
-                  Harness &Out, std::string &Why) {
-  Out = Harness();
-  Out.Kernel = Kernel;
-  Out.Sizes = Defines;
-  auto Dims = [&](const std::optional<std::array<uint64_t, 3>> &D,
-                  const std::string &Text, const char *What,
-                  std::array<uint64_t, 3> &To) {
-    if (D) {
-      To = *D;
-      return true;
-    }
-    ExprValue V;
-    std::string E;
-    if (!Text.empty() && evalExpr(Text, Defines, V, E) && !V.IsFloat &&
-        V.I > 0) {
-      To = {uint64_t(V.I), 1, 1};
-      return true;
-    }
-    Why = std::string("the launch's ") + What + " '" + Text +
-          "' is not a compile-time constant" +
-          (E.empty() ? "" : " (" + E + ")") + "; give it with --define";
-    return false;
-  };
-  if (!Dims(Site.Grid, Site.GridText, "grid", Out.Grid) ||
-      !Dims(Site.Block, Site.BlockText, "block", Out.Block))
-    return false;
-  if (Site.SharedMem)
-    Out.SharedMem = *Site.SharedMem;
-  uint64_t Threads = Out.Grid[0] * Out.Grid[1] * Out.Grid[2] * Out.Block[0] *
-                     Out.Block[1] * Out.Block[2];
-  for (size_t I = 0; I < Params.size(); ++I) {
-    const ParamInfo &P = Params[I];
-    Harness::Arg A;
-    if (P.IsPointer) {
-      A.IsBuffer = true;
-      setBufferKind(A.Buffer, P);
-      auto It = Defines.find(P.Name + ".count");
-      std::optional<std::pair<uint64_t, unsigned>> Alloc;
-      if (It == Defines.end() && I < Site.ArgTexts.size() &&
-          !Site.SourceText.empty())
-        Alloc = findAllocationBytes(Site.SourceText, Site.ArgTexts[I], Defines);
-      if (It != Defines.end()) {
-        A.Buffer.Count = It->second.asInt();
-      } else if (Alloc && Alloc->first >= A.Buffer.ElemSize) {
-        A.Buffer.Count = Alloc->first / A.Buffer.ElemSize;
-        Out.Notes.push_back("buffer '" + P.Name + "': " +
-                            std::to_string(A.Buffer.Count) +
-                            " elements, from the cudaMalloc of '" +
-                            Site.ArgTexts[I] + "' at line " +
-                            std::to_string(Alloc->second));
-      } else {
-        A.Buffer.Count = Threads;
-        Out.Notes.push_back("buffer '" + P.Name + "': " +
-                            std::to_string(Threads) +
-                            " elements assumed (one per launched thread); "
-                            "set --define " + P.Name + ".count=N otherwise");
-      }
-      if (A.Buffer.ReadOnly)
-        A.Buffer.Init.push_back(defaultInit(A.Buffer.Kind));
-    } else {
-      std::string Text = I < Site.ArgTexts.size() ? Site.ArgTexts[I] : "";
-      ExprValue V;
-      std::string E;
-      auto D = Defines.find(P.Name);
-      if (D != Defines.end())
-        V = D->second;
-      else if (Text.empty() || !evalExpr(Text, Defines, V, E)) {
-        bool Ident = !Text.empty() &&
-                     Text.find_first_not_of(
-                         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                         "0123456789_") == std::string::npos;
-        Why = "the value of scalar parameter '" + P.Name + "' ('" + Text +
-              "') is not known" + (E.empty() ? "" : " (" + E + ")") +
-              "; give it with --define " + (Ident ? Text : P.Name) + "=VALUE";
-        return false;
-      }
-      if (!setScalar(A.Scalar, P, V, Why))
-        return false;
-    }
-    Out.Args.push_back(A);
-  }
-  return true;
-}
-
 std::string harnessTemplate(const std::string &Kernel,
-                            const std::vector<ParamInfo> &Params,
-                            const LaunchFacts *Site) {
+                            const std::vector<ParamInfo> &Params) {
   std::string S;
   raw_string_ostream OS(S);
   OS << "# harness for " << Kernel << " (see docs/harness.md)\n";
   OS << "kernel: " << Kernel << "\n";
   OS << "sizes:\n  N: 1048576\n";
-  auto DimText = [](const std::optional<std::array<uint64_t, 3>> &D,
-                    const std::string &Text, const char *Default) {
-    if (D)
-      return formatv("[{0}, {1}, {2}]", (*D)[0], (*D)[1], (*D)[2]).str();
-    if (!Text.empty())
-      return "\"" + Text + "\"   # from the launch site: adjust";
-    return std::string(Default);
-  };
-  OS << "grid: "
-     << (Site ? DimText(Site->Grid, Site->GridText, "\"cdiv(N, 256)\"")
-              : "\"cdiv(N, 256)\"")
-     << "\n";
-  OS << "block: "
-     << (Site ? DimText(Site->Block, Site->BlockText, "256") : "256") << "\n";
+  OS << "grid: \"cdiv(N, 256)\"\n";
+  OS << "block: 256\n";
   OS << "seed: 1234\n";
   OS << "params:\n";
   for (const auto &P : Params) {
     OS << "  " << P.Name << ": ";
     if (P.IsPointer) {
-      ElemKind K = elemKindFromType(P.ElementType);
+      ElemKind K = elemKindFromType(P.ScalarType.empty() ? P.ElementType
+                                                         : P.ScalarType);
       std::string Init = isFloatKind(K) ? "uniform(-1, 1)" : "int(0, 100)";
       if (P.PointeeConst)
         OS << "{ count: N, init: \"" << Init << "\" }   # read-only input\n";
       else
         OS << "{ count: N }   # output (poisoned before each run); add init: "
-              "for an in/out buffer\n";
+              "for an in/out buffer, and role: input for one the kernel only "
+              "reads\n";
     } else {
-      ElemKind K = elemKindFromType(P.Type);
+      ElemKind K =
+          elemKindFromType(P.ScalarType.empty() ? P.Type : P.ScalarType);
       OS << (isFloatKind(K) ? "1.5" : "N") << "   # " << P.Type << "\n";
     }
   }

@@ -13,7 +13,9 @@ Distribution defaultInit(ElemKind K) {
 
 void setBufferKind(BufferSpec &B, const ParamInfo &P) {
   B.Param = P.Name;
-  B.Kind = elemKindFromType(P.ElementType.empty() ? P.Type : P.ElementType);
+  B.Kind = elemKindFromType(!P.ScalarType.empty()   ? P.ScalarType
+                           : P.ElementType.empty() ? P.Type
+                                                   : P.ElementType);
   B.ElemSize = elemKindSize(B.Kind);
   if (B.ElemSize == 0)
     B.ElemSize = std::max<uint64_t>(1, P.ElementSizeBytes.value_or(1));
@@ -23,7 +25,7 @@ void setBufferKind(BufferSpec &B, const ParamInfo &P) {
 bool setScalar(ScalarSpec &S, const ParamInfo &P, const ExprValue &V,
                std::string &Err) {
   S.Param = P.Name;
-  S.Kind = elemKindFromType(P.Type);
+  S.Kind = elemKindFromType(P.ScalarType.empty() ? P.Type : P.ScalarType);
   S.Size = elemKindSize(S.Kind);
   if (S.Kind == ElemKind::Bytes) {
     Err = "parameter '" + P.Name + "' has type '" + P.Type +

@@ -111,6 +111,8 @@ private:
             Dims &D);
   bool readBuffer(const ParamInfo &P, const YamlTree *N,
                   const std::string &Field, BufferSpec &B);
+  bool applyRole(const ParamInfo &P, const std::string &Role,
+                 const YamlTree *N, const std::string &Field, BufferSpec &B);
   /// "kernels.<k>." before a field when the spec holds several kernels.
   std::string F(const std::string &S) const { return Prefix + S; }
   const YamlTree *top(const char *Key) const {
@@ -368,6 +370,8 @@ bool SpecParser::readBuffer(const ParamInfo &P, const YamlTree *N,
     B.Count = V.I;
   } else {
     bool HasCount = false;
+    const YamlTree *RoleNode = nullptr;
+    std::string Role;
     for (auto &KV : N->Entries) {
       std::string Key;
       if (!scalar(&KV.first, Field, Key))
@@ -394,15 +398,42 @@ bool SpecParser::readBuffer(const ParamInfo &P, const YamlTree *N,
         if (!expr(&KV.second, Field + ".seed", V))
           return false;
         B.Seed = V.asInt();
+      } else if (Key == "role") {
+        RoleNode = &KV.second;
+        if (!scalar(RoleNode, Field + ".role", Role))
+          return false;
       } else {
         return fail(&KV.first, Field + "." + Key,
-                    "unknown field (count, init, seed)");
+                    "unknown field (count, init, seed, role)");
       }
     }
     if (!HasCount)
       return fail(N, Field + ".count", "missing element count");
+    if (RoleNode && !applyRole(P, Role, RoleNode, Field, B))
+      return false;
   }
   if (B.ReadOnly && B.Init.empty())
+    B.Init.push_back(defaultInit(B.Kind));
+  return true;
+}
+
+/// `role: input` (only read: initialised, must come back unchanged), `inout`
+/// (initialised, compared) or `output` (poisoned, compared).
+bool SpecParser::applyRole(const ParamInfo &P, const std::string &Role,
+                           const YamlTree *N, const std::string &Field,
+                           BufferSpec &B) {
+  if (Role != "input" && Role != "inout" && Role != "output")
+    return fail(N, Field + ".role",
+                "unknown role '" + Role + "' (input, inout or output)");
+  if (Role != "input" && P.PointeeConst)
+    return fail(N, Field + ".role",
+                "'" + P.Name + "' points to const: it can only be an input");
+  if (Role == "output" && !B.Init.empty())
+    return fail(N, Field + ".role",
+                "an output is poisoned before each run: drop its init, or "
+                "make it inout");
+  B.ReadOnly = Role == "input";
+  if (Role != "output" && B.Init.empty())
     B.Init.push_back(defaultInit(B.Kind));
   return true;
 }

@@ -71,6 +71,12 @@ cl::opt<std::string> ExtractSelector(
     cl::desc("Write each selected kernel with the context it needs as a "
              "self-contained .cu file plus a .json manifest under -o <dir>"),
     cl::value_desc("kernel|all"), cl::cat(Cat));
+cl::opt<bool> PrintHarnessOpt(
+    "print-harness",
+    cl::desc("Print the harness spec inferred for every kernel from its "
+             "launch sites (YAML, valid --harness input; \"?\" marks what "
+             "could not be inferred), or JSON with --format=json"),
+    cl::cat(Cat));
 cl::opt<bool> ListRules("list-rules", cl::desc("List the enabled rules and exit"),
                         cl::cat(Cat));
 cl::opt<bool> DumpConfig("dump-config",
@@ -378,6 +384,7 @@ bool parseFlags(int Argc, const char **Argv,
   M.ListRules = ListRules;
   M.DumpConfig = DumpConfig;
   M.PrintCommands = PrintCommands;
+  M.PrintHarness = PrintHarnessOpt;
   if (ExtractSelector.getNumOccurrences())
     M.Extract = ExtractSelector;
   return true;

@@ -20,6 +20,7 @@ struct ModeFlags {
   bool ListRules = false;
   bool DumpConfig = false;
   bool PrintCommands = false;
+  bool PrintHarness = false; ///< --print-harness
   std::optional<std::string> Extract; ///< --extract=<kernel|all>
   /// Modes that need no input file.
   bool withoutFiles() const { return ListRules || DumpConfig; }
@@ -35,6 +36,7 @@ int runAdvise(Pipeline &P, const ModeFlags &M); ///< the default mode
 int runListKernels(Pipeline &P);
 int runExtract(Pipeline &P, const std::string &Selector);
 int runVerifyCandidates(Pipeline &P);
+int runPrintHarness(Pipeline &P);
 
 /// Prints \p V as indented JSON and a newline.
 void printJson(const llvm::json::Value &V, llvm::raw_ostream &OS);

@@ -52,6 +52,8 @@ int main(int argc, const char **argv) {
   // The first mode asked for runs; advise is the default.
   if (M.ListKernels)
     return runListKernels(P);
+  if (M.PrintHarness)
+    return runPrintHarness(P);
   if (M.Extract)
     return runExtract(P, *M.Extract);
   if (O.Verify == VerifyLevel::Run && !O.Candidates.empty())

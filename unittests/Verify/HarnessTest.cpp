@@ -12,6 +12,9 @@ std::vector<ParamInfo> saxpyParams() {
   ParamInfo Y = makeParam("y", "float *", "float", true, false, 8, 4);
   ParamInfo A = makeParam("a", "float", "float", false, false, 4, 4);
   ParamInfo N = makeParam("n", "int", "int", false, false, 4, 4);
+  Y.Index = 1;
+  A.Index = 2;
+  N.Index = 3;
   return {X, Y, A, N};
 }
 
@@ -45,6 +48,14 @@ TEST(Expr, Arithmetic) {
   EXPECT_EQ(V.I, 502);
   ASSERT_TRUE(evalExpr("0x10 + 2.5f", Env, V, E));
   EXPECT_DOUBLE_EQ(V.asDouble(), 18.5);
+  // The functions of inferred specs: ceil/floor/int give integers.
+  ASSERT_TRUE(evalExpr("ceil(float(N) / 256.0)", Env, V, E)) << E;
+  EXPECT_FALSE(V.IsFloat);
+  EXPECT_EQ(V.I, 4);
+  ASSERT_TRUE(evalExpr("floor(N / 3.0) + int(2.9)", Env, V, E)) << E;
+  EXPECT_EQ(V.I, 335);
+  ASSERT_TRUE(evalExpr("float(N) / 8", Env, V, E));
+  EXPECT_DOUBLE_EQ(V.F, 125.0);
 }
 
 TEST(Expr, Errors) {
@@ -58,6 +69,9 @@ TEST(Expr, Errors) {
   EXPECT_EQ(E, "missing ')'");
   EXPECT_FALSE(evalExpr("sqrt(4, 2)", {}, V, E));
   EXPECT_EQ(E, "unknown function 'sqrt'");
+  EXPECT_FALSE(evalExpr("?", {}, V, E));
+  EXPECT_EQ(E, "not known: the tool could not infer this value; replace '?' "
+               "with it (or --define its name)");
   EXPECT_FALSE(evalExpr("1 $ 2", {}, V, E));
   EXPECT_NE(E.find("unexpected '$'"), std::string::npos);
 }
@@ -230,7 +244,7 @@ TEST(HarnessSpec, ErrorsNameFileLineAndField) {
        "h.yaml:3:1: sizs: unknown field (fields: kernel, sizes, grid, block, "
        "shared_mem, seed, input_sets, params, tolerance, candidate)"},
       {"grid: 1\nblock: 32\nparams:\n  x: { cnt: 8 }\n",
-       "h.yaml:4:8: params.x.cnt: unknown field (count, init, seed)"},
+       "h.yaml:4:8: params.x.cnt: unknown field (count, init, seed, role)"},
       {"grid: 1\nblock: 32\nparams:\n  x: 8\n  y: 8\n  a: 1\n  n: 1.5\n",
        "h.yaml:7:6: params.n: parameter 'n' is an integer ('int') but the "
        "value is not"},
@@ -301,46 +315,207 @@ TEST(ElemKind, FromType) {
   EXPECT_EQ(elemKindFromType("float4"), ElemKind::Bytes);
 }
 
-TEST(InferHarness, ConstantLaunchSite) {
-  LaunchFacts F;
-  F.Grid = std::array<uint64_t, 3>{4, 1, 1};
-  F.Block = std::array<uint64_t, 3>{256, 1, 1};
-  F.ArgTexts = {"d_x", "d_y", "2.0f", "N"};
-  ExprEnv D{{"N", {false, 1024, 0}}};
-  Harness H;
-  std::string Why;
-  ASSERT_TRUE(inferHarness("saxpy", saxpyParams(), F, D, H, Why)) << Why;
+namespace {
+ValueInfo intValue(int64_t V) {
+  ValueInfo I;
+  I.Kind = ValueInfo::Integer;
+  I.Int = V;
+  return I;
+}
+ValueInfo dimValue(uint64_t X, std::string Expr = "") {
+  ValueInfo I;
+  I.Kind = ValueInfo::Dim;
+  I.Dims = {X, 1, 1};
+  I.DimExprs[0] = Expr;
+  return I;
+}
+ValueInfo buffer(uint64_t Bytes, std::string Expr = "") {
+  ValueInfo I;
+  I.Kind = ValueInfo::Pointer;
+  if (Expr.empty())
+    I.Bytes = Bytes;
+  I.Expr = Expr;
+  I.Allocation = "cudaMalloc at main.cu:3:3";
+  return I;
+}
+/// saxpy<<<4, 256>>>(x (4096 bytes), y (8192 bytes), 2.0f, 1024)
+LaunchValues saxpyLaunch() {
+  LaunchValues V;
+  V.Grid = dimValue(4);
+  V.Block = dimValue(256);
+  V.SharedMem = intValue(0);
+  ValueInfo A;
+  A.Kind = ValueInfo::Floating;
+  A.Float = 2.0;
+  V.Args = {buffer(4096), buffer(8192), A, intValue(1024)};
+  return V;
+}
+std::vector<BufferUse> saxpyUses(bool YRead) {
+  BufferUse X{0, true, false, false}, Y{1, YRead, true, false};
+  return {X, Y};
+}
+} // namespace
+
+TEST(InferHarness, FromLaunchValues) {
+  InferredHarness R =
+      inferHarness("saxpy", saxpyParams(), saxpyLaunch(), saxpyUses(true), {});
+  ASSERT_TRUE(R.Complete) << R.Missing.front();
+  const Harness &H = R.H;
+  EXPECT_EQ(H.Grid[0], 4u);
+  EXPECT_EQ(H.Block[0], 256u);
   EXPECT_EQ(H.Args[0].Buffer.Count, 1024u);
-  EXPECT_EQ(H.Args[3].Scalar.Value.I, 1024);
+  EXPECT_EQ(H.Args[1].Buffer.Count, 2048u);
   EXPECT_DOUBLE_EQ(H.Args[2].Scalar.Value.asDouble(), 2.0);
-  EXPECT_FALSE(H.Notes.empty());
+  EXPECT_EQ(H.Args[3].Scalar.Value.I, 1024);
+  // x const: input; y read and written: in/out (initialised, not read-only).
+  EXPECT_TRUE(H.Args[0].Buffer.ReadOnly);
+  EXPECT_FALSE(H.Args[1].Buffer.ReadOnly);
+  EXPECT_FALSE(H.Args[1].Buffer.Init.empty());
+  ASSERT_FALSE(R.Notes.empty());
+  EXPECT_EQ(R.Notes[0],
+            "buffer 'x': 1024 elements, from cudaMalloc at main.cu:3:3");
+  // The printed spec parses back to the same harness.
+  Harness P;
+  std::string E;
+  ASSERT_TRUE(parse(R.Spec, P, E)) << E << "\n" << R.Spec;
+  EXPECT_EQ(P.Args[1].Buffer.Count, 2048u);
+  EXPECT_FALSE(P.Args[1].Buffer.ReadOnly);
+  EXPECT_FALSE(P.Args[1].Buffer.Init.empty());
 }
 
-TEST(InferHarness, CountFromDefineAndMissingValues) {
-  LaunchFacts F;
-  F.Grid = std::array<uint64_t, 3>{4, 1, 1};
-  F.BlockText = "threads";
-  F.ArgTexts = {"d_x", "d_y", "alpha", "n"};
-  Harness H;
-  std::string Why;
-  EXPECT_FALSE(inferHarness("saxpy", saxpyParams(), F, {}, H, Why));
-  EXPECT_NE(Why.find("block 'threads' is not a compile-time constant"),
+TEST(InferHarness, RolesFromAccessesNotConst) {
+  std::vector<ParamInfo> Ps = saxpyParams();
+  Ps[0].PointeeConst = false; // x: float *, only read by the kernel
+  // y only written: an output (poisoned)...
+  InferredHarness R =
+      inferHarness("saxpy", Ps, saxpyLaunch(), saxpyUses(false), {});
+  ASSERT_TRUE(R.Complete);
+  EXPECT_TRUE(R.H.Args[0].Buffer.ReadOnly);
+  EXPECT_FALSE(R.H.Args[0].Buffer.Init.empty());
+  EXPECT_TRUE(R.H.Args[1].Buffer.Init.empty());
+  EXPECT_NE(R.Spec.find("x: { count: 1024, init: \"uniform(-1, 1)\", role: "
+                        "input }"),
             std::string::npos)
-      << Why;
-  ExprEnv D{{"threads", {false, 128, 0}}};
-  EXPECT_FALSE(inferHarness("saxpy", saxpyParams(), F, D, H, Why));
-  EXPECT_NE(Why.find("--define alpha=VALUE"), std::string::npos) << Why;
-  D["alpha"] = {true, 0, 1.5};
-  D["n"] = {false, 512, 0};
-  D["y.count"] = {false, 100, 0};
-  ASSERT_TRUE(inferHarness("saxpy", saxpyParams(), F, D, H, Why)) << Why;
-  EXPECT_EQ(H.Block[0], 128u);
-  EXPECT_EQ(H.Args[1].Buffer.Count, 100u);
-  EXPECT_EQ(H.Args[0].Buffer.Count, 512u);
+      << R.Spec;
+  Harness P;
+  std::string E;
+  ASSERT_TRUE(parse(R.Spec, P, E)) << E;
+  EXPECT_TRUE(P.Args[0].Buffer.ReadOnly);
+  // ...unless the host fills it first: in/out.
+  LaunchValues V = saxpyLaunch();
+  V.Args[1].HostInitialised = true;
+  V.Args[1].HostInit = "cudaMemcpy at main.cu:5:3";
+  R = inferHarness("saxpy", Ps, V, saxpyUses(false), {});
+  EXPECT_FALSE(R.H.Args[1].Buffer.Init.empty());
+  EXPECT_FALSE(R.H.Args[1].Buffer.ReadOnly);
+  // Not analysed, or escaping the analysis: in/out, never read-only.
+  R = inferHarness("saxpy", Ps, saxpyLaunch(), {}, {});
+  EXPECT_FALSE(R.H.Args[0].Buffer.ReadOnly);
+  EXPECT_FALSE(R.H.Args[0].Buffer.Init.empty());
+  std::vector<BufferUse> Esc = saxpyUses(false);
+  Esc[0].Escaped = true;
+  R = inferHarness("saxpy", Ps, saxpyLaunch(), Esc, {});
+  EXPECT_FALSE(R.H.Args[0].Buffer.ReadOnly);
+}
+
+TEST(InferHarness, UnknownNamesAndDefines) {
+  LaunchValues V = saxpyLaunch();
+  V.Grid = dimValue(0, "(n + 255) / 256");
+  V.Args[0] = buffer(0, "n * 4");
+  V.Args[1] = buffer(0, "n * 8 - 16");
+  V.Args[3].Expr = "n";
+  V.Unknowns = {{"n", "main.cu:9:13", "initialised from 'atoi(argv[1])'"}};
+  InferredHarness R =
+      inferHarness("saxpy", saxpyParams(), V, saxpyUses(true), {});
+  EXPECT_FALSE(R.Complete);
+  ASSERT_EQ(R.Missing.size(), 1u);
+  EXPECT_EQ(R.Missing[0],
+            "'n' (main.cu:9:13): initialised from 'atoi(argv[1])'");
+  EXPECT_NE(R.Spec.find("  n: \"?\"   # cuda-l1: unknown: initialised from "
+                        "'atoi(argv[1])' (main.cu:9:13)"),
+            std::string::npos)
+      << R.Spec;
+  EXPECT_NE(R.Spec.find("grid: [(n + 255) / 256, 1, 1]"), std::string::npos);
+  EXPECT_NE(R.Spec.find("x: { count: n,"), std::string::npos) << R.Spec;
+  EXPECT_NE(R.Spec.find("y: { count: (n * 8 - 16) / 4,"), std::string::npos);
+  // The spec is refused until the "?" is replaced, naming the field.
+  Harness P;
+  std::string E;
+  EXPECT_FALSE(parse(R.Spec, P, E));
+  EXPECT_NE(E.find("sizes.n: not known"), std::string::npos) << E;
+  // --define n completes the inference and the spec.
+  ExprEnv D{{"n", {false, 1000, 0}}};
+  R = inferHarness("saxpy", saxpyParams(), V, saxpyUses(true), D);
+  ASSERT_TRUE(R.Complete);
+  EXPECT_EQ(R.H.Grid[0], 4u);
+  EXPECT_EQ(R.H.Args[0].Buffer.Count, 1000u);
+  EXPECT_EQ(R.H.Args[1].Buffer.Count, 1996u);
+  EXPECT_EQ(R.H.Args[3].Scalar.Value.I, 1000);
+  ASSERT_TRUE(parse(R.Spec, P, E, D)) << E << "\n" << R.Spec;
+  EXPECT_EQ(P.Args[1].Buffer.Count, 1996u);
+}
+
+TEST(InferHarness, MissingValuesNamed) {
+  LaunchValues V = saxpyLaunch();
+  V.Block = ValueInfo();
+  V.Block.Why = "'threads' is modified at main.cu:12:5, in a loop around the "
+                "launch";
+  V.Args[1] = ValueInfo();
+  V.Args[1].Why = "'s.ptr' is a member of a structure";
+  InferredHarness R =
+      inferHarness("saxpy", saxpyParams(), V, saxpyUses(true), {});
+  EXPECT_FALSE(R.Complete);
+  ASSERT_EQ(R.Missing.size(), 2u);
+  EXPECT_EQ(R.Missing[0], "block: 'threads' is modified at main.cu:12:5, in a "
+                          "loop around the launch");
+  EXPECT_EQ(R.Missing[1], "buffer 'y': 's.ptr' is a member of a structure");
+  // A buffer size given with --define <param>.count, a scalar the launch does
+  // not show with --define <param>; a known scalar is never replaced.
+  V = saxpyLaunch();
+  V.Args[1] = ValueInfo();
+  V.Args[2] = ValueInfo();
+  ExprEnv D{{"y.count", {false, 77, 0}}, {"a", {true, 0, 1.5}},
+            {"n", {false, 5, 0}}};
+  R = inferHarness("saxpy", saxpyParams(), V, saxpyUses(true), D);
+  ASSERT_TRUE(R.Complete) << R.Missing.front();
+  EXPECT_EQ(R.H.Args[1].Buffer.Count, 77u);
+  EXPECT_DOUBLE_EQ(R.H.Args[2].Scalar.Value.asDouble(), 1.5);
+  EXPECT_EQ(R.H.Args[3].Scalar.Value.I, 1024);
+}
+
+TEST(HarnessSpec, Roles) {
+  Harness H;
+  std::string E;
+  ASSERT_TRUE(parse("grid: 1\nblock: 32\nparams:\n  x: 32\n"
+                    "  y: { count: 32, role: input }\n  a: 1\n  n: 32\n",
+                    H, E))
+      << E;
+  EXPECT_TRUE(H.Args[1].Buffer.ReadOnly);
+  EXPECT_FALSE(H.Args[1].Buffer.Init.empty());
+  ASSERT_TRUE(parse("grid: 1\nblock: 32\nparams:\n  x: 32\n"
+                    "  y: { count: 32, role: inout }\n  a: 1\n  n: 32\n",
+                    H, E));
+  EXPECT_FALSE(H.Args[1].Buffer.ReadOnly);
+  EXPECT_FALSE(H.Args[1].Buffer.Init.empty());
+  EXPECT_FALSE(parse("grid: 1\nblock: 32\nparams:\n  x: { count: 32, role: "
+                     "output }\n  y: 32\n  a: 1\n  n: 32\n",
+                     H, E));
+  EXPECT_EQ(E, "h.yaml:4:25: params.x.role: 'x' points to const: it can only "
+               "be an input");
+  EXPECT_FALSE(parse("grid: 1\nblock: 32\nparams:\n  x: 32\n  y: { count: "
+                     "32, init: zero, role: output }\n  a: 1\n  n: 32\n",
+                     H, E));
+  EXPECT_NE(E.find("an output is poisoned before each run"),
+            std::string::npos);
+  EXPECT_FALSE(parse("grid: 1\nblock: 32\nparams:\n  x: 32\n  y: { count: "
+                     "32, role: both }\n  a: 1\n  n: 32\n",
+                     H, E));
+  EXPECT_NE(E.find("unknown role 'both' (input, inout or output)"),
+            std::string::npos);
 }
 
 TEST(HarnessTemplate, ParsesBack) {
-  std::string T = harnessTemplate("saxpy", saxpyParams(), nullptr);
+  std::string T = harnessTemplate("saxpy", saxpyParams());
   EXPECT_NE(T.find("x: { count: N, init: \"uniform(-1, 1)\" }"),
             std::string::npos)
       << T;
@@ -358,38 +533,6 @@ TEST(Define, Parse) {
   EXPECT_FALSE(parseDefine("N", Env, E));
   EXPECT_EQ(E, "--define 'N': expected NAME=VALUE");
   EXPECT_FALSE(parseDefine("K=Q+1", Env, E));
-}
-
-TEST(InferHarness, BufferSizesFromAllocations) {
-  std::string Src = "int main() {\n"
-                    "  float *d_x, *d_y;\n"
-                    "  cudaMalloc(&d_x, N * sizeof(float));\n"
-                    "  cudaMalloc((void **)&d_y, 2 * N * sizeof(float));\n"
-                    "  saxpy<<<4, 256>>>(d_x, d_y, 2.0f, N);\n}\n";
-  ExprEnv D{{"N", {false, 1000, 0}}};
-  auto A = findAllocationBytes(Src, "d_x", D);
-  ASSERT_TRUE(A.has_value());
-  EXPECT_EQ(A->first, 4000u);
-  EXPECT_EQ(A->second, 3u);
-  auto B = findAllocationBytes(Src, "d_y", D);
-  ASSERT_TRUE(B.has_value());
-  EXPECT_EQ(B->first, 8000u);
-  EXPECT_FALSE(findAllocationBytes(Src, "d_z", D).has_value());
-  EXPECT_FALSE(findAllocationBytes(Src, "d_x", {}).has_value()); // N unknown
-
-  LaunchFacts F;
-  F.Grid = std::array<uint64_t, 3>{4, 1, 1};
-  F.Block = std::array<uint64_t, 3>{256, 1, 1};
-  F.ArgTexts = {"d_x", "d_y", "2.0f", "N"};
-  F.SourceText = Src;
-  Harness H;
-  std::string Why;
-  ASSERT_TRUE(inferHarness("saxpy", saxpyParams(), F, D, H, Why)) << Why;
-  EXPECT_EQ(H.Args[0].Buffer.Count, 1000u);
-  EXPECT_EQ(H.Args[1].Buffer.Count, 2000u);
-  ASSERT_FALSE(H.Notes.empty());
-  EXPECT_EQ(H.Notes[0], "buffer 'x': 1000 elements, from the cudaMalloc of "
-                        "'d_x' at line 3");
 }
 
 TEST(HarnessSpec, CandidateLaunchShape) {

@@ -27,6 +27,7 @@
 #include "cudal1/Frontend/Frontend.h"
 #include "cudal1/LLM/Settings.h"
 #include "cudal1/Model/KernelInfo.h"
+#include "cudal1/Verify/Harness.h"
 #include "cudal1/Rules/ApplyFixes.h"
 
 #include "llvm/Support/JSON.h"
@@ -81,6 +82,7 @@ private:
 struct KernelSources {
   ExtractedKernel K;
   std::vector<LaunchSite> Launches;
+  std::vector<BufferUse> Uses; ///< from the access analysis
   /// The kernel's mangled names (one per instantiation of a template), to
   /// find its launches in a capture.
   std::vector<std::string> MangledNames;
@@ -172,6 +174,29 @@ struct ExtractResult {
   int Exit = 0;
 };
 
+/// inferHarnesses()' result (--print-harness): per kernel of the input
+/// files, the harness inferred from its launch sites.
+struct HarnessListing {
+  struct Item {
+    std::string Kernel;    ///< qualified name
+    std::string EntryName; ///< its key under `kernels:` in the printed spec
+    SourceLoc Definition;
+    unsigned LaunchSites = 0;
+    /// "complete" (a harness that runs), "incomplete" (Inferred.Missing says
+    /// what is not known) or "no-launch" (no launch site, or none evaluated:
+    /// Why).
+    std::string Status;
+    std::string Origin; ///< "inferred from the launch at main.cu:40:3 ..."
+    std::string Template; ///< template arguments of the launch chosen
+    InferredHarness Inferred;
+    std::vector<std::string> OtherLaunches; ///< launchSummary of the others
+    std::string Why;
+  };
+  std::vector<Item> Items;
+  FrontendStatus Status;
+  int Exit = 0; ///< 2 on bad input (parse errors, a bad --define)
+};
+
 class Pipeline {
 public:
   /// Builds the frontend from \p Opts (a bad compilation database is
@@ -197,6 +222,9 @@ public:
 
   /// --list-kernels: the kernels and launch sites of the input files.
   ProjectModel kernelModel(FrontendStatus &St);
+  /// --print-harness: the harness of every kernel of the input files,
+  /// inferred from its launch sites (and --define), as PrintHarness.cpp.
+  HarnessListing inferHarnesses();
   /// Parses the input files and runs every enabled rule. With
   /// \p CollectKernels the kernels with fixes are extracted; with
   /// \p AllKernels also every kernel with a finding and the kernels --kernel

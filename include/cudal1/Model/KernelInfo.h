@@ -47,6 +47,10 @@ struct ParamInfo {
   bool Restrict = false;     ///< `T *__restrict__`
   bool IsConst = false;      ///< top-level const (`T *const`, `const int`)
   std::string ElementType;   ///< pointee type for pointers, else the type
+  /// ElementType with typedefs resolved and an enum as its underlying
+  /// integer type ("float" for `real` after `typedef float real;`): what the
+  /// harness passes and initialises. "" when dependent or not known.
+  std::string ScalarType;
   std::optional<uint64_t> ElementSizeBytes;
 };
 
@@ -104,6 +108,17 @@ struct LaunchBoundsInfo {
   std::optional<int64_t> MinBlocks;
 };
 
+/// How a kernel uses the memory behind one of its pointer parameters, from
+/// the access analysis of its body (lib/Analysis/BufferRoles.cpp), merged
+/// over its instantiations.
+struct BufferUse {
+  unsigned Param = 0; ///< parameter index
+  bool Read = false, Written = false;
+  /// Passed somewhere the analysis cannot follow (an unknown call, stored
+  /// to memory): the kernel may write it.
+  bool Escaped = false;
+};
+
 struct KernelInfo {
   std::string Name;
   std::string QualifiedName;
@@ -118,6 +133,9 @@ struct KernelInfo {
   bool IsStatic = false;
   std::vector<CalleeInfo> DeviceFunctions; ///< transitive, user code only
   std::vector<GlobalVarInfo> Variables;    ///< __shared__/__constant__/...
+  /// One per pointer parameter, when the access analysis ran (empty
+  /// otherwise: collectKernelModel alone does not run it).
+  std::vector<BufferUse> BufferUses;
   /// Identity across translation units: file:line:col of the definition.
   std::string key() const { return QualifiedName + "@" + Range.Begin.str(); }
 };
@@ -131,6 +149,61 @@ struct LaunchArg {
   std::optional<int64_t> Value;               ///< shared memory bytes
 };
 
+/// A value of a launch found on the AST (lib/Model/LaunchValues.cpp): an
+/// integer or floating scalar, a launch shape, or a pointer into a device
+/// allocation. A value that depends on host variables whose values are not
+/// known may still be given as an expression over their names in the
+/// harness-spec syntax (docs/harness.md): `Expr`, with the names listed in
+/// LaunchValues::Unknowns.
+struct ValueInfo {
+  enum KindT { Unknown, Integer, Floating, Dim, Pointer } Kind = Unknown;
+  std::string Type; ///< the C type of the value ("int", "float", "dim3")
+  int64_t Int = 0;
+  double Float = 0;
+  std::array<uint64_t, 3> Dims{1, 1, 1};
+  /// Int/Float: the value as an expression over unknown names when it is
+  /// not a number; Pointer: the same for the bytes from the pointer to the
+  /// end of its allocation. "" when the number is known.
+  std::string Expr;
+  std::array<std::string, 3> DimExprs; ///< per component, as Expr
+  // Pointer:
+  std::optional<uint64_t> Bytes; ///< from the pointer to the allocation's end
+  std::string Allocation;        ///< "cudaMalloc at main.cu:30:3"
+  bool HostInitialised = false;  ///< copied in / set by the host before
+  std::string HostInit;          ///< "cudaMemcpy H2D at main.cu:33:3"
+  std::string How; ///< how it was found (notes), "" for plain constants
+  std::string Why; ///< Unknown (or a pointer without size): what is missing
+  /// A number (or, for pointers, a known size): nothing left to know.
+  bool known() const;
+  /// Known, or an expression over unknown names.
+  bool expressible() const;
+};
+
+/// A host variable (or parameter) whose value the launch needs and that is
+/// not a constant: its name as used in ValueInfo::Expr.
+struct UnknownValue {
+  std::string Name;  ///< unique within one LaunchValues
+  std::string Where; ///< file:line:col of its declaration
+  std::string Why;   ///< "initialised from 'atoi(argv[1])'"
+};
+
+/// The values of one launch along one call path: grid, block, dynamic
+/// shared memory and every kernel argument.
+struct LaunchValues {
+  ValueInfo Grid, Block, SharedMem; ///< SharedMem: Int 0 when not given
+  std::vector<ValueInfo> Args;
+  /// The call path the values come from, outermost call last: "run() called
+  /// at main.cu:60:3". Empty when the launch's function needs none.
+  std::vector<std::string> Path;
+  std::vector<UnknownValue> Unknowns;
+  /// The instantiation launched, as InstantiationInfo: "float, 256" and
+  /// "ns::k<float, 256>" ("" and the qualified name for non-templates).
+  std::string TemplateArgs, NameExpr;
+  bool complete() const; ///< every value known
+  /// Same values (not paths): one tuple per distinct set of values.
+  bool sameValues(const LaunchValues &O) const;
+};
+
 struct LaunchSite {
   std::string Kernel;        ///< qualified kernel name
   std::string KernelKey;     ///< KernelInfo::key() when the definition is known
@@ -140,8 +213,23 @@ struct LaunchSite {
   std::string EnclosingFunction;
   LaunchArg Grid, Block, SharedMem, Stream;
   std::vector<std::string> Args; ///< kernel argument texts (chevron form)
+  /// The values of the launch evaluated on the AST, one entry per distinct
+  /// tuple of values over the call paths that reach it (at most
+  /// kMaxLaunchTuples; complete tuples first).
+  std::vector<LaunchValues> Values;
+  /// Why values are missing or tuples were left out ("" when none).
+  std::string ValuesNote;
   std::string key() const { return Loc.str(); }
 };
+
+/// At most this many distinct tuples of values per launch site.
+constexpr unsigned kMaxLaunchTuples = 4;
+
+/// Adds the tuples of \p From not already in \p Into (same values), up to
+/// kMaxLaunchTuples (\p Note says when some were left out); complete tuples
+/// first.
+void addLaunchValues(std::vector<LaunchValues> &Into,
+                     const std::vector<LaunchValues> &From, std::string &Note);
 
 /// Everything found in the files processed so far, deduplicated.
 struct ProjectModel {

@@ -2,8 +2,9 @@
 //
 // A harness says how to launch one kernel: named sizes, grid and block,
 // per pointer parameter an element count and an init distribution, scalar
-// values, a seed. It comes from a YAML spec (docs/harness.md), from a launch
-// site whose values are constants (inferHarness), or later from a capture.
+// values, a seed. It comes from a YAML spec (docs/harness.md), from the
+// values of a launch site evaluated on the AST (inferHarness), or later from
+// a capture.
 // Plain data: no Clang, no CUDA.
 //
 //===----------------------------------------------------------------------===//
@@ -50,7 +51,10 @@ struct BufferSpec {
   uint64_t Count = 0; ///< elements
   ElemKind Kind = ElemKind::F32;
   unsigned ElemSize = 4;
-  bool ReadOnly = false; ///< const pointee: must come back unchanged
+  /// An input: must come back unchanged (const pointee, a buffer the kernel
+  /// only reads, or `role: input`). With Init and !ReadOnly: in/out; without
+  /// Init: an output, poisoned before each run.
+  bool ReadOnly = false;
   /// One distribution per input set (cycled when fewer).
   std::vector<Distribution> Init;
   std::optional<uint64_t> Seed; ///< per-buffer seed (default: derived)
@@ -111,32 +115,39 @@ bool parseHarnessSpec(const std::string &Text, const std::string &FileName,
                       const ExprEnv &Defines, Harness &Out,
                       std::string &Error);
 
-/// Launch-site facts used to infer a harness (from the model's LaunchSite).
-struct LaunchFacts {
-  std::optional<std::array<uint64_t, 3>> Grid, Block;
-  std::optional<int64_t> SharedMem;
-  std::string GridText, BlockText;
-  std::vector<std::string> ArgTexts;
-  /// The source file holding the launch (to find allocations); optional.
-  std::string SourceText;
+/// A harness inferred from one tuple of a launch's values (the model's
+/// LaunchSite::Values) and the kernel's buffer uses (KernelInfo::BufferUses,
+/// from the access analysis).
+struct InferredHarness {
+  bool Complete = false; ///< every value known: H can run
+  Harness H;
+  /// What is not known, by name ("'n' (main.cu:54:13): initialised from
+  /// 'atoi(argv[1])'"); empty when Complete.
+  std::vector<std::string> Missing;
+  std::vector<std::string> Notes; ///< how values were found
+  /// The spec's fields (sizes, grid, block, shared_mem, params) as YAML at
+  /// indentation 0, without `kernel:`; unknown values are "?" with a
+  /// `# cuda-l1: unknown: <why>` comment, everything else as found.
+  std::string Spec;
 };
 
-/// Finds `cudaMalloc(&Name, bytes)` (also cudaMallocManaged, `(void **)&`)
-/// in \p Source and evaluates the size over \p Env, with `sizeof(T)` for
-/// scalar types. Returns the byte count and the 1-based line, or nothing.
-std::optional<std::pair<uint64_t, unsigned>>
-findAllocationBytes(const std::string &Source, const std::string &Name,
-                    const ExprEnv &Env);
+/// Builds the harness of \p Kernel (parameters \p Params) from one tuple of
+/// launch values \p V. Buffer roles come from \p Uses (empty: not analysed,
+/// every non-const buffer is in/out): only read -> input (initialised, must
+/// come back unchanged), read and written or set by the host -> in/out
+/// (initialised), only written -> output (poisoned). \p Defines (--define)
+/// give the values of the unknown names of \p V, of scalar parameters (by
+/// parameter name) and of buffer sizes (<param>.count).
+InferredHarness inferHarness(const std::string &Kernel,
+                             const std::vector<ParamInfo> &Params,
+                             const LaunchValues &V,
+                             const std::vector<BufferUse> &Uses,
+                             const ExprEnv &Defines);
 
-/// Builds a harness from a launch site: grid/block must be constants or
-/// expressions over \p Defines; scalar arguments are evaluated over
-/// \p Defines; each buffer gets "<param>.count" from \p Defines, else one
-/// element per launched thread (noted). Returns false with the reason when
-/// something is missing.
-bool inferHarness(const std::string &Kernel,
-                  const std::vector<ParamInfo> &Params,
-                  const LaunchFacts &Site, const ExprEnv &Defines,
-                  Harness &Out, std::string &Why);
+/// One line about a tuple of launch values: "grid [4, 1, 1], block [256, 1,
+/// 1], x 4096 bytes, n 1024 (through run() called at main.cu:60:3)".
+std::string launchSummary(const LaunchValues &V,
+                          const std::vector<ParamInfo> &Params);
 
 /// \p S without white space (launch expressions compared as written).
 std::string withoutSpaces(const std::string &S);
@@ -151,10 +162,10 @@ bool deriveCandidateDims(const std::string &OriginalText,
                          const std::string &CandidateText,
                          const std::array<uint64_t, 3> &Original,
                          std::array<uint64_t, 3> &Out, std::string &Why);
-/// A filled-in spec for \p Kernel to copy into a file and adjust.
+/// A spec for \p Kernel to copy into a file and fill in, when nothing is
+/// known about its launch (no launch site): every size is N.
 std::string harnessTemplate(const std::string &Kernel,
-                            const std::vector<ParamInfo> &Params,
-                            const LaunchFacts *Site);
+                            const std::vector<ParamInfo> &Params);
 
 /// Parses "NAME=VALUE" (--define). Value is an expression over earlier
 /// defines.

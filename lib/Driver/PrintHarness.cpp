@@ -1,0 +1,133 @@
+//===- PrintHarness.cpp - --print-harness: every kernel's inferred harness -===//
+//
+// Parses the input files, builds the model with launch values and buffer
+// uses (HarnessResolve.h: harnessModel), and infers, per kernel, the
+// harness of its launch sites: the first tuple of values that gives a
+// complete harness, else the one that leaves the fewest values unknown.
+//
+//===----------------------------------------------------------------------===//
+#include "HarnessResolve.h"
+#include "cudal1/Driver/Pipeline.h"
+#include "cudal1/Verify/HarnessSelect.h"
+
+#include "llvm/Support/Path.h"
+
+#include <set>
+
+using namespace llvm;
+
+namespace cudal1 {
+
+namespace {
+
+/// The parameters a launch passes: those of the instantiation it launches
+/// (templates), else the kernel's own.
+std::vector<ParamInfo> paramsFor(const KernelInfo &K, const LaunchValues &V) {
+  if (K.IsTemplate)
+    for (const InstantiationInfo &I : K.Instantiations)
+      if (I.TemplateArgs == V.TemplateArgs)
+        return namedParams(I.Params);
+  return namedParams(K.Params);
+}
+
+bool launches(const LaunchSite &LS, const KernelInfo &K) {
+  return LS.KernelKey.empty() ? LS.Kernel == K.QualifiedName
+                              : LS.KernelKey == K.key();
+}
+
+std::string shortLoc(const SourceLoc &L) {
+  return sys::path::filename(L.File).str() + ":" + std::to_string(L.Line) +
+         ":" + std::to_string(L.Column);
+}
+
+/// Infers the harness of \p K from its launch sites \p Ls into \p It: the
+/// first complete tuple of values, else the one leaving the fewest unknown.
+void inferKernel(const KernelInfo &K, const std::vector<const LaunchSite *> &Ls,
+                 const ExprEnv &Env, HarnessListing::Item &It) {
+  struct Tuple {
+    InferredHarness IH;
+    std::string Origin, Summary, TemplateArgs;
+  };
+  std::vector<Tuple> Ts;
+  for (const LaunchSite *LS : Ls) {
+    for (const LaunchValues &V : LS->Values) {
+      std::vector<ParamInfo> Params = paramsFor(K, V);
+      Tuple T;
+      T.IH = inferHarness(It.EntryName, Params, V, K.BufferUses, Env);
+      T.Origin = "inferred from the launch at " + shortLoc(LS->Loc);
+      if (!V.TemplateArgs.empty())
+        T.Origin += " of " + V.NameExpr;
+      if (!V.Path.empty())
+        T.Origin += " (through " + V.Path.back() + ")";
+      T.Summary = shortLoc(LS->Loc) + ": " + launchSummary(V, Params);
+      T.TemplateArgs = V.TemplateArgs;
+      Ts.push_back(std::move(T));
+    }
+  }
+  if (Ts.empty()) {
+    It.Status = "no-launch";
+    It.Why = Ls.empty() ? "no launch site in the files given"
+                        : "its launch at " + shortLoc(Ls.front()->Loc) +
+                              " could not be evaluated" +
+                              (Ls.front()->ValuesNote.empty()
+                                   ? ""
+                                   : " (" + Ls.front()->ValuesNote + ")");
+    return;
+  }
+  size_t Best = 0;
+  for (size_t I = 1; I < Ts.size(); ++I) {
+    const InferredHarness &A = Ts[I].IH, &B = Ts[Best].IH;
+    if ((A.Complete && !B.Complete) ||
+        (!A.Complete && !B.Complete && A.Missing.size() < B.Missing.size()))
+      Best = I;
+  }
+  for (size_t I = 0; I < Ts.size(); ++I)
+    if (I != Best)
+      It.OtherLaunches.push_back(Ts[I].Summary);
+  It.Template = Ts[Best].TemplateArgs;
+  It.Origin = Ts[Best].Origin;
+  It.Inferred = std::move(Ts[Best].IH);
+  It.Status = It.Inferred.Complete ? "complete" : "incomplete";
+}
+
+} // namespace
+
+HarnessListing Pipeline::inferHarnesses() {
+  HarnessListing Out;
+  ExprEnv Env;
+  if (!parseDefines(Opts.Defines, Env)) {
+    Out.Exit = 2;
+    return Out;
+  }
+  struct Handler : TUHandler {
+    void handleTranslationUnit(clang::ASTContext &Ctx,
+                               clang::CompilerInstance &,
+                               StringRef) override {
+      Model.merge(harnessModel(Ctx, nullptr));
+    }
+    ProjectModel Model;
+  } H;
+  Out.Status = FE->run(Opts.Files, H, Opts.Jobs);
+  H.Model.sort();
+  std::map<std::string, unsigned> SimpleNames;
+  for (const KernelInfo &K : H.Model.Kernels)
+    ++SimpleNames[simpleKernelName(K.QualifiedName)];
+  for (const KernelInfo &K : H.Model.Kernels) {
+    HarnessListing::Item It;
+    It.Kernel = K.QualifiedName;
+    std::string Simple = simpleKernelName(K.QualifiedName);
+    It.EntryName = SimpleNames[Simple] > 1 ? K.QualifiedName : Simple;
+    It.Definition = K.Range.Begin;
+    std::vector<const LaunchSite *> Ls;
+    for (const LaunchSite &LS : H.Model.LaunchSites)
+      if (launches(LS, K))
+        Ls.push_back(&LS);
+    It.LaunchSites = Ls.size();
+    inferKernel(K, Ls, Env, It);
+    Out.Items.push_back(std::move(It));
+  }
+  Out.Exit = Out.Status.Failed ? 2 : inputStatus();
+  return Out;
+}
+
+} // namespace cudal1

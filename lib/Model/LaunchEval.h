@@ -1,0 +1,276 @@
+//===- LaunchEval.h - the evaluator behind LaunchValues.h -------*- C++ -*-===//
+//
+// Private to lib/Model: LaunchValues.cpp (scalars, launch shapes, call
+// paths) and LaunchPointers.cpp (pointers, allocations, host copies).
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDAL1_LIB_MODEL_LAUNCHEVAL_H
+#define CUDAL1_LIB_MODEL_LAUNCHEVAL_H
+
+#include "cudal1/Model/LaunchValues.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
+#include "llvm/ADT/APSInt.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace cudal1 {
+namespace launcheval {
+
+struct PtrVal;
+
+/// A value being evaluated: a number, an expression over unknown names
+/// (Sym, harness-spec syntax), a launch shape, a pointer, or unknown.
+struct Val {
+  enum KindT { Unknown, Int, Float, Sym, Dim, Ptr } Kind = Unknown;
+  llvm::APSInt I;
+  double F = 0;
+  bool Single = false;   ///< Float: a `float` (rounded to single)
+  std::string Text;      ///< Sym: the expression
+  bool SymFloat = false; ///< Sym: of floating type
+  /// Sym of the form "(SymX op SymC)" with an integer constant (op one of
+  /// + - * /), kept to fold constants: ((n + 256) - 1) -> (n + 255).
+  std::string SymX;
+  char SymOp = 0;
+  int64_t SymC = 0;
+  std::vector<Val> D;    ///< Dim: x, y, z
+  std::shared_ptr<PtrVal> P;
+  std::string Why; ///< Unknown: what is missing
+  std::string How; ///< where the value came from (notes)
+
+  static Val unknown(std::string Why) {
+    Val V;
+    V.Why = std::move(Why);
+    return V;
+  }
+  static Val ofInt(llvm::APSInt X) {
+    Val V;
+    V.Kind = Int;
+    V.I = std::move(X);
+    return V;
+  }
+  static Val ofInt64(int64_t X) { return ofInt(llvm::APSInt::get(X)); }
+  static Val ofFloat(double X, bool Single) {
+    Val V;
+    V.Kind = Float;
+    V.F = Single ? double(float(X)) : X;
+    V.Single = Single;
+    return V;
+  }
+  static Val sym(std::string Text, bool IsFloat) {
+    Val V;
+    V.Kind = Sym;
+    V.Text = std::move(Text);
+    V.SymFloat = IsFloat;
+    return V;
+  }
+  bool isNum() const { return Kind == Int || Kind == Float; }
+  bool isScalar() const { return isNum() || Kind == Sym; }
+  /// The value in harness-spec syntax (numbers and Sym).
+  std::string text() const;
+};
+
+/// A pointer into an allocation.
+struct PtrVal {
+  Val Bytes;  ///< of the whole allocation (Int, Sym or Unknown)
+  Val Offset; ///< bytes from the allocation's start (Int or Sym)
+  std::string Alloc; ///< "cudaMalloc at main.cu:30:3"
+  bool HostInit = false;
+  std::string HostInitHow;
+};
+
+/// Where a value is needed: function \p F, at statement \p At, entered by
+/// \p Call from \p Parent (null at the outermost function of a path).
+struct Frame {
+  const clang::FunctionDecl *F = nullptr;
+  const clang::CallExpr *Call = nullptr;
+  const Frame *Parent = nullptr;
+  const clang::Stmt *At = nullptr;
+  /// Index of this frame on the call path (0: the launch's function); -1
+  /// for frames of inlined helpers and allocation wrappers.
+  int Step = -1;
+  /// Outermost frame of a path that stopped early: why its parameters are
+  /// not followed further.
+  std::string RootWhy;
+  Frame at(const clang::Stmt *S) const {
+    Frame R = *this;
+    R.At = S;
+    return R;
+  }
+};
+
+/// State of the evaluation of one tuple (one call path).
+struct PathState {
+  std::vector<UnknownValue> Unknowns;
+  std::map<const clang::Decl *, std::string> Names;
+  std::set<std::string> Used;
+  int MaxStep = -1; ///< deepest call-path step whose arguments were used
+  unsigned Depth = 0;
+};
+
+/// A call of a function: the call and the function holding it.
+struct CallStep {
+  const clang::CallExpr *Call = nullptr;
+  const clang::FunctionDecl *Caller = nullptr;
+};
+
+} // namespace launcheval
+
+struct LaunchEvaluator::Impl {
+  using Val = launcheval::Val;
+  using Frame = launcheval::Frame;
+
+  explicit Impl(clang::ASTContext &Ctx)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()) {}
+
+  clang::ASTContext &Ctx;
+  const clang::SourceManager &SM;
+  launcheval::PathState *St = nullptr;
+  int LastMaxStep = -1; ///< PathState::MaxStep of the last evaluatePath
+
+  // --- LaunchValues.cpp: values --------------------------------------------
+  Val eval(const clang::Expr *E, const Frame &Fr);
+  Val evalInner(const clang::Expr *E, const Frame &Fr);
+  Val evalClang(const clang::Expr *E);
+  Val convert(Val V, clang::QualType To);
+  Val evalUnary(const clang::UnaryOperator *U, const Frame &Fr);
+  Val evalBinary(const clang::BinaryOperator *B, const Frame &Fr);
+  Val arith(clang::BinaryOperatorKind Op, Val L, Val R, clang::QualType T,
+            clang::QualType LT);
+  /// L op R: a number (arith), an expression over unknown names, or
+  /// unknown; \p S is the expression (for messages).
+  Val combine(clang::BinaryOperatorKind Op, Val L, Val R, clang::QualType T,
+              clang::QualType LT, const clang::Stmt *S);
+  Val evalConditional(const clang::AbstractConditionalOperator *C,
+                      const Frame &Fr);
+  Val evalCall(const clang::CallExpr *C, const Frame &Fr);
+  Val evalMath(llvm::StringRef Name, const clang::CallExpr *C,
+               const Frame &Fr, bool &Handled);
+  Val inlineCall(const clang::CallExpr *C, const clang::FunctionDecl *FD,
+                 const Frame &Fr);
+  Val evalConstruct(const clang::CXXConstructExpr *C, const Frame &Fr);
+  Val evalMember(const clang::MemberExpr *M, const Frame &Fr);
+  Val evalDeclRef(const clang::DeclRefExpr *D, const Frame &Fr);
+  Val evalVar(const clang::VarDecl *VD, const clang::Expr *Use,
+              const Frame &Fr);
+  Val evalParam(const clang::ParmVarDecl *P, const Frame &Fr);
+  // --- LaunchFlow.cpp: a variable's value at a point ---------------------------
+  /// The value local \p VD (or parameter) of \p Own's function has at
+  /// \p At: its initial value (initialiser, or the caller's argument), then
+  /// the assignments before \p At that every path executes (statements of
+  /// the blocks around \p At, and of `if` branches whose condition is
+  /// known). Unknown (a name) when it is modified otherwise before \p At,
+  /// or in a loop around it.
+  Val valueAt(const clang::VarDecl *VD, const Frame &Own,
+              const clang::Stmt *At);
+  Val initialValue(const clang::VarDecl *VD, const Frame &Own,
+                   const clang::Stmt *At);
+  enum class AssignEffect { Effective, Skipped, Unknown };
+  /// Whether modification \p M (a reference to \p VD) is an assignment
+  /// that runs on every path to \p At (\p Assign: the assignment).
+  AssignEffect classify(const clang::VarDecl *VD, const clang::Stmt *M,
+                        const Frame &Own, const clang::Stmt *At,
+                        const clang::Stmt *&Assign, std::string &Why);
+  Val applyAssignment(const clang::VarDecl *VD, const clang::Stmt *Assign,
+                      const clang::Stmt *Target, const Frame &Own);
+  const llvm::DenseMap<const clang::Stmt *, const clang::Stmt *> &
+  parents(const clang::FunctionDecl *F);
+  bool encloses(const clang::Stmt *Outer, const clang::Stmt *S,
+                const clang::FunctionDecl *F);
+  std::map<const clang::Stmt *,
+           llvm::DenseMap<const clang::Stmt *, const clang::Stmt *>>
+      Parents;
+  Val evalGlobal(const clang::VarDecl *VD);
+  /// A name for \p D standing for its unknown value (registered once per
+  /// path), or Unknown when \p D's type is not a scalar.
+  Val root(const clang::ValueDecl *D, const std::string &Why);
+  /// The frame holding \p VD's function: \p Fr or one of its parents, else
+  /// a new outermost frame (stored in Extra) positioned at \p Use.
+  const Frame &ownerFrame(const clang::VarDecl *VD, const clang::Expr *Use,
+                          const Frame &Fr);
+  std::vector<std::unique_ptr<Frame>> Extra;
+
+  // --- LaunchValues.cpp: facts about host functions ---------------------------
+  /// Points in \p F's body where \p VD may be modified (by the mutation
+  /// analysis: assignments, increments, non-const references, address).
+  const std::vector<const clang::Stmt *> &mutations(const clang::VarDecl *VD,
+                                                    const clang::FunctionDecl *F);
+  /// \p VD holds one value at \p At in \p F: no modification before it nor
+  /// in a loop around it. Else \p Why says where it is modified.
+  bool constantAt(const clang::VarDecl *VD, const clang::FunctionDecl *F,
+                  const clang::Stmt *At, std::string &Why);
+  bool before(const clang::Stmt *A, const clang::Stmt *B) const;
+  /// \p M (in \p F) runs only after the first run of \p At: it is in a loop
+  /// around \p At, after \p At in the loop's body or in a `for` increment.
+  bool afterFirstRun(const clang::Stmt *M, const clang::Stmt *At,
+                     const clang::FunctionDecl *F);
+  /// \p S is inside a loop (of \p F) that also holds \p At.
+  bool inLoopAround(const clang::Stmt *S, const clang::Stmt *At,
+                    const clang::FunctionDecl *F);
+  const std::vector<const clang::Stmt *> &loopsAround(const clang::Stmt *At,
+                                                      const clang::FunctionDecl *F);
+  /// Calls of \p F in the translation unit (user code).
+  const std::vector<launcheval::CallStep> &callers(const clang::FunctionDecl *F);
+  /// Functions whose bodies refer to global \p VD.
+  const std::set<const clang::FunctionDecl *> &
+  globalUsers(const clang::VarDecl *VD);
+  void buildIndex();
+  std::string where(clang::SourceLocation L) const; ///< "main.cu:12:3"
+  std::string text(const clang::Stmt *S) const; ///< short source text
+
+  bool IndexBuilt = false;
+  std::map<const clang::FunctionDecl *, std::vector<launcheval::CallStep>>
+      Callers;
+  std::map<const clang::VarDecl *, std::set<const clang::FunctionDecl *>>
+      GlobalUsers;
+  llvm::DenseMap<const clang::Stmt *,
+                 std::unique_ptr<clang::ExprMutationAnalyzer>>
+      Analyzers;
+  std::map<std::pair<const clang::VarDecl *, const clang::FunctionDecl *>,
+           std::vector<const clang::Stmt *>>
+      Mutations;
+  std::map<std::pair<const clang::Stmt *, const clang::FunctionDecl *>,
+           std::vector<const clang::Stmt *>>
+      Loops;
+
+  // --- LaunchPointers.cpp: pointers ------------------------------------------
+  Val evalPointer(const clang::Expr *E, const Frame &Fr);
+  Val evalPointerVar(const clang::VarDecl *VD, const clang::Expr *Use,
+                     const Frame &Fr);
+  /// The allocation made by call \p C through its argument \p K (`&p`):
+  /// cudaMalloc and friends, or a wrapper function around them.
+  Val evalAllocCall(const clang::CallExpr *C, unsigned K, const Frame &Fr);
+  /// Marks \p V (a pointer held by \p VD in \p F) as initialised by the host
+  /// when a copy or memset into \p VD comes before \p At.
+  void findHostInit(const clang::VarDecl *VD, const clang::FunctionDecl *F,
+                    const clang::Stmt *At, Val &V);
+  Val offsetBy(Val Base, Val Elements, clang::QualType Pointee);
+
+  // --- the tuples ---------------------------------------------------------------
+  LaunchValues evaluatePath(const LaunchExprs &L,
+                            const std::vector<launcheval::CallStep> &Path,
+                            const std::string &RootWhy);
+  void paths(const clang::FunctionDecl *F,
+             std::vector<launcheval::CallStep> &Cur,
+             std::vector<std::vector<launcheval::CallStep>> &Out,
+             std::vector<std::string> &RootWhys, bool &Truncated);
+  ValueInfo toInfo(const Val &V, clang::QualType T);
+  ValueInfo dimInfo(const Val &V);
+};
+
+/// Declarations in system headers are library code.
+bool inSystemHeader(const clang::SourceManager &SM, clang::SourceLocation L);
+/// \p D (a double) in harness-spec syntax: always with a '.' or exponent.
+std::string floatText(double D);
+
+} // namespace cudal1
+
+#endif // CUDAL1_LIB_MODEL_LAUNCHEVAL_H

@@ -1,0 +1,240 @@
+//===- LaunchFlow.cpp - the value a host variable has at a point ----------===//
+//
+// A variable's value at a launch is its initial value followed by the
+// assignments that run on every path to the launch, in order: statements of
+// the blocks around the launch (`num_items = round_up(num_items);`,
+// `block.x = 256;`) and of `if` branches whose condition is known. In a
+// loop, the value at the launch's first run: modifications after the launch
+// in the loop's body, or in a `for` increment, come later (a loop counter
+// has its initial value). Any other modification before the launch (in an
+// earlier loop, under an unknown condition, through a reference or its
+// address) leaves the value unknown: a name in the spec.
+//
+//===----------------------------------------------------------------------===//
+#include "LaunchEval.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace cudal1 {
+
+using launcheval::Frame;
+using launcheval::Val;
+
+namespace {
+void mapParents(const Stmt *S, DenseMap<const Stmt *, const Stmt *> &M) {
+  for (const Stmt *C : S->children())
+    if (C) {
+      M[C] = S;
+      mapParents(C, M);
+    }
+}
+
+/// \p E without parentheses and implicit nodes.
+const Stmt *bare(const Stmt *S) {
+  if (const auto *E = dyn_cast_or_null<Expr>(S))
+    return E->IgnoreParenImpCasts();
+  return S;
+}
+
+/// The dim3 component a member expression names: 0, 1, 2, or -1.
+int component(const MemberExpr *M) {
+  StringRef N = M->getMemberDecl()->getName();
+  return N == "x" ? 0 : N == "y" ? 1 : N == "z" ? 2 : -1;
+}
+} // namespace
+
+const DenseMap<const Stmt *, const Stmt *> &
+LaunchEvaluator::Impl::parents(const FunctionDecl *F) {
+  const Stmt *Body = F->getBody();
+  auto It = Parents.find(Body);
+  if (It != Parents.end())
+    return It->second;
+  DenseMap<const Stmt *, const Stmt *> &M = Parents[Body];
+  if (Body)
+    mapParents(Body, M);
+  return M;
+}
+
+bool LaunchEvaluator::Impl::encloses(const Stmt *Outer, const Stmt *S,
+                                     const FunctionDecl *F) {
+  const auto &P = parents(F);
+  for (const Stmt *Cur = S; Cur; Cur = P.lookup(Cur))
+    if (Cur == Outer)
+      return true;
+  return false;
+}
+
+LaunchEvaluator::Impl::AssignEffect
+LaunchEvaluator::Impl::classify(const VarDecl *VD, const Stmt *M,
+                                const Frame &Own, const Stmt *At,
+                                const Stmt *&Assign, std::string &Why) {
+  const auto &P = parents(Own.F);
+  std::string Name = "'" + VD->getNameAsString() + "'";
+  Why = Name + " is modified at " + where(M->getBeginLoc());
+  // The assignment: v = e, v op= e, ++v, v.x = e (dim3), v = dim3(...).
+  const Stmt *Target = M, *Up = P.lookup(M);
+  while (Up && (isa<ParenExpr>(Up) || isa<ImplicitCastExpr>(Up)))
+    Up = P.lookup(Target = Up);
+  if (const auto *ME = dyn_cast_or_null<MemberExpr>(Up))
+    if (!ME->isArrow() && component(ME) >= 0)
+      Up = P.lookup(Target = Up);
+  Assign = nullptr;
+  if (const auto *B = dyn_cast_or_null<BinaryOperator>(Up)) {
+    if (B->isAssignmentOp() && bare(B->getLHS()) == bare(Target))
+      Assign = B;
+  } else if (const auto *U = dyn_cast_or_null<UnaryOperator>(Up)) {
+    if (U->isIncrementDecrementOp())
+      Assign = U;
+  } else if (const auto *OC = dyn_cast_or_null<CXXOperatorCallExpr>(Up)) {
+    if (OC->getOperator() == OO_Equal && OC->getNumArgs() == 2 &&
+        bare(OC->getArg(0)) == bare(Target))
+      Assign = OC;
+  }
+  if (!Assign) {
+    Why += " (not by an assignment the tool follows)";
+    return AssignEffect::Unknown;
+  }
+  // Does every path to At run it?
+  const Stmt *Node = Assign;
+  for (const Stmt *Parent = P.lookup(Node); Parent;
+       Node = Parent, Parent = P.lookup(Node)) {
+    if (isa<ExprWithCleanups>(Parent) || isa<ParenExpr>(Parent) ||
+        isa<ImplicitCastExpr>(Parent))
+      continue;
+    if (isa<CompoundStmt>(Parent)) {
+      if (encloses(Parent, At, Own.F))
+        return AssignEffect::Effective;
+      continue;
+    }
+    if (const auto *If = dyn_cast<IfStmt>(Parent)) {
+      if (Node != If->getThen() && Node != If->getElse())
+        break;
+      if (If->getInit() || If->getConditionVariable() || If->isConsteval())
+        break;
+      Val C = convert(eval(If->getCond(), Own.at(If)), Ctx.BoolTy);
+      if (C.Kind != Val::Int) {
+        Why = Name + " is assigned at " + where(M->getBeginLoc()) +
+              " under the condition '" + text(If->getCond()) +
+              "', which is not known";
+        return AssignEffect::Unknown;
+      }
+      bool Taken = (Node == If->getThen()) == (C.I != 0);
+      if (!Taken)
+        return AssignEffect::Skipped;
+      continue;
+    }
+    Why = Name + " is assigned at " + where(M->getBeginLoc()) + ", inside a " +
+          std::string(Parent->getStmtClassName()) +
+          (isa<ForStmt>(Parent) || isa<WhileStmt>(Parent) ||
+                   isa<DoStmt>(Parent) || isa<CXXForRangeStmt>(Parent)
+               ? " (a loop) before the launch"
+               : "");
+    return AssignEffect::Unknown;
+  }
+  Why = Name + " is assigned at " + where(M->getBeginLoc()) +
+        ", not on every path to the launch";
+  return AssignEffect::Unknown;
+}
+
+Val LaunchEvaluator::Impl::applyAssignment(const VarDecl *VD,
+                                           const Stmt *Assign,
+                                           const Stmt *Target,
+                                           const Frame &Own) {
+  Frame Here = Own.at(Assign);
+  QualType T = VD->getType();
+  // The value before this assignment (compound forms and dim3 components).
+  auto Before = [&] { return valueAt(VD, Own, Assign); };
+  // A dim3 component (`block.x = 256`): the member around the reference.
+  const auto &P = parents(Own.F);
+  const Stmt *Up = P.lookup(Target);
+  while (Up && (isa<ParenExpr>(Up) || isa<ImplicitCastExpr>(Up)))
+    Up = P.lookup(Up);
+  const auto *ME = dyn_cast_or_null<MemberExpr>(Up);
+  if (ME && (ME->isArrow() || component(ME) < 0))
+    ME = nullptr;
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(Assign))
+    return eval(OC->getArg(1), Here);
+  if (const auto *U = dyn_cast<UnaryOperator>(Assign)) {
+    BinaryOperatorKind Op = U->isIncrementOp() ? BO_Add : BO_Sub;
+    if (ME)
+      return Val::unknown("a dim3 component incremented at " +
+                          where(U->getBeginLoc()));
+    return convert(combine(Op, Before(), convert(Val::ofInt64(1), T), T, T, U),
+                   T);
+  }
+  const auto *B = cast<BinaryOperator>(Assign);
+  Val R = eval(B->getRHS(), Here);
+  Val Old = B->getOpcode() == BO_Assign && !ME ? Val() : Before();
+  Val New = R;
+  if (B->getOpcode() != BO_Assign) {
+    const auto *CA = cast<CompoundAssignOperator>(B);
+    QualType CT = CA->getComputationResultType();
+    Val Cur = ME ? (Old.Kind == Val::Dim ? Old.D[component(ME)] : Val())
+                 : Old;
+    New = combine(BinaryOperator::getOpForCompoundAssignment(B->getOpcode()),
+                  convert(Cur, CA->getComputationLHSType()), R, CT,
+                  CA->getComputationLHSType(), B);
+  }
+  if (!ME)
+    return convert(New, T);
+  if (Old.Kind != Val::Dim)
+    return Old.Kind == Val::Unknown ? Old : Val::unknown("not a dim3");
+  New = convert(New, Ctx.UnsignedIntTy);
+  if (!New.isScalar() || New.Kind == Val::Float)
+    return New.Kind == Val::Unknown ? New : Val::unknown("not an integer");
+  Old.D[component(ME)] = New;
+  return Old;
+}
+
+Val LaunchEvaluator::Impl::initialValue(const VarDecl *VD, const Frame &Own,
+                                        const Stmt *At) {
+  if (const auto *P = dyn_cast<ParmVarDecl>(VD))
+    return evalParam(P, Own.at(At));
+  const Expr *Init = VD->getInit();
+  if (!Init)
+    return root(VD, "'" + VD->getNameAsString() +
+                        "' is declared without a value");
+  // Its initialiser, evaluated where the variable is declared.
+  Val V = convert(eval(Init, Own.at(Init)), VD->getType());
+  if (V.Kind == Val::Unknown) {
+    std::string T = text(Init);
+    bool Says = V.Why.empty() || V.Why.find("'" + T + "'") != std::string::npos;
+    return root(VD, "initialised from '" + T + "'" +
+                        (Says ? "" : " (" + V.Why + ")"));
+  }
+  return V;
+}
+
+Val LaunchEvaluator::Impl::valueAt(const VarDecl *VD, const Frame &Own,
+                                   const Stmt *At) {
+  // The value at the first run of At: modifications later in a loop around
+  // it (after it in the body, or in a `for` increment) come after.
+  const std::vector<const Stmt *> &Ms = mutations(VD, Own.F);
+  for (auto It = Ms.rbegin(); It != Ms.rend(); ++It) {
+    if (At && (!before(*It, At) || afterFirstRun(*It, At, Own.F)))
+      continue;
+    const Stmt *Assign = nullptr;
+    std::string Why;
+    switch (classify(VD, *It, Own, At, Assign, Why)) {
+    case AssignEffect::Skipped:
+      continue;
+    case AssignEffect::Unknown:
+      return root(VD, Why);
+    case AssignEffect::Effective: {
+      Val V = applyAssignment(VD, Assign, *It, Own);
+      if (V.Kind == Val::Unknown)
+        return root(VD, "assigned at " + where(Assign->getBeginLoc()) +
+                            " from '" + text(Assign) + "'" +
+                            (V.Why.empty() ? "" : " (" + V.Why + ")"));
+      return V;
+    }
+    }
+  }
+  return initialValue(VD, Own, At);
+}
+
+} // namespace cudal1

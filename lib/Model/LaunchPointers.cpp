@@ -1,0 +1,400 @@
+//===- LaunchPointers.cpp - pointer arguments of a launch and their allocations -===//
+//
+// A pointer argument is followed back to the allocation it points into:
+// through assignments and initialisations of local variables (the last one
+// before the use), host function parameters (the caller's argument),
+// `p + k` and `&p[k]` (an offset), small functions returning a pointer, and
+// the `&p` argument of cudaMalloc* or of a wrapper function around it (also
+// when a CHECK macro surrounds the call: the AST holds the call either way).
+// The allocation's byte count is evaluated like every other value. Host
+// copies (cudaMemcpy host-to-device or device-to-device, cudaMemset) into
+// the pointer's variable before the launch mark the buffer as initialised.
+//
+//===----------------------------------------------------------------------===//
+#include "LaunchEval.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace cudal1 {
+
+using launcheval::Frame;
+using launcheval::PtrVal;
+using launcheval::Val;
+
+namespace {
+
+bool isAllocation(StringRef N) {
+  return N == "cudaMalloc" || N == "cudaMallocManaged" ||
+         N == "cudaMallocAsync" || N == "cudaMallocFromPoolAsync" ||
+         N == "cudaMallocHost" || N == "cudaHostAlloc";
+}
+
+bool isPitched(StringRef N) {
+  return N == "cudaMallocPitch" || N == "cudaMalloc3D" ||
+         N == "cudaMallocArray" || N == "cudaMalloc3DArray";
+}
+
+StringRef calleeName(const CallExpr *C) {
+  const FunctionDecl *FD = C->getDirectCallee();
+  return FD && FD->getIdentifier() ? FD->getName() : StringRef();
+}
+
+/// The variable \p E names, through parentheses and casts.
+const VarDecl *refVar(const Expr *E) {
+  if (!E)
+    return nullptr;
+  if (const auto *D = dyn_cast<DeclRefExpr>(E->IgnoreParenCasts()))
+    return dyn_cast<VarDecl>(D->getDecl());
+  return nullptr;
+}
+
+/// The variable whose address \p E is: `&p`, `(void **)&p`.
+const VarDecl *addrOfVar(const Expr *E) {
+  if (const auto *U = dyn_cast<UnaryOperator>(E->IgnoreParenCasts()))
+    if (U->getOpcode() == UO_AddrOf)
+      return refVar(U->getSubExpr());
+  return nullptr;
+}
+
+/// The variable a pointer expression is based on: p, p + k, &p[k], (T *)p.
+const VarDecl *baseVar(const Expr *E) {
+  E = E->IgnoreParenCasts();
+  if (const auto *B = dyn_cast<BinaryOperator>(E))
+    if (B->isAdditiveOp())
+      return baseVar(B->getLHS()->getType()->isPointerType() ? B->getLHS()
+                                                              : B->getRHS());
+  if (const auto *U = dyn_cast<UnaryOperator>(E))
+    if (U->getOpcode() == UO_AddrOf)
+      if (const auto *A =
+              dyn_cast<ArraySubscriptExpr>(U->getSubExpr()->IgnoreParens()))
+        return baseVar(A->getBase());
+  return refVar(E);
+}
+
+/// A place where a pointer variable gets its value.
+struct PtrDef {
+  const Stmt *S = nullptr;     ///< for ordering
+  const Expr *Value = nullptr; ///< initialiser / assigned value
+  const CallExpr *Call = nullptr;
+  unsigned Arg = 0; ///< Call's argument that is `&p` (or p by reference)
+};
+
+bool bindsNonConstRef(const CallExpr *C, unsigned I) {
+  const FunctionDecl *FD = C->getDirectCallee();
+  if (!FD || I >= FD->getNumParams())
+    return false;
+  QualType T = FD->getParamDecl(I)->getType();
+  return T->isLValueReferenceType() &&
+         !T.getNonReferenceType().isConstQualified();
+}
+
+void pointerDefs(const Stmt *S, const VarDecl *VD, std::vector<PtrDef> &Out) {
+  if (!S)
+    return;
+  if (const auto *B = dyn_cast<BinaryOperator>(S)) {
+    if (B->getOpcode() == BO_Assign && refVar(B->getLHS()) == VD)
+      Out.push_back({B, B->getRHS(), nullptr, 0});
+  } else if (const auto *C = dyn_cast<CallExpr>(S)) {
+    for (unsigned I = 0; I < C->getNumArgs(); ++I)
+      if (addrOfVar(C->getArg(I)) == VD ||
+          (refVar(C->getArg(I)) == VD && bindsNonConstRef(C, I)))
+        Out.push_back({C, nullptr, C, I});
+  }
+  for (const Stmt *Ch : S->children())
+    pointerDefs(Ch, VD, Out);
+}
+
+void collectCalls(const Stmt *S, std::vector<const CallExpr *> &Out) {
+  if (!S)
+    return;
+  if (const auto *C = dyn_cast<CallExpr>(S))
+    Out.push_back(C);
+  for (const Stmt *Ch : S->children())
+    collectCalls(Ch, Out);
+}
+
+void collectReturns(const Stmt *S, std::vector<const ReturnStmt *> &Out) {
+  if (!S || isa<LambdaExpr>(S))
+    return;
+  if (const auto *R = dyn_cast<ReturnStmt>(S))
+    Out.push_back(R);
+  for (const Stmt *Ch : S->children())
+    collectReturns(Ch, Out);
+}
+
+/// `*p = v` (p a pointer to pointer) or `p = v` (p a reference).
+void outParamStores(const Stmt *S, const ParmVarDecl *PV,
+                    std::vector<const BinaryOperator *> &Out) {
+  if (!S)
+    return;
+  if (const auto *B = dyn_cast<BinaryOperator>(S))
+    if (B->getOpcode() == BO_Assign) {
+      const Expr *L = B->getLHS()->IgnoreParenImpCasts();
+      if (const auto *U = dyn_cast<UnaryOperator>(L))
+        if (U->getOpcode() == UO_Deref && refVar(U->getSubExpr()) == PV)
+          Out.push_back(B);
+      if (PV->getType()->isReferenceType() && refVar(L) == PV)
+        Out.push_back(B);
+    }
+  for (const Stmt *Ch : S->children())
+    outParamStores(Ch, PV, Out);
+}
+
+Val ptrOf(PtrVal P) {
+  Val V;
+  V.Kind = Val::Ptr;
+  V.P = std::make_shared<PtrVal>(std::move(P));
+  return V;
+}
+
+} // namespace
+
+Val LaunchEvaluator::Impl::offsetBy(Val Base, Val Elements, QualType Pointee) {
+  if (Base.Kind != Val::Ptr)
+    return Base;
+  if (Pointee->isIncompleteType() || Pointee->isDependentType())
+    return Val::unknown("an offset into a pointer of unknown element size");
+  int64_t Size = Ctx.getTypeSizeInChars(Pointee).getQuantity();
+  Val Off = Base.P->Offset;
+  Val Add;
+  if (Elements.Kind == Val::Int) {
+    Add = Val::ofInt64(Elements.I.getSExtValue() * Size);
+  } else if (Elements.Kind == Val::Sym && !Elements.SymFloat) {
+    Add = Val::sym("(" + Elements.Text + " * " + std::to_string(Size) + ")",
+                   false);
+  } else {
+    return Val::unknown("the offset '" +
+                        (Elements.Why.empty() ? "?" : Elements.Why) +
+                        "' into the buffer is not known");
+  }
+  PtrVal P = *Base.P;
+  if (Off.Kind == Val::Int && Add.Kind == Val::Int)
+    P.Offset = Val::ofInt64(Off.I.getSExtValue() + Add.I.getSExtValue());
+  else if (Off.Kind == Val::Int && Off.I == 0)
+    P.Offset = Add;
+  else
+    P.Offset = Val::sym("(" + Off.text() + " + " + Add.text() + ")", false);
+  Val R = ptrOf(std::move(P));
+  R.How = Base.How;
+  return R;
+}
+
+Val LaunchEvaluator::Impl::evalPointer(const Expr *E, const Frame &Fr) {
+  E = E->IgnoreParens();
+  if (const auto *C = dyn_cast<CastExpr>(E)) {
+    if (C->getCastKind() == CK_NullToPointer)
+      return Val::unknown("a null pointer");
+    return evalPointer(C->getSubExpr(), Fr);
+  }
+  if (const auto *D = dyn_cast<DeclRefExpr>(E)) {
+    if (const auto *VD = dyn_cast<VarDecl>(D->getDecl()))
+      return evalPointerVar(VD, D, Fr);
+    return Val::unknown("'" + text(D) + "' is not a variable");
+  }
+  if (const auto *B = dyn_cast<BinaryOperator>(E)) {
+    if (B->isAdditiveOp()) {
+      bool LP = B->getLHS()->getType()->isPointerType();
+      const Expr *PE = LP ? B->getLHS() : B->getRHS();
+      Val Idx = eval(LP ? B->getRHS() : B->getLHS(), Fr);
+      if (B->getOpcode() == BO_Sub && Idx.Kind == Val::Int)
+        Idx.I = -Idx.I;
+      else if (B->getOpcode() == BO_Sub)
+        return Val::unknown("'" + text(B) + "' subtracts an unknown offset");
+      return offsetBy(evalPointer(PE, Fr), Idx,
+                      PE->getType()->getPointeeType());
+    }
+    if (B->getOpcode() == BO_Comma)
+      return evalPointer(B->getRHS(), Fr);
+  }
+  if (const auto *U = dyn_cast<UnaryOperator>(E))
+    if (U->getOpcode() == UO_AddrOf)
+      if (const auto *A =
+              dyn_cast<ArraySubscriptExpr>(U->getSubExpr()->IgnoreParens()))
+        return offsetBy(evalPointer(A->getBase(), Fr), eval(A->getIdx(), Fr),
+                        A->getType());
+  if (const auto *C = dyn_cast<CallExpr>(E)) {
+    // A function returning a pointer (an allocating helper): its one
+    // `return`, evaluated in the callee.
+    const FunctionDecl *FD = C->getDirectCallee();
+    const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
+    std::vector<const ReturnStmt *> Rets;
+    if (Def && !inSystemHeader(SM, Def->getLocation()))
+      collectReturns(Def->getBody(), Rets);
+    bool Recursive = false;
+    for (const Frame *P = &Fr; P; P = P->Parent)
+      Recursive |= P->F == Def;
+    if (Rets.size() == 1 && Rets[0]->getRetValue() && !Recursive) {
+      Frame Callee;
+      Callee.F = Def;
+      Callee.Call = C;
+      Callee.Parent = &Fr;
+      Callee.At = Rets[0];
+      return evalPointer(Rets[0]->getRetValue(), Callee);
+    }
+  }
+  if (const auto *M = dyn_cast<MemberExpr>(E))
+    return Val::unknown("'" + text(M) + "' is a member of a structure; the "
+                        "tool follows variables only");
+  return Val::unknown("'" + text(E) + "' is not a pointer the tool can "
+                      "follow to its allocation");
+}
+
+Val LaunchEvaluator::Impl::evalPointerVar(const VarDecl *VD, const Expr *Use,
+                                          const Frame &Fr) {
+  std::string Name = "'" + VD->getNameAsString() + "'";
+  if (VD->getType()->isArrayType())
+    return Val::unknown(Name + " is an array in host memory");
+  if (VD->hasGlobalStorage() && !VD->isStaticLocal()) {
+    // A global pointer: its allocation in whichever function makes it.
+    for (const FunctionDecl *F : globalUsers(VD)) {
+      std::vector<PtrDef> Defs;
+      pointerDefs(F->getBody(), VD, Defs);
+      if (Defs.empty())
+        continue;
+      auto Root = std::make_unique<Frame>();
+      Root->F = F;
+      Root->At = Defs.back().S;
+      Extra.push_back(std::move(Root));
+      const Frame &R = *Extra.back();
+      const PtrDef &D = Defs.back();
+      Val V = D.Call ? evalAllocCall(D.Call, D.Arg, R.at(D.S))
+                     : evalPointer(D.Value, R.at(D.S));
+      findHostInit(VD, F, nullptr, V);
+      return V;
+    }
+    return Val::unknown(Name + " is a global pointer that no function in "
+                        "the files given sets");
+  }
+  const Frame &Own = ownerFrame(VD, Use, Fr);
+  const Stmt *At = Own.F == Fr.F ? Fr.At : Own.At;
+  if (!Own.F)
+    return Val::unknown(Name + " is not followed");
+  Val V;
+  if (const auto *P = dyn_cast<ParmVarDecl>(VD)) {
+    unsigned I = P->getFunctionScopeIndex();
+    std::string Why;
+    if (!constantAt(VD, Own.F, At, Why)) {
+      V = Val::unknown(Why);
+    } else if (!Own.Parent || !Own.Call || I >= Own.Call->getNumArgs()) {
+      V = Val::unknown(Name + ": a pointer parameter of " +
+                       Own.F->getNameAsString() +
+                       "(), which no call in the files given reaches");
+    } else {
+      if (Own.Step >= 0)
+        St->MaxStep = std::max(St->MaxStep, Own.Step);
+      V = evalPointer(Own.Call->getArg(I), *Own.Parent);
+    }
+  } else {
+    std::vector<PtrDef> Defs;
+    if (const Expr *Init = VD->getInit())
+      if (!Init->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull))
+        Defs.push_back({Init, Init, nullptr, 0});
+    pointerDefs(Own.F->getBody(), VD, Defs);
+    const PtrDef *Last = nullptr;
+    for (const PtrDef &D : Defs)
+      if (!At || before(D.S, At))
+        Last = &D;
+    if (!Last)
+      return Val::unknown(Name + " is not allocated before the launch (at " +
+                          where(At ? At->getBeginLoc() : VD->getLocation()) +
+                          ")");
+    V = Last->Call ? evalAllocCall(Last->Call, Last->Arg, Own.at(Last->S))
+                   : evalPointer(Last->Value, Own.at(Last->S));
+  }
+  findHostInit(VD, Own.F, At, V);
+  return V;
+}
+
+Val LaunchEvaluator::Impl::evalAllocCall(const CallExpr *C, unsigned K,
+                                         const Frame &Fr) {
+  StringRef N = calleeName(C);
+  std::string At = " at " + where(C->getBeginLoc());
+  if (isAllocation(N)) {
+    if (K != 0 || C->getNumArgs() < 2)
+      return Val::unknown("'" + text(C) + "' is not an allocation of it");
+    PtrVal P;
+    P.Bytes = convert(eval(C->getArg(1), Fr.at(C)), Ctx.getSizeType());
+    if (P.Bytes.Kind == Val::Unknown && P.Bytes.Why.empty())
+      P.Bytes.Why = "the size of " + N.str() + At + " is not known";
+    P.Offset = Val::ofInt64(0);
+    P.Alloc = N.str() + At;
+    if (N == "cudaMallocManaged") {
+      P.HostInit = true;
+      P.HostInitHow = "managed memory (the host may have written it)";
+    }
+    return ptrOf(std::move(P));
+  }
+  if (isPitched(N))
+    return Val::unknown(N.str() + At + ": its pitch is chosen at run time");
+  const FunctionDecl *FD = C->getDirectCallee();
+  const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
+  if (!Def || inSystemHeader(SM, Def->getLocation()) ||
+      K >= Def->getNumParams())
+    return Val::unknown("set by '" + text(C) + "'" + At);
+  for (const Frame *P = &Fr; P; P = P->Parent)
+    if (P->F == Def)
+      return Val::unknown("'" + N.str() + "' is recursive");
+  // A wrapper: where its out-parameter gets the allocation.
+  const ParmVarDecl *PV = Def->getParamDecl(K);
+  Frame Callee;
+  Callee.F = Def;
+  Callee.Call = C;
+  Callee.Parent = &Fr;
+  std::vector<const CallExpr *> Calls;
+  collectCalls(Def->getBody(), Calls);
+  bool ByRef = PV->getType()->isReferenceType();
+  for (const CallExpr *IC : Calls)
+    for (unsigned J = 0; J < IC->getNumArgs(); ++J) {
+      const Expr *A = IC->getArg(J);
+      if ((ByRef ? addrOfVar(A) : refVar(A)) != PV)
+        continue;
+      Val V = evalAllocCall(IC, J, Callee.at(IC));
+      if (V.Kind == Val::Ptr)
+        V.P->Alloc += " (in " + Def->getNameAsString() + "() called" + At + ")";
+      return V;
+    }
+  std::vector<const BinaryOperator *> Stores;
+  outParamStores(Def->getBody(), PV, Stores);
+  if (!Stores.empty())
+    return evalPointer(Stores.back()->getRHS(), Callee.at(Stores.back()));
+  return Val::unknown("set by '" + text(C) + "'" + At +
+                      ", in which the tool finds no allocation");
+}
+
+void LaunchEvaluator::Impl::findHostInit(const VarDecl *VD,
+                                         const FunctionDecl *F, const Stmt *At,
+                                         Val &V) {
+  if (V.Kind != Val::Ptr || V.P->HostInit || !F)
+    return;
+  std::vector<const CallExpr *> Calls;
+  collectCalls(F->getBody(), Calls);
+  for (const CallExpr *C : Calls) {
+    if (C->getNumArgs() == 0 || baseVar(C->getArg(0)) != VD)
+      continue;
+    if (At && !before(C, At) && !inLoopAround(C, At, F))
+      continue;
+    StringRef N = calleeName(C);
+    bool Copy = N == "cudaMemcpy" || N == "cudaMemcpyAsync";
+    bool Copy2D = N == "cudaMemcpy2D" || N == "cudaMemcpy2DAsync";
+    bool Set = N.starts_with("cudaMemset");
+    if (!Copy && !Copy2D && !Set)
+      continue;
+    unsigned KindArg = Copy ? 3 : 6;
+    if (!Set && C->getNumArgs() > KindArg) {
+      Expr::EvalResult R;
+      // cudaMemcpyDeviceToHost (2) writes host memory; every other kind
+      // (host-to-device 1, device-to-device 3, default 4) fills this one.
+      if (C->getArg(KindArg)->EvaluateAsInt(R, Ctx) &&
+          R.Val.getInt().getExtValue() == 2)
+        continue;
+    }
+    auto P = std::make_shared<PtrVal>(*V.P);
+    P->HostInit = true;
+    P->HostInitHow = N.str() + " at " + where(C->getBeginLoc());
+    V.P = P;
+    return;
+  }
+}
+
+} // namespace cudal1

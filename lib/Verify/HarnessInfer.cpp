@@ -1,0 +1,415 @@
+//===- HarnessInfer.cpp - a harness from a launch's values ----------------===//
+//
+// The model gives, per launch site, the values of its grid, block, shared
+// memory and arguments evaluated on the AST (cudal1/Model/LaunchValues.h),
+// and, per kernel, how its body uses each pointer (BufferUse, from the
+// access analysis). This turns one tuple of those values into a Harness and
+// into a spec (docs/harness.md) that says what it found and marks only what
+// is missing.
+//
+//===----------------------------------------------------------------------===//
+#include "HarnessParams.h"
+#include "cudal1/Verify/Harness.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace llvm;
+
+namespace cudal1 {
+
+namespace {
+
+std::string numberText(const ExprValue &V) {
+  if (!V.IsFloat)
+    return std::to_string(V.I);
+  char Buf[64];
+  std::snprintf(Buf, sizeof(Buf), "%.9g", V.F);
+  std::string S = Buf;
+  if (std::strtod(S.c_str(), nullptr) != V.F) {
+    std::snprintf(Buf, sizeof(Buf), "%.17g", V.F);
+    S = Buf;
+  }
+  if (S.find_first_of(".eEn") == std::string::npos)
+    S += ".0";
+  return S;
+}
+
+/// A number of a `float` parameter: the shortest text that reads back as
+/// the same float ("0.9", not 0.89999997615814209).
+std::string floatNumberText(double D) {
+  float F = float(D);
+  if (double(F) != D || !std::isfinite(F))
+    return numberText(ExprValue{true, 0, D});
+  char Buf[64];
+  for (int Prec = 1; Prec <= 9; ++Prec) {
+    std::snprintf(Buf, sizeof(Buf), "%.*g", Prec, double(F));
+    if (std::strtof(Buf, nullptr) == F)
+      break;
+  }
+  std::string S = Buf;
+  if (S.find_first_of(".eEn") == std::string::npos)
+    S += ".0";
+  return S;
+}
+
+/// \p Bytes (an expression) over \p Size: "n * 4" over 4 is "n", else
+/// "(bytes) / size".
+std::string countExpr(const std::string &Bytes, unsigned Size) {
+  // The operators outside parentheses: folding needs exactly one, a '*' by
+  // a multiple of the element size.
+  int Depth = 0;
+  size_t Star = std::string::npos;
+  unsigned Ops = 0;
+  for (size_t I = 0; I < Bytes.size(); ++I) {
+    char C = Bytes[I];
+    Depth += C == '(' ? 1 : C == ')' ? -1 : 0;
+    if (Depth == 0 && I > 0 && I + 1 < Bytes.size() && Bytes[I - 1] == ' ' &&
+        Bytes[I + 1] == ' ' && std::strchr("+-*/%<>", C)) {
+      ++Ops;
+      Star = C == '*' ? I : Star;
+    }
+  }
+  if (Ops == 1 && Star != std::string::npos) {
+    StringRef K = StringRef(Bytes).drop_front(Star + 1).trim();
+    uint64_t N = 0;
+    if (!K.getAsInteger(10, N) && Size && N % Size == 0) {
+      std::string X = StringRef(Bytes).take_front(Star).trim().str();
+      return N == Size ? X : X + " * " + std::to_string(N / Size);
+    }
+  }
+  return "(" + Bytes + ") / " + std::to_string(Size);
+}
+
+/// The placeholder of a value the tool could not find.
+const char *Unknown = "\"?\"";
+
+/// Builds one InferredHarness.
+class Inference {
+public:
+  Inference(const std::string &Kernel, const std::vector<ParamInfo> &Params,
+            const LaunchValues &V, const std::vector<BufferUse> &Uses,
+            const ExprEnv &Defines, InferredHarness &Out)
+      : Kernel(Kernel), Params(Params), V(V), Uses(Uses), Defines(Defines),
+        Out(Out) {}
+
+  void run();
+
+private:
+  /// A scalar: its value (true) or why not; \p Text is its spec text.
+  bool scalar(const ValueInfo &I, ExprValue &Val, std::string &Text,
+              const std::string &What);
+  bool dims(const ValueInfo &I, std::array<uint64_t, 3> &D, std::string &Text,
+            const char *What);
+  void sizes();
+  void buffer(const ParamInfo &P, const ValueInfo *A, Harness::Arg &Arg);
+  void value(const ParamInfo &P, const ValueInfo *A, Harness::Arg &Arg);
+  void missing(const std::string &What) { Out.Missing.push_back(What); }
+  /// Evaluates an expression over the unknown names (listed as missing by
+  /// sizes() unless --define'd): other failures are missing values too.
+  bool evaluate(const std::string &Text, ExprValue &V, const std::string &What) {
+    std::string E;
+    if (evalExpr(Text, Env, V, E))
+      return true;
+    if (!StringRef(E).starts_with("unknown name"))
+      missing(What + ": '" + Text + "': " + E);
+    return false;
+  }
+  const BufferUse *useOf(unsigned Index) const {
+    for (const BufferUse &U : Uses)
+      if (U.Param == Index)
+        return &U;
+    return nullptr;
+  }
+
+  const std::string &Kernel;
+  const std::vector<ParamInfo> &Params;
+  const LaunchValues &V;
+  const std::vector<BufferUse> &Uses;
+  const ExprEnv &Defines;
+  InferredHarness &Out;
+  ExprEnv Env;
+  std::string Sizes, Launch, ParamLines;
+};
+
+bool Inference::scalar(const ValueInfo &I, ExprValue &Val, std::string &Text,
+                       const std::string &What) {
+  if (I.Kind == ValueInfo::Integer || I.Kind == ValueInfo::Floating) {
+    if (I.Expr.empty()) {
+      Val.IsFloat = I.Kind == ValueInfo::Floating;
+      Val.I = I.Int;
+      Val.F = I.Float;
+      Text = numberText(Val);
+      return true;
+    }
+    Text = I.Expr;
+    return evaluate(I.Expr, Val, What);
+  }
+  Text = Unknown;
+  missing(What + ": " + (I.Why.empty() ? "not known" : I.Why));
+  return false;
+}
+
+bool Inference::dims(const ValueInfo &I, std::array<uint64_t, 3> &D,
+                     std::string &Text, const char *What) {
+  if (I.Kind != ValueInfo::Dim) {
+    Text = Unknown;
+    Text += std::string("   # cuda-l1: unknown: ") + I.Why;
+    missing(std::string(What) + ": " + (I.Why.empty() ? "not known" : I.Why));
+    return false;
+  }
+  bool Ok = true;
+  Text = "[";
+  for (unsigned K = 0; K < 3; ++K) {
+    ExprValue X{false, int64_t(I.Dims[K]), 0};
+    if (!I.DimExprs[K].empty()) {
+      Ok &= evaluate(I.DimExprs[K], X, What);
+      Text += (K ? ", " : "") + I.DimExprs[K];
+    } else {
+      Text += (K ? ", " : "") + std::to_string(I.Dims[K]);
+    }
+    if (Ok && (X.IsFloat || X.I <= 0)) {
+      missing(formatv("{0}: component {1} is {2}, not a positive integer",
+                      What, K, numberText(X)));
+      Ok = false;
+    }
+    D[K] = Ok ? uint64_t(X.I) : 1;
+  }
+  Text += "]";
+  return Ok;
+}
+
+void Inference::sizes() {
+  Env = Defines;
+  raw_string_ostream OS(Sizes);
+  for (const UnknownValue &U : V.Unknowns) {
+    auto It = Defines.find(U.Name);
+    if (It != Defines.end()) {
+      OS << "  " << U.Name << ": " << numberText(It->second)
+         << "   # from --define; " << U.Why << " (" << U.Where << ")\n";
+      continue;
+    }
+    OS << "  " << U.Name << ": " << Unknown << "   # cuda-l1: unknown: "
+       << U.Why << " (" << U.Where << ")\n";
+    missing("'" + U.Name + "' (" + U.Where + "): " + U.Why);
+  }
+}
+
+/// What a pointer's buffer is for: input (only read: initialised, must come
+/// back unchanged), in/out (initialised, compared) or output (poisoned,
+/// compared). From the access analysis, not from `const`.
+void setRole(BufferSpec &B, const ParamInfo &P, const BufferUse *U,
+             const ValueInfo *A, std::string &Why) {
+  bool HostInit = A && A->HostInitialised;
+  bool Input = false, Output = false;
+  if (P.PointeeConst) {
+    Input = true;
+    Why = "input: const";
+  } else if (!U) {
+    Why = "in/out: its accesses were not analysed";
+  } else if (U->Escaped) {
+    Why = "in/out: the kernel may write it where the analysis cannot follow";
+  } else if (U->Read && U->Written) {
+    Why = "in/out: read and written by the kernel";
+  } else if (U->Written && HostInit) {
+    Why = "in/out: written by the kernel, and the host sets it first (" +
+          A->HostInit + ")";
+  } else if (U->Written) {
+    Output = true;
+    Why = "output: only written by the kernel (poisoned before each run)";
+  } else {
+    Input = true;
+    Why = U->Read ? "input: only read by the kernel"
+                  : "input: not accessed by the kernel";
+  }
+  B.ReadOnly = Input;
+  if (!Output && B.Init.empty())
+    B.Init.push_back(defaultInit(B.Kind));
+  if (Output)
+    B.Init.clear();
+}
+
+void Inference::buffer(const ParamInfo &P, const ValueInfo *A,
+                       Harness::Arg &Arg) {
+  Arg.IsBuffer = true;
+  BufferSpec &B = Arg.Buffer;
+  setBufferKind(B, P);
+  std::string Why, CountText, Comment;
+  setRole(B, P, useOf(P.Index), A, Why);
+  auto Def = Defines.find(P.Name + ".count");
+  bool Ok = false;
+  if (Def != Defines.end()) {
+    B.Count = Def->second.asInt();
+    CountText = std::to_string(B.Count);
+    Comment = "count from --define";
+    Ok = B.Count > 0;
+  } else if (A && A->Kind == ValueInfo::Pointer && A->Bytes) {
+    B.Count = *A->Bytes / B.ElemSize;
+    CountText = std::to_string(B.Count);
+    Comment = A->Allocation;
+    Ok = B.Count > 0;
+    if (!Ok)
+      missing("buffer '" + P.Name + "': " + A->Allocation +
+              " holds less than one element");
+  } else if (A && A->Kind == ValueInfo::Pointer && !A->Expr.empty()) {
+    CountText = countExpr(A->Expr, B.ElemSize);
+    ExprValue X;
+    Ok = evaluate(CountText, X, "buffer '" + P.Name + "'") && !X.IsFloat &&
+         X.I > 0;
+    B.Count = Ok ? uint64_t(X.I) : 0;
+    Comment = A->Allocation;
+  } else {
+    CountText = Unknown;
+    std::string W = A ? A->Why : "no value for it at the launch";
+    Comment = "cuda-l1: unknown: " + W;
+    missing("buffer '" + P.Name + "': " + W);
+  }
+  Ok &= B.Count > 0;
+  if (Def == Defines.end() && Ok && A && A->Bytes && *A->Bytes % B.ElemSize)
+    Out.Notes.push_back(formatv("buffer '{0}': {1} bytes are not a whole "
+                                "number of {2}-byte elements",
+                                P.Name, *A->Bytes, B.ElemSize));
+  if (Def == Defines.end() && A && !A->Allocation.empty() && Ok)
+    Out.Notes.push_back(formatv("buffer '{0}': {1} elements, from {2}", P.Name,
+                                B.Count, A->Allocation));
+  raw_string_ostream OS(ParamLines);
+  OS << "  " << P.Name << ": { count: " << CountText;
+  if (!B.Init.empty())
+    OS << ", init: \"" << B.Init.front().str() << "\"";
+  if (B.ReadOnly && !P.PointeeConst)
+    OS << ", role: input";
+  OS << " }   # " << Why;
+  if (!Comment.empty())
+    OS << "; " << Comment;
+  if (A && A->HostInitialised && !A->HostInit.empty())
+    OS << "; host data: " << A->HostInit;
+  OS << "\n";
+}
+
+void Inference::value(const ParamInfo &P, const ValueInfo *A,
+                      Harness::Arg &Arg) {
+  ExprValue X;
+  std::string Text, Comment = P.Type;
+  bool Ok;
+  // --define <param>=V gives a value the launch does not show (a known
+  // value of the launch is never replaced: the name may be a host variable
+  // of another launch).
+  auto Def = Defines.find(P.Name);
+  if (Def != Defines.end() && (!A || A->Kind == ValueInfo::Unknown)) {
+    X = Def->second;
+    Text = numberText(X);
+    Comment += "; from --define";
+    Ok = true;
+  } else if (A) {
+    Ok = scalar(*A, X, Text, "parameter '" + P.Name + "'");
+    if (!A->How.empty())
+      Comment += "; " + A->How;
+    if (A->Kind == ValueInfo::Unknown)
+      Comment += "; cuda-l1: unknown: " + A->Why;
+  } else {
+    Ok = false;
+    Text = Unknown;
+    missing("parameter '" + P.Name + "': no value for it at the launch");
+  }
+  std::string Err;
+  if (Ok && !setScalar(Arg.Scalar, P, X, Err)) {
+    missing(Err);
+    Comment += "; cuda-l1: " + Err;
+  } else if (Ok && X.IsFloat && Arg.Scalar.Kind != ElemKind::F64 &&
+             isFloatKind(Arg.Scalar.Kind) && (!A || A->Expr.empty())) {
+    Text = floatNumberText(X.F);
+  }
+  raw_string_ostream OS(ParamLines);
+  OS << "  " << P.Name << ": " << Text << "   # " << Comment << "\n";
+}
+
+void Inference::run() {
+  sizes();
+  Harness &H = Out.H;
+  std::string GridText, BlockText, SharedText;
+  dims(V.Grid, H.Grid, GridText, "grid");
+  dims(V.Block, H.Block, BlockText, "block");
+  if (H.Block[0] * H.Block[1] * H.Block[2] > 1024)
+    missing("block: more than 1024 threads per block");
+  ExprValue S;
+  if (scalar(V.SharedMem, S, SharedText, "shared memory")) {
+    if (S.IsFloat || S.I < 0)
+      missing("shared memory: " + numberText(S) + " is not a byte count");
+    else
+      H.SharedMem = uint64_t(S.I);
+  }
+  for (const ParamInfo &P : Params) {
+    const ValueInfo *A = P.Index < V.Args.size() ? &V.Args[P.Index] : nullptr;
+    Harness::Arg Arg;
+    if (P.IsPointer)
+      buffer(P, A, Arg);
+    else
+      value(P, A, Arg);
+    H.Args.push_back(Arg);
+  }
+  H.Kernel = Kernel;
+  H.Sizes = Env;
+  Out.Complete = Out.Missing.empty();
+  raw_string_ostream OS(Out.Spec);
+  if (!Sizes.empty())
+    OS << "sizes:\n" << Sizes;
+  OS << "grid: " << GridText << "\n";
+  OS << "block: " << BlockText << "\n";
+  if (SharedText != "0")
+    OS << "shared_mem: " << SharedText << "\n";
+  OS << "params:\n" << ParamLines;
+}
+
+} // namespace
+
+InferredHarness inferHarness(const std::string &Kernel,
+                             const std::vector<ParamInfo> &Params,
+                             const LaunchValues &V,
+                             const std::vector<BufferUse> &Uses,
+                             const ExprEnv &Defines) {
+  InferredHarness Out;
+  Inference(Kernel, Params, V, Uses, Defines, Out).run();
+  for (const std::string &P : V.Path)
+    Out.Notes.push_back("values through " + P);
+  return Out;
+}
+
+std::string launchSummary(const LaunchValues &V,
+                          const std::vector<ParamInfo> &Params) {
+  auto Dim = [](const ValueInfo &I) {
+    if (I.Kind != ValueInfo::Dim)
+      return std::string("?");
+    std::string S = "[";
+    for (unsigned K = 0; K < 3; ++K)
+      S += (K ? ", " : "") + (I.DimExprs[K].empty()
+                                  ? std::to_string(I.Dims[K])
+                                  : I.DimExprs[K]);
+    return S + "]";
+  };
+  std::string S = "grid " + Dim(V.Grid) + ", block " + Dim(V.Block);
+  for (const ParamInfo &P : Params) {
+    if (P.Index >= V.Args.size())
+      break;
+    const ValueInfo &A = V.Args[P.Index];
+    S += ", " + P.Name + " ";
+    if (!A.Expr.empty())
+      S += A.Expr + (A.Kind == ValueInfo::Pointer ? " bytes" : "");
+    else if (A.Kind == ValueInfo::Integer)
+      S += std::to_string(A.Int);
+    else if (A.Kind == ValueInfo::Floating)
+      S += numberText(ExprValue{true, 0, A.Float});
+    else if (A.Kind == ValueInfo::Pointer && A.Bytes)
+      S += std::to_string(*A.Bytes) + " bytes";
+    else
+      S += "?";
+  }
+  if (!V.Path.empty())
+    S += " (through " + V.Path.back() + ")";
+  return S;
+}
+
+} // namespace cudal1
