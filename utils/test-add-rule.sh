@@ -31,7 +31,7 @@ cmake -G Ninja -S "$SRC" -B "$SB" -DCMAKE_BUILD_TYPE=Release > "$T/cmake.log" 2>
 ninja -C "$SB" -j "${CUDAL1_JOBS:-$(nproc)}" cuda-l1-rewrite
 LIT="$(command -v lit-22 || command -v lit || echo /usr/lib/llvm-22/build/utils/lit/lit.py)"
 "$LIT" -v "$SB/test/Rules/memory/$RULE.cu"
-"$SB/bin/cuda-l1-rewrite" --list-rules | grep -q "^ *$RULE "
+"$SB/bin/cuda-l1-rewrite" --list-rules | grep "^ *$RULE " > /dev/null # not -q: an early exit would SIGPIPE the tool under pipefail
 python3 "$SRC/utils/gen-rule-docs.py" --tool "$SB/bin/cuda-l1-rewrite" --out "$T/docs" > /dev/null
 grep -q "## What it detects" "$T/docs/$RULE.md"
 echo "test-add-rule: PASS ($RULE added, built, its test passed, docs/rules/$RULE.md written)"
