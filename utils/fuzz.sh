@@ -20,6 +20,9 @@ for T in FuzzRuleFile FuzzHarnessSpec FuzzConfig FuzzCompileFlags FuzzLlmReply F
   CORPUS="$B/fuzz-corpus/$T"; CRASH="$B/fuzz-crashes/$T"
   mkdir -p "$CORPUS" "$CRASH"
   LOG="$B/fuzz-corpus/$T.log"
+  # The rewrite fuzzer also starts from every rule test (read, never written:
+  # libFuzzer adds new inputs to the first folder only).
+  EXTRA=""; [ "$T" = FuzzRewrite ] && EXTRA="$ROOT/test/Rules"
   # Regressions first: every input that once crashed must run clean.
   if [ -d "$ROOT/fuzz/regressions/$T" ] && ls "$ROOT/fuzz/regressions/$T"/* >/dev/null 2>&1; then
     if ! "$BIN" "$ROOT/fuzz/regressions/$T"/* >"$LOG.regress" 2>&1; then
@@ -27,7 +30,7 @@ for T in FuzzRuleFile FuzzHarnessSpec FuzzConfig FuzzCompileFlags FuzzLlmReply F
     fi
   fi
   "$BIN" -max_total_time="$SECS" -timeout=30 -rss_limit_mb=4096 -max_len=65536 \
-    -close_fd_mask=3 -artifact_prefix="$CRASH/" "$CORPUS" "$ROOT/fuzz/seeds/$T" >"$LOG" 2>&1
+    -close_fd_mask=3 -artifact_prefix="$CRASH/" "$CORPUS" "$ROOT/fuzz/seeds/$T" $EXTRA >"$LOG" 2>&1
   rc=$?
   execs=$(sed -n 's/.*stat::number_of_executed_units: *\([0-9]*\).*/\1/p' "$LOG" | tail -1)
   [ -z "$execs" ] && execs=$(grep -o '#[0-9]*' "$LOG" | tail -1 | tr -d '#')
