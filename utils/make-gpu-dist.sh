@@ -30,6 +30,10 @@ fi
 # lit (pure Python, ~1 MB) for utils/gpu-lit.sh: the REQUIRES: gpu lit tests.
 mkdir -p "$D/lit" && cp -r /usr/lib/llvm-22/utils/lit/lit "$D/lit/"
 find "$D/lit" -name __pycache__ -prune -exec rm -rf {} +
+# FileCheck for those tests: the GPU machine has no LLVM, so the small Python
+# one (the directives the GPU tests use; test/Driver/filecheck-lite.test keeps
+# it in agreement with LLVM's).
+cp "$ROOT/utils/filecheck-lite.py" "$D/bin/FileCheck" && chmod +x "$D/bin/FileCheck"
 ( cd "$D/lib/cuda-l1/clang/include" && rm -rf arm_* hexagon* altivec.h vecintrin.h opencl-c* \
     ppc_wrappers riscv_* sanitizer sifive_* lasx* lsx* htm* s390* msa.h wasm_* llvm_libc_wrappers )
 du -sh "$D"

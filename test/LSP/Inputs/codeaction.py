@@ -154,7 +154,10 @@ print("shown:", m["params"]["message"][:40])
 launched = ("#include <cuda_runtime.h>\n"
             "__global__ void k(float *o, int n) {\n"
             "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-            "  if (i < n) o[i] = o[i] * 0.1;\n"
+            # Compute-bound: the double multiply and its two conversions
+            # per iteration are what the float literal saves (a memory-bound
+            # kernel gains nothing measurable and the fix is rejected).
+            "  if (i < n) { float v = o[i], m = v; for (int r = 0; r < 4096; ++r) m = fmaxf(m, (v + r) * 0.1); o[i] = m; }\n"
             "}\n"
             "int main() {\n"
             "  float *o;\n"
@@ -165,7 +168,8 @@ launched = ("#include <cuda_runtime.h>\n"
 c.change(src, 2, [{"text": launched}])
 c.notify("textDocument/didSave", {"textDocument": {"uri": U}})
 c.diagnostics(src, 2)
-acts = actions(3, 28)
+acts = actions(3, 92)
+print("GPU action:", acts[0]["title"])
 rid = c.request("workspace/executeCommand", acts[0]["command"])
 def applyedit_or_response(m):
     return m.get("method") == "workspace/applyEdit" or (m.get("id") == rid and "method" not in m)
