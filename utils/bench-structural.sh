@@ -50,6 +50,7 @@ if [ "$GENERATE" = 1 ]; then
   gen coalescing-warp-per-row "$B/wpr.cu" "$GEN/wpr.rewritten.cu"
   gen coalescing-thread-mapping-swap "$B/swap.cu" "$GEN/swap.rewritten.cu"
   gen coalescing-transpose-tile "$B/transpose.cu" "$GEN/transpose.rewritten.cu"
+  gen coalescing-transpose-tile "$B/transpose32x8.cu" "$GEN/transpose32x8.rewritten.cu"
   gen memory-vectorize-float4 "$B/vectorize.cu" "$GEN/vectorize.rewritten.cu"
   gen sync-sequential-reduction "$B/seqred.cu" "$GEN/seqred.rewritten.cu"
   gen sync-warp-atomic-reduction "$B/warpatomic.cu" "$GEN/warpatomic.rewritten.cu"

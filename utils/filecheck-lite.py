@@ -114,7 +114,7 @@ def main(argv):
 
     def fail(where, body, msg, at):
         sys.stderr.write("%s: error: %s: %s\n" % (where, msg, body))
-        ctx = lines[at:at + 8]
+        ctx = lines[at:at + 60]
         sys.stderr.write("input from line %d:\n%s\n" % (at + 1, "\n".join(ctx)))
         sys.exit(1)
 

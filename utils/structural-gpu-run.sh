@@ -83,6 +83,7 @@ if [ -x "$REW" ]; then
     verify scale2d_odd scale2d swap bitwise correct
     verify matvec_rmw_odd matvec_rmw ra bitwise correct
     verify transpose_odd transpose transpose bitwise correct
+    verify transpose32x8_odd transpose32x8 transpose32x8 bitwise correct
     verify total_odd total warpatomic reassociating correct
     verify axpy_odd axpy vectorize bitwise correct
     verify scale_cols_odd scale_cols hoist bitwise correct
@@ -92,6 +93,7 @@ if [ -x "$REW" ]; then
     verify scale2d scale2d swap bitwise accepted
     verify matvec_rmw matvec_rmw ra bitwise correct
     verify transpose transpose transpose bitwise accepted
+    verify transpose32x8 transpose32x8 transpose32x8 bitwise accepted
     verify reduce0 reduce0 seqred reassociating accepted --verify-atol=1e-2
     verify total total warpatomic reassociating accepted
     verify scale_cols scale_cols hoist bitwise correct

@@ -12,8 +12,14 @@
 //            tile[threadIdx.x][threadIdx.y]: consecutive threads now write
 //            consecutive addresses.
 // Each output element gets the same value computed from the same input
-// element: bitwise. Needs a square B x B block (constant at every launch
-// site); the guard is evaluated for the thread whose element is handled.
+// element: bitwise. Needs a constant block at every launch site. With a
+// non-square BX x BY block (32x8 is the common one) phase 2 cannot swap x
+// and y; instead the block's threads, numbered l = threadIdx.y*BX +
+// threadIdx.x, take the roles of the virtual threads (l / BY, l % BY): lanes
+// next to each other walk the output column, BY elements contiguous, and the
+// tile's row padding is chosen so that phase 2's reads hit distinct banks.
+// The guard, and any early `if (cond) return;` before the copy, are
+// evaluated for the thread whose element is handled.
 //
 //===----------------------------------------------------------------------===//
 #include "CoalescingTransposeTile.h"
@@ -69,13 +75,24 @@ if (x < W && y < H)
       "guard is evaluated for the thread whose element is handled. "
       "Bitwise.\n"
       "\n"
+      "A non-square `BX x BY` block (e.g. 32x8, the usual shape of "
+      "hand-written transposes) uses a `BY x (BX + P)` tile: in phase 2 the "
+      "thread numbered `l = threadIdx.y * BX + threadIdx.x` takes the role "
+      "of the thread `(l / BY, l % BY)`, so a warp writes runs of `BY` "
+      "contiguous output elements (with 32x8 and `float`: 4 sectors per "
+      "request instead of 32). `P` is `32 / BY` when `BY` divides 32 (else "
+      "1), which makes phase 2's reads of the tile conflict-free. An early "
+      "`if (cond) return;` among the index declarations becomes part of the "
+      "guard (`!(cond) && ...`), evaluated in both phases, so every thread "
+      "reaches the barrier.\n"
+      "\n"
       "## When there is no fix\n"
       "\n"
-      "- the block is not a constant square `B x B x 1` at every launch "
-      "site in the file;\n"
+      "- the block is not constant `BX x BY x 1` (with `BY >= 2`) at every "
+      "launch site in the file;\n"
       "- statements other than declarations computed without memory reads "
-      "precede the copy, the guard reads memory, or the stored value calls "
-      "functions;\n"
+      "(and `if (cond) return;` with such a condition) precede the copy, the "
+      "guard reads memory, or the stored value calls functions;\n"
       "- `in` and `out` may alias (not `__restrict__`, and not separate "
       "`cudaMalloc` allocations at every launch site);\n"
       "- the kernel uses `threadIdx.z`, or the code comes from macros.";
@@ -163,27 +180,56 @@ void CoalescingTransposeTile::runOn(ASTContext &Ctx, const CheckContext &CC,
   std::string Why;
   auto Block = constantBlock(CC, K, Why);
   if (!Block) {
-    refuse(R, Why + "; the tile needs a constant square block");
+    refuse(R, Why + "; the tile needs a constant block");
     return;
   }
-  uint64_t B = (*Block)[0];
-  if ((*Block)[1] != B || (*Block)[2] != 1) {
+  uint64_t BX = (*Block)[0], BY = (*Block)[1];
+  bool Square = BX == BY;
+  if ((*Block)[2] != 1 || BY < 2) {
     refuse(R, "the block (" + std::to_string((*Block)[0]) + "x" +
                   std::to_string((*Block)[1]) + "x" +
                   std::to_string((*Block)[2]) +
-                  ") is not square: a thread cannot take the role of its "
-                  "transposed partner");
+                  ") is not two-dimensional with at least 2 rows: the "
+                  "output column has no run of elements a warp could "
+                  "write together");
     return;
   }
+  // Row padding: +1 for square blocks (phase 2 reads a column); 32 / BY
+  // when BY divides 32 (phase 2 reads BY rows x 32/BY columns per warp).
+  uint64_t Pad = Square ? 1 : (32 % BY == 0 ? 32 / BY : 1);
   QualType ET = InAcc->getType().getUnqualifiedType();
   uint64_t EB = Ctx.getTypeSizeInChars(ET).getQuantity();
-  if (B * (B + 1) * EB > 40 * 1024) {
+  if (BY * (BX + Pad) * EB > 40 * 1024) {
     refuse(R, "the tile would not fit in shared memory");
     return;
   }
+  // Early exits: `if (cond) return;` with a condition computed without
+  // memory reads joins the guard.
+  std::vector<const Expr *> Exits;
+  auto EarlyExit = [](const Stmt *S) -> const Expr * {
+    const auto *If = dyn_cast<IfStmt>(S);
+    if (!If || If->getElse() || If->getInit() || If->getConditionVariable())
+      return nullptr;
+    const Stmt *T = If->getThen();
+    if (const auto *CS = dyn_cast<CompoundStmt>(T)) {
+      if (CS->size() != 1)
+        return nullptr;
+      T = CS->body_front();
+    }
+    const auto *Ret = dyn_cast<ReturnStmt>(T);
+    if (!Ret || Ret->getRetValue())
+      return nullptr;
+    return If->getCond();
+  };
   for (const Stmt *S : Body->body()) {
     if (S == Last)
       break;
+    if (const Expr *EC = EarlyExit(S)) {
+      if (isPureNoMemory(EC)) {
+        Exits.push_back(EC);
+        continue;
+      }
+    }
     const auto *DS = dyn_cast<DeclStmt>(S);
     bool Ok = DS != nullptr;
     if (DS)
@@ -235,15 +281,21 @@ void CoalescingTransposeTile::runOn(ASTContext &Ctx, const CheckContext &CC,
   }
 
   // --- rewrite ------------------------------------------------------------
+  // Phase 2's thread roles: threadIdx.x and threadIdx.y exchanged (square),
+  // or the virtual thread (l / BY, l % BY) of the linear thread number l.
+  std::string Lane = uniqueName(K, "cudal1_lane");
+  std::string BYs = std::to_string(BY);
+  std::string TxRole = Square ? "threadIdx.y" : "(" + Lane + " / " + BYs + ")";
+  std::string TyRole = Square ? "threadIdx.x" : "(" + Lane + " % " + BYs + ")";
   auto SwapXY = [&](const Stmt *S) {
     std::vector<std::pair<const Stmt *, std::string>> Reps;
     forEachStmt(S, [&](const Stmt *X) {
       if (const auto *PO = dyn_cast<PseudoObjectExpr>(X)) {
         std::string Bn = builtinName(PO);
         if (Bn == "threadIdx.x")
-          Reps.push_back({PO, "threadIdx.y"});
+          Reps.push_back({PO, TxRole});
         else if (Bn == "threadIdx.y")
-          Reps.push_back({PO, "threadIdx.x"});
+          Reps.push_back({PO, TyRole});
       }
     });
     return rewrittenText(Ctx, S, Reps);
@@ -251,12 +303,29 @@ void CoalescingTransposeTile::runOn(ASTContext &Ctx, const CheckContext &CC,
   std::string Ind = indentOf(Ctx, Body->body_front()->getBeginLoc());
   std::string I1 = Ind + "  ";
   std::string Tile = uniqueName(K, "cudal1_tile");
-  std::string Bs = std::to_string(B);
+  std::string Shape = std::to_string(BX) + "x" + std::to_string(BY);
   std::string ETs = ET.getAsString(Ctx.getPrintingPolicy());
   std::string Decls, SwappedDecls;
+  // The guard: early exits negated, then the copy's own condition.
+  std::string Guard, GuardW;
+  auto AddGuard = [&](const std::string &T, const std::string &W) {
+    Guard += (Guard.empty() ? "" : " && ") + T;
+    GuardW += (GuardW.empty() ? "" : " && ") + W;
+  };
+  for (const Expr *EC : Exits) {
+    std::string T = sourceText(Ctx, EC->getSourceRange());
+    std::string W = SwapXY(EC);
+    if (T.empty() || W.empty()) {
+      refuse(R, "an early exit's condition comes from a macro expansion");
+      return;
+    }
+    AddGuard("!(" + T + ")", "!(" + W + ")");
+  }
   for (const Stmt *S : Body->body()) {
     if (S == Last)
       break;
+    if (!isa<DeclStmt>(S))
+      continue; // an early exit, in the guard
     std::string T = sourceText(Ctx, S->getSourceRange());
     std::string W = SwapXY(S);
     if (T.empty() || W.empty()) {
@@ -271,7 +340,7 @@ void CoalescingTransposeTile::runOn(ASTContext &Ctx, const CheckContext &CC,
   std::string InT = sourceText(Ctx, InAcc->getSourceRange());
   std::string OutW = SwapXY(OutAcc);
   std::vector<std::pair<const Stmt *, std::string>> RhsReps = {
-      {InAcc, Tile + "[threadIdx.x][threadIdx.y]"}};
+      {InAcc, Tile + "[" + TyRole + "][" + TxRole + "]"}};
   {
     const SourceManager &SM0 = Ctx.getSourceManager();
     SourceRange IR = InAcc->getSourceRange();
@@ -285,9 +354,9 @@ void CoalescingTransposeTile::runOn(ASTContext &Ctx, const CheckContext &CC,
         return; // inside the input access
       std::string Bn = builtinName(PO);
       if (Bn == "threadIdx.x")
-        RhsReps.push_back({PO, "threadIdx.y"});
+        RhsReps.push_back({PO, TxRole});
       else if (Bn == "threadIdx.y")
-        RhsReps.push_back({PO, "threadIdx.x"});
+        RhsReps.push_back({PO, TyRole});
     });
   }
   std::string RhsW = rewrittenText(Ctx, BO->getRHS(), RhsReps);
@@ -298,22 +367,33 @@ void CoalescingTransposeTile::runOn(ASTContext &Ctx, const CheckContext &CC,
     refuse(R, "the copy comes from a macro expansion");
     return;
   }
+  if (Cond)
+    AddGuard(Exits.empty() ? CondT : "(" + CondT + ")",
+             Exits.empty() ? CondW : "(" + CondW + ")");
+  std::string PadNote =
+      Pad == 1 ? "+1 padding column" : "+" + std::to_string(Pad) + " padding columns";
   std::string Txt;
-  Txt += "// cuda-l1 " + std::string(RuleId) + ": through a " + Bs + "x" + Bs +
-         " shared-memory tile (+1 padding column)\n";
-  Txt += Ind + "__shared__ " + ETs + " " + Tile + "[" + Bs + "][" + Bs +
-         " + 1];\n";
+  Txt += "// cuda-l1 " + std::string(RuleId) + ": through a " + Shape +
+         " shared-memory tile (" + PadNote + ")\n";
+  Txt += Ind + "__shared__ " + ETs + " " + Tile + "[" + BYs + "][" +
+         std::to_string(BX) + " + " + std::to_string(Pad) + "];\n";
   Txt += Ind + "{ // load: coalesced along threadIdx.x\n";
   Txt += Decls;
-  Txt += I1 + (Cond ? "if (" + CondT + ")\n" + I1 + "  " : "") + Tile +
-         "[threadIdx.y][threadIdx.x] = " + InT + ";\n";
+  Txt += I1 + (Guard.empty() ? "" : "if (" + Guard + ")\n" + I1 + "  ") +
+         Tile + "[threadIdx.y][threadIdx.x] = " + InT + ";\n";
   Txt += Ind + "}\n";
   Txt += Ind + "__syncthreads();\n";
-  Txt += Ind + "{ // store: each thread takes its transposed partner's "
-               "element\n";
+  if (Square)
+    Txt += Ind + "{ // store: each thread takes its transposed partner's "
+                 "element\n";
+  else
+    Txt += Ind + "{ // store: thread l takes the role of thread (l / " + BYs +
+           ", l % " + BYs + "): runs of " + BYs +
+           " contiguous output elements\n" + I1 + "const unsigned " + Lane +
+           " = threadIdx.y * " + std::to_string(BX) + " + threadIdx.x;\n";
   Txt += SwappedDecls;
-  Txt += I1 + (Cond ? "if (" + CondW + ")\n" + I1 + "  " : "") + OutW + " = " +
-         RhsW + ";\n";
+  Txt += I1 + (GuardW.empty() ? "" : "if (" + GuardW + ")\n" + I1 + "  ") +
+         OutW + " = " + RhsW + ";\n";
   Txt += Ind + "}";
   const SourceManager &SM = Ctx.getSourceManager();
   SourceLocation BB = SM.getExpansionLoc(Body->body_front()->getBeginLoc());
@@ -336,8 +416,8 @@ void CoalescingTransposeTile::runOn(ASTContext &Ctx, const CheckContext &CC,
   Fix.Exact = Exactness::Bitwise;
   Fix.Edits.push_back(
       makeTextEdit(Ctx, CharSourceRange::getCharRange(BB, LE), Txt));
-  Fix.Description = "transpose through a " + Bs + "x" + Bs +
-                    " shared-memory tile (+1 padding column)";
+  Fix.Description =
+      "transpose through a " + Shape + " shared-memory tile (" + PadNote + ")";
   R.Fix = Fix;
 }
 

@@ -180,6 +180,10 @@ if m.get("method") == "workspace/applyEdit":
     print("GPU: applyEdit:", [l.strip() for l in new.splitlines() if "0.1f" in l or "cuda-l1:" in l])
     r = c.response(rid, timeout=600)
     print("GPU: result:", r["result"]["applied"])
-else:
+elif "error" in m:
     print("no GPU found:", m["error"]["code"], m["error"]["message"])
+else:
+    print("GPU: not applied:", json.dumps(m.get("result")))
+    with open(os.path.join(tmp, "gpu.log")) as f:
+        sys.stdout.write(f.read()[-3000:])
 print("exit:", c.finish())

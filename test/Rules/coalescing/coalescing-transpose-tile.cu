@@ -50,7 +50,10 @@ __global__ void transpose(const float *in, float *out, int W, int H,
 // CHECK-FIXES-NEXT:   }
 // CHECK-FIXES-NEXT: }
 
-// Refused: 32x8 blocks are not square.
+// A 32x8 block (the usual hand-written transpose): phase 2 numbers the
+// threads and gives each the role of thread (l / 8, l % 8), so a warp writes
+// four runs of 8 contiguous floats; the row padding of 32 / 8 = 4 keeps
+// phase 2's tile reads on distinct banks.
 __global__ void transpose_32x8(const float *in, float *out, int W, int H) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -58,7 +61,55 @@ __global__ void transpose_32x8(const float *in, float *out, int W, int H) {
     out[x * H + y] = in[y * W + x];
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: transpose-like copy{{.*}} [coalescing-transpose-tile]
-// CHECK-MESSAGES: note: no fix: the block (32x8x1) is not square
+// FIX: "description": "transpose through a 32x8 shared-memory tile (+4 padding columns)
+// FIX: "exactness": "bitwise"
+// CHECK-FIXES:      __global__ void transpose_32x8(const float *in, float *out, int W, int H) {
+// CHECK-FIXES-NEXT:   // cuda-l1 coalescing-transpose-tile: through a 32x8 shared-memory tile (+4 padding columns)
+// CHECK-FIXES-NEXT:   __shared__ float cudal1_tile[8][32 + 4];
+// CHECK-FIXES-NEXT:   { // load: coalesced along threadIdx.x
+// CHECK-FIXES-NEXT:     int x = blockIdx.x * blockDim.x + threadIdx.x;
+// CHECK-FIXES-NEXT:     int y = blockIdx.y * blockDim.y + threadIdx.y;
+// CHECK-FIXES-NEXT:     if (x < W && y < H)
+// CHECK-FIXES-NEXT:       cudal1_tile[threadIdx.y][threadIdx.x] = in[y * W + x];
+// CHECK-FIXES-NEXT:   }
+// CHECK-FIXES-NEXT:   __syncthreads();
+// CHECK-FIXES-NEXT:   { // store: thread l takes the role of thread (l / 8, l % 8): runs of 8 contiguous output elements
+// CHECK-FIXES-NEXT:     const unsigned cudal1_lane = threadIdx.y * 32 + threadIdx.x;
+// CHECK-FIXES-NEXT:     int x = blockIdx.x * blockDim.x + (cudal1_lane / 8);
+// CHECK-FIXES-NEXT:     int y = blockIdx.y * blockDim.y + (cudal1_lane % 8);
+// CHECK-FIXES-NEXT:     if (x < W && y < H)
+// CHECK-FIXES-NEXT:       out[x * H + y] = cudal1_tile[(cudal1_lane % 8)][(cudal1_lane / 8)];
+// CHECK-FIXES-NEXT:   }
+// CHECK-FIXES-NEXT: }
+
+// 16x4 blocks of doubles with the bounds in an early exit, and the guard
+// written the other way round: the early exit joins the guard.
+__global__ void transpose_16x4_exit(const double *in, double *out, int W,
+                                    int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x >= W) return;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (y < H)
+    out[(long)x * H + y] = 2.0 * in[(long)y * W + x];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: transpose-like copy{{.*}} [coalescing-transpose-tile]
+// CHECK-FIXES:      __shared__ double cudal1_tile[4][16 + 8];
+// CHECK-FIXES:          if (!(x >= W) && (y < H))
+// CHECK-FIXES-NEXT:       cudal1_tile[threadIdx.y][threadIdx.x] = in[(long)y * W + x];
+// CHECK-FIXES:          int x = blockIdx.x * blockDim.x + (cudal1_lane / 4);
+// CHECK-FIXES-NEXT:     int y = blockIdx.y * blockDim.y + (cudal1_lane % 4);
+// CHECK-FIXES-NEXT:     if (!(x >= W) && (y < H))
+// CHECK-FIXES-NEXT:       out[(long)x * H + y] = 2.0 * cudal1_tile[(cudal1_lane % 4)][(cudal1_lane / 4)];
+
+// Refused: one row per block: no run of output elements to write together.
+__global__ void transpose_256x1(const float *in, float *out, int W, int H) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < W && y < H)
+    out[x * H + y] = in[y * W + x];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: transpose-like copy{{.*}} [coalescing-transpose-tile]
+// CHECK-MESSAGES: note: no fix: the block (256x1x1) is not two-dimensional with at least 2 rows
 
 // Refused: no launch site: 'in' and 'out' may alias.
 __global__ void transpose_unlaunched(const float *in, float *out, int W,
@@ -68,19 +119,19 @@ __global__ void transpose_unlaunched(const float *in, float *out, int W,
   out[x * H + y] = in[y * W + x];
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-2]]:3: warning: transpose-like copy{{.*}} [coalescing-transpose-tile]
-// CHECK-MESSAGES: note: no fix: no launch site of 'transpose_unlaunched' is visible in this file, so its block size is unknown; the tile needs a constant square block
+// CHECK-MESSAGES: note: no fix: no launch site of 'transpose_unlaunched' is visible in this file, so its block size is unknown; the tile needs a constant block
 
-// Refused: an early return before the copy (every thread must reach the
-// barrier between the two phases).
+// Refused: the early exit reads memory (a per-thread decision the second
+// phase could not make for its partner without another read).
 __global__ void transpose_offset(const float *in, float *out, const int *off,
                                  int W, int H) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= W || y >= H) return;
+  if (x >= W || y >= off[0]) return;
   out[x * H + y] = in[y * W + x];
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-2]]:3: warning: transpose-like copy{{.*}} [coalescing-transpose-tile]
-// CHECK-MESSAGES: note: no fix: 'if (x >= W || y >= H) return' is not a declaration of a value computed without memory reads
+// CHECK-MESSAGES: note: no fix: 'if (x >= W || y >= off[0]) return' is not a declaration of a value computed without memory reads
 
 // A plain copy is not a transpose: no finding.
 __global__ void copy2d(const float *in, float *out, int W) {
@@ -98,6 +149,11 @@ int main() {
   cudaMalloc(&off, sizeof(int));
   transpose<<<dim3(256, 256), dim3(16, 16)>>>(in, out, 4096, 4096, 2.0f);
   transpose_32x8<<<dim3(128, 512), dim3(32, 8)>>>(in, out, 4096, 4096);
+  transpose_256x1<<<dim3(16, 4096), dim3(256, 1)>>>(in, out, 4096, 4096);
+  double *din, *dout;
+  cudaMalloc(&din, 1024 * 1024 * sizeof(double));
+  cudaMalloc(&dout, 1024 * 1024 * sizeof(double));
+  transpose_16x4_exit<<<dim3(64, 256), dim3(16, 4)>>>(din, dout, 1024, 1024);
   transpose_offset<<<dim3(256, 256), dim3(16, 16)>>>(in, out, off, 4096, 4096);
   copy2d<<<dim3(256, 256), dim3(16, 16)>>>(in, out, 4096);
   return 0;
