@@ -3,6 +3,7 @@
 #include "cudal1/Analysis/AccessAnalysis.h"
 #include "cudal1/Analysis/BufferRoles.h"
 #include "cudal1/Driver/Pipeline.h"
+#include "cudal1/Frontend/UserCode.h"
 #include "cudal1/Model/KernelModel.h"
 
 #include "clang/AST/ASTContext.h"
@@ -21,6 +22,28 @@ using namespace llvm;
 namespace cudal1 {
 
 namespace {
+
+/// Limits the AST's traversal scope to the top-level declarations that are
+/// user code (UserCode.h) while it lives; the whole translation unit again
+/// afterwards.
+class UserTraversalScope {
+public:
+  UserTraversalScope(clang::ASTContext &Ctx, const UserFilePredicate &IsUser)
+      : Ctx(Ctx) {
+    UserCodeFilter UF(Ctx.getSourceManager(), IsUser);
+    std::vector<clang::Decl *> Scope;
+    for (clang::Decl *D : Ctx.getTranslationUnitDecl()->decls())
+      if (UF.contains(D->getLocation()))
+        Scope.push_back(D);
+    Ctx.setTraversalScope(Scope);
+  }
+  ~UserTraversalScope() {
+    Ctx.setTraversalScope({Ctx.getTranslationUnitDecl()});
+  }
+
+private:
+  clang::ASTContext &Ctx;
+};
 
 /// Runs the analysis and the enabled rules on each translation unit.
 class AnalyzeHandler : public TUHandler {
@@ -68,6 +91,12 @@ public:
     CC.IsUserFile = IsUser;
     GlobList WAE(P.effectiveWarningsAsErrors(C));
     std::vector<Finding> Out;
+    // The rules see the user's declarations only: their AST matchers and
+    // visitors (and the parent map behind hasAncestor) would otherwise walk
+    // every declaration of the CUDA and C++ headers too, for each rule —
+    // most of the analysis time on a typical file (docs/PERFORMANCE.md).
+    // Nothing a rule reports or rewrites lies outside that scope.
+    UserTraversalScope Scope(Ctx, IsUser);
     for (auto &Chk : CheckRegistry::create(GlobList(P.effectiveRules(C)))) {
       // A rule that crashes loses its findings for this file, not the run.
       std::vector<Finding> Part;

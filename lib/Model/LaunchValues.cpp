@@ -221,15 +221,36 @@ bool findLoops(const Stmt *S, const Stmt *Target,
   return false;
 }
 
+/// The references to \p VD in \p S that may modify it. A reference whose
+/// value is only read — under an lvalue-to-rvalue conversion or a binding
+/// to a const lvalue, through parentheses, `.field` accesses and const
+/// member calls — cannot, and is left out: asking
+/// ExprMutationAnalyzer about each of those (several matcher passes over the
+/// whole body per reference) was most of the analysis time on files with a
+/// long main() (docs/PERFORMANCE.md).
 void collectRefs(const Stmt *S, const VarDecl *VD,
-                 std::vector<const DeclRefExpr *> &Out) {
+                 std::vector<const DeclRefExpr *> &Out, bool OnlyRead = false) {
   if (!S)
     return;
   if (const auto *D = dyn_cast<DeclRefExpr>(S))
-    if (D->getDecl() == VD)
+    if (D->getDecl() == VD && !OnlyRead)
       Out.push_back(D);
+  bool ChildRead = false;
+  if (const auto *ICE = dyn_cast<ImplicitCastExpr>(S))
+    // a value read, or a binding to a const lvalue (`const dim3 &`)
+    ChildRead = ICE->getCastKind() == CK_LValueToRValue ||
+                (ICE->getCastKind() == CK_NoOp && ICE->isGLValue() &&
+                 ICE->getType().isConstQualified());
+  else if (isa<ParenExpr>(S))
+    ChildRead = OnlyRead;
+  else if (const auto *ME = dyn_cast<MemberExpr>(S)) {
+    const auto *MD = dyn_cast<CXXMethodDecl>(ME->getMemberDecl());
+    ChildRead = !ME->isArrow() &&
+                ((OnlyRead && isa<FieldDecl>(ME->getMemberDecl())) ||
+                 (MD && MD->isConst() && !MD->isStatic()));
+  }
   for (const Stmt *C : S->children())
-    collectRefs(C, VD, Out);
+    collectRefs(C, VD, Out, ChildRead);
 }
 } // namespace
 
