@@ -3,9 +3,11 @@
 #include "cudal1/Driver/Pipeline.h"
 #include "cudal1/Rules/ApplyFixes.h"
 
+#include <functional>
 #include <set>
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -67,6 +69,350 @@ std::vector<Finding> Pipeline::findingsToApply(
   return ToApply;
 }
 
+// --- composition (docs/fixes.md, "Composition") ------------------------------
+
+json::Value Composition::toJson() const {
+  json::Array A;
+  for (const Part &P : Parts) {
+    json::Array Fs;
+    for (auto &F : P.Fixes)
+      Fs.push_back(json::Object{{"round", F.first}, {"rule", F.second}});
+    A.push_back(json::Object{{"kernel", P.Kernel},
+                             {"fixes", std::move(Fs)},
+                             {"outcome", P.Outcome}});
+  }
+  return json::Object{{"rounds", Rounds}, {"kernels", std::move(A)}};
+}
+
+std::string Composition::summary() const {
+  std::string Out;
+  for (const Part &P : Parts) {
+    Out += "cuda-l1: kernel '" + P.Kernel + "' combines ";
+    for (size_t I = 0; I < P.Fixes.size(); ++I)
+      Out += (I ? " + " : "") + P.Fixes[I].second + " (round " +
+             std::to_string(P.Fixes[I].first) + ")";
+    Out += ": " + P.Outcome + "\n";
+  }
+  return Out;
+}
+
+namespace {
+/// The fixes of one kernel over the rounds.
+struct KernelFixes {
+  std::vector<std::pair<unsigned, std::string>> Fixes;
+  FixIt Combined; ///< exactness and tolerances: the widest of its fixes
+  bool Later = false; ///< a fix of round 2 or later
+  std::optional<Finding> First; ///< the first fix's finding (its place)
+  void add(unsigned Round, const Finding &F) {
+    Fixes.push_back({Round, F.RuleId});
+    const FixIt &X = *F.Fix;
+    if (!First) {
+      First = F;
+      Combined = FixIt();
+    }
+    if (exactnessRank(X.Exact) > exactnessRank(Combined.Exact))
+      Combined.Exact = X.Exact;
+    Combined.Ulp = std::max(Combined.Ulp, X.Ulp);
+    Combined.Rtol = std::max(Combined.Rtol, X.Rtol);
+    Combined.Atol = std::max(Combined.Atol, X.Atol);
+    Combined.ScaleRtol = std::max(Combined.ScaleRtol, X.ScaleRtol);
+    Combined.NeedsMeasurement |= X.NeedsMeasurement;
+    Later |= Round > 1;
+  }
+};
+
+std::string absolutePath(StringRef P) {
+  SmallString<256> A(P);
+  sys::fs::make_absolute(A);
+  sys::path::remove_dots(A, true);
+  return std::string(A);
+}
+
+/// Adds the edits of the fixes applied in a round, \p Applied (edits in the
+/// coordinates of the round's input), to \p Edits.
+void composeRound(std::map<std::string, std::vector<ComposedEdit>> &Edits,
+                  const std::map<std::string, std::string> &Orig,
+                  const std::vector<const Finding *> &Applied) {
+  std::map<std::string, std::vector<std::pair<TextEdit, std::string>>> ByFile;
+  std::set<TextEdit> Seen;
+  for (const Finding *F : Applied)
+    for (const TextEdit &E : F->Fix->Edits)
+      if (Seen.insert(E).second)
+        ByFile[E.File].push_back({E, F->Kernel});
+  for (auto &KV : ByFile) {
+    // From the end of the file: each edit's offsets stay valid.
+    std::stable_sort(KV.second.begin(), KV.second.end(),
+                     [](const auto &A, const auto &B) {
+                       return A.first.Offset > B.first.Offset;
+                     });
+    for (auto &EK : KV.second)
+      composeEdit(Edits[KV.first], Orig.at(KV.first), EK.first, EK.second);
+  }
+}
+} // namespace
+
+int Pipeline::applyComposed(const AnalysisRun &Run,
+                            const FixVerifyResult *Verified) {
+  // Round 1: the fixes of Run (as verified, without annotations: those go
+  // with the final write), in memory.
+  std::vector<Finding> R1 = Run.Findings;
+  std::map<std::string, std::string> Texts;
+  std::vector<FixOutcome> Outs;
+  ApplyOptions AO = applyOptions(R1, Verified);
+  AO.Result = &Texts;
+  int Exit = cudal1::applyFixes(R1, AO, &Outs);
+  std::set<size_t> Applied1;
+  std::vector<const Finding *> Round;
+  std::map<std::string, KernelFixes> ByKernel;
+  for (const FixOutcome &O : Outs)
+    if (O.State == FixOutcome::Applied) {
+      Applied1.insert(O.F - R1.data());
+      Round.push_back(O.F);
+      ByKernel[O.F->Kernel].add(1, *O.F);
+    }
+  // The original texts of the changed files.
+  std::map<std::string, std::string> Orig;
+  for (const auto &KV : Texts) {
+    if (auto It = Opts.Overlay.find(KV.first); It != Opts.Overlay.end()) {
+      Orig[KV.first] = It->second;
+    } else if (auto B = MemoryBuffer::getFile(KV.first, /*IsText=*/false,
+                                              /*RequiresNull=*/false)) {
+      Orig[KV.first] = (*B)->getBuffer().str();
+    } else {
+      Texts.clear(); // unreadable now: the final write reports it
+      break;
+    }
+  }
+  std::map<std::string, std::vector<ComposedEdit>> Edits;
+  bool Consistent = true;
+  if (!Texts.empty()) {
+    composeRound(Edits, Orig, Round);
+    for (const auto &KV : Texts)
+      Consistent &= cudal1::applyComposed(Edits[KV.first], Orig[KV.first]) == KV.second;
+  }
+  // Rounds 2..MaxComposeRounds: analyse the rewritten buffers again.
+  std::set<std::map<std::string, std::string>> Seen{Texts};
+  unsigned Rounds = Texts.empty() ? 0 : 1;
+  std::vector<AnalysisRun> Later; // the findings the applied fixes point to
+  Later.reserve(MaxComposeRounds);
+  for (unsigned R = 2;
+       R <= std::min(MaxComposeRounds, Opts.ComposeRounds) && Consistent && !Texts.empty();
+       ++R) {
+    Options O = Opts;
+    O.Quiet = true;
+    O.DumpAccesses = false;
+    for (const auto &KV : Texts)
+      O.Overlay[KV.first] = KV.second;
+    // The main files changed (all of them when a header changed).
+    std::vector<std::string> Files;
+    bool Header = false;
+    for (const auto &KV : Texts) {
+      bool Main = false;
+      for (const std::string &F : Opts.Files)
+        if (absolutePath(F) == KV.first) {
+          Files.push_back(F);
+          Main = true;
+        }
+      Header |= !Main;
+    }
+    O.Files = Header ? Opts.Files : Files;
+    Pipeline PK(O);
+    Later.push_back(PK.analyze(false));
+    AnalysisRun &RK = Later.back();
+    if (RK.Status.Failed || RK.RuleCrashed)
+      break;
+    std::map<std::string, std::string> New;
+    ApplyOptions AK = applyOptions(RK.Findings, nullptr);
+    AK.Base = Texts;
+    AK.Result = &New;
+    AK.Quiet = true;
+    AK.Diff = false;
+    AK.ExportFixes.clear();
+    AK.VerifiedLater = Verified != nullptr;
+    Outs.clear();
+    cudal1::applyFixes(RK.Findings, AK, &Outs);
+    std::vector<const Finding *> Applied;
+    for (const FixOutcome &Oc : Outs)
+      if (Oc.State == FixOutcome::Applied)
+        Applied.push_back(Oc.F);
+    std::map<std::string, std::string> Next = Texts;
+    for (auto &KV : New)
+      Next[KV.first] = KV.second;
+    if (Applied.empty() || Next == Texts || !Seen.insert(Next).second)
+      break;
+    for (const auto &KV : Next)
+      if (!Orig.count(KV.first)) { // a file round 1 did not change
+        auto B = MemoryBuffer::getFile(KV.first, false, false);
+        if (!B) {
+          Consistent = false;
+          break;
+        }
+        Orig[KV.first] = (*B)->getBuffer().str();
+      }
+    if (!Consistent)
+      break;
+    auto Saved = Edits;
+    composeRound(Edits, Orig, Applied);
+    for (const auto &KV : Next)
+      if (cudal1::applyComposed(Edits[KV.first], Orig[KV.first]) != KV.second)
+        Consistent = false;
+    if (!Consistent) { // never expected: keep the rounds before
+      Edits = std::move(Saved);
+      break;
+    }
+    for (const Finding *F : Applied)
+      ByKernel[F->Kernel].add(R, *F);
+    Texts = std::move(Next);
+    Rounds = R;
+  }
+  Composed.Rounds = Rounds;
+
+  // The kernels whose edits touch each other form one group.
+  std::map<std::string, std::string> Parent;
+  std::function<std::string(const std::string &)> Find =
+      [&](const std::string &K) -> std::string {
+    auto It = Parent.find(K);
+    if (It == Parent.end() || It->second == K)
+      return Parent[K] = K;
+    return It->second = Find(It->second);
+  };
+  for (auto &KV : Edits)
+    for (const ComposedEdit &E : KV.second)
+      for (const std::string &K : E.Kernels)
+        Parent[Find(K)] = Find(*E.Kernels.begin());
+  // Groups with a fix of a later round become one composed fix.
+  std::map<std::string, std::vector<std::string>> Groups;
+  for (auto &KV : ByKernel)
+    Groups[Find(KV.first)].push_back(KV.first);
+  std::vector<Finding> Composites;
+  std::vector<std::vector<std::string>> CompositeKernels;
+  std::set<std::string> InComposite;
+  for (auto &G : Groups) {
+    bool Later = false;
+    for (const std::string &K : G.second)
+      Later |= ByKernel[K].Later;
+    if (!Later)
+      continue;
+    const std::string &K0 = G.second.front();
+    Finding C = *ByKernel[K0].First;
+    FixIt X = ByKernel[K0].Combined;
+    std::string Rules;
+    for (const std::string &K : G.second) {
+      const FixIt &Y = ByKernel[K].Combined;
+      if (exactnessRank(Y.Exact) > exactnessRank(X.Exact))
+        X.Exact = Y.Exact;
+      X.Ulp = std::max(X.Ulp, Y.Ulp);
+      X.Rtol = std::max(X.Rtol, Y.Rtol);
+      X.Atol = std::max(X.Atol, Y.Atol);
+      X.ScaleRtol = std::max(X.ScaleRtol, Y.ScaleRtol);
+      X.NeedsMeasurement |= Y.NeedsMeasurement;
+      for (auto &F : ByKernel[K].Fixes)
+        if (Rules.find(F.second) == std::string::npos)
+          Rules += (Rules.empty() ? "" : " + ") + F.second;
+      InComposite.insert(K);
+    }
+    X.Proven = true;
+    X.Description = "composed: " + Rules;
+    for (auto &KV : Edits)
+      for (const ComposedEdit &E : KV.second)
+        if (Find(*E.Kernels.begin()) == G.first)
+          X.Edits.push_back(E.Edit);
+    C.RuleId = Rules;
+    C.Message = "fixes composed over rounds: " + Rules;
+    C.Fix = std::move(X);
+    C.Notes.clear();
+    Composites.push_back(std::move(C));
+    CompositeKernels.push_back(G.second);
+  }
+
+  // With --verify=run: each composed kernel verified against the original.
+  std::vector<bool> Keep(Composites.size(), true);
+  std::vector<std::optional<TextEdit>> Annot(Composites.size());
+  std::vector<std::string> Outcome(Composites.size(), "applied");
+  bool Mixed = false;
+  if (Verified && !Composites.empty()) {
+    AnalysisRun CR;
+    CR.Findings = Composites;
+    for (const Finding &C : Composites)
+      if (auto It = Run.Kernels.find(C.Kernel); It != Run.Kernels.end())
+        CR.Kernels[C.Kernel] = It->second;
+    FixVerifyResult CV = verifyFixes(CR);
+    if (CV.Status == 2)
+      reportError("--verify=run: the composed kernels could not be verified; "
+                  "their first round is applied alone");
+    for (size_t I = 0; I < Composites.size(); ++I) {
+      auto D = CV.Decisions.find(I);
+      std::optional<double> Best; // the first round's speedup
+      for (size_t J : Applied1)
+        if (Run.Findings[J].Kernel == Composites[I].Kernel)
+          if (auto V = Verified->Decisions.find(J);
+              V != Verified->Decisions.end() && V->second.Speedup)
+            Best = std::max(Best.value_or(0.0), *V->second.Speedup);
+      if (D == CV.Decisions.end() || !D->second.Apply) {
+        Keep[I] = false;
+        Outcome[I] = "not kept (" +
+                     (D == CV.Decisions.end() ? std::string("not verified")
+                                              : D->second.Why) +
+                     "); its round-1 fixes are applied alone";
+      } else if (Best && D->second.Speedup && *D->second.Speedup < *Best) {
+        Keep[I] = false;
+        Outcome[I] = formatv("verified, but slower ({0:f2}x) than its "
+                             "round-1 fixes ({1:f2}x), which are applied",
+                             *D->second.Speedup, *Best)
+                         .str();
+      } else {
+        Annot[I] = D->second.Annotation;
+        Outcome[I] = D->second.Speedup
+                         ? formatv("verified against the original, {0:f2}x",
+                                   *D->second.Speedup)
+                               .str()
+                         : "verified against the original";
+      }
+      if (!Keep[I]) {
+        Mixed = true;
+        for (const std::string &K : CompositeKernels[I])
+          InComposite.erase(K);
+      }
+    }
+    if (CV.Json)
+      Composed.VerifyJson = CV.Json;
+    Composed.VerifySummary = CV.Summary;
+  }
+  for (size_t I = 0; I < Composites.size(); ++I) {
+    Composition::Part P;
+    P.Kernel = Composites[I].Kernel;
+    for (const std::string &K : CompositeKernels[I])
+      for (auto &F : ByKernel[K].Fixes)
+        P.Fixes.push_back(F);
+    std::stable_sort(P.Fixes.begin(), P.Fixes.end(),
+                     [](auto &A, auto &B) { return A.first < B.first; });
+    P.Outcome = Outcome[I];
+    Composed.Parts.push_back(std::move(P));
+  }
+
+  // The write: the round-1 fixes of the kernels not composed (with their
+  // annotations), and the composed fixes kept.
+  std::vector<Finding> Final = findingsToApply(Run, Verified, {});
+  for (size_t I = 0; I < Final.size(); ++I)
+    if (!Applied1.count(I) || InComposite.count(Final[I].Kernel))
+      Final[I].Fix.reset();
+  for (size_t I = 0; I < Composites.size(); ++I)
+    if (Keep[I]) {
+      Final.push_back(Composites[I]);
+      if (Annot[I])
+        Final.back().Fix->Edits.push_back(*Annot[I]);
+    }
+  ApplyOptions AF = applyOptions(Final, nullptr);
+  AF.Decided = true;
+  // What is written was compile-checked in its round (annotations are
+  // comments), unless first rounds and composed kernels were mixed.
+  AF.CheckCompiles = Mixed;
+  Exit = std::max(Exit, cudal1::applyFixes(Final, AF));
+  if (!Opts.Quiet && Opts.Format == OutputFormat::Text)
+    errs() << Composed.summary();
+  return Exit;
+}
+
 int Pipeline::applyFixes(const AnalysisRun &Analysed,
                          const FixVerifyResult *Verified,
                          const ProposalResult *Proposed) {
@@ -97,6 +443,9 @@ int Pipeline::applyFixes(const AnalysisRun &Analysed,
     Verified = &Merged;
   }
   const AnalysisRun &Run = *RunP;
+  Composed = Composition();
+  if (Opts.AppTest.empty() && RunP == &Analysed && Opts.ComposeRounds > 1)
+    return applyComposed(Run, Verified);
   std::set<size_t> Dropped;
   if (!Opts.AppTest.empty()) {
     int St = appTest(Run, Verified, Dropped);

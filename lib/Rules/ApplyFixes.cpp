@@ -211,6 +211,79 @@ std::string outputPathFor(const std::string &Dir, const std::string &File) {
   return std::string(Out);
 }
 
+// --- composition ----------------------------------------------------------------
+
+void composeEdit(std::vector<ComposedEdit> &Done, const std::string &Original,
+                 const TextEdit &E, const std::string &Kernel) {
+  // The current region [CS, CE) of each done edit, and the shift before it.
+  struct Span {
+    size_t CS, CE;
+    long Before;
+  };
+  std::vector<Span> Spans;
+  long Delta = 0;
+  for (const ComposedEdit &D : Done) {
+    size_t CS = D.Edit.Offset + Delta;
+    Spans.push_back({CS, CS + D.Edit.Replacement.size(), Delta});
+    Delta += long(D.Edit.Replacement.size()) - long(D.Edit.Length);
+  }
+  size_t S = E.Offset, En = E.Offset + E.Length;
+  // The done edits this one touches (overlapping or adjacent).
+  size_t First = Done.size(), Last = 0;
+  for (size_t I = 0; I < Done.size(); ++I)
+    if (Spans[I].CS <= En && S <= Spans[I].CE) {
+      First = std::min(First, I);
+      Last = I;
+    }
+  if (First == Done.size()) {
+    long Before = 0;
+    size_t At = 0;
+    while (At < Done.size() && Spans[At].CE <= S) {
+      Before = Spans[At].Before + long(Done[At].Edit.Replacement.size()) -
+               long(Done[At].Edit.Length);
+      ++At;
+    }
+    ComposedEdit C{E, {Kernel}};
+    C.Edit.Offset = unsigned(long(S) - Before);
+    Done.insert(Done.begin() + At, std::move(C));
+    return;
+  }
+  std::string Cur = applyComposed(Done, Original);
+  size_t U = std::min(S, Spans[First].CS), V = std::max(En, Spans[Last].CE);
+  size_t OS = U == Spans[First].CS ? Done[First].Edit.Offset
+                                   : size_t(long(S) - Spans[First].Before);
+  long AfterLast = Spans[Last].Before +
+                   long(Done[Last].Edit.Replacement.size()) -
+                   long(Done[Last].Edit.Length);
+  size_t OE = V == Spans[Last].CE
+                  ? Done[Last].Edit.Offset + Done[Last].Edit.Length
+                  : size_t(long(En) - AfterLast);
+  ComposedEdit M;
+  M.Edit.File = E.File;
+  M.Edit.Offset = unsigned(OS);
+  M.Edit.Length = unsigned(OE - OS);
+  M.Edit.Replacement = Cur.substr(U, S - U) + E.Replacement +
+                       Cur.substr(En, V - En);
+  M.Kernels.insert(Kernel);
+  for (size_t I = First; I <= Last; ++I)
+    M.Kernels.insert(Done[I].Kernels.begin(), Done[I].Kernels.end());
+  Done.erase(Done.begin() + First, Done.begin() + Last + 1);
+  Done.insert(Done.begin() + First, std::move(M));
+}
+
+std::string applyComposed(const std::vector<ComposedEdit> &Done,
+                          const std::string &Original) {
+  std::string Out;
+  size_t At = 0;
+  for (const ComposedEdit &D : Done) {
+    Out.append(Original, At, D.Edit.Offset - At);
+    Out += D.Edit.Replacement;
+    At = D.Edit.Offset + D.Edit.Length;
+  }
+  Out.append(Original, std::min(At, Original.size()), std::string::npos);
+  return Out;
+}
+
 // --- compile check ------------------------------------------------------------
 
 namespace {
@@ -465,6 +538,17 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
     const FixIt &X = *F.Fix;
     if (X.Exact == Exactness::None)
       continue;
+    if (Opts.Decided) {
+      Cands.push_back({&F, I});
+      continue;
+    }
+    if (Opts.VerifiedLater) {
+      // A later round under --verify=run (docs/fixes.md, "Composition").
+      if (X.Proven && !X.NeedsMeasurement &&
+          (X.Exact != Exactness::FastMath || Opts.AllowFastMath))
+        Cands.push_back({&F, I});
+      continue;
+    }
     if (!X.Proven) {
       Note(F, FixOutcome::NotEligible,
            "offered only: its legality is not proven statically, so it is "
@@ -555,6 +639,10 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
     for (const TextEdit &E : C->F->Fix->Edits) {
       if (Original.count(E.File) || Refused.count(E.File))
         continue;
+      if (auto B = Opts.Base.find(E.File); B != Opts.Base.end()) {
+        Original[E.File] = B->second; // a composition round's input
+        continue;
+      }
       std::string Text, Why;
       if (!readFile(E.File, Text, Why)) {
         reportError(E.File + ": cannot read: " + Why);
@@ -725,8 +813,14 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
     }
   }
 
-  // 6. Outputs.
+  // 6. Outputs (none for a composition round: its texts go to Result).
   std::set<std::string> WriteFailed;
+  if (Opts.Result) {
+    *Opts.Result = NewContents;
+    for (Candidate *C : Final)
+      Out.push_back({C->F, FixOutcome::Applied, ""});
+    return Exit;
+  }
   for (const auto &KV : NewContents) {
     if (Opts.Diff) {
       raw_ostream &OS = Opts.DiffOut ? *Opts.DiffOut : outs();

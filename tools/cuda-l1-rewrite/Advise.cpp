@@ -59,7 +59,8 @@ static bool failsAt(const std::vector<Finding> &Findings, StringRef Level) {
 
 static void printFindings(Pipeline &P, const AnalysisRun &Run,
                           const FixVerifyResult &Verified,
-                          const ProposalResult &Proposed) {
+                          const ProposalResult &Proposed,
+                          const Composition *Composed = nullptr) {
   const Options &O = P.options();
   raw_ostream &OS = O.Diff ? errs() : outs();
   if (O.Format == OutputFormat::Json) {
@@ -69,6 +70,12 @@ static void printFindings(Pipeline &P, const AnalysisRun &Run,
         (*Obj)["verification"] = *Verified.Json;
       if (Proposed.Json)
         (*Obj)["model_proposals"] = *Proposed.Json;
+      if (Composed) { // which fixes each kernel's result combines
+        json::Value C = Composed->toJson();
+        if (Composed->VerifyJson)
+          C.getAsObject()->insert({"verification", *Composed->VerifyJson});
+        (*Obj)["composition"] = std::move(C);
+      }
     }
     printJson(Doc, OS);
   } else if (O.Format == OutputFormat::Sarif) {
@@ -144,10 +151,15 @@ int runAdvise(Pipeline &P, const ModeFlags &M) {
   ProposalResult Proposed;
   if (Llm)
     Proposed = P.proposeWithModel(Run, VerifyFixes ? &Verified : nullptr);
-  printFindings(P, Run, Verified, Proposed);
+  // JSON with fixes applied: printed after applying, with the composition.
+  bool JsonAfter = O.wantsFixes() && O.Format == OutputFormat::Json;
+  if (!JsonAfter)
+    printFindings(P, Run, Verified, Proposed);
 
   int Exit = P.inputStatus();
   if (Verified.Status == 2 || Proposed.Status == 2) {
+    if (JsonAfter)
+      printFindings(P, Run, Verified, Proposed);
     if (Llm && O.Format == OutputFormat::Text)
       (O.Diff ? errs() : outs()) << Proposed.Summary;
     return 2; // no GPU, or bad input: nothing is written
@@ -157,10 +169,15 @@ int runAdvise(Pipeline &P, const ModeFlags &M) {
   if (O.wantsFixes())
     Exit = std::max(Exit, P.applyFixes(Run, VerifyFixes ? &Verified : nullptr,
                                        Llm ? &Proposed : nullptr));
+  if (JsonAfter)
+    printFindings(P, Run, Verified, Proposed, &P.composition());
   if (O.Format == OutputFormat::Text) {
     raw_ostream &OS = O.Diff ? errs() : outs();
     if (O.wantsFixes() && VerifyFixes && Verified.Json)
       OS << Verified.Summary;
+    if (O.wantsFixes() && !P.composition().VerifySummary.empty())
+      OS << "composed kernels, verified against the original:\n"
+         << P.composition().VerifySummary;
     if (Llm)
       OS << Proposed.Summary;
   }

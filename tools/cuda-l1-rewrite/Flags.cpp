@@ -140,6 +140,12 @@ cl::opt<bool> AllowUnverified(
     cl::desc("Apply fixes whose exactness is not bitwise without GPU "
              "verification"),
     cl::cat(Cat));
+cl::opt<unsigned> ComposeRounds(
+    "compose-rounds",
+    cl::desc("Rounds of fixes composed in one run: after a round the "
+             "rewritten files are analysed again and what matches now is "
+             "applied (1: one round, as before; default 4)"),
+    cl::init(4), cl::value_desc("n"), cl::cat(Cat));
 cl::opt<std::string> AppTest(
     "app-test",
     cl::desc("The project's own build-and-test command: run in a scratch copy "
@@ -360,6 +366,7 @@ bool parseFlags(int Argc, const char **Argv,
   O.OutputDir = OutputDir;
   O.ExportFixes = ExportFixes;
   O.AllowUnverified = AllowUnverified;
+  O.ComposeRounds = ComposeRounds;
   O.AllowFastMath = AllowFastMath;
   O.AppTest = AppTest;
   O.AppTestTimeout = AppTestTimeout;

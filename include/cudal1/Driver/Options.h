@@ -71,6 +71,9 @@ struct Options {
   std::string ExportFixes;   ///< --export-fixes=<yaml>
   bool AllowUnverified = false;
   bool AllowFastMath = false;
+  /// --compose-rounds: rounds of fixes composed in one run (docs/fixes.md,
+  /// "Composition"); 1 = one round.
+  unsigned ComposeRounds = 4;
   /// --app-test=<command>: the project's own build-and-test command, run (by
   /// /bin/sh, in a scratch copy of the working folder) with the fixes
   /// applied; fixes that make it fail are found by bisection and dropped.

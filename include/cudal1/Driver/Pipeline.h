@@ -133,6 +133,27 @@ struct FixVerifyResult {
   int Status = 0;
 };
 
+/// What applyFixes() composed (docs/fixes.md, "Composition"): the kernels
+/// whose result combines fixes of several rounds.
+struct Composition {
+  struct Part {
+    std::string Kernel;
+    /// (round, rule id) of each fix the kernel's result combines.
+    std::vector<std::pair<unsigned, std::string>> Fixes;
+    /// "applied"; with --verify=run "verified" or why the composed kernel
+    /// was not kept (its first round is applied alone then).
+    std::string Outcome;
+  };
+  std::vector<Part> Parts;
+  unsigned Rounds = 0; ///< rounds that applied something
+  /// With --verify=run: the composed kernels' verification.
+  std::optional<llvm::json::Value> VerifyJson;
+  std::string VerifySummary;
+  llvm::json::Value toJson() const;
+  /// One line per part: "kernel 'k': a (round 1) + b (round 2): applied".
+  std::string summary() const;
+};
+
 /// verifyCandidates()' result.
 struct CandidatesResult {
   int Exit = 0; ///< 0 a candidate accepted, 1 none, 2 bad input / no GPU
@@ -238,8 +259,14 @@ public:
   /// project's own test command passes with), and the accepted variants of
   /// \p Proposed (whose kernels' rule fixes are then set aside). Returns the
   /// exit status part.
+  /// Fixes are composed to a fixed point: after a round, the rewritten
+  /// buffers are analysed again (in memory, same flags) and what matches
+  /// now is applied, up to MaxComposeRounds rounds (docs/fixes.md).
   int applyFixes(const AnalysisRun &Run, const FixVerifyResult *Verified,
                  const ProposalResult *Proposed = nullptr);
+  /// What the last applyFixes() composed.
+  const Composition &composition() const { return Composed; }
+  static constexpr unsigned MaxComposeRounds = 4;
   /// The model-proposal settings: the defaults, the LLM: of the first input
   /// file's configuration, the command line (docs/llm.md).
   LlmSettings llmSettings();
@@ -277,6 +304,10 @@ public:
                          VerifyReport &Report) const;
 
 private:
+  /// applyFixes() without a test command or model variants: rounds of
+  /// fixes to a fixed point, then one write.
+  int applyComposed(const AnalysisRun &Run, const FixVerifyResult *Verified);
+  Composition Composed;
   Options Opts;
   std::unique_ptr<Frontend> FE;
   ConfigStore Configs;

@@ -23,6 +23,8 @@
 
 #include "cudal1/Analysis/Finding.h"
 #include <functional>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -59,6 +61,23 @@ struct ApplyOptions {
   /// For NVRTC checks (when available) and the export's BuildDirectory.
   std::string CudaPath, GpuArch = "sm_90", BuildDirectory;
 
+  /// Composition rounds (docs/fixes.md, "Composition"): the texts to start
+  /// from instead of the files on disk (the previous round's result; these
+  /// are not checked against their parse).
+  std::map<std::string, std::string> Base;
+  /// When set, nothing is written, diffed or exported: the rewritten
+  /// contents of each changed file go here (a composition round).
+  std::map<std::string, std::string> *Result = nullptr;
+  /// Every fix given was judged eligible by the caller (the final write of
+  /// a composition: each one was checked in its round): no eligibility
+  /// checks.
+  bool Decided = false;
+  /// Eligibility of a composition round after the first under
+  /// --verify=run: fixes that are not bitwise are allowed (the composed
+  /// kernel is verified against the original at the end), fixes that need
+  /// a measurement of their own are not.
+  bool VerifiedLater = false;
+
   bool Quiet = false;
   /// Where --diff goes (default: stdout).
   llvm::raw_ostream *DiffOut = nullptr;
@@ -77,6 +96,25 @@ struct FixOutcome {
 /// not be read or written or was refused because it changed since parsing.
 int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
                std::vector<FixOutcome> *Outcomes = nullptr);
+
+/// An edit of a composition of rounds, in the coordinates of the original
+/// text of its file, with the kernels whose fixes made it.
+struct ComposedEdit {
+  TextEdit Edit;
+  std::set<std::string> Kernels;
+};
+
+/// Adds \p E, an edit in the coordinates of the text \p Done gives when
+/// applied to \p Original, to \p Done (sorted, non-overlapping, in the
+/// coordinates of \p Original). An edit that touches earlier ones is merged
+/// with them into one edit of the original text whose replacement is what
+/// the composed text has there.
+void composeEdit(std::vector<ComposedEdit> &Done, const std::string &Original,
+                 const TextEdit &E, const std::string &Kernel);
+
+/// The text \p Done gives from \p Original (edits of one file).
+std::string applyComposed(const std::vector<ComposedEdit> &Done,
+                          const std::string &Original);
 
 /// Unified diff (3 lines of context) of \p Old -> \p New, labelled
 /// a/<Path> and b/<Path>; "" when equal.

@@ -80,6 +80,19 @@ matvec<<<(M + 255) / 256, 256>>>(A, x, y, M, N);)cuda";
       "floating-point sum is reassociated (tolerance); integer sums are "
       "exact.\n"
       "\n"
+      "An accumulator that starts from another value than zero (`float "
+      "sum = y[row];`, what "
+      "[memory-register-accumulation](memory-register-accumulation.md) "
+      "makes of `y[row] += …` in the loop; a bias; `alpha * sum + beta * "
+      "y[row]` after the loop is code after the loop and runs in lane 0) "
+      "keeps it in lane 0 only: `if (cudal1_lane != 0u) sum = 0;` before "
+      "the loop. The row may be read as `A[row * N + k]` or, for a "
+      "parameter `float A[][N]`, as `A[row][k]`. Accumulations into global "
+      "memory (`y[row] = 0; for (…) y[row] += …;`) are reached by "
+      "composition: `--fix` applies memory-register-accumulation in round "
+      "1 and this rule in round 2 of the same run "
+      "([fixes.md](../fixes.md#composition-rounds-to-a-fixed-point)).\n"
+      "\n"
       "## Measured and verified\n"
       "\n"
       "On an H200, the naive 4096x4096 matrix-vector product (16 blocks of "
@@ -101,9 +114,9 @@ matvec<<<(M + 255) / 256, 256>>>(A, x, y, M, N);)cuda";
       "- the block size is not a constant one-dimensional multiple of 32 "
       "at every launch site, or no launch site is visible, or a grid is "
       "neither an integer expression nor a `dim3` variable;\n"
-      "- the accumulator does not start at zero, is not declared in the "
-      "loop's block, or the loop body is not a single `acc += …` (or it "
-      "calls user functions / reads the accumulator);\n"
+      "- the accumulator is not declared in the loop's block, its initial "
+      "value calls a function or assigns, or the loop body is not a single "
+      "`acc += …` (or it calls user functions / reads the accumulator);\n"
       "- the kernel uses `threadIdx`/`blockIdx`/`blockDim`/`gridDim` "
       "anywhere but in the one row declaration;\n"
       "- statements before the loop store or call (they would run in all "
@@ -139,9 +152,8 @@ void CoalescingWarpPerRow::runOn(ASTContext &Ctx, const CheckContext &CC,
     bool Walk = false;
     forEachStmt(Upd->getRHS(), [&](const Stmt *S) {
       const auto *AS = dyn_cast<ArraySubscriptExpr>(S);
-      if (!AS || !rootPointerParam(AS->getBase(), F))
-        return;
-      if (walksRowPerThread(toAffine(AS->getIdx(), F, Syms)))
+      AffineExpr Idx;
+      if (AS && rowWalkAccess(AS, F, Syms, Idx) && walksRowPerThread(Idx))
         Walk = true;
     });
     if (!Walk)
@@ -180,9 +192,33 @@ Finding CoalescingWarpPerRow::analyze(
   QualType AT = Acc->getType();
   if (!AT->isArithmeticType() || AT.isVolatileQualified())
     return Fail("the accumulator is not an arithmetic scalar");
-  if (!Acc->getInit() ||
-      !isZeroConstant(Ctx, Acc->getInit(), /*RejectNegativeZero=*/true))
-    return Fail("the accumulator does not start at zero");
+  if (!Acc->getInit())
+    return Fail("the accumulator has no initial value");
+  // Another start than zero (`float s = y[row];`, what a register
+  // accumulation of `y[row] += ...` gives; a bias): lane 0 starts from it,
+  // the other lanes from zero. It is read in all 32 lanes, so it must not
+  // store, call or depend on the lane.
+  bool ZeroStart =
+      isZeroConstant(Ctx, Acc->getInit(), /*RejectNegativeZero=*/true);
+  if (!ZeroStart) {
+    bool Pure = true;
+    forEachStmt(Acc->getInit(), [&](const Stmt *X) {
+      if (const auto *CE = dyn_cast<CallExpr>(X)) {
+        const FunctionDecl *FD = CE->getDirectCallee();
+        if (!FD || !SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation())))
+          Pure = false;
+      }
+      if (const auto *B2 = dyn_cast<BinaryOperator>(X))
+        if (B2->isAssignmentOp())
+          Pure = false;
+      if (const auto *U = dyn_cast<UnaryOperator>(X))
+        if (U->isIncrementDecrementOp())
+          Pure = false;
+    });
+    if (!Pure)
+      return Fail("the accumulator's initial value calls a function or "
+                  "assigns (it would run in all 32 lanes)");
+  }
   // The thread index appears only in the row declaration.
   const VarDecl *Row = nullptr;
   unsigned Builtins = 0;
@@ -361,7 +397,11 @@ Finding CoalescingWarpPerRow::analyze(
   std::string IVT =
       IV->getType().getUnqualifiedType().getAsString(Ctx.getPrintingPolicy());
   std::string AccN = Acc->getName().str();
-  std::string T = "for (" + IVT + " " + IVN + " = " + K0T + " + (" + IVT + ")" +
+  std::string T;
+  if (!ZeroStart) // lane 0 keeps the initial value
+    T = "if (" + Lane + " != 0u)\n" + Ind + "  " + Acc->getName().str() +
+        " = 0;\n" + Ind;
+  T += "for (" + IVT + " " + IVN + " = " + K0T + " + (" + IVT + ")" +
                   Lane + "; " + IVN + " < " + EndT + "; " + IVN + " += 32)" +
                   (isa<CompoundStmt>(L->getBody()) ? " " : "\n" + Ind + "  ") +
                   BodyT + "\n";

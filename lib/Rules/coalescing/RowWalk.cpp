@@ -29,6 +29,33 @@ bool walksRowPerThread(const AffineExpr &Idx) {
   return !(CV && *CV >= -1 && *CV <= 1);
 }
 
+const ParmVarDecl *
+rowWalkAccess(const ArraySubscriptExpr *AS, const FunctionFacts &F,
+              const std::map<const VarDecl *, std::string> &Syms,
+              AffineExpr &Idx) {
+  if (AS->getType()->isArrayType())
+    return nullptr; // A[i] of a 2-D array: a row
+  const Expr *B = AS->getBase()->IgnoreParenImpCasts();
+  if (const auto *In = dyn_cast<ArraySubscriptExpr>(B)) {
+    // A[i][j]: the row A[i] has a constant size C.
+    const auto *CAT = dyn_cast<ConstantArrayType>(
+        In->getType()->getUnqualifiedDesugaredType());
+    if (!CAT)
+      return nullptr; // float **A: rows anywhere
+    const ParmVarDecl *P = rootPointerParam(In->getBase(), F);
+    if (!P)
+      return nullptr;
+    Idx = toAffine(In->getIdx(), F, Syms) *
+              AffineExpr::constant(int64_t(CAT->getZExtSize())) +
+          toAffine(AS->getIdx(), F, Syms);
+    return P;
+  }
+  const ParmVarDecl *P = rootPointerParam(AS->getBase(), F);
+  if (P)
+    Idx = toAffine(AS->getIdx(), F, Syms);
+  return P;
+}
+
 const VarDecl *simpleLoop(ASTContext &Ctx, const ForStmt *L, const Expr *&K0,
                           const Expr *&End) {
   std::optional<LoopShape> S = analyzeFor(Ctx, L);

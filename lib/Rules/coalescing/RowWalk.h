@@ -10,12 +10,17 @@
 #define CUDAL1_LIB_RULES_COALESCING_ROWWALK_H
 
 #include "cudal1/Analysis/Affine.h"
+#include "cudal1/Analysis/AstFacts.h"
 #include "clang/AST/Stmt.h"
 
+#include <map>
+#include <string>
 #include <vector>
 
 namespace clang {
+class ArraySubscriptExpr;
 class ASTContext;
+class ParmVarDecl;
 class Expr;
 class VarDecl;
 } // namespace clang
@@ -29,6 +34,15 @@ std::vector<const clang::ForStmt *> forLoopsIn(const clang::Stmt *Body);
 /// thread: unit stride in k, a uniform threadIdx.x coefficient that is not
 /// -1, 0 or 1 (those are coalesced or a broadcast).
 bool walksRowPerThread(const AffineExpr &Idx);
+
+/// The pointer parameter \p AS reads and its index as one flat offset:
+/// `A[e]` gives e; `A[i][j]` on a parameter of type `T A[][C]` (or
+/// `T (*A)[C]`) gives i*C + j. Null for other accesses, and for `A[i]` of
+/// such a parameter (a row, not an element).
+const clang::ParmVarDecl *
+rowWalkAccess(const clang::ArraySubscriptExpr *AS, const FunctionFacts &F,
+              const std::map<const clang::VarDecl *, std::string> &Syms,
+              AffineExpr &Idx);
 
 /// `for (T k = K0; k < END; ++k)` (or k += 1), with k declared in the loop:
 /// the induction variable, its start \p K0 and bound \p End; null when the

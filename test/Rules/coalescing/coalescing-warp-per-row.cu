@@ -71,7 +71,8 @@ __global__ void rowsum_int(const int *A, long long *out, int M, int N) {
 // CHECK-FIXES-NEXT:   out[r] = s;
 // CHECK-FIXES-NEXT: }
 
-// Refused: the accumulator starts from the bias, not zero.
+// The accumulator starts from the bias: lane 0 keeps it, the other lanes
+// start from zero.
 __global__ void matvec_bias(const float *A, const float *x, const float *b,
                             float *y, int M, int N) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;
@@ -83,7 +84,100 @@ __global__ void matvec_bias(const float *A, const float *x, const float *b,
   }
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: each thread sums its own row{{.*}} [coalescing-warp-per-row]
-// CHECK-MESSAGES: note: no fix: the accumulator does not start at zero
+// CHECK-FIXES:      float sum = b[row];
+// CHECK-FIXES-NEXT: if (cudal1_lane != 0u)
+// CHECK-FIXES-NEXT:   sum = 0;
+// CHECK-FIXES-NEXT: for (int k = 0 + (int)cudal1_lane; k < N; k += 32)
+// CHECK-FIXES-NEXT:   sum += A[row * N + k] * x[k];
+// CHECK-FIXES-NEXT: for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1)
+// CHECK-FIXES-NEXT:   sum += __shfl_down_sync(0xffffffffu, sum, cudal1_o);
+// CHECK-FIXES-NEXT: if (cudal1_lane == 0) {
+// CHECK-FIXES-NEXT:   y[row] = sum;
+// CHECK-FIXES-NEXT: }
+
+// gesummv style: alpha and beta factors after the loop (lane 0 runs them),
+// size_t indices, a bound from a macro.
+#define NCOLS 2048
+__global__ void gesummv(const float *A, const float *x, float *y, float alpha,
+                        float beta, size_t M) {
+  size_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < M) {
+    float t = 0.0f;
+    for (size_t j = 0; j < NCOLS; j++)
+      t += A[i * NCOLS + j] * x[j];
+    y[i] = alpha * t + beta * y[i];
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: each thread sums its own row into 't'{{.*}} [coalescing-warp-per-row]
+// CHECK-FIXES:      size_t i = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+// CHECK-FIXES:      for (size_t j = 0 + (size_t)cudal1_lane; j < NCOLS; j += 32)
+// CHECK-FIXES-NEXT:   t += A[i * NCOLS + j] * x[j];
+// CHECK-FIXES:      if (cudal1_lane == 0) {
+// CHECK-FIXES-NEXT:   y[i] = alpha * t + beta * y[i];
+// CHECK-FIXES-NEXT: }
+
+// A fixed-size 2-D array read as A[row][k], long indices, early exit.
+__global__ void matvec_2d(const float A[][512], const float *x, float *y,
+                          long M) {
+  long row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= M)
+    return;
+  float s = 0;
+  for (long k = 0; k < 512; ++k)
+    s += A[row][k] * x[k];
+  y[row] = s;
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-3]]:5: warning: each thread sums its own row into 's'{{.*}} [coalescing-warp-per-row]
+// CHECK-FIXES:      long row = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+// CHECK-FIXES:      for (long k = 0 + (long)cudal1_lane; k < 512; k += 32)
+// CHECK-FIXES-NEXT:   s += A[row][k] * x[k];
+
+// Refused: the initial value calls a user function (it would run in all
+// 32 lanes).
+__device__ float start_of(float *log, int r) {
+  log[r] += 1.0f;
+  return 0.5f;
+}
+__global__ void matvec_call(const float *A, const float *x, float *y,
+                            float *log, int M, int N) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M) {
+    float sum = start_of(log, row);
+    for (int k = 0; k < N; ++k)
+      sum += A[row * N + k] * x[k];
+    y[row] = sum;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: each thread sums its own row{{.*}} [coalescing-warp-per-row]
+// CHECK-MESSAGES: note: no fix: the accumulator's initial value calls a function or assigns
+
+// Refused: the row length differs per row (a triangular walk).
+__global__ void matvec_tri(const float *A, const float *x, float *y, int M,
+                           int N) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M) {
+    float sum = 0.0f;
+    for (int k = 0; k < row; ++k)
+      sum += A[row * N + k] * x[k];
+    y[row] = sum;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: each thread sums its own row{{.*}} [coalescing-warp-per-row]
+// CHECK-MESSAGES: note: no fix: the loop bounds differ between threads
+
+// Not a row walk: a loop-carried dependence through the accumulator is not
+// a sum of independent terms.
+__global__ void matvec_carried(const float *A, float *y, int M, int N) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M) {
+    float sum = 1.0f;
+    for (int k = 0; k < N; ++k)
+      sum += A[row * N + k] * sum;
+    y[row] = sum;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: each thread sums its own row{{.*}} [coalescing-warp-per-row]
+// CHECK-MESSAGES: note: no fix: the summed expression calls user functions, assigns, or reads the accumulator
 
 // Refused: 100-thread blocks are not whole warps.
 __global__ void matvec_100(const float *A, const float *x, float *y, int M,
@@ -130,6 +224,13 @@ int main() {
   matvec<<<grid, 256>>>(A, x, y, M, N);
   rowsum_int<<<M / 128, 128>>>(Ai, out, M, N);
   matvec_bias<<<(M + 255) / 256, 256>>>(A, x, b, y, M, N);
+  gesummv<<<(M + 255) / 256, 256>>>(A, x, y, 1.5f, 0.5f, (size_t)M);
+  float (*A2)[512];
+  cudaMalloc(&A2, M * 512 * sizeof(float));
+  matvec_2d<<<(M + 255) / 256, 256>>>(A2, x, y, M);
+  matvec_call<<<(M + 255) / 256, 256>>>(A, x, y, flag, M, N);
+  matvec_tri<<<(M + 255) / 256, 256>>>(A, x, y, M, N);
+  matvec_carried<<<(M + 255) / 256, 256>>>(A, y, M, N);
   matvec_100<<<(M + 99) / 100, 100>>>(A, x, y, M, N);
   matvec_extra<<<M / 256, 256>>>(A, x, y, flag, M, N);
   return 0;
