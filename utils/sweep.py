@@ -3,7 +3,8 @@
 a folder of programs nobody here wrote and checks that it holds up.
 
     utils/sweep.py [--corpus DIR] [--tool BIN] [-j N] [--limit N] [--only a,b]
-                   [--timeout S] [--out DIR] [--no-nvcc]
+                   [--timeout S] [--out DIR] [--no-nvcc] [--shuffle]
+    utils/sweep.py --summarize --out DIR     (the table of a run, finished or not)
 
 For each .cu file (include folders: the file's folder, its program's folder
 and that folder's include/, common/ and src/ folders) it runs, each with a
@@ -27,6 +28,7 @@ import argparse
 import concurrent.futures as cf
 import json
 import os
+import random
 import re
 import shlex
 import shutil
@@ -114,6 +116,9 @@ def nvcc_compiles(path, incs, timeout):
 
 
 FINDING = re.compile(r": (warning|error): .*\[([a-z0-9-]+)\]$")
+# clang's closing count ("20 errors generated when compiling for sm_90.").
+BARE = re.compile(r"^\d+ (errors?|warnings?)( and \d+ (errors?|warnings?))? generated\b.*$")
+LOCATED = re.compile(r":\d+:\d+: (fatal error|error|warning|note): ")
 
 
 def sweep_file(path, a, has_harness):
@@ -121,12 +126,23 @@ def sweep_file(path, a, has_harness):
     args = ["-I" + i for i in incs]
     r = {"file": os.path.relpath(path, a.corpus), "failures": []}
     fail = lambda what, cmd: r["failures"].append({"what": what, "repro": " ".join(shlex.quote(c) for c in cmd)})
+    r["bare"] = []
+
+    def note_bare(err, step):
+        """clang's "N errors generated" with no located diagnostic in the
+        same output: the tool let a compile check's count through without
+        saying what was checked."""
+        lines = err.split("\n")
+        if any(LOCATED.search(l) for l in lines):
+            return
+        r["bare"] += ["%s: %s" % (step, l.strip()) for l in lines if BARE.match(l.strip())]
     # clang's own parse.
     r["clang_parses"], r["clang_s"] = clang_parse(a.tool, path, args, a.timeout)
     # --list-kernels
     cmd = [a.tool, "--list-kernels", "--format=json", path, "--"] + args
     rc, secs, out, err = run(cmd, a.timeout)
     r["list_rc"], r["list_s"] = rc, secs
+    note_bare(err, "--list-kernels")
     if rc not in CRASH_OK:
         fail("--list-kernels: exit %s" % rc, cmd)
     r["kernels"] = 0
@@ -143,6 +159,7 @@ def sweep_file(path, a, has_harness):
     cmd = [a.tool, path, "--"] + args
     rc, secs, out, err = run(cmd, a.timeout)
     r["advise_rc"], r["advise_s"] = rc, secs
+    note_bare(err, "advise")
     if rc not in CRASH_OK:
         fail("advise: exit %s" % rc, cmd)
     rules = {}
@@ -160,6 +177,7 @@ def sweep_file(path, a, has_harness):
                os.path.join(t, "fixes.yaml"), "-o", o1, path, "--"] + args
         rc, secs, out, err = run(cmd, a.timeout)
         r["fix_rc"], r["fix_s"] = rc, secs
+        note_bare(err, "-o")
         if rc not in CRASH_OK:
             fail("-o: exit %s" % rc, cmd)
         fixes = {}
@@ -191,7 +209,8 @@ def sweep_file(path, a, has_harness):
                         fail("rewritten file no longer compiles with nvcc", ["nvcc", "-arch=sm_90", "-c", new])
             # Idempotence: a second run on the output changes nothing.
             cmd2 = [a.tool, "--allow-unverified", "--allow-fast-math", "-o", o2, new, "--"] + nargs
-            rc2, _, _, _ = run(cmd2, a.timeout)
+            rc2, _, _, err2 = run(cmd2, a.timeout)
+            note_bare(err2, "second -o")
             again = []
             for dp, _, fs in os.walk(o2):
                 again += [os.path.join(dp, f) for f in fs if os.path.basename(f) == os.path.basename(path)]
@@ -210,13 +229,24 @@ def sweep_file(path, a, has_harness):
         r["harness_rc"] = rc
         if rc not in CRASH_OK:
             fail("--print-harness: exit %s" % rc, cmd)
+        note_bare(err, "--print-harness")
         try:
             d = json.loads(out) if rc in (0, 1) else {}
-            ks = d.get("kernels", []) if isinstance(d, dict) else []
-            r["harness_kernels"] = len([k for k in ks if k.get("launch_sites", k.get("launches", 1))])
-            r["harness_complete"] = len([k for k in ks if k.get("complete")])
         except ValueError:
-            pass
+            d = None
+            if rc in (0, 1):
+                fail("--print-harness: not JSON", cmd)
+        if isinstance(d, dict):
+            # {"kernels": [{"kernel", "launch_sites", "status":
+            #   complete|incomplete|no-launch|..., ...}], "summary": {...}}
+            ks = [k for k in d.get("kernels", []) if isinstance(k, dict)]
+            launched = [k for k in ks if k.get("launch_sites", 0) > 0]
+            r["harness_kernels"] = len(launched)
+            r["harness_complete"] = len([k for k in launched if k.get("status") == "complete"])
+            st = {}
+            for k in ks:
+                st[k.get("status", "?")] = st.get(k.get("status", "?"), 0) + 1
+            r["harness_status"] = st
     return r
 
 
@@ -253,12 +283,25 @@ def summarize(results, elapsed):
                  sum(1 for r in results if "idempotent" in r)),
              "| kernels / launch sites | %d / %d |" % (sum(r.get("kernels", 0) for r in results),
                                                      sum(r.get("launches", 0) for r in results)),
-             "| harness inferred with no flags | %s |" % ("%d of %d kernels" % (hc, hk) if hk else "n/a"),
+             "| harness inferred with no flags (complete, of the kernels with a launch site) | %s |" % (
+                 "%d of %d kernels" % (hc, hk) if hk else "n/a"),
+             "| bare \"N errors generated\" lines in the tool's stderr | %d |" % sum(len(r.get("bare", [])) for r in results),
              "| advise time / clang parse time (median) | %.2fx |" % med(ratio("advise_s")),
              "| -o with every fix time / clang parse time (median) | %.2fx |" % med(ratio("fix_s")),
              "", "## Findings and fixes per rule", "", "| rule | findings | fixes |", "|---|---|---|"]
     for k in sorted(set(find) | set(fix)):
         lines.append("| %s | %d | %d |" % (k, find.get(k, 0), fix.get(k, 0)))
+    hs = {}
+    for r in results:
+        for k, v in r.get("harness_status", {}).items():
+            hs[k] = hs.get(k, 0) + v
+    if hs:
+        lines += ["", "## --print-harness statuses", "", "| status | kernels |", "|---|---|"]
+        lines += ["| %s | %d |" % (k, hs[k]) for k in sorted(hs)]
+    bare = [(r["file"], b) for r in results for b in r.get("bare", [])]
+    if bare:
+        lines += ["", "## Bare clang lines in the tool's stderr", ""]
+        lines += ["- %s: %s" % fb for fb in bare]
     lines += ["", "## Failures", ""]
     for r in results:
         for f in r["failures"]:
@@ -278,7 +321,18 @@ def main():
     p.add_argument("--timeout", type=float, default=120)
     p.add_argument("--out", default=os.path.join(ROOT, "build", "sweep"))
     p.add_argument("--no-nvcc", action="store_true")
+    p.add_argument("--shuffle", action="store_true",
+                   help="a fixed pseudo-random order, so that a run stopped early covers a spread of programs")
+    p.add_argument("--summarize", action="store_true",
+                   help="no run: the table from --out's sweep.jsonl (a run stopped early included)")
     a = p.parse_args()
+    if a.summarize:
+        jl = os.path.join(a.out, "sweep.jsonl")
+        results = [json.loads(l) for l in open(jl) if l.strip()]
+        md, crashes = summarize(results, sum(r.get("wall_s", 0) for r in results))
+        open(os.path.join(a.out, "sweep.md"), "w").write(md)
+        print(md)
+        sys.exit(1 if crashes else 0)
     if not os.path.isdir(os.path.join(a.corpus, "src")):
         sys.exit("sweep: %s: not a corpus folder (expected src/<program>-cuda/)" % a.corpus)
     if not os.access(a.tool, os.X_OK):
@@ -287,13 +341,24 @@ def main():
     if a.limit and len(files) > a.limit:
         step = len(files) / a.limit
         files = [files[int(i * step)] for i in range(a.limit)]
+    if a.shuffle:
+        random.Random(18).shuffle(files)
     has_harness = tool_has(a.tool, "print-harness")
     os.makedirs(a.out, exist_ok=True)
     t0 = time.monotonic()
     results = []
+    jl = open(os.path.join(a.out, "sweep.jsonl"), "w")
+
+    def one(f):
+        t = time.monotonic()
+        r = sweep_file(f, a, has_harness)
+        r["wall_s"] = time.monotonic() - t
+        return r
     with cf.ThreadPoolExecutor(max_workers=a.j) as ex:
-        for i, r in enumerate(ex.map(lambda f: sweep_file(f, a, has_harness), files)):
+        for i, r in enumerate(ex.map(one, files)):
             results.append(r)
+            jl.write(json.dumps(r) + "\n")
+            jl.flush()
             print("[%d/%d] %s%s" % (i + 1, len(files), r["file"],
                                     "" if not r["failures"] else "  FAIL: " + "; ".join(f["what"] for f in r["failures"])),
                   flush=True)
