@@ -118,6 +118,18 @@ def nvcc_compiles(path, incs, timeout):
 FINDING = re.compile(r": (warning|error): .*\[([a-z0-9-]+)\]$")
 # clang's closing count ("20 errors generated when compiling for sm_90.").
 BARE = re.compile(r"^\d+ (errors?|warnings?)( and \d+ (errors?|warnings?))? generated\b.*$")
+MAX_PASSES = 4
+# A fix dropped for an overlap with a fix that has priority (docs/fixes.md).
+DROPPED = re.compile(r"\[([a-z0-9-]+)\] fix not applied: its edit overlaps")
+
+
+def fix_rules(yaml_path):
+    try:
+        return re.findall(r"DiagnosticName:\s*'?([a-z0-9-]+)", open(yaml_path).read())
+    except OSError:
+        return []
+
+
 LOCATED = re.compile(r":\d+:\d+: (fatal error|error|warning|note): ")
 
 
@@ -181,11 +193,8 @@ def sweep_file(path, a, has_harness):
         if rc not in CRASH_OK:
             fail("-o: exit %s" % rc, cmd)
         fixes = {}
-        try:
-            for m in re.finditer(r"DiagnosticName:\s*'?([a-z0-9-]+)", open(os.path.join(t, "fixes.yaml")).read()):
-                fixes[m.group(1)] = fixes.get(m.group(1), 0) + 1
-        except OSError:
-            pass
+        for k in fix_rules(os.path.join(t, "fixes.yaml")):
+            fixes[k] = fixes.get(k, 0) + 1
         r["fixes"] = fixes
         rewritten = []
         for dp, _, fs in os.walk(o1):
@@ -207,21 +216,43 @@ def sweep_file(path, a, has_harness):
                     r["nvcc_before"], r["nvcc_after"] = before, after
                     if after is False:
                         fail("rewritten file no longer compiles with nvcc", ["nvcc", "-arch=sm_90", "-c", new])
-            # Idempotence: a second run on the output changes nothing.
-            cmd2 = [a.tool, "--allow-unverified", "--allow-fast-math", "-o", o2, new, "--"] + nargs
-            rc2, _, _, err2 = run(cmd2, a.timeout)
-            note_bare(err2, "second -o")
-            again = []
-            for dp, _, fs in os.walk(o2):
-                again += [os.path.join(dp, f) for f in fs if os.path.basename(f) == os.path.basename(path)]
-            if rc2 not in CRASH_OK:
-                fail("second -o run: exit %s" % rc2, cmd2)
-            else:
+            # Idempotence: a second run on the output changes nothing, except
+            # for fixes the first run dropped because their edit overlapped a
+            # fix with priority ("... which has priority; apply it and run
+            # again", docs/fixes.md "Conflicts"): those runs must converge,
+            # each applying only fixes of rules the run before announced as
+            # dropped that way.
+            cur, cur_args, prev_err = new, nargs, err
+            r["passes"] = 1
+            for k in range(2, MAX_PASSES + 2):
+                ok_dir, fx = os.path.join(t, "o%d" % k), os.path.join(t, "fixes%d.yaml" % k)
+                cmd2 = [a.tool, "--allow-unverified", "--allow-fast-math", "--export-fixes", fx,
+                        "-o", ok_dir, cur, "--"] + cur_args
+                rc2, _, _, err2 = run(cmd2, a.timeout)
+                note_bare(err2, "-o pass %d" % k)
+                if rc2 not in CRASH_OK:
+                    fail("-o pass %d: exit %s" % (k, rc2), cmd2)
+                    break
+                again = []
+                for dp, _, fs in os.walk(ok_dir):
+                    again += [os.path.join(dp, f) for f in fs if os.path.basename(f) == os.path.basename(path)]
                 # -o writes only files it changes: none written is idempotent.
-                same = not again or open(again[0], "rb").read() == open(new, "rb").read()
-                r["idempotent"] = same
-                if not same:
-                    fail("second -o run changed the rewritten file", cmd2)
+                if not again or open(again[0], "rb").read() == open(cur, "rb").read():
+                    r["idempotent"] = k == 2
+                    break
+                announced = set(DROPPED.findall(prev_err))
+                applied = set(fix_rules(fx))
+                if not applied <= announced:
+                    r["idempotent"] = False
+                    fail("-o pass %d changed the rewritten file (fixes of %s; the pass before dropped only %s)"
+                         % (k, ", ".join(sorted(applied - announced)) or "no rule",
+                            ", ".join(sorted(announced)) or "none"), cmd2)
+                    break
+                r["passes"] = k
+                cur, cur_args, prev_err = again[0], ["-I" + os.path.dirname(again[0])] + cur_args, err2
+            else:
+                r["idempotent"] = False
+                fail("-o runs still change the file after %d passes" % (MAX_PASSES + 1), cmd2)
     # --print-harness
     if has_harness:
         cmd = [a.tool, "--print-harness", "--format=json", path, "--"] + args
@@ -281,6 +312,9 @@ def summarize(results, elapsed):
              "| idempotent (second -o run changes nothing) | %d of %d |" % (
                  sum(1 for r in results if r.get("idempotent")),
                  sum(1 for r in results if "idempotent" in r)),
+             "| converge in more -o runs, each applying only fixes the run before dropped for an overlap | %d |" % (
+                 sum(1 for r in results if r.get("passes", 1) > 1 and not any(
+                     "pass" in f["what"] or "passes" in f["what"] for f in r["failures"]))),
              "| kernels / launch sites | %d / %d |" % (sum(r.get("kernels", 0) for r in results),
                                                      sum(r.get("launches", 0) for r in results)),
              "| harness inferred with no flags (complete, of the kernels with a launch site) | %s |" % (

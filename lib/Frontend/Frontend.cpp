@@ -53,6 +53,15 @@ void reportWarning(StringRef Msg) {
 }
 void reportNote(StringRef Msg) { report("note", raw_ostream::BLACK, Msg); }
 
+void quietDiagnosticStats(tooling::ClangTool &Tool) {
+  // clang prints its closing count ("2 errors generated when compiling for
+  // sm_90.") straight to stderr, past any diagnostic consumer, unless caret
+  // diagnostics are off in the invocation. Our consumers keep their own
+  // options (carets included); the callers report what a parse found.
+  Tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
+      "-fno-caret-diagnostics", tooling::ArgumentInsertPosition::BEGIN));
+}
+
 std::string findResourceDir(const char *Argv0, void *MainAddr) {
   std::string Exe = sys::fs::getMainExecutable(Argv0, MainAddr);
   if (!Exe.empty()) {
@@ -307,6 +316,7 @@ FrontendStatus Frontend::run(ArrayRef<std::string> Files, TUHandler &Handler,
     tooling::ClangTool Tool(*DB, {File},
                             std::make_shared<PCHContainerOperations>(),
                             vfs::createPhysicalFileSystem());
+    quietDiagnosticStats(Tool);
     for (const auto &KV : Config.Overlay)
       Tool.mapVirtualFile(KV.first, KV.second);
     std::vector<ParseProblem> Problems;

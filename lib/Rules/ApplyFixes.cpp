@@ -248,6 +248,7 @@ static std::string syntaxCheck(const std::string &MainFile,
     return ""; // not CUDA: one side only, checked as "device"
   OneCommandDatabase DB(MainFile, Args);
   tooling::ClangTool Tool(DB, {MainFile});
+  quietDiagnosticStats(Tool);
   for (const auto &KV : Overlay)
     Tool.mapVirtualFile(KV.first, KV.second);
   std::string Text;
@@ -312,6 +313,7 @@ extractAll(const std::string &MainFile, const std::vector<std::string> &Args,
   std::vector<ExtractedKernel> Out;
   OneCommandDatabase DB(MainFile, Args);
   tooling::ClangTool Tool(DB, {MainFile});
+  quietDiagnosticStats(Tool);
   for (const auto &KV : Overlay)
     Tool.mapVirtualFile(KV.first, KV.second);
   IgnoringDiagConsumer Ignore;
@@ -670,8 +672,15 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
           continue;
         // The original must compile on that side, else it proves nothing.
         std::string Key = std::string(Abs) + (Host ? "#host" : "#device");
-        if (!OrigHostFails.count(Key))
+        if (!OrigHostFails.count(Key)) {
           OrigHostFails[Key] = syntaxCheck(std::string(Abs), Args, Host, {});
+          if (!OrigHostFails[Key].empty())
+            reportNote(std::string("the ") + (Host ? "host" : "device") +
+                       " side of " + M +
+                       " does not compile before the fixes either (" +
+                       OrigHostFails[Key] +
+                       "); that side is not used to check them");
+        }
         if (!OrigHostFails[Key].empty())
           continue;
         Why = std::string("the rewritten file no longer compiles (") +
