@@ -1,5 +1,6 @@
 //===- Frontend.cpp - parse CUDA translation units with Clang ------------===//
 #include "cudal1/Frontend/Frontend.h"
+#include "cudal1/Frontend/Directory.h"
 #include "cudal1/Config.h"
 
 #include "clang/AST/ASTConsumer.h"
@@ -52,6 +53,15 @@ void reportWarning(StringRef Msg) {
   report("warning", raw_ostream::MAGENTA, Msg);
 }
 void reportNote(StringRef Msg) { report("note", raw_ostream::BLACK, Msg); }
+
+std::string existingDirectory(StringRef Dir) {
+  if (!Dir.empty() && sys::fs::is_directory(Dir))
+    return Dir.str();
+  SmallString<256> Cwd;
+  if (!sys::fs::current_path(Cwd))
+    return std::string(Cwd);
+  return "/";
+}
 
 void quietDiagnosticStats(tooling::ClangTool &Tool) {
   // clang prints its closing count ("2 errors generated when compiling for
@@ -113,12 +123,13 @@ public:
         auto &C = Cmds.front();
         C.CommandLine =
             makeParseArgs(C.CommandLine, C.Filename, Opts, C.Directory);
+        C.Directory = existingDirectory(C.Directory);
         Result.push_back(std::move(C));
         return Result;
       }
     }
     tooling::CompileCommand C;
-    C.Directory = std::string(sys::path::parent_path(Abs));
+    C.Directory = existingDirectory(sys::path::parent_path(Abs));
     C.Filename = std::string(Abs);
     C.CommandLine = makeParseArgs({}, Abs, Opts);
     Result.push_back(std::move(C));

@@ -3,6 +3,7 @@
 #include "cudal1/Compile/Nvrtc.h"
 #include "cudal1/Extract/Extract.h"
 #include "cudal1/Frontend/Frontend.h"
+#include "cudal1/Frontend/Directory.h"
 #include "cudal1/Rules/RuleSupport.h"
 
 #include "clang/AST/ASTConsumer.h"
@@ -221,7 +222,7 @@ public:
   std::vector<tooling::CompileCommand>
   getCompileCommands(StringRef) const override {
     tooling::CompileCommand C;
-    C.Directory = std::string(sys::path::parent_path(File));
+    C.Directory = existingDirectory(sys::path::parent_path(File));
     C.Filename = File;
     C.CommandLine = Args;
     return {C};
