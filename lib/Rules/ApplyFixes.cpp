@@ -646,12 +646,15 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
           IsMain = true;
         }
       }
+      // A rewritten file that is not a main file was reached through the
+      // main files (a header, or a .cu another .cu includes): checked
+      // through them. Alone it may not compile at all (it uses what its
+      // includer declared first), which would leave its fixes unchecked.
       if (!IsMain || isHeaderName(KV.first)) {
-        if (!isHeaderName(KV.first))
+        for (const std::string &M : Opts.MainFiles)
+          Mains.insert(M);
+        if (Opts.MainFiles.empty() && !isHeaderName(KV.first))
           Mains.insert(KV.first);
-        else
-          for (const std::string &M : Opts.MainFiles)
-            Mains.insert(M);
       }
     }
     return Mains;
