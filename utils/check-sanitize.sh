@@ -4,7 +4,7 @@
 # build-san/, runs the CPU test suite there, then every fuzzer for a while.
 #   utils/check-sanitize.sh [fuzz seconds per target (default 60)] [lit subset...]
 # With lit subset folders (e.g. Driver Frontend), only those lit folders run;
-# CI runs a subset (see .ci/run). Leak checking is off: Clang keeps its AST
+# CI does not run it (docs/reliability.md says why). Leak checking is off: Clang keeps its AST
 # and other objects to the end of the process on purpose.
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"

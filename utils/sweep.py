@@ -3,7 +3,8 @@
 a folder of programs nobody here wrote and checks that it holds up.
 
     utils/sweep.py [--corpus DIR] [--tool BIN] [-j N] [--limit N] [--only a,b]
-                   [--timeout S] [--out DIR] [--no-nvcc]
+                   [--timeout S] [--out DIR] [--no-nvcc] [--shuffle]
+    utils/sweep.py --summarize --out DIR     (the table of a run, finished or not)
 
 For each .cu file (include folders: the file's folder, its program's folder
 and that folder's include/, common/ and src/ folders) it runs, each with a
@@ -27,6 +28,7 @@ import argparse
 import concurrent.futures as cf
 import json
 import os
+import random
 import re
 import shlex
 import shutil
@@ -114,6 +116,21 @@ def nvcc_compiles(path, incs, timeout):
 
 
 FINDING = re.compile(r": (warning|error): .*\[([a-z0-9-]+)\]$")
+# clang's closing count ("20 errors generated when compiling for sm_90.").
+BARE = re.compile(r"^\d+ (errors?|warnings?)( and \d+ (errors?|warnings?))? generated\b.*$")
+MAX_PASSES = 4
+# A fix dropped for an overlap with a fix that has priority (docs/fixes.md).
+DROPPED = re.compile(r"\[([a-z0-9-]+)\] fix not applied: its edit overlaps")
+
+
+def fix_rules(yaml_path):
+    try:
+        return re.findall(r"DiagnosticName:\s*'?([a-z0-9-]+)", open(yaml_path).read())
+    except OSError:
+        return []
+
+
+LOCATED = re.compile(r":\d+:\d+: (fatal error|error|warning|note): ")
 
 
 def sweep_file(path, a, has_harness):
@@ -121,12 +138,23 @@ def sweep_file(path, a, has_harness):
     args = ["-I" + i for i in incs]
     r = {"file": os.path.relpath(path, a.corpus), "failures": []}
     fail = lambda what, cmd: r["failures"].append({"what": what, "repro": " ".join(shlex.quote(c) for c in cmd)})
+    r["bare"] = []
+
+    def note_bare(err, step):
+        """clang's "N errors generated" with no located diagnostic in the
+        same output: the tool let a compile check's count through without
+        saying what was checked."""
+        lines = err.split("\n")
+        if any(LOCATED.search(l) for l in lines):
+            return
+        r["bare"] += ["%s: %s" % (step, l.strip()) for l in lines if BARE.match(l.strip())]
     # clang's own parse.
     r["clang_parses"], r["clang_s"] = clang_parse(a.tool, path, args, a.timeout)
     # --list-kernels
     cmd = [a.tool, "--list-kernels", "--format=json", path, "--"] + args
     rc, secs, out, err = run(cmd, a.timeout)
     r["list_rc"], r["list_s"] = rc, secs
+    note_bare(err, "--list-kernels")
     if rc not in CRASH_OK:
         fail("--list-kernels: exit %s" % rc, cmd)
     r["kernels"] = 0
@@ -143,6 +171,7 @@ def sweep_file(path, a, has_harness):
     cmd = [a.tool, path, "--"] + args
     rc, secs, out, err = run(cmd, a.timeout)
     r["advise_rc"], r["advise_s"] = rc, secs
+    note_bare(err, "advise")
     if rc not in CRASH_OK:
         fail("advise: exit %s" % rc, cmd)
     rules = {}
@@ -160,14 +189,12 @@ def sweep_file(path, a, has_harness):
                os.path.join(t, "fixes.yaml"), "-o", o1, path, "--"] + args
         rc, secs, out, err = run(cmd, a.timeout)
         r["fix_rc"], r["fix_s"] = rc, secs
+        note_bare(err, "-o")
         if rc not in CRASH_OK:
             fail("-o: exit %s" % rc, cmd)
         fixes = {}
-        try:
-            for m in re.finditer(r"DiagnosticName:\s*'?([a-z0-9-]+)", open(os.path.join(t, "fixes.yaml")).read()):
-                fixes[m.group(1)] = fixes.get(m.group(1), 0) + 1
-        except OSError:
-            pass
+        for k in fix_rules(os.path.join(t, "fixes.yaml")):
+            fixes[k] = fixes.get(k, 0) + 1
         r["fixes"] = fixes
         rewritten = []
         for dp, _, fs in os.walk(o1):
@@ -189,20 +216,43 @@ def sweep_file(path, a, has_harness):
                     r["nvcc_before"], r["nvcc_after"] = before, after
                     if after is False:
                         fail("rewritten file no longer compiles with nvcc", ["nvcc", "-arch=sm_90", "-c", new])
-            # Idempotence: a second run on the output changes nothing.
-            cmd2 = [a.tool, "--allow-unverified", "--allow-fast-math", "-o", o2, new, "--"] + nargs
-            rc2, _, _, _ = run(cmd2, a.timeout)
-            again = []
-            for dp, _, fs in os.walk(o2):
-                again += [os.path.join(dp, f) for f in fs if os.path.basename(f) == os.path.basename(path)]
-            if rc2 not in CRASH_OK:
-                fail("second -o run: exit %s" % rc2, cmd2)
-            else:
+            # Idempotence: a second run on the output changes nothing, except
+            # for fixes the first run dropped because their edit overlapped a
+            # fix with priority ("... which has priority; apply it and run
+            # again", docs/fixes.md "Conflicts"): those runs must converge,
+            # each applying only fixes of rules the run before announced as
+            # dropped that way.
+            cur, cur_args, prev_err = new, nargs, err
+            r["passes"] = 1
+            for k in range(2, MAX_PASSES + 2):
+                ok_dir, fx = os.path.join(t, "o%d" % k), os.path.join(t, "fixes%d.yaml" % k)
+                cmd2 = [a.tool, "--allow-unverified", "--allow-fast-math", "--export-fixes", fx,
+                        "-o", ok_dir, cur, "--"] + cur_args
+                rc2, _, _, err2 = run(cmd2, a.timeout)
+                note_bare(err2, "-o pass %d" % k)
+                if rc2 not in CRASH_OK:
+                    fail("-o pass %d: exit %s" % (k, rc2), cmd2)
+                    break
+                again = []
+                for dp, _, fs in os.walk(ok_dir):
+                    again += [os.path.join(dp, f) for f in fs if os.path.basename(f) == os.path.basename(path)]
                 # -o writes only files it changes: none written is idempotent.
-                same = not again or open(again[0], "rb").read() == open(new, "rb").read()
-                r["idempotent"] = same
-                if not same:
-                    fail("second -o run changed the rewritten file", cmd2)
+                if not again or open(again[0], "rb").read() == open(cur, "rb").read():
+                    r["idempotent"] = k == 2
+                    break
+                announced = set(DROPPED.findall(prev_err))
+                applied = set(fix_rules(fx))
+                if not applied <= announced:
+                    r["idempotent"] = False
+                    fail("-o pass %d changed the rewritten file (fixes of %s; the pass before dropped only %s)"
+                         % (k, ", ".join(sorted(applied - announced)) or "no rule",
+                            ", ".join(sorted(announced)) or "none"), cmd2)
+                    break
+                r["passes"] = k
+                cur, cur_args, prev_err = again[0], ["-I" + os.path.dirname(again[0])] + cur_args, err2
+            else:
+                r["idempotent"] = False
+                fail("-o runs still change the file after %d passes" % (MAX_PASSES + 1), cmd2)
     # --print-harness
     if has_harness:
         cmd = [a.tool, "--print-harness", "--format=json", path, "--"] + args
@@ -210,13 +260,24 @@ def sweep_file(path, a, has_harness):
         r["harness_rc"] = rc
         if rc not in CRASH_OK:
             fail("--print-harness: exit %s" % rc, cmd)
+        note_bare(err, "--print-harness")
         try:
             d = json.loads(out) if rc in (0, 1) else {}
-            ks = d.get("kernels", []) if isinstance(d, dict) else []
-            r["harness_kernels"] = len([k for k in ks if k.get("launch_sites", k.get("launches", 1))])
-            r["harness_complete"] = len([k for k in ks if k.get("complete")])
         except ValueError:
-            pass
+            d = None
+            if rc in (0, 1):
+                fail("--print-harness: not JSON", cmd)
+        if isinstance(d, dict):
+            # {"kernels": [{"kernel", "launch_sites", "status":
+            #   complete|incomplete|no-launch|..., ...}], "summary": {...}}
+            ks = [k for k in d.get("kernels", []) if isinstance(k, dict)]
+            launched = [k for k in ks if k.get("launch_sites", 0) > 0]
+            r["harness_kernels"] = len(launched)
+            r["harness_complete"] = len([k for k in launched if k.get("status") == "complete"])
+            st = {}
+            for k in ks:
+                st[k.get("status", "?")] = st.get(k.get("status", "?"), 0) + 1
+            r["harness_status"] = st
     return r
 
 
@@ -251,14 +312,30 @@ def summarize(results, elapsed):
              "| idempotent (second -o run changes nothing) | %d of %d |" % (
                  sum(1 for r in results if r.get("idempotent")),
                  sum(1 for r in results if "idempotent" in r)),
+             "| converge in more -o runs, each applying only fixes the run before dropped for an overlap | %d |" % (
+                 sum(1 for r in results if r.get("passes", 1) > 1 and not any(
+                     "pass" in f["what"] or "passes" in f["what"] for f in r["failures"]))),
              "| kernels / launch sites | %d / %d |" % (sum(r.get("kernels", 0) for r in results),
                                                      sum(r.get("launches", 0) for r in results)),
-             "| harness inferred with no flags | %s |" % ("%d of %d kernels" % (hc, hk) if hk else "n/a"),
+             "| harness inferred with no flags (complete, of the kernels with a launch site) | %s |" % (
+                 "%d of %d kernels" % (hc, hk) if hk else "n/a"),
+             "| bare \"N errors generated\" lines in the tool's stderr | %d |" % sum(len(r.get("bare", [])) for r in results),
              "| advise time / clang parse time (median) | %.2fx |" % med(ratio("advise_s")),
              "| -o with every fix time / clang parse time (median) | %.2fx |" % med(ratio("fix_s")),
              "", "## Findings and fixes per rule", "", "| rule | findings | fixes |", "|---|---|---|"]
     for k in sorted(set(find) | set(fix)):
         lines.append("| %s | %d | %d |" % (k, find.get(k, 0), fix.get(k, 0)))
+    hs = {}
+    for r in results:
+        for k, v in r.get("harness_status", {}).items():
+            hs[k] = hs.get(k, 0) + v
+    if hs:
+        lines += ["", "## --print-harness statuses", "", "| status | kernels |", "|---|---|"]
+        lines += ["| %s | %d |" % (k, hs[k]) for k in sorted(hs)]
+    bare = [(r["file"], b) for r in results for b in r.get("bare", [])]
+    if bare:
+        lines += ["", "## Bare clang lines in the tool's stderr", ""]
+        lines += ["- %s: %s" % fb for fb in bare]
     lines += ["", "## Failures", ""]
     for r in results:
         for f in r["failures"]:
@@ -278,7 +355,18 @@ def main():
     p.add_argument("--timeout", type=float, default=120)
     p.add_argument("--out", default=os.path.join(ROOT, "build", "sweep"))
     p.add_argument("--no-nvcc", action="store_true")
+    p.add_argument("--shuffle", action="store_true",
+                   help="a fixed pseudo-random order, so that a run stopped early covers a spread of programs")
+    p.add_argument("--summarize", action="store_true",
+                   help="no run: the table from --out's sweep.jsonl (a run stopped early included)")
     a = p.parse_args()
+    if a.summarize:
+        jl = os.path.join(a.out, "sweep.jsonl")
+        results = [json.loads(l) for l in open(jl) if l.strip()]
+        md, crashes = summarize(results, sum(r.get("wall_s", 0) for r in results))
+        open(os.path.join(a.out, "sweep.md"), "w").write(md)
+        print(md)
+        sys.exit(1 if crashes else 0)
     if not os.path.isdir(os.path.join(a.corpus, "src")):
         sys.exit("sweep: %s: not a corpus folder (expected src/<program>-cuda/)" % a.corpus)
     if not os.access(a.tool, os.X_OK):
@@ -287,13 +375,24 @@ def main():
     if a.limit and len(files) > a.limit:
         step = len(files) / a.limit
         files = [files[int(i * step)] for i in range(a.limit)]
+    if a.shuffle:
+        random.Random(18).shuffle(files)
     has_harness = tool_has(a.tool, "print-harness")
     os.makedirs(a.out, exist_ok=True)
     t0 = time.monotonic()
     results = []
+    jl = open(os.path.join(a.out, "sweep.jsonl"), "w")
+
+    def one(f):
+        t = time.monotonic()
+        r = sweep_file(f, a, has_harness)
+        r["wall_s"] = time.monotonic() - t
+        return r
     with cf.ThreadPoolExecutor(max_workers=a.j) as ex:
-        for i, r in enumerate(ex.map(lambda f: sweep_file(f, a, has_harness), files)):
+        for i, r in enumerate(ex.map(one, files)):
             results.append(r)
+            jl.write(json.dumps(r) + "\n")
+            jl.flush()
             print("[%d/%d] %s%s" % (i + 1, len(files), r["file"],
                                     "" if not r["failures"] else "  FAIL: " + "; ".join(f["what"] for f in r["failures"])),
                   flush=True)

@@ -1,5 +1,6 @@
 //===- Frontend.cpp - parse CUDA translation units with Clang ------------===//
 #include "cudal1/Frontend/Frontend.h"
+#include "cudal1/Frontend/Directory.h"
 #include "cudal1/Config.h"
 
 #include "clang/AST/ASTConsumer.h"
@@ -53,6 +54,24 @@ void reportWarning(StringRef Msg) {
 }
 void reportNote(StringRef Msg) { report("note", raw_ostream::BLACK, Msg); }
 
+std::string existingDirectory(StringRef Dir) {
+  if (!Dir.empty() && sys::fs::is_directory(Dir))
+    return Dir.str();
+  SmallString<256> Cwd;
+  if (!sys::fs::current_path(Cwd))
+    return std::string(Cwd);
+  return "/";
+}
+
+void quietDiagnosticStats(tooling::ClangTool &Tool) {
+  // clang prints its closing count ("2 errors generated when compiling for
+  // sm_90.") straight to stderr, past any diagnostic consumer, unless caret
+  // diagnostics are off in the invocation. Our consumers keep their own
+  // options (carets included); the callers report what a parse found.
+  Tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
+      "-fno-caret-diagnostics", tooling::ArgumentInsertPosition::BEGIN));
+}
+
 std::string findResourceDir(const char *Argv0, void *MainAddr) {
   std::string Exe = sys::fs::getMainExecutable(Argv0, MainAddr);
   if (!Exe.empty()) {
@@ -104,12 +123,13 @@ public:
         auto &C = Cmds.front();
         C.CommandLine =
             makeParseArgs(C.CommandLine, C.Filename, Opts, C.Directory);
+        C.Directory = existingDirectory(C.Directory);
         Result.push_back(std::move(C));
         return Result;
       }
     }
     tooling::CompileCommand C;
-    C.Directory = std::string(sys::path::parent_path(Abs));
+    C.Directory = existingDirectory(sys::path::parent_path(Abs));
     C.Filename = std::string(Abs);
     C.CommandLine = makeParseArgs({}, Abs, Opts);
     Result.push_back(std::move(C));
@@ -307,6 +327,7 @@ FrontendStatus Frontend::run(ArrayRef<std::string> Files, TUHandler &Handler,
     tooling::ClangTool Tool(*DB, {File},
                             std::make_shared<PCHContainerOperations>(),
                             vfs::createPhysicalFileSystem());
+    quietDiagnosticStats(Tool);
     for (const auto &KV : Config.Overlay)
       Tool.mapVirtualFile(KV.first, KV.second);
     std::vector<ParseProblem> Problems;

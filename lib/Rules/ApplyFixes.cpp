@@ -3,6 +3,7 @@
 #include "cudal1/Compile/Nvrtc.h"
 #include "cudal1/Extract/Extract.h"
 #include "cudal1/Frontend/Frontend.h"
+#include "cudal1/Frontend/Directory.h"
 #include "cudal1/Rules/RuleSupport.h"
 
 #include "clang/AST/ASTConsumer.h"
@@ -294,7 +295,7 @@ public:
   std::vector<tooling::CompileCommand>
   getCompileCommands(StringRef) const override {
     tooling::CompileCommand C;
-    C.Directory = std::string(sys::path::parent_path(File));
+    C.Directory = existingDirectory(sys::path::parent_path(File));
     C.Filename = File;
     C.CommandLine = Args;
     return {C};
@@ -321,6 +322,7 @@ static std::string syntaxCheck(const std::string &MainFile,
     return ""; // not CUDA: one side only, checked as "device"
   OneCommandDatabase DB(MainFile, Args);
   tooling::ClangTool Tool(DB, {MainFile});
+  quietDiagnosticStats(Tool);
   for (const auto &KV : Overlay)
     Tool.mapVirtualFile(KV.first, KV.second);
   std::string Text;
@@ -385,6 +387,7 @@ extractAll(const std::string &MainFile, const std::vector<std::string> &Args,
   std::vector<ExtractedKernel> Out;
   OneCommandDatabase DB(MainFile, Args);
   tooling::ClangTool Tool(DB, {MainFile});
+  quietDiagnosticStats(Tool);
   for (const auto &KV : Overlay)
     Tool.mapVirtualFile(KV.first, KV.second);
   IgnoringDiagConsumer Ignore;
@@ -731,12 +734,15 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
           IsMain = true;
         }
       }
+      // A rewritten file that is not a main file was reached through the
+      // main files (a header, or a .cu another .cu includes): checked
+      // through them. Alone it may not compile at all (it uses what its
+      // includer declared first), which would leave its fixes unchecked.
       if (!IsMain || isHeaderName(KV.first)) {
-        if (!isHeaderName(KV.first))
+        for (const std::string &M : Opts.MainFiles)
+          Mains.insert(M);
+        if (Opts.MainFiles.empty() && !isHeaderName(KV.first))
           Mains.insert(KV.first);
-        else
-          for (const std::string &M : Opts.MainFiles)
-            Mains.insert(M);
       }
     }
     return Mains;
@@ -758,8 +764,15 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
           continue;
         // The original must compile on that side, else it proves nothing.
         std::string Key = std::string(Abs) + (Host ? "#host" : "#device");
-        if (!OrigHostFails.count(Key))
+        if (!OrigHostFails.count(Key)) {
           OrigHostFails[Key] = syntaxCheck(std::string(Abs), Args, Host, {});
+          if (!OrigHostFails[Key].empty())
+            reportNote(std::string("the ") + (Host ? "host" : "device") +
+                       " side of " + M +
+                       " does not compile before the fixes either (" +
+                       OrigHostFails[Key] +
+                       "); that side is not used to check them");
+        }
         if (!OrigHostFails[Key].empty())
           continue;
         Why = std::string("the rewritten file no longer compiles (") +

@@ -231,6 +231,20 @@ TEST(Pipeline, OverlayFileNeedNotExistOnDisk) {
   EXPECT_EQ(Run.Findings.size(), 1u);
 }
 
+TEST(Pipeline, OverlayInAFolderThatDoesNotExist) {
+  // An editor's buffer (or FuzzRewrite's input) in a folder not on disk:
+  // ClangTool aborted the process ("Cannot chdir into ...") before.
+  std::string Dir = sys::path::parent_path(scratchFile("x.cu", "")).str();
+  SmallString<128> F(Dir);
+  sys::path::append(F, "no-such-folder", "deeper", "unsaved.cu");
+  Options O = optionsFor(std::string(F));
+  O.Rules = "-*,algebraic-float-literal";
+  O.Overlay[std::string(F)] = Kernels;
+  AnalysisRun Run = Pipeline(O).analyze(false);
+  EXPECT_EQ(Run.Status.Failed, 0u);
+  EXPECT_EQ(Run.Findings.size(), 1u);
+}
+
 TEST(Pipeline, ParseErrorsComeBackAsData) {
   std::string F = scratchFile("k.cu", Kernels);
   Options O = optionsFor(F);

@@ -19,6 +19,7 @@ namespace clang {
 class ASTContext;
 class CompilerInstance;
 namespace tooling {
+class ClangTool;
 class CompilationDatabase;
 }
 } // namespace clang
@@ -87,6 +88,11 @@ private:
   FrontendConfig Config;
   std::unique_ptr<clang::tooling::CompilationDatabase> DB;
 };
+
+/// Keeps clang's closing "N errors generated [when compiling for X]." line,
+/// which bypasses diagnostic consumers, off stderr for every parse \p Tool
+/// runs (the caller says what a failed parse means).
+void quietDiagnosticStats(clang::tooling::ClangTool &Tool);
 
 /// Locates clang's resource directory: next to the executable first
 /// (<bin>/../lib/clang/<ver> or <bin>/../lib/cuda-l1/clang), then the one of
