@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CoalescingTransposeTile.h"
+#include "cudal1/Rules/SpelledType.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMapContext.h"
@@ -252,7 +253,7 @@ void CoalescingTransposeTile::runOn(ASTContext &Ctx, const CheckContext &CC,
   std::string I1 = Ind + "  ";
   std::string Tile = uniqueName(K, "cudal1_tile");
   std::string Bs = std::to_string(B);
-  std::string ETs = ET.getAsString(Ctx.getPrintingPolicy());
+  std::string ETs = spelledType(Ctx, ET, InAcc);
   std::string Decls, SwappedDecls;
   for (const Stmt *S : Body->body()) {
     if (S == Last)

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CoalescingWarpPerRow.h"
+#include "cudal1/Rules/SpelledType.h"
 
 #include "RowWalk.h"
 #include "clang/AST/Attr.h"
@@ -358,8 +359,7 @@ Finding CoalescingWarpPerRow::analyze(
   std::string BodyT = sourceText(Ctx, L->getBody()->getSourceRange());
   if (!isa<CompoundStmt>(L->getBody()))
     BodyT += ";";
-  std::string IVT =
-      IV->getType().getUnqualifiedType().getAsString(Ctx.getPrintingPolicy());
+  std::string IVT = spelledType(Ctx, IV);
   std::string AccN = Acc->getName().str();
   std::string T = "for (" + IVT + " " + IVN + " = " + K0T + " + (" + IVT + ")" +
                   Lane + "; " + IVN + " < " + EndT + "; " + IVN + " += 32)" +
