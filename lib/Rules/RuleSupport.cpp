@@ -1,5 +1,6 @@
 //===- RuleSupport.cpp - helpers shared by rewrite rules ------------------===//
 #include "cudal1/Rules/RuleSupport.h"
+#include "cudal1/Rules/SpelledType.h"
 #include "cudal1/Analysis/AstFacts.h"
 #include "cudal1/Frontend/UserCode.h"
 #include "cudal1/Model/KernelModel.h"
@@ -197,6 +198,105 @@ std::string sourceText(const ASTContext &Ctx, SourceRange R) {
   bool Invalid = false;
   StringRef T = Lexer::getSourceText(CR, SM, Ctx.getLangOpts(), &Invalid);
   return Invalid ? "" : T.str();
+}
+
+// --- types as written -----------------------------------------------------------
+
+namespace {
+
+/// The written type of a pointer's or array's element.
+std::optional<TypeLoc> elementLoc(TypeLoc TL) {
+  while (true) {
+    TL = TL.getUnqualifiedLoc();
+    if (auto P = TL.getAs<ParenTypeLoc>())
+      TL = P.getInnerLoc();
+    else if (auto A = TL.getAs<AttributedTypeLoc>())
+      TL = A.getModifiedLoc();
+    else
+      break;
+  }
+  if (auto P = TL.getAs<PointerTypeLoc>())
+    return P.getPointeeLoc();
+  if (auto A = TL.getAs<ArrayTypeLoc>())
+    return A.getElementLoc();
+  return std::nullopt;
+}
+
+/// The written type of the value \p E reads: a variable, a field, an element
+/// of one (p[i], *p).
+std::optional<TypeLoc> writtenLoc(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  const ValueDecl *D = nullptr;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+    D = DRE->getDecl();
+  else if (const auto *ME = dyn_cast<MemberExpr>(E))
+    D = ME->getMemberDecl();
+  if (D) {
+    const auto *DD = dyn_cast<DeclaratorDecl>(D);
+    if (!DD || !DD->getTypeSourceInfo())
+      return std::nullopt;
+    TypeLoc TL = DD->getTypeSourceInfo()->getTypeLoc().getUnqualifiedLoc();
+    if (auto R = TL.getAs<ReferenceTypeLoc>())
+      return R.getPointeeLoc();
+    return TL;
+  }
+  if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
+    if (auto B = writtenLoc(AS->getBase()))
+      return elementLoc(*B);
+    return std::nullopt;
+  }
+  if (const auto *U = dyn_cast<UnaryOperator>(E);
+      U && U->getOpcode() == UO_Deref) {
+    if (auto B = writtenLoc(U->getSubExpr()))
+      return elementLoc(*B);
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+std::string spelledType(const ASTContext &Ctx, QualType T,
+                        const TypeLoc *Written) {
+  T = T.getUnqualifiedType();
+  if (Written && !Written->isNull()) {
+    TypeLoc TL = Written->getUnqualifiedLoc();
+    if (Ctx.hasSameUnqualifiedType(TL.getType(), T)) {
+      const SourceManager &SM = Ctx.getSourceManager();
+      SourceRange R = TL.getSourceRange();
+      SourceLocation B = R.getBegin(), E = R.getEnd();
+      if (B.isMacroID() || E.isMacroID()) {
+        // `#define DATA_TYPE float`: the macro's name, when the macro
+        // expands to exactly this type.
+        SourceLocation MB, ME;
+        if (B.isMacroID() && E.isMacroID() &&
+            Lexer::isAtStartOfMacroExpansion(B, SM, Ctx.getLangOpts(), &MB) &&
+            Lexer::isAtEndOfMacroExpansion(E, SM, Ctx.getLangOpts(), &ME) &&
+            SM.getFileID(MB) == SM.getFileID(ME)) {
+          std::string Text = sourceText(Ctx, SourceRange(MB, ME));
+          if (!Text.empty())
+            return Text;
+        }
+      } else {
+        // A typedef or template parameter: the type with the sugar it was
+        // written with.
+        return TL.getType().getUnqualifiedType().getAsString(
+            Ctx.getPrintingPolicy());
+      }
+    }
+  }
+  return T.getAsString(Ctx.getPrintingPolicy());
+}
+
+std::string spelledType(const ASTContext &Ctx, QualType T, const Expr *From) {
+  std::optional<TypeLoc> TL = From ? writtenLoc(From) : std::nullopt;
+  return spelledType(Ctx, T, TL ? &*TL : nullptr);
+}
+
+std::string spelledType(const ASTContext &Ctx, const DeclaratorDecl *D) {
+  if (!D->getTypeSourceInfo())
+    return spelledType(Ctx, D->getType(), static_cast<const TypeLoc *>(nullptr));
+  TypeLoc TL = D->getTypeSourceInfo()->getTypeLoc();
+  return spelledType(Ctx, D->getType(), &TL);
 }
 
 // --- findings ---------------------------------------------------------------

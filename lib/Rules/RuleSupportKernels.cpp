@@ -13,6 +13,7 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
+#include "clang/AST/StmtCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
@@ -437,6 +438,12 @@ SourceLocation stmtEnd(ASTContext &Ctx, const Stmt *S) {
       Last = W->getBody();
     else if (const auto *I = dyn_cast<IfStmt>(Last))
       Last = I->getElse() ? I->getElse() : I->getThen();
+    else if (const auto *R = dyn_cast<CXXForRangeStmt>(Last))
+      Last = R->getBody();
+    else if (const auto *A = dyn_cast<AttributedStmt>(Last))
+      Last = A->getSubStmt(); // `#pragma unroll` before a loop
+    else if (const auto *Lb = dyn_cast<LabelStmt>(Last))
+      Last = Lb->getSubStmt();
     else
       break;
   }

@@ -4,6 +4,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/ASTMatchers/Dynamic/Diagnostics.h"
 #include "clang/ASTMatchers/Dynamic/Parser.h"
@@ -164,6 +165,40 @@ compileYamlRule(const YamlRuleSpec &Spec, std::vector<RuleFileDiag> &Diags) {
 
 namespace {
 
+/// \p Text is one primary expression or call (no operator outside
+/// parentheses and brackets).
+bool isPrimaryText(StringRef Text) {
+  int Depth = 0;
+  for (char C : Text) {
+    if (C == '(' || C == '[')
+      ++Depth;
+    else if (C == ')' || C == ']')
+      --Depth;
+    else if (Depth == 0 && StringRef("+-*/%<>=!&|^?:,~").contains(C))
+      return false;
+  }
+  return true;
+}
+
+/// The replacement of expression \p E needs parentheses: it is an operand
+/// of an operator (not the right side of an assignment, not a call
+/// argument), so `a * powf(x, 2)` becomes `a * ((x) * (x))`, not the
+/// reassociated `a * (x) * (x)`.
+bool needsParens(ASTContext &Ctx, const Expr *E) {
+  DynTypedNodeList P = Ctx.getParents(*E);
+  while (!P.empty() && P[0].get<ImplicitCastExpr>())
+    P = Ctx.getParents(P[0]);
+  if (P.empty())
+    return false;
+  if (const auto *BO = P[0].get<BinaryOperator>())
+    return !(BO->isAssignmentOp() && BO->getRHS()->IgnoreImpCasts() ==
+                                         E->IgnoreImpCasts()) &&
+           BO->getOpcode() != BO_Comma;
+  return P[0].get<UnaryOperator>() || P[0].get<CastExpr>() ||
+         P[0].get<ArraySubscriptExpr>() || P[0].get<MemberExpr>() ||
+         P[0].get<AbstractConditionalOperator>();
+}
+
 QualType nodeType(const DynTypedNode &N) {
   if (const auto *E = N.get<Expr>())
     return E->getType();
@@ -243,7 +278,11 @@ public:
               break;
             }
             // Node texts must come from editable places too.
-            Fix.Edits.push_back(makeTextEdit(Ctx, E.Range, E.Replacement));
+            std::string Text = E.Replacement;
+            if (const Expr *Root = Res.Nodes.getNodeAs<Expr>(R.Spec.Replace);
+                Root && !isPrimaryText(Text) && needsParens(Ctx, Root))
+              Text = "(" + Text + ")";
+            Fix.Edits.push_back(makeTextEdit(Ctx, E.Range, Text));
           }
           for (const TemplatePiece &P : R.Spec.Template) {
             if (!P.IsNode)

@@ -69,8 +69,11 @@ RuleInfo AlgebraicFloatLiteral::info() const {
       "bitwise (literal exactly representable in float, result converted "
       "straight to float); ulp (4) otherwise";
   I.Doc.Detects =
-      "An unsuffixed floating literal (`0.5`) in arithmetic with a `float` "
-      "value, in device code, where the result ends up in a float.\n"
+      "An unsuffixed floating literal (`0.5`), or a double constant made "
+      "of such literals (`1.0 / 3.0`, `-(0.5 + 2)`), in arithmetic with a "
+      "`float` value, in device code, where the result ends up in a float. "
+      "A constant is one finding (at its first literal) whose fix makes "
+      "every literal of it a float literal.\n"
       "\n"
       "It also reports, without a fix, a double literal whose double "
       "result stays double (passed on in double arithmetic) and a "
@@ -94,10 +97,40 @@ x *= 0.25f;)cuda";
       "converted straight back to float: one IEEE operation rounded to "
       "double then to float equals the same operation rounded to float (53 "
       ">= 2*24+2). Literals in a chain of double operations, or not "
-      "representable (0.1), are `ulp` (4 ulp). Comparisons are only "
+      "representable (0.1), and constants of several literals (`1.0 / 3.0` "
+      "becomes `1.0f / 3.0f`, computed in float), are `ulp` (4 ulp). "
+      "Comparisons are only "
       "rewritten when the literal is exactly representable. Host code and "
       "double data (`double d = x * 0.1`) are left alone.";
   return I;
+}
+
+/// \p E is a double constant made of unsuffixed literals: double literals
+/// (and integer literals converted to double) combined by + - * / and unary
+/// +/-. Its double literals are added to \p Lits (source order).
+static bool doubleConstant(const Expr *E,
+                           std::vector<const FloatingLiteral *> &Lits) {
+  E = E->IgnoreParens();
+  if (const auto *IC = dyn_cast<ImplicitCastExpr>(E)) {
+    if (IC->getCastKind() != CK_IntegralToFloating)
+      return false;
+    return isa<IntegerLiteral>(IC->getSubExpr()->IgnoreParens());
+  }
+  if (!isDouble(E->getType()))
+    return false;
+  if (const auto *L = dyn_cast<FloatingLiteral>(E)) {
+    Lits.push_back(L);
+    return true;
+  }
+  if (const auto *U = dyn_cast<UnaryOperator>(E))
+    return (U->getOpcode() == UO_Minus || U->getOpcode() == UO_Plus) &&
+           doubleConstant(U->getSubExpr(), Lits);
+  if (const auto *B = dyn_cast<BinaryOperator>(E))
+    return (B->isAdditiveOp() || B->getOpcode() == BO_Mul ||
+            B->getOpcode() == BO_Div) &&
+           doubleConstant(B->getLHS(), Lits) &&
+           doubleConstant(B->getRHS(), Lits);
+  return false;
 }
 
 void AlgebraicFloatLiteral::registerMatchers(MatchFinder &F) {
@@ -110,12 +143,22 @@ void AlgebraicFloatLiteral::check(const MatchFinder::MatchResult &R) {
   if (!Lit || !isDouble(Lit->getType()))
     return;
   ASTContext &C = ctx();
-  // The operand: the literal, possibly negated.
-  const Expr *Operand = Lit;
+  // The operand: the largest double constant holding the literal (the
+  // literal, possibly negated, or `1.0 / 3.0`); every literal of it becomes
+  // a float literal, in one finding reported at its first literal.
+  const Expr *Root = Lit, *Operand = Lit;
+  std::vector<const FloatingLiteral *> Lits = {Lit};
   const Expr *P = parentSkippingParens(C, Lit, &Operand);
-  if (const auto *U = dyn_cast_or_null<UnaryOperator>(P);
-      U && (U->getOpcode() == UO_Minus || U->getOpcode() == UO_Plus))
-    P = parentSkippingParens(C, U, &Operand);
+  while (P) {
+    std::vector<const FloatingLiteral *> L;
+    if (!doubleConstant(P, L))
+      break;
+    Root = P;
+    Lits = std::move(L);
+    P = parentSkippingParens(C, Root, &Operand);
+  }
+  if (Lits.front() != Lit)
+    return; // reported with the constant's first literal
   const auto *BO = dyn_cast_or_null<BinaryOperator>(P);
   if (!BO)
     return;
@@ -124,7 +167,12 @@ void AlgebraicFloatLiteral::check(const MatchFinder::MatchResult &R) {
     return;
   BinaryOperatorKind Op = BO->getOpcode();
   const Expr *Other = BO->getLHS() == Operand ? BO->getRHS() : BO->getLHS();
-  bool Bitwise = exactlyFloat(Lit->getValue());
+  // One literal, exactly a float: the operation may stay bitwise. A
+  // constant expression computed in float instead is not.
+  bool Bitwise = exactlyFloat(Lit->getValue()) && Root->IgnoreParens() ==
+                                                      Lit->IgnoreParens();
+  for (const FloatingLiteral *L : Lits)
+    Bitwise = Bitwise && exactlyFloat(L->getValue());
   bool Applies = false;
   // Why the literal, which does promote float data, cannot be changed.
   std::string NoFix;
@@ -185,6 +233,7 @@ void AlgebraicFloatLiteral::check(const MatchFinder::MatchResult &R) {
   if ((!Applies && NoFix.empty()) || !firstInUserCode(Lit->getLocation()))
     return;
   std::string Text = sourceText(C, Lit->getSourceRange());
+  std::string RootText = Root == Lit ? Text : sourceText(C, Root->getSourceRange());
   if (Text.empty()) {
     // In a macro body: the literal's own spelling.
     const SourceManager &SM = C.getSourceManager();
@@ -197,41 +246,61 @@ void AlgebraicFloatLiteral::check(const MatchFinder::MatchResult &R) {
   if (T.empty() || T.ends_with("f") || T.ends_with("F") || T.ends_with("l") ||
       T.ends_with("L"))
     return;
-  Finding F = makeFinding(C, id(), Lit->getLocation(),
-                          "double literal '" + Text +
-                              "' promotes float arithmetic to double "
-                              "(FP64 runs at 1/2 to 1/64 of the FP32 rate); "
-                              "use '" +
-                              Text + "f'",
-                          FD);
+  bool Compound = Lits.size() > 1 || Root->IgnoreParens() != Lit;
+  std::string Fixed = Text + "f";
+  if (Compound) {
+    std::vector<std::pair<const Stmt *, std::string>> Reps;
+    for (const FloatingLiteral *L : Lits)
+      Reps.push_back({L, sourceText(C, L->getSourceRange()) + "f"});
+    Fixed = rewrittenText(C, Root, Reps);
+  }
+  Finding F = makeFinding(
+      C, id(), Lit->getLocation(),
+      Compound ? "double constant '" + RootText +
+                     "' promotes float arithmetic to double (FP64 runs at "
+                     "1/2 to 1/64 of the FP32 rate); use '" +
+                     Fixed + "'"
+               : "double literal '" + Text +
+                     "' promotes float arithmetic to double "
+                     "(FP64 runs at 1/2 to 1/64 of the FP32 rate); "
+                     "use '" +
+                     Text + "f'",
+      FD);
   if (!NoFix.empty()) {
     reportWithoutFix(std::move(F), NoFix);
     return;
   }
-  std::string Why;
-  auto ER = editableRange(
-      C, CharSourceRange::getTokenRange(Lit->getSourceRange()), Why);
-  if (!ER) {
-    F.WhyNoFix = Why;
-  } else {
-    FixIt X;
-    X.Description = "use the float literal " + Text + "f";
-    X.Edits.push_back(makeTextEdit(C, *ER, Text + "f"));
-    if (Bitwise) {
-      X.Exact = Exactness::Bitwise;
-    } else {
-      X.Exact = Exactness::Ulp;
-      X.Ulp = 4;
-      F.Notes.push_back(
-          makeNote(C, Lit->getLocation(),
-                   exactlyFloat(Lit->getValue())
-                       ? "the surrounding expression is then computed in float "
-                         "rather than double: results may differ by a few ulp"
-                       : "the literal is not exactly representable as a float: "
-                         "results may differ by a few ulp"));
+  FixIt X;
+  X.Description = Compound ? "use the float constant " + Fixed
+                           : "use the float literal " + Text + "f";
+  for (const FloatingLiteral *L : Lits) {
+    std::string Why;
+    auto ER = editableRange(
+        C, CharSourceRange::getTokenRange(L->getSourceRange()), Why);
+    std::string LT = L == Lit ? Text : sourceText(C, L->getSourceRange());
+    if (!ER || LT.empty()) {
+      F.WhyNoFix = ER ? "a literal comes from a macro" : Why;
+      report(std::move(F));
+      return;
     }
-    F.Fix = std::move(X);
+    X.Edits.push_back(makeTextEdit(C, *ER, LT + "f"));
   }
+  if (Bitwise) {
+    X.Exact = Exactness::Bitwise;
+  } else {
+    X.Exact = Exactness::Ulp;
+    X.Ulp = 4;
+    F.Notes.push_back(makeNote(
+        C, Lit->getLocation(),
+        Compound ? "the constant is then computed in float rather than "
+                   "double: results may differ by a few ulp"
+        : exactlyFloat(Lit->getValue())
+            ? "the surrounding expression is then computed in float "
+              "rather than double: results may differ by a few ulp"
+            : "the literal is not exactly representable as a float: "
+              "results may differ by a few ulp"));
+  }
+  F.Fix = std::move(X);
   report(std::move(F));
 }
 

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "AlgebraicReciprocalHoist.h"
+#include "cudal1/Rules/SpelledType.h"
 
 #include "FloatTypes.h"
 
@@ -159,7 +160,7 @@ void AlgebraicReciprocalHoist::checkTranslationUnit() {
     X.Description = "compute 1/" + Var + " once before the loop";
     X.Exact = Exactness::Ulp;
     X.Ulp = 2;
-    std::string Type = IsF ? "float" : "double";
+    std::string Type = spelledType(C, G.Var);
     X.Edits.push_back(makeInsertion(C, G.Loop->getBeginLoc(),
                                     "const " + Type + " " + Name + " = " +
                                         (IsF ? "1.0f" : "1.0") + " / " + Var +

@@ -40,7 +40,10 @@ RuleInfo AlgebraicRepeatedSubexpr::info() const {
       "A pure subexpression (no side effects, only known-pure math calls, "
       "at least two operations or a call) written more than once in one "
       "statement (assignment, declaration, return), evaluated "
-      "unconditionally, not using the assigned variable.";
+      "unconditionally, not using the assigned variable. The CUDA built-ins "
+      "(`threadIdx.x`, `blockIdx.x`, `blockDim.x`, `gridDim.x`) are special "
+      "register reads, not calls: `threadIdx.x` written twice is not "
+      "reported (reading it again costs nothing).";
   I.Doc.WhySlow =
       "Index arithmetic and math calls repeated in one statement; the "
       "compiler often but not always merges them (calls, loads through "
@@ -73,7 +76,9 @@ bool AlgebraicRepeatedSubexpr::interesting(const Expr *E) {
   unsigned Ops = 0;
   bool Call = false;
   std::function<void(const Stmt *)> Count = [&](const Stmt *S) {
-    if (!S)
+    // threadIdx.x and the other built-ins: a special register read, not a
+    // call (their pseudo-object form holds a call to __fetch_builtin_x).
+    if (!S || isa<PseudoObjectExpr>(S))
       return;
     if (isa<BinaryOperator>(S) || isa<ArraySubscriptExpr>(S))
       ++Ops;
@@ -150,7 +155,9 @@ void AlgebraicRepeatedSubexpr::check(const MatchFinder::MatchResult &R) {
     std::vector<Cand> Cands;
     std::function<void(const Stmt *, bool)> Walk = [&](const Stmt *X,
                                                        bool Cond) {
-      if (!X)
+      // A built-in (threadIdx.x, blockDim.x, ...) reads a special register:
+      // reading it again costs nothing, and it is no candidate.
+      if (!X || isa<PseudoObjectExpr>(X))
         return;
       if (const auto *E = dyn_cast<Expr>(X)) {
         if (!Cond && interesting(E) && !inMacro(E->getSourceRange())) {

@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CoalescingSmemStaging.h"
+#include "cudal1/Rules/SpelledType.h"
 
 #include "RowWalk.h"
 #include "clang/AST/Attr.h"
@@ -372,7 +373,7 @@ Finding CoalescingSmemStaging::analyze(
       return;
     if (toAffine(DRE, F) == RowA) {
       IdxReps.push_back(
-          {DRE, "((" + V->getType().getAsString(Ctx.getPrintingPolicy()) +
+          {DRE, "((" + spelledType(Ctx, V) +
                     ")(blockIdx.x * blockDim.x + " + R + "))"});
       return;
     }
@@ -618,9 +619,8 @@ Finding CoalescingSmemStaging::analyze(
   }
   if (!isa<CompoundStmt>(L->getBody()))
     BodyText += ";";
-  std::string IVT =
-      IV->getType().getUnqualifiedType().getAsString(Ctx.getPrintingPolicy());
-  std::string ET = ElemT.getAsString(Ctx.getPrintingPolicy());
+  std::string IVT = spelledType(Ctx, IV);
+  std::string ET = spelledType(Ctx, ElemT, Walk);
   std::string Bs = std::to_string(B), TKs = std::to_string(TK);
   std::string I1 = Indent + "  ", I2 = I1 + "  ", I3 = I2 + "  ",
               I4 = I3 + "  ";

@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CoalescingTransposeTile.h"
+#include "cudal1/Rules/SpelledType.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMapContext.h"
@@ -304,7 +305,7 @@ void CoalescingTransposeTile::runOn(ASTContext &Ctx, const CheckContext &CC,
   std::string I1 = Ind + "  ";
   std::string Tile = uniqueName(K, "cudal1_tile");
   std::string Shape = std::to_string(BX) + "x" + std::to_string(BY);
-  std::string ETs = ET.getAsString(Ctx.getPrintingPolicy());
+  std::string ETs = spelledType(Ctx, ET, InAcc);
   std::string Decls, SwappedDecls;
   // The guard: early exits negated, then the copy's own condition.
   std::string Guard, GuardW;

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CoalescingWarpPerRow.h"
+#include "cudal1/Rules/SpelledType.h"
 
 #include "RowWalk.h"
 #include "clang/AST/Attr.h"
@@ -394,8 +395,7 @@ Finding CoalescingWarpPerRow::analyze(
   std::string BodyT = sourceText(Ctx, L->getBody()->getSourceRange());
   if (!isa<CompoundStmt>(L->getBody()))
     BodyT += ";";
-  std::string IVT =
-      IV->getType().getUnqualifiedType().getAsString(Ctx.getPrintingPolicy());
+  std::string IVT = spelledType(Ctx, IV);
   std::string AccN = Acc->getName().str();
   std::string T;
   if (!ZeroStart) // lane 0 keeps the initial value

@@ -70,29 +70,40 @@ RuleInfo LaunchBounds::info() const {
   RuleInfo I;
   I.Id = "launch-bounds";
   I.Category = "launch";
-  I.Summary = "kernel launched only with constant block sizes has no "
-              "__launch_bounds__";
+  I.Summary = "kernel launched only with constant blocks of more than 256 "
+              "threads has no __launch_bounds__";
   I.Exactness = Exactness::Bitwise;
-  I.Help = "Without __launch_bounds__ the compiler allocates registers for "
-           "the largest possible block (1024 threads). When every launch "
-           "uses a constant block of at most N threads, "
-           "__launch_bounds__(N) lets it use registers for that size. "
-           "Results are unchanged; a launch with a larger block would "
-           "fail, so the fix is applied only when every launch of the "
-           "kernel is visible in the file.";
+  I.Help = "Without __launch_bounds__ the compiler may give a thread up to "
+           "255 registers; a block of N threads has 65536/N per thread "
+           "(64K registers per SM on every GPU since sm_30). When every "
+           "launch uses a constant block of at most N threads and 65536/N "
+           "is below 255 (N > 256), __launch_bounds__(N) keeps the kernel "
+           "within that budget: without it a kernel needing more fails to "
+           "launch. With N <= 256 the bound allows 255 registers anyway and "
+           "changes nothing, so it is not reported. Results are unchanged; "
+           "a launch with a larger block would fail, so the fix is applied "
+           "only when every launch of the kernel is visible in the file.";
   I.ExactnessNote =
       "bitwise; applied only when every launch is visible, otherwise "
       "reported without a fix";
   I.Doc.Detects =
       "A kernel without `__launch_bounds__` whose every launch site uses a "
-      "constant block size (literal, constant, `dim3` never changed) below "
-      "1024.";
+      "constant block size (literal, constant, `dim3` never changed) of "
+      "more than 256 and less than 1024 threads.\n"
+      "\n"
+      "Not reported when the largest block has at most 256 threads: "
+      "`__launch_bounds__(N)` then allows 65536/N >= 256 registers per "
+      "thread, more than the 255 a thread can have, so it cannot change "
+      "the code the compiler generates. (A bound below 256 threads only "
+      "matters with a minimum-blocks argument, which needs the kernel's "
+      "register count: that is measured with `--verify=run`, not guessed.)";
   I.Doc.WhySlow =
-      "Without launch bounds the compiler budgets registers for "
-      "1024-thread blocks; with the real maximum it can use more registers "
-      "per thread (fewer spills) or plan occupancy.";
-  I.Doc.Example = R"cuda(__global__ void saxpy(...)   // saxpy<<<g, 256>>>)cuda";
-  I.Doc.Fixed = R"cuda(__global__ void __launch_bounds__(256) saxpy(...))cuda";
+      "Without launch bounds the compiler does not know the block size: "
+      "it may use more registers per thread than a block of N threads can "
+      "have (the launch then fails with 'too many resources requested'), "
+      "and it cannot trade registers for the occupancy that size allows.";
+  I.Doc.Example = R"cuda(__global__ void saxpy(...)   // saxpy<<<g, 512>>>)cuda";
+  I.Doc.Fixed = R"cuda(__global__ void __launch_bounds__(512) saxpy(...))cuda";
   I.Doc.Fix =
       "Inserts `__launch_bounds__(N)` (N = the largest block) before the "
       "kernel's name. A launch with a larger block would fail, so the fix "
@@ -120,7 +131,10 @@ void LaunchBounds::checkKernel(const KernelUnit &K) {
       return;
     Max = std::max(Max, *V);
   }
-  if (Max == 0 || Max == 1024)
+  // The register budget the bound gives a thread: it changes the code only
+  // when it is below what a thread may use anyway (255).
+  constexpr uint64_t RegsPerSM = 65536, MaxRegsPerThread = 255;
+  if (Max == 0 || Max == 1024 || RegsPerSM / Max >= MaxRegsPerThread)
     return;
   std::string Why;
   bool Proven = allLaunchesVisible(C, context(), FD, Why);
@@ -129,7 +143,10 @@ void LaunchBounds::checkKernel(const KernelUnit &K) {
       makeFinding(C, id(), FD->getLocation(),
                   "every launch uses a constant block of at most " + N +
                       " threads; '__launch_bounds__(" + N +
-                      ")' lets the compiler allocate registers for that size",
+                      ")' keeps the kernel within the " +
+                      std::to_string(RegsPerSM / Max) +
+                      " registers per thread such a block has (without it "
+                      "the compiler may use up to 255, and the launch fails)",
                   FD);
   for (const CUDAKernelCallExpr *L : Launches)
     note(F, L->getBeginLoc(), "launched here");

@@ -8,9 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "MemoryHoistInvariantLoad.h"
+#include "cudal1/Rules/SpelledType.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMapContext.h"
+#include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 
@@ -38,7 +40,11 @@ RuleInfo MemoryHoistInvariantLoad::info() const {
       "A global load `p[idx]` that every iteration of a loop performs (it "
       "is in a statement directly in the loop body, not under `if`, `?:`, "
       "`&&`, `||` or a nested loop), whose index and base do not change in "
-      "the loop.\n"
+      "the loop: every variable they use is declared outside the loop, not "
+      "written in it, and is a local, a parameter or a constant (an index "
+      "declared in the body, `int e = list[i]; ... f[e]`, changes every "
+      "iteration; a `__shared__` or global variable may be changed by other "
+      "threads).\n"
       "\n"
       "It also reports, without a fix, the loop-invariant global loads the "
       "symbolic access analysis finds in loops that store to global memory "
@@ -67,7 +73,10 @@ RuleInfo MemoryHoistInvariantLoad::info() const {
       "the statement before the loop, so a `#pragma unroll` in front of "
       "the loop stays valid. When the loop is the unbraced body of an "
       "`if`, `for` or `while` (`if (col < N) for (...) ...`), braces are "
-      "added around the declaration and the loop.\n"
+      "added around the declaration and the loop (with its `#pragma "
+      "unroll`, the declaration goes before the pragma). The local is "
+      "declared with the element type as written (`DATA_TYPE`, a typedef), "
+      "not its canonical type.\n"
       "\n"
       "## When there is no fix\n"
       "\n"
@@ -137,7 +146,9 @@ void MemoryHoistInvariantLoad::runOnLoop(ASTContext &Ctx, const FunctionDecl *K,
                                          std::set<std::string> &Used,
                                          std::vector<Finding> &Out) {
   const Stmt *Body = loopBody(L);
-  std::set<const VarDecl *> Written = varsWrittenIn(L);
+  // Variables written in the loop or declared inside it (a fresh value in
+  // every iteration): an index or base using one is not invariant.
+  std::set<const VarDecl *> Changed = varsChangedIn(L);
   std::vector<const ArraySubscriptExpr *> Cands;
   for (const Stmt *S : topStatements(Body))
     unconditionalLoads(S, Cands);
@@ -148,12 +159,17 @@ void MemoryHoistInvariantLoad::runOnLoop(ASTContext &Ctx, const FunctionDecl *K,
     const ParmVarDecl *P = rootPointerParam(AS->getBase(), F);
     if (!P || !isPureNoMemory(AS->getIdx()))
       continue;
+    // Invariant: every variable of the index and base is declared outside
+    // the loop, not written in it, and holds a value no other thread can
+    // change (a local, a parameter, a constant).
     bool Inv = true;
     for (const Expr *E : {AS->getIdx(), AS->getBase()})
       forEachStmt(E, [&](const Stmt *X) {
         if (const auto *DRE = dyn_cast<DeclRefExpr>(X))
           if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
-            if (Written.count(V))
+            if (Changed.count(V) ||
+                !(V->hasLocalStorage() || V->getType().isConstQualified() ||
+                  V->hasAttr<CUDAConstantAttr>()))
               Inv = false;
       });
     if (!Inv)
@@ -330,8 +346,7 @@ Finding MemoryHoistInvariantLoad::analyze(ASTContext &Ctx,
   while (Used.count(Name))
     Name += "_";
   Used.insert(Name);
-  std::string TypeText =
-      AS->getType().getUnqualifiedType().getAsString(Ctx.getPrintingPolicy());
+  std::string TypeText = spelledType(Ctx, AS->getType(), AS);
   std::string Indent = indentOf(Ctx, L->getBeginLoc());
   std::string Decl = "const " + TypeText + " " + Name + " = " +
                      (First == "true" ? Elem
@@ -340,13 +355,23 @@ Finding MemoryHoistInvariantLoad::analyze(ASTContext &Ctx,
                      ";";
   FixIt Fix;
   Fix.Exact = Exactness::Bitwise;
-  auto LP = Ctx.getParents(*L);
+  // The statement the declaration goes before: the loop with the
+  // attributes in front of it (`#pragma unroll`), which must stay directly
+  // before the loop.
+  const Stmt *Whole = L;
+  DynTypedNodeList LP = Ctx.getParents(*L);
+  while (!LP.empty() && LP[0].get<AttributedStmt>()) {
+    Whole = LP[0].get<AttributedStmt>();
+    LP = Ctx.getParents(*Whole);
+  }
+  if (inMacro(Whole->getSourceRange()))
+    return Fail("the loop comes from a macro expansion");
   const CompoundStmt *CS = LP.empty() ? nullptr : LP[0].get<CompoundStmt>();
   const Stmt *Prev = nullptr;
   if (CS) {
     const Stmt *Last = nullptr;
     for (const Stmt *C : CS->body()) {
-      if (C == L) {
+      if (C == Whole) {
         Prev = Last;
         break;
       }
@@ -362,28 +387,37 @@ Finding MemoryHoistInvariantLoad::analyze(ASTContext &Ctx,
         "\n" + Indent + Decl));
   else if (!CS && !LP.empty()) {
     // The loop is the unbraced body of an if/for/while: `if (c) for ...`
-    // becomes `if (c) {  <decl>  for ... }`.
+    // becomes `if (c) {  <decl>  for ... }`. The declaration goes right
+    // after the new brace, before any pragma of the loop.
     const Stmt *Parent = LP[0].get<Stmt>();
     SourceLocation RParen;
     if (const auto *I = dyn_cast_or_null<IfStmt>(Parent)) {
-      if (I->getThen() == L)
+      if (I->getThen() == Whole)
         RParen = I->getRParenLoc();
     } else if (const auto *F = dyn_cast_or_null<ForStmt>(Parent)) {
-      if (F->getBody() == L)
+      if (F->getBody() == Whole)
         RParen = F->getRParenLoc();
     } else if (const auto *W = dyn_cast_or_null<WhileStmt>(Parent)) {
-      if (W->getBody() == L)
+      if (W->getBody() == Whole)
         RParen = W->getRParenLoc();
+    } else if (const auto *R = dyn_cast_or_null<CXXForRangeStmt>(Parent)) {
+      if (R->getBody() == Whole)
+        RParen = R->getRParenLoc();
     }
     if (RParen.isInvalid() || RParen.isMacroID() ||
         inMacro(Parent->getSourceRange()))
       return Fail("the loop is not directly in a block");
     std::string PInd = indentOf(Ctx, Parent->getBeginLoc());
-    Fix.Edits.push_back(makeInsertion(Ctx, RParen.getLocWithOffset(1), " {"));
-    Fix.Edits.push_back(makeInsertion(Ctx, SM.getExpansionLoc(L->getBeginLoc()),
-                                      Decl + "\n" + Indent));
+    // The loop on its own line keeps its indentation; on the parent's line
+    // it gets the parent's plus two.
+    bool OwnLine =
+        lineIndent(Ctx, SM.getExpansionLoc(L->getBeginLoc())).has_value();
+    std::string BodyInd = OwnLine ? Indent : PInd + "  ";
+    Fix.Edits.push_back(makeInsertion(Ctx, RParen.getLocWithOffset(1),
+                                      " {\n" + BodyInd + Decl +
+                                          (OwnLine ? "" : "\n" + BodyInd)));
     Fix.Edits.push_back(
-        makeInsertion(Ctx, afterStmt(Ctx, L), "\n" + PInd + "}"));
+        makeInsertion(Ctx, afterStmt(Ctx, Whole), "\n" + PInd + "}"));
   } else
     return Fail("the loop is not directly in a block");
   for (const ArraySubscriptExpr *U : Uses)

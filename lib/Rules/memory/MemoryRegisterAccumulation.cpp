@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "MemoryRegisterAccumulation.h"
+#include "cudal1/Rules/SpelledType.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMapContext.h"
@@ -384,7 +385,7 @@ Finding MemoryRegisterAccumulation::analyze(ASTContext &Ctx,
     Name += "_";
   UsedNames.insert(Name);
   QualType T = A.Lhs->getType().getUnqualifiedType();
-  std::string TypeText = T.getAsString(Ctx.getPrintingPolicy());
+  std::string TypeText = spelledType(Ctx, T, A.Lhs);
   std::string Indent = indentOf(Ctx, L->getBeginLoc());
 
   FixIt Fix;

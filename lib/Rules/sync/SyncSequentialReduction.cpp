@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "SyncSequentialReduction.h"
+#include "cudal1/Rules/SpelledType.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMapContext.h"
@@ -353,8 +354,7 @@ void SyncSequentialReduction::match(ASTContext &Ctx, const CheckContext &CC,
     if (MinMax)
       Fix.Exact = Exactness::Bitwise;
   }
-  std::string TypeText =
-      S->getType().getUnqualifiedType().getAsString(Ctx.getPrintingPolicy());
+  std::string TypeText = spelledType(Ctx, S);
   std::string SN = S->getName().str();
   Fix.Edits.push_back(makeTextEdit(
       Ctx,

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "SyncWarpAtomicReduction.h"
+#include "cudal1/Rules/SpelledType.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMapContext.h"
@@ -111,7 +112,7 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
   if (!Uniform)
     return;
   QualType VT = CE->getArg(1)->getType().getUnqualifiedType();
-  std::string VTs = VT.getAsString(Ctx.getPrintingPolicy());
+  std::string VTs = spelledType(Ctx, VT, CE->getArg(1));
   Finding Fd = makeFinding(
       Ctx, "sync-warp-atomic-reduction", CE->getBeginLoc(),
       "every thread does an atomicAdd to the same address '" +

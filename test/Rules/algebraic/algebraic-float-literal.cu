@@ -16,6 +16,14 @@
 // RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
 // RUN: %if nvrtc %{ %cuda-l1-rewrite --extract=all --verify=compile -o %t/ex %t/t.cu | FileCheck --check-prefix=NVRTC %s %}
 // NVRTC: compiled, 0 failed
+// The fixes offered, with their exactness (JSON).
+// RUN: %cuda-l1-rewrite --rules='-*,algebraic-float-literal' --format=json %s | FileCheck --check-prefix=FIX %s
+// All the algebraic rules in one --fix run leave no double arithmetic in a
+// float statement (the pow rule and this rule together), and compile.
+// RUN: cp %s %t/all.cu
+// RUN: %cuda-l1-rewrite --rules='-*,algebraic-*' --fix --allow-unverified %t/all.cu 2>&1 | FileCheck --check-prefix=ALL-MESSAGES %s
+// RUN: grep -v '// CHECK\|// ALL' %t/all.cu | FileCheck --check-prefix=ALL %s
+// RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/all.cu -o %t/all.o %}
 #include <cuda_runtime.h>
 
 __global__ void scale(const float *in, float *out, int n) {
@@ -86,3 +94,40 @@ template __global__ void tmpl<int>(float *, int);
 // Host code is not changed.
 float host_side(float x) { return x * 0.5; }
 // CHECK-FIXES: float host_side(float x) { return x * 0.5; }
+
+// Every double literal and double constant subexpression of a float
+// statement becomes float, not just the first: the constant 1.0 / 3.0 is
+// one finding whose fix changes both literals (computed in float: ulp).
+__global__ void all_float(float *v, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    v[i] = 0.5 * powf(v[i], 2.0f) + 1.0 / 3.0;
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:12: warning: double literal '0.5' {{.*}} [algebraic-float-literal]
+  // CHECK-MESSAGES: t.cu:[[@LINE-2]]:37: warning: double constant '1.0 / 3.0' promotes float arithmetic to double {{.*}}; use '1.0f / 3.0f' [algebraic-float-literal]
+  // CHECK-MESSAGES: note: the constant is then computed in float rather than double
+  // CHECK-FIXES: v[i] = 0.5f * powf(v[i], 2.0f) + 1.0f / 3.0f;
+  // BITWISE: v[i] = 0.5 * powf(v[i], 2.0f) + 1.0 / 3.0;
+  // FIX: "description": "use the float constant 1.0f / 3.0f"
+  // FIX: "exactness": "ulp"
+  // ALL-MESSAGES-DAG: powf(v[i], 2) {{.*}} [algebraic-powf-square]
+  // ALL-MESSAGES-DAG: '1.0 / 3.0' {{.*}} [algebraic-float-literal]
+  // The pow rule's product keeps its parentheses: 0.5 * (x * x), not the
+  // reassociated 0.5 * x * x.
+  // ALL: v[i] = 0.5f * ((v[i]) * (v[i])) + 1.0f / 3.0f;
+}
+
+// A negated constant with an integer operand, in a compound assignment.
+__global__ void neg_const(float *v) {
+  v[threadIdx.x] *= -(0.5 + 2) * v[0];
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:23: warning: double constant '-(0.5 + 2)' {{.*}}; use '-(0.5f + 2)' [algebraic-float-literal]
+  // CHECK-FIXES: v[threadIdx.x] *= -(0.5f + 2) * v[0];
+}
+
+// Negative: a constant that is only converted to float (folded at compile
+// time, no double arithmetic at run time), and double data.
+__global__ void const_only(float *v, double *d) {
+  v[0] = 1.0 / 3.0;
+  d[0] = d[1] * (1.0 / 3.0);
+  // CHECK-FIXES: v[0] = 1.0 / 3.0;
+  // CHECK-FIXES: d[0] = d[1] * (1.0 / 3.0);
+}

@@ -58,7 +58,7 @@ template <typename T, int N> __global__ void tmpl(const T *in, float *out) {
   out[1] = powf(out[2], 2.0f) * N;
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:12: warning: {{.*}} [algebraic-powf-square]
   // CHECK-FIXES: out[0] = pow(in[0], 2);
-  // CHECK-FIXES: out[1] = (out[2]) * (out[2]) * N;
+  // CHECK-FIXES: out[1] = ((out[2]) * (out[2])) * N;
 }
 template __global__ void tmpl<float, 4>(const float *, float *);
 template __global__ void tmpl<double, 2>(const double *, float *);

@@ -32,3 +32,15 @@ __global__ void stencil(const float *in, float *out, int n, int w) {
   out[0] = n;
   // CHECK-FIXES: out[k * w + 2] = out[k++ * w + 2];
 }
+
+// Negative: the CUDA built-ins read special registers; reading one twice
+// costs nothing, so a built-in alone is no repeated subexpression (a
+// built-in used in larger repeated arithmetic still is: below).
+__global__ void builtins(float *out, const float *in, int n) {
+  out[threadIdx.x] = in[threadIdx.x] + in[threadIdx.x + blockDim.x];
+  out[blockIdx.x * 2] = in[blockIdx.x] * gridDim.x + blockDim.y * gridDim.x;
+  // CHECK-FIXES: out[threadIdx.x] = in[threadIdx.x] + in[threadIdx.x + blockDim.x];
+  // CHECK-FIXES: out[blockIdx.x * 2] = in[blockIdx.x] * gridDim.x + blockDim.y * gridDim.x;
+  out[n + blockIdx.x * blockDim.x] = in[n + blockIdx.x * blockDim.x];
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:7: warning: 'n + blockIdx.x * blockDim.x' is computed 2 times{{.*}} [algebraic-repeated-subexpr]
+}

@@ -122,6 +122,107 @@ __global__ void conditional(const float *s, float *out, int n, int row) {
 // CHECK-MESSAGES: note: no fix: the rewrite hoists loads that every iteration performs unconditionally{{.*}}
 // CHECK-FIXES: out[j] = s[row] * 2.0f;
 
+// Not reported: the index is declared inside the loop body, so it has a
+// fresh value in every iteration (a gather through an index list), even
+// with a variable of the same name outside the loop.
+__global__ void gather(const int *__restrict__ list, const float *__restrict__ f,
+                       float *__restrict__ out, int n) {
+  float acc = 0.0f;
+  int e = 0;
+  for (int i = 0; i < n; ++i) {
+    int e = list[i];
+    acc += f[e];
+  }
+  out[threadIdx.x] = acc + f[e];
+}
+
+// Not reported: the offset is computed in the loop by a device function
+// and the element read into a local declared there.
+__device__ int offset_of(int c, int w) { return c * w; }
+__global__ void window_sum(const float *__restrict__ src,
+                           float *__restrict__ dst, int c0, int c1, int w) {
+  float sum = 0.0f;
+  for (int c = c0; c < c1; ++c) {
+    const int off = offset_of(c, w) + threadIdx.x;
+    const float v = src[off];
+    sum += v * v;
+  }
+  dst[threadIdx.x] = sum;
+}
+
+// Not reported: the index is a __shared__ variable, which other threads
+// may change (not a value of this thread).
+__global__ void shared_index(const float *__restrict__ s,
+                             float *__restrict__ out, int n) {
+  __shared__ int pick;
+  if (threadIdx.x == 0)
+    pick = n / 2;
+  __syncthreads();
+  float acc = 0.0f;
+  for (int k = 0; k < n; ++k)
+    acc += s[pick] * k;
+  out[threadIdx.x] = acc;
+}
+
+// A loop with `#pragma unroll` as the first statement of a block: the
+// declaration goes before the pragma, which stays on the loop.
+__global__ void unrolled(const float *__restrict__ s, float *__restrict__ out,
+                         int r) {
+#pragma unroll
+  for (int k = 0; k < 8; ++k)
+    out[r * 8 + k] = s[r] * k;
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:22: warning: 's[r]' is loaded {{.*}} [memory-hoist-invariant-load]
+// CHECK-FIXES:      int r) {
+// CHECK-FIXES-NEXT: const float s_inv = ((0) < 8) ? s[r] : float();
+// CHECK-FIXES-NEXT: #pragma unroll
+// CHECK-FIXES-NEXT:   for (int k = 0; k < 8; ++k)
+// CHECK-FIXES-NEXT:     out[r * 8 + k] = s_inv * k;
+
+// A `#pragma unroll` loop that is the unbraced body of a loop: braces
+// around the declaration, the pragma and the loop.
+__global__ void unrolled_inner(const float *__restrict__ s,
+                               float *__restrict__ out, int n) {
+  float acc = 0.0f;
+  for (int i = 0; i < n; ++i)
+#pragma unroll 4
+    for (int k = 0; k < n; ++k)
+      acc += s[i] * k;
+  out[threadIdx.x] = acc;
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-3]]:14: warning: 's[i]' is loaded {{.*}} [memory-hoist-invariant-load]
+// CHECK-FIXES:      for (int i = 0; i < n; ++i) {
+// CHECK-FIXES-NEXT:     const float s_inv = ((0) < n) ? s[i] : float();
+// CHECK-FIXES-NEXT: #pragma unroll 4
+// CHECK-FIXES-NEXT:     for (int k = 0; k < n; ++k)
+// CHECK-FIXES-NEXT:       acc += s_inv * k;
+// CHECK-FIXES-NEXT:   }
+// CHECK-FIXES-NEXT:   out[threadIdx.x] = acc;
+
+// The inner loop on the line of the outer one, brace-less bodies.
+__global__ void one_line(const float *__restrict__ s, float *__restrict__ out,
+                         int n) {
+  float acc = 0.0f;
+  for (int i = 0; i < n; ++i) for (int k = 0; k < n; ++k) acc += s[i] * k;
+  out[threadIdx.x] = acc;
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-3]]:66: warning: 's[i]' is loaded {{.*}} [memory-hoist-invariant-load]
+// CHECK-FIXES:      for (int i = 0; i < n; ++i) {
+// CHECK-FIXES-NEXT:     const float s_inv = ((0) < n) ? s[i] : float();
+// CHECK-FIXES-NEXT:     for (int k = 0; k < n; ++k) acc += s_inv * k;
+// CHECK-FIXES-NEXT:   }
+
+// Types as written: the element type is a macro; the local is declared
+// with the macro, so the code stays right when the macro changes.
+#define DATA_TYPE float
+__global__ void macro_type(const DATA_TYPE *__restrict__ s,
+                           DATA_TYPE *__restrict__ out, int n, int r) {
+  for (int k = 0; k < n; ++k)
+    out[r * n + k] = s[r] + k;
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:22: warning: 's[r]' is loaded {{.*}} [memory-hoist-invariant-load]
+// CHECK-FIXES: const DATA_TYPE s_inv = ((0) < n) ? s[r] : DATA_TYPE();
+
 #ifndef __CUDACC_RTC__
 int main() {
   float *A, *s, *out;

@@ -13,6 +13,11 @@
 // with its context.
 // RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
 // RUN: %if nvrtc %{ %cuda-l1-rewrite --extract=all --verify=compile -o %t/ex %t/t.cu | FileCheck --check-prefix=NVRTC %s %}
+// Types as written: with DATA_TYPE redefined as double, the rewritten file
+// still declares the accumulator as DATA_TYPE and compiles.
+// RUN: sed 's/^#define DATA_TYPE float$/#define DATA_TYPE double/' %t/t.cu > %t/d.cu
+// RUN: grep -v '// CHECK\|// DOUBLE' %t/d.cu | FileCheck --check-prefix=DOUBLE %s
+// RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/d.cu -o %t/d.o %}
 // NVRTC: compiled, 0 failed
 #ifndef __CUDACC_RTC__
 #include <cuda_runtime.h>
@@ -130,6 +135,22 @@ __global__ void already_good(const float *__restrict__ A, float *y, int N) {
   }
   y[i] = s;
 }
+
+// The element type is a macro (as in benchmark suites built for float or
+// double): the accumulator is declared with the macro, not 'float'.
+#define DATA_TYPE float
+__global__ void rowsum_macro(const DATA_TYPE *__restrict__ A,
+                             DATA_TYPE *__restrict__ out, int N) {
+  int row = blockIdx.x;
+  for (int k = 0; k < N; ++k)
+    out[row] += A[row * N + k];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: 'out[row]' is loaded from and stored to global memory on every iteration {{.*}} [memory-register-accumulation]
+// CHECK-FIXES:      DATA_TYPE out_acc = out[row];
+// CHECK-FIXES-NEXT: for (int k = 0; k < N; ++k)
+// CHECK-FIXES-NEXT:   out_acc += A[row * N + k];
+// DOUBLE:      #define DATA_TYPE double
+// DOUBLE:      DATA_TYPE out_acc = out[row];
 
 #ifndef __CUDACC_RTC__
 void run_wrapped(const float *A, float *y) { through_wrapper<<<1, 16>>>(A, y, 16); }
