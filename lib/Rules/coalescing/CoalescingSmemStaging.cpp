@@ -218,7 +218,9 @@ Finding CoalescingSmemStaging::analyze(
   }
   auto Block = *BlockOr;
   if (Block[1] != 1 || Block[2] != 1) {
-    refuse(Fd, "the block is not one-dimensional");
+    std::string Redundant = redundantBlockDimsWhy(Ctx, K, Block);
+    refuse(Fd, Redundant.empty() ? "the block is not one-dimensional"
+                                 : Redundant);
     return Fd;
   }
   uint64_t B = Block[0];
