@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cudal1/Analysis/AstFacts.h"
+#include "cudal1/Rules/BuiltinUse.h"
 #include "cudal1/Frontend/UserCode.h"
 #include "cudal1/Model/KernelModel.h"
 #include "cudal1/Rules/RuleSupport.h"

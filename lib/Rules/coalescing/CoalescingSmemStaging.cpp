@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CoalescingSmemStaging.h"
+#include "cudal1/Rules/BuiltinUse.h"
 
 #include "RowWalk.h"
 #include "clang/AST/Attr.h"

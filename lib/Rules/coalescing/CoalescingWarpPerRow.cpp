@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CoalescingWarpPerRow.h"
+#include "cudal1/Rules/BuiltinUse.h"
 
 #include "RowWalk.h"
 #include "clang/AST/Attr.h"

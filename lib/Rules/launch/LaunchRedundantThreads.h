@@ -9,6 +9,7 @@
 #define CUDAL1_LIB_RULES_LAUNCH_LAUNCHREDUNDANTTHREADS_H
 
 #include "../RuleCheck.h"
+#include "cudal1/Rules/BuiltinUse.h"
 
 namespace clang {
 class CUDAKernelCallExpr;

@@ -219,7 +219,7 @@ __global__ void matvec_2d(const float *A, const float *x, float *y, int M,
     y[row] = sum;
   }
 }
-// CHECK-MESSAGES: t.cu:[[@LINE-5]]:14: warning: each thread walks its own row{{.*}} [coalescing-smem-staging]
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:14: warning: each thread walks its own row{{.*}} [coalescing-smem-staging]
 // CHECK-MESSAGES: note: the row loop
 // CHECK-MESSAGES: note: no fix: the block is 32x8 but the kernel reads only threadIdx.x: 8 threads per element do the same work (launch-redundant-threads launches each once; with a one-dimensional block this rule applies)
 

@@ -9,6 +9,14 @@
 // RUN: %cuda-l1-rewrite --rules='-*,launch-redundant-threads' --fix --allow-unverified %t/t.cu 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=SECOND
 // RUN: diff %t/once.cu %t/t.cu
+// Once the launch is one-dimensional, coalescing-warp-per-row (which refuses
+// the 2-D block) applies to the row sum.
+// RUN: %cuda-l1-rewrite --rules='-*,coalescing-warp-per-row' %s 2>&1 | FileCheck --check-prefix=BEFORE %s
+// BEFORE: warning: each thread sums its own row
+// BEFORE: note: no fix: the block is 32x8 but the kernel reads only threadIdx.x
+// RUN: %cuda-l1-rewrite --rules='-*,coalescing-warp-per-row' --format=json %t/t.cu | FileCheck --check-prefix=AFTER %s
+// AFTER: "description": "one warp per row
+// AFTER: "message": "each thread sums its own row
 // The fixes offered, with their exactness (JSON).
 // RUN: %cuda-l1-rewrite --rules='-*,launch-redundant-threads' --format=json %s | FileCheck --check-prefix=FIX %s
 // The rewritten file compiles: nvcc, and NVRTC for every kernel extracted
@@ -85,6 +93,17 @@ __global__ void vote(const float *in, float *out, int n) {
     out[i] = (float)c;
 }
 
+// One thread per row, summing it.
+__global__ void rowsum(const float *A, float *y, int M, int N) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M) {
+    float sum = 0.0f;
+    for (int k = 0; k < N; ++k)
+      sum += A[row * N + k];
+    y[row] = sum;
+  }
+}
+
 void launch(const float *in, float *out, float *acc, const int *keys,
             int *hist, int n, int w, int h, int ny) {
   // A local dim3 used by this launch only: changed where it is declared.
@@ -153,6 +172,11 @@ void run(dim3 threads, const float *in, float *out, int n) {
 }
 
 void caller(const float *in, float *out, int n) {
+  dim3 rows(32, 8);
+  rowsum<<<(n + 31) / 32, rows>>>(in, out, n, n);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: 'rowsum' never reads threadIdx.y{{.*}}8 threads per element
+  // CHECK-MESSAGES: note: 'rows' is used by this launch only
+  // CHECK-FIXES: dim3 rows(32, 1);
   run(dim3(32, 8), in, out, n);
   // CHECK-FIXES: run(dim3(32, 8), in, out, n);
 }
