@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cudal1/Analysis/AstFacts.h"
+#include "cudal1/Rules/BuiltinUse.h"
 #include "cudal1/Frontend/UserCode.h"
 #include "cudal1/Model/KernelModel.h"
 #include "cudal1/Rules/RuleSupport.h"
@@ -421,6 +422,147 @@ constantBlock(const CheckContext &CC, const FunctionDecl *K, std::string &Why) {
     return std::nullopt;
   }
   return Block;
+}
+
+namespace {
+/// Walks a kernel and its callees for builtinUse.
+class BuiltinWalker {
+public:
+  BuiltinWalker(const ASTContext &Ctx, BuiltinUse &U)
+      : SM(Ctx.getSourceManager()), U(U) {}
+
+  void function(const FunctionDecl *FD) {
+    if (!FD || !Seen.insert(FD->getCanonicalDecl()).second)
+      return;
+    const FunctionDecl *Def = FD->getDefinition();
+    if (!Def || !Def->hasBody()) {
+      unknown("it calls '" + FD->getNameAsString() +
+              "', whose body is not visible here");
+      return;
+    }
+    if (const auto *C = dyn_cast<CXXConstructorDecl>(Def))
+      for (const CXXCtorInitializer *I : C->inits())
+        walk(I->getInit());
+    walk(Def->getBody());
+  }
+
+private:
+  const SourceManager &SM;
+  BuiltinUse &U;
+  std::set<const FunctionDecl *> Seen;
+
+  void unknown(const std::string &Why) {
+    if (U.Unknown.empty())
+      U.Unknown = Why;
+  }
+  void read(const std::string &Name, const Expr *E) {
+    U.Reads.emplace(Name, E);
+  }
+  void callee(const Expr *Call, const FunctionDecl *FD) {
+    if (!FD) {
+      unknown("it calls a function through a pointer");
+      return;
+    }
+    StringRef N = FD->getIdentifier() ? FD->getName() : "";
+    const auto *CE = dyn_cast<CallExpr>(Call);
+    if (CE && (N.starts_with("atomic") || N.starts_with("__atomic") ||
+               N.starts_with("__nvvm_atom")) && !U.Atomic)
+      U.Atomic = CE;
+    if (CE && !U.WarpOp &&
+        (N.starts_with("__shfl") || N.starts_with("__ballot") ||
+         N.starts_with("__any") || N.starts_with("__all") ||
+         N == "__activemask" || N.starts_with("__match") ||
+         N.starts_with("__reduce") || N == "__syncwarp"))
+      U.WarpOp = CE;
+    if (CE && !U.BarrierCount &&
+        (N == "__syncthreads_count" || N == "__syncthreads_and" ||
+         N == "__syncthreads_or"))
+      U.BarrierCount = CE;
+    if (FD->getBuiltinID() || FD->isImplicit() || FD->isDefaulted())
+      return;
+    if (SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation()))) {
+      std::string Q = FD->getQualifiedNameAsString();
+      for (StringRef Lib : {"cooperative_groups::", "cub::", "thrust::",
+                            "cuda::", "cuda_cub::"})
+        if (StringRef(Q).starts_with(Lib) ||
+            StringRef(Q).contains("::" + Lib.str())) {
+          unknown("it calls '" + Q +
+                  "', library code that may read the thread index");
+          return;
+        }
+      return; // CUDA's math and intrinsics: no thread index
+    }
+    function(FD);
+  }
+  void walk(const Stmt *S) {
+    if (!S)
+      return;
+    if (const auto *E = dyn_cast<Expr>(S)) {
+      std::string B = builtinName(E);
+      if (!B.empty()) {
+        read(B, E);
+        return;
+      }
+    }
+    if (const auto *PO = dyn_cast<PseudoObjectExpr>(S)) {
+      walk(PO->getSyntacticForm());
+      return;
+    }
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(S)) {
+      const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
+      if (V && V->getIdentifier() &&
+          SM.isInSystemHeader(SM.getExpansionLoc(V->getLocation()))) {
+        StringRef N = V->getName();
+        if (N == "threadIdx" || N == "blockIdx" || N == "blockDim" ||
+            N == "gridDim")
+          for (const char *C : {".x", ".y", ".z"})
+            read(N.str() + C, DRE);
+      }
+      return;
+    }
+    if (isa<GCCAsmStmt>(S) || isa<MSAsmStmt>(S))
+      unknown("it uses inline assembly");
+    if (const auto *DS = dyn_cast<DeclStmt>(S)) {
+      for (const Decl *D : DS->decls())
+        if (const auto *V = dyn_cast<VarDecl>(D))
+          walk(V->getInit());
+      return;
+    }
+    if (const auto *CE = dyn_cast<CallExpr>(S)) {
+      if (!isa<CUDAKernelCallExpr>(CE))
+        callee(CE, CE->getDirectCallee());
+    } else if (const auto *CC = dyn_cast<CXXConstructExpr>(S)) {
+      callee(CC, CC->getConstructor());
+    }
+    for (const Stmt *C : S->children())
+      walk(C);
+  }
+};
+} // namespace
+
+BuiltinUse builtinUse(const ASTContext &Ctx, const FunctionDecl *Kernel) {
+  BuiltinUse U;
+  BuiltinWalker(Ctx, U).function(Kernel);
+  return U;
+}
+
+std::string redundantBlockDimsWhy(const ASTContext &Ctx,
+                                  const FunctionDecl *Kernel,
+                                  const std::array<uint64_t, 3> &Block) {
+  if (Block[1] <= 1 && Block[2] <= 1)
+    return "";
+  BuiltinUse U = builtinUse(Ctx, Kernel);
+  if (!U.Unknown.empty() || U.reads("threadIdx.y") || U.reads("threadIdx.z"))
+    return "";
+  std::string Shape = std::to_string(Block[0]) + "x" +
+                      std::to_string(Block[1]) +
+                      (Block[2] > 1 ? "x" + std::to_string(Block[2]) : "");
+  return "the block is " + Shape +
+         " but the kernel reads only threadIdx.x: " +
+         std::to_string(Block[1] * Block[2]) +
+         " threads per element do the same work (launch-redundant-threads "
+         "launches each once; with a one-dimensional block this rule "
+         "applies)";
 }
 
 // --- writing code ------------------------------------------------------------

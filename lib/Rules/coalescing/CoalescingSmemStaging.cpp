@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 #include "CoalescingSmemStaging.h"
 #include "cudal1/Rules/SpelledType.h"
+#include "cudal1/Rules/BuiltinUse.h"
 
 #include "RowWalk.h"
 #include "clang/AST/Attr.h"
@@ -219,7 +220,9 @@ Finding CoalescingSmemStaging::analyze(
   }
   auto Block = *BlockOr;
   if (Block[1] != 1 || Block[2] != 1) {
-    refuse(Fd, "the block is not one-dimensional");
+    std::string Redundant = redundantBlockDimsWhy(Ctx, K, Block);
+    refuse(Fd, Redundant.empty() ? "the block is not one-dimensional"
+                                 : Redundant);
     return Fd;
   }
   uint64_t B = Block[0];

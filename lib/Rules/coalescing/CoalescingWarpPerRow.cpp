@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "CoalescingWarpPerRow.h"
 #include "cudal1/Rules/SpelledType.h"
+#include "cudal1/Rules/BuiltinUse.h"
 
 #include "RowWalk.h"
 #include "clang/AST/Attr.h"
@@ -185,6 +186,9 @@ Finding CoalescingWarpPerRow::analyze(
   auto Block = constantBlock(CC, K, Why);
   if (!Block)
     return Fail(Why + "; a warp per row needs a constant block size");
+  if (((*Block)[1] != 1 || (*Block)[2] != 1) && (*Block)[0] % 32 == 0)
+    if (std::string R = redundantBlockDimsWhy(Ctx, K, *Block); !R.empty())
+      return Fail(R);
   if ((*Block)[1] != 1 || (*Block)[2] != 1 || (*Block)[0] % 32)
     return Fail("the block is not one-dimensional with a multiple of 32 "
                 "threads");

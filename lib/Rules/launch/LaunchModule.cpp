@@ -1,11 +1,12 @@
 //===- LaunchModule.cpp - the launch-* rules ------------------------------===//
 #include "LaunchBounds.h"
 #include "LaunchPartialWarp.h"
+#include "LaunchRedundantThreads.h"
 #include "LaunchSmallBlock.h"
 #include "LaunchSmallGrid.h"
 
 namespace cudal1 {
-static RuleModule<LaunchBounds, LaunchPartialWarp, LaunchSmallBlock,
-                  LaunchSmallGrid>
+static RuleModule<LaunchBounds, LaunchPartialWarp, LaunchRedundantThreads,
+                  LaunchSmallBlock, LaunchSmallGrid>
     LaunchRules;
 } // namespace cudal1

@@ -206,6 +206,23 @@ __global__ void matvec_transposed(const float *A, const float *x, float *y,
   }
 }
 
+// Refused: a 32x8 block whose y index the kernel never reads (8 threads per
+// row do the same work): launch-redundant-threads makes the launch
+// one-dimensional first.
+__global__ void matvec_2d(const float *A, const float *x, float *y, int M,
+                          int N) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M) {
+    float sum = 0.0f;
+    for (int k = 0; k < N; ++k)
+      sum += A[row * N + k] * x[k];
+    y[row] = sum;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:14: warning: each thread walks its own row{{.*}} [coalescing-smem-staging]
+// CHECK-MESSAGES: note: the row loop
+// CHECK-MESSAGES: note: no fix: the block is 32x8 but the kernel reads only threadIdx.x: 8 threads per element do the same work (launch-redundant-threads launches each once; with a one-dimensional block this rule applies)
+
 #ifndef __CUDACC_RTC__
 int main(int argc, char **) {
   float *A, *x, *y, *b;
@@ -225,6 +242,7 @@ int main(int argc, char **) {
   triangular<<<4, 256>>>(A, x, y, N);
   matvec_transposed<<<4, 256>>>(A, x, y, M, N);
   matvec100<<<(M + 99) / 100, 100>>>(A, x, y, M, N);
+  matvec_2d<<<(M + 31) / 32, dim3(32, 8)>>>(A, x, y, M, N);
   return 0;
 }
 #endif

@@ -206,6 +206,22 @@ __global__ void matvec_extra(const float *A, const float *x, float *y,
 // CHECK-MESSAGES: t.cu:[[@LINE-3]]:5: warning: each thread sums its own row{{.*}} [coalescing-warp-per-row]
 // CHECK-MESSAGES: note: no fix: the kernel uses the thread or block index other than in one 'row = blockIdx.x * blockDim.x + threadIdx.x'
 
+// Refused: a 32x8 block whose y index the kernel never reads (8 threads per
+// row do the same work): launch-redundant-threads makes the launch
+// one-dimensional first.
+__global__ void matvec_2d(const float *A, const float *x, float *y, int M,
+                          int N) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M) {
+    float sum = 0.0f;
+    for (int k = 0; k < N; ++k)
+      sum += A[row * N + k] * x[k];
+    y[row] = sum;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: each thread sums its own row{{.*}} [coalescing-warp-per-row]
+// CHECK-MESSAGES: note: no fix: the block is 32x8 but the kernel reads only threadIdx.x: 8 threads per element do the same work (launch-redundant-threads launches each once; with a one-dimensional block this rule applies)
+
 #ifndef __CUDACC_RTC__
 int main() {
   float *A, *x, *y, *b, *flag;
@@ -233,6 +249,7 @@ int main() {
   matvec_carried<<<(M + 255) / 256, 256>>>(A, y, M, N);
   matvec_100<<<(M + 99) / 100, 100>>>(A, x, y, M, N);
   matvec_extra<<<M / 256, 256>>>(A, x, y, flag, M, N);
+  matvec_2d<<<(M + 31) / 32, dim3(32, 8)>>>(A, x, y, M, N);
   return 0;
 }
 #endif
