@@ -125,7 +125,10 @@ DROPPED = re.compile(r"\[([a-z0-9-]+)\] fix not applied: its edit overlaps")
 
 def fix_rules(yaml_path):
     try:
-        return re.findall(r"DiagnosticName:\s*'?([a-z0-9-]+)", open(yaml_path).read())
+        # A kernel's composed fix is named 'rule-a + rule-b + ...' (docs/fixes.md,
+        # "Composition"): each rule counts.
+        names = re.findall(r"DiagnosticName:\s*'?([a-z0-9 +-]+?)'?\s*$", open(yaml_path).read(), re.M)
+        return [r for n in names for r in n.split(" + ") if r]
     except OSError:
         return []
 

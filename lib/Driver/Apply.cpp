@@ -203,16 +203,25 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
     O.DumpAccesses = false;
     for (const auto &KV : Texts)
       O.Overlay[KV.first] = KV.second;
-    // The main files changed (all of them when a header changed).
+    // The main files changed (all of them when a header changed). A main
+    // file named through a symbolic link (or another path to the same file)
+    // gets the rewritten text under the name it is parsed by too: else the
+    // round would analyse the original text again and insert its edits a
+    // second time into the rewritten one.
     std::vector<std::string> Files;
     bool Header = false;
     for (const auto &KV : Texts) {
       bool Main = false;
-      for (const std::string &F : Opts.Files)
-        if (absolutePath(F) == KV.first) {
+      for (const std::string &F : Opts.Files) {
+        std::string A = absolutePath(F);
+        bool Same = A == KV.first;
+        if (!Same && !sys::fs::equivalent(A, KV.first, Same) && Same)
+          O.Overlay[A] = KV.second;
+        if (Same) {
           Files.push_back(F);
           Main = true;
         }
+      }
       Header |= !Main;
     }
     O.Files = Header ? Opts.Files : Files;
@@ -444,22 +453,31 @@ int Pipeline::applyFixes(const AnalysisRun &Analysed,
   }
   const AnalysisRun &Run = *RunP;
   Composed = Composition();
-  if (Opts.AppTest.empty() && RunP == &Analysed && Opts.ComposeRounds > 1)
-    return applyComposed(Run, Verified);
-  std::set<size_t> Dropped;
-  if (!Opts.AppTest.empty()) {
-    int St = appTest(Run, Verified, Dropped);
-    if (St)
-      return St; // the test command is unusable: nothing is written
+  int Exit;
+  if (Opts.AppTest.empty() && RunP == &Analysed && Opts.ComposeRounds > 1) {
+    Exit = applyComposed(Run, Verified);
+  } else {
+    std::set<size_t> Dropped;
+    if (!Opts.AppTest.empty()) {
+      int St = appTest(Run, Verified, Dropped);
+      if (St)
+        return St; // the test command is unusable: nothing is written
+    }
+    std::vector<Finding> ToApply = findingsToApply(Run, Verified, Dropped);
+    ApplyOptions AO = applyOptions(ToApply, Verified);
+    Exit = cudal1::applyFixes(ToApply, AO);
   }
-  std::vector<Finding> ToApply = findingsToApply(Run, Verified, Dropped);
-  ApplyOptions AO = applyOptions(ToApply, Verified);
-  int Exit = cudal1::applyFixes(ToApply, AO);
+  // -o: the verification results beside the rewritten files (both paths;
+  // with the composed kernels' verification when there was one).
   if (!Verified || !Verified->Json || Opts.OutputDir.empty())
     return Exit;
   SmallString<256> P(Opts.OutputDir);
   sys::path::append(P, "verify-results.json");
-  std::string Text = formatv("{0:2}", *Verified->Json).str() + "\n";
+  json::Value Results = *Verified->Json;
+  if (Composed.VerifyJson)
+    if (json::Object *O = Results.getAsObject())
+      O->insert({"composition", *Composed.VerifyJson});
+  std::string Text = formatv("{0:2}", Results).str() + "\n";
   if (std::error_code EC = sys::fs::create_directories(Opts.OutputDir)) {
     reportError(Opts.OutputDir + ": " + EC.message());
     return 2;

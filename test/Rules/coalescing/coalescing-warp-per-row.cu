@@ -209,8 +209,8 @@ __global__ void matvec_extra(const float *A, const float *x, float *y,
 // Refused: a 32x8 block whose y index the kernel never reads (8 threads per
 // row do the same work): launch-redundant-threads makes the launch
 // one-dimensional first.
-__global__ void matvec_2d(const float *A, const float *x, float *y, int M,
-                          int N) {
+__global__ void matvec_xonly(const float *A, const float *x, float *y, int M,
+                             int N) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;
   if (row < M) {
     float sum = 0.0f;
@@ -249,7 +249,7 @@ int main() {
   matvec_carried<<<(M + 255) / 256, 256>>>(A, y, M, N);
   matvec_100<<<(M + 99) / 100, 100>>>(A, x, y, M, N);
   matvec_extra<<<M / 256, 256>>>(A, x, y, flag, M, N);
-  matvec_2d<<<(M + 31) / 32, dim3(32, 8)>>>(A, x, y, M, N);
+  matvec_xonly<<<(M + 31) / 32, dim3(32, 8)>>>(A, x, y, M, N);
   return 0;
 }
 #endif
