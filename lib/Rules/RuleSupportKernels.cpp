@@ -736,4 +736,33 @@ std::string rewrittenText(
   return S;
 }
 
+const Expr *writtenLaunchDim(const Expr *E) {
+  for (unsigned I = 0; I < 8 && E; ++I) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(E)) {
+      E = M->getSubExpr();
+      continue;
+    }
+    if (const auto *B = dyn_cast<CXXBindTemporaryExpr>(E)) {
+      E = B->getSubExpr();
+      continue;
+    }
+    if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(E)) {
+      E = FC->getSubExpr();
+      continue;
+    }
+    if (const auto *C = dyn_cast<CXXConstructExpr>(E);
+        C && !isa<CXXTemporaryObjectExpr>(C) && C->getNumArgs() >= 1 &&
+        (C->getNumArgs() == 1 || isa<CXXDefaultArgExpr>(C->getArg(1)))) {
+      // Implicit conversion (int -> dim3) or copy; `dim3 b(32)` is written.
+      if (C->getParenOrBraceRange().isValid())
+        return E;
+      E = C->getArg(0);
+      continue;
+    }
+    break;
+  }
+  return E;
+}
+
 } // namespace cudal1

@@ -204,6 +204,11 @@ pointerParams(const clang::FunctionDecl *FD);
 /// parentheses); null when it is not written as a pointer (typedef).
 clang::PointerTypeLoc pointerTypeLoc(const clang::ParmVarDecl *P);
 
+/// A launch-configuration argument (`<<<grid, block>>>`) as written: through
+/// the implicit int -> dim3 construction, copies, temporaries and functional
+/// casts, down to `dim3(a, b)`, `{a, b}`, a variable or an integer.
+const clang::Expr *writtenLaunchDim(const clang::Expr *E);
+
 /// The block shape of every launch site of \p K in the model when all are
 /// constant and equal; std::nullopt with \p Why otherwise.
 std::optional<std::array<uint64_t, 3>>

@@ -25,32 +25,6 @@ namespace {
 
 const char *RuleId = "coalescing-thread-mapping-swap";
 
-/// The launch-configuration argument as written (through the implicit
-/// dim3 construction and temporaries).
-const Expr *writtenConfigArg(const Expr *E) {
-  for (unsigned I = 0; I < 8 && E; ++I) {
-    E = E->IgnoreParenImpCasts();
-    if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(E)) {
-      E = M->getSubExpr();
-      continue;
-    }
-    if (const auto *B = dyn_cast<CXXBindTemporaryExpr>(E)) {
-      E = B->getSubExpr();
-      continue;
-    }
-    if (const auto *C = dyn_cast<CXXConstructExpr>(E);
-        C && !isa<CXXTemporaryObjectExpr>(C) && C->getNumArgs() >= 1 &&
-        (C->getNumArgs() == 1 || isa<CXXDefaultArgExpr>(C->getArg(1)))) {
-      // Implicit conversion (int -> dim3) or copy.
-      if (C->getParenOrBraceRange().isValid())
-        return E;
-      E = C->getArg(0);
-      continue;
-    }
-    break;
-  }
-  return E;
-}
 
 /// New text for a grid/block argument with x and y swapped; "" when it
 /// cannot be written safely (\p Why set).
@@ -296,7 +270,7 @@ void CoalescingThreadMappingSwap::runOn(ASTContext &Ctx, const CheckContext &CC,
       return;
     }
     for (unsigned I = 0; I < 2; ++I) {
-      const Expr *W = writtenConfigArg(Cfg->getArg(I));
+      const Expr *W = writtenLaunchDim(Cfg->getArg(I));
       std::string NewText = swappedDim(Ctx, W, Why);
       if (NewText.empty()) {
         refuse(R, Why);

@@ -41,36 +41,6 @@ namespace {
 
 const char *const Axis[3] = {"x", "y", "z"};
 
-/// The launch-configuration argument as written (through the implicit dim3
-/// construction, copies and temporaries).
-const Expr *writtenDim(const Expr *E) {
-  for (unsigned I = 0; I < 8 && E; ++I) {
-    E = E->IgnoreParenImpCasts();
-    if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(E)) {
-      E = M->getSubExpr();
-      continue;
-    }
-    if (const auto *B = dyn_cast<CXXBindTemporaryExpr>(E)) {
-      E = B->getSubExpr();
-      continue;
-    }
-    if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(E)) {
-      E = FC->getSubExpr();
-      continue;
-    }
-    if (const auto *C = dyn_cast<CXXConstructExpr>(E);
-        C && !isa<CXXTemporaryObjectExpr>(C) && C->getNumArgs() >= 1 &&
-        (C->getNumArgs() == 1 || isa<CXXDefaultArgExpr>(C->getArg(1)))) {
-      // Implicit conversion (int -> dim3) or copy; `dim3 b(32)` is written.
-      if (C->getParenOrBraceRange().isValid())
-        return E;
-      E = C->getArg(0);
-      continue;
-    }
-    break;
-  }
-  return E;
-}
 
 /// The components written in `dim3(a, b, c)`, `dim3 v(a, b)` or `{a, b}`
 /// (default arguments left out); std::nullopt when \p W is not one.
@@ -384,7 +354,7 @@ void LaunchRedundantThreads::checkLaunch(const CUDAKernelCallExpr *Site,
   for (unsigned G = 0; G < 2; ++G) {
     if (!Reduce[G][0] && !Reduce[G][1] && !Reduce[G][2])
       continue;
-    const Expr *W = writtenDim(Cfg->getArg(G == 0 ? 0 : 1));
+    const Expr *W = writtenLaunchDim(Cfg->getArg(G == 0 ? 0 : 1));
     std::string What = G ? "block" : "grid";
     std::string Why;
     // Replaces component D of \p Comps (written components) with 1.
@@ -430,7 +400,7 @@ void LaunchRedundantThreads::checkLaunch(const CUDAKernelCallExpr *Site,
       if (Host && V->hasLocalStorage() && !isa<ParmVarDecl>(V) &&
           V->getInit() && referencesTo(Host->getBody(), V) == 1 &&
           !varsWrittenIn(Host->getBody()).count(V))
-        if (auto Comps = writtenComponents(writtenDim(V->getInit()))) {
+        if (auto Comps = writtenComponents(writtenLaunchDim(V->getInit()))) {
           std::string Before = Why;
           size_t N = X.Edits.size();
           if (EditComponents(*Comps)) {
