@@ -96,6 +96,19 @@ std::string Composition::summary() const {
   return Out;
 }
 
+/// Widens \p Into to cover \p From: the wider exactness, the larger
+/// tolerances, and a measurement if either needs one (a composed fix is as
+/// loose as its loosest part).
+static void widenTo(FixIt &Into, const FixIt &From) {
+  if (exactnessRank(From.Exact) > exactnessRank(Into.Exact))
+    Into.Exact = From.Exact;
+  Into.Ulp = std::max(Into.Ulp, From.Ulp);
+  Into.Rtol = std::max(Into.Rtol, From.Rtol);
+  Into.Atol = std::max(Into.Atol, From.Atol);
+  Into.ScaleRtol = std::max(Into.ScaleRtol, From.ScaleRtol);
+  Into.NeedsMeasurement |= From.NeedsMeasurement;
+}
+
 namespace {
 /// The fixes of one kernel over the rounds.
 struct KernelFixes {
@@ -110,13 +123,7 @@ struct KernelFixes {
       First = F;
       Combined = FixIt();
     }
-    if (exactnessRank(X.Exact) > exactnessRank(Combined.Exact))
-      Combined.Exact = X.Exact;
-    Combined.Ulp = std::max(Combined.Ulp, X.Ulp);
-    Combined.Rtol = std::max(Combined.Rtol, X.Rtol);
-    Combined.Atol = std::max(Combined.Atol, X.Atol);
-    Combined.ScaleRtol = std::max(Combined.ScaleRtol, X.ScaleRtol);
-    Combined.NeedsMeasurement |= X.NeedsMeasurement;
+    widenTo(Combined, X);
     Later |= Round > 1;
   }
 };
@@ -307,14 +314,7 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
     FixIt X = ByKernel[K0].Combined;
     std::string Rules;
     for (const std::string &K : G.second) {
-      const FixIt &Y = ByKernel[K].Combined;
-      if (exactnessRank(Y.Exact) > exactnessRank(X.Exact))
-        X.Exact = Y.Exact;
-      X.Ulp = std::max(X.Ulp, Y.Ulp);
-      X.Rtol = std::max(X.Rtol, Y.Rtol);
-      X.Atol = std::max(X.Atol, Y.Atol);
-      X.ScaleRtol = std::max(X.ScaleRtol, Y.ScaleRtol);
-      X.NeedsMeasurement |= Y.NeedsMeasurement;
+      widenTo(X, ByKernel[K].Combined);
       for (auto &F : ByKernel[K].Fixes)
         if (Rules.find(F.second) == std::string::npos)
           Rules += (Rules.empty() ? "" : " + ") + F.second;
