@@ -1,12 +1,13 @@
 //===- LaunchModule.cpp - the launch-* rules ------------------------------===//
 #include "LaunchBounds.h"
+#include "LaunchLoopSync.h"
 #include "LaunchPartialWarp.h"
 #include "LaunchRedundantThreads.h"
 #include "LaunchSmallBlock.h"
 #include "LaunchSmallGrid.h"
 
 namespace cudal1 {
-static RuleModule<LaunchBounds, LaunchPartialWarp, LaunchRedundantThreads,
-                  LaunchSmallBlock, LaunchSmallGrid>
+static RuleModule<LaunchBounds, LaunchLoopSync, LaunchPartialWarp,
+                  LaunchRedundantThreads, LaunchSmallBlock, LaunchSmallGrid>
     LaunchRules;
 } // namespace cudal1
