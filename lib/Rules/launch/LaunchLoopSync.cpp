@@ -128,6 +128,10 @@ public:
   bool shouldVisitLambdaBody() const { return true; }
 
   std::string Why;                    ///< first reason to keep them
+  /// The reason says the synchronisation is most likely needed (another
+  /// stream, an asynchronous copy, a timer, a library with its own
+  /// streams, other threads): no finding at all.
+  bool Needed = false;
   std::vector<std::string> Kernels;   ///< kernels launched
   std::set<const ValueDecl *> LaunchArgs; ///< pointers passed to kernels
   std::vector<std::pair<const ValueDecl *, SourceLocation>> Derefs;
@@ -135,7 +139,8 @@ public:
   unsigned Depth = 0;
   std::set<const FunctionDecl *> Seen;
 
-  bool fail(const std::string &W) {
+  bool fail(const std::string &W, bool IsNeeded = false) {
+    Needed |= IsNeeded;
     if (Why.empty())
       Why = W;
     return true; // go on: the launches are still counted
@@ -154,7 +159,8 @@ public:
     const CallExpr *Cfg = K->getConfig();
     if (Cfg && Cfg->getNumArgs() >= 4 && !isNullStream(C, Cfg->getArg(3)))
       return fail("a kernel is launched on a stream other than the default "
-                  "one: the synchronisation may order two streams");
+                  "one: the synchronisation may order two streams",
+                  true);
     return true;
   }
 
@@ -183,17 +189,20 @@ public:
                                                  "cuCtx", "cuGraph"}))
         return fail("'" + N.str() + "' in the loop: it may depend on the "
                     "device being idle (another stream, an asynchronous "
-                    "copy, a query or a library with its own streams)");
+                    "copy, a query or a library with its own streams)",
+                    true);
     }
     if (isTimer(Q) || isTimer(N))
       return fail("a host timer ('" + Q + "') in the loop: the "
-                  "synchronisation may be there to time each iteration");
+                  "synchronisation may be there to time each iteration",
+                  true);
     if (hasPrefix(Q, {"MPI_", "nccl", "cublas", "cufft", "cusparse",
                       "cusolver", "curand", "cudnn", "cutensor", "nvshmem",
                       "thrust::", "cub::", "omp_", "pthread_", "std::thread",
                       "std::async", "nvtx"}))
       return fail("'" + Q + "' in the loop: a library that may use the "
-                  "GPU or other threads on its own");
+                  "GPU or other threads on its own",
+                  true);
     // A user function: the same checks in its body (3 levels deep).
     const FunctionDecl *Def = nullptr;
     if (FD->hasBody(Def) && Def && !C.getSourceManager().isInSystemHeader(
@@ -238,7 +247,8 @@ public:
   }
   bool VisitOMPExecutableDirective(OMPExecutableDirective *) {
     return fail("an OpenMP directive in the loop: other host threads may "
-                "look at device results");
+                "look at device results",
+                true);
   }
 
 private:
@@ -336,7 +346,15 @@ RuleInfo LaunchLoopSync::info() const {
       "`cudaStreamSynchronize(0)` (bare or inside an error-check macro "
       "such as `CUDA_CHECK(...)`) in the body of a host loop that launches "
       "at least one kernel. One finding per loop, at its first "
-      "synchronisation.";
+      "synchronisation. Silent where the synchronisation is most likely "
+      "needed: a launch or copy on another stream, an asynchronous copy, a "
+      "host timer in the loop (timing each iteration), a library with its "
+      "own streams or threads, memory the host and the GPU share "
+      "(cudaMallocManaged, cudaMallocHost, cudaHostAlloc, "
+      "cudaHostRegister, `__managed__` in the translation unit) or a host "
+      "dereference of a pointer the loop passes to a kernel. Reported "
+      "without a fix when the loop returns, jumps or throws out, the "
+      "synchronisation's result is kept, or a call cannot be followed.";
   I.Doc.WhySlow =
       "Launching a kernel costs the host a few microseconds; without a "
       "synchronisation the host queues the next launches while the GPU "
@@ -414,6 +432,8 @@ void LaunchLoopSync::checkTranslationUnit() {
     runOnLoop(L, Syncs[L]);
   Loops.clear();
   Syncs.clear();
+  SharedScanned = false;
+  SharedFound.clear();
 }
 
 void LaunchLoopSync::runOnLoop(const Stmt *Loop,
@@ -443,24 +463,24 @@ void LaunchLoopSync::runOnLoop(const Stmt *Loop,
     F.Message += " (" + std::to_string(Calls.size()) +
                  " synchronisations in this loop)";
 
-  if (!Scan.Why.empty())
-    return reportWithoutFix(std::move(F), Scan.Why);
+  // Silent where the synchronisation is most likely needed: good code.
+  if (Scan.Needed)
+    return;
+  // The host reads through a pointer it passes to a kernel (memory the GPU
+  // and the host share), or the program has shared memory at all.
   for (const auto &D : Scan.Derefs)
     if (Scan.LaunchArgs.count(D.first))
-      return reportWithoutFix(
-          std::move(F), "the loop's host code reads through '" +
-                            D.first->getNameAsString() +
-                            "', which it also passes to a kernel: with "
-                            "memory the GPU and the host share, that needs "
-                            "the synchronisation");
-  SharedMemoryScan Shared;
-  Shared.TraverseDecl(C.getTranslationUnitDecl());
-  if (!Shared.Found.empty())
-    return reportWithoutFix(
-        std::move(F), "the program uses memory the host and the GPU share "
-                      "without copies (" +
-                          Shared.Found +
-                          "): the host may read device results in the loop");
+      return;
+  if (!SharedScanned) {
+    SharedMemoryScan Shared;
+    Shared.TraverseDecl(C.getTranslationUnitDecl());
+    SharedFound = Shared.Found;
+    SharedScanned = true;
+  }
+  if (!SharedFound.empty())
+    return;
+  if (!Scan.Why.empty())
+    return reportWithoutFix(std::move(F), Scan.Why);
 
   // --- the edits -------------------------------------------------------------
   FixIt X;

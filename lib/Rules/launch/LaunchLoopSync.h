@@ -27,6 +27,8 @@ private:
   /// The synchronisations found, by innermost enclosing loop (in order).
   std::vector<const clang::Stmt *> Loops;
   std::map<const clang::Stmt *, std::vector<const clang::CallExpr *>> Syncs;
+  bool SharedScanned = false;
+  std::string SharedFound; ///< the TU's first host/GPU shared memory
   void runOnLoop(const clang::Stmt *Loop,
                  const std::vector<const clang::CallExpr *> &Calls);
 };
