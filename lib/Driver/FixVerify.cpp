@@ -184,6 +184,16 @@ bool FixVerifier::group() {
       continue;
     Result.Decisions[I]; // a candidate: it has a decision
     if (F.Kernel.empty()) {
+      const FixIt &X = *F.Fix;
+      if (X.HostOnly && X.Proven && X.Exact == Exactness::Bitwise &&
+          !X.NeedsMeasurement) {
+        // Host code proven exact by the analysis: nothing to run on the GPU.
+        Result.Decisions[I].Apply = true;
+        errs() << "cuda-l1: " << F.Loc.str() << " [" << F.RuleId
+               << "]: host code proven exact by the analysis: applied "
+                  "without a GPU run (--app-test runs your tests on it)\n";
+        continue;
+      }
       decline(I, "not in a kernel: --verify=run verifies kernels (this fix "
                  "is in a device function or host code)");
       continue;

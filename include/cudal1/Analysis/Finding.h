@@ -36,6 +36,10 @@ struct FixIt {
   /// everywhere: plain --fix never applies it; --verify=run applies it where
   /// the GPU measures it faster.
   bool NeedsMeasurement = false;
+  /// The fix edits host code only (no kernel changes): there is no kernel
+  /// for --verify=run to run, so a proven bitwise one is applied there as
+  /// plain --fix applies it (and --app-test runs the user's tests on it).
+  bool HostOnly = false;
 };
 
 struct FindingNote {

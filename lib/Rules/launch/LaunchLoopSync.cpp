@@ -385,9 +385,9 @@ RuleInfo LaunchLoopSync::info() const {
       "pointer it passes to a kernel), and no return, goto, throw or "
       "OpenMP directive in the loop. A synchronous `cudaMemcpy` to the "
       "host in the loop waits for the launches before it by itself. The "
-      "fix is host code: `--verify=run` verifies kernels and declines "
-      "it; `--fix` applies it, and `--app-test` runs your own test on "
-      "the result. A nested loop's synchronisation moves after the inner "
+      "fix is host code, proven exact by the analysis: `--fix` applies "
+      "it, and so does `--fix --verify=run` (there is no kernel to run; "
+      "it says so), and `--app-test` runs your own test on the result. A nested loop's synchronisation moves after the inner "
       "loop; composition (`--compose-rounds`) then looks at the outer "
       "loop. Afterwards the loop's launches are also ready for a CUDA "
       "Graph (stream capture), which this rule does not write.";
@@ -485,6 +485,7 @@ void LaunchLoopSync::runOnLoop(const Stmt *Loop,
   // --- the edits -------------------------------------------------------------
   FixIt X;
   X.Exact = Exactness::Bitwise;
+  X.HostOnly = true;
   X.Description = "move the synchronisation after the loop";
   std::string FirstText;
   for (const CallExpr *CE : Calls) {
