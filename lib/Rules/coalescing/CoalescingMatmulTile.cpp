@@ -404,11 +404,18 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
   std::vector<Operand> Ops;
   std::vector<const Expr *> OtherLoads;
   const Stmt *Extra = nullptr; // another statement in the loop's body
+  bool LoopShapeOk = false;
   for (const ForStmt *L : forLoopsIn(Body)) {
-    const Expr *LK0 = nullptr, *LEnd = nullptr;
-    const VarDecl *LIV = simpleLoop(Ctx, L, LK0, LEnd);
-    if (!LIV)
+    // `for (T k = K0; k < END; ++k)`; other counted shapes (k <= END,
+    // steps) are reported and refused.
+    std::optional<LoopShape> LS = analyzeFor(Ctx, L);
+    if (!LS || !isa_and_nonnull<DeclStmt>(L->getInit()))
       continue;
+    const Expr *LK0 = LS->Init, *LEnd = LS->Bound;
+    const VarDecl *LIV = LS->IV;
+    const auto *LC = dyn_cast_or_null<BinaryOperator>(L->getCond());
+    bool LShapeOk = LS->Step == 1 && LS->Cmp == BO_LT && LC &&
+                    varOf(LC->getLHS()) == LIV;
     std::vector<const Stmt *> BodyStmts;
     if (const auto *CS = dyn_cast<CompoundStmt>(L->getBody()))
       BodyStmts.assign(CS->body_begin(), CS->body_end());
@@ -499,6 +506,7 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
       Upd = BO;
       Ops = {LOps[RowOp], LOps[ColOp]};
       OtherLoads = LOther;
+      LoopShapeOk = LShapeOk;
       for (const Stmt *X : BodyStmts)
         if (X != BS && !Extra)
           Extra = X;
@@ -528,6 +536,35 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
   if (Tiled)
     return;
 
+  // --- the tile shape --------------------------------------------------------
+  unsigned NT = DefaultNT;
+  bool FromLaunch = false;
+  std::string BlockWhy, TileNote;
+  if (auto Block = constantBlock(context(), K, BlockWhy)) {
+    uint64_t N = (*Block)[0] * (*Block)[1] * (*Block)[2];
+    for (const TileShape &T : TileTable)
+      if (T.NT == N) {
+        NT = unsigned(N);
+        FromLaunch = true;
+      }
+  }
+  TileShape TS = TileTable[0];
+  for (const TileShape &T : TileTable)
+    if (T.NT == NT)
+      TS = T;
+  if (auto Opt = context().Options
+                     ? context().Options->get(RuleId, "Tile", "")
+                     : std::string();
+      !Opt.empty()) {
+    unsigned TM = 0, TN = 0, TK = 0, RM = 0, RN = 0;
+    if (sscanf(Opt.c_str(), "%ux%ux%u/%ux%u", &TM, &TN, &TK, &RM, &RN) == 5 &&
+        RM && RN && TK && TM % RM == 0 && TN % RN == 0 &&
+        (TM / RM) * (TN / RN) == NT)
+      TS = {NT, TM, TN, TK, RM, RN};
+    else
+      TileNote = "option Tile '" + Opt + "' ignored: not TMxTNxTK/RMxRN " +
+                 "with (TM/RM)*(TN/RN) = " + std::to_string(NT) + " threads";
+  }
   const ThreadVar &RowTV0 = TVs[Ops[0].TV];
   const ThreadVar &ColTV0 = TVs[Ops[1].TV];
   std::string AT = sourceText(Ctx, Ops[0].AS->getSourceRange());
@@ -537,15 +574,22 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
       Upd->getBeginLoc(),
       "matrix product computed one output per thread: each output of '" +
           K->getNameAsString() + "' reads a row of '" + AT + "' and a column of '" +
-          BT + "' from global memory (2 loads per multiply-add); shared-memory "
-          "tiles with register blocking reuse every load across a tile (the "
-          "fix is exact: same products, same order)",
+          BT + "' from global memory (2 loads per multiply-add); " +
+          std::to_string(TS.TM) + "x" + std::to_string(TS.TN) +
+          " shared-memory tiles with " + std::to_string(TS.RM) + "x" +
+          std::to_string(TS.RN) +
+          " outputs per thread would reuse every load across the tile (an "
+          "exact fix: same products, same order)",
       K, Upd->getSourceRange());
+  if (!TileNote.empty())
+    note(Fd, Upd->getBeginLoc(), TileNote);
   auto Refuse = [&](const std::string &Why) {
     reportWithoutFix(std::move(Fd), Why);
   };
   if (!Shared.empty() || containsCallTo(Body, {"__syncthreads*", "__syncwarp"}))
     return Refuse("the kernel already uses shared memory or barriers");
+  if (!LoopShapeOk)
+    return Refuse("the '" + KN + "' loop is not `for (k = K0; k < K; ++k)`");
   if (Extra)
     return Refuse("the loop does more than the sum: '" +
                   sourceText(Ctx, Extra->getSourceRange()) +
@@ -672,7 +716,10 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
         return Refuse("'" + sourceText(Ctx, DS->getSourceRange()) +
                       "' declares a thread index together with other values");
       Kind = VK;
-      (VK == 1 ? Uniform : PerOutput).insert(V);
+      if (VK == 1)
+        Uniform.insert(V);
+      else if (VK == 2)
+        PerOutput.insert(V);
     }
     if (Kind == 1)
       UniformDecls.push_back(DS);
@@ -933,36 +980,6 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
     }
   }
 
-  // --- the tile shape --------------------------------------------------------
-  std::string Why;
-  unsigned NT = DefaultNT;
-  bool FromLaunch = false;
-  if (auto Block = constantBlock(context(), K, Why)) {
-    uint64_t N = (*Block)[0] * (*Block)[1] * (*Block)[2];
-    for (const TileShape &T : TileTable)
-      if (T.NT == N) {
-        NT = unsigned(N);
-        FromLaunch = true;
-      }
-  }
-  TileShape TS = TileTable[0];
-  for (const TileShape &T : TileTable)
-    if (T.NT == NT)
-      TS = T;
-  if (auto Opt = context().Options
-                     ? context().Options->get(RuleId, "Tile", "")
-                     : std::string();
-      !Opt.empty()) {
-    unsigned TM = 0, TN = 0, TK = 0, RM = 0, RN = 0;
-    if (sscanf(Opt.c_str(), "%ux%ux%u/%ux%u", &TM, &TN, &TK, &RM, &RN) == 5 &&
-        RM && RN && TK && TM % RM == 0 && TN % RN == 0 &&
-        (TM / RM) * (TN / RN) == NT)
-      TS = {NT, TM, TN, TK, RM, RN};
-    else
-      note(Fd, Upd->getBeginLoc(),
-           "option Tile '" + Opt + "' ignored: not TMxTNxTK/RMxRN with " +
-               "(TM/RM)*(TN/RN) = " + std::to_string(NT) + " threads");
-  }
   const unsigned TY = TS.TM / TS.RM, TX = TS.TN / TS.RN;
   QualType AElT = RowOp->AS->getType().getUnqualifiedType();
   QualType BElT = ColOp->AS->getType().getUnqualifiedType();
@@ -1282,11 +1299,14 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
     O += I2 + "}\n";
     return O;
   };
-  T += Load(NAs, ATs, TS.TM, AKUnit, NRowUsed, NR0, RowTs, RowN, AT,
-            std::string("'") + AT + "': consecutive threads along " +
+  // The operands in their tile roles (after the row/column choice).
+  std::string RowText = sourceText(Ctx, RowOp->AS->getSourceRange());
+  std::string ColText = sourceText(Ctx, ColOp->AS->getSourceRange());
+  T += Load(NAs, ATs, TS.TM, AKUnit, NRowUsed, NR0, RowTs, RowN, RowText,
+            std::string("'") + RowText + "': consecutive threads along " +
                 (AKUnit ? KN : RowN) + ", only rows some output needs");
-  T += Load(NBs, BTs, TS.TN, BKUnit, NColUsed, NC0, ColTs, ColN, BT,
-            std::string("'") + BT + "': consecutive threads along " +
+  T += Load(NBs, BTs, TS.TN, BKUnit, NColUsed, NC0, ColTs, ColN, ColText,
+            std::string("'") + ColText + "': consecutive threads along " +
                 (BKUnit ? KN : ColN) + ", only columns some output needs");
   T += I2 + "__syncthreads();\n";
   T += I2 + "int " + NKN + " = 0; // min(" + S_TK + ", " + EndT + " - " +
@@ -1347,20 +1367,29 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
                     " per thread, original code for other block shapes";
   Fix.Edits.push_back(
       makeTextEdit(Ctx, CharSourceRange::getCharRange(LB, RB), T));
-  // __launch_bounds__: only when every launch is visible and uses NT.
+  // __launch_bounds__ (when the kernel has none): the fast path uses more
+  // registers than the original, so the bound keeps every launch possible:
+  // NT when every launch is visible and uses NT threads, else 1024 (any
+  // block size).
   bool HasBounds = false;
   for (const FunctionDecl *R : K->redecls())
     if (R->hasAttr<CUDALaunchBoundsAttr>())
       HasBounds = true;
   std::string VisWhy;
-  if (!HasBounds && FromLaunch &&
-      allLaunchesVisible(Ctx, context(), K, VisWhy)) {
+  if (!HasBounds) {
+    unsigned Bound = FromLaunch && allLaunchesVisible(Ctx, context(), K, VisWhy)
+                         ? NT
+                         : 1024;
     SourceLocation NameLoc = K->getLocation();
     std::string EW;
-    if (auto ER = editableRange(
-            Ctx, CharSourceRange::getTokenRange(NameLoc, NameLoc), EW))
-      Fix.Edits.push_back(makeInsertion(Ctx, ER->getBegin(),
-                                        "__launch_bounds__(" + S_NT + ") "));
+    auto ER = editableRange(
+        Ctx, CharSourceRange::getTokenRange(NameLoc, NameLoc), EW);
+    if (!ER)
+      return Refuse("the kernel's name comes from a macro expansion (" + EW +
+                    "): no place for __launch_bounds__");
+    Fix.Edits.push_back(makeInsertion(
+        Ctx, ER->getBegin(),
+        "__launch_bounds__(" + std::to_string(Bound) + ") "));
   }
   Fd.Fix = std::move(Fix);
   report(std::move(Fd));
