@@ -53,8 +53,8 @@ const char *RuleId = "coalescing-matmul-tile";
 /// The tile shapes per block size NT (threads per block): TM x TN outputs
 /// per block, TK deep, RM x RN outputs per thread (TY = TM / RM rows and
 /// TX = TN / RN columns of threads, TY * TX = NT). The one table to tune
-/// from GPU measurements; the option Tile ("TMxTNxTK/RMxRN") overrides the
-/// entry used.
+/// from GPU measurements; the options Tile<NT> and Tile ("TMxTNxTK/RMxRN")
+/// override the entry used.
 struct TileShape {
   unsigned NT, TM, TN, TK, RM, RN;
 };
@@ -316,7 +316,8 @@ __shared__ float cudal1_Bs[16][64 + 0];   // B: TK x TN
       "stores are coalesced and shared-memory reads conflict-free. "
       "`TM, TN, TK, RM, RN` per NT come from one table in the rule (NT = "
       "256: 64 x 64 x 16, 4 x 4; NT = 1024: 128 x 128 x 16, 4 x 4); the "
-      "option `Tile` (`\"TMxTNxTK/RMxRN\"`) overrides it for tuning.\n"
+      "options `Tile<NT>` (e.g. `Tile256: \"128x128x8/8x8\"`) and `Tile` "
+      "(every NT it fits) override it for tuning.\n"
       "- **Loads.** Each TK-deep slice of A and B is loaded by all threads "
       "with consecutive threads on consecutive addresses (along k when the "
       "operand is contiguous in k, else along i / j; a k-contiguous tile "
@@ -572,10 +573,14 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
   for (const TileShape &T : TileTable)
     if (T.NT == NT)
       TS = T;
-  if (auto Opt = context().Options
-                     ? context().Options->get(RuleId, "Tile", "")
-                     : std::string();
-      !Opt.empty()) {
+  // Option Tile<NT> (e.g. Tile256), else Tile: "TMxTNxTK/RMxRN".
+  std::string Opt;
+  if (context().Options) {
+    Opt = context().Options->get(RuleId, "Tile" + std::to_string(NT), "");
+    if (Opt.empty())
+      Opt = context().Options->get(RuleId, "Tile", "");
+  }
+  if (!Opt.empty()) {
     unsigned TM = 0, TN = 0, TK = 0, RM = 0, RN = 0;
     if (sscanf(Opt.c_str(), "%ux%ux%u/%ux%u", &TM, &TN, &TK, &RM, &RN) == 5 &&
         RM && RN && TK && TM % RM == 0 && TN % RN == 0 &&

@@ -15,6 +15,17 @@
 // RUN: %t/new > %t/new.txt
 // RUN: diff %t/orig.txt %t/new.txt
 // RUN: FileCheck --check-prefix=RUNS %s < %t/new.txt
+// The same with 128x128 tiles, 8 deep, 8x8 outputs per thread for the
+// 256-thread kernels (option Tile256), 4x4 for the others: still exact.
+// RUN: cp %s %t/t8.cu
+// RUN: printf 'CheckOptions:\n  coalescing-matmul-tile.MeasureFirst: false\n  coalescing-matmul-tile.Tile256: "128x128x8/8x8"\n' > %t/config8.yaml
+// RUN: %cuda-l1-rewrite --rules='-*,coalescing-matmul-tile' --config-file=%t/config8.yaml --fix --allow-unverified %t/t8.cu 2>&1 \
+// RUN:   | FileCheck --check-prefix=APPLIED %s
+// RUN: grep -c 'cudal1_As\[8\]\[128 + ' %t/t8.cu | FileCheck --check-prefix=TILE8 %s
+// TILE8: 3
+// RUN: %python %srcroot/utils/bench/cuemu.py --nvcc -o %t/new8 %t/t8.cu
+// RUN: %t/new8 > %t/new8.txt
+// RUN: diff %t/orig.txt %t/new8.txt
 // RUNS: gemm_ab 16x16
 // RUNS: gemm_ab 8x8 (fallback)
 // RUNS: gemm_ab grid larger
