@@ -56,6 +56,9 @@ if [ "$GENERATE" = 1 ]; then
   gen sync-warp-atomic-reduction "$B/warpatomic.cu" "$GEN/warpatomic.rewritten.cu"
   gen memory-hoist-invariant-load "$B/hoist.cu" "$GEN/hoist.rewritten.cu"
   gen algebraic-invariant-factor "$B/factor.cu" "$GEN/factor.rewritten.cu"
+  # matmul: tiled in round 1; gemm_rmw: register accumulation in round 1,
+  # tiled in round 2 (composition).
+  gen memory-register-accumulation,coalescing-matmul-tile "$B/matmul.cu" "$GEN/matmul.rewritten.cu"
   echo "bench-structural: rewritten files in $GEN"
 fi
 
@@ -74,4 +77,29 @@ fi
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
   "$OUTDIR/bench-structural" "$SAMPLES"
 } 2>&1 | tee "$OUTDIR/bench-structural.log"
-exit "${PIPESTATUS[0]}"
+RC="${PIPESTATUS[0]}"
+
+# The matrix products against cuBLAS (fp32, TF32 off; utils/bench/cublas-ref.cu):
+# rewritten time / cuBLAS time per size (the issue's goal: within 2x).
+if "$NVCC" -O3 -std=c++17 -arch="$ARCH" "$ROOT/utils/bench/cublas-ref.cu" -lcublas \
+     -o "$OUTDIR/cublas-ref" 2>"$OUTDIR/cublas-ref.build.log"; then
+  {
+    echo
+    echo "| matrix product | rewritten (us) | cuBLAS sgemm (us) | rewritten / cuBLAS |"
+    echo "|---|---:|---:|---:|"
+    for S in 1024 4096; do
+      J="$(NVIDIA_TF32_OVERRIDE=0 "$OUTDIR/cublas-ref" "gemm:$S:$S:$S" 2>/dev/null | tail -1)"
+      CU="$(echo "$J" | sed -n 's/.*"ms": *\([0-9.eE+-]*\).*/\1/p')"
+      for K in matmul gemm_rmw; do
+        RW="$(awk -F'|' -v k="$K$S" '$2 ~ "^ *"k" *$" { gsub(/ /, "", $6); print $6 }' "$OUTDIR/bench-structural.log")"
+        if [ -n "$CU" ] && [ -n "$RW" ]; then
+          awk -v k="$K$S" -v r="$RW" -v c="$CU" \
+            'BEGIN { printf "| %s | %.1f | %.1f | %.2fx |\n", k, r, c * 1000, r / (c * 1000) }'
+        fi
+      done
+    done
+  } 2>&1 | tee -a "$OUTDIR/bench-structural.log"
+else
+  echo "bench-structural: cublas-ref did not build (see $OUTDIR/cublas-ref.build.log); no cuBLAS ratio" | tee -a "$OUTDIR/bench-structural.log"
+fi
+exit "$RC"

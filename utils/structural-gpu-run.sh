@@ -87,6 +87,8 @@ if [ -x "$REW" ]; then
     verify total_odd total warpatomic reassociating correct
     verify axpy_odd axpy vectorize bitwise correct
     verify scale_cols_odd scale_cols hoist bitwise correct
+    verify matmul_odd matmul matmul bitwise correct
+    verify gemm_rmw_odd gemm_rmw matmul bitwise correct
     # 4096 x 4096: the rewrites that should pay off must be accepted
     verify matvec matvec staging bitwise accepted
     verify matvec matvec wpr reassociating accepted --verify-atol=1e-2
@@ -96,6 +98,9 @@ if [ -x "$REW" ]; then
     verify transpose32x8 transpose32x8 transpose32x8 bitwise accepted
     verify reduce0 reduce0 seqred reassociating accepted --verify-atol=1e-2
     verify total total warpatomic reassociating accepted
+    # matrix products at 1024^3 (gemm_rmw: register accumulation + tile)
+    verify matmul1024 matmul matmul bitwise accepted
+    verify gemm_rmw1024 gemm_rmw matmul bitwise accepted
     verify scale_cols scale_cols hoist bitwise correct
     # dot products of mixed-sign data: some of the 1M outputs cancel to ~0, so
     # the error is judged against the output's scale (docs/verify.md)

@@ -1,4 +1,5 @@
 //===- CoalescingModule.cpp - the coalescing-* rules ----------------------===//
+#include "CoalescingMatmulTile.h"
 #include "CoalescingSmemStaging.h"
 #include "CoalescingStridedAccess.h"
 #include "CoalescingThreadMappingSwap.h"
@@ -7,8 +8,9 @@
 #include "CoalescingWarpPerRow.h"
 
 namespace cudal1 {
-static RuleModule<CoalescingSmemStaging, CoalescingStridedAccess,
-                  CoalescingThreadMappingSwap, CoalescingTransposeTile,
-                  CoalescingUncoalescedAccess, CoalescingWarpPerRow>
+static RuleModule<CoalescingMatmulTile, CoalescingSmemStaging,
+                  CoalescingStridedAccess, CoalescingThreadMappingSwap,
+                  CoalescingTransposeTile, CoalescingUncoalescedAccess,
+                  CoalescingWarpPerRow>
     CoalescingRules;
 } // namespace cudal1

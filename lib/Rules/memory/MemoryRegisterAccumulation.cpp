@@ -172,7 +172,9 @@ void MemoryRegisterAccumulation::runOn(ASTContext &Ctx, const CheckContext &CC,
   });
   std::set<std::pair<const ParmVarDecl *, const Stmt *>> Done;
   for (const Stmt *L : Loops) {
-    std::set<const VarDecl *> Written = varsWrittenIn(L);
+    // Variables written in the loop or declared inside it (a fresh value
+    // each iteration).
+    std::set<const VarDecl *> Written = varsChangedIn(L);
     for (const Accum &A : Cands[L]) {
       const Expr *Idx = A.Lhs->getIdx();
       // Loop-invariant index: reads no memory, no variable it uses

@@ -194,6 +194,7 @@ struct Fiber {
   char *stack = nullptr;
   bool done = false;
   uint3 idx;
+  unsigned or_calls = 0; // __syncthreads_or calls in this block
 };
 inline ucontext_t sched;
 inline std::vector<Fiber> fibers;
@@ -218,12 +219,33 @@ inline void syncthreads() {
   swapcontext(&fibers[current].ctx, &sched);
 }
 
+// __syncthreads_or: call c of every thread of the block uses slot c % 3;
+// the slot of call c + 2 is cleared after the barrier of call c (every
+// thread has read it in call c - 1, none can write it before call c + 1's
+// barrier).
+inline int or_slot[3];
+inline int syncthreads_or(int p) {
+  if (current < 0) {
+    fprintf(stderr, "cuemu: __syncthreads_or() in a kernel run without fibers\n");
+    abort();
+  }
+  unsigned c = fibers[current].or_calls++;
+  if (p)
+    or_slot[c % 3] = 1;
+  syncthreads();
+  int r = or_slot[c % 3];
+  or_slot[(c + 2) % 3] = 0;
+  return r;
+}
+
 inline void run_block_fibers(unsigned nthreads) {
   if (fibers.size() < nthreads) fibers.resize(nthreads);
+  or_slot[0] = or_slot[1] = or_slot[2] = 0;
   for (unsigned t = 0; t < nthreads; t++) {
     Fiber &f = fibers[t];
     if (!f.stack) f.stack = (char *)malloc(kStack);
     f.done = false;
+    f.or_calls = 0;
     f.idx = {t % blockDim.x, (t / blockDim.x) % blockDim.y, t / (blockDim.x * blockDim.y)};
     getcontext(&f.ctx);
     f.ctx.uc_stack.ss_sp = f.stack;
@@ -345,5 +367,6 @@ Launcher<P...> launch(void (*fn)(P...), const char *name, dim3 g, dim3 b, size_t
 } // namespace cuemu
 
 #define __syncthreads() cuemu::syncthreads()
+#define __syncthreads_or(p) cuemu::syncthreads_or(p)
 
 #endif

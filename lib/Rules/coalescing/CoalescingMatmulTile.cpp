@@ -1,0 +1,1423 @@
+//===- CoalescingMatmulTile.cpp - coalescing-matmul-tile ------------------===//
+//
+// Matrix products written one output per thread:
+//
+//   i = blockIdx.D1 * blockDim.D1 + threadIdx.D1;      (D1 != D2)
+//   j = blockIdx.D2 * blockDim.D2 + threadIdx.D2;
+//   if (guard(i, j)) {                 (or early returns)
+//     prologue (T sum = X; C[..] *= beta; ...)
+//     for (k = K0; k < K; ++k)
+//       sum += E;   // E: one load of A(i,k), one of B(k,j), invariants
+//     epilogue (C[i * N + j] = alpha * sum + beta * C[i * N + j]; ...)
+//   }
+//
+// Every output reads a whole row of A and a whole column of B from global
+// memory: 2K loads per K multiply-adds. The rewrite keeps the launch and the
+// signature and replaces the body by
+//   - the original body, run when the block does not have the NT threads
+//     the fast path is compiled for (any launch stays correct);
+//   - a fast path: blocks walk TM x TN output tiles grid-stride over exactly
+//     the outputs the original grid covers; A and B are staged TK deep in
+//     shared memory by coalesced cooperative loads that paste the original
+//     operand text with i / j and k bound; each thread accumulates RM x RN
+//     outputs in registers (rows ty + TY*r, columns tx + TX*c) with the
+//     original update text, in the original k order: bitwise.
+// A row of A (a column of B) is loaded only when an output of the tile in
+// that row (column) passes the original guard: exactly the elements an
+// original thread reads. The prologue and epilogue run per output under the
+// guard, with i and j bound; they may touch memory only at the output's own
+// (i, j), in arrays that provably do not alias the operands.
+//
+//===----------------------------------------------------------------------===//
+#include "CoalescingMatmulTile.h"
+#include "RowWalk.h"
+#include "cudal1/Rules/SpelledType.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+
+#include <cstdio>
+#include <sstream>
+
+using namespace clang;
+using namespace llvm;
+
+namespace cudal1 {
+
+namespace {
+
+const char *RuleId = "coalescing-matmul-tile";
+
+/// The tile shapes per block size NT (threads per block): TM x TN outputs
+/// per block, TK deep, RM x RN outputs per thread (TY = TM / RM rows and
+/// TX = TN / RN columns of threads, TY * TX = NT). The one table to tune
+/// from GPU measurements; the options Tile<NT> and Tile ("TMxTNxTK/RMxRN")
+/// override the entry used.
+struct TileShape {
+  unsigned NT, TM, TN, TK, RM, RN;
+};
+constexpr TileShape TileTable[] = {
+    {64, 32, 32, 16, 4, 4},     // 8 x 8 threads
+    {128, 32, 64, 16, 4, 4},    // 8 x 16
+    {256, 64, 64, 16, 4, 4},    // 16 x 16
+    {512, 64, 128, 16, 4, 4},   // 16 x 32
+    {1024, 128, 128, 16, 4, 4}, // 32 x 32
+};
+constexpr unsigned DefaultNT = 256;
+
+/// `v = blockIdx.D * blockDim.D + threadIdx.D` (or `blockIdx.D * C +
+/// threadIdx.D` with a constant C, which needs blockDim.D == C).
+struct ThreadVar {
+  const VarDecl *V = nullptr;
+  std::string Dim; // "x", "y", "z"
+  std::optional<int64_t> ConstStride;
+};
+
+std::optional<ThreadVar> threadVar(const VarDecl *V, const FunctionFacts &F) {
+  if (!V->getInit() || F.isMutated(V) || !V->getType()->isIntegerType() ||
+      V->getType().isVolatileQualified())
+    return std::nullopt;
+  AffineExpr A = toAffine(V->getInit(), F);
+  if (!A.isKnown())
+    return std::nullopt;
+  for (std::string D : {"x", "y", "z"}) {
+    AffineExpr Blk = AffineExpr::symbol("blockIdx." + D);
+    AffineExpr Th = AffineExpr::symbol("threadIdx." + D);
+    if (A == Blk * AffineExpr::symbol("blockDim." + D) + Th)
+      return ThreadVar{V, D, std::nullopt};
+    AffineExpr Rest = A - Th;
+    AffineExpr C = Rest.coefficientOf("blockIdx." + D);
+    if (auto CV = C.constantValue(); CV && *CV > 0 && Rest == Blk * C)
+      return ThreadVar{V, D, *CV};
+  }
+  return std::nullopt;
+}
+
+/// The variables \p S reads (DeclRefExprs to VarDecls).
+std::set<const VarDecl *> varsRead(const Stmt *S) {
+  std::set<const VarDecl *> Out;
+  forEachStmt(S, [&](const Stmt *X) {
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(X))
+      if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
+        Out.insert(V);
+  });
+  return Out;
+}
+
+bool isWithin(const SourceManager &SM, SourceRange Inner, SourceRange Outer) {
+  SourceLocation B = SM.getExpansionLoc(Inner.getBegin()),
+                 E = SM.getExpansionLoc(Inner.getEnd());
+  SourceLocation OB = SM.getExpansionLoc(Outer.getBegin()),
+                 OE = SM.getExpansionLoc(Outer.getEnd());
+  return !SM.isBeforeInTranslationUnit(B, OB) &&
+         !SM.isBeforeInTranslationUnit(OE, E);
+}
+
+/// `if (c) return;` -> c.
+const Expr *earlyExit(const Stmt *S) {
+  const auto *If = dyn_cast<IfStmt>(S);
+  if (!If || If->getElse() || If->getInit() || If->getConditionVariable())
+    return nullptr;
+  const Stmt *T = If->getThen();
+  if (const auto *CS = dyn_cast<CompoundStmt>(T)) {
+    if (CS->size() != 1)
+      return nullptr;
+    T = CS->body_front();
+  }
+  const auto *Ret = dyn_cast<ReturnStmt>(T);
+  return Ret && !Ret->getRetValue() ? If->getCond() : nullptr;
+}
+
+/// Splits \p E at the top-level operator \p Op (&& or ||).
+void splitAt(const Expr *E, BinaryOperatorKind Op,
+             std::vector<const Expr *> &Out) {
+  E = E->IgnoreParens();
+  if (const auto *BO = dyn_cast<BinaryOperator>(E); BO && BO->getOpcode() == Op) {
+    splitAt(BO->getLHS(), Op, Out);
+    splitAt(BO->getRHS(), Op, Out);
+    return;
+  }
+  Out.push_back(E);
+}
+
+/// `V < X` (or `X > V`, or `!(V >= X)` when \p Negated): X.
+const Expr *upperBoundOf(const Expr *T, const VarDecl *V, bool Negated) {
+  T = T->IgnoreParenImpCasts();
+  if (const auto *U = dyn_cast<UnaryOperator>(T);
+      U && U->getOpcode() == UO_LNot)
+    return upperBoundOf(U->getSubExpr(), V, !Negated);
+  const auto *BO = dyn_cast<BinaryOperator>(T);
+  if (!BO)
+    return nullptr;
+  BinaryOperatorKind Lt = Negated ? BO_GE : BO_LT;
+  BinaryOperatorKind Gt = Negated ? BO_LE : BO_GT;
+  if (BO->getOpcode() == Lt && varOf(BO->getLHS()) == V)
+    return BO->getRHS();
+  if (BO->getOpcode() == Gt && varOf(BO->getRHS()) == V)
+    return BO->getLHS();
+  return nullptr;
+}
+
+/// Does \p S write memory or synchronise (directly, or in a user function
+/// it calls, up to \p Depth calls deep)? Assignments to locals declared in
+/// \p S (or to \p Own) do not count.
+bool writesMemory(const Stmt *S, const std::set<const VarDecl *> &Own,
+                  const SourceManager &SM, unsigned Depth, std::string &What);
+
+bool callWrites(const CallExpr *CE, const SourceManager &SM, unsigned Depth,
+                std::string &What) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!FD) {
+    What = "an indirect call";
+    return true;
+  }
+  std::string N = FD->getNameAsString();
+  if (StringRef(N).starts_with("atomic") || StringRef(N).starts_with("__sync") ||
+      StringRef(N).starts_with("__shfl") ||
+      StringRef(N).starts_with("__threadfence") ||
+      StringRef(N).starts_with("__syncwarp")) {
+    What = "a call to '" + N + "'";
+    return true;
+  }
+  if (SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation())))
+    return false; // math functions
+  const FunctionDecl *Def = nullptr;
+  if (!FD->hasBody(Def) || !Def || Depth == 0) {
+    What = "a call to '" + N + "', whose body is not known";
+    return true;
+  }
+  return writesMemory(Def->getBody(), {}, SM, Depth - 1, What);
+}
+
+bool writesMemory(const Stmt *S, const std::set<const VarDecl *> &Own,
+                  const SourceManager &SM, unsigned Depth, std::string &What) {
+  std::set<const VarDecl *> Locals = Own;
+  forEachStmt(S, [&](const Stmt *X) {
+    if (const auto *DS = dyn_cast<DeclStmt>(X))
+      for (const Decl *D : DS->decls())
+        if (const auto *V = dyn_cast<VarDecl>(D))
+          Locals.insert(V);
+  });
+  bool W = false;
+  auto Lhs = [&](const Expr *L) {
+    const VarDecl *V = varOf(L);
+    if (!V || !Locals.count(V) || V->getType()->isReferenceType()) {
+      W = true;
+      What = "a store";
+    }
+  };
+  forEachStmt(S, [&](const Stmt *X) {
+    if (W)
+      return;
+    if (const auto *BO = dyn_cast<BinaryOperator>(X); BO && BO->isAssignmentOp())
+      Lhs(BO->getLHS());
+    else if (const auto *U = dyn_cast<UnaryOperator>(X);
+             U && U->isIncrementDecrementOp())
+      Lhs(U->getSubExpr());
+    else if (const auto *CE = dyn_cast<CallExpr>(X))
+      W = callWrites(CE, SM, Depth, What);
+    else if (isa<GCCAsmStmt>(X) || isa<MSAsmStmt>(X)) {
+      W = true;
+      What = "inline assembly";
+    }
+  });
+  return W;
+}
+
+} // namespace
+
+RuleInfo CoalescingMatmulTile::info() const {
+  RuleInfo I;
+  I.Id = RuleId;
+  I.Category = "coalescing";
+  I.Summary = "matrix product computed one output per thread -> "
+              "shared-memory tiles with register blocking (exact)";
+  I.Exactness = Exactness::Bitwise;
+  I.DefaultOptions["MeasureFirst"] = "true";
+  I.DefaultOptions["Tile"] = "";
+  I.ExactnessNote = "bitwise (same products, same sum order); offered for "
+                    "GPU measurement (--verify=run) unless the option "
+                    "MeasureFirst is false";
+  I.Help =
+      "A kernel in which each thread computes one output of a matrix "
+      "product, sum += A(i,k) * B(k,j) over k, reads 2K values from global "
+      "memory per K multiply-adds, and the lanes of a warp read A (or B) "
+      "rows apart. The rewrite stages TK-deep slices of A and B in shared "
+      "memory with coalesced loads and lets each thread accumulate RM x RN "
+      "outputs in registers, in the original order: the result is "
+      "bit-identical. The launch is unchanged; other block sizes run the "
+      "original code.";
+  I.Doc.Detects =
+      "Kernels with two thread indices `i = blockIdx.D1 * blockDim.D1 + "
+      "threadIdx.D1` and `j = blockIdx.D2 * blockDim.D2 + threadIdx.D2` "
+      "(any order of x/y/z, any integer type, macros welcome) whose loop "
+      "`for (k = K0; k < K; ++k) sum += E;` sums an expression `E` with one "
+      "global load depending only on `(i, k)` and one depending only on "
+      "`(k, j)` (`A[i * K + k]`, `A[k * M + i]`, `A[i][k]` on a `T A[][N]` "
+      "parameter, the same array twice as in `A[i * K + k] * A[j * K + k]`), "
+      "the rest of `E` loop-invariant (`alpha`, `sqrtf(...)`), under a guard "
+      "(`if (i < M && j < N)` or early returns) with optional code before "
+      "the loop (`T sum = 0;`, `T sum = beta * C[...]`, `C[...] *= beta;`) "
+      "and after it (`C[i * N + j] = alpha * sum + beta * C[i * N + j];`).";
+  I.Doc.WhySlow =
+      "Each output reads a whole row of A and a whole column of B: 2K global "
+      "loads for K multiply-adds, and one of the two walks a row per lane "
+      "(one 32-byte sector per lane). The kernel is bound by the memory "
+      "system at a small fraction of the GPU's arithmetic rate.";
+  I.Doc.Example = R"cuda(int i = blockIdx.y * blockDim.y + threadIdx.y;
+int j = blockIdx.x * blockDim.x + threadIdx.x;
+if (i < M && j < N) {
+  float sum = 0.0f;
+  for (int k = 0; k < K; ++k)
+    sum += A[i * K + k] * B[k * N + j];     // warning
+  C[i * N + j] = alpha * sum + beta * C[i * N + j];
+})cuda";
+  I.Doc.Fixed = R"cuda(if (blockDim.x * blockDim.y * blockDim.z != 256u || blockDim.z != 1u ||
+    gridDim.z != 1u) {
+  ... the original body ...
+  return;
+}
+__shared__ float cudal1_As[16][64 + 2];   // A: TK x TM (k-contiguous: padded)
+__shared__ float cudal1_Bs[16][64 + 0];   // B: TK x TN
+... per 64x64 tile (grid-stride over the outputs the grid covers):
+  prologue per owned output under the guard (acc[r][c] = 0.0f);
+  for (int cudal1_k0 = 0; cudal1_k0 < K; cudal1_k0 += 16) {
+    // coalesced loads, the operand text with i / k bound:
+    { const int i = ...; const int k = ...; if (k < K) v = A[i * K + k]; }
+    __syncthreads();
+    for (kk ...) for (r ...) for (c ...)
+      cudal1_acc[r][c] += cudal1_a[r] * cudal1_b[c];   // the original update
+    __syncthreads();
+  }
+  epilogue per owned output under the guard:
+    { const int i = ..., j = ...; if (i < M && j < N) {
+        float sum = cudal1_acc[r][c];
+        C[i * N + j] = alpha * sum + beta * C[i * N + j]; } })cuda";
+  I.Doc.Fix =
+      "The kernel body is replaced; the signature and every launch stay as "
+      "they are (the launch may be in another file).\n"
+      "\n"
+      "- **Fallback.** The fast path is compiled for a fixed number of "
+      "threads per block NT: the constant block of the launch sites when "
+      "they all agree (64, 128, 256, 512 or 1024), else 256. A block of "
+      "another size (or with the unused dimension > 1) runs the original "
+      "body, so any launch stays correct. The fast path needs more registers "
+      "than the original, so a kernel without launch bounds gets "
+      "`__launch_bounds__(NT)` when every launch is visible and uses NT "
+      "threads, else `__launch_bounds__(1024)` (a launch of any size stays "
+      "possible).\n"
+      "- **Coverage.** Blocks walk the `TM x TN` output tiles grid-stride "
+      "over exactly the `(i, j)` the original grid covers (`i < gridDim.D1 "
+      "* blockDim.D1`, clamped by a guard term `i < M`); extra blocks exit.\n"
+      "- **Tiles.** NT threads form a `TY x TX` grid; thread `(ty, tx)` "
+      "owns the outputs `(ty + TY*r, tx + TX*c)`, `r < RM`, `c < RN`, so "
+      "stores are coalesced and shared-memory reads conflict-free. "
+      "`TM, TN, TK, RM, RN` per NT come from one table in the rule (NT = "
+      "256: 64 x 64 x 16, 4 x 4; NT = 1024: 128 x 128 x 16, 4 x 4); the "
+      "options `Tile<NT>` (e.g. `Tile256: \"128x128x8/8x8\"`) and `Tile` "
+      "(every NT it fits) override it for tuning.\n"
+      "- **Loads.** Each TK-deep slice of A and B is loaded by all threads "
+      "with consecutive threads on consecutive addresses (along k when the "
+      "operand is contiguous in k, else along i / j; a k-contiguous tile "
+      "gets padding against bank conflicts). The load pastes the original "
+      "operand text with `i` (or `j`) and `k` bound in a small scope, and "
+      "reads only when `k < K` and some output of the tile in that row "
+      "(column) passes the original guard: exactly what an original thread "
+      "reads. The guard therefore need not separate into terms of `i` and "
+      "of `j`: a triangular guard (`j <= i`, syrk) works, and tiles with no "
+      "output inside it skip the loop.\n"
+      "- **Exactness.** The inner product runs `kk` over `[0, min(TK, K - "
+      "k0))` (no zero-padded products are added) and executes the "
+      "original update statement with the two loads replaced by registers: "
+      "the same products in the same order, bit-identical (FMA contraction "
+      "is the same on both sides).\n"
+      "- **Prologue / epilogue.** The code before the loop runs per owned "
+      "output with `i` and `j` bound and the guard evaluated (its `T sum = "
+      "X` gives the register's start), and the code after it with `T sum = "
+      "acc[r][c]` in front.\n"
+      "\n"
+      "Accumulations into global memory (`c[i * N + j] += a * b` in the "
+      "loop) are reached by composition: memory-register-accumulation "
+      "rewrites them in round 1, this rule fires on the register form in "
+      "round 2 of the same `--fix` run.\n"
+      "\n"
+      "## When there is no fix\n"
+      "\n"
+      "- the loop's bounds depend on the thread (triangular `k < i`), or the "
+      "loop is not `for (k = K0; k < K; ++k)`, or it does more than the "
+      "sum;\n"
+      "- the summed expression reads memory other than the two operands, "
+      "or reads a variable that changes with the thread or the iteration "
+      "(other than inside the operands), or calls a user function;\n"
+      "- code before the loop is not the accumulator's declaration or a "
+      "store to the output at `(i, j)`; code after it stores elsewhere than "
+      "at `(i, j)`, synchronises, uses atomics, or returns;\n"
+      "- the guard reads memory or calls a function; statements other than "
+      "declarations and `if (c) return;` precede it;\n"
+      "- the output array may alias an operand (not `__restrict__`, not "
+      "separate `cudaMalloc` allocations at every launch site);\n"
+      "- the kernel reads `threadIdx`/`blockIdx` other than in the two index "
+      "declarations, or already uses shared memory or barriers (a kernel "
+      "that already stages its operands in shared memory gets no finding);\n"
+      "- kernel templates (not handled yet: no finding), code from macro "
+      "expansions of the kernel body;\n"
+      "- sums of several products over the same k (syr2k's `a*b + b*a`: "
+      "four operands) are refused (only two operands are staged).\n"
+      "\n"
+      "## Verified on the CPU, to be measured on the GPU\n"
+      "\n"
+      "test/Rules/coalescing/coalescing-matmul-tile-emu.cu runs the original "
+      "and the rewritten kernels on the CPU emulation (utils/bench/cuemu) and "
+      "compares the bits (odd sizes, larger and smaller grids, 64 to 1024 "
+      "threads, fallback shapes). On the naive-style corpus, `--fix` with "
+      "every rule rewrites gemm, both products of gemm_chain, syrk (through "
+      "register accumulation), both layers of mlp_forward and correlation's "
+      "corr_kernel, and every program still passes its own check under the "
+      "emulation. GPU speed: utils/bench-structural.sh (matmul1024/4096, "
+      "gemm_rmw1024/4096, and the ratio to cuBLAS sgemm).";
+  return I;
+}
+
+// Over 150 lines: one pass from the pattern (thread indices, loop, operands,
+// guard, prologue/epilogue, aliasing) to the tiled body; the steps share the
+// matched pieces and are commented blocks.
+void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
+  if (Kernel.IsTemplate)
+    return;
+  ASTContext &Ctx = ctx();
+  const SourceManager &SM = Ctx.getSourceManager();
+  const FunctionDecl *K = Kernel.FD;
+  const FunctionFacts &F = Kernel.Facts;
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(K->getBody());
+  if (!Body || Body->body_empty())
+    return;
+
+  // --- the pattern ---------------------------------------------------------
+  // Thread indices among the top-level declarations.
+  std::vector<ThreadVar> TVs;
+  for (const Stmt *S : Body->body())
+    if (const auto *DS = dyn_cast<DeclStmt>(S))
+      for (const Decl *D : DS->decls())
+        if (const auto *V = dyn_cast<VarDecl>(D))
+          if (auto TV = threadVar(V, F))
+            TVs.push_back(*TV);
+  if (TVs.size() < 2)
+    return;
+  std::map<const VarDecl *, std::string> TVSym;
+  for (unsigned N = 0; N < TVs.size(); ++N)
+    TVSym[TVs[N].V] = "@tv" + std::to_string(N);
+
+  // The loop: `for (k = K0; k < END; ++k) acc += E;` with one operand load
+  // depending on (u, k) and one on (v, k), u and v thread indices of
+  // different dimensions.
+  struct Operand {
+    const ArraySubscriptExpr *AS = nullptr;
+    const ParmVarDecl *P = nullptr;
+    AffineExpr Idx;
+    int TV = -1;
+  };
+  const ForStmt *Loop = nullptr;
+  const VarDecl *IV = nullptr, *Acc = nullptr;
+  const Expr *K0 = nullptr, *End = nullptr;
+  const BinaryOperator *Upd = nullptr;
+  std::vector<Operand> Ops;
+  std::vector<const Expr *> OtherLoads;
+  const Stmt *Extra = nullptr; // another statement in the loop's body
+  bool LoopShapeOk = false;
+  for (const ForStmt *L : forLoopsIn(Body)) {
+    // `for (T k = K0; k < END; ++k)`; other counted shapes (k <= END,
+    // steps) are reported and refused.
+    std::optional<LoopShape> LS = analyzeFor(Ctx, L);
+    if (!LS || !isa_and_nonnull<DeclStmt>(L->getInit()))
+      continue;
+    const Expr *LK0 = LS->Init, *LEnd = LS->Bound;
+    const VarDecl *LIV = LS->IV;
+    const auto *LC = dyn_cast_or_null<BinaryOperator>(L->getCond());
+    bool LShapeOk = LS->Step == 1 && LS->Cmp == BO_LT && LC &&
+                    varOf(LC->getLHS()) == LIV;
+    std::vector<const Stmt *> BodyStmts;
+    if (const auto *CS = dyn_cast<CompoundStmt>(L->getBody()))
+      BodyStmts.assign(CS->body_begin(), CS->body_end());
+    else
+      BodyStmts.push_back(L->getBody());
+    for (const Stmt *BS : BodyStmts) {
+      const auto *BO = dyn_cast<BinaryOperator>(BS);
+      if (!BO || !BO->isAssignmentOp())
+        continue;
+      const VarDecl *A = varOf(BO->getLHS());
+      if (!A || !A->hasLocalStorage() || isa<ParmVarDecl>(A))
+        continue;
+      const Expr *E = nullptr;
+      if (BO->getOpcode() == BO_AddAssign || BO->getOpcode() == BO_SubAssign) {
+        E = BO->getRHS();
+      } else if (BO->getOpcode() == BO_Assign) {
+        // acc = acc + E / acc = E + acc
+        const auto *R = dyn_cast<BinaryOperator>(BO->getRHS()->IgnoreParens());
+        if (!R || R->getOpcode() != BO_Add)
+          continue;
+        if (varOf(R->getLHS()) == A)
+          E = R->getRHS();
+        else if (varOf(R->getRHS()) == A)
+          E = R->getLHS();
+        else
+          continue;
+      } else {
+        continue;
+      }
+      std::map<const VarDecl *, std::string> Syms = TVSym;
+      Syms[LIV] = "@k";
+      std::vector<Operand> LOps;
+      std::vector<const Expr *> LOther;
+      forEachStmt(E, [&](const Stmt *X) {
+        if (const auto *U = dyn_cast<UnaryOperator>(X);
+            U && U->getOpcode() == UO_Deref)
+          LOther.push_back(U);
+        if (const auto *ME = dyn_cast<MemberExpr>(X); ME && ME->isArrow())
+          LOther.push_back(ME);
+        const auto *AS = dyn_cast<ArraySubscriptExpr>(X);
+        if (!AS || AS->getType()->isArrayType())
+          return; // A[i] of A[i][k]: a row
+        Operand O;
+        O.AS = AS;
+        O.P = rowWalkAccess(AS, F, Syms, O.Idx);
+        bool Ok = O.P && O.Idx.isKnown();
+        bool DepK = false;
+        std::set<int> Dep;
+        if (Ok)
+          for (const std::string &Sym : O.Idx.symbols()) {
+            if (Sym == "@k")
+              DepK = true;
+            else if (StringRef(Sym).starts_with("@tv"))
+              Dep.insert(std::stoi(Sym.substr(3)));
+            else if (StringRef(Sym).starts_with("threadIdx.") ||
+                     StringRef(Sym).starts_with("blockIdx."))
+              Ok = false;
+          }
+        if (Ok && DepK && Dep.size() == 1) {
+          O.TV = *Dep.begin();
+          LOps.push_back(O);
+        } else {
+          LOther.push_back(AS);
+        }
+      });
+      // Exactly one operand per thread index, two different dimensions.
+      if (LOps.size() < 2)
+        continue;
+      int RowOp = -1, ColOp = -1;
+      for (unsigned X = 0; X < LOps.size() && RowOp < 0; ++X)
+        for (unsigned Y = 0; Y < LOps.size(); ++Y)
+          if (LOps[X].TV != LOps[Y].TV &&
+              TVs[LOps[X].TV].Dim != TVs[LOps[Y].TV].Dim) {
+            RowOp = X;
+            ColOp = Y;
+            break;
+          }
+      if (RowOp < 0)
+        continue;
+      for (unsigned X = 0; X < LOps.size(); ++X)
+        if (int(X) != RowOp && int(X) != ColOp)
+          LOther.push_back(LOps[X].AS);
+      Loop = L;
+      IV = LIV;
+      Acc = A;
+      K0 = LK0;
+      End = LEnd;
+      Upd = BO;
+      Ops = {LOps[RowOp], LOps[ColOp]};
+      OtherLoads = LOther;
+      LoopShapeOk = LShapeOk;
+      for (const Stmt *X : BodyStmts)
+        if (X != BS && !Extra)
+          Extra = X;
+      break;
+    }
+    if (Loop)
+      break;
+  }
+  if (!Loop)
+    return;
+
+  // Already staged in shared memory (good code, or this rule's own output,
+  // whose fallback keeps the original loop): no finding.
+  std::set<const VarDecl *> Shared;
+  forEachStmt(Body, [&](const Stmt *X) {
+    if (const auto *DS = dyn_cast<DeclStmt>(X))
+      for (const Decl *D : DS->decls())
+        if (const auto *V = dyn_cast<VarDecl>(D))
+          if (V->hasAttr<CUDASharedAttr>())
+            Shared.insert(V);
+  });
+  bool Tiled = false;
+  for (const ForStmt *L : forLoopsIn(Body))
+    for (const VarDecl *V : varsRead(L->getBody()))
+      if (Shared.count(V))
+        Tiled = true;
+  if (Tiled)
+    return;
+
+  // --- the tile shape --------------------------------------------------------
+  unsigned NT = DefaultNT;
+  bool FromLaunch = false;
+  std::string BlockWhy, TileNote;
+  if (auto Block = constantBlock(context(), K, BlockWhy)) {
+    uint64_t N = (*Block)[0] * (*Block)[1] * (*Block)[2];
+    for (const TileShape &T : TileTable)
+      if (T.NT == N) {
+        NT = unsigned(N);
+        FromLaunch = true;
+      }
+  }
+  TileShape TS = TileTable[0];
+  for (const TileShape &T : TileTable)
+    if (T.NT == NT)
+      TS = T;
+  // Option Tile<NT> (e.g. Tile256), else Tile: "TMxTNxTK/RMxRN".
+  std::string Opt;
+  if (context().Options) {
+    Opt = context().Options->get(RuleId, "Tile" + std::to_string(NT), "");
+    if (Opt.empty())
+      Opt = context().Options->get(RuleId, "Tile", "");
+  }
+  if (!Opt.empty()) {
+    unsigned TM = 0, TN = 0, TK = 0, RM = 0, RN = 0;
+    if (sscanf(Opt.c_str(), "%ux%ux%u/%ux%u", &TM, &TN, &TK, &RM, &RN) == 5 &&
+        RM && RN && TK && TM % RM == 0 && TN % RN == 0 &&
+        (TM / RM) * (TN / RN) == NT)
+      TS = {NT, TM, TN, TK, RM, RN};
+    else
+      TileNote = "option Tile '" + Opt + "' ignored: not TMxTNxTK/RMxRN " +
+                 "with (TM/RM)*(TN/RN) = " + std::to_string(NT) + " threads";
+  }
+  const ThreadVar &RowTV0 = TVs[Ops[0].TV];
+  const ThreadVar &ColTV0 = TVs[Ops[1].TV];
+  std::string AT = sourceText(Ctx, Ops[0].AS->getSourceRange());
+  std::string BT = sourceText(Ctx, Ops[1].AS->getSourceRange());
+  std::string KN = IV->getName().str();
+  Finding Fd = finding(
+      Upd->getBeginLoc(),
+      "matrix product computed one output per thread: each output of '" +
+          K->getNameAsString() + "' reads a row of '" + AT + "' and a column of '" +
+          BT + "' from global memory (2 loads per multiply-add); " +
+          std::to_string(TS.TM) + "x" + std::to_string(TS.TN) +
+          " shared-memory tiles with " + std::to_string(TS.RM) + "x" +
+          std::to_string(TS.RN) +
+          " outputs per thread would reuse every load across the tile (an "
+          "exact fix: same products, same order)",
+      K, Upd->getSourceRange());
+  if (!TileNote.empty())
+    note(Fd, Upd->getBeginLoc(), TileNote);
+  auto Refuse = [&](const std::string &Why) {
+    reportWithoutFix(std::move(Fd), Why);
+  };
+  if (!Shared.empty() || containsCallTo(Body, {"__syncthreads*", "__syncwarp"}))
+    return Refuse("the kernel already uses shared memory or barriers");
+  if (!LoopShapeOk)
+    return Refuse("the '" + KN + "' loop is not `for (k = K0; k < K; ++k)`");
+  if (Extra)
+    return Refuse("the loop does more than the sum: '" +
+                  sourceText(Ctx, Extra->getSourceRange()) +
+                  "' (only `acc += E;` can be split into tiles)");
+  if (!OtherLoads.empty())
+    return Refuse("the summed expression reads '" +
+                  sourceText(Ctx, OtherLoads.front()->getSourceRange()) +
+                  "' besides the two operands: only one load of each "
+                  "operand can be staged");
+  if (RowTV0.V == ColTV0.V)
+    return;
+
+  // --- body structure: declarations / exits, guard, core ---------------------
+  std::vector<const DeclStmt *> PreDecls;
+  std::vector<const Expr *> Exits;
+  const IfStmt *GuardIf = nullptr;
+  std::vector<const Stmt *> Core;
+  {
+    auto It = Body->body_begin(), E = Body->body_end();
+    for (; It != E; ++It) {
+      if (const auto *DS = dyn_cast<DeclStmt>(*It)) {
+        // The accumulator's declaration starts the core when it reads
+        // memory (it is prologue code).
+        bool Plain = true;
+        for (const Decl *D : DS->decls()) {
+          const auto *V = dyn_cast<VarDecl>(D);
+          if (!V || (V->getInit() && !isPureNoMemory(V->getInit())))
+            Plain = false;
+        }
+        if (Plain) {
+          PreDecls.push_back(DS);
+          continue;
+        }
+        break;
+      }
+      if (const Expr *C = earlyExit(*It)) {
+        Exits.push_back(C);
+        continue;
+      }
+      break;
+    }
+    if (It != E && std::next(It) == E)
+      if (const auto *If = dyn_cast<IfStmt>(*It);
+          If && !If->getElse() && !If->getInit() &&
+          !If->getConditionVariable() && !earlyExit(If)) {
+        GuardIf = If;
+        if (const auto *CS = dyn_cast<CompoundStmt>(If->getThen()))
+          Core.assign(CS->body_begin(), CS->body_end());
+        else
+          Core.push_back(If->getThen());
+      }
+    if (!GuardIf)
+      Core.assign(It, E);
+  }
+  auto LoopIt = std::find_if(Core.begin(), Core.end(), [&](const Stmt *S) {
+    if (const auto *AS = dyn_cast<AttributedStmt>(S))
+      S = AS->getSubStmt();
+    return S == Loop;
+  });
+  if (LoopIt == Core.end())
+    return Refuse("the loop is nested in control flow other than the guard "
+                  "`if (...) { ... }` that ends the kernel");
+  std::vector<const Stmt *> Prologue(Core.begin(), LoopIt);
+  std::vector<const Stmt *> Epilogue(std::next(LoopIt), Core.end());
+
+  // Threads indices: declared at the top, the only uses of the built-ins.
+  for (const ThreadVar *TV : {&RowTV0, &ColTV0}) {
+    bool Top = false;
+    for (const DeclStmt *DS : PreDecls)
+      for (const Decl *D : DS->decls())
+        if (D == TV->V)
+          Top = true;
+    if (!Top)
+      return Refuse("'" + TV->V->getName().str() +
+                    "' is not declared before the guard");
+  }
+  {
+    bool Other = false;
+    forEachStmt(Body, [&](const Stmt *X) {
+      const auto *PO = dyn_cast<PseudoObjectExpr>(X);
+      if (!PO || builtinName(PO).empty())
+        return;
+      if (!isWithin(SM, PO->getSourceRange(),
+                    RowTV0.V->getInit()->getSourceRange()) &&
+          !isWithin(SM, PO->getSourceRange(),
+                    ColTV0.V->getInit()->getSourceRange()))
+        Other = true;
+    });
+    if (Other)
+      return Refuse("the kernel reads threadIdx/blockIdx other than in the "
+                    "declarations of '" + RowTV0.V->getName().str() +
+                    "' and '" + ColTV0.V->getName().str() +
+                    "' (the tiles give threads other roles)");
+  }
+
+  // The declarations before the guard: the thread indices, uniform values
+  // (emitted once at the top of the fast path), and per-output values
+  // (re-emitted in each output's scope), never mixed in one statement.
+  std::set<const VarDecl *> Uniform, PerOutput;
+  std::vector<const DeclStmt *> UniformDecls, PerOutputDecls;
+  for (const DeclStmt *DS : PreDecls) {
+    int Kind = -1; // 0 thread index, 1 uniform, 2 per output
+    for (const Decl *D : DS->decls()) {
+      const auto *V = cast<VarDecl>(D);
+      int VK;
+      if (V == RowTV0.V || V == ColTV0.V)
+        VK = 0;
+      else if (V == Acc)
+        VK = 2;
+      else {
+        if (F.isMutated(V) || !V->getInit() || V->isStaticLocal() ||
+            V->hasAttr<CUDASharedAttr>())
+          return Refuse("'" + V->getName().str() +
+                        "' is declared before the guard and changed later");
+        bool Dep = false;
+        for (const VarDecl *R : varsRead(V->getInit()))
+          if (R == RowTV0.V || R == ColTV0.V || PerOutput.count(R) ||
+              (!isa<ParmVarDecl>(R) && R->hasLocalStorage() &&
+               !Uniform.count(R)))
+            Dep = true;
+        VK = Dep ? 2 : 1;
+      }
+      if (Kind >= 0 && Kind != VK)
+        return Refuse("'" + sourceText(Ctx, DS->getSourceRange()) +
+                      "' declares a thread index together with other values");
+      Kind = VK;
+      if (VK == 1)
+        Uniform.insert(V);
+      else if (VK == 2)
+        PerOutput.insert(V);
+    }
+    if (Kind == 1)
+      UniformDecls.push_back(DS);
+    else if (Kind == 2)
+      PerOutputDecls.push_back(DS);
+  }
+
+  // The loop: bounds the same for every thread; the accumulator an
+  // arithmetic scalar declared before the loop.
+  if (!isBlockUniform(K0, F) || !isBlockUniform(End, F))
+    return Refuse("the bounds of the '" + KN +
+                  "' loop depend on the thread (triangular or per-output "
+                  "ranges): the tiles share one k range");
+  for (const Expr *B : {K0, End})
+    for (const VarDecl *R : varsRead(B))
+      if (!isa<ParmVarDecl>(R) && R->hasLocalStorage() && !Uniform.count(R))
+        return Refuse("the bounds of the '" + KN +
+                      "' loop use a value declared after the guard");
+  QualType AccT = Acc->getType();
+  if (!AccT->isArithmeticType() || AccT.isVolatileQualified())
+    return Refuse("the accumulator is not an arithmetic scalar");
+  bool AccInPrologue = false;
+  for (const Stmt *S : Prologue)
+    if (const auto *DS = dyn_cast<DeclStmt>(S))
+      for (const Decl *D : DS->decls())
+        if (D == Acc)
+          AccInPrologue = true;
+  if (!AccInPrologue && !PerOutput.count(Acc))
+    return Refuse("the accumulator '" + Acc->getName().str() +
+                  "' is not declared before the loop, in the kernel's body "
+                  "or the guard's block");
+
+  // The update: besides the operands, only invariants.
+  for (const Operand &O : Ops) {
+    if (!O.AS->getType()->isArithmeticType())
+      return Refuse("an operand is not an arithmetic value");
+    const VarDecl *Own = TVs[O.TV].V;
+    for (const VarDecl *R : varsRead(O.AS))
+      if (R != IV && R != Own && !isa<ParmVarDecl>(R) && !Uniform.count(R) &&
+          R->hasLocalStorage())
+        return Refuse("the operand '" +
+                      sourceText(Ctx, O.AS->getSourceRange()) + "' uses '" +
+                      R->getName().str() + "'");
+  }
+  {
+    std::string Bad;
+    forEachStmt(Upd, [&](const Stmt *X) {
+      if (!Bad.empty())
+        return;
+      for (const Operand &O : Ops)
+        if (isWithin(SM, X->getSourceRange(), O.AS->getSourceRange()))
+          return;
+      if (const auto *DRE = dyn_cast<DeclRefExpr>(X)) {
+        const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
+        if (V && V != Acc && !Uniform.count(V) &&
+            !(isa<ParmVarDecl>(V) && !F.isMutated(V)) && V->hasLocalStorage())
+          Bad = "reads '" + V->getName().str() +
+                "', which changes with the thread or the iteration";
+      }
+      if (const auto *CE = dyn_cast<CallExpr>(X)) {
+        const FunctionDecl *FD = CE->getDirectCallee();
+        if (!FD || !SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation())))
+          Bad = "calls a user function";
+      }
+      if (const auto *U = dyn_cast<UnaryOperator>(X);
+          U && U->isIncrementDecrementOp())
+        Bad = "changes a variable";
+      if (const auto *B2 = dyn_cast<BinaryOperator>(X);
+          B2 && B2 != Upd && B2->isAssignmentOp())
+        Bad = "assigns";
+    });
+    if (!Bad.empty())
+      return Refuse("the summed expression " + Bad);
+    unsigned AccRefs = 0;
+    forEachStmt(Upd, [&](const Stmt *X) {
+      if (const auto *DRE = dyn_cast<DeclRefExpr>(X))
+        if (DRE->getDecl() == Acc)
+          ++AccRefs;
+    });
+    if (AccRefs != (Upd->getOpcode() == BO_Assign ? 2u : 1u))
+      return Refuse("the summed expression reads the accumulator");
+  }
+
+  // The guard: exits and the final if, without memory reads.
+  std::vector<std::string> GuardParts;
+  for (const Expr *C : Exits) {
+    if (!isPureNoMemory(C))
+      return Refuse("the guard reads memory or calls a function");
+    GuardParts.push_back("!(" + sourceText(Ctx, C->getSourceRange()) + ")");
+  }
+  if (GuardIf) {
+    if (!isPureNoMemory(GuardIf->getCond()))
+      return Refuse("the guard reads memory or calls a function");
+    GuardParts.push_back("(" +
+                         sourceText(Ctx, GuardIf->getCond()->getSourceRange()) +
+                         ")");
+  }
+
+  // Prologue: the accumulator's declaration and stores; epilogue: anything
+  // that does not leave, synchronise or write elsewhere than at (i, j).
+  std::map<const VarDecl *, std::string> OutSyms{{RowTV0.V, "@r"},
+                                                 {ColTV0.V, "@c"}};
+  std::set<const ParmVarDecl *> Written;
+  const ArraySubscriptExpr *FirstStore = nullptr;
+  auto AtOwnOutput = [&](const ArraySubscriptExpr *AS,
+                         const ParmVarDecl *&P) -> bool {
+    AffineExpr Idx;
+    P = rowWalkAccess(AS, F, OutSyms, Idx);
+    if (!P || !Idx.isKnown())
+      return false;
+    bool R = false, C = false;
+    for (const std::string &Sym : Idx.symbols()) {
+      if (Sym == "@r")
+        R = true;
+      else if (Sym == "@c")
+        C = true;
+      else if (StringRef(Sym).starts_with("threadIdx.") ||
+               StringRef(Sym).starts_with("blockIdx."))
+        return false;
+    }
+    return R && C;
+  };
+  for (const Stmt *S : Prologue) {
+    if (const auto *DS = dyn_cast<DeclStmt>(S)) {
+      if (!DS->isSingleDecl() || DS->getSingleDecl() != Acc)
+        return Refuse("'" + sourceText(Ctx, S->getSourceRange()) +
+                      "' before the loop declares something other than the "
+                      "accumulator");
+      continue;
+    }
+    const auto *BO = dyn_cast<BinaryOperator>(S);
+    const auto *AS =
+        BO ? dyn_cast<ArraySubscriptExpr>(BO->getLHS()->IgnoreParens())
+           : nullptr;
+    if (!BO || !BO->isAssignmentOp() || !AS)
+      return Refuse("'" + sourceText(Ctx, S->getSourceRange()) +
+                    "' before the loop is neither the accumulator's "
+                    "declaration nor a store to the output");
+  }
+  std::set<const VarDecl *> EpiLocals{Acc};
+  for (const Stmt *S : Epilogue) {
+    if (containsEscape(S, /*AllowContinue=*/false))
+      return Refuse("the code after the loop returns or jumps");
+  }
+  for (const std::vector<const Stmt *> *Part : {&Prologue, &Epilogue})
+    for (const Stmt *S : *Part) {
+      std::string Why;
+      std::set<const VarDecl *> Locals{Acc};
+      // Stores: only at (i, j) of pointer parameters; other effects: none.
+      forEachStmt(S, [&](const Stmt *X) {
+        if (!Why.empty())
+          return;
+        const Expr *Lhs = nullptr;
+        if (const auto *B2 = dyn_cast<BinaryOperator>(X);
+            B2 && B2->isAssignmentOp())
+          Lhs = B2->getLHS();
+        else if (const auto *U = dyn_cast<UnaryOperator>(X);
+                 U && U->isIncrementDecrementOp())
+          Lhs = U->getSubExpr();
+        else if (const auto *CE = dyn_cast<CallExpr>(X)) {
+          std::string What;
+          if (callWrites(CE, SM, 3, What))
+            Why = "calls '" + sourceText(Ctx, CE->getSourceRange()) +
+                  "' (" + What + ")";
+          return;
+        }
+        if (!Lhs)
+          return;
+        Lhs = Lhs->IgnoreParens();
+        if (const auto *AS = dyn_cast<ArraySubscriptExpr>(Lhs)) {
+          const ParmVarDecl *P = nullptr;
+          if (!AtOwnOutput(AS, P))
+            Why = "stores to '" + sourceText(Ctx, AS->getSourceRange()) +
+                  "', not provably the output at (" +
+                  RowTV0.V->getName().str() + ", " +
+                  ColTV0.V->getName().str() + ") alone";
+          else {
+            Written.insert(P);
+            if (!FirstStore)
+              FirstStore = AS;
+          }
+          return;
+        }
+        const VarDecl *V = varOf(Lhs);
+        if (!V || isa<ParmVarDecl>(V) || !V->hasLocalStorage() ||
+            V->getType()->isReferenceType() || Uniform.count(V) ||
+            PerOutput.count(V) || V == RowTV0.V || V == ColTV0.V)
+          if (V != Acc)
+            Why = "writes '" + sourceText(Ctx, Lhs->getSourceRange()) + "'";
+      });
+      if (!Why.empty())
+        return Refuse("the code " +
+                      std::string(Part == &Prologue ? "before" : "after") +
+                      " the loop " + Why);
+    }
+  // Reads of the written arrays: at (i, j) too.
+  for (const std::vector<const Stmt *> *Part : {&Prologue, &Epilogue})
+    for (const Stmt *S : *Part) {
+      std::string Why;
+      forEachStmt(S, [&](const Stmt *X) {
+        const auto *AS = dyn_cast<ArraySubscriptExpr>(X);
+        if (!AS || AS->getType()->isArrayType() || !Why.empty())
+          return;
+        AffineExpr Idx;
+        const ParmVarDecl *P = rowWalkAccess(AS, F, OutSyms, Idx);
+        if (!P || !Written.count(P))
+          return;
+        const ParmVarDecl *P2 = nullptr;
+        if (!AtOwnOutput(AS, P2))
+          Why = "reads '" + sourceText(Ctx, AS->getSourceRange()) +
+                "', an element another output may write";
+      });
+      if (!Why.empty())
+        return Refuse("the code around the loop " + Why);
+    }
+  // Per-output declarations must not be needed by the loop; prologue
+  // declarations other than the accumulator were refused above.
+  for (const VarDecl *R : varsRead(Upd))
+    if (PerOutput.count(R) && R != Acc)
+      return Refuse("the summed expression uses '" + R->getName().str() +
+                    "'");
+
+  // Aliasing: the outputs never overlap the operands.
+  for (const ParmVarDecl *W : Written)
+    for (const Operand &O : Ops) {
+      if (W == O.P)
+        return Refuse("the kernel writes '" + W->getName().str() +
+                      "', which the product reads");
+      std::string How, Why;
+      if (!provenDistinct(Ctx, context(), K, W, O.P, How, Why))
+        return Refuse(Why + " (mark them __restrict__ if they never overlap)");
+      bool Dup = false;
+      for (const FindingNote &N : Fd.Notes)
+        if (N.Message == "no aliasing: " + How)
+          Dup = true;
+      if (!Dup)
+        note(Fd, Upd->getBeginLoc(), "no aliasing: " + How);
+    }
+
+  // Rows and columns of the tile: the columns are the index the output is
+  // contiguous in (coalesced stores).
+  const ThreadVar *RowTV = &RowTV0, *ColTV = &ColTV0;
+  const Operand *RowOp = &Ops[0], *ColOp = &Ops[1];
+  {
+    bool Swap = false;
+    AffineExpr Idx;
+    if (FirstStore && rowWalkAccess(FirstStore, F, OutSyms, Idx) &&
+        Idx.isKnown()) {
+      bool RowUnit = Idx.coefficientOf("@r") == AffineExpr::constant(1);
+      bool ColUnit = Idx.coefficientOf("@c") == AffineExpr::constant(1);
+      Swap = RowUnit && !ColUnit;
+    } else {
+      Swap = RowTV0.Dim == "x";
+    }
+    if (Swap) {
+      std::swap(RowTV, ColTV);
+      std::swap(RowOp, ColOp);
+    }
+  }
+
+  const unsigned TY = TS.TM / TS.RM, TX = TS.TN / TS.RN;
+  QualType AElT = RowOp->AS->getType().getUnqualifiedType();
+  QualType BElT = ColOp->AS->getType().getUnqualifiedType();
+  // Unit stride in k: consecutive threads take consecutive k (the tile is
+  // stored transposed, padded so that the stores hit distinct banks).
+  auto KUnit = [](const Operand &O, const std::string &TVS) {
+    AffineExpr CK = O.Idx.coefficientOf("@k");
+    AffineExpr CT = O.Idx.coefficientOf(TVS);
+    return !(CT == AffineExpr::constant(1) && CK != AffineExpr::constant(1));
+  };
+  auto SymOf = [&](const ThreadVar *TV) {
+    for (unsigned N = 0; N < TVs.size(); ++N)
+      if (TVs[N].V == TV->V)
+        return "@tv" + std::to_string(N);
+    return std::string();
+  };
+  bool AKUnit = KUnit(*RowOp, SymOf(RowTV));
+  bool BKUnit = KUnit(*ColOp, SymOf(ColTV));
+  auto PadFor = [&](unsigned Width, bool KU) -> unsigned {
+    if (!KU)
+      return 0;
+    unsigned Want = TS.TK >= 32 ? 1 : (32 % TS.TK == 0 ? 32 / TS.TK : 1);
+    return (Want + 32 - Width % 32) % 32;
+  };
+  unsigned PadA = PadFor(TS.TM, AKUnit), PadB = PadFor(TS.TN, BKUnit);
+  uint64_t Smem = TS.TK * (TS.TM + PadA) *
+                      Ctx.getTypeSizeInChars(AElT).getQuantity() +
+                  TS.TK * (TS.TN + PadB) *
+                      Ctx.getTypeSizeInChars(BElT).getQuantity() +
+                  4 * (TS.TM + TS.TN);
+  if (Smem > 48 * 1024)
+    return Refuse("the tiles would not fit in 48 KiB of shared memory");
+  if (inMacro(Body->getSourceRange()) || inMacro(Upd->getSourceRange()))
+    return Refuse("the kernel body comes from a macro expansion");
+
+  // --- the rewrite ------------------------------------------------------------
+  auto Name = [&](const std::string &B) { return uniqueName(K, "cudal1_" + B); };
+  std::string NAs = Name("As"), NBs = Name("Bs"), NRowUsed = Name("rowUsed"),
+              NColUsed = Name("colUsed"), NT_ = Name("t"), NTy = Name("ty"),
+              NTx = Name("tx"), NRows = Name("rows"), NCols = Name("cols"),
+              NTileCols = Name("tileCols"), NTiles = Name("tiles"),
+              NTile = Name("tile"), NR0 = Name("r0"), NC0 = Name("c0"),
+              NAcc = Name("acc"), NAny = Name("any"), NR = Name("r"),
+              NC = Name("c"), NGI = Name("gi"), NGJ = Name("gj"),
+              NE = Name("e"), NK0 = Name("k0"), NKK = Name("kk"),
+              NM = Name("m"), NV = Name("v"), NKN = Name("kn"), NA = Name("a"),
+              NB = Name("b");
+  std::string S_NT = std::to_string(NT), S_TM = std::to_string(TS.TM),
+              S_TN = std::to_string(TS.TN), S_TK = std::to_string(TS.TK),
+              S_RM = std::to_string(TS.RM), S_RN = std::to_string(TS.RN),
+              S_TY = std::to_string(TY), S_TX = std::to_string(TX);
+  std::string ATs = spelledType(Ctx, AElT, RowOp->AS);
+  std::string BTs = spelledType(Ctx, BElT, ColOp->AS);
+  std::string AccTs = spelledType(Ctx, Acc);
+  std::string IVTs = spelledType(Ctx, IV);
+  std::string RowTs = spelledType(Ctx, RowTV->V);
+  std::string ColTs = spelledType(Ctx, ColTV->V);
+  std::string RowN = RowTV->V->getName().str(), ColN = ColTV->V->getName().str();
+  std::string AccN = Acc->getName().str();
+  std::string K0T = sourceText(Ctx, K0->getSourceRange());
+  std::string EndT = sourceText(Ctx, End->getSourceRange());
+  std::string Guard;
+  for (const std::string &G : GuardParts)
+    Guard += (Guard.empty() ? "" : " && ") + G;
+  if (Guard.empty())
+    Guard = "true";
+  std::string UpdT =
+      rewrittenText(Ctx, Upd,
+                    [&] {
+                      std::vector<std::pair<const Stmt *, std::string>> R = {
+                          {RowOp->AS, NA + "[" + NR + "]"},
+                          {ColOp->AS, NB + "[" + NC + "]"}};
+                      forEachStmt(Upd, [&](const Stmt *X) {
+                        if (const auto *DRE = dyn_cast<DeclRefExpr>(X))
+                          if (DRE->getDecl() == Acc)
+                            R.push_back({DRE, NAcc + "[" + NR + "][" + NC +
+                                                  "]"});
+                      });
+                      return R;
+                    }());
+  if (K0T.empty() || EndT.empty() || AT.empty() || BT.empty() ||
+      UpdT.empty())
+    return Refuse("the loop comes from a macro expansion");
+  // A statement's text, its continuation lines without the statement's own
+  // indentation (re-indented where it is emitted).
+  auto TextOf = [&](const Stmt *S) {
+    SourceLocation B = SM.getExpansionLoc(S->getBeginLoc());
+    SourceLocation E = afterStmt(Ctx, S);
+    bool Inv = false;
+    std::string Txt =
+        Lexer::getSourceText(CharSourceRange::getCharRange(B, E), SM,
+                             Ctx.getLangOpts(), &Inv)
+            .str();
+    if (Inv)
+      return std::string();
+    std::string Ind = indentOf(Ctx, S->getBeginLoc()), Out;
+    std::istringstream In(Txt);
+    std::string L;
+    bool First = true;
+    while (std::getline(In, L)) {
+      if (!First && StringRef(L).starts_with(Ind))
+        L = L.substr(Ind.size());
+      Out += (First ? "" : "\n") + L;
+      First = false;
+    }
+    return Out;
+  };
+  std::string UniformText, PerOutputText, PerOutputNoAcc, PrologueText,
+      EpilogueText;
+  for (const DeclStmt *DS : UniformDecls)
+    UniformText += TextOf(DS) + "\n";
+  for (const DeclStmt *DS : PerOutputDecls) {
+    std::string T = TextOf(DS) + "\n";
+    PerOutputText += T;
+    if (!(DS->isSingleDecl() && DS->getSingleDecl() == Acc))
+      PerOutputNoAcc += T;
+  }
+  for (const DeclStmt *DS : PerOutputDecls)
+    if (!DS->isSingleDecl())
+      for (const Decl *D : DS->decls())
+        if (D == Acc)
+          return Refuse("the accumulator is declared together with other "
+                        "values");
+  for (const Stmt *S : Prologue)
+    PrologueText += TextOf(S) + "\n";
+  for (const Stmt *S : Epilogue)
+    EpilogueText += TextOf(S) + "\n";
+  auto Trim = [](std::string S) {
+    while (!S.empty() && (S.back() == '\n' || S.back() == ' '))
+      S.pop_back();
+    return S;
+  };
+  auto Lines = [&](const std::string &Txt, const std::string &Ind) {
+    std::string Out;
+    std::istringstream In(Txt);
+    std::string L;
+    while (std::getline(In, L))
+      Out += (L.find_first_not_of(" \t") == std::string::npos ? "" : Ind + L) +
+             "\n";
+    return Out;
+  };
+  std::string I0 = indentOf(Ctx, Body->body_front()->getBeginLoc());
+  std::string I1 = I0 + "  ", I2 = I1 + "  ", I3 = I2 + "  ",
+              I4 = I3 + "  ", I5 = I4 + "  ", I6 = I5 + "  ";
+  std::string Shape = S_TM + "x" + S_TN;
+  std::string Cov = [&](const ThreadVar *TV) {
+    return "(long long)gridDim." + TV->Dim + " * " +
+           (TV->ConstStride ? std::to_string(*TV->ConstStride)
+                            : "blockDim." + TV->Dim);
+  }(RowTV);
+  std::string CovC = "(long long)gridDim." + ColTV->Dim + " * " +
+                     (ColTV->ConstStride ? std::to_string(*ColTV->ConstStride)
+                                         : "blockDim." + ColTV->Dim);
+  std::string D3 = "xyz";
+  D3.erase(D3.find(RowTV->Dim), 1);
+  D3.erase(D3.find(ColTV->Dim), 1);
+
+  std::string T;
+  // Fallback: the original body for other block shapes.
+  std::string FallCond = "blockDim.x * blockDim.y * blockDim.z != " + S_NT +
+                         "u || blockDim." + D3 + " != 1u || gridDim." + D3 +
+                         " != 1u";
+  for (const ThreadVar *TV : {RowTV, ColTV})
+    if (TV->ConstStride)
+      FallCond += " || blockDim." + TV->Dim +
+                  " != " + std::to_string(*TV->ConstStride) + "u";
+  SourceLocation LB = SM.getExpansionLoc(Body->getLBracLoc()).getLocWithOffset(1);
+  SourceLocation RB = SM.getExpansionLoc(Body->getRBracLoc());
+  bool Inv = false;
+  std::string Orig = Lexer::getSourceText(CharSourceRange::getCharRange(LB, RB),
+                                          SM, Ctx.getLangOpts(), &Inv)
+                         .str();
+  if (Inv)
+    return Refuse("the kernel body cannot be read");
+  // The original body, one level deeper.
+  std::string OrigT = Trim(Orig);
+  while (!OrigT.empty() && OrigT.front() == '\n')
+    OrigT.erase(0, 1);
+  T += "\n" + I0 + "// cuda-l1 " + RuleId + ": " + Shape +
+       " output tiles through shared memory, " + S_TK + " deep, " + S_RM +
+       "x" + S_RN + " outputs per thread, for blocks of " + S_NT +
+       " threads;\n" + I0 +
+       "// other block shapes run the original code. Same products, same "
+       "order: bitwise.\n";
+  T += I0 + "if (" + FallCond + ") {\n";
+  {
+    std::istringstream In(OrigT);
+    std::string L;
+    while (std::getline(In, L))
+      T += (L.find_first_not_of(" \t") == std::string::npos ? "" : "  " + L) +
+           "\n";
+  }
+  T += I1 + "return;\n" + I0 + "}\n";
+  T += Lines(UniformText, I0);
+  T += I0 + "__shared__ " + ATs + " " + NAs + "[" + S_TK + "][" + S_TM +
+       " + " + std::to_string(PadA) + "];\n";
+  T += I0 + "__shared__ " + BTs + " " + NBs + "[" + S_TK + "][" + S_TN +
+       " + " + std::to_string(PadB) + "];\n";
+  T += I0 + "__shared__ int " + NRowUsed + "[" + S_TM + "], " + NColUsed +
+       "[" + S_TN + "];\n";
+  T += I0 + "const int " + NT_ +
+       " = (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
+       "threadIdx.z));\n";
+  T += I0 + "const int " + NTy + " = " + NT_ + " / " + S_TX + ", " + NTx +
+       " = " + NT_ + " % " + S_TX + ";\n";
+  // The outputs the original grid covers, clamped by `i < M` in the guard.
+  auto Clamp = [&](const std::string &Var, const ThreadVar *TV,
+                   const std::string &CovT) {
+    std::string Out = I0 + "long long " + Var + " = " + CovT + ";\n";
+    std::vector<const Expr *> Terms;
+    if (GuardIf)
+      splitAt(GuardIf->getCond(), BO_LAnd, Terms);
+    std::vector<const Expr *> ExitTerms;
+    for (const Expr *C : Exits)
+      splitAt(C, BO_LOr, ExitTerms);
+    for (int Neg = 0; Neg < 2; ++Neg)
+      for (const Expr *X : Neg ? ExitTerms : Terms)
+        if (const Expr *UB = upperBoundOf(X, TV->V, Neg);
+            UB && isBlockUniform(UB, F) &&
+            UB->getType()->isIntegerType()) {
+          bool Local = false;
+          for (const VarDecl *R : varsRead(UB))
+            if (!isa<ParmVarDecl>(R) && R->hasLocalStorage() &&
+                !Uniform.count(R))
+              Local = true;
+          std::string UT = sourceText(Ctx, UB->getSourceRange());
+          if (Local || UT.empty())
+            continue;
+          Out += I0 + "if ((long long)(" + UT + ") < " + Var + ")\n" + I1 +
+                 Var + " = (long long)(" + UT + ");\n";
+        }
+    Out += I0 + "if (" + Var + " < 0)\n" + I1 + Var + " = 0;\n";
+    return Out;
+  };
+  T += Clamp(NRows, RowTV, Cov);
+  T += Clamp(NCols, ColTV, CovC);
+  T += I0 + "const long long " + NTileCols + " = (" + NCols + " + " + S_TN +
+       " - 1) / " + S_TN + ";\n";
+  T += I0 + "const long long " + NTiles + " = (" + NRows + " + " + S_TM +
+       " - 1) / " + S_TM + " * " + NTileCols + ";\n";
+  std::string Da = RowTV->Dim < ColTV->Dim ? RowTV->Dim : ColTV->Dim;
+  std::string Db = RowTV->Dim < ColTV->Dim ? ColTV->Dim : RowTV->Dim;
+  T += I0 + "for (long long " + NTile + " = blockIdx." + Da +
+       " + (long long)gridDim." + Da + " * blockIdx." + Db + "; " + NTile +
+       " < " + NTiles + "; " + NTile + " += (long long)gridDim." + Da +
+       " * gridDim." + Db + ") {\n";
+  T += I1 + "const long long " + NR0 + " = " + NTile + " / " + NTileCols +
+       " * " + S_TM + ", " + NC0 + " = " + NTile + " % " + NTileCols + " * " +
+       S_TN + ";\n";
+  T += I1 + AccTs + " " + NAcc + "[" + S_RM + "][" + S_RN + "];\n";
+  T += I1 + "for (int " + NE + " = " + NT_ + "; " + NE + " < " + S_TM + "; " +
+       NE + " += " + S_NT + ")\n" + I2 + NRowUsed + "[" + NE + "] = 0;\n";
+  T += I1 + "for (int " + NE + " = " + NT_ + "; " + NE + " < " + S_TN + "; " +
+       NE + " += " + S_NT + ")\n" + I2 + NColUsed + "[" + NE + "] = 0;\n";
+  T += I1 + "__syncthreads();\n";
+  // Per owned output: i and j bound, the guard, the code before the loop.
+  auto ForOwned = [&](const std::string &Inner, const std::string &What) {
+    std::string O;
+    O += I1 + "// " + What + "\n";
+    O += I1 + "#pragma unroll\n";
+    O += I1 + "for (int " + NR + " = 0; " + NR + " < " + S_RM + "; ++" + NR +
+         ") {\n";
+    O += I2 + "#pragma unroll\n";
+    O += I2 + "for (int " + NC + " = 0; " + NC + " < " + S_RN + "; ++" + NC +
+         ") {\n";
+    O += Inner;
+    O += I2 + "}\n" + I1 + "}\n";
+    return O;
+  };
+  std::string Bind =
+      I3 + "const long long " + NGI + " = " + NR0 + " + " + NTy + " + " +
+      S_TY + " * " + NR + ", " + NGJ + " = " + NC0 + " + " + NTx + " + " +
+      S_TX + " * " + NC + ";\n" + I3 + "if (" + NGI + " < " + NRows + " && " +
+      NGJ + " < " + NCols + ") {\n" + I4 + "const " + RowTs + " " + RowN +
+      " = (" + RowTs + ")" + NGI + ";\n" + I4 + "const " + ColTs + " " + ColN +
+      " = (" + ColTs + ")" + NGJ + ";\n";
+  std::string Pro = I3 + NAcc + "[" + NR + "][" + NC + "] = 0;\n" + Bind;
+  Pro += Lines(PerOutputText, I4);
+  Pro += I4 + "if (" + Guard + ") {\n";
+  Pro += Lines(PrologueText, I5);
+  Pro += I5 + NAcc + "[" + NR + "][" + NC + "] = " + AccN + ";\n";
+  Pro += I5 + NRowUsed + "[" + NTy + " + " + S_TY + " * " + NR + "] = 1;\n";
+  Pro += I5 + NColUsed + "[" + NTx + " + " + S_TX + " * " + NC + "] = 1;\n";
+  Pro += I5 + NAny + " = 1;\n" + I4 + "}\n" + I3 + "}\n";
+  T += I1 + "int " + NAny + " = 0;\n";
+  T += ForOwned(Pro, "the code before the loop, per output inside the guard");
+  T += I1 + "if (!__syncthreads_or(" + NAny + "))\n" + I2 +
+       "continue; // no output of this tile passes the guard\n";
+  // The k loop over TK-deep slices.
+  T += I1 + "for (" + IVTs + " " + NK0 + " = " + K0T + "; " + NK0 + " < " +
+       EndT + "; " + NK0 + " += " + S_TK + ") {\n";
+  auto Load = [&](const std::string &Tile, const std::string &TT,
+                  unsigned Width, bool KU, const std::string &Used,
+                  const std::string &Base, const std::string &VT,
+                  const std::string &VN, const std::string &Text,
+                  const std::string &Comment) {
+    std::string W = std::to_string(Width);
+    std::string O;
+    O += I2 + "// " + Comment + "\n";
+    O += I2 + "for (int " + NE + " = " + NT_ + "; " + NE + " < " + S_TK +
+         " * " + W + "; " + NE + " += " + S_NT + ") {\n";
+    if (KU)
+      O += I3 + "const int " + NKK + " = " + NE + " % " + S_TK + ", " + NM +
+           " = " + NE + " / " + S_TK + ";\n";
+    else
+      O += I3 + "const int " + NM + " = " + NE + " % " + W + ", " + NKK +
+           " = " + NE + " / " + W + ";\n";
+    O += I3 + TT + " " + NV + " = 0;\n";
+    O += I3 + "if (" + Used + "[" + NM + "]) {\n";
+    O += I4 + "const " + VT + " " + VN + " = (" + VT + ")(" + Base + " + " +
+         NM + ");\n";
+    O += I4 + "const " + IVTs + " " + KN + " = " + NK0 + " + " + NKK + ";\n";
+    O += I4 + "if (" + KN + " < " + EndT + ")\n" + I5 + NV + " = " + Text +
+         ";\n";
+    O += I3 + "}\n";
+    O += I3 + Tile + "[" + NKK + "][" + NM + "] = " + NV + ";\n";
+    O += I2 + "}\n";
+    return O;
+  };
+  // The operands in their tile roles (after the row/column choice).
+  std::string RowText = sourceText(Ctx, RowOp->AS->getSourceRange());
+  std::string ColText = sourceText(Ctx, ColOp->AS->getSourceRange());
+  T += Load(NAs, ATs, TS.TM, AKUnit, NRowUsed, NR0, RowTs, RowN, RowText,
+            std::string("'") + RowText + "': consecutive threads along " +
+                (AKUnit ? KN : RowN) + ", only rows some output needs");
+  T += Load(NBs, BTs, TS.TN, BKUnit, NColUsed, NC0, ColTs, ColN, ColText,
+            std::string("'") + ColText + "': consecutive threads along " +
+                (BKUnit ? KN : ColN) + ", only columns some output needs");
+  T += I2 + "__syncthreads();\n";
+  T += I2 + "int " + NKN + " = 0; // min(" + S_TK + ", " + EndT + " - " +
+       NK0 + "): no padded products\n";
+  T += I2 + "while (" + NKN + " < " + S_TK + " && (" + IVTs + ")(" + NK0 +
+       " + " + NKN + ") < " + EndT + ")\n" + I3 + "++" + NKN + ";\n";
+  auto Inner = [&](const std::string &Ind) {
+    std::string J1 = Ind + "  ", J2 = J1 + "  ", J3 = J2 + "  ";
+    std::string O;
+    O += J1 + ATs + " " + NA + "[" + S_RM + "];\n";
+    O += J1 + BTs + " " + NB + "[" + S_RN + "];\n";
+    O += J1 + "#pragma unroll\n";
+    O += J1 + "for (int " + NR + " = 0; " + NR + " < " + S_RM + "; ++" + NR +
+         ")\n" + J2 + NA + "[" + NR + "] = " + NAs + "[" + NKK + "][" + NTy +
+         " + " + S_TY + " * " + NR + "];\n";
+    O += J1 + "#pragma unroll\n";
+    O += J1 + "for (int " + NC + " = 0; " + NC + " < " + S_RN + "; ++" + NC +
+         ")\n" + J2 + NB + "[" + NC + "] = " + NBs + "[" + NKK + "][" + NTx +
+         " + " + S_TX + " * " + NC + "];\n";
+    O += J1 + "#pragma unroll\n";
+    O += J1 + "for (int " + NR + " = 0; " + NR + " < " + S_RM + "; ++" + NR +
+         ") {\n";
+    O += J2 + "#pragma unroll\n";
+    O += J2 + "for (int " + NC + " = 0; " + NC + " < " + S_RN + "; ++" + NC +
+         ")\n";
+    O += J3 + UpdT + ";\n";
+    O += J1 + "}\n";
+    return O;
+  };
+  T += I2 + "if (" + NKN + " == " + S_TK + ") {\n";
+  T += I3 + "#pragma unroll\n";
+  T += I3 + "for (int " + NKK + " = 0; " + NKK + " < " + S_TK + "; ++" + NKK +
+       ") {\n" + Inner(I3) + I3 + "}\n";
+  T += I2 + "} else {\n";
+  T += I3 + "for (int " + NKK + " = 0; " + NKK + " < " + NKN + "; ++" + NKK +
+       ") {\n" + Inner(I3) + I3 + "}\n";
+  T += I2 + "}\n";
+  T += I2 + "__syncthreads();\n";
+  T += I1 + "}\n";
+  // Per owned output: the code after the loop.
+  std::string Epi = Bind;
+  Epi += Lines(PerOutputNoAcc, I4);
+  Epi += I4 + "if (" + Guard + ") {\n";
+  Epi += I5 + AccTs + " " + AccN + " = " + NAcc + "[" + NR + "][" + NC +
+         "];\n";
+  Epi += Lines(EpilogueText, I5);
+  Epi += I4 + "}\n" + I3 + "}\n";
+  T += ForOwned(Epi, "the code after the loop, per output inside the guard");
+  T += I0 + "}\n";
+  (void)I6;
+
+  FixIt Fix;
+  Fix.Exact = Exactness::Bitwise;
+  Fix.NeedsMeasurement = optionBool("MeasureFirst", true);
+  Fix.Description = "tile the product: " + Shape + " outputs per block of " +
+                    S_NT + " threads through shared memory (" + S_TK +
+                    " deep), " + S_RM + "x" + S_RN +
+                    " per thread, original code for other block shapes";
+  Fix.Edits.push_back(
+      makeTextEdit(Ctx, CharSourceRange::getCharRange(LB, RB), T));
+  // __launch_bounds__ (when the kernel has none): the fast path uses more
+  // registers than the original, so the bound keeps every launch possible:
+  // NT when every launch is visible and uses NT threads, else 1024 (any
+  // block size).
+  bool HasBounds = false;
+  for (const FunctionDecl *R : K->redecls())
+    if (R->hasAttr<CUDALaunchBoundsAttr>())
+      HasBounds = true;
+  std::string VisWhy;
+  if (!HasBounds) {
+    unsigned Bound = FromLaunch && allLaunchesVisible(Ctx, context(), K, VisWhy)
+                         ? NT
+                         : 1024;
+    SourceLocation NameLoc = K->getLocation();
+    std::string EW;
+    auto ER = editableRange(
+        Ctx, CharSourceRange::getTokenRange(NameLoc, NameLoc), EW);
+    if (!ER)
+      return Refuse("the kernel's name comes from a macro expansion (" + EW +
+                    "): no place for __launch_bounds__");
+    Fix.Edits.push_back(makeInsertion(
+        Ctx, ER->getBegin(),
+        "__launch_bounds__(" + std::to_string(Bound) + ") "));
+  }
+  Fd.Fix = std::move(Fix);
+  report(std::move(Fd));
+}
+
+} // namespace cudal1
