@@ -58,10 +58,14 @@ const char *RuleId = "coalescing-matmul-tile";
 struct TileShape {
   unsigned NT, TM, TN, TK, RM, RN;
 };
+/// NT = 256: 64x64 tiles 32 deep, 4x4 contiguous outputs per thread, the
+/// next slice prefetched into registers: 1.31x-1.82x cuBLAS's time (fp32, no
+/// TF32) from 1000^3 to 4096^3 on an H200, the best of 11 shapes measured
+/// (docs/gpu-runs/2026-12-01-session7, run 2).
 constexpr TileShape TileTable[] = {
     {64, 32, 32, 16, 4, 4},     // 8 x 8 threads
     {128, 32, 64, 16, 4, 4},    // 8 x 16
-    {256, 64, 64, 16, 4, 4},    // 16 x 16
+    {256, 64, 64, 32, 4, 4},    // 16 x 16
     {512, 64, 128, 16, 4, 4},   // 16 x 32
     {1024, 128, 128, 16, 4, 4}, // 32 x 32
 };
@@ -279,17 +283,18 @@ if (i < M && j < N) {
   ... the original body ...
   return;
 }
-__shared__ float cudal1_As[16][64 + 2];   // A: TK x TM (k-contiguous: padded)
-__shared__ float cudal1_Bs[16][64 + 0];   // B: TK x TN
+__shared__ __align__(16) float cudal1_As[2][32][64 + 4];  // A: 2 x TK x TM
+__shared__ __align__(16) float cudal1_Bs[2][32][64 + 0];  // B: 2 x TK x TN
 ... per 64x64 tile (grid-stride over the outputs the grid covers):
   prologue per owned output under the guard (acc[r][c] = 0.0f);
-  for (int cudal1_k0 = 0; cudal1_k0 < K; cudal1_k0 += 16) {
-    // coalesced loads, the operand text with i / k bound:
-    { const int i = ...; const int k = ...; if (k < K) v = A[i * K + k]; }
-    __syncthreads();
-    for (kk ...) for (r ...) for (c ...)
+  registers <- the first slice; buffer 0 <- registers; __syncthreads();
+  for (int cudal1_k0 = 0; cudal1_k0 < K; cudal1_k0 += 32) {
+    // the next slice into registers: coalesced loads, the operand text
+    // with i / k bound:
+    { const int i = ...; const int k = ...; if (k < K) ra[u] = A[i * K + k]; }
+    for (kk ...) for (r ...) for (c ...)      // from buffer buf
       cudal1_acc[r][c] += cudal1_a[r] * cudal1_b[c];   // the original update
-    __syncthreads();
+    buffer 1 - buf <- registers; __syncthreads(); buf = 1 - buf;
   }
   epilogue per owned output under the guard:
     { const int i = ..., j = ...; if (i < M && j < N) {
@@ -312,10 +317,16 @@ __shared__ float cudal1_Bs[16][64 + 0];   // B: TK x TN
       "over exactly the `(i, j)` the original grid covers (`i < gridDim.D1 "
       "* blockDim.D1`, clamped by a guard term `i < M`); extra blocks exit.\n"
       "- **Tiles.** NT threads form a `TY x TX` grid; thread `(ty, tx)` "
-      "owns the outputs `(ty + TY*r, tx + TX*c)`, `r < RM`, `c < RN`, so "
-      "stores are coalesced and shared-memory reads conflict-free. "
-      "`TM, TN, TK, RM, RN` per NT come from one table in the rule (NT = "
-      "256: 64 x 64 x 16, 4 x 4; NT = 1024: 128 x 128 x 16, 4 x 4); the "
+      "owns the `RM x RN` contiguous outputs `(ty*RM + r, tx*RN + c)` "
+      "(16-byte shared-memory reads). Each TK-deep slice is stored in one "
+      "of two shared buffers while the other is read: every thread loads "
+      "its share of the next slice into registers before multiplying the "
+      "current one (one barrier per slice). `TM, TN, TK, RM, RN` per NT "
+      "come from one table in the rule, chosen on an H200 from 11 shapes "
+      "(NT = 256: 64 x 64 x 32, 4 x 4: 1.31x-1.82x the time of cuBLAS "
+      "SGEMM without TF32 from 1000^3 to 4096^3; NT = 1024: 128 x 128 x "
+      "16, 4 x 4; 8-byte elements get shallower slices so that both "
+      "buffers fit in 48 KiB); the "
       "options `Tile<NT>` (e.g. `Tile256: \"128x128x8/8x8\"`) and `Tile` "
       "(every NT it fits) override it for tuning.\n"
       "- **Loads.** Each TK-deep slice of A and B is loaded by all threads "
@@ -1023,18 +1034,32 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
   };
   bool AKUnit = KUnit(*RowOp, SymOf(RowTV));
   bool BKUnit = KUnit(*ColOp, SymOf(ColTV));
+  // Rows of a tile stored transposed (k-unit loads) get 4 elements of
+  // padding: rows stay 16-byte aligned for the vector reads of each
+  // thread's contiguous outputs, and the transposed stores spread over
+  // banks.
   auto PadFor = [&](unsigned Width, bool KU) -> unsigned {
-    if (!KU)
-      return 0;
-    unsigned Want = TS.TK >= 32 ? 1 : (32 % TS.TK == 0 ? 32 / TS.TK : 1);
-    return (Want + 32 - Width % 32) % 32;
+    (void)Width;
+    return KU ? 4 : 0;
   };
   unsigned PadA = PadFor(TS.TM, AKUnit), PadB = PadFor(TS.TN, BKUnit);
-  uint64_t Smem = TS.TK * (TS.TM + PadA) *
-                      Ctx.getTypeSizeInChars(AElT).getQuantity() +
-                  TS.TK * (TS.TN + PadB) *
-                      Ctx.getTypeSizeInChars(BElT).getQuantity() +
-                  4 * (TS.TM + TS.TN);
+  // Two buffers of each tile (the next slice is stored while the current
+  // one is read).
+  auto SmemFor = [&](unsigned TK) -> uint64_t {
+    return 2 * TK * (TS.TM + PadA) *
+               Ctx.getTypeSizeInChars(AElT).getQuantity() +
+           2 * TK * (TS.TN + PadB) *
+               Ctx.getTypeSizeInChars(BElT).getQuantity() +
+           4 * (TS.TM + TS.TN);
+  };
+  // 8-byte elements: shallower slices so that both buffers fit.
+  while (SmemFor(TS.TK) > 48 * 1024 && TS.TK > 8 &&
+         (TS.TK / 2 * TS.TM) % NT == 0 && (TS.TK / 2 * TS.TN) % NT == 0)
+    TS.TK /= 2;
+  uint64_t Smem = SmemFor(TS.TK);
+  if ((TS.TK * TS.TM) % NT || (TS.TK * TS.TN) % NT)
+    return Refuse("the tile shape does not give every thread the same "
+                  "number of elements to load");
   if (Smem > 48 * 1024)
     return Refuse("the tiles would not fit in 48 KiB of shared memory");
   if (inMacro(Body->getSourceRange()) || inMacro(Upd->getSourceRange()))
@@ -1051,7 +1076,8 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
               NC = Name("c"), NGI = Name("gi"), NGJ = Name("gj"),
               NE = Name("e"), NK0 = Name("k0"), NKK = Name("kk"),
               NM = Name("m"), NV = Name("v"), NKN = Name("kn"), NA = Name("a"),
-              NB = Name("b");
+              NB = Name("b"), NBuf = Name("buf"), NMore = Name("more"),
+              NRa = Name("ra"), NRb = Name("rb"), NU = Name("u");
   std::string S_NT = std::to_string(NT), S_TM = std::to_string(TS.TM),
               S_TN = std::to_string(TS.TN), S_TK = std::to_string(TS.TK),
               S_RM = std::to_string(TS.RM), S_RN = std::to_string(TS.RN),
@@ -1199,10 +1225,10 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
   }
   T += I1 + "return;\n" + I0 + "}\n";
   T += Lines(UniformText, I0);
-  T += I0 + "__shared__ " + ATs + " " + NAs + "[" + S_TK + "][" + S_TM +
-       " + " + std::to_string(PadA) + "];\n";
-  T += I0 + "__shared__ " + BTs + " " + NBs + "[" + S_TK + "][" + S_TN +
-       " + " + std::to_string(PadB) + "];\n";
+  T += I0 + "__shared__ __align__(16) " + ATs + " " + NAs + "[2][" + S_TK +
+       "][" + S_TM + " + " + std::to_string(PadA) + "];\n";
+  T += I0 + "__shared__ __align__(16) " + BTs + " " + NBs + "[2][" + S_TK +
+       "][" + S_TN + " + " + std::to_string(PadB) + "];\n";
   T += I0 + "__shared__ int " + NRowUsed + "[" + S_TM + "], " + NColUsed +
        "[" + S_TN + "];\n";
   T += I0 + "const int " + NT_ +
@@ -1275,9 +1301,9 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
     return O;
   };
   std::string Bind =
-      I3 + "const long long " + NGI + " = " + NR0 + " + " + NTy + " + " +
-      S_TY + " * " + NR + ", " + NGJ + " = " + NC0 + " + " + NTx + " + " +
-      S_TX + " * " + NC + ";\n" + I3 + "if (" + NGI + " < " + NRows + " && " +
+      I3 + "const long long " + NGI + " = " + NR0 + " + " + NTy + " * " +
+      S_RM + " + " + NR + ", " + NGJ + " = " + NC0 + " + " + NTx + " * " +
+      S_RN + " + " + NC + ";\n" + I3 + "if (" + NGI + " < " + NRows + " && " +
       NGJ + " < " + NCols + ") {\n" + I4 + "const " + RowTs + " " + RowN +
       " = (" + RowTs + ")" + NGI + ";\n" + I4 + "const " + ColTs + " " + ColN +
       " = (" + ColTs + ")" + NGJ + ";\n";
@@ -1286,54 +1312,105 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
   Pro += I4 + "if (" + Guard + ") {\n";
   Pro += Lines(PrologueText, I5);
   Pro += I5 + NAcc + "[" + NR + "][" + NC + "] = " + AccN + ";\n";
-  Pro += I5 + NRowUsed + "[" + NTy + " + " + S_TY + " * " + NR + "] = 1;\n";
-  Pro += I5 + NColUsed + "[" + NTx + " + " + S_TX + " * " + NC + "] = 1;\n";
+  Pro += I5 + NRowUsed + "[" + NTy + " * " + S_RM + " + " + NR + "] = 1;\n";
+  Pro += I5 + NColUsed + "[" + NTx + " * " + S_RN + " + " + NC + "] = 1;\n";
   Pro += I5 + NAny + " = 1;\n" + I4 + "}\n" + I3 + "}\n";
   T += I1 + "int " + NAny + " = 0;\n";
   T += ForOwned(Pro, "the code before the loop, per output inside the guard");
   T += I1 + "if (!__syncthreads_or(" + NAny + "))\n" + I2 +
        "continue; // no output of this tile passes the guard\n";
-  // The k loop over TK-deep slices.
-  T += I1 + "for (" + IVTs + " " + NK0 + " = " + K0T + "; " + NK0 + " < " +
-       EndT + "; " + NK0 + " += " + S_TK + ") {\n";
-  auto Load = [&](const std::string &Tile, const std::string &TT,
-                  unsigned Width, bool KU, const std::string &Used,
-                  const std::string &Base, const std::string &VT,
-                  const std::string &VN, const std::string &Text,
-                  const std::string &Comment) {
+  // The k loop over TK-deep slices: each thread loads its share of the
+  // next slice into registers while the current one is multiplied, then
+  // stores it into the other shared buffer (one barrier per slice).
+  // Fetch: global -> registers for the slice starting at \p K0E.
+  auto Fetch = [&](const std::string &Ind, const std::string &Regs,
+                   unsigned Width, bool KU, const std::string &Used,
+                   const std::string &Base, const std::string &VT,
+                   const std::string &VN, const std::string &Text,
+                   const std::string &K0E, const std::string &Comment) {
     std::string W = std::to_string(Width);
+    std::string U = std::to_string(TS.TK * Width / NT);
+    std::string J1 = Ind + "  ", J2 = J1 + "  ", J3 = J2 + "  ";
     std::string O;
-    O += I2 + "// " + Comment + "\n";
-    O += I2 + "for (int " + NE + " = " + NT_ + "; " + NE + " < " + S_TK +
-         " * " + W + "; " + NE + " += " + S_NT + ") {\n";
+    O += Ind + "// " + Comment + "\n";
+    O += Ind + "#pragma unroll\n";
+    O += Ind + "for (int " + NU + " = 0; " + NU + " < " + U + "; ++" + NU +
+         ") {\n";
+    O += J1 + "const int " + NE + " = " + NT_ + " + " + S_NT + " * " + NU +
+         ";\n";
     if (KU)
-      O += I3 + "const int " + NKK + " = " + NE + " % " + S_TK + ", " + NM +
+      O += J1 + "const int " + NKK + " = " + NE + " % " + S_TK + ", " + NM +
            " = " + NE + " / " + S_TK + ";\n";
     else
-      O += I3 + "const int " + NM + " = " + NE + " % " + W + ", " + NKK +
+      O += J1 + "const int " + NM + " = " + NE + " % " + W + ", " + NKK +
            " = " + NE + " / " + W + ";\n";
-    O += I3 + TT + " " + NV + " = 0;\n";
-    O += I3 + "if (" + Used + "[" + NM + "]) {\n";
-    O += I4 + "const " + VT + " " + VN + " = (" + VT + ")(" + Base + " + " +
+    O += J1 + Regs + "[" + NU + "] = 0;\n";
+    O += J1 + "if (" + Used + "[" + NM + "]) {\n";
+    O += J2 + "const " + VT + " " + VN + " = (" + VT + ")(" + Base + " + " +
          NM + ");\n";
-    O += I4 + "const " + IVTs + " " + KN + " = " + NK0 + " + " + NKK + ";\n";
-    O += I4 + "if (" + KN + " < " + EndT + ")\n" + I5 + NV + " = " + Text +
+    O += J2 + "const " + IVTs + " " + KN + " = " + K0E + " + " + NKK + ";\n";
+    O += J2 + "if (" + KN + " < " + EndT + ")\n" + J3 + Regs + "[" + NU +
+         "] = " + Text + ";\n";
+    O += J1 + "}\n";
+    O += Ind + "}\n";
+    return O;
+  };
+  // Put: registers -> shared buffer \p Buf.
+  auto Put = [&](const std::string &Ind, const std::string &Tile,
+                 const std::string &Regs, unsigned Width, bool KU,
+                 const std::string &Buf) {
+    std::string W = std::to_string(Width);
+    std::string U = std::to_string(TS.TK * Width / NT);
+    std::string J1 = Ind + "  ";
+    std::string O;
+    O += Ind + "#pragma unroll\n";
+    O += Ind + "for (int " + NU + " = 0; " + NU + " < " + U + "; ++" + NU +
+         ") {\n";
+    O += J1 + "const int " + NE + " = " + NT_ + " + " + S_NT + " * " + NU +
          ";\n";
-    O += I3 + "}\n";
-    O += I3 + Tile + "[" + NKK + "][" + NM + "] = " + NV + ";\n";
-    O += I2 + "}\n";
+    if (KU)
+      O += J1 + Tile + "[" + Buf + "][" + NE + " % " + S_TK + "][" + NE +
+           " / " + S_TK + "] = " + Regs + "[" + NU + "];\n";
+    else
+      O += J1 + Tile + "[" + Buf + "][" + NE + " / " + W + "][" + NE +
+           " % " + W + "] = " + Regs + "[" + NU + "];\n";
+    O += Ind + "}\n";
     return O;
   };
   // The operands in their tile roles (after the row/column choice).
   std::string RowText = sourceText(Ctx, RowOp->AS->getSourceRange());
   std::string ColText = sourceText(Ctx, ColOp->AS->getSourceRange());
-  T += Load(NAs, ATs, TS.TM, AKUnit, NRowUsed, NR0, RowTs, RowN, RowText,
-            std::string("'") + RowText + "': consecutive threads along " +
-                (AKUnit ? KN : RowN) + ", only rows some output needs");
-  T += Load(NBs, BTs, TS.TN, BKUnit, NColUsed, NC0, ColTs, ColN, ColText,
-            std::string("'") + ColText + "': consecutive threads along " +
-                (BKUnit ? KN : ColN) + ", only columns some output needs");
-  T += I2 + "__syncthreads();\n";
+  std::string ACmt = std::string("'") + RowText +
+                     "': consecutive threads along " + (AKUnit ? KN : RowN) +
+                     ", only rows some output needs";
+  std::string BCmt = std::string("'") + ColText +
+                     "': consecutive threads along " + (BKUnit ? KN : ColN) +
+                     ", only columns some output needs";
+  T += I1 + ATs + " " + NRa + "[" + std::to_string(TS.TK * TS.TM / NT) +
+       "];\n";
+  T += I1 + BTs + " " + NRb + "[" + std::to_string(TS.TK * TS.TN / NT) +
+       "];\n";
+  T += I1 + "{ // the first slice\n";
+  T += I2 + "const " + IVTs + " " + NK0 + " = " + K0T + ";\n";
+  T += Fetch(I2, NRa, TS.TM, AKUnit, NRowUsed, NR0, RowTs, RowN, RowText,
+             NK0, ACmt);
+  T += Fetch(I2, NRb, TS.TN, BKUnit, NColUsed, NC0, ColTs, ColN, ColText,
+             NK0, BCmt);
+  T += I1 + "}\n";
+  T += Put(I1, NAs, NRa, TS.TM, AKUnit, "0");
+  T += Put(I1, NBs, NRb, TS.TN, BKUnit, "0");
+  T += I1 + "__syncthreads();\n";
+  T += I1 + "int " + NBuf + " = 0;\n";
+  T += I1 + "for (" + IVTs + " " + NK0 + " = " + K0T + "; " + NK0 + " < " +
+       EndT + "; " + NK0 + " += " + S_TK + ") {\n";
+  T += I2 + "const bool " + NMore + " = (" + IVTs + ")(" + NK0 + " + " +
+       S_TK + ") < " + EndT + ";\n";
+  T += I2 + "if (" + NMore + ") { // the next slice, into registers\n";
+  T += Fetch(I3, NRa, TS.TM, AKUnit, NRowUsed, NR0, RowTs, RowN, RowText,
+             "(" + NK0 + " + " + S_TK + ")", ACmt);
+  T += Fetch(I3, NRb, TS.TN, BKUnit, NColUsed, NC0, ColTs, ColN, ColText,
+             "(" + NK0 + " + " + S_TK + ")", BCmt);
+  T += I2 + "}\n";
   T += I2 + "int " + NKN + " = 0; // min(" + S_TK + ", " + EndT + " - " +
        NK0 + "): no padded products\n";
   T += I2 + "while (" + NKN + " < " + S_TK + " && (" + IVTs + ")(" + NK0 +
@@ -1345,12 +1422,12 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
     O += J1 + BTs + " " + NB + "[" + S_RN + "];\n";
     O += J1 + "#pragma unroll\n";
     O += J1 + "for (int " + NR + " = 0; " + NR + " < " + S_RM + "; ++" + NR +
-         ")\n" + J2 + NA + "[" + NR + "] = " + NAs + "[" + NKK + "][" + NTy +
-         " + " + S_TY + " * " + NR + "];\n";
+         ")\n" + J2 + NA + "[" + NR + "] = " + NAs + "[" + NBuf + "][" + NKK +
+         "][" + NTy + " * " + S_RM + " + " + NR + "];\n";
     O += J1 + "#pragma unroll\n";
     O += J1 + "for (int " + NC + " = 0; " + NC + " < " + S_RN + "; ++" + NC +
-         ")\n" + J2 + NB + "[" + NC + "] = " + NBs + "[" + NKK + "][" + NTx +
-         " + " + S_TX + " * " + NC + "];\n";
+         ")\n" + J2 + NB + "[" + NC + "] = " + NBs + "[" + NBuf + "][" + NKK +
+         "][" + NTx + " * " + S_RN + " + " + NC + "];\n";
     O += J1 + "#pragma unroll\n";
     O += J1 + "for (int " + NR + " = 0; " + NR + " < " + S_RM + "; ++" + NR +
          ") {\n";
@@ -1369,7 +1446,12 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
   T += I3 + "for (int " + NKK + " = 0; " + NKK + " < " + NKN + "; ++" + NKK +
        ") {\n" + Inner(I3) + I3 + "}\n";
   T += I2 + "}\n";
+  T += I2 + "if (" + NMore + ") {\n";
+  T += Put(I3, NAs, NRa, TS.TM, AKUnit, "1 - " + NBuf);
+  T += Put(I3, NBs, NRb, TS.TN, BKUnit, "1 - " + NBuf);
+  T += I2 + "}\n";
   T += I2 + "__syncthreads();\n";
+  T += I2 + NBuf + " = 1 - " + NBuf + ";\n";
   T += I1 + "}\n";
   // Per owned output: the code after the loop.
   std::string Epi = Bind;

@@ -51,13 +51,13 @@ __global__ void gemm_rmw(int ni, int nj, int nk, DATA_TYPE alpha,
 // CHECK-FIXES:       c_acc += alpha * a[i * nk + k] * b[k * nj + j];
 // CHECK-FIXES:     c[i * nj + j] = c_acc;
 // CHECK-FIXES:   return;
-// CHECK-FIXES: __shared__ DATA_TYPE cudal1_As[16][64 + 2];
+// CHECK-FIXES: __shared__ __align__(16) DATA_TYPE cudal1_As[2][32][64 + 4];
 // CHECK-FIXES: if (((i < ni) && (j < nj))) {
 // CHECK-FIXES-NEXT: c[i * nj + j] *= beta;
 // CHECK-FIXES-NEXT: DATA_TYPE c_acc = c[i * nj + j];
 // CHECK-FIXES-NEXT: cudal1_acc[cudal1_r][cudal1_c] = c_acc;
-// CHECK-FIXES: cudal1_v = a[i * nk + k];
-// CHECK-FIXES: cudal1_v = b[k * nj + j];
+// CHECK-FIXES: cudal1_ra[cudal1_u] = a[i * nk + k];
+// CHECK-FIXES: cudal1_rb[cudal1_u] = b[k * nj + j];
 // CHECK-FIXES: cudal1_acc[cudal1_r][cudal1_c] += alpha * cudal1_a[cudal1_r] * cudal1_b[cudal1_c];
 // CHECK-FIXES: DATA_TYPE c_acc = cudal1_acc[cudal1_r][cudal1_c];
 // CHECK-FIXES-NEXT: c[i * nj + j] = c_acc;

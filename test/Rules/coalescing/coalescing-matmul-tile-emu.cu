@@ -21,7 +21,7 @@
 // RUN: printf 'CheckOptions:\n  coalescing-matmul-tile.MeasureFirst: false\n  coalescing-matmul-tile.Tile256: "128x128x8/8x8"\n' > %t/config8.yaml
 // RUN: %cuda-l1-rewrite --rules='-*,coalescing-matmul-tile' --config-file=%t/config8.yaml --fix --allow-unverified %t/t8.cu 2>&1 \
 // RUN:   | FileCheck --check-prefix=APPLIED %s
-// RUN: grep -c 'cudal1_As\[8\]\[128 + ' %t/t8.cu | FileCheck --check-prefix=TILE8 %s
+// RUN: grep -c 'cudal1_As\[2\]\[8\]\[128 + ' %t/t8.cu | FileCheck --check-prefix=TILE8 %s
 // TILE8: 3
 // RUN: %python %srcroot/utils/bench/cuemu.py --nvcc -o %t/new8 %t/t8.cu
 // RUN: %t/new8 > %t/new8.txt

@@ -25,7 +25,7 @@
 // RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
 // RUN: %if nvrtc %{ %cuda-l1-rewrite --extract=all --verify=compile -o %t/ex %t/t.cu | FileCheck --check-prefix=NVRTC %s %}
 // NVRTC: compiled, 0 failed
-// FIX: "description": "tile the product: 64x64 outputs per block of 256 threads through shared memory (16 deep), 4x4 per thread, original code for other block shapes"
+// FIX: "description": "tile the product: 64x64 outputs per block of 256 threads through shared memory (32 deep), 4x4 per thread, original code for other block shapes"
 // FIX: "exactness": "bitwise"
 // FIX: "needsMeasurement": true
 // FIX: "kernel": "gemm_ab"
@@ -51,12 +51,12 @@ __global__ void gemm_ab(const float *A, const float *B, float *C, int M,
 // CHECK-MESSAGES: note: no aliasing: every launch site in this file passes separate cudaMalloc allocations for 'C' and 'A'
 // CHECK-MESSAGES: note: no aliasing: every launch site in this file passes separate cudaMalloc allocations for 'C' and 'B'
 // CHECK-FIXES: __global__ void __launch_bounds__(256) gemm_ab(const float *A, const float *B, float *C, int M,
-// CHECK-FIXES: // cuda-l1 coalescing-matmul-tile: 64x64 output tiles through shared memory, 16 deep, 4x4 outputs per thread, for blocks of 256 threads;
+// CHECK-FIXES: // cuda-l1 coalescing-matmul-tile: 64x64 output tiles through shared memory, 32 deep, 4x4 outputs per thread, for blocks of 256 threads;
 // CHECK-FIXES: if (blockDim.x * blockDim.y * blockDim.z != 256u || blockDim.z != 1u || gridDim.z != 1u) {
 // CHECK-FIXES: sum += A[i * K + k] * B[k * N + j];
 // CHECK-FIXES: return;
-// CHECK-FIXES: __shared__ float cudal1_As[16][64 + 2];
-// CHECK-FIXES: __shared__ float cudal1_Bs[16][64 + 0];
+// CHECK-FIXES: __shared__ __align__(16) float cudal1_As[2][32][64 + 4];
+// CHECK-FIXES: __shared__ __align__(16) float cudal1_Bs[2][32][64 + 0];
 // CHECK-FIXES: long long cudal1_rows = (long long)gridDim.y * blockDim.y;
 // CHECK-FIXES: if ((long long)(M) < cudal1_rows)
 // CHECK-FIXES: for (long long cudal1_tile = blockIdx.x + (long long)gridDim.x * blockIdx.y; cudal1_tile < cudal1_tiles; cudal1_tile += (long long)gridDim.x * gridDim.y) {
@@ -66,20 +66,21 @@ __global__ void gemm_ab(const float *A, const float *B, float *C, int M,
 // CHECK-FIXES: float sum = 0.0f;
 // CHECK-FIXES: cudal1_acc[cudal1_r][cudal1_c] = sum;
 // CHECK-FIXES: if (!__syncthreads_or(cudal1_any))
-// CHECK-FIXES: for (int cudal1_k0 = 0; cudal1_k0 < K; cudal1_k0 += 16) {
+// CHECK-FIXES: for (int cudal1_k0 = 0; cudal1_k0 < K; cudal1_k0 += 32) {
+// CHECK-FIXES: const bool cudal1_more = (int)(cudal1_k0 + 32) < K;
 // CHECK-FIXES: // 'A[i * K + k]': consecutive threads along k, only rows some output needs
-// CHECK-FIXES: const int cudal1_kk = cudal1_e % 16, cudal1_m = cudal1_e / 16;
+// CHECK-FIXES: const int cudal1_kk = cudal1_e % 32, cudal1_m = cudal1_e / 32;
 // CHECK-FIXES: if (cudal1_rowUsed[cudal1_m]) {
 // CHECK-FIXES: const int i = (int)(cudal1_r0 + cudal1_m);
-// CHECK-FIXES: const int k = cudal1_k0 + cudal1_kk;
+// CHECK-FIXES: const int k = (cudal1_k0 + 32) + cudal1_kk;
 // CHECK-FIXES: if (k < K)
-// CHECK-FIXES: cudal1_v = A[i * K + k];
+// CHECK-FIXES: cudal1_ra[cudal1_u] = A[i * K + k];
 // CHECK-FIXES: // 'B[k * N + j]': consecutive threads along j, only columns some output needs
 // CHECK-FIXES: const int cudal1_m = cudal1_e % 64, cudal1_kk = cudal1_e / 64;
-// CHECK-FIXES: cudal1_v = B[k * N + j];
-// CHECK-FIXES: while (cudal1_kn < 16 && (int)(cudal1_k0 + cudal1_kn) < K)
-// CHECK-FIXES: cudal1_a[cudal1_r] = cudal1_As[cudal1_kk][cudal1_ty + 16 * cudal1_r];
-// CHECK-FIXES: cudal1_b[cudal1_c] = cudal1_Bs[cudal1_kk][cudal1_tx + 16 * cudal1_c];
+// CHECK-FIXES: cudal1_rb[cudal1_u] = B[k * N + j];
+// CHECK-FIXES: while (cudal1_kn < 32 && (int)(cudal1_k0 + cudal1_kn) < K)
+// CHECK-FIXES: cudal1_a[cudal1_r] = cudal1_As[cudal1_buf][cudal1_kk][cudal1_ty * 4 + cudal1_r];
+// CHECK-FIXES: cudal1_b[cudal1_c] = cudal1_Bs[cudal1_buf][cudal1_kk][cudal1_tx * 4 + cudal1_c];
 // CHECK-FIXES: cudal1_acc[cudal1_r][cudal1_c] += cudal1_a[cudal1_r] * cudal1_b[cudal1_c];
 // CHECK-FIXES: for (int cudal1_kk = 0; cudal1_kk < cudal1_kn; ++cudal1_kk) {
 // CHECK-FIXES: float sum = cudal1_acc[cudal1_r][cudal1_c];
@@ -110,7 +111,7 @@ __global__ void gemm_xy_at(const float *A, const float *B, float *C, int M,
 // CHECK-FIXES: if (!(i >= M || j >= N)) {
 // CHECK-FIXES: // 'A[k * M + i]': consecutive threads along i, only rows some output needs
 // CHECK-FIXES: const int cudal1_m = cudal1_e % 64, cudal1_kk = cudal1_e / 64;
-// CHECK-FIXES: cudal1_v = A[k * M + i];
+// CHECK-FIXES: cudal1_ra[cudal1_u] = A[k * M + i];
 // CHECK-FIXES: cudal1_acc[cudal1_r][cudal1_c] += cudal1_a[cudal1_r] * cudal1_b[cudal1_c];
 // CHECK-FIXES: float acc = cudal1_acc[cudal1_r][cudal1_c];
 // CHECK-FIXES: C[i * N + j] = acc;
@@ -157,13 +158,13 @@ __global__ void gemm_macros(int ni, int nj, int nk, DATA_TYPE alpha,
 // CHECK-MESSAGES: note: no aliasing: every launch site in this file passes separate cudaMalloc allocations for 'c' and 'b'
 // CHECK-FIXES: __global__ void __launch_bounds__(1024) gemm_macros(int ni, int nj, int nk, DATA_TYPE alpha,
 // CHECK-FIXES: if (blockDim.x * blockDim.y * blockDim.z != 1024u || blockDim.z != 1u || gridDim.z != 1u) {
-// CHECK-FIXES: __shared__ DATA_TYPE cudal1_As[16][128 + 2];
-// CHECK-FIXES: __shared__ DATA_TYPE cudal1_Bs[16][128 + 0];
+// CHECK-FIXES: __shared__ __align__(16) DATA_TYPE cudal1_As[2][8][128 + 4];
+// CHECK-FIXES: __shared__ __align__(16) DATA_TYPE cudal1_Bs[2][8][128 + 0];
 // CHECK-FIXES: const int cudal1_ty = cudal1_t / 32, cudal1_tx = cudal1_t % 32;
 // CHECK-FIXES: DATA_TYPE cudal1_acc[4][4];
 // CHECK-FIXES: DATA_TYPE t = beta * c[i * nj + j];
-// CHECK-FIXES: for (int cudal1_k0 = 0; cudal1_k0 < INNER; cudal1_k0 += 16) {
-// CHECK-FIXES: DATA_TYPE cudal1_v = 0;
+// CHECK-FIXES: DATA_TYPE cudal1_ra[
+// CHECK-FIXES: for (int cudal1_k0 = 0; cudal1_k0 < INNER; cudal1_k0 += 8) {
 // CHECK-FIXES: cudal1_acc[cudal1_r][cudal1_c] += alpha * cudal1_a[cudal1_r] * cudal1_b[cudal1_c];
 // CHECK-FIXES: DATA_TYPE t = cudal1_acc[cudal1_r][cudal1_c];
 
@@ -191,9 +192,9 @@ __global__ void gemm_sizet(const float *A, const float *B, float *C,
 // CHECK-FIXES: if ((i < M && j < N)) {
 // CHECK-FIXES: C[i * N + j] *= beta;
 // CHECK-FIXES: cudal1_acc[cudal1_r][cudal1_c] = s;
-// CHECK-FIXES: for (size_t cudal1_k0 = 0; cudal1_k0 < K; cudal1_k0 += 16) {
-// CHECK-FIXES: const size_t k = cudal1_k0 + cudal1_kk;
-// CHECK-FIXES: while (cudal1_kn < 16 && (size_t)(cudal1_k0 + cudal1_kn) < K)
+// CHECK-FIXES: for (size_t cudal1_k0 = 0; cudal1_k0 < K; cudal1_k0 += 32) {
+// CHECK-FIXES: const size_t k = (cudal1_k0 + 32) + cudal1_kk;
+// CHECK-FIXES: while (cudal1_kn < 32 && (size_t)(cudal1_k0 + cudal1_kn) < K)
 // CHECK-FIXES: float s = cudal1_acc[cudal1_r][cudal1_c];
 // CHECK-FIXES: C[i * N + j] += s;
 
@@ -213,8 +214,8 @@ __global__ void mm_2d(float A[][DIM], float B[][DIM], float C[][DIM]) {
 // CHECK-MESSAGES: note: no aliasing: every launch site in this file passes separate cudaMalloc allocations for 'C' and 'A'
 // CHECK-MESSAGES: note: no aliasing: every launch site in this file passes separate cudaMalloc allocations for 'C' and 'B'
 // CHECK-FIXES: __global__ void __launch_bounds__(256) mm_2d(
-// CHECK-FIXES: cudal1_v = A[i][k];
-// CHECK-FIXES: cudal1_v = B[k][j];
+// CHECK-FIXES: cudal1_ra[cudal1_u] = A[i][k];
+// CHECK-FIXES: cudal1_rb[cudal1_u] = B[k][j];
 // CHECK-FIXES: C[i][j] = sum;
 
 // The same array twice (A A^T, a correlation matrix), with a triangular
@@ -235,12 +236,12 @@ __global__ void syrk_lower(const float *A, float *S, int n, int m,
 // CHECK-FIXES: __global__ void __launch_bounds__(256) syrk_lower(
 // CHECK-FIXES: if ((i < n && j <= i)) {
 // CHECK-FIXES: float s = S[i * n + j];
-// CHECK-FIXES: cudal1_rowUsed[cudal1_ty + 16 * cudal1_r] = 1;
-// CHECK-FIXES: cudal1_colUsed[cudal1_tx + 16 * cudal1_c] = 1;
+// CHECK-FIXES: cudal1_rowUsed[cudal1_ty * 4 + cudal1_r] = 1;
+// CHECK-FIXES: cudal1_colUsed[cudal1_tx * 4 + cudal1_c] = 1;
 // CHECK-FIXES: // 'A[i * m + k]': consecutive threads along k, only rows some output needs
-// CHECK-FIXES: cudal1_v = A[i * m + k];
+// CHECK-FIXES: cudal1_ra[cudal1_u] = A[i * m + k];
 // CHECK-FIXES: // 'A[j * m + k]': consecutive threads along k, only columns some output needs
-// CHECK-FIXES: cudal1_v = A[j * m + k];
+// CHECK-FIXES: cudal1_rb[cudal1_u] = A[j * m + k];
 // CHECK-FIXES: cudal1_acc[cudal1_r][cudal1_c] += alpha * cudal1_a[cudal1_r] * cudal1_b[cudal1_c];
 // CHECK-FIXES: S[i * n + j] = s;
 
@@ -261,8 +262,8 @@ __global__ void hellinger_like(const float *__restrict__ a,
 // CHECK-MESSAGES: t.cu:[[@LINE-5]]:7: warning: matrix product computed one output per thread: each output of 'hellinger_like' reads {{.*}} [coalescing-matmul-tile]
 // CHECK-MESSAGES: note: no aliasing: 'c' is __restrict__
 // CHECK-FIXES: __global__ void __launch_bounds__(256) hellinger_like(
-// CHECK-FIXES: for (int cudal1_k0 = 0; cudal1_k0 < n; cudal1_k0 += 16) {
-// CHECK-FIXES: const int e = cudal1_k0 + cudal1_kk;
+// CHECK-FIXES: for (int cudal1_k0 = 0; cudal1_k0 < n; cudal1_k0 += 32) {
+// CHECK-FIXES: const int e = (cudal1_k0 + 32) + cudal1_kk;
 // CHECK-FIXES: cudal1_acc[cudal1_r][cudal1_c] += sqrtf(cudal1_a[cudal1_r] * cudal1_b[cudal1_c]);
 // CHECK-FIXES: float sum = cudal1_acc[cudal1_r][cudal1_c];
 // CHECK-FIXES: const float value = 1.0f - sum;
@@ -288,7 +289,7 @@ __global__ void linear_gelu(const float *x, const float *W, const float *bias,
 // CHECK-MESSAGES: note: no aliasing: every launch site in this file passes separate cudaMalloc allocations for 'out' and 'W'
 // CHECK-FIXES: __global__ void __launch_bounds__(128) linear_gelu(
 // CHECK-FIXES: if (blockDim.x * blockDim.y * blockDim.z != 128u || blockDim.z != 1u || gridDim.z != 1u) {
-// CHECK-FIXES: __shared__ float cudal1_As[16][32 + 2];
+// CHECK-FIXES: __shared__ __align__(16) float cudal1_As[2][16][32 + 4];
 // CHECK-FIXES: float acc = bias[o];
 // CHECK-FIXES: cudal1_acc[cudal1_r][cudal1_c] = acc;
 // CHECK-FIXES: out[r * d_out + o] = gelu_approx(acc);

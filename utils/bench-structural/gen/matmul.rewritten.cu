@@ -11,7 +11,7 @@
 
 __global__ void __launch_bounds__(256) matmul(const float *A, const float *B, float *C, int M, int N,
                        int K, float alpha, float beta) {
-  // cuda-l1 coalescing-matmul-tile: 64x64 output tiles through shared memory, 16 deep, 4x4 outputs per thread, for blocks of 256 threads;
+  // cuda-l1 coalescing-matmul-tile: 64x64 output tiles through shared memory, 32 deep, 4x4 outputs per thread, for blocks of 256 threads;
   // other block shapes run the original code. Same products, same order: bitwise.
   if (blockDim.x * blockDim.y * blockDim.z != 256u || blockDim.z != 1u || gridDim.z != 1u) {
     int row = blockIdx.y * blockDim.y + threadIdx.y;
@@ -24,8 +24,8 @@ __global__ void __launch_bounds__(256) matmul(const float *A, const float *B, fl
     }
     return;
   }
-  __shared__ float cudal1_As[16][64 + 2];
-  __shared__ float cudal1_Bs[16][64 + 0];
+  __shared__ __align__(16) float cudal1_As[2][32][64 + 4];
+  __shared__ __align__(16) float cudal1_Bs[2][32][64 + 0];
   __shared__ int cudal1_rowUsed[64], cudal1_colUsed[64];
   const int cudal1_t = (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
   const int cudal1_ty = cudal1_t / 16, cudal1_tx = cudal1_t % 16;
@@ -56,15 +56,15 @@ __global__ void __launch_bounds__(256) matmul(const float *A, const float *B, fl
       #pragma unroll
       for (int cudal1_c = 0; cudal1_c < 4; ++cudal1_c) {
         cudal1_acc[cudal1_r][cudal1_c] = 0;
-        const long long cudal1_gi = cudal1_r0 + cudal1_ty + 16 * cudal1_r, cudal1_gj = cudal1_c0 + cudal1_tx + 16 * cudal1_c;
+        const long long cudal1_gi = cudal1_r0 + cudal1_ty * 4 + cudal1_r, cudal1_gj = cudal1_c0 + cudal1_tx * 4 + cudal1_c;
         if (cudal1_gi < cudal1_rows && cudal1_gj < cudal1_cols) {
           const int row = (int)cudal1_gi;
           const int col = (int)cudal1_gj;
           if ((row < M && col < N)) {
             float sum = 0.0f;
             cudal1_acc[cudal1_r][cudal1_c] = sum;
-            cudal1_rowUsed[cudal1_ty + 16 * cudal1_r] = 1;
-            cudal1_colUsed[cudal1_tx + 16 * cudal1_c] = 1;
+            cudal1_rowUsed[cudal1_ty * 4 + cudal1_r] = 1;
+            cudal1_colUsed[cudal1_tx * 4 + cudal1_c] = 1;
             cudal1_any = 1;
           }
         }
@@ -72,46 +72,93 @@ __global__ void __launch_bounds__(256) matmul(const float *A, const float *B, fl
     }
     if (!__syncthreads_or(cudal1_any))
       continue; // no output of this tile passes the guard
-    for (int cudal1_k0 = 0; cudal1_k0 < K; cudal1_k0 += 16) {
+    float cudal1_ra[8];
+    float cudal1_rb[8];
+    { // the first slice
+      const int cudal1_k0 = 0;
       // 'A[row * K + k]': consecutive threads along k, only rows some output needs
-      for (int cudal1_e = cudal1_t; cudal1_e < 16 * 64; cudal1_e += 256) {
-        const int cudal1_kk = cudal1_e % 16, cudal1_m = cudal1_e / 16;
-        float cudal1_v = 0;
+      #pragma unroll
+      for (int cudal1_u = 0; cudal1_u < 8; ++cudal1_u) {
+        const int cudal1_e = cudal1_t + 256 * cudal1_u;
+        const int cudal1_kk = cudal1_e % 32, cudal1_m = cudal1_e / 32;
+        cudal1_ra[cudal1_u] = 0;
         if (cudal1_rowUsed[cudal1_m]) {
           const int row = (int)(cudal1_r0 + cudal1_m);
           const int k = cudal1_k0 + cudal1_kk;
           if (k < K)
-            cudal1_v = A[row * K + k];
+            cudal1_ra[cudal1_u] = A[row * K + k];
         }
-        cudal1_As[cudal1_kk][cudal1_m] = cudal1_v;
       }
       // 'B[k * N + col]': consecutive threads along col, only columns some output needs
-      for (int cudal1_e = cudal1_t; cudal1_e < 16 * 64; cudal1_e += 256) {
+      #pragma unroll
+      for (int cudal1_u = 0; cudal1_u < 8; ++cudal1_u) {
+        const int cudal1_e = cudal1_t + 256 * cudal1_u;
         const int cudal1_m = cudal1_e % 64, cudal1_kk = cudal1_e / 64;
-        float cudal1_v = 0;
+        cudal1_rb[cudal1_u] = 0;
         if (cudal1_colUsed[cudal1_m]) {
           const int col = (int)(cudal1_c0 + cudal1_m);
           const int k = cudal1_k0 + cudal1_kk;
           if (k < K)
-            cudal1_v = B[k * N + col];
+            cudal1_rb[cudal1_u] = B[k * N + col];
         }
-        cudal1_Bs[cudal1_kk][cudal1_m] = cudal1_v;
       }
-      __syncthreads();
-      int cudal1_kn = 0; // min(16, K - cudal1_k0): no padded products
-      while (cudal1_kn < 16 && (int)(cudal1_k0 + cudal1_kn) < K)
-        ++cudal1_kn;
-      if (cudal1_kn == 16) {
+    }
+    #pragma unroll
+    for (int cudal1_u = 0; cudal1_u < 8; ++cudal1_u) {
+      const int cudal1_e = cudal1_t + 256 * cudal1_u;
+      cudal1_As[0][cudal1_e % 32][cudal1_e / 32] = cudal1_ra[cudal1_u];
+    }
+    #pragma unroll
+    for (int cudal1_u = 0; cudal1_u < 8; ++cudal1_u) {
+      const int cudal1_e = cudal1_t + 256 * cudal1_u;
+      cudal1_Bs[0][cudal1_e / 64][cudal1_e % 64] = cudal1_rb[cudal1_u];
+    }
+    __syncthreads();
+    int cudal1_buf = 0;
+    for (int cudal1_k0 = 0; cudal1_k0 < K; cudal1_k0 += 32) {
+      const bool cudal1_more = (int)(cudal1_k0 + 32) < K;
+      if (cudal1_more) { // the next slice, into registers
+        // 'A[row * K + k]': consecutive threads along k, only rows some output needs
         #pragma unroll
-        for (int cudal1_kk = 0; cudal1_kk < 16; ++cudal1_kk) {
+        for (int cudal1_u = 0; cudal1_u < 8; ++cudal1_u) {
+          const int cudal1_e = cudal1_t + 256 * cudal1_u;
+          const int cudal1_kk = cudal1_e % 32, cudal1_m = cudal1_e / 32;
+          cudal1_ra[cudal1_u] = 0;
+          if (cudal1_rowUsed[cudal1_m]) {
+            const int row = (int)(cudal1_r0 + cudal1_m);
+            const int k = (cudal1_k0 + 32) + cudal1_kk;
+            if (k < K)
+              cudal1_ra[cudal1_u] = A[row * K + k];
+          }
+        }
+        // 'B[k * N + col]': consecutive threads along col, only columns some output needs
+        #pragma unroll
+        for (int cudal1_u = 0; cudal1_u < 8; ++cudal1_u) {
+          const int cudal1_e = cudal1_t + 256 * cudal1_u;
+          const int cudal1_m = cudal1_e % 64, cudal1_kk = cudal1_e / 64;
+          cudal1_rb[cudal1_u] = 0;
+          if (cudal1_colUsed[cudal1_m]) {
+            const int col = (int)(cudal1_c0 + cudal1_m);
+            const int k = (cudal1_k0 + 32) + cudal1_kk;
+            if (k < K)
+              cudal1_rb[cudal1_u] = B[k * N + col];
+          }
+        }
+      }
+      int cudal1_kn = 0; // min(32, K - cudal1_k0): no padded products
+      while (cudal1_kn < 32 && (int)(cudal1_k0 + cudal1_kn) < K)
+        ++cudal1_kn;
+      if (cudal1_kn == 32) {
+        #pragma unroll
+        for (int cudal1_kk = 0; cudal1_kk < 32; ++cudal1_kk) {
           float cudal1_a[4];
           float cudal1_b[4];
           #pragma unroll
           for (int cudal1_r = 0; cudal1_r < 4; ++cudal1_r)
-            cudal1_a[cudal1_r] = cudal1_As[cudal1_kk][cudal1_ty + 16 * cudal1_r];
+            cudal1_a[cudal1_r] = cudal1_As[cudal1_buf][cudal1_kk][cudal1_ty * 4 + cudal1_r];
           #pragma unroll
           for (int cudal1_c = 0; cudal1_c < 4; ++cudal1_c)
-            cudal1_b[cudal1_c] = cudal1_Bs[cudal1_kk][cudal1_tx + 16 * cudal1_c];
+            cudal1_b[cudal1_c] = cudal1_Bs[cudal1_buf][cudal1_kk][cudal1_tx * 4 + cudal1_c];
           #pragma unroll
           for (int cudal1_r = 0; cudal1_r < 4; ++cudal1_r) {
             #pragma unroll
@@ -125,10 +172,10 @@ __global__ void __launch_bounds__(256) matmul(const float *A, const float *B, fl
           float cudal1_b[4];
           #pragma unroll
           for (int cudal1_r = 0; cudal1_r < 4; ++cudal1_r)
-            cudal1_a[cudal1_r] = cudal1_As[cudal1_kk][cudal1_ty + 16 * cudal1_r];
+            cudal1_a[cudal1_r] = cudal1_As[cudal1_buf][cudal1_kk][cudal1_ty * 4 + cudal1_r];
           #pragma unroll
           for (int cudal1_c = 0; cudal1_c < 4; ++cudal1_c)
-            cudal1_b[cudal1_c] = cudal1_Bs[cudal1_kk][cudal1_tx + 16 * cudal1_c];
+            cudal1_b[cudal1_c] = cudal1_Bs[cudal1_buf][cudal1_kk][cudal1_tx * 4 + cudal1_c];
           #pragma unroll
           for (int cudal1_r = 0; cudal1_r < 4; ++cudal1_r) {
             #pragma unroll
@@ -137,14 +184,27 @@ __global__ void __launch_bounds__(256) matmul(const float *A, const float *B, fl
           }
         }
       }
+      if (cudal1_more) {
+        #pragma unroll
+        for (int cudal1_u = 0; cudal1_u < 8; ++cudal1_u) {
+          const int cudal1_e = cudal1_t + 256 * cudal1_u;
+          cudal1_As[1 - cudal1_buf][cudal1_e % 32][cudal1_e / 32] = cudal1_ra[cudal1_u];
+        }
+        #pragma unroll
+        for (int cudal1_u = 0; cudal1_u < 8; ++cudal1_u) {
+          const int cudal1_e = cudal1_t + 256 * cudal1_u;
+          cudal1_Bs[1 - cudal1_buf][cudal1_e / 64][cudal1_e % 64] = cudal1_rb[cudal1_u];
+        }
+      }
       __syncthreads();
+      cudal1_buf = 1 - cudal1_buf;
     }
     // the code after the loop, per output inside the guard
     #pragma unroll
     for (int cudal1_r = 0; cudal1_r < 4; ++cudal1_r) {
       #pragma unroll
       for (int cudal1_c = 0; cudal1_c < 4; ++cudal1_c) {
-        const long long cudal1_gi = cudal1_r0 + cudal1_ty + 16 * cudal1_r, cudal1_gj = cudal1_c0 + cudal1_tx + 16 * cudal1_c;
+        const long long cudal1_gi = cudal1_r0 + cudal1_ty * 4 + cudal1_r, cudal1_gj = cudal1_c0 + cudal1_tx * 4 + cudal1_c;
         if (cudal1_gi < cudal1_rows && cudal1_gj < cudal1_cols) {
           const int row = (int)cudal1_gi;
           const int col = (int)cudal1_gj;
@@ -160,7 +220,7 @@ __global__ void __launch_bounds__(256) matmul(const float *A, const float *B, fl
 
 __global__ void __launch_bounds__(256) gemm_rmw(int ni, int nj, int nk, float alpha, float beta,
                          const float *a, const float *b, float *c) {
-  // cuda-l1 coalescing-matmul-tile: 64x64 output tiles through shared memory, 16 deep, 4x4 outputs per thread, for blocks of 256 threads;
+  // cuda-l1 coalescing-matmul-tile: 64x64 output tiles through shared memory, 32 deep, 4x4 outputs per thread, for blocks of 256 threads;
   // other block shapes run the original code. Same products, same order: bitwise.
   if (blockDim.x * blockDim.y * blockDim.z != 256u || blockDim.z != 1u || gridDim.z != 1u) {
     int j = blockIdx.x * blockDim.x + threadIdx.x;
@@ -174,8 +234,8 @@ __global__ void __launch_bounds__(256) gemm_rmw(int ni, int nj, int nk, float al
     }
     return;
   }
-  __shared__ float cudal1_As[16][64 + 2];
-  __shared__ float cudal1_Bs[16][64 + 0];
+  __shared__ __align__(16) float cudal1_As[2][32][64 + 4];
+  __shared__ __align__(16) float cudal1_Bs[2][32][64 + 0];
   __shared__ int cudal1_rowUsed[64], cudal1_colUsed[64];
   const int cudal1_t = (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
   const int cudal1_ty = cudal1_t / 16, cudal1_tx = cudal1_t % 16;
@@ -206,7 +266,7 @@ __global__ void __launch_bounds__(256) gemm_rmw(int ni, int nj, int nk, float al
       #pragma unroll
       for (int cudal1_c = 0; cudal1_c < 4; ++cudal1_c) {
         cudal1_acc[cudal1_r][cudal1_c] = 0;
-        const long long cudal1_gi = cudal1_r0 + cudal1_ty + 16 * cudal1_r, cudal1_gj = cudal1_c0 + cudal1_tx + 16 * cudal1_c;
+        const long long cudal1_gi = cudal1_r0 + cudal1_ty * 4 + cudal1_r, cudal1_gj = cudal1_c0 + cudal1_tx * 4 + cudal1_c;
         if (cudal1_gi < cudal1_rows && cudal1_gj < cudal1_cols) {
           const int i = (int)cudal1_gi;
           const int j = (int)cudal1_gj;
@@ -214,8 +274,8 @@ __global__ void __launch_bounds__(256) gemm_rmw(int ni, int nj, int nk, float al
             c[i * nj + j] *= beta;
             float c_acc = c[i * nj + j];
             cudal1_acc[cudal1_r][cudal1_c] = c_acc;
-            cudal1_rowUsed[cudal1_ty + 16 * cudal1_r] = 1;
-            cudal1_colUsed[cudal1_tx + 16 * cudal1_c] = 1;
+            cudal1_rowUsed[cudal1_ty * 4 + cudal1_r] = 1;
+            cudal1_colUsed[cudal1_tx * 4 + cudal1_c] = 1;
             cudal1_any = 1;
           }
         }
@@ -223,46 +283,93 @@ __global__ void __launch_bounds__(256) gemm_rmw(int ni, int nj, int nk, float al
     }
     if (!__syncthreads_or(cudal1_any))
       continue; // no output of this tile passes the guard
-    for (int cudal1_k0 = 0; cudal1_k0 < nk; cudal1_k0 += 16) {
+    float cudal1_ra[8];
+    float cudal1_rb[8];
+    { // the first slice
+      const int cudal1_k0 = 0;
       // 'a[i * nk + k]': consecutive threads along k, only rows some output needs
-      for (int cudal1_e = cudal1_t; cudal1_e < 16 * 64; cudal1_e += 256) {
-        const int cudal1_kk = cudal1_e % 16, cudal1_m = cudal1_e / 16;
-        float cudal1_v = 0;
+      #pragma unroll
+      for (int cudal1_u = 0; cudal1_u < 8; ++cudal1_u) {
+        const int cudal1_e = cudal1_t + 256 * cudal1_u;
+        const int cudal1_kk = cudal1_e % 32, cudal1_m = cudal1_e / 32;
+        cudal1_ra[cudal1_u] = 0;
         if (cudal1_rowUsed[cudal1_m]) {
           const int i = (int)(cudal1_r0 + cudal1_m);
           const int k = cudal1_k0 + cudal1_kk;
           if (k < nk)
-            cudal1_v = a[i * nk + k];
+            cudal1_ra[cudal1_u] = a[i * nk + k];
         }
-        cudal1_As[cudal1_kk][cudal1_m] = cudal1_v;
       }
       // 'b[k * nj + j]': consecutive threads along j, only columns some output needs
-      for (int cudal1_e = cudal1_t; cudal1_e < 16 * 64; cudal1_e += 256) {
+      #pragma unroll
+      for (int cudal1_u = 0; cudal1_u < 8; ++cudal1_u) {
+        const int cudal1_e = cudal1_t + 256 * cudal1_u;
         const int cudal1_m = cudal1_e % 64, cudal1_kk = cudal1_e / 64;
-        float cudal1_v = 0;
+        cudal1_rb[cudal1_u] = 0;
         if (cudal1_colUsed[cudal1_m]) {
           const int j = (int)(cudal1_c0 + cudal1_m);
           const int k = cudal1_k0 + cudal1_kk;
           if (k < nk)
-            cudal1_v = b[k * nj + j];
+            cudal1_rb[cudal1_u] = b[k * nj + j];
         }
-        cudal1_Bs[cudal1_kk][cudal1_m] = cudal1_v;
       }
-      __syncthreads();
-      int cudal1_kn = 0; // min(16, nk - cudal1_k0): no padded products
-      while (cudal1_kn < 16 && (int)(cudal1_k0 + cudal1_kn) < nk)
-        ++cudal1_kn;
-      if (cudal1_kn == 16) {
+    }
+    #pragma unroll
+    for (int cudal1_u = 0; cudal1_u < 8; ++cudal1_u) {
+      const int cudal1_e = cudal1_t + 256 * cudal1_u;
+      cudal1_As[0][cudal1_e % 32][cudal1_e / 32] = cudal1_ra[cudal1_u];
+    }
+    #pragma unroll
+    for (int cudal1_u = 0; cudal1_u < 8; ++cudal1_u) {
+      const int cudal1_e = cudal1_t + 256 * cudal1_u;
+      cudal1_Bs[0][cudal1_e / 64][cudal1_e % 64] = cudal1_rb[cudal1_u];
+    }
+    __syncthreads();
+    int cudal1_buf = 0;
+    for (int cudal1_k0 = 0; cudal1_k0 < nk; cudal1_k0 += 32) {
+      const bool cudal1_more = (int)(cudal1_k0 + 32) < nk;
+      if (cudal1_more) { // the next slice, into registers
+        // 'a[i * nk + k]': consecutive threads along k, only rows some output needs
         #pragma unroll
-        for (int cudal1_kk = 0; cudal1_kk < 16; ++cudal1_kk) {
+        for (int cudal1_u = 0; cudal1_u < 8; ++cudal1_u) {
+          const int cudal1_e = cudal1_t + 256 * cudal1_u;
+          const int cudal1_kk = cudal1_e % 32, cudal1_m = cudal1_e / 32;
+          cudal1_ra[cudal1_u] = 0;
+          if (cudal1_rowUsed[cudal1_m]) {
+            const int i = (int)(cudal1_r0 + cudal1_m);
+            const int k = (cudal1_k0 + 32) + cudal1_kk;
+            if (k < nk)
+              cudal1_ra[cudal1_u] = a[i * nk + k];
+          }
+        }
+        // 'b[k * nj + j]': consecutive threads along j, only columns some output needs
+        #pragma unroll
+        for (int cudal1_u = 0; cudal1_u < 8; ++cudal1_u) {
+          const int cudal1_e = cudal1_t + 256 * cudal1_u;
+          const int cudal1_m = cudal1_e % 64, cudal1_kk = cudal1_e / 64;
+          cudal1_rb[cudal1_u] = 0;
+          if (cudal1_colUsed[cudal1_m]) {
+            const int j = (int)(cudal1_c0 + cudal1_m);
+            const int k = (cudal1_k0 + 32) + cudal1_kk;
+            if (k < nk)
+              cudal1_rb[cudal1_u] = b[k * nj + j];
+          }
+        }
+      }
+      int cudal1_kn = 0; // min(32, nk - cudal1_k0): no padded products
+      while (cudal1_kn < 32 && (int)(cudal1_k0 + cudal1_kn) < nk)
+        ++cudal1_kn;
+      if (cudal1_kn == 32) {
+        #pragma unroll
+        for (int cudal1_kk = 0; cudal1_kk < 32; ++cudal1_kk) {
           float cudal1_a[4];
           float cudal1_b[4];
           #pragma unroll
           for (int cudal1_r = 0; cudal1_r < 4; ++cudal1_r)
-            cudal1_a[cudal1_r] = cudal1_As[cudal1_kk][cudal1_ty + 16 * cudal1_r];
+            cudal1_a[cudal1_r] = cudal1_As[cudal1_buf][cudal1_kk][cudal1_ty * 4 + cudal1_r];
           #pragma unroll
           for (int cudal1_c = 0; cudal1_c < 4; ++cudal1_c)
-            cudal1_b[cudal1_c] = cudal1_Bs[cudal1_kk][cudal1_tx + 16 * cudal1_c];
+            cudal1_b[cudal1_c] = cudal1_Bs[cudal1_buf][cudal1_kk][cudal1_tx * 4 + cudal1_c];
           #pragma unroll
           for (int cudal1_r = 0; cudal1_r < 4; ++cudal1_r) {
             #pragma unroll
@@ -276,10 +383,10 @@ __global__ void __launch_bounds__(256) gemm_rmw(int ni, int nj, int nk, float al
           float cudal1_b[4];
           #pragma unroll
           for (int cudal1_r = 0; cudal1_r < 4; ++cudal1_r)
-            cudal1_a[cudal1_r] = cudal1_As[cudal1_kk][cudal1_ty + 16 * cudal1_r];
+            cudal1_a[cudal1_r] = cudal1_As[cudal1_buf][cudal1_kk][cudal1_ty * 4 + cudal1_r];
           #pragma unroll
           for (int cudal1_c = 0; cudal1_c < 4; ++cudal1_c)
-            cudal1_b[cudal1_c] = cudal1_Bs[cudal1_kk][cudal1_tx + 16 * cudal1_c];
+            cudal1_b[cudal1_c] = cudal1_Bs[cudal1_buf][cudal1_kk][cudal1_tx * 4 + cudal1_c];
           #pragma unroll
           for (int cudal1_r = 0; cudal1_r < 4; ++cudal1_r) {
             #pragma unroll
@@ -288,14 +395,27 @@ __global__ void __launch_bounds__(256) gemm_rmw(int ni, int nj, int nk, float al
           }
         }
       }
+      if (cudal1_more) {
+        #pragma unroll
+        for (int cudal1_u = 0; cudal1_u < 8; ++cudal1_u) {
+          const int cudal1_e = cudal1_t + 256 * cudal1_u;
+          cudal1_As[1 - cudal1_buf][cudal1_e % 32][cudal1_e / 32] = cudal1_ra[cudal1_u];
+        }
+        #pragma unroll
+        for (int cudal1_u = 0; cudal1_u < 8; ++cudal1_u) {
+          const int cudal1_e = cudal1_t + 256 * cudal1_u;
+          cudal1_Bs[1 - cudal1_buf][cudal1_e / 64][cudal1_e % 64] = cudal1_rb[cudal1_u];
+        }
+      }
       __syncthreads();
+      cudal1_buf = 1 - cudal1_buf;
     }
     // the code after the loop, per output inside the guard
     #pragma unroll
     for (int cudal1_r = 0; cudal1_r < 4; ++cudal1_r) {
       #pragma unroll
       for (int cudal1_c = 0; cudal1_c < 4; ++cudal1_c) {
-        const long long cudal1_gi = cudal1_r0 + cudal1_ty + 16 * cudal1_r, cudal1_gj = cudal1_c0 + cudal1_tx + 16 * cudal1_c;
+        const long long cudal1_gi = cudal1_r0 + cudal1_ty * 4 + cudal1_r, cudal1_gj = cudal1_c0 + cudal1_tx * 4 + cudal1_c;
         if (cudal1_gi < cudal1_rows && cudal1_gj < cudal1_cols) {
           const int i = (int)cudal1_gi;
           const int j = (int)cudal1_gj;

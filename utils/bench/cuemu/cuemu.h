@@ -39,7 +39,7 @@
 #define __noinline__
 #define __restrict__ __restrict
 #define __launch_bounds__(...)
-#define __align__(n) alignas(n)
+#define __align__(n) __attribute__((aligned(n)))
 
 struct uint3 {
   unsigned x, y, z;
