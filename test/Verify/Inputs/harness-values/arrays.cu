@@ -1,0 +1,43 @@
+// Sizes from constant arrays: indexed by a constant, by a loop counter
+// (first run), two-dimensional, and a global table.
+#include <cuda_runtime.h>
+
+static const int kSizes[4] = {1024, 2048, 4096, 8192};
+
+__global__ void square(float *v, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    v[i] = v[i] * v[i];
+}
+
+__global__ void add_planes(float *a, const float *b, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+  if (x < w && y < h)
+    a[y * w + x] += b[y * w + x];
+}
+
+__global__ void offset(int *v, int n, int by) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    v[i] += by;
+}
+
+int main() {
+  int shape[4] = {2, 3, 48, 64};
+  const int W = shape[3], H = shape[2];
+  float *d_a, *d_b;
+  cudaMalloc(&d_a, W * H * sizeof(float));
+  cudaMalloc(&d_b, W * H * sizeof(float));
+  add_planes<<<dim3((W + 31) / 32, H), 32>>>(d_a, d_b, W, H);
+
+  float *d_v;
+  cudaMalloc(&d_v, kSizes[3] * sizeof(float));
+  for (int i = 0; i < 4; ++i)
+    square<<<(kSizes[i] + 255) / 256, 256>>>(d_v, kSizes[i]);
+
+  const int dims[2][2] = {{100, 7}, {200, 9}};
+  int *d_i;
+  cudaMalloc(&d_i, dims[1][0] * sizeof(int));
+  offset<<<1, dims[1][0]>>>(d_i, dims[1][0], dims[0][1]);
+  return 0;
+}
