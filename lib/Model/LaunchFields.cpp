@@ -60,6 +60,35 @@ void collectReturnStmts(const Stmt *S, std::vector<const ReturnStmt *> &Out) {
     collectReturnStmts(C, Out);
 }
 
+/// \p X (an lvalue) is only read by its parent \p V: converted to a value,
+/// copied, bound to a const reference or passed by value, or the object of a
+/// const member function.
+bool onlyRead(const Stmt *V, const Stmt *X) {
+  if (!V)
+    return false;
+  if (const auto *IC = dyn_cast<ImplicitCastExpr>(V))
+    return IC->getCastKind() == CK_LValueToRValue ||
+           (IC->getCastKind() == CK_NoOp &&
+            IC->getType().isConstQualified());
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(V))
+    return CE->getConstructor()->isCopyConstructor() &&
+           CE->getNumArgs() >= 1 && CE->getArg(0) == X;
+  if (const auto *Mem = dyn_cast<MemberExpr>(V))
+    if (const auto *MD = dyn_cast<CXXMethodDecl>(Mem->getMemberDecl()))
+      return MD->isConst();
+  if (const auto *C = dyn_cast<CallExpr>(V)) {
+    const FunctionDecl *FD = C->getDirectCallee();
+    for (unsigned I = 0; FD && I < C->getNumArgs() && I < FD->getNumParams();
+         ++I)
+      if (C->getArg(I) == X) {
+        QualType T = FD->getParamDecl(I)->getType();
+        return !T->isReferenceType() ||
+               T.getNonReferenceType().isConstQualified();
+      }
+  }
+  return false;
+}
+
 std::string pathText(const std::vector<const FieldDecl *> &Path) {
   std::string T;
   for (const FieldDecl *F : Path)
@@ -605,10 +634,12 @@ Val LaunchEvaluator::Impl::evalSubscript(const ArraySubscriptExpr *A,
     Idx.insert(Idx.begin(), S->getIdx());
     B = S->getBase();
   }
-  std::string Name = "'" + text(A) + "'";
   const auto *D = dyn_cast<DeclRefExpr>(B->IgnoreParenImpCasts());
+  // Not "'a[i]'": the caller quotes the expression already.
+  std::string Name = "an element of '" + text(B) + "'";
   const auto *VD = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
-  if (!VD || !VD->getType()->isConstantArrayType())
+  if (!VD || !(VD->getType()->isConstantArrayType() ||
+               (isa<ParmVarDecl>(VD) && VD->getType()->isPointerType())))
     return Val::unknown(Name + " is not an element of an array the tool "
                                "follows (a local or global array with an "
                                "initialiser)");
@@ -621,6 +652,69 @@ Val LaunchEvaluator::Impl::evalSubscript(const ArraySubscriptExpr *A,
     if (V.I.isNegative())
       return Val::unknown(Name + ": a negative index");
     Is.push_back(V.I.getZExtValue());
+  }
+  // An array passed to the function (`void f(int sizes[4])`): the caller's
+  // array, when the function writes nothing through the parameter before.
+  const Frame *Cur = &Fr;
+  while (const auto *PV = dyn_cast<ParmVarDecl>(VD)) {
+    if (!PV->getType()->isPointerType())
+      return Val::unknown(Name + " is not followed");
+    const Frame &Own = ownerFrame(PV, D, *Cur);
+    const Stmt *At = Own.F == Cur->F ? Cur->At : Own.At;
+    unsigned I = PV->getFunctionScopeIndex();
+    if (!Own.F || !Own.Parent || !Own.Call || I >= Own.Call->getNumArgs()) {
+      if (Own.F && (!Own.Parent || !Own.Call) && !Own.Ext &&
+          Own.RootWhy.empty())
+        noteUnreached(Own.F);
+      return Val::unknown(Name + ": '" + PV->getNameAsString() +
+                          "' is a pointer parameter of " +
+                          (Own.F ? Own.F->getNameAsString() : "") +
+                          "(), which no call in the files given reaches");
+    }
+    std::string W;
+    if (!constantAt(PV, Own.F, At, W))
+      return Val::unknown(Name + ": " + W);
+    // Every use before At reads an element.
+    const auto &P = parents(Own.F);
+    std::vector<const DeclRefExpr *> Refs;
+    std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
+      if (!S)
+        return;
+      if (const auto *R = dyn_cast<DeclRefExpr>(S))
+        if (R->getDecl() == PV)
+          Refs.push_back(R);
+      for (const Stmt *Ch : S->children())
+        Walk(Ch);
+    };
+    Walk(Own.F->getBody());
+    for (const DeclRefExpr *R : Refs) {
+      if (At && (!before(R, At) || afterFirstRun(R, At, Own.F)))
+        continue;
+      const Stmt *U = P.lookup(R);
+      while (U && isa<ParenExpr>(U))
+        U = P.lookup(U);
+      const auto *AS = dyn_cast_or_null<ArraySubscriptExpr>(
+          U && isa<ImplicitCastExpr>(U) ? P.lookup(U) : nullptr);
+      const Stmt *X = AS, *V = AS ? P.lookup(AS) : nullptr;
+      while (V && isa<ParenExpr>(V))
+        V = P.lookup(X = V);
+      if (!AS || !onlyRead(V, X))
+        return Val::unknown(Name + ": the array may be modified through '" +
+                            PV->getNameAsString() + "' at " +
+                            where(R->getBeginLoc()));
+    }
+    if (Own.Step >= 0)
+      St->MaxStep = std::max(St->MaxStep, Own.Step);
+    const Expr *Arg = Own.Call->getArg(I)->IgnoreParenImpCasts();
+    D = dyn_cast<DeclRefExpr>(Arg);
+    VD = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
+    if (!VD || !(VD->getType()->isConstantArrayType() ||
+                 (isa<ParmVarDecl>(VD) && VD->getType()->isPointerType())))
+      return Val::unknown(Name + ": '" + PV->getNameAsString() +
+                          "' is given '" + text(Arg) + "' at " +
+                          where(Own.Call->getBeginLoc()) +
+                          ", not an array the tool follows");
+    Cur = Own.Parent;
   }
   // Nothing modifies the array before.
   std::string Why;
@@ -639,8 +733,8 @@ Val LaunchEvaluator::Impl::evalSubscript(const ArraySubscriptExpr *A,
   } else {
     if (VD->isStaticLocal() && !VD->getType().isConstQualified())
       return Val::unknown(Name + ": a static local");
-    const Frame &Own = ownerFrame(VD, D, Fr);
-    const Stmt *At = Own.F == Fr.F ? Fr.At : Own.At;
+    const Frame &Own = ownerFrame(VD, D, *Cur);
+    const Stmt *At = Own.F == Cur->F ? Cur->At : Own.At;
     if (!Own.F || isa<ParmVarDecl>(VD))
       return Val::unknown(Name + " is not followed");
     if (!constantAt(VD, Own.F, At, Why))
@@ -802,7 +896,14 @@ Val LaunchEvaluator::Impl::storedByCall(const Stmt *M, const VarDecl *VD,
     for (const Stmt *Ch : S->children())
       Walk(Ch);
   };
-  Walk(Def->getBody());
+  if (ByAddress) {
+    Walk(Def->getBody());
+  } else {
+    // A reference: only the uses that may modify it (mutation analysis).
+    for (const Stmt *S : mutations(PV, Def))
+      if (const auto *D = dyn_cast<DeclRefExpr>(S))
+        Refs.push_back(D);
+  }
   std::string In = " in " + Def->getNameAsString() + "()";
   const BinaryOperator *Store = nullptr;
   std::vector<const FieldDecl *> StoreChain;
@@ -849,9 +950,8 @@ Val LaunchEvaluator::Impl::storedByCall(const Stmt *M, const VarDecl *VD,
     const Stmt *X = T, *V = CP.lookup(T);
     while (V && isa<ParenExpr>(V))
       V = CP.lookup(X = V);
-    if (const auto *IC = dyn_cast_or_null<ImplicitCastExpr>(V))
-      if (IC->getCastKind() == CK_LValueToRValue)
-        continue; // a read
+    if (onlyRead(V, X))
+      continue; // a read
     const auto *B = dyn_cast_or_null<BinaryOperator>(V);
     if (!B || B->getOpcode() != BO_Assign || B->getLHS()->IgnoreParens() != X ||
         overlap(Ch, Want) == 2)

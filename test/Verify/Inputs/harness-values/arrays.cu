@@ -1,5 +1,6 @@
 // Sizes from constant arrays: indexed by a constant, by a loop counter
-// (first run), two-dimensional, and a global table.
+// (first run), two-dimensional, a global table, and an array passed to the
+// function holding the launch.
 #include <cuda_runtime.h>
 
 static const int kSizes[4] = {1024, 2048, 4096, 8192};
@@ -22,6 +23,12 @@ __global__ void offset(int *v, int n, int by) {
     v[i] += by;
 }
 
+// The caller's array, read through the parameter.
+void run_planes(const int size[2], float *a, const float *b) {
+  int w = size[0], h = size[1];
+  add_planes<<<dim3((w + 31) / 32, h), 32>>>(a, b, w, h);
+}
+
 int main() {
   int shape[4] = {2, 3, 48, 64};
   const int W = shape[3], H = shape[2];
@@ -29,6 +36,8 @@ int main() {
   cudaMalloc(&d_a, W * H * sizeof(float));
   cudaMalloc(&d_b, W * H * sizeof(float));
   add_planes<<<dim3((W + 31) / 32, H), 32>>>(d_a, d_b, W, H);
+  int half[2] = {W / 2, H / 2};
+  run_planes(half, d_a, d_b);
 
   float *d_v;
   cudaMalloc(&d_v, kSizes[3] * sizeof(float));

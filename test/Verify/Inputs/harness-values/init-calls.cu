@@ -16,6 +16,11 @@ void init_config(Config *c) {
   c->n = 2048;
   c->threads = 128;
 }
+// Reads what it stored, through the reference.
+void setup(Config &c) {
+  c.threads = 256;
+  c.n = c.threads * 16;
+}
 void maybe_size(int *n, int flag) {
   if (flag > 3)
     *n = 512;
@@ -32,6 +37,12 @@ __global__ void negate(float *v, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
     v[i] = -v[i];
+}
+
+__global__ void scale3(float *v, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    v[i] *= 3.0f;
 }
 
 __global__ void halve(float *v, int n) {
@@ -65,6 +76,12 @@ int main(int argc, char **argv) {
   float *d_w;
   cudaMalloc(&d_w, cfg.n * sizeof(float));
   negate<<<cfg.n / cfg.threads, cfg.threads>>>(d_w, cfg.n);
+
+  Config big;
+  setup(big);
+  float *d_big;
+  cudaMalloc(&d_big, big.n * sizeof(float));
+  scale3<<<big.n / big.threads, big.threads>>>(d_big, big.n);
 
   int m = 100;
   maybe_size(&m, argc);
