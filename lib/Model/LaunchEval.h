@@ -181,8 +181,10 @@ struct LaunchEvaluator::Impl {
   Val fieldOf(const clang::Expr *E, const FieldPath &Path, const Frame &Fr,
               size_t From = 0);
   Val fieldOfValue(Val V, const FieldPath &Path, size_t From);
+  /// Member \p Path of the object \p C constructs, after the constructor
+  /// (or, inside its body, before statement \p At).
   Val fieldOfConstruct(const clang::CXXConstructExpr *C, const FieldPath &Path,
-                       const Frame &Fr);
+                       const Frame &Fr, const clang::Stmt *At = nullptr);
   Val fieldOfVar(const clang::VarDecl *VD, const clang::Expr *Use,
                  const FieldPath &Path, const Frame &Fr);
   /// Member \p Path of structure variable \p VD at \p At (of \p Own's

@@ -273,9 +273,35 @@ Val LaunchEvaluator::Impl::fieldOf(const Expr *E,
                       "' is a member the tool does not follow");
 }
 
+namespace {
+/// `m = e` / `this->m op= e` in a constructor's body: the member assigned.
+const FieldDecl *memberStore(const Stmt *S, const BinaryOperator *&B) {
+  if (const auto *W = dyn_cast<ExprWithCleanups>(S))
+    S = W->getSubExpr();
+  B = dyn_cast<BinaryOperator>(S);
+  if (!B || !B->isAssignmentOp())
+    return nullptr;
+  const auto *ME = dyn_cast<MemberExpr>(B->getLHS()->IgnoreParenImpCasts());
+  if (!ME || !isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()))
+    return nullptr;
+  return dyn_cast<FieldDecl>(ME->getMemberDecl());
+}
+
+void collectMemberStores(const Stmt *S, const FieldDecl *F,
+                         std::vector<const BinaryOperator *> &Out) {
+  if (!S || isa<LambdaExpr>(S))
+    return;
+  const BinaryOperator *B = nullptr;
+  if (isa<Expr>(S) && memberStore(S, B) == F)
+    Out.push_back(B);
+  for (const Stmt *C : S->children())
+    collectMemberStores(C, F, Out);
+}
+} // namespace
+
 Val LaunchEvaluator::Impl::fieldOfConstruct(
     const CXXConstructExpr *C, const std::vector<const FieldDecl *> &Path,
-    const Frame &Fr) {
+    const Frame &Fr, const Stmt *At) {
   const CXXConstructorDecl *Ctor = C->getConstructor();
   const FieldDecl *F = Path.front();
   if ((Ctor->isCopyOrMoveConstructor() || C->getNumArgs() == 1) &&
@@ -297,6 +323,47 @@ Val LaunchEvaluator::Impl::fieldOfConstruct(
   if (!Def || inSystemHeader(SM, Def->getLocation()))
     return Val::unknown("'" + F->getNameAsString() +
                         "' is set by a constructor the tool cannot see");
+  // The last statement of the body before At that assigns the member (every
+  // path runs it: a statement of the body itself).
+  if (const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody())) {
+    std::vector<const BinaryOperator *> All;
+    collectMemberStores(Body, F, All);
+    const BinaryOperator *Last = nullptr;
+    for (const Stmt *S : Body->body()) {
+      if (At && !before(S, At))
+        break;
+      const BinaryOperator *B = nullptr;
+      if (memberStore(S, B) == F)
+        Last = B;
+    }
+    for (const BinaryOperator *B : All)
+      if ((!At || before(B, At)) && (!Last || before(Last, B)) && B != Last)
+        return Val::unknown("'" + F->getNameAsString() + "' is assigned at " +
+                            where(B->getBeginLoc()) + " in the constructor " +
+                            Def->getNameAsString() +
+                            "(), not on every path");
+    if (Last) {
+      auto Callee = std::make_unique<Frame>();
+      Callee->F = Def;
+      Callee->Construct = C;
+      Callee->Parent = &Fr;
+      Callee->At = Last;
+      Extra.push_back(std::move(Callee));
+      const Frame &CF = *Extra.back();
+      if (Last->getOpcode() == BO_Assign)
+        return fieldOf(Last->getRHS(), Path, CF, 1);
+      if (Path.size() != 1)
+        return Val::unknown("'" + text(Last) + "'");
+      const auto *CA = cast<CompoundAssignOperator>(Last);
+      Val Old = fieldOfConstruct(C, Path, Fr, Last);
+      return convert(
+          combine(BinaryOperator::getOpForCompoundAssignment(CA->getOpcode()),
+                  convert(Old, CA->getComputationLHSType()),
+                  eval(CA->getRHS(), CF), CA->getComputationResultType(),
+                  CA->getComputationLHSType(), CA),
+          F->getType());
+    }
+  }
   for (const CXXCtorInitializer *I : Def->inits()) {
     if (I->getMember() != F)
       continue;
@@ -308,8 +375,14 @@ Val LaunchEvaluator::Impl::fieldOfConstruct(
     Extra.push_back(std::move(Callee));
     return fieldOf(I->getInit(), Path, *Extra.back(), 1);
   }
-  return Val::unknown("'" + F->getNameAsString() + "' is set in the body of "
-                      "the constructor " + Def->getNameAsString() + "()");
+  if (const Expr *In = F->getInClassInitializer()) {
+    Frame G;
+    G.At = In;
+    return fieldOf(In, Path, G, 1);
+  }
+  return Val::unknown("'" + F->getNameAsString() +
+                      "' is not initialised by the constructor " +
+                      Def->getNameAsString() + "()");
 }
 
 Val LaunchEvaluator::Impl::fieldOfVar(const VarDecl *VD, const Expr *Use,
@@ -498,6 +571,10 @@ Val LaunchEvaluator::Impl::fieldThroughPointer(
   if (const auto *U = dyn_cast<UnaryOperator>(S))
     if (U->getOpcode() == UO_AddrOf)
       return fieldOf(U->getSubExpr(), Path, Fr);
+  // A member read in a constructor (`blocks = (end - start) / N;`): its
+  // value at that statement.
+  if (isa<CXXThisExpr>(S) && Fr.Construct && Fr.Parent)
+    return fieldOfConstruct(Fr.Construct, Path, *Fr.Parent, Fr.At);
   const auto *D = dyn_cast<DeclRefExpr>(S);
   const auto *VD = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
   if (!VD || !VD->getType()->isPointerType() ||

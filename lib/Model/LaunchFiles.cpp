@@ -71,6 +71,13 @@ void LaunchEvaluator::Impl::noteUnreached(const FunctionDecl *F) {
 ExternalCalls LaunchEvaluator::externalCalls(unsigned Limit) {
   ExternalCalls Out;
   P->buildIndex();
+  // Functions these calls' values need are not launches' needs: a file is
+  // parsed again only for its launches (unreached()).
+  std::set<std::string> Saved = P->Unreached;
+  struct Restore {
+    std::set<std::string> &To, &From;
+    ~Restore() { To = std::move(From); }
+  } R{P->Unreached, Saved};
   unsigned N = 0;
   for (const auto &KV : P->Callers) {
     const FunctionDecl *F = KV.first;

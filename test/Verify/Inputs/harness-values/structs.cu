@@ -29,6 +29,18 @@ public:
   int width, tile, tiles;
 };
 
+// Members assigned in the constructor's body, reading the ones set before.
+template <int TPB> class Span {
+public:
+  Span(int first, int last) : begin(first), end(last) {
+    count = end - begin;
+    blocks = count / TPB;
+    blocks = (count % TPB == 0) ? blocks : blocks + 1;
+  }
+  int begin, end, count, blocks;
+  int threads = TPB;
+};
+
 struct Grid3 {
   long nx, ny, nz;
 };
@@ -85,6 +97,12 @@ __global__ void touch(float *u, int n) {
     u[i] += 1.0f;
 }
 
+__global__ void span_fill(float *v, int begin, int end) {
+  int i = begin + blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < end)
+    v[i] = 1.0f;
+}
+
 // Written through the pointer before the launch: not followed.
 void run_halved(Problem *p, float *m) {
   p->rows /= 2;
@@ -127,6 +145,9 @@ int main(int argc, char **argv) {
   cudaMalloc(&d_t, tl.tiles * sizeof(float));
   cudaMalloc(&d_v, tl.width * sizeof(float));
   tile_sums<<<tl.tiles, 1>>>(d_t, d_v, tl.width, tl.tile);
+
+  Span<128> sp(10, 1000);
+  span_fill<<<sp.blocks, sp.threads>>>(d_v, sp.begin, sp.end);
 
   const Grid3 g = make_grid(256);
   float *d_p;
