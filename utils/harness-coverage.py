@@ -41,7 +41,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Why a value is unknown, grouped (first match wins), from the tool's words.
 REASONS = [
-    ("a program argument (argv) or input file", r"argv|atoi|atof|strtol|stoi|fopen|fread|scanf|getline|ifstream|read_|load"),
+    ("a program argument (argv) or input file", r"argv|atoi|atof|strtol|stoi|fopen|fread|scanf|getline|ifstream|read_|load|a parameter of main\(\)"),
     ("modified in a loop around the launch", r"in a loop around the launch"),
     ("modified in a loop before the launch", r"\(a loop\) before the launch"),
     ("modified before the launch", r"is modified at"),

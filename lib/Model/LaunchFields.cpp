@@ -814,8 +814,61 @@ Val LaunchEvaluator::Impl::evalSubscript(const ArraySubscriptExpr *A,
     const Stmt *At = Own.F == Cur->F ? Cur->At : Own.At;
     if (!Own.F || isa<ParmVarDecl>(VD))
       return Val::unknown(Name + " is not followed");
-    if (!constantAt(VD, Own.F, At, Why))
-      return Val::unknown(Name + ": " + Why);
+    // Elements assigned before (`sizes[0] = n * 2;`): the last store of
+    // this element on every path; stores of other elements do not matter.
+    const auto &P = parents(Own.F);
+    const std::vector<const Stmt *> &Ms = mutations(VD, Own.F);
+    for (auto It = Ms.rbegin(); It != Ms.rend(); ++It) {
+      const Stmt *M = *It;
+      if (At && (!before(M, At) || afterFirstRun(M, At, Own.F)))
+        continue;
+      std::string Mod = "'" + VD->getNameAsString() + "' is modified at " +
+                        where(M->getBeginLoc());
+      const Stmt *X = M, *Up = P.lookup(M);
+      std::vector<Val> At2;
+      bool Other = false, Unknown = false;
+      for (;;) {
+        while (Up && (isa<ParenExpr>(Up) || isa<ImplicitCastExpr>(Up)))
+          Up = P.lookup(X = Up);
+        const auto *AS = dyn_cast_or_null<ArraySubscriptExpr>(Up);
+        if (!AS || AS->getBase()->IgnoreParenImpCasts() !=
+                       cast<Expr>(X)->IgnoreParenImpCasts())
+          break;
+        Val IV = eval(AS->getIdx(), Own.at(M));
+        size_t K = At2.size();
+        At2.push_back(IV);
+        if (IV.Kind != Val::Int)
+          Unknown = true;
+        else if (K < Is.size() && IV.I.getZExtValue() != Is[K])
+          Other = true;
+        Up = P.lookup(X = AS);
+      }
+      if (At2.empty())
+        return Val::unknown(Name + ": " + Mod);
+      if (Other && !Unknown)
+        continue; // another element
+      const auto *B = dyn_cast_or_null<BinaryOperator>(Up);
+      if (Unknown || At2.size() != Is.size() || !B ||
+          B->getOpcode() != BO_Assign || B->getLHS()->IgnoreParens() != X)
+        return Val::unknown(Name + ": " + Mod +
+                            (Unknown ? " (at an index not known)" : ""));
+      switch (everyPath(B, Own, At, "'" + VD->getNameAsString() + "'", M,
+                        Why)) {
+      case AssignEffect::Skipped:
+        continue;
+      case AssignEffect::Unknown:
+        return Val::unknown(Name + ": " + Why);
+      case AssignEffect::Effective:
+        break;
+      }
+      Val V = convert(eval(B->getRHS(), Own.at(B)), A->getType());
+      if (V.Kind == Val::Unknown)
+        return Val::unknown(Name + ": assigned at " +
+                            where(B->getBeginLoc()) + " from '" +
+                            text(B->getRHS()) + "'" +
+                            (V.Why.empty() ? "" : " (" + V.Why + ")"));
+      return V;
+    }
     Init = VD->getInit();
     auto F = std::make_unique<Frame>(Own.at(Init ? (const Stmt *)Init : At));
     Extra.push_back(std::move(F));

@@ -39,11 +39,17 @@ std::string hostFunctionKey(const FunctionDecl *F) {
   P.SuppressTagKeyword = true;
   P.FullyQualifiedName = true;
   P.PrintAsCanonical = true;
+  // The parameter types of the function's type: without top-level const
+  // or __restrict__ and with arrays decayed, as in a declaration that
+  // matches the definition (`void f(struct g)` and `void f(const struct g)`).
   std::string K = F->getQualifiedNameAsString() + "(";
+  const auto *FPT = F->getType()->getAs<FunctionProtoType>();
   for (unsigned I = 0; I < F->getNumParams(); ++I) {
     if (I)
       K += ", ";
-    K += F->getParamDecl(I)->getType().getCanonicalType().getAsString(P);
+    QualType T = FPT && I < FPT->getNumParams() ? FPT->getParamType(I)
+                                                 : F->getParamDecl(I)->getType();
+    K += T.getCanonicalType().getUnqualifiedType().getAsString(P);
   }
   if (F->isVariadic())
     K += F->getNumParams() ? ", ..." : "...";

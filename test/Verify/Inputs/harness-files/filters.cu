@@ -55,7 +55,9 @@ void blur_rows(double *d_dst, const double *d_src, int width, int height,
   blur_rows_d<<<grid, block>>>(d_dst, d_src, width, height, weight);
 }
 
-void smooth_signal(real_t *d_sig, int len, int passes) {
+// Top-level const and __restrict__ differ from the declaration in params.h:
+// the same function.
+void smooth_signal(real_t *__restrict__ d_sig, const int len, int passes) {
   for (int p = 0; p < passes; ++p)
     smooth_k<<<(len + 255) / 256, 256>>>(d_sig, len);
 }

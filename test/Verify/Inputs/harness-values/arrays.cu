@@ -1,6 +1,6 @@
 // Sizes from constant arrays: indexed by a constant, by a loop counter
-// (first run), two-dimensional, a global table, and an array passed to the
-// function holding the launch.
+// (first run), two-dimensional, a global table, an array passed to the
+// function holding the launch, and elements assigned one by one.
 #include <cuda_runtime.h>
 
 static const int kSizes[4] = {1024, 2048, 4096, 8192};
@@ -21,6 +21,12 @@ __global__ void offset(int *v, int n, int by) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
     v[i] += by;
+}
+
+__global__ void stamp(int *v, int n) {
+  int i = blockIdx.x * blockDim.x + blockIdx.y * 4096 + threadIdx.x;
+  if (i < n)
+    v[i] = 1;
 }
 
 // The caller's array, read through the parameter.
@@ -48,5 +54,17 @@ int main() {
   int *d_i;
   cudaMalloc(&d_i, dims[1][0] * sizeof(int));
   offset<<<1, dims[1][0]>>>(d_i, dims[1][0], dims[0][1]);
+
+  size_t global_size[2], local_size[2];
+  local_size[0] = 64;
+  local_size[1] = 1;
+  global_size[0] = 4096;
+  global_size[1] = 8;
+  global_size[0] = global_size[0] / 2;
+  dim3 g(global_size[0] / local_size[0], global_size[1] / local_size[1]);
+  dim3 b(local_size[0], local_size[1]);
+  int *d_s;
+  cudaMalloc(&d_s, 8 * 4096 * sizeof(int));
+  stamp<<<g, b>>>(d_s, 8 * 4096);
   return 0;
 }
