@@ -4,7 +4,7 @@
 For every program folder (HeCBench layout: <corpus>/src/<name>-cuda; else
 every sub-folder of <corpus> holding .cu files), runs
 
-    cuda-l1-rewrite --print-harness --format=json <its .cu files> -- -I<folder> <-I/-D of its Makefile>
+    cuda-l1-rewrite --print-harness --format=json <its .cu and .cpp files> -- -I<folder> <-I/-D of its Makefile>
 
 with no --define and no spec, and counts the kernels that have a launch site
 and the share of those whose harness is complete. Prints the figure and the
@@ -41,13 +41,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Why a value is unknown, grouped (first match wins), from the tool's words.
 REASONS = [
-    ("a program argument (argv) or input file", r"argv|atoi|atof|strtol|stoi|fopen|fread|scanf|getline|ifstream|read_|load"),
+    ("a program argument (argv) or input file", r"argv|atoi|atof|strtol|stoi|fopen|fread|scanf|getline|ifstream|read_|load|a parameter of main\(\)"),
     ("modified in a loop around the launch", r"in a loop around the launch"),
     ("modified in a loop before the launch", r"\(a loop\) before the launch"),
     ("modified before the launch", r"is modified at"),
-    ("a member of a structure", r"member|initialised from '[A-Za-z_][A-Za-z0-9_]*(\.|->)[A-Za-z_][A-Za-z0-9_]*'$"),
+    ("a structure passed from another file", r"a structure (passed by|in the caller at) the call"),
+    ("a member of a structure", r"member|initialised from '[A-Za-z_][A-Za-z0-9_]*(\.|->)[A-Za-z_][A-Za-z0-9_]*'$|^'[A-Za-z_][A-Za-z0-9_]*' \([^)]*\): '[A-Za-z_][A-Za-z0-9_]*(\.|->)"),
     ("the size of a container or string (data)", r"\.size\(\)|strlen|\.length\(\)"),
-    ("an array element", r"not a value the tool can follow|\[[^]]+\]'$"),
+    ("an array element (on the heap, a vector, or data)", r"an element of '|not a value the tool can follow|\[[^]]+\]'$"),
     ("the result of a function the tool does not evaluate", r"the result of|initialised from '[A-Za-z_][A-Za-z0-9_:.>-]*\("),
     ("a device query or occupancy API", r"cudaGetDeviceProperties|cudaOccupancy|prop\.|deviceProp"),
     ("a pointer parameter no call reaches", r"pointer parameter"),
@@ -101,18 +102,23 @@ def programs(corpus, only):
     return out
 
 
+SOURCE_EXTS = (".cu", ".cpp", ".cc", ".cxx")
+
+
 def main_sources(folder):
-    """The .cu files the Makefile compiles (`source = ...`), else every .cu
-    file that no other file of the folder #includes."""
-    cus = sorted(f for f in os.listdir(folder) if f.endswith(".cu"))
+    """The .cu and C++ files the Makefile compiles (`source = ...`), else
+    every .cu and C++ file that no other file of the folder #includes: all
+    the files of the program on one command line, so that values passed
+    from one file to a function of another are followed."""
+    cus = sorted(f for f in os.listdir(folder) if f.endswith(SOURCE_EXTS))
     mk = os.path.join(folder, "Makefile")
     if os.path.exists(mk):
         text = open(mk, errors="replace").read().replace("\\\n", " ")
         m = re.search(r"^source\s*[:+]?=\s*(.*)$", text, re.M)
         if m:
-            listed = [f for f in m.group(1).split() if f.endswith(".cu")]
+            listed = [f for f in m.group(1).split() if f.endswith(SOURCE_EXTS)]
             listed = [f for f in listed if os.path.exists(os.path.join(folder, f))]
-            if listed:
+            if any(f.endswith(".cu") for f in listed):
                 return listed
     included = set()
     for f in os.listdir(folder):
@@ -120,7 +126,8 @@ def main_sources(folder):
         if os.path.isfile(path) and f.endswith((".cu", ".h", ".cuh", ".hpp", ".cpp")):
             for inc in re.findall(r'#\s*include\s*"([^"]+)"', open(path, errors="replace").read()):
                 included.add(os.path.basename(inc))
-    return [f for f in cus if f not in included]
+    files = [f for f in cus if f not in included]
+    return files if any(f.endswith(".cu") for f in files) else []
 
 
 def classify(reason):

@@ -71,13 +71,16 @@ public:
                              clang::CompilerInstance &CI,
                              StringRef MainFile) override {
     const AnalysisConfig &C = P.configs().forFile(MainFile).Config;
-    auto IsUser = [this](const std::string &Path) {
-      for (const std::string &D : SystemDirs)
-        if (StringRef(Path).starts_with(D))
-          return false;
-      return true;
-    };
-    ProjectModel Model = collectKernelModel(Ctx, IsUser);
+    auto IsUser = userFilter();
+    // --fix --verify=run over several files: the calls each makes of host
+    // functions defined in another (harness values across files).
+    ProjectModel Model =
+        collectKernelModel(Ctx, IsUser, nullptr, CollectKernels && RecordCalls);
+    if (CollectKernels && RecordCalls) {
+      ProjectModel &Calls = PerFileCalls[MainFile.str()];
+      Calls.CallsOut = Model.CallsOut;
+      Calls.Unreached = Model.Unreached;
+    }
     std::unique_ptr<AnalysisResults> Analysis =
         AnalysisResults::analyze(Ctx, Model, IsUser);
     addBufferUses(Ctx, *Analysis, Model);
@@ -119,8 +122,21 @@ public:
     }
   }
 
+  FileFilter userFilter() const {
+    std::vector<std::string> Dirs = SystemDirs;
+    return [Dirs](const std::string &Path) {
+      for (const std::string &D : Dirs)
+        if (StringRef(Path).starts_with(D))
+          return false;
+      return true;
+    };
+  }
+
   AnalysisRun Run;
   std::vector<LaunchSite> Launches;
+  bool RecordCalls = false;
+  /// Per main file: CallsOut and Unreached of its model.
+  std::map<std::string, ProjectModel> PerFileCalls;
 
 private:
   /// The kernels with fixes, extracted with their context, and every launch
@@ -190,7 +206,23 @@ AnalysisRun Pipeline::analyze(bool CollectKernels, bool AllKernels) {
     if (Cuda || !Opts.CudaOnly)
       Files.push_back(F);
   }
+  Handler.RecordCalls = Files.size() > 1;
   Handler.Run.Status = FE->run(Files, Handler, Opts.Jobs);
+  if (!Handler.PerFileCalls.empty()) {
+    // Launches whose values come from calls in other files: those files'
+    // launch sites again, with the calls (as --print-harness does).
+    FileFilter IsUser = Handler.userFilter();
+    ModelBuilderFn Build = [IsUser](clang::ASTContext &Ctx,
+                                    const ExternalCalls *C, bool Record) {
+      return collectKernelModel(Ctx, IsUser, C, Record);
+    };
+    ProjectModel M =
+        modelAcrossFiles(*FE, Handler.PerFileCalls, Opts.Jobs, Build);
+    for (const LaunchSite &LS : M.LaunchSites)
+      for (LaunchSite &Old : Handler.Launches)
+        if (Old.key() == LS.key())
+          Old = LS;
+  }
   AnalysisRun Run = std::move(Handler.Run);
   sortAndDedup(Run.Findings);
   applySuppressions(Run.Findings, Opts.Overlay);

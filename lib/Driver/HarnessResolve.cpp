@@ -87,10 +87,51 @@ HarnessAnswer harnessFromConfig(const HarnessQuery &Q, ConfigStore &Configs) {
   return A;
 }
 
-ProjectModel harnessModel(clang::ASTContext &Ctx, const FileFilter &IsUser) {
-  ProjectModel M = collectKernelModel(Ctx, IsUser);
+ProjectModel harnessModel(clang::ASTContext &Ctx, const FileFilter &IsUser,
+                          const ExternalCalls *Calls, bool RecordCalls) {
+  ProjectModel M = collectKernelModel(Ctx, IsUser, Calls, RecordCalls);
   std::unique_ptr<AnalysisResults> A = AnalysisResults::analyze(Ctx, M, IsUser);
   addBufferUses(Ctx, *A, M);
+  return M;
+}
+
+ProjectModel modelAcrossFiles(Frontend &FE,
+                              std::map<std::string, ProjectModel> PerFile,
+                              unsigned Jobs, const ModelBuilderFn &Build) {
+  ExternalCalls All;
+  for (const auto &KV : PerFile)
+    for (const auto &C : KV.second.CallsOut) {
+      std::vector<ExternalCall> &Into = All[C.first];
+      Into.insert(Into.end(), C.second.begin(), C.second.end());
+    }
+  std::vector<std::string> Again;
+  for (const auto &KV : PerFile)
+    for (const std::string &K : KV.second.Unreached)
+      if (All.count(K)) {
+        Again.push_back(KV.first);
+        break;
+      }
+  if (!Again.empty()) {
+    struct Handler : TUHandler {
+      void handleTranslationUnit(clang::ASTContext &Ctx,
+                                 clang::CompilerInstance &,
+                                 StringRef MainFile) override {
+        Out[MainFile.str()] = Build(Ctx, Calls, false);
+      }
+      const ExternalCalls *Calls = nullptr;
+      ModelBuilderFn Build;
+      std::map<std::string, ProjectModel> Out;
+    } H;
+    H.Calls = &All;
+    H.Build = Build;
+    FE.run(Again, H, Jobs);
+    for (auto &KV : H.Out)
+      PerFile[KV.first] = std::move(KV.second);
+  }
+  ProjectModel M;
+  for (const auto &KV : PerFile)
+    M.merge(KV.second);
+  M.sort();
   return M;
 }
 

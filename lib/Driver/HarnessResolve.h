@@ -20,6 +20,8 @@
 #include "cudal1/Model/KernelModel.h"
 #include "cudal1/Verify/Harness.h"
 
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -58,7 +60,27 @@ struct HarnessAnswer {
 
 /// The model of one translation unit with what harness inference needs:
 /// launch values (collectKernelModel) and buffer uses (the access analysis).
-ProjectModel harnessModel(clang::ASTContext &Ctx, const FileFilter &IsUser);
+/// \p Calls and \p RecordCalls: as collectKernelModel (values from the
+/// calls of other files).
+ProjectModel harnessModel(clang::ASTContext &Ctx, const FileFilter &IsUser,
+                          const ExternalCalls *Calls = nullptr,
+                          bool RecordCalls = false);
+
+/// Builds the model of one translation unit, given the calls of the other
+/// files (null in the first pass) and whether to record its own.
+using ModelBuilderFn = std::function<ProjectModel(
+    clang::ASTContext &, const ExternalCalls *Calls, bool RecordCalls)>;
+
+/// The models of the files of one program (\p PerFile, by main file, built
+/// with RecordCalls), completed across files: each file whose launches need
+/// the parameters of a host function that only other files call
+/// (ProjectModel::Unreached) is parsed again with those calls
+/// (ProjectModel::CallsOut of every file) and its model replaced. Returns
+/// them merged, sorted. Parse failures of the second pass were reported in
+/// the first and are not counted again.
+ProjectModel modelAcrossFiles(Frontend &FE,
+                              std::map<std::string, ProjectModel> PerFile,
+                              unsigned Jobs, const ModelBuilderFn &Build);
 
 /// The buffer uses of kernel \p QualifiedName in \p M (empty: unknown).
 std::vector<BufferUse> bufferUsesOf(const ProjectModel &M,

@@ -99,27 +99,38 @@ HarnessListing Pipeline::inferHarnesses() {
     Out.Exit = 2;
     return Out;
   }
+  // One model per file, then completed across the files given (values of
+  // host functions called from another file).
+  ModelBuilderFn Build = [](clang::ASTContext &Ctx, const ExternalCalls *C,
+                            bool Record) {
+    return harnessModel(Ctx, nullptr, C, Record);
+  };
   struct Handler : TUHandler {
     void handleTranslationUnit(clang::ASTContext &Ctx,
                                clang::CompilerInstance &,
-                               StringRef) override {
-      Model.merge(harnessModel(Ctx, nullptr));
+                               StringRef MainFile) override {
+      PerFile[MainFile.str()].merge((*Build)(Ctx, nullptr, Record));
     }
-    ProjectModel Model;
+    const ModelBuilderFn *Build = nullptr;
+    bool Record = false;
+    std::map<std::string, ProjectModel> PerFile;
   } H;
+  H.Build = &Build;
+  H.Record = Opts.Files.size() > 1;
   Out.Status = FE->run(Opts.Files, H, Opts.Jobs);
-  H.Model.sort();
+  ProjectModel HModel =
+      modelAcrossFiles(*FE, std::move(H.PerFile), Opts.Jobs, Build);
   std::map<std::string, unsigned> SimpleNames;
-  for (const KernelInfo &K : H.Model.Kernels)
+  for (const KernelInfo &K : HModel.Kernels)
     ++SimpleNames[simpleKernelName(K.QualifiedName)];
-  for (const KernelInfo &K : H.Model.Kernels) {
+  for (const KernelInfo &K : HModel.Kernels) {
     HarnessListing::Item It;
     It.Kernel = K.QualifiedName;
     std::string Simple = simpleKernelName(K.QualifiedName);
     It.EntryName = SimpleNames[Simple] > 1 ? K.QualifiedName : Simple;
     It.Definition = K.Range.Begin;
     std::vector<const LaunchSite *> Ls;
-    for (const LaunchSite &LS : H.Model.LaunchSites)
+    for (const LaunchSite &LS : HModel.LaunchSites)
       if (launches(LS, K))
         Ls.push_back(&LS);
     It.LaunchSites = Ls.size();

@@ -125,6 +125,17 @@ static void mergeKernel(KernelInfo &Into, const KernelInfo &From) {
 }
 
 void ProjectModel::merge(const ProjectModel &TU) {
+  for (const auto &KV : TU.CallsOut) {
+    std::vector<ExternalCall> &Into = CallsOut[KV.first];
+    for (const ExternalCall &C : KV.second)
+      if (std::none_of(Into.begin(), Into.end(), [&](const ExternalCall &E) {
+            return E.Where == C.Where && E.Args.size() == C.Args.size() &&
+                   std::equal(E.Args.begin(), E.Args.end(), C.Args.begin(),
+                              sameValue);
+          }))
+        Into.push_back(C);
+  }
+  Unreached.insert(TU.Unreached.begin(), TU.Unreached.end());
   for (const auto &K : TU.Kernels) {
     auto It = std::find_if(Kernels.begin(), Kernels.end(),
                            [&](const KernelInfo &E) { return E.key() == K.key(); });

@@ -306,6 +306,7 @@ public:
   bool shouldVisitTemplateInstantiations() const { return true; }
 
   ProjectModel take() { return std::move(Model); }
+  LaunchEvaluator &values() { return Values; }
 
   bool TraverseDecl(Decl *D) {
     auto *FD = dyn_cast_or_null<FunctionDecl>(D);
@@ -742,10 +743,15 @@ private:
 
 } // namespace
 
-ProjectModel collectKernelModel(ASTContext &Ctx, const FileFilter &Filter) {
+ProjectModel collectKernelModel(ASTContext &Ctx, const FileFilter &Filter,
+                                const ExternalCalls *Calls, bool RecordCalls) {
   ModelBuilder B(Ctx, Filter);
+  B.values().setExternalCalls(Calls);
   B.TraverseDecl(Ctx.getTranslationUnitDecl());
   ProjectModel M = B.take();
+  M.Unreached = B.values().unreached();
+  if (RecordCalls)
+    M.CallsOut = B.values().externalCalls();
   // A launch site inside a template is visited once per instantiation (and
   // once unresolved in the pattern): merge them by location.
   ProjectModel Merged;

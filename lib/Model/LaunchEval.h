@@ -25,6 +25,7 @@
 namespace cudal1 {
 namespace launcheval {
 
+using cudal1::ExternalCall;
 struct PtrVal;
 
 /// A value being evaluated: a number, an expression over unknown names
@@ -100,6 +101,11 @@ struct Frame {
   /// Outermost frame of a path that stopped early: why its parameters are
   /// not followed further.
   std::string RootWhy;
+  /// Outermost frame of a path continued in another file: the call there
+  /// that gives this function's parameters.
+  const ExternalCall *Ext = nullptr;
+  /// A constructor's frame: its arguments (instead of Call's).
+  const clang::CXXConstructExpr *Construct = nullptr;
   Frame at(const clang::Stmt *S) const {
     Frame R = *this;
     R.At = S;
@@ -112,6 +118,9 @@ struct PathState {
   std::vector<UnknownValue> Unknowns;
   std::map<const clang::Decl *, std::string> Names;
   std::set<std::string> Used;
+  /// Names given to the unknown values of other files' calls, by
+  /// "where|name" there.
+  std::map<std::string, std::string> ExtNames;
   int MaxStep = -1; ///< deepest call-path step whose arguments were used
   unsigned Depth = 0;
 };
@@ -120,6 +129,8 @@ struct PathState {
 struct CallStep {
   const clang::CallExpr *Call = nullptr;
   const clang::FunctionDecl *Caller = nullptr;
+  /// A call in another file (Call and Caller null): the last step.
+  const ExternalCall *Ext = nullptr;
 };
 
 } // namespace launcheval
@@ -162,6 +173,54 @@ struct LaunchEvaluator::Impl {
   Val evalVar(const clang::VarDecl *VD, const clang::Expr *Use,
               const Frame &Fr);
   Val evalParam(const clang::ParmVarDecl *P, const Frame &Fr);
+  // --- LaunchFields.cpp: members of structures, array elements -------------
+  using FieldPath = std::vector<const clang::FieldDecl *>;
+  /// `a.b.c` / `p->b.c` (not of a dim3): the member's value.
+  Val evalFieldAccess(const clang::MemberExpr *M, const Frame &Fr);
+  /// Member Path[From...] of the structure \p E evaluates to.
+  Val fieldOf(const clang::Expr *E, const FieldPath &Path, const Frame &Fr,
+              size_t From = 0);
+  Val fieldOfValue(Val V, const FieldPath &Path, size_t From);
+  /// Member \p Path of the object \p C constructs, after the constructor
+  /// (or, inside its body, before statement \p At).
+  Val fieldOfConstruct(const clang::CXXConstructExpr *C, const FieldPath &Path,
+                       const Frame &Fr, const clang::Stmt *At = nullptr);
+  Val fieldOfVar(const clang::VarDecl *VD, const clang::Expr *Use,
+                 const FieldPath &Path, const Frame &Fr);
+  /// Member \p Path of structure variable \p VD at \p At (of \p Own's
+  /// function): its last assignment on every path, else its initial value.
+  Val fieldAt(const clang::VarDecl *VD, const FieldPath &Path,
+              const Frame &Own, const clang::Stmt *At);
+  /// Member \p Path of the structure pointer \p E points to.
+  Val fieldThroughPointer(const clang::Expr *E, const FieldPath &Path,
+                          const Frame &Fr);
+  /// A use of pointer \p VD before \p At that may write member \p Path of
+  /// what it points to (null: none).
+  const clang::Stmt *writesThrough(const clang::VarDecl *VD,
+                                   const FieldPath &Path, const Frame &Own,
+                                   const clang::Stmt *At);
+  /// \p M, a modification of \p VD (member \p Path of it) that is not an
+  /// assignment: a call given its address or a non-const reference, whose
+  /// definition stores it on every path: the value stored. \p Skip: the
+  /// call does not write that member (or does not run before \p At).
+  Val storedByCall(const clang::Stmt *M, const clang::VarDecl *VD,
+                   const FieldPath &Path, const Frame &Own,
+                   const clang::Stmt *At, bool &Skip);
+  /// `a[i]` of an array initialised from a list and not modified before.
+  Val evalSubscript(const clang::ArraySubscriptExpr *A, const Frame &Fr);
+  // --- across files ----------------------------------------------------------
+  /// Parameter \p P of \p Fr's function, from the call in another file
+  /// (Fr.Ext): scalars and launch shapes (pointers: evalPointerVar).
+  Val externalArg(const clang::ParmVarDecl *P, const Frame &Fr);
+  /// \p V (an argument of \p C) as a value of this unit: its unknown names
+  /// registered in this path (renamed when taken).
+  Val importValue(const ValueInfo &V, const ExternalCall &C,
+                  clang::QualType T);
+  std::string importExpr(const std::string &Text, const ExternalCall &C);
+  /// \p F's parameters are needed and no call of this unit reaches it.
+  void noteUnreached(const clang::FunctionDecl *F);
+  const ExternalCalls *Ext = nullptr;
+  std::set<std::string> Unreached;
   // --- LaunchFlow.cpp: a variable's value at a point ---------------------------
   /// The value local \p VD (or parameter) of \p Own's function has at
   /// \p At: its initial value (initialiser, or the caller's argument), then
@@ -179,6 +238,12 @@ struct LaunchEvaluator::Impl {
   AssignEffect classify(const clang::VarDecl *VD, const clang::Stmt *M,
                         const Frame &Own, const clang::Stmt *At,
                         const clang::Stmt *&Assign, std::string &Why);
+  /// Whether \p Assign (in \p Own's function, modifying variable \p Name
+  /// at \p M) runs on every path to \p At: its blocks enclose \p At, or
+  /// the `if` conditions around it are known.
+  AssignEffect everyPath(const clang::Stmt *Assign, const Frame &Own,
+                         const clang::Stmt *At, const std::string &Name,
+                         const clang::Stmt *M, std::string &Why);
   Val applyAssignment(const clang::VarDecl *VD, const clang::Stmt *Assign,
                       const clang::Stmt *Target, const Frame &Own);
   const llvm::DenseMap<const clang::Stmt *, const clang::Stmt *> &

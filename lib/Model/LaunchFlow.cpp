@@ -98,6 +98,14 @@ LaunchEvaluator::Impl::classify(const VarDecl *VD, const Stmt *M,
     Why += " (not by an assignment the tool follows)";
     return AssignEffect::Unknown;
   }
+  return everyPath(Assign, Own, At, Name, M, Why);
+}
+
+LaunchEvaluator::Impl::AssignEffect
+LaunchEvaluator::Impl::everyPath(const Stmt *Assign, const Frame &Own,
+                                 const Stmt *At, const std::string &Name,
+                                 const Stmt *M, std::string &Why) {
+  const auto &P = parents(Own.F);
   // Does every path to At run it?
   const Stmt *Node = Assign;
   for (const Stmt *Parent = P.lookup(Node); Parent;
@@ -223,6 +231,16 @@ Val LaunchEvaluator::Impl::valueAt(const VarDecl *VD, const Frame &Own,
     case AssignEffect::Skipped:
       continue;
     case AssignEffect::Unknown:
+      if (!Assign) {
+        // Given to a call by address or reference: what it stores.
+        bool Skip = false;
+        Val V = storedByCall(*It, VD, {}, Own, At, Skip);
+        if (Skip)
+          continue;
+        if (V.Kind != Val::Unknown)
+          return V;
+        return root(VD, V.Why);
+      }
       return root(VD, Why);
     case AssignEffect::Effective: {
       Val V = applyAssignment(VD, Assign, *It, Own);

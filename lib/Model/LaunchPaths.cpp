@@ -142,6 +142,23 @@ void LaunchEvaluator::Impl::paths(const FunctionDecl *F,
   const FunctionDecl *Fn = Cur.empty() ? F : Cur.back().Caller;
   const std::vector<CallStep> &Cs = callers(Fn);
   if (Cs.empty()) {
+    // Called from other files only: their calls, when given.
+    auto It = Ext ? Ext->find(hostFunctionKey(Fn)) : ExternalCalls::const_iterator();
+    if (Ext && It != Ext->end() && !It->second.empty()) {
+      for (const ExternalCall &X : It->second) {
+        if (Out.size() >= kMaxPaths) {
+          Truncated = true;
+          return;
+        }
+        CallStep S;
+        S.Ext = &X;
+        Cur.push_back(S);
+        Out.push_back(Cur);
+        RootWhys.push_back("");
+        Cur.pop_back();
+      }
+      return;
+    }
     Out.push_back(Cur);
     RootWhys.push_back("");
     return;
@@ -181,11 +198,16 @@ LaunchValues
 LaunchEvaluator::Impl::evaluatePath(const LaunchExprs &L,
                                     const std::vector<CallStep> &Path,
                                     const std::string &RootWhy) {
-  std::vector<Frame> Fs(Path.size() + 1);
+  // A last step in another file continues no frame: it gives the
+  // parameters of the outermost one.
+  const launcheval::ExternalCall *X =
+      !Path.empty() ? Path.back().Ext : nullptr;
+  size_t Local = X ? Path.size() - 1 : Path.size();
+  std::vector<Frame> Fs(Local + 1);
   Fs[0].F = L.Host;
   Fs[0].At = L.Launch;
   Fs[0].Step = 0;
-  for (size_t I = 1; I <= Path.size(); ++I) {
+  for (size_t I = 1; I <= Local; ++I) {
     Fs[I].F = Path[I - 1].Caller;
     Fs[I].At = Path[I - 1].Call;
     Fs[I].Step = int(I);
@@ -193,6 +215,7 @@ LaunchEvaluator::Impl::evaluatePath(const LaunchExprs &L,
     Fs[I - 1].Parent = &Fs[I];
   }
   Fs.back().RootWhy = RootWhy;
+  Fs.back().Ext = X;
   PathState S;
   St = &S;
   LaunchValues LV;
@@ -218,7 +241,8 @@ LaunchEvaluator::Impl::evaluatePath(const LaunchExprs &L,
   for (int I = 0; I <= S.MaxStep && I < int(Path.size()); ++I) {
     const FunctionDecl *Callee = I == 0 ? L.Host : Path[I - 1].Caller;
     LV.Path.push_back(Callee->getNameAsString() + "() called at " +
-                      where(Path[I].Call->getBeginLoc()));
+                      (Path[I].Ext ? Path[I].Ext->Where
+                                   : where(Path[I].Call->getBeginLoc())));
   }
   LV.Unknowns = S.Unknowns;
   LastMaxStep = S.MaxStep;

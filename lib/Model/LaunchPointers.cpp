@@ -276,7 +276,16 @@ Val LaunchEvaluator::Impl::evalPointerVar(const VarDecl *VD, const Expr *Use,
     std::string Why;
     if (!constantAt(VD, Own.F, At, Why)) {
       V = Val::unknown(Why);
+    } else if ((!Own.Parent || !Own.Call) && Own.Ext) {
+      const ExternalCall &X = *Own.Ext;
+      if (Own.Step >= 0)
+        St->MaxStep = std::max(St->MaxStep, Own.Step);
+      V = I < X.Args.size() ? importValue(X.Args[I], X, QualType())
+                            : Val::unknown(Name + " is not passed by the "
+                                                  "call at " + X.Where);
     } else if (!Own.Parent || !Own.Call || I >= Own.Call->getNumArgs()) {
+      if (!Own.Parent || !Own.Call)
+        noteUnreached(Own.F);
       V = Val::unknown(Name + ": a pointer parameter of " +
                        Own.F->getNameAsString() +
                        "(), which no call in the files given reaches");

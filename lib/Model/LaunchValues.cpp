@@ -531,6 +531,8 @@ Val LaunchEvaluator::Impl::evalInner(const Expr *E, const Frame &Fr) {
     return evalCall(C, Fr);
   if (const auto *M = dyn_cast<MemberExpr>(S))
     return evalMember(M, Fr);
+  if (const auto *A = dyn_cast<ArraySubscriptExpr>(S))
+    return evalSubscript(A, Fr);
   if (const auto *D = dyn_cast<CXXDefaultArgExpr>(S))
     return eval(D->getExpr(), Fr);
   if (const auto *D = dyn_cast<CXXDefaultInitExpr>(S))
@@ -732,8 +734,7 @@ Val LaunchEvaluator::Impl::evalConstruct(const CXXConstructExpr *C,
 
 Val LaunchEvaluator::Impl::evalMember(const MemberExpr *M, const Frame &Fr) {
   if (!isDim3(M->getBase()->getType()) || M->isArrow())
-    return Val::unknown("'" + text(M) + "' is a member the tool does not "
-                        "follow");
+    return evalFieldAccess(M, Fr);
   Val B = eval(M->getBase(), Fr);
   if (B.Kind != Val::Dim)
     return B.Kind == Val::Unknown ? B : Val::unknown("'" + text(M) + "'");
@@ -906,7 +907,21 @@ Val LaunchEvaluator::Impl::evalDeclRef(const DeclRefExpr *D, const Frame &Fr) {
 }
 
 Val LaunchEvaluator::Impl::evalParam(const ParmVarDecl *P, const Frame &Fr) {
+  if ((!Fr.Parent || !Fr.Call) && Fr.Ext)
+    return externalArg(P, Fr);
+  if (Fr.Parent && Fr.Construct) {
+    unsigned I = P->getFunctionScopeIndex();
+    if (I >= Fr.Construct->getNumArgs())
+      return root(P, "not passed to the constructor at " +
+                         where(Fr.Construct->getBeginLoc()));
+    Val V = eval(Fr.Construct->getArg(I), *Fr.Parent);
+    if (V.Kind == Val::Unknown)
+      return root(P, V.Why);
+    return V;
+  }
   if (!Fr.Parent || !Fr.Call) {
+    if (Fr.RootWhy.empty())
+      noteUnreached(Fr.F);
     std::string Fn = Fr.F ? Fr.F->getNameAsString() + "()" : "its function";
     return root(P, Fr.RootWhy.empty()
                        ? "a parameter of " + Fn +

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -222,6 +223,23 @@ struct LaunchSite {
   std::string key() const { return Loc.str(); }
 };
 
+/// A call, in one translation unit, of a host function that unit declares
+/// but does not define (called from another file of the program): the
+/// values of its arguments along one call path of the caller's unit. The
+/// unit defining the function takes them as its parameters' values
+/// (LaunchValues.h, "across files").
+struct ExternalCall {
+  std::string Where;  ///< "main.cu:30:5"
+  std::string Caller; ///< the function holding the call
+  std::vector<ValueInfo> Args;
+  /// The names the Args' expressions use (unknown in the caller's unit).
+  std::vector<UnknownValue> Unknowns;
+};
+
+/// ExternalCall by the called function's key (hostFunctionKey: its
+/// qualified name and parameter types).
+using ExternalCalls = std::map<std::string, std::vector<ExternalCall>>;
+
 /// At most this many distinct tuples of values per launch site.
 constexpr unsigned kMaxLaunchTuples = 4;
 
@@ -235,6 +253,12 @@ void addLaunchValues(std::vector<LaunchValues> &Into,
 struct ProjectModel {
   std::vector<KernelInfo> Kernels;
   std::vector<LaunchSite> LaunchSites;
+  /// Calls of host functions declared but not defined in the unit(s), by
+  /// the function's key: values for the units that define them.
+  ExternalCalls CallsOut;
+  /// Keys of host functions whose parameters a launch needs and that no
+  /// call in their own unit reaches: calls in other files may give them.
+  std::set<std::string> Unreached;
 
   /// Adds the model of one translation unit; kernels and launch sites seen
   /// before (same definition location) are merged, not duplicated.

@@ -19,9 +19,15 @@ namespace cudal1 {
 using FileFilter = std::function<bool(const std::string &AbsPath)>;
 
 /// Collects every __global__ function defined in user code and every launch
-/// site of the translation unit.
+/// site of the translation unit. \p Calls: the calls of the other files of
+/// the program (ProjectModel::CallsOut of their models), which give the
+/// parameters of host functions no call of this unit reaches; with
+/// \p RecordCalls, the model's CallsOut holds the calls this unit makes of
+/// functions it does not define (LaunchValues.h, "across files").
 ProjectModel collectKernelModel(clang::ASTContext &Ctx,
-                                const FileFilter &Filter = nullptr);
+                                const FileFilter &Filter = nullptr,
+                                const ExternalCalls *Calls = nullptr,
+                                bool RecordCalls = false);
 
 /// Absolute, normalised location (spelling location of macro expansions is
 /// resolved to the expansion site).

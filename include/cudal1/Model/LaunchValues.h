@@ -13,6 +13,14 @@
 // cudaMallocManaged, cudaMallocAsync, wrappers and macros around them, `p +
 // offset`) and to host copies into it (cudaMemcpy host-to-device, memset).
 //
+// Across files: a parameter of a host function that no call of its own
+// translation unit reaches takes the values of the calls in the other files
+// of the program (ExternalCall: evaluated in the caller's unit and matched
+// by hostFunctionKey), one tuple per call and call path, when they are
+// given (setExternalCalls); each unit records the calls it makes of
+// functions it does not define (externalCalls) and the functions whose
+// parameters it needed but could not reach (unreached).
+//
 // Soundness: a value is known only when every path the AST shows gives it;
 // a launch in a loop takes the values of its first run (a loop counter its
 // initial value; what the loop changes after the launch comes later). A
@@ -29,6 +37,7 @@
 #include "cudal1/Model/KernelInfo.h"
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -49,6 +58,12 @@ struct LaunchExprs {
   std::vector<const clang::Expr *> Args;
 };
 
+/// The key matching a host function across translation units: its
+/// qualified name and canonical parameter types ("ns::run(int, float *)");
+/// "" for functions other files cannot call (internal linkage, templates,
+/// main, kernels).
+std::string hostFunctionKey(const clang::FunctionDecl *F);
+
 /// Evaluates launches of one translation unit (caches the call graph and
 /// mutation analyses between launches).
 class LaunchEvaluator {
@@ -62,6 +77,18 @@ public:
   /// most kMaxLaunchTuples, complete ones first); \p Note says what was
   /// left out.
   std::vector<LaunchValues> evaluate(const LaunchExprs &L, std::string &Note);
+
+  /// Calls of other files (by the called function's key) whose values the
+  /// parameters of functions that no call of this unit reaches take; null:
+  /// none. Must outlive the evaluator.
+  void setExternalCalls(const ExternalCalls *Calls);
+  /// Keys of the functions whose parameters evaluations so far needed and
+  /// that no call of this unit reaches.
+  const std::set<std::string> &unreached() const;
+  /// The calls this unit makes of host functions it declares without
+  /// defining (user code), with their arguments' values along each call
+  /// path; at most \p Limit calls are evaluated.
+  ExternalCalls externalCalls(unsigned Limit = 256);
 
   struct Impl;
 
