@@ -310,9 +310,13 @@ __shared__ __align__(16) float cudal1_Bs[2][32][64 + 0];  // B: 2 x TK x TN
       "another size (or with the unused dimension > 1) runs the original "
       "body, so any launch stays correct. The fast path needs more registers "
       "than the original, so a kernel without launch bounds gets "
-      "`__launch_bounds__(NT)` when every launch is visible and uses NT "
+      "`__launch_bounds__(NT, B)` when every launch is visible and uses NT "
       "threads, else `__launch_bounds__(1024)` (a launch of any size stays "
-      "possible).\n"
+      "possible). B asks for enough resident blocks per SM that a 4x4 "
+      "register block stays within 128 registers per thread (B = 2 for "
+      "NT = 256: two blocks per SM instead of one of 142-register threads), "
+      "as far as shared memory allows; it is left out for larger register "
+      "blocks.\n"
       "- **Coverage.** Blocks walk the `TM x TN` output tiles grid-stride "
       "over exactly the `(i, j)` the original grid covers (`i < gridDim.D1 "
       "* blockDim.D1`, clamped by a guard term `i < M`); extra blocks exit.\n"
@@ -336,11 +340,15 @@ __shared__ __align__(16) float cudal1_Bs[2][32][64 + 0];  // B: 2 x TK x TN
       "operand text with `i` (or `j`) and `k` bound in a small scope, and "
       "reads only when `k < K` and some output of the tile in that row "
       "(column) passes the original guard: exactly what an original thread "
-      "reads. The guard therefore need not separate into terms of `i` and "
-      "of `j`: a triangular guard (`j <= i`, syrk) works, and tiles with no "
-      "output inside it skip the loop.\n"
-      "- **Exactness.** The inner product runs `kk` over `[0, min(TK, K - "
-      "k0))` (no zero-padded products are added) and executes the "
+      "reads. When every term of the guard reads `i` or `j` but not both "
+      "(`i < M && j < N`, early returns), the load tests the row's (column's) "
+      "terms inline; otherwise the prologue marks the rows and columns in "
+      "use in two shared masks, so the guard need not separate: a "
+      "triangular guard (`j <= i`, syrk) works. Tiles with no output inside "
+      "the guard skip the loop.\n"
+      "- **Exactness.** A slice is full when its last `k` passes the loop's "
+      "own test; the last, partial slice runs `kk` while `k0 + kk` passes "
+      "it (no zero-padded products are added). The update executes the "
       "original update statement with the two loads replaced by registers: "
       "the same products in the same order, bit-identical (FMA contraction "
       "is the same on both sides).\n"
@@ -1075,7 +1083,7 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
               NAcc = Name("acc"), NAny = Name("any"), NR = Name("r"),
               NC = Name("c"), NGI = Name("gi"), NGJ = Name("gj"),
               NE = Name("e"), NK0 = Name("k0"), NKK = Name("kk"),
-              NM = Name("m"), NV = Name("v"), NKN = Name("kn"), NA = Name("a"),
+              NM = Name("m"), NV = Name("v"), NA = Name("a"),
               NB = Name("b"), NBuf = Name("buf"), NMore = Name("more"),
               NRa = Name("ra"), NRb = Name("rb"), NU = Name("u");
   std::string S_NT = std::to_string(NT), S_TM = std::to_string(TS.TM),
@@ -1097,6 +1105,63 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
     Guard += (Guard.empty() ? "" : " && ") + G;
   if (Guard.empty())
     Guard = "true";
+  // A separable guard: every term reads the row index or the column index,
+  // never both, and nothing else per output. The rows (columns) some output
+  // of a tile needs are then those passing the row (column) terms, so the
+  // loads test the terms themselves instead of shared masks filled by the
+  // prologue. (A tile whose outputs all fail the guard is skipped before any
+  // load, so terms reading neither index can be left out.)
+  std::vector<std::string> RowTerms, ColTerms;
+  bool Separable = optionBool("SeparableGuard", true);
+  {
+    std::vector<std::pair<const Expr *, bool>> All; // term, negated
+    for (const Expr *C : Exits) {
+      std::vector<const Expr *> ET;
+      splitAt(C, BO_LOr, ET);
+      for (const Expr *X : ET)
+        All.push_back({X, true});
+    }
+    if (GuardIf) {
+      std::vector<const Expr *> GT;
+      splitAt(GuardIf->getCond(), BO_LAnd, GT);
+      for (const Expr *X : GT)
+        All.push_back({X, false});
+    }
+    for (const auto &[X, Neg] : All) {
+      bool R = false, C = false;
+      for (const VarDecl *V : varsRead(X)) {
+        if (V == RowTV->V)
+          R = true;
+        else if (V == ColTV->V)
+          C = true;
+        else if (!isa<ParmVarDecl>(V) && V->hasLocalStorage() &&
+                 !Uniform.count(V))
+          Separable = false;
+      }
+      // No side effects, no division by a value that an earlier term of
+      // the original might have checked.
+      forEachStmt(X, [&](const Stmt *S) {
+        if (const auto *BO = dyn_cast<BinaryOperator>(S)) {
+          if (BO->isAssignmentOp() ||
+              ((BO->getOpcode() == BO_Div || BO->getOpcode() == BO_Rem) &&
+               !BO->getRHS()->isIntegerConstantExpr(Ctx)))
+            Separable = false;
+        } else if (const auto *UO = dyn_cast<UnaryOperator>(S);
+                   UO && UO->isIncrementDecrementOp())
+          Separable = false;
+      });
+      std::string Txt = sourceText(Ctx, X->getSourceRange());
+      if (Txt.empty() || (R && C))
+        Separable = false;
+      if (!Separable)
+        break;
+      std::string Term = Neg ? "!(" + Txt + ")" : "(" + Txt + ")";
+      if (R)
+        RowTerms.push_back(Term);
+      else if (C)
+        ColTerms.push_back(Term);
+    }
+  }
   std::string UpdT =
       rewrittenText(Ctx, Upd,
                     [&] {
@@ -1229,8 +1294,9 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
        "][" + S_TM + " + " + std::to_string(PadA) + "];\n";
   T += I0 + "__shared__ __align__(16) " + BTs + " " + NBs + "[2][" + S_TK +
        "][" + S_TN + " + " + std::to_string(PadB) + "];\n";
-  T += I0 + "__shared__ int " + NRowUsed + "[" + S_TM + "], " + NColUsed +
-       "[" + S_TN + "];\n";
+  if (!Separable)
+    T += I0 + "__shared__ int " + NRowUsed + "[" + S_TM + "], " + NColUsed +
+         "[" + S_TN + "];\n";
   T += I0 + "const int " + NT_ +
        " = (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
        "threadIdx.z));\n";
@@ -1281,11 +1347,15 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
        " * " + S_TM + ", " + NC0 + " = " + NTile + " % " + NTileCols + " * " +
        S_TN + ";\n";
   T += I1 + AccTs + " " + NAcc + "[" + S_RM + "][" + S_RN + "];\n";
-  T += I1 + "for (int " + NE + " = " + NT_ + "; " + NE + " < " + S_TM + "; " +
-       NE + " += " + S_NT + ")\n" + I2 + NRowUsed + "[" + NE + "] = 0;\n";
-  T += I1 + "for (int " + NE + " = " + NT_ + "; " + NE + " < " + S_TN + "; " +
-       NE + " += " + S_NT + ")\n" + I2 + NColUsed + "[" + NE + "] = 0;\n";
-  T += I1 + "__syncthreads();\n";
+  if (!Separable) {
+    T += I1 + "for (int " + NE + " = " + NT_ + "; " + NE + " < " + S_TM +
+         "; " + NE + " += " + S_NT + ")\n" + I2 + NRowUsed + "[" + NE +
+         "] = 0;\n";
+    T += I1 + "for (int " + NE + " = " + NT_ + "; " + NE + " < " + S_TN +
+         "; " + NE + " += " + S_NT + ")\n" + I2 + NColUsed + "[" + NE +
+         "] = 0;\n";
+    T += I1 + "__syncthreads();\n";
+  }
   // Per owned output: i and j bound, the guard, the code before the loop.
   auto ForOwned = [&](const std::string &Inner, const std::string &What) {
     std::string O;
@@ -1312,8 +1382,12 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
   Pro += I4 + "if (" + Guard + ") {\n";
   Pro += Lines(PrologueText, I5);
   Pro += I5 + NAcc + "[" + NR + "][" + NC + "] = " + AccN + ";\n";
-  Pro += I5 + NRowUsed + "[" + NTy + " * " + S_RM + " + " + NR + "] = 1;\n";
-  Pro += I5 + NColUsed + "[" + NTx + " * " + S_RN + " + " + NC + "] = 1;\n";
+  if (!Separable) {
+    Pro += I5 + NRowUsed + "[" + NTy + " * " + S_RM + " + " + NR +
+           "] = 1;\n";
+    Pro += I5 + NColUsed + "[" + NTx + " * " + S_RN + " + " + NC +
+           "] = 1;\n";
+  }
   Pro += I5 + NAny + " = 1;\n" + I4 + "}\n" + I3 + "}\n";
   T += I1 + "int " + NAny + " = 0;\n";
   T += ForOwned(Pro, "the code before the loop, per output inside the guard");
@@ -1322,13 +1396,25 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
   // The k loop over TK-deep slices: each thread loads its share of the
   // next slice into registers while the current one is multiplied, then
   // stores it into the other shared buffer (one barrier per slice).
-  // Fetch: global -> registers for the slice starting at \p K0E.
+  // Element e of a thread's share of a slice: its k offset and its row
+  // (column) in the tile; k-unit tiles put consecutive threads along k.
+  auto SliceIndex = [&](unsigned Width, bool KU, const std::string &E,
+                        bool ForK) {
+    std::string W = KU ? S_TK : std::to_string(Width);
+    bool Mod = KU == ForK; // k along the fast axis of a k-unit tile
+    return E + (Mod ? " % " : " / ") + W;
+  };
+  // Fetch: global -> registers for the slice starting at \p K0E. The rows
+  // (columns) loaded are those the tile's outputs need: inside the covered
+  // range and passing the guard's terms (separable guard), or marked in
+  // the shared mask \p Used.
   auto Fetch = [&](const std::string &Ind, const std::string &Regs,
                    unsigned Width, bool KU, const std::string &Used,
-                   const std::string &Base, const std::string &VT,
-                   const std::string &VN, const std::string &Text,
-                   const std::string &K0E, const std::string &Comment) {
-    std::string W = std::to_string(Width);
+                   const std::vector<std::string> &Terms,
+                   const std::string &Lim, const std::string &Base,
+                   const std::string &VT, const std::string &VN,
+                   const std::string &Text, const std::string &K0E,
+                   const std::string &Comment) {
     std::string U = std::to_string(TS.TK * Width / NT);
     std::string J1 = Ind + "  ", J2 = J1 + "  ", J3 = J2 + "  ";
     std::string O;
@@ -1338,19 +1424,20 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
          ") {\n";
     O += J1 + "const int " + NE + " = " + NT_ + " + " + S_NT + " * " + NU +
          ";\n";
-    if (KU)
-      O += J1 + "const int " + NKK + " = " + NE + " % " + S_TK + ", " + NM +
-           " = " + NE + " / " + S_TK + ";\n";
-    else
-      O += J1 + "const int " + NM + " = " + NE + " % " + W + ", " + NKK +
-           " = " + NE + " / " + W + ";\n";
+    O += J1 + "const int " + NKK + " = " + SliceIndex(Width, KU, NE, true) +
+         ", " + NM + " = " + SliceIndex(Width, KU, NE, false) + ";\n";
     O += J1 + Regs + "[" + NU + "] = 0;\n";
-    O += J1 + "if (" + Used + "[" + NM + "]) {\n";
+    O += J1 + "if (" +
+         (Separable ? Base + " + " + NM + " < " + Lim : Used + "[" + NM + "]") +
+         ") {\n";
     O += J2 + "const " + VT + " " + VN + " = (" + VT + ")(" + Base + " + " +
          NM + ");\n";
     O += J2 + "const " + IVTs + " " + KN + " = " + K0E + " + " + NKK + ";\n";
-    O += J2 + "if (" + KN + " < " + EndT + ")\n" + J3 + Regs + "[" + NU +
-         "] = " + Text + ";\n";
+    std::string Cond;
+    for (const std::string &X : Terms)
+      Cond += X + " && ";
+    O += J2 + "if (" + Cond + KN + " < " + EndT + ")\n" + J3 + Regs + "[" +
+         NU + "] = " + Text + ";\n";
     O += J1 + "}\n";
     O += Ind + "}\n";
     return O;
@@ -1359,7 +1446,6 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
   auto Put = [&](const std::string &Ind, const std::string &Tile,
                  const std::string &Regs, unsigned Width, bool KU,
                  const std::string &Buf) {
-    std::string W = std::to_string(Width);
     std::string U = std::to_string(TS.TK * Width / NT);
     std::string J1 = Ind + "  ";
     std::string O;
@@ -1368,12 +1454,9 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
          ") {\n";
     O += J1 + "const int " + NE + " = " + NT_ + " + " + S_NT + " * " + NU +
          ";\n";
-    if (KU)
-      O += J1 + Tile + "[" + Buf + "][" + NE + " % " + S_TK + "][" + NE +
-           " / " + S_TK + "] = " + Regs + "[" + NU + "];\n";
-    else
-      O += J1 + Tile + "[" + Buf + "][" + NE + " / " + W + "][" + NE +
-           " % " + W + "] = " + Regs + "[" + NU + "];\n";
+    O += J1 + Tile + "[" + Buf + "][" + SliceIndex(Width, KU, NE, true) +
+         "][" + SliceIndex(Width, KU, NE, false) + "] = " + Regs + "[" + NU +
+         "];\n";
     O += Ind + "}\n";
     return O;
   };
@@ -1392,9 +1475,11 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
        "];\n";
   T += I1 + "{ // the first slice\n";
   T += I2 + "const " + IVTs + " " + NK0 + " = " + K0T + ";\n";
-  T += Fetch(I2, NRa, TS.TM, AKUnit, NRowUsed, NR0, RowTs, RowN, RowText,
+  T += Fetch(I2, NRa, TS.TM, AKUnit, NRowUsed, RowTerms, NRows, NR0, RowTs,
+             RowN, RowText,
              NK0, ACmt);
-  T += Fetch(I2, NRb, TS.TN, BKUnit, NColUsed, NC0, ColTs, ColN, ColText,
+  T += Fetch(I2, NRb, TS.TN, BKUnit, NColUsed, ColTerms, NCols, NC0, ColTs,
+             ColN, ColText,
              NK0, BCmt);
   T += I1 + "}\n";
   T += Put(I1, NAs, NRa, TS.TM, AKUnit, "0");
@@ -1406,15 +1491,13 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
   T += I2 + "const bool " + NMore + " = (" + IVTs + ")(" + NK0 + " + " +
        S_TK + ") < " + EndT + ";\n";
   T += I2 + "if (" + NMore + ") { // the next slice, into registers\n";
-  T += Fetch(I3, NRa, TS.TM, AKUnit, NRowUsed, NR0, RowTs, RowN, RowText,
+  T += Fetch(I3, NRa, TS.TM, AKUnit, NRowUsed, RowTerms, NRows, NR0, RowTs,
+             RowN, RowText,
              "(" + NK0 + " + " + S_TK + ")", ACmt);
-  T += Fetch(I3, NRb, TS.TN, BKUnit, NColUsed, NC0, ColTs, ColN, ColText,
+  T += Fetch(I3, NRb, TS.TN, BKUnit, NColUsed, ColTerms, NCols, NC0, ColTs,
+             ColN, ColText,
              "(" + NK0 + " + " + S_TK + ")", BCmt);
   T += I2 + "}\n";
-  T += I2 + "int " + NKN + " = 0; // min(" + S_TK + ", " + EndT + " - " +
-       NK0 + "): no padded products\n";
-  T += I2 + "while (" + NKN + " < " + S_TK + " && (" + IVTs + ")(" + NK0 +
-       " + " + NKN + ") < " + EndT + ")\n" + I3 + "++" + NKN + ";\n";
   auto Inner = [&](const std::string &Ind) {
     std::string J1 = Ind + "  ", J2 = J1 + "  ", J3 = J2 + "  ";
     std::string O;
@@ -1438,12 +1521,17 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
     O += J1 + "}\n";
     return O;
   };
-  T += I2 + "if (" + NKN + " == " + S_TK + ") {\n";
+  // A full slice when its last k passes the loop's test (the test is
+  // monotone in k); the last, partial one stops where the original loop
+  // does: no padded products.
+  T += I2 + "if ((" + IVTs + ")(" + NK0 + " + " + std::to_string(TS.TK - 1) +
+       ") < " + EndT + ") {\n";
   T += I3 + "#pragma unroll\n";
   T += I3 + "for (int " + NKK + " = 0; " + NKK + " < " + S_TK + "; ++" + NKK +
        ") {\n" + Inner(I3) + I3 + "}\n";
   T += I2 + "} else {\n";
-  T += I3 + "for (int " + NKK + " = 0; " + NKK + " < " + NKN + "; ++" + NKK +
+  T += I3 + "for (int " + NKK + " = 0; " + NKK + " < " + S_TK + " && (" +
+       IVTs + ")(" + NK0 + " + " + NKK + ") < " + EndT + "; ++" + NKK +
        ") {\n" + Inner(I3) + I3 + "}\n";
   T += I2 + "}\n";
   T += I2 + "if (" + NMore + ") {\n";
@@ -1494,9 +1582,20 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
     if (!ER)
       return Refuse("the kernel's name comes from a macro expansion (" + EW +
                     "): no place for __launch_bounds__");
+    // With every launch known, also ask for enough resident blocks that a
+    // 4x4 register block stays within 128 registers per thread (two blocks
+    // of 256 threads per SM on Hopper: 1.3x faster on the H200 than one
+    // block of 142-register threads), as far as shared memory allows.
+    std::string MinBlocks;
+    if (Bound == NT && TS.RM * TS.RN <= 16) {
+      uint64_t MinB = std::max<uint64_t>(1, 65536 / (uint64_t(NT) * 128));
+      MinB = std::min<uint64_t>(MinB, std::max<uint64_t>(1, 227 * 1024 / Smem));
+      if (MinB > 1)
+        MinBlocks = ", " + std::to_string(MinB);
+    }
     Fix.Edits.push_back(makeInsertion(
         Ctx, ER->getBegin(),
-        "__launch_bounds__(" + std::to_string(Bound) + ") "));
+        "__launch_bounds__(" + std::to_string(Bound) + MinBlocks + ") "));
   }
   Fd.Fix = std::move(Fix);
   report(std::move(Fd));

@@ -10,6 +10,10 @@
 // RUN: %cuda-l1-rewrite --rules='-*,coalescing-matmul-tile' --config-file=%t/config.yaml --fix --allow-unverified %t/t.cu 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=AGAIN --implicit-check-not='warning:'
 // RUN: diff %t/once.cu %t/t.cu
+// Shared masks of the rows and columns in use only where the guard mixes
+// both indices (syrk_lower's `j <= i`); the other guards are tested inline.
+// RUN: grep -v '^//' %t/t.cu | grep -c '__shared__ int cudal1_rowUsed' | FileCheck --check-prefix=MASKS %s
+// MASKS: {{^}}1{{$}}
 // Only the refused kernels are reported again.
 // AGAIN-COUNT-5: warning: matrix product computed one output per thread
 // The fixes offered, with their exactness (JSON).
@@ -50,7 +54,7 @@ __global__ void gemm_ab(const float *A, const float *B, float *C, int M,
 // CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: matrix product computed one output per thread: each output of 'gemm_ab' reads {{.*}} [coalescing-matmul-tile]
 // CHECK-MESSAGES: note: no aliasing: every launch site in this file passes separate cudaMalloc allocations for 'C' and 'A'
 // CHECK-MESSAGES: note: no aliasing: every launch site in this file passes separate cudaMalloc allocations for 'C' and 'B'
-// CHECK-FIXES: __global__ void __launch_bounds__(256) gemm_ab(const float *A, const float *B, float *C, int M,
+// CHECK-FIXES: __global__ void __launch_bounds__(256, 2) gemm_ab(const float *A, const float *B, float *C, int M,
 // CHECK-FIXES: // cuda-l1 coalescing-matmul-tile: 64x64 output tiles through shared memory, 32 deep, 4x4 outputs per thread, for blocks of 256 threads;
 // CHECK-FIXES: if (blockDim.x * blockDim.y * blockDim.z != 256u || blockDim.z != 1u || gridDim.z != 1u) {
 // CHECK-FIXES: sum += A[i * K + k] * B[k * N + j];
@@ -70,19 +74,21 @@ __global__ void gemm_ab(const float *A, const float *B, float *C, int M,
 // CHECK-FIXES: const bool cudal1_more = (int)(cudal1_k0 + 32) < K;
 // CHECK-FIXES: // 'A[i * K + k]': consecutive threads along k, only rows some output needs
 // CHECK-FIXES: const int cudal1_kk = cudal1_e % 32, cudal1_m = cudal1_e / 32;
-// CHECK-FIXES: if (cudal1_rowUsed[cudal1_m]) {
+// CHECK-FIXES: if (cudal1_r0 + cudal1_m < cudal1_rows) {
 // CHECK-FIXES: const int i = (int)(cudal1_r0 + cudal1_m);
 // CHECK-FIXES: const int k = (cudal1_k0 + 32) + cudal1_kk;
-// CHECK-FIXES: if (k < K)
+// CHECK-FIXES: if ((i < M) && k < K)
 // CHECK-FIXES: cudal1_ra[cudal1_u] = A[i * K + k];
 // CHECK-FIXES: // 'B[k * N + j]': consecutive threads along j, only columns some output needs
-// CHECK-FIXES: const int cudal1_m = cudal1_e % 64, cudal1_kk = cudal1_e / 64;
+// CHECK-FIXES: const int cudal1_kk = cudal1_e / 64, cudal1_m = cudal1_e % 64;
+// CHECK-FIXES: if (cudal1_c0 + cudal1_m < cudal1_cols) {
+// CHECK-FIXES: if ((j < N) && k < K)
 // CHECK-FIXES: cudal1_rb[cudal1_u] = B[k * N + j];
-// CHECK-FIXES: while (cudal1_kn < 32 && (int)(cudal1_k0 + cudal1_kn) < K)
+// CHECK-FIXES: if ((int)(cudal1_k0 + 31) < K) {
 // CHECK-FIXES: cudal1_a[cudal1_r] = cudal1_As[cudal1_buf][cudal1_kk][cudal1_ty * 4 + cudal1_r];
 // CHECK-FIXES: cudal1_b[cudal1_c] = cudal1_Bs[cudal1_buf][cudal1_kk][cudal1_tx * 4 + cudal1_c];
 // CHECK-FIXES: cudal1_acc[cudal1_r][cudal1_c] += cudal1_a[cudal1_r] * cudal1_b[cudal1_c];
-// CHECK-FIXES: for (int cudal1_kk = 0; cudal1_kk < cudal1_kn; ++cudal1_kk) {
+// CHECK-FIXES: for (int cudal1_kk = 0; cudal1_kk < 32 && (int)(cudal1_k0 + cudal1_kk) < K; ++cudal1_kk) {
 // CHECK-FIXES: float sum = cudal1_acc[cudal1_r][cudal1_c];
 // CHECK-FIXES: C[i * N + j] = alpha * sum + beta * C[i * N + j];
 
@@ -102,15 +108,16 @@ __global__ void gemm_xy_at(const float *A, const float *B, float *C, int M,
 // CHECK-MESSAGES: t.cu:[[@LINE-3]]:5: warning: matrix product computed one output per thread: each output of 'gemm_xy_at' reads {{.*}} [coalescing-matmul-tile]
 // CHECK-MESSAGES: note: no aliasing: every launch site in this file passes separate cudaMalloc allocations for 'C' and 'A'
 // CHECK-MESSAGES: note: no aliasing: every launch site in this file passes separate cudaMalloc allocations for 'C' and 'B'
-// CHECK-FIXES: __global__ void __launch_bounds__(256) gemm_xy_at(
+// CHECK-FIXES: __global__ void __launch_bounds__(256, 2) gemm_xy_at(
 // CHECK-FIXES: const int cudal1_ty = cudal1_t / 16, cudal1_tx = cudal1_t % 16;
 // CHECK-FIXES: long long cudal1_rows = (long long)gridDim.x * blockDim.x;
 // CHECK-FIXES: if ((long long)(M) < cudal1_rows)
 // CHECK-FIXES: long long cudal1_cols = (long long)gridDim.y * blockDim.y;
 // CHECK-FIXES: if ((long long)(N) < cudal1_cols)
 // CHECK-FIXES: if (!(i >= M || j >= N)) {
+// CHECK-FIXES: if (!(i >= M) && k < K)
 // CHECK-FIXES: // 'A[k * M + i]': consecutive threads along i, only rows some output needs
-// CHECK-FIXES: const int cudal1_m = cudal1_e % 64, cudal1_kk = cudal1_e / 64;
+// CHECK-FIXES: const int cudal1_kk = cudal1_e / 64, cudal1_m = cudal1_e % 64;
 // CHECK-FIXES: cudal1_ra[cudal1_u] = A[k * M + i];
 // CHECK-FIXES: cudal1_acc[cudal1_r][cudal1_c] += cudal1_a[cudal1_r] * cudal1_b[cudal1_c];
 // CHECK-FIXES: float acc = cudal1_acc[cudal1_r][cudal1_c];
@@ -185,7 +192,7 @@ __global__ void gemm_sizet(const float *A, const float *B, float *C,
 // CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: matrix product computed one output per thread: each output of 'gemm_sizet' reads {{.*}} [coalescing-matmul-tile]
 // CHECK-MESSAGES: note: no aliasing: every launch site in this file passes separate cudaMalloc allocations for 'C' and 'A'
 // CHECK-MESSAGES: note: no aliasing: every launch site in this file passes separate cudaMalloc allocations for 'C' and 'B'
-// CHECK-FIXES: __global__ void __launch_bounds__(256) gemm_sizet(
+// CHECK-FIXES: __global__ void __launch_bounds__(256, 2) gemm_sizet(
 // CHECK-FIXES: const size_t i = (size_t)cudal1_gi;
 // CHECK-FIXES: const size_t j = (size_t)cudal1_gj;
 // CHECK-FIXES: float s = 0.0f;
@@ -194,7 +201,7 @@ __global__ void gemm_sizet(const float *A, const float *B, float *C,
 // CHECK-FIXES: cudal1_acc[cudal1_r][cudal1_c] = s;
 // CHECK-FIXES: for (size_t cudal1_k0 = 0; cudal1_k0 < K; cudal1_k0 += 32) {
 // CHECK-FIXES: const size_t k = (cudal1_k0 + 32) + cudal1_kk;
-// CHECK-FIXES: while (cudal1_kn < 32 && (size_t)(cudal1_k0 + cudal1_kn) < K)
+// CHECK-FIXES: if ((size_t)(cudal1_k0 + 31) < K) {
 // CHECK-FIXES: float s = cudal1_acc[cudal1_r][cudal1_c];
 // CHECK-FIXES: C[i * N + j] += s;
 
@@ -213,7 +220,7 @@ __global__ void mm_2d(float A[][DIM], float B[][DIM], float C[][DIM]) {
 // CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: matrix product computed one output per thread: each output of 'mm_2d' reads {{.*}} [coalescing-matmul-tile]
 // CHECK-MESSAGES: note: no aliasing: every launch site in this file passes separate cudaMalloc allocations for 'C' and 'A'
 // CHECK-MESSAGES: note: no aliasing: every launch site in this file passes separate cudaMalloc allocations for 'C' and 'B'
-// CHECK-FIXES: __global__ void __launch_bounds__(256) mm_2d(
+// CHECK-FIXES: __global__ void __launch_bounds__(256, 2) mm_2d(
 // CHECK-FIXES: cudal1_ra[cudal1_u] = A[i][k];
 // CHECK-FIXES: cudal1_rb[cudal1_u] = B[k][j];
 // CHECK-FIXES: C[i][j] = sum;
@@ -233,12 +240,14 @@ __global__ void syrk_lower(const float *A, float *S, int n, int m,
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: matrix product computed one output per thread: each output of 'syrk_lower' reads {{.*}} [coalescing-matmul-tile]
 // CHECK-MESSAGES: note: no aliasing: every launch site in this file passes separate cudaMalloc allocations for 'S' and 'A'
-// CHECK-FIXES: __global__ void __launch_bounds__(256) syrk_lower(
+// CHECK-FIXES: __global__ void __launch_bounds__(256, 2) syrk_lower(
 // CHECK-FIXES: if ((i < n && j <= i)) {
 // CHECK-FIXES: float s = S[i * n + j];
 // CHECK-FIXES: cudal1_rowUsed[cudal1_ty * 4 + cudal1_r] = 1;
 // CHECK-FIXES: cudal1_colUsed[cudal1_tx * 4 + cudal1_c] = 1;
 // CHECK-FIXES: // 'A[i * m + k]': consecutive threads along k, only rows some output needs
+// CHECK-FIXES: if (cudal1_rowUsed[cudal1_m]) {
+// CHECK-FIXES: if (k < m)
 // CHECK-FIXES: cudal1_ra[cudal1_u] = A[i * m + k];
 // CHECK-FIXES: // 'A[j * m + k]': consecutive threads along k, only columns some output needs
 // CHECK-FIXES: cudal1_rb[cudal1_u] = A[j * m + k];
@@ -261,7 +270,7 @@ __global__ void hellinger_like(const float *__restrict__ a,
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-5]]:7: warning: matrix product computed one output per thread: each output of 'hellinger_like' reads {{.*}} [coalescing-matmul-tile]
 // CHECK-MESSAGES: note: no aliasing: 'c' is __restrict__
-// CHECK-FIXES: __global__ void __launch_bounds__(256) hellinger_like(
+// CHECK-FIXES: __global__ void __launch_bounds__(256, 2) hellinger_like(
 // CHECK-FIXES: for (int cudal1_k0 = 0; cudal1_k0 < n; cudal1_k0 += 32) {
 // CHECK-FIXES: const int e = (cudal1_k0 + 32) + cudal1_kk;
 // CHECK-FIXES: cudal1_acc[cudal1_r][cudal1_c] += sqrtf(cudal1_a[cudal1_r] * cudal1_b[cudal1_c]);
@@ -287,7 +296,7 @@ __global__ void linear_gelu(const float *x, const float *W, const float *bias,
 // CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: matrix product computed one output per thread: each output of 'linear_gelu' reads {{.*}} [coalescing-matmul-tile]
 // CHECK-MESSAGES: note: no aliasing: every launch site in this file passes separate cudaMalloc allocations for 'out' and 'x'
 // CHECK-MESSAGES: note: no aliasing: every launch site in this file passes separate cudaMalloc allocations for 'out' and 'W'
-// CHECK-FIXES: __global__ void __launch_bounds__(128) linear_gelu(
+// CHECK-FIXES: __global__ void __launch_bounds__(128, 4) linear_gelu(
 // CHECK-FIXES: if (blockDim.x * blockDim.y * blockDim.z != 128u || blockDim.z != 1u || gridDim.z != 1u) {
 // CHECK-FIXES: __shared__ __align__(16) float cudal1_As[2][16][32 + 4];
 // CHECK-FIXES: float acc = bias[o];
@@ -311,7 +320,7 @@ __global__ void gemm_const_stride(const float *A, const float *B, float *C,
 // CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: matrix product computed one output per thread: each output of 'gemm_const_stride' reads {{.*}} [coalescing-matmul-tile]
 // CHECK-MESSAGES: note: no aliasing: every launch site in this file passes separate cudaMalloc allocations for 'C' and 'A'
 // CHECK-MESSAGES: note: no aliasing: every launch site in this file passes separate cudaMalloc allocations for 'C' and 'B'
-// CHECK-FIXES: __global__ void __launch_bounds__(256) gemm_const_stride(
+// CHECK-FIXES: __global__ void __launch_bounds__(256, 2) gemm_const_stride(
 // CHECK-FIXES: if (blockDim.x * blockDim.y * blockDim.z != 256u || blockDim.z != 1u || gridDim.z != 1u || blockDim.y != 16u || blockDim.x != 16u) {
 // CHECK-FIXES: long long cudal1_rows = (long long)gridDim.y * 16;
 // CHECK-FIXES: long long cudal1_cols = (long long)gridDim.x * 16;

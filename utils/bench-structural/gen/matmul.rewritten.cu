@@ -9,7 +9,7 @@
 #include <cuda_runtime.h>
 #endif
 
-__global__ void __launch_bounds__(256) matmul(const float *A, const float *B, float *C, int M, int N,
+__global__ void __launch_bounds__(256, 2) matmul(const float *A, const float *B, float *C, int M, int N,
                        int K, float alpha, float beta) {
   // cuda-l1 coalescing-matmul-tile: 64x64 output tiles through shared memory, 32 deep, 4x4 outputs per thread, for blocks of 256 threads;
   // other block shapes run the original code. Same products, same order: bitwise.
@@ -26,7 +26,6 @@ __global__ void __launch_bounds__(256) matmul(const float *A, const float *B, fl
   }
   __shared__ __align__(16) float cudal1_As[2][32][64 + 4];
   __shared__ __align__(16) float cudal1_Bs[2][32][64 + 0];
-  __shared__ int cudal1_rowUsed[64], cudal1_colUsed[64];
   const int cudal1_t = (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
   const int cudal1_ty = cudal1_t / 16, cudal1_tx = cudal1_t % 16;
   long long cudal1_rows = (long long)gridDim.y * blockDim.y;
@@ -44,11 +43,6 @@ __global__ void __launch_bounds__(256) matmul(const float *A, const float *B, fl
   for (long long cudal1_tile = blockIdx.x + (long long)gridDim.x * blockIdx.y; cudal1_tile < cudal1_tiles; cudal1_tile += (long long)gridDim.x * gridDim.y) {
     const long long cudal1_r0 = cudal1_tile / cudal1_tileCols * 64, cudal1_c0 = cudal1_tile % cudal1_tileCols * 64;
     float cudal1_acc[4][4];
-    for (int cudal1_e = cudal1_t; cudal1_e < 64; cudal1_e += 256)
-      cudal1_rowUsed[cudal1_e] = 0;
-    for (int cudal1_e = cudal1_t; cudal1_e < 64; cudal1_e += 256)
-      cudal1_colUsed[cudal1_e] = 0;
-    __syncthreads();
     int cudal1_any = 0;
     // the code before the loop, per output inside the guard
     #pragma unroll
@@ -63,8 +57,6 @@ __global__ void __launch_bounds__(256) matmul(const float *A, const float *B, fl
           if ((row < M && col < N)) {
             float sum = 0.0f;
             cudal1_acc[cudal1_r][cudal1_c] = sum;
-            cudal1_rowUsed[cudal1_ty * 4 + cudal1_r] = 1;
-            cudal1_colUsed[cudal1_tx * 4 + cudal1_c] = 1;
             cudal1_any = 1;
           }
         }
@@ -82,10 +74,10 @@ __global__ void __launch_bounds__(256) matmul(const float *A, const float *B, fl
         const int cudal1_e = cudal1_t + 256 * cudal1_u;
         const int cudal1_kk = cudal1_e % 32, cudal1_m = cudal1_e / 32;
         cudal1_ra[cudal1_u] = 0;
-        if (cudal1_rowUsed[cudal1_m]) {
+        if (cudal1_r0 + cudal1_m < cudal1_rows) {
           const int row = (int)(cudal1_r0 + cudal1_m);
           const int k = cudal1_k0 + cudal1_kk;
-          if (k < K)
+          if ((row < M) && k < K)
             cudal1_ra[cudal1_u] = A[row * K + k];
         }
       }
@@ -93,12 +85,12 @@ __global__ void __launch_bounds__(256) matmul(const float *A, const float *B, fl
       #pragma unroll
       for (int cudal1_u = 0; cudal1_u < 8; ++cudal1_u) {
         const int cudal1_e = cudal1_t + 256 * cudal1_u;
-        const int cudal1_m = cudal1_e % 64, cudal1_kk = cudal1_e / 64;
+        const int cudal1_kk = cudal1_e / 64, cudal1_m = cudal1_e % 64;
         cudal1_rb[cudal1_u] = 0;
-        if (cudal1_colUsed[cudal1_m]) {
+        if (cudal1_c0 + cudal1_m < cudal1_cols) {
           const int col = (int)(cudal1_c0 + cudal1_m);
           const int k = cudal1_k0 + cudal1_kk;
-          if (k < K)
+          if ((col < N) && k < K)
             cudal1_rb[cudal1_u] = B[k * N + col];
         }
       }
@@ -124,10 +116,10 @@ __global__ void __launch_bounds__(256) matmul(const float *A, const float *B, fl
           const int cudal1_e = cudal1_t + 256 * cudal1_u;
           const int cudal1_kk = cudal1_e % 32, cudal1_m = cudal1_e / 32;
           cudal1_ra[cudal1_u] = 0;
-          if (cudal1_rowUsed[cudal1_m]) {
+          if (cudal1_r0 + cudal1_m < cudal1_rows) {
             const int row = (int)(cudal1_r0 + cudal1_m);
             const int k = (cudal1_k0 + 32) + cudal1_kk;
-            if (k < K)
+            if ((row < M) && k < K)
               cudal1_ra[cudal1_u] = A[row * K + k];
           }
         }
@@ -135,20 +127,17 @@ __global__ void __launch_bounds__(256) matmul(const float *A, const float *B, fl
         #pragma unroll
         for (int cudal1_u = 0; cudal1_u < 8; ++cudal1_u) {
           const int cudal1_e = cudal1_t + 256 * cudal1_u;
-          const int cudal1_m = cudal1_e % 64, cudal1_kk = cudal1_e / 64;
+          const int cudal1_kk = cudal1_e / 64, cudal1_m = cudal1_e % 64;
           cudal1_rb[cudal1_u] = 0;
-          if (cudal1_colUsed[cudal1_m]) {
+          if (cudal1_c0 + cudal1_m < cudal1_cols) {
             const int col = (int)(cudal1_c0 + cudal1_m);
             const int k = (cudal1_k0 + 32) + cudal1_kk;
-            if (k < K)
+            if ((col < N) && k < K)
               cudal1_rb[cudal1_u] = B[k * N + col];
           }
         }
       }
-      int cudal1_kn = 0; // min(32, K - cudal1_k0): no padded products
-      while (cudal1_kn < 32 && (int)(cudal1_k0 + cudal1_kn) < K)
-        ++cudal1_kn;
-      if (cudal1_kn == 32) {
+      if ((int)(cudal1_k0 + 31) < K) {
         #pragma unroll
         for (int cudal1_kk = 0; cudal1_kk < 32; ++cudal1_kk) {
           float cudal1_a[4];
@@ -167,7 +156,7 @@ __global__ void __launch_bounds__(256) matmul(const float *A, const float *B, fl
           }
         }
       } else {
-        for (int cudal1_kk = 0; cudal1_kk < cudal1_kn; ++cudal1_kk) {
+        for (int cudal1_kk = 0; cudal1_kk < 32 && (int)(cudal1_k0 + cudal1_kk) < K; ++cudal1_kk) {
           float cudal1_a[4];
           float cudal1_b[4];
           #pragma unroll
@@ -218,7 +207,7 @@ __global__ void __launch_bounds__(256) matmul(const float *A, const float *B, fl
   }
 }
 
-__global__ void __launch_bounds__(256) gemm_rmw(int ni, int nj, int nk, float alpha, float beta,
+__global__ void __launch_bounds__(256, 2) gemm_rmw(int ni, int nj, int nk, float alpha, float beta,
                          const float *a, const float *b, float *c) {
   // cuda-l1 coalescing-matmul-tile: 64x64 output tiles through shared memory, 32 deep, 4x4 outputs per thread, for blocks of 256 threads;
   // other block shapes run the original code. Same products, same order: bitwise.
@@ -236,7 +225,6 @@ __global__ void __launch_bounds__(256) gemm_rmw(int ni, int nj, int nk, float al
   }
   __shared__ __align__(16) float cudal1_As[2][32][64 + 4];
   __shared__ __align__(16) float cudal1_Bs[2][32][64 + 0];
-  __shared__ int cudal1_rowUsed[64], cudal1_colUsed[64];
   const int cudal1_t = (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
   const int cudal1_ty = cudal1_t / 16, cudal1_tx = cudal1_t % 16;
   long long cudal1_rows = (long long)gridDim.y * blockDim.y;
@@ -254,11 +242,6 @@ __global__ void __launch_bounds__(256) gemm_rmw(int ni, int nj, int nk, float al
   for (long long cudal1_tile = blockIdx.x + (long long)gridDim.x * blockIdx.y; cudal1_tile < cudal1_tiles; cudal1_tile += (long long)gridDim.x * gridDim.y) {
     const long long cudal1_r0 = cudal1_tile / cudal1_tileCols * 64, cudal1_c0 = cudal1_tile % cudal1_tileCols * 64;
     float cudal1_acc[4][4];
-    for (int cudal1_e = cudal1_t; cudal1_e < 64; cudal1_e += 256)
-      cudal1_rowUsed[cudal1_e] = 0;
-    for (int cudal1_e = cudal1_t; cudal1_e < 64; cudal1_e += 256)
-      cudal1_colUsed[cudal1_e] = 0;
-    __syncthreads();
     int cudal1_any = 0;
     // the code before the loop, per output inside the guard
     #pragma unroll
@@ -274,8 +257,6 @@ __global__ void __launch_bounds__(256) gemm_rmw(int ni, int nj, int nk, float al
             c[i * nj + j] *= beta;
             float c_acc = c[i * nj + j];
             cudal1_acc[cudal1_r][cudal1_c] = c_acc;
-            cudal1_rowUsed[cudal1_ty * 4 + cudal1_r] = 1;
-            cudal1_colUsed[cudal1_tx * 4 + cudal1_c] = 1;
             cudal1_any = 1;
           }
         }
@@ -293,10 +274,10 @@ __global__ void __launch_bounds__(256) gemm_rmw(int ni, int nj, int nk, float al
         const int cudal1_e = cudal1_t + 256 * cudal1_u;
         const int cudal1_kk = cudal1_e % 32, cudal1_m = cudal1_e / 32;
         cudal1_ra[cudal1_u] = 0;
-        if (cudal1_rowUsed[cudal1_m]) {
+        if (cudal1_r0 + cudal1_m < cudal1_rows) {
           const int i = (int)(cudal1_r0 + cudal1_m);
           const int k = cudal1_k0 + cudal1_kk;
-          if (k < nk)
+          if ((i < ni) && k < nk)
             cudal1_ra[cudal1_u] = a[i * nk + k];
         }
       }
@@ -304,12 +285,12 @@ __global__ void __launch_bounds__(256) gemm_rmw(int ni, int nj, int nk, float al
       #pragma unroll
       for (int cudal1_u = 0; cudal1_u < 8; ++cudal1_u) {
         const int cudal1_e = cudal1_t + 256 * cudal1_u;
-        const int cudal1_m = cudal1_e % 64, cudal1_kk = cudal1_e / 64;
+        const int cudal1_kk = cudal1_e / 64, cudal1_m = cudal1_e % 64;
         cudal1_rb[cudal1_u] = 0;
-        if (cudal1_colUsed[cudal1_m]) {
+        if (cudal1_c0 + cudal1_m < cudal1_cols) {
           const int j = (int)(cudal1_c0 + cudal1_m);
           const int k = cudal1_k0 + cudal1_kk;
-          if (k < nk)
+          if ((j < nj) && k < nk)
             cudal1_rb[cudal1_u] = b[k * nj + j];
         }
       }
@@ -335,10 +316,10 @@ __global__ void __launch_bounds__(256) gemm_rmw(int ni, int nj, int nk, float al
           const int cudal1_e = cudal1_t + 256 * cudal1_u;
           const int cudal1_kk = cudal1_e % 32, cudal1_m = cudal1_e / 32;
           cudal1_ra[cudal1_u] = 0;
-          if (cudal1_rowUsed[cudal1_m]) {
+          if (cudal1_r0 + cudal1_m < cudal1_rows) {
             const int i = (int)(cudal1_r0 + cudal1_m);
             const int k = (cudal1_k0 + 32) + cudal1_kk;
-            if (k < nk)
+            if ((i < ni) && k < nk)
               cudal1_ra[cudal1_u] = a[i * nk + k];
           }
         }
@@ -346,20 +327,17 @@ __global__ void __launch_bounds__(256) gemm_rmw(int ni, int nj, int nk, float al
         #pragma unroll
         for (int cudal1_u = 0; cudal1_u < 8; ++cudal1_u) {
           const int cudal1_e = cudal1_t + 256 * cudal1_u;
-          const int cudal1_m = cudal1_e % 64, cudal1_kk = cudal1_e / 64;
+          const int cudal1_kk = cudal1_e / 64, cudal1_m = cudal1_e % 64;
           cudal1_rb[cudal1_u] = 0;
-          if (cudal1_colUsed[cudal1_m]) {
+          if (cudal1_c0 + cudal1_m < cudal1_cols) {
             const int j = (int)(cudal1_c0 + cudal1_m);
             const int k = (cudal1_k0 + 32) + cudal1_kk;
-            if (k < nk)
+            if ((j < nj) && k < nk)
               cudal1_rb[cudal1_u] = b[k * nj + j];
           }
         }
       }
-      int cudal1_kn = 0; // min(32, nk - cudal1_k0): no padded products
-      while (cudal1_kn < 32 && (int)(cudal1_k0 + cudal1_kn) < nk)
-        ++cudal1_kn;
-      if (cudal1_kn == 32) {
+      if ((int)(cudal1_k0 + 31) < nk) {
         #pragma unroll
         for (int cudal1_kk = 0; cudal1_kk < 32; ++cudal1_kk) {
           float cudal1_a[4];
@@ -378,7 +356,7 @@ __global__ void __launch_bounds__(256) gemm_rmw(int ni, int nj, int nk, float al
           }
         }
       } else {
-        for (int cudal1_kk = 0; cudal1_kk < cudal1_kn; ++cudal1_kk) {
+        for (int cudal1_kk = 0; cudal1_kk < 32 && (int)(cudal1_k0 + cudal1_kk) < nk; ++cudal1_kk) {
           float cudal1_a[4];
           float cudal1_b[4];
           #pragma unroll
