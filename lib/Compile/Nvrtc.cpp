@@ -7,9 +7,15 @@
 #include <nvrtc.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
 #include <dlfcn.h>
 #include <map>
 #include <mutex>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace llvm;
 
@@ -154,7 +160,7 @@ std::string nvrtcVersion(StringRef CudaPath) {
   return std::to_string(Major) + "." + std::to_string(Minor);
 }
 
-NvrtcResult compileWithNvrtc(StringRef Source, StringRef FileName,
+static NvrtcResult compileHere(StringRef Source, StringRef FileName,
                              ArrayRef<std::string> NameExpressions,
                              const NvrtcOptions &Opts) {
   NvrtcResult R;
@@ -228,6 +234,152 @@ NvrtcResult compileWithNvrtc(StringRef Source, StringRef FileName,
     return R;
   }
   R.Ok = true;
+  return R;
+}
+
+// --- compiling in a child process --------------------------------------
+//
+// NVRTC 13 loads and initialises the CUDA driver while it compiles
+// (measured on the H200 machine: utils/experiments/nvrtc-fork.cu). A process
+// that has initialised the driver cannot hand it to children it forks later:
+// their cuInit fails with CUDA_ERROR_NOT_INITIALIZED. The verifier runs each
+// GPU job in a forked child, so the tool itself must never compile with
+// NVRTC in its own process: each compilation runs in a short-lived child
+// (which also keeps an NVRTC crash from taking the tool down), except in a
+// process that uses the GPU itself (the verifier's child), which compiles
+// in place.
+
+namespace {
+std::atomic<bool> CompileInProcess{false};
+
+void putBytes(std::string &Out, const char *P, size_t N) {
+  uint64_t L = N;
+  Out.append(reinterpret_cast<const char *>(&L), sizeof(L));
+  Out.append(P, N);
+}
+
+bool getBytes(const std::string &In, size_t &Pos, std::string &Out) {
+  uint64_t L = 0;
+  if (Pos + sizeof(L) > In.size())
+    return false;
+  std::memcpy(&L, In.data() + Pos, sizeof(L));
+  Pos += sizeof(L);
+  if (L > In.size() - Pos)
+    return false;
+  Out.assign(In.data() + Pos, L);
+  Pos += L;
+  return true;
+}
+
+std::string serialize(const NvrtcResult &R) {
+  std::string Out(1, R.Ok ? '1' : '0');
+  putBytes(Out, R.Log.data(), R.Log.size());
+  putBytes(Out, R.Error.data(), R.Error.size());
+  putBytes(Out, R.Cubin.data(), R.Cubin.size());
+  std::string N = std::to_string(R.LoweredNames.size());
+  putBytes(Out, N.data(), N.size());
+  for (const auto &KV : R.LoweredNames) {
+    putBytes(Out, KV.first.data(), KV.first.size());
+    putBytes(Out, KV.second.data(), KV.second.size());
+  }
+  return Out;
+}
+
+bool deserialize(const std::string &In, NvrtcResult &R) {
+  if (In.empty())
+    return false;
+  R.Ok = In[0] == '1';
+  size_t Pos = 1;
+  std::string Cubin, N;
+  if (!getBytes(In, Pos, R.Log) || !getBytes(In, Pos, R.Error) ||
+      !getBytes(In, Pos, Cubin) || !getBytes(In, Pos, N))
+    return false;
+  R.Cubin.assign(Cubin.begin(), Cubin.end());
+  unsigned long Count = std::strtoul(N.c_str(), nullptr, 10);
+  for (unsigned long I = 0; I < Count; ++I) {
+    std::string A, B;
+    if (!getBytes(In, Pos, A) || !getBytes(In, Pos, B))
+      return false;
+    R.LoweredNames.push_back({A, B});
+  }
+  return Pos == In.size();
+}
+
+bool writeAll(int Fd, const std::string &S) {
+  size_t Done = 0;
+  while (Done < S.size()) {
+    ssize_t W = ::write(Fd, S.data() + Done, S.size() - Done);
+    if (W < 0 && errno == EINTR)
+      continue;
+    if (W <= 0)
+      return false;
+    Done += size_t(W);
+  }
+  return true;
+}
+} // namespace
+
+void nvrtcCompileInThisProcess(bool InProcess) {
+  CompileInProcess = InProcess;
+}
+
+NvrtcResult compileWithNvrtc(StringRef Source, StringRef FileName,
+                             ArrayRef<std::string> NameExpressions,
+                             const NvrtcOptions &Opts) {
+  if (CompileInProcess || Opts.InProcess)
+    return compileHere(Source, FileName, NameExpressions, Opts);
+  // One fork at a time: the child copies only the forking thread.
+  static std::mutex ForkMutex;
+  std::lock_guard<std::mutex> Lock(ForkMutex);
+  NvrtcResult R;
+  int Fds[2];
+  if (::pipe(Fds) != 0) {
+    R.Error = FileName.str() + ": cannot start the NVRTC compilation: pipe: " +
+              std::strerror(errno);
+    return R;
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  pid_t Pid = ::fork();
+  if (Pid < 0) {
+    ::close(Fds[0]);
+    ::close(Fds[1]);
+    R.Error = FileName.str() + ": cannot start the NVRTC compilation: fork: " +
+              std::strerror(errno);
+    return R;
+  }
+  if (Pid == 0) {
+    ::close(Fds[0]);
+    NvrtcResult C = compileHere(Source, FileName, NameExpressions, Opts);
+    bool Ok = writeAll(Fds[1], serialize(C));
+    ::close(Fds[1]);
+    ::_exit(Ok ? 0 : 1);
+  }
+  ::close(Fds[1]);
+  std::string Buf;
+  char Tmp[65536];
+  for (;;) {
+    ssize_t N = ::read(Fds[0], Tmp, sizeof(Tmp));
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N <= 0)
+      break;
+    Buf.append(Tmp, size_t(N));
+  }
+  ::close(Fds[0]);
+  int St = 0;
+  while (::waitpid(Pid, &St, 0) < 0 && errno == EINTR) {
+  }
+  if (deserialize(Buf, R))
+    return R;
+  R = NvrtcResult();
+  if (WIFSIGNALED(St))
+    R.Error = FileName.str() + ": NVRTC crashed while compiling it (signal " +
+              std::to_string(WTERMSIG(St)) + ")";
+  else
+    R.Error = FileName.str() +
+              ": the NVRTC compilation ended without a result (exit status " +
+              std::to_string(WIFEXITED(St) ? WEXITSTATUS(St) : -1) + ")";
   return R;
 }
 

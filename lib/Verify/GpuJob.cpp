@@ -1555,6 +1555,8 @@ int JobRun::run() {
 
 int runVerifyJobInProcess(const VerifyJob &Job, const VerifyOptions &Opts,
                           int Fd) {
+  // This process initialises the driver itself: NVRTC may too.
+  nvrtcCompileInThisProcess(true);
   JobRun R(Job, Opts, Fd);
   return R.run();
 }

@@ -83,3 +83,29 @@ TEST_F(NvrtcCompile, CudaHeadersResolve) {
       "h.cu", {"k"}, O);
   EXPECT_TRUE(R.Ok) << R.Error;
 }
+
+// NVRTC initialises the CUDA driver while it compiles, which would stop the
+// verifier's forked GPU children from using the GPU: by default the compile
+// runs in a child process. Its result comes back whole: the same CUBIN,
+// names and log as a compile in this process, errors included.
+TEST_F(NvrtcCompile, ChildProcessCompileMatchesInProcess) {
+  const char *Src =
+      "template <typename T> __global__ void k(T *x) { x[0] = 2; }\n"
+      "__global__ void w(float *x) { int unused; x[0] = 1; }\n";
+  NvrtcOptions Here = O;
+  Here.InProcess = true;
+  NvrtcResult A = compileWithNvrtc(Src, "c.cu", {"k<double>", "w"}, O);
+  NvrtcResult B = compileWithNvrtc(Src, "c.cu", {"k<double>", "w"}, Here);
+  ASSERT_TRUE(A.Ok) << A.Error;
+  ASSERT_TRUE(B.Ok) << B.Error;
+  EXPECT_EQ(A.Cubin, B.Cubin);
+  EXPECT_EQ(A.LoweredNames, B.LoweredNames);
+  EXPECT_EQ(A.Log, B.Log);
+  ASSERT_EQ(A.LoweredNames.size(), 2u);
+
+  NvrtcResult E = compileWithNvrtc("__global__ void k() { undeclared(); }",
+                                   "bad.cu", {}, O);
+  EXPECT_FALSE(E.Ok);
+  EXPECT_NE(E.Error.find("bad.cu"), std::string::npos) << E.Error;
+  EXPECT_NE(E.Log.find("undeclared"), std::string::npos) << E.Log;
+}

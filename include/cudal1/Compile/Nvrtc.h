@@ -27,6 +27,9 @@ struct NvrtcOptions {
   /// device entities (what extracted kernels with their context need). Off for
   /// sources written as complete CUDA files.
   bool DefaultDevice = true;
+  /// Compile in this process instead of a short-lived child (see
+  /// nvrtcCompileInThisProcess).
+  bool InProcess = false;
 };
 
 struct NvrtcResult {
@@ -44,10 +47,19 @@ struct NvrtcResult {
 /// Default options: -arch=<GpuArch> -std=c++17 [-default-device]
 /// -I<cuda>/include -I<cuda>/include/cccl. The one NVRTC loader of the tool
 /// (dlopen, bound from NvrtcFunctions.def): safe to call from several threads
-/// and from the verifier's child process.
+/// and from the verifier's child process. Runs in a child process unless
+/// nvrtcCompileInThisProcess(true) or Opts.InProcess (see above).
 NvrtcResult compileWithNvrtc(llvm::StringRef Source, llvm::StringRef FileName,
                              llvm::ArrayRef<std::string> NameExpressions,
                              const NvrtcOptions &Opts);
+
+/// NVRTC initialises the CUDA driver while it compiles, and a process that
+/// has done so cannot use the GPU from children it forks later (the
+/// verifier's way of running GPU jobs). compileWithNvrtc therefore compiles
+/// in a short-lived child process by default; a process that uses the GPU
+/// itself (the verifier's job child) calls this with true once, and then
+/// compiles in place.
+void nvrtcCompileInThisProcess(bool InProcess);
 
 /// The options compileWithNvrtc passes (for logs and reproducibility).
 std::vector<std::string> nvrtcCommandOptions(const NvrtcOptions &Opts);

@@ -442,10 +442,8 @@ void LaunchLoopSync::runOnLoop(const Stmt *Loop,
   const SourceManager &SM = C.getSourceManager();
   LoopScan Scan(C);
   Scan.TraverseStmt(const_cast<Stmt *>(Loop));
-  if (Scan.Kernels.empty() && Scan.Why.empty())
-    return; // no launch in the loop: not this rule's case
   if (Scan.Kernels.empty())
-    return;
+    return; // no launch in the loop: not this rule's case
   std::string Names;
   std::set<std::string> Shown;
   for (const std::string &K : Scan.Kernels)
@@ -500,13 +498,12 @@ void LaunchLoopSync::runOnLoop(const Stmt *Loop,
     const Expr *E = dyn_cast<Expr>(S);
     bool Bare = E && E->IgnoreParenCasts() == CE;
     if (!Bare) {
-      SourceLocation B = S->getBeginLoc(), En = S->getEndLoc();
+      SourceLocation B = S->getBeginLoc();
       if (!B.isMacroID() ||
           SM.getExpansionLoc(B) != SM.getExpansionLoc(CE->getBeginLoc()))
         return reportWithoutFix(std::move(F),
                                 "a synchronisation is not a statement of "
                                 "its own (its result is used)");
-      (void)En;
       // The macro may keep the result: `err = cudaDeviceSynchronize()`
       // into a variable declared outside it.
       struct Assigns : RecursiveASTVisitor<Assigns> {
