@@ -972,8 +972,15 @@ def run_cmd(cmd, cwd, env=None, timeout=None, stdout_path=None, stderr_path=None
 
 
 def copy_tree(src, dst):
+    """A working copy the tool may rewrite: the corpus may be read-only (the
+    shared HeCBench copy is), and the tool refuses to write read-only files."""
     shutil.copytree(src, dst, symlinks=True, ignore=shutil.ignore_patterns(
         "*.o", "*.obj", ".cuda-l1", "__pycache__"))
+    for root, dirs, files in os.walk(dst):
+        for n in dirs + files:
+            p = os.path.join(root, n)
+            if not os.path.islink(p):
+                os.chmod(p, os.stat(p).st_mode | 0o200)
 
 
 _CHECK_ORDER = ["pass", "unknown", "fail", "crash", "timeout"]

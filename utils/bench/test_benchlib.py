@@ -147,6 +147,25 @@ class HeCBenchYaml(unittest.TestCase):
         self.assertNotIn("-o", db[2]["arguments"])
 
 
+class WorkingCopy(unittest.TestCase):
+    def test_copy_of_a_read_only_corpus_is_writable(self):
+        # The shared HeCBench copy is read-only; the tool refuses to rewrite
+        # read-only files, so the runner's working copy must be writable.
+        with tempfile.TemporaryDirectory() as d:
+            src = os.path.join(d, "src")
+            os.makedirs(os.path.join(src, "sub"))
+            for f in ("main.cu", os.path.join("sub", "k.h")):
+                with open(os.path.join(src, f), "w") as fh:
+                    fh.write("// x\n")
+                os.chmod(os.path.join(src, f), 0o444)
+            os.chmod(os.path.join(src, "sub"), 0o555)
+            dst = os.path.join(d, "dst")
+            B.copy_tree(src, dst)
+            for f in ("main.cu", os.path.join("sub", "k.h"), "sub"):
+                self.assertTrue(os.stat(os.path.join(dst, f)).st_mode & 0o200, f)
+            os.chmod(os.path.join(src, "sub"), 0o755)
+
+
 class Selection(unittest.TestCase):
     progs = [{"name": n} for n in "abcdefg"]
 
