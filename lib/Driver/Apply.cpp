@@ -168,6 +168,16 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
   ApplyOptions AO = applyOptions(R1, Verified);
   AO.Result = &Texts;
   int Exit = cudal1::applyFixes(R1, AO, &Outs);
+  // Rules that round 1 measured not faster on a kernel are not offered
+  // again on that kernel in later rounds: the composed kernel is measured as
+  // a whole, and a fix that only costs time would drag a good one down.
+  std::set<std::pair<std::string, std::string>> NotFaster;
+  if (Verified)
+    for (const auto &KV : Verified->Decisions)
+      if (!KV.second.Apply && KV.first < Run.Findings.size() &&
+          KV.second.Why.find("[not-faster]") != std::string::npos)
+        NotFaster.insert(
+            {Run.Findings[KV.first].RuleId, Run.Findings[KV.first].Kernel});
   std::set<size_t> Applied1;
   std::vector<const Finding *> Round;
   std::map<std::string, KernelFixes> ByKernel;
@@ -237,6 +247,28 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
     AnalysisRun &RK = Later.back();
     if (RK.Status.Failed || RK.RuleCrashed)
       break;
+    // A fix that needs a measurement of its own joins a later round only
+    // as its kernel's one such fix: the composed kernel's measurement is
+    // then its measurement; alternatives (staging or warp per row for one
+    // loop) are left to the verifier's choice in a new run.
+    std::map<std::string, unsigned> Measured;
+    for (const Finding &F : RK.Findings)
+      if (F.Fix && F.Fix->NeedsMeasurement)
+        ++Measured[F.Kernel];
+    for (Finding &F : RK.Findings) {
+      if (!F.Fix)
+        continue;
+      if (NotFaster.count({F.RuleId, F.Kernel})) {
+        F.Fix.reset();
+        F.WhyNoFix = "--verify=run measured this rule not faster on this "
+                     "kernel in round 1";
+      } else if (F.Fix->NeedsMeasurement && Measured[F.Kernel] > 1) {
+        F.Fix.reset();
+        F.WhyNoFix = "one of several alternatives that need a measurement "
+                     "of their own: run --fix --verify=run again to let the "
+                     "verifier choose";
+      }
+    }
     std::map<std::string, std::string> New;
     ApplyOptions AK = applyOptions(RK.Findings, nullptr);
     AK.Base = Texts;
