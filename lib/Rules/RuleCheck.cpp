@@ -46,7 +46,10 @@ void RuleCheck::run(ASTContext &C, const CheckContext &CCtx,
           KA = &A;
     bool IsTemplate =
         K->getDescribedFunctionTemplate() || K->isDependentContext();
-    checkKernel(KernelUnit{K, Facts, KA, IsTemplate});
+    if (IsTemplate && checksInstantiations())
+      checkInstantiations(K);
+    else
+      checkKernel(KernelUnit{K, Facts, KA, IsTemplate});
     flushPending();
     if (NoKernels)
       break;
@@ -164,6 +167,89 @@ void RuleCheck::flushPending() {
   for (Finding &F : Pending)
     report(std::move(F));
   Pending.clear();
+}
+
+void RuleCheck::checkInstantiations(const FunctionDecl *Pattern) {
+  const FunctionTemplateDecl *FT = Pattern->getDescribedFunctionTemplate();
+  if (!FT)
+    return; // a member of a class template: not handled
+  std::vector<const FunctionDecl *> Insts;
+  for (const FunctionDecl *S : FT->specializations())
+    if (S->isTemplateInstantiation() && S->doesThisDeclarationHaveABody())
+      Insts.push_back(S);
+  if (Insts.empty())
+    return; // never instantiated here: nothing concrete to check
+  auto NameOf = [&](const FunctionDecl *FD) {
+    std::string S;
+    llvm::raw_string_ostream OS(S);
+    FD->getNameForDiagnostic(OS, Ctx->getPrintingPolicy(), false);
+    return S;
+  };
+  // Each instantiation checked on its own, as if first.
+  auto SavedReported = Reported;
+  std::vector<Finding> *SavedOut = Out;
+  std::vector<std::vector<Finding>> Per(Insts.size());
+  for (size_t I = 0; I < Insts.size(); ++I) {
+    Reported = SavedReported;
+    Out = &Per[I];
+    FunctionFacts Facts = FunctionFacts::compute(Insts[I]);
+    const KernelAnalysis *KA = nullptr;
+    if (CC->Analysis)
+      for (const KernelAnalysis &A : CC->Analysis->Kernels)
+        if (A.Kernel == Insts[I])
+          KA = &A;
+    checkKernel(KernelUnit{Insts[I], Facts, KA, false, Pattern});
+    flushPending();
+  }
+  Out = SavedOut;
+  Reported = SavedReported;
+  // One finding per place; its fix only when all instantiations agree.
+  auto Same = [](const Finding &A, const Finding &B) {
+    return A.RuleId == B.RuleId && A.Loc.File == B.Loc.File &&
+           A.Offset == B.Offset;
+  };
+  std::string All;
+  for (const FunctionDecl *FD : Insts)
+    All += (All.empty() ? "" : ", ") + NameOf(FD);
+  for (size_t I = 0; I < Per.size(); ++I)
+    for (Finding &F : Per[I]) {
+      bool Earlier = false;
+      for (size_t J = 0; J < I && !Earlier; ++J)
+        for (const Finding &G : Per[J])
+          if (Same(F, G))
+            Earlier = true;
+      if (Earlier)
+        continue;
+      std::string Why;
+      for (size_t J = 0; J < Per.size() && Why.empty(); ++J) {
+        if (J == I)
+          continue;
+        const Finding *G = nullptr;
+        for (const Finding &X : Per[J])
+          if (Same(F, X))
+            G = &X;
+        if (!G)
+          Why = "the template's instantiation " + NameOf(Insts[J]) +
+                " does not match (the fix edits the template's text, "
+                "shared by every instantiation)";
+        else if (F.Fix && !G->Fix)
+          Why = NameOf(Insts[J]) + ": " + G->WhyNoFix;
+        else if (F.Fix && (G->Fix->Edits != F.Fix->Edits ||
+                           G->Fix->Exact != F.Fix->Exact))
+          Why = "the instantiations " + NameOf(Insts[I]) + " and " +
+                NameOf(Insts[J]) + " need different rewrites of the "
+                "template's text";
+      }
+      if (F.Fix && !Why.empty()) {
+        F.Fix.reset();
+        F.WhyNoFix = Why;
+      }
+      F.Notes.push_back(makeNote(*Ctx, Pattern->getLocation(),
+                                 "kernel template checked in each of its "
+                                 "instantiations here: " + All));
+      Reported.insert({F.Loc.File, F.Offset});
+      Out->push_back(std::move(F));
+    }
 }
 
 void RuleCheck::refuse(Finding &F, const std::string &Why) {

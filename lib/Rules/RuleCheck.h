@@ -58,6 +58,10 @@ struct KernelUnit {
   /// The written pattern of a kernel template (dependent code): rules that
   /// rewrite it work on the template's own text.
   bool IsTemplate = false;
+  /// For rules that check templates through their instantiations
+  /// (RuleCheck::checksInstantiations): FD is one instantiation, checked on
+  /// behalf of this pattern; the edits land in the pattern's text.
+  const clang::FunctionDecl *Pattern = nullptr;
 };
 
 class RuleCheck : public Check,
@@ -72,6 +76,13 @@ protected:
   virtual void check(const clang::ast_matchers::MatchFinder::MatchResult &R) {}
   virtual void checkKernel(const KernelUnit &Kernel);
   virtual void checkTranslationUnit() {}
+  /// True for rules that check a kernel template through each of its
+  /// instantiations in the translation unit (concrete types, launch facts,
+  /// access analysis), instead of its dependent pattern: checkKernel runs
+  /// once per instantiation (KernelUnit::Pattern set), and a finding is
+  /// reported once, with its fix only when every instantiation gives the
+  /// same edits (the edits are in the template's text, shared by all).
+  virtual bool checksInstantiations() const { return false; }
 
   // --- context -------------------------------------------------------------
   clang::ASTContext &ctx() const { return *Ctx; }
@@ -144,6 +155,9 @@ private:
   std::set<std::pair<std::string, unsigned>> Reported;
   std::deque<Finding> Pending;
   void flushPending();
+  /// checksInstantiations(): checkKernel on each instantiation of the
+  /// template whose pattern is \p Pattern, findings merged.
+  void checkInstantiations(const clang::FunctionDecl *Pattern);
   /// Set by the default registerMatchers / checkKernel: the rule does not
   /// use that entry point (saves an AST traversal).
   bool NoMatchers = false, NoKernels = false;

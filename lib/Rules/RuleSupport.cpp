@@ -255,6 +255,18 @@ std::optional<TypeLoc> writtenLoc(const Expr *E) {
 
 } // namespace
 
+/// In a template instantiation, a type written as a template parameter
+/// (`T`) carries the substitution as sugar: the parameter's name, which the
+/// template's own text (what a fix edits) can use.
+static std::string substitutedParameter(QualType Q) {
+  if (const auto *ST = dyn_cast<SubstTemplateTypeParmType>(
+          Q.getUnqualifiedType().getTypePtr()))
+    if (const TemplateTypeParmDecl *P = ST->getReplacedParameter())
+      if (P->getIdentifier())
+        return P->getName().str();
+  return "";
+}
+
 std::string spelledType(const ASTContext &Ctx, QualType T,
                         const TypeLoc *Written) {
   T = T.getUnqualifiedType();
@@ -279,11 +291,17 @@ std::string spelledType(const ASTContext &Ctx, QualType T,
       } else {
         // A typedef or template parameter: the type with the sugar it was
         // written with.
+        std::string P = substitutedParameter(TL.getType());
+        if (!P.empty())
+          return P;
         return TL.getType().getUnqualifiedType().getAsString(
             Ctx.getPrintingPolicy());
       }
     }
   }
+  std::string P = substitutedParameter(T);
+  if (!P.empty())
+    return P;
   return T.getAsString(Ctx.getPrintingPolicy());
 }
 

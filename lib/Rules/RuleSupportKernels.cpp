@@ -101,6 +101,9 @@ std::vector<const FunctionDecl *> userKernels(ASTContext &Ctx,
 std::vector<const CUDAKernelCallExpr *>
 launchSitesOf(ASTContext &Ctx, const CheckContext &CC,
               const FunctionDecl *Kernel) {
+  // An instantiation's launches are indexed under its template.
+  if (const FunctionDecl *P = Kernel->getTemplateInstantiationPattern())
+    Kernel = P;
   const auto &L = sharedFacts(Ctx, CC).Launches;
   auto It = L.find(Kernel->getCanonicalDecl());
   return It == L.end() ? std::vector<const CUDAKernelCallExpr *>()
@@ -110,6 +113,8 @@ launchSitesOf(ASTContext &Ctx, const CheckContext &CC,
 bool allLaunchesVisible(ASTContext &Ctx, const CheckContext &CC,
                         const FunctionDecl *D, std::string &Why) {
   const SharedRuleFacts &F = sharedFacts(Ctx, CC);
+  if (const FunctionDecl *P = D->getTemplateInstantiationPattern())
+    D = P;
   auto It = F.Launches.find(D->getCanonicalDecl());
   if (It == F.Launches.end() || It->second.Sites.empty()) {
     Why = "no launch of the kernel in this file";

@@ -362,6 +362,14 @@ __shared__ __align__(16) float cudal1_Bs[2][32][64 + 0];  // B: 2 x TK x TN
       "rewrites them in round 1, this rule fires on the register form in "
       "round 2 of the same `--fix` run.\n"
       "\n"
+      "Kernel templates (`template <typename T> __global__ void mm(T *a, "
+      "...)`) are checked through each instantiation in the file: the fix "
+      "is offered when every instantiation gives the same rewrite of the "
+      "template's text (new locals and tiles typed `T`, slices sized for "
+      "8-byte elements); an instantiation that does not match (an element "
+      "type with its own operators) keeps the template unchanged, and the "
+      "finding says which.\n"
+      "\n"
       "## When there is no fix\n"
       "\n"
       "- the loop's bounds depend on the thread (triangular `k < i`), or the "
@@ -1053,12 +1061,15 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
   unsigned PadA = PadFor(TS.TM, AKUnit), PadB = PadFor(TS.TN, BKUnit);
   // Two buffers of each tile (the next slice is stored while the current
   // one is read).
+  // In a kernel template the tiles are written once for every
+  // instantiation: sized for 8-byte elements, whatever this one uses.
+  auto ElSize = [&](QualType T) -> uint64_t {
+    uint64_t Sz = Ctx.getTypeSizeInChars(T).getQuantity();
+    return Kernel.Pattern ? std::max<uint64_t>(Sz, 8) : Sz;
+  };
   auto SmemFor = [&](unsigned TK) -> uint64_t {
-    return 2 * TK * (TS.TM + PadA) *
-               Ctx.getTypeSizeInChars(AElT).getQuantity() +
-           2 * TK * (TS.TN + PadB) *
-               Ctx.getTypeSizeInChars(BElT).getQuantity() +
-           4 * (TS.TM + TS.TN);
+    return 2 * TK * (TS.TM + PadA) * ElSize(AElT) +
+           2 * TK * (TS.TN + PadB) * ElSize(BElT) + 4 * (TS.TM + TS.TN);
   };
   // 8-byte elements: shallower slices so that both buffers fit.
   while (SmemFor(TS.TK) > 48 * 1024 && TS.TK > 8 &&

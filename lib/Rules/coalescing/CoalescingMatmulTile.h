@@ -18,6 +18,7 @@ public:
 
 protected:
   void checkKernel(const KernelUnit &Kernel) override;
+  bool checksInstantiations() const override { return true; }
 };
 
 } // namespace cudal1

@@ -25,6 +25,7 @@ public:
 
 protected:
   void checkKernel(const KernelUnit &Kernel) override;
+  bool checksInstantiations() const override { return true; }
   /// Accumulations the access analysis finds that checkKernel did not
   /// report (through device functions, in templates, other forms): reported
   /// without a fix.
