@@ -390,17 +390,27 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
       Stmts.assign(CS->body_begin(), CS->body_end());
     else
       Stmts.push_back(L->getBody());
-    for (const Stmt *X : Stmts)
-      if (auto U = accUpdate(X))
-        if (const ArraySubscriptExpr *AS = columnLoad(U->E, F, Col->V, S->IV)) {
-          Loop = L;
-          LS = S;
-          Load = AS;
-          FirstUpd = U->BO;
-          break;
-        }
-    if (Loop)
+    // The load may be in the update or in a local the update reads
+    // (`float v = data[i * m + j]; s += v; ss += v * v;`).
+    const BinaryOperator *Upd = nullptr;
+    const ArraySubscriptExpr *AS = nullptr;
+    for (const Stmt *X : Stmts) {
+      if (auto U = accUpdate(X); U && !Upd)
+        Upd = U->BO;
+      if (const auto *DS = dyn_cast<DeclStmt>(X))
+        for (const Decl *D : DS->decls())
+          if (const auto *V = dyn_cast<VarDecl>(D); V && V->getInit() && !AS)
+            AS = columnLoad(V->getInit(), F, Col->V, S->IV);
+      if (auto U = accUpdate(X); U && !AS)
+        AS = columnLoad(U->E, F, Col->V, S->IV);
+    }
+    if (Upd && AS) {
+      Loop = L;
+      LS = S;
+      Load = AS;
+      FirstUpd = Upd;
       break;
+    }
   }
   if (!Loop)
     return;
@@ -705,12 +715,10 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
     for (const Decl *D : DS->decls()) {
       const auto *V = dyn_cast<VarDecl>(D);
       if (!V || V->isStaticLocal() || V->hasAttr<CUDASharedAttr>() ||
-          (V->getInit() && !isPure(Ctx, V->getInit())) ||
-          (F.isMutated(V) && !IsAcc(V)))
+          (V->getInit() && !isPure(Ctx, V->getInit())))
         return Refuse("the declaration '" +
                       sourceText(Ctx, S->getSourceRange()) +
-                      "' before the loop has side effects or its variable "
-                      "changes later");
+                      "' before the loop has side effects");
       ProLocals.insert(V);
     }
   }
@@ -818,30 +826,24 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
           return std::nullopt;
         return makeTextEdit(Ctx, *R, New);
       };
+      // The whole grid expression is replaced by one that contains it (the
+      // verifier derives the candidate's launch from that).
       std::string GT = sourceText(Ctx, G->getSourceRange());
       std::optional<TextEdit> Ed;
-      const Expr *First = nullptr;
-      if (const auto *C = dyn_cast<CXXConstructExpr>(G);
-          C && C->getNumArgs() >= 1 &&
-          C->getArg(0)->getType()->isIntegralOrEnumerationType() &&
-          !isa<CXXDefaultArgExpr>(C->getArg(0)))
-        First = C->getArg(0);
-      else if (const auto *IL = dyn_cast<InitListExpr>(G);
-               IL && IL->getNumInits() >= 1)
-        First = IL->getInit(0);
-      if (G->getType()->isIntegralOrEnumerationType()) {
+      if (G->getType()->isIntegralOrEnumerationType())
         Ed = EditOf(G, "(" + GT + ") * " + S_M);
-      } else if (First) {
-        std::string FT = sourceText(Ctx, First->getSourceRange());
-        if (!FT.empty())
-          Ed = EditOf(First, "(" + FT + ") * " + S_M);
-      } else if (isa<DeclRefExpr>(G)) {
+      else if (isa<DeclRefExpr>(G) ||
+               (isa<CXXConstructExpr>(G) &&
+                llvm::all_of(cast<CXXConstructExpr>(G)->arguments(),
+                             [&](const Expr *A) {
+                               return isa<CXXDefaultArgExpr>(A) ||
+                                      isPure(Ctx, A);
+                             })))
         Ed = EditOf(G, "dim3((" + GT + ").x * " + S_M + ", (" + GT +
                            ").y, (" + GT + ").z)");
-      } else {
+      else
         return Refuse("the grid '" + GT +
                       "' is not an integer, a dim3 variable or dim3(...)");
-      }
       if (!Ed || GT.empty())
         return Refuse(EW.empty() ? "a grid comes from a macro expansion" : EW);
       Fix.Edits.push_back(*Ed);

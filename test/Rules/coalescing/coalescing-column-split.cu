@@ -190,7 +190,7 @@ __global__ void project(float *A, const float *q, float *R, int k, int m, int n)
       A[i * n + j] = A[i * n + j] - q[i] * dot;
   }
 }
-// CHECK-MESSAGES: t.cu:[[@LINE-7]]:7: warning: one thread per column walks every row ('A[i * n + j]' over 'i'){{.*}} [coalescing-column-split]
+// CHECK-MESSAGES: t.cu:[[@LINE-6]]:7: warning: one thread per column walks every row ('A[i * n + j]' over 'i'){{.*}} [coalescing-column-split]
 // CHECK-MESSAGES: note: grid multiplied by 16 at this launch
 // CHECK-FIXES:      if ((j > k) && (j < n)) {
 // CHECK-FIXES-NEXT:   float dot = 0.0f;
@@ -372,3 +372,10 @@ void run(const float *data, float *mean, DATA_TYPE *dm, DATA_TYPE *sd, const flo
   colsum_100<<<(m + 99) / 100, 100>>>(data, out, m, n);
 }
 #endif
+// The launches: grids multiplied by blockDim.x / 8, blocks unchanged.
+// CHECK-FIXES:      colmean<<<((m + 255) / 256) * 32, 256>>>(data, mean, m, n);
+// CHECK-FIXES:      colstats<<<dim3((grid).x * 4, (grid).y, (grid).z), block>>>(dm, dm, sd);
+// CHECK-FIXES-NEXT: gemv_t<<<dim3((dim3((n + 127) / 128)).x * 16, (dim3((n + 127) / 128)).y, (dim3((n + 127) / 128)).z), dim3(128)>>>(A, r, b, g, m, n, 0.5f);
+// CHECK-FIXES-NEXT: colsum_int<<<(4) * 16, 128>>>(Ai, outi, m);
+// CHECK-FIXES-NEXT: project<<<((n + 127) / 128) * 16, 128>>>(Ag, q, R, 3, m, n);
+// CHECK-FIXES-NEXT: rowsum<<<(m + 255) / 256, 256>>>(data, out, m, n);
