@@ -908,6 +908,9 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
                      {Loop->getInc(), IncT}});
   if (LoopT.empty() || K0T.empty())
     return Refuse("the loop's text cannot be read");
+  if (!isa<CompoundStmt>(Loop->getBody()))
+    LoopT += ";"; // the token range ends before the body's ';'
+
   bool Inv = false;
   SourceLocation LoopB = SM.getExpansionLoc(Loop->getBeginLoc());
   std::string ProT;

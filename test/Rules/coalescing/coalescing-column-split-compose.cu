@@ -97,8 +97,8 @@ static void show(const char *name, const float *d, int n) {
 
 int main() {
   const int m = 211, n = 300;
-  float *h = new float[m * n], *hv = new float[n > m ? n : m];
-  for (int i = 0; i < m * n; i++)
+  float *h = new float[n * n], *hv = new float[n > m ? n : m];
+  for (int i = 0; i < n * n; i++)
     h[i] = rnd();
   for (int i = 0; i < (n > m ? n : m); i++)
     hv[i] = rnd() - 0.5f;
