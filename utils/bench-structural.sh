@@ -37,9 +37,9 @@ if [ "$GENERATE" = 1 ]; then
   # The rewrites that are offered for GPU measurement by default are applied
   # too (test/Driver/Inputs/apply-all.yaml).
   CFG="$ROOT/test/Driver/Inputs/apply-all.yaml"
-  gen() { # rule input output
+  gen() { # rule input output [config]
     [ "$2" = "$3" ] || cp "$2" "$3"
-    "$T" --rules="-*,$1" --config-file="$CFG" --fix --allow-unverified "$3" > "$3.log" 2>&1
+    "$T" --rules="-*,$1" --config-file="${4:-$CFG}" --fix --allow-unverified "$3" > "$3.log" 2>&1
     grep -q "applied [1-9][0-9]* fix" "$3.log" || { echo "bench-structural: $1 made no fix for $2:" >&2; cat "$3.log" >&2; exit 1; }
     # Keep the file names of the originals out of the committed logs.
     sed -i "s|$ROOT/||g; s|$GEN/||g" "$3.log"
@@ -56,6 +56,8 @@ if [ "$GENERATE" = 1 ]; then
   gen sync-warp-atomic-reduction "$B/warpatomic.cu" "$GEN/warpatomic.rewritten.cu"
   gen memory-hoist-invariant-load "$B/hoist.cu" "$GEN/hoist.rewritten.cu"
   gen algebraic-invariant-factor "$B/factor.cu" "$GEN/factor.rewritten.cu"
+  gen coalescing-column-split "$B/colsum.cu" "$GEN/colsum.rewritten.cu"
+  gen coalescing-column-split "$B/colsum.cu" "$GEN/colsum32.rewritten.cu" "$B/colsplit32.yaml"
   # matmul: tiled in round 1; gemm_rmw: register accumulation in round 1,
   # tiled in round 2 (composition).
   gen memory-register-accumulation,coalescing-matmul-tile "$B/matmul.cu" "$GEN/matmul.rewritten.cu"

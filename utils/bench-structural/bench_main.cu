@@ -96,6 +96,15 @@ namespace o_wa {
 namespace n_wa {
 #include "warpatomic.rewritten.cu"
 }
+namespace o_cs {
+#include "colsum.cu"
+}
+namespace n_cs {
+#include "colsum.rewritten.cu"
+}
+namespace n_cs32 {
+#include "colsum32.rewritten.cu"
+}
 namespace o_mm {
 #include "matmul.cu"
 }
@@ -268,6 +277,33 @@ int main(int argc, char **argv) {
                    {[=] { CK(cudaMemsetAsync(sumO, 0, 4)); }, [=] { o_wa::total<<<unsigned(NN / 256), 256>>>(A, sumO, int(NN)); }, sumO, 1},
                    {[=] { CK(cudaMemsetAsync(sumN, 0, 4)); }, [=] { n_wa::total<<<unsigned(NN / 256), 256>>>(A, sumN, int(NN)); }, sumN, 1},
                    RefSum, 1e-3});
+
+  // Column means (colsum.cu): one thread per column walking every row,
+  // split across the block by coalescing-column-split (8 columns per block,
+  // the default, and 32 with the option Columns); A viewed as 4096 x 4096
+  // and as 8192 rows x 2048 columns.
+  for (int Cols : {4096, 2048}) {
+    int Rows = int(NN / Cols);
+    std::vector<double> RefCol(Cols, 0.0);
+    for (int I = 0; I < Rows; ++I)
+      for (int J = 0; J < Cols; ++J)
+        RefCol[J] += hA[size_t(I) * Cols + J];
+    for (double &V : RefCol)
+      V /= Rows;
+    std::string Sz = std::to_string(Rows) + "x" + std::to_string(Cols);
+    Cases.push_back({"colmean" + Sz, "coalescing-column-split", "reassociating",
+                     {NoReset, [=] { o_cs::launch_colmean(A, yO, Cols, Rows); }, yO, size_t(Cols)},
+                     {NoReset, [=] { n_cs::launch_colmean(A, yN, Cols, Rows); }, yN, size_t(Cols)},
+                     RefCol, 1e-4});
+    Cases.push_back({"colmean" + Sz, "coalescing-column-split (Columns 32)", "reassociating",
+                     {NoReset, [=] { o_cs::launch_colmean(A, yO, Cols, Rows); }, yO, size_t(Cols)},
+                     {NoReset, [=] { n_cs32::launch_colmean(A, yN, Cols, Rows); }, yN, size_t(Cols)},
+                     RefCol, 1e-4});
+    Cases.push_back({"colmean2d_32x8_" + Sz, "coalescing-column-split", "reassociating",
+                     {NoReset, [=] { o_cs::launch_colmean2d(A, yO, Cols, Rows); }, yO, size_t(Cols)},
+                     {NoReset, [=] { n_cs::launch_colmean2d(A, yN, Cols, Rows); }, yN, size_t(Cols)},
+                     RefCol, 1e-4});
+  }
 
   // Matrix products (matmul.cu): C = 1.5 A B + 0.5 C, square, 1024 and
   // 4096; C is reset from C0 before every launch (untimed). gemm_rmw is the

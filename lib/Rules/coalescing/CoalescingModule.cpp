@@ -1,4 +1,5 @@
 //===- CoalescingModule.cpp - the coalescing-* rules ----------------------===//
+#include "CoalescingColumnSplit.h"
 #include "CoalescingMatmulTile.h"
 #include "CoalescingSmemStaging.h"
 #include "CoalescingStridedAccess.h"
@@ -8,7 +9,7 @@
 #include "CoalescingWarpPerRow.h"
 
 namespace cudal1 {
-static RuleModule<CoalescingMatmulTile, CoalescingSmemStaging,
+static RuleModule<CoalescingColumnSplit, CoalescingMatmulTile, CoalescingSmemStaging,
                   CoalescingStridedAccess, CoalescingThreadMappingSwap,
                   CoalescingTransposeTile, CoalescingUncoalescedAccess,
                   CoalescingWarpPerRow>

@@ -1,0 +1,381 @@
+// coalescing-column-split: one thread per column walking every row gets the
+// rows split across the threads of a block, partial sums combined in shared
+// memory in a fixed order, and a grid blockDim.x / 8 times larger.
+// RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu
+// RUN: %cuda-l1-rewrite --rules='-*,coalescing-column-split' --fix --allow-unverified %t/t.cu 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not='{{t.cu:[0-9]+:[0-9]+: warning}}'
+// RUN: grep -v '// CHECK' %t/t.cu | FileCheck --check-prefix=CHECK-FIXES %s
+// Idempotent: a second run changes nothing.
+// RUN: cp %t/t.cu %t/once.cu
+// RUN: %cuda-l1-rewrite --rules='-*,coalescing-column-split' --fix --allow-unverified %t/t.cu
+// RUN: diff %t/once.cu %t/t.cu
+// The fixes offered, with their exactness (JSON).
+// RUN: %cuda-l1-rewrite --rules='-*,coalescing-column-split' --format=json %s | FileCheck --check-prefix=FIX %s
+// The rewritten file compiles: nvcc, and NVRTC for every kernel extracted
+// with its context.
+// RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
+// RUN: %if nvrtc %{ %cuda-l1-rewrite --extract=all --verify=compile -o %t/ex %t/t.cu | FileCheck --check-prefix=NVRTC %s %}
+// NVRTC: compiled, 0 failed
+// Option Columns: 32 columns per block (whole 128-byte lines).
+// RUN: cp %s %t/c32.cu && printf 'CheckOptions:\n  coalescing-column-split.Columns: 32\n' > %t/c32.yaml
+// RUN: %cuda-l1-rewrite --rules='-*,coalescing-column-split' --config-file=%t/c32.yaml --fix --allow-unverified %t/c32.cu > /dev/null 2>&1
+// RUN: grep -v '// CHECK' %t/c32.cu | FileCheck --check-prefix=C32 %s
+// C32: const unsigned int cudal1_seg = cudal1_t / 32u;
+// C32: int j = blockIdx.x * 32u + cudal1_t % 32u;
+// C32: colmean<<<((m + 255) / 256) * 8, 256>>>(data, mean, m, n);
+#ifndef __CUDACC_RTC__
+#include <cuda_runtime.h>
+#endif
+
+#define DATA_TYPE float
+#define NROWS 4096
+#define NCOLS 2048
+
+// The column mean: 1-D block of 256, grid x32.
+__global__ void colmean(const float *data, float *mean, int m, int n) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < m) {
+    float s = 0;
+    for (int i = 0; i < n; i++)
+      s += data[i * m + j];
+    mean[j] = s / n;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: one thread per column walks every row ('data[i * m + j]' over 'i') with as many threads as columns{{.*}} [coalescing-column-split]
+// CHECK-MESSAGES: note: the launch's grid is not known here
+// CHECK-MESSAGES: note: grid multiplied by 32 at this launch
+// FIX: "description": "split each column's rows across the block: 8 columns per block
+// FIX: "exactness": "reassociating"
+// CHECK-FIXES:      // cuda-l1 coalescing-column-split: 8 columns per block, the block's threads split the rows
+// CHECK-FIXES-NEXT: // (partial sums combined in shared memory in a fixed order).
+// CHECK-FIXES-NEXT: const unsigned int cudal1_t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+// CHECK-FIXES-NEXT: const unsigned int cudal1_seg = cudal1_t / 8u;
+// CHECK-FIXES-NEXT: const unsigned int cudal1_nseg = blockDim.x * blockDim.y * blockDim.z / 8u;
+// CHECK-FIXES-NEXT: __shared__ float cudal1_part_s[1024];
+// CHECK-FIXES-NEXT: int j = blockIdx.x * 8u + cudal1_t % 8u;
+// CHECK-FIXES-NEXT: if (j < m) {
+// CHECK-FIXES-NEXT:   float s = 0;
+// CHECK-FIXES-NEXT:   for (int i = 0 + (int)cudal1_seg; i < n; i += (int)cudal1_nseg)
+// CHECK-FIXES-NEXT:     s += data[i * m + j];
+// CHECK-FIXES-NEXT:   cudal1_part_s[cudal1_t] = s;
+// CHECK-FIXES-NEXT: }
+// CHECK-FIXES-NEXT: __syncthreads();
+// CHECK-FIXES-NEXT: if (cudal1_seg == 0u && (j < m)) {
+// CHECK-FIXES-NEXT:   float s = 0;
+// CHECK-FIXES-NEXT:   s = cudal1_part_s[cudal1_t];
+// CHECK-FIXES-NEXT:   for (unsigned int cudal1_q = 1u; cudal1_q < cudal1_nseg; ++cudal1_q)
+// CHECK-FIXES-NEXT:     s += cudal1_part_s[cudal1_t + 8u * cudal1_q];
+// CHECK-FIXES-NEXT:   mean[j] = s / n;
+// CHECK-FIXES-NEXT: }
+// CHECK-FIXES-NEXT: }
+
+// A 2-D block whose y index is never read: the 8 duplicate threads of a
+// column become row segments; two accumulators, macros for the type and
+// the sizes, a sqrt epilogue.
+__global__ void colstats(DATA_TYPE *data, DATA_TYPE *mean, DATA_TYPE *stddev) {
+  int col = threadIdx.x + blockIdx.x * blockDim.x;
+  if (col < NCOLS) {
+    DATA_TYPE sum = 0.0f, sq = 0.0f;
+    for (int row = 0; row < NROWS; ++row) {
+      DATA_TYPE v = data[row * NCOLS + col];
+      sum += v;
+      sq += v * v;
+    }
+    DATA_TYPE mu = sum / NROWS;
+    mean[col] = mu;
+    stddev[col] = sqrtf(sq / NROWS - mu * mu);
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-8]]:7: warning: one thread per column walks every row ('data[row * NCOLS + col]' over 'row'){{.*}} [coalescing-column-split]
+// CHECK-MESSAGES: note: grid multiplied by 4 at this launch
+// CHECK-FIXES:      __shared__ DATA_TYPE cudal1_part_sum[1024];
+// CHECK-FIXES-NEXT: __shared__ DATA_TYPE cudal1_part_sq[1024];
+// CHECK-FIXES-NEXT: int col = blockIdx.x * 8u + cudal1_t % 8u;
+// CHECK-FIXES-NEXT: if (col < NCOLS) {
+// CHECK-FIXES-NEXT:   DATA_TYPE sum = 0.0f, sq = 0.0f;
+// CHECK-FIXES-NEXT:   for (int row = 0 + (int)cudal1_seg; row < NROWS; row += (int)cudal1_nseg) {
+// CHECK-FIXES-NEXT:     DATA_TYPE v = data[row * NCOLS + col];
+// CHECK-FIXES-NEXT:     sum += v;
+// CHECK-FIXES-NEXT:     sq += v * v;
+// CHECK-FIXES-NEXT:   }
+// CHECK-FIXES-NEXT:   cudal1_part_sum[cudal1_t] = sum;
+// CHECK-FIXES-NEXT:   cudal1_part_sq[cudal1_t] = sq;
+// CHECK-FIXES-NEXT: }
+// CHECK-FIXES-NEXT: __syncthreads();
+// CHECK-FIXES-NEXT: if (cudal1_seg == 0u && (col < NCOLS)) {
+// CHECK-FIXES-NEXT:   DATA_TYPE sum = 0.0f, sq = 0.0f;
+// CHECK-FIXES-NEXT:   sum = cudal1_part_sum[cudal1_t];
+// CHECK-FIXES-NEXT:   sq = cudal1_part_sq[cudal1_t];
+// CHECK-FIXES-NEXT:   for (unsigned int cudal1_q = 1u; cudal1_q < cudal1_nseg; ++cudal1_q) {
+// CHECK-FIXES-NEXT:     sum += cudal1_part_sum[cudal1_t + 8u * cudal1_q];
+// CHECK-FIXES-NEXT:     sq += cudal1_part_sq[cudal1_t + 8u * cudal1_q];
+// CHECK-FIXES-NEXT:   }
+// CHECK-FIXES-NEXT:   DATA_TYPE mu = sum / NROWS;
+// CHECK-FIXES-NEXT:   mean[col] = mu;
+// CHECK-FIXES-NEXT:   stddev[col] = sqrtf(sq / NROWS - mu * mu);
+// CHECK-FIXES-NEXT: }
+
+// The transposed matrix-vector product with a bias (a start other than
+// zero: segment 0 keeps it), `alpha *` epilogue, early return, size_t
+// indices.
+__global__ void gemv_t(const float *A, const float *r, const float *b, float *g, size_t m, size_t n, float alpha) {
+  size_t j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= n)
+    return;
+  float acc = b[j];
+  for (size_t i = 0; i < m; ++i)
+    acc += A[i * n + j] * r[i];
+  g[j] = alpha * acc;
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-3]]:5: warning: one thread per column walks every row ('A[i * n + j]' over 'i'){{.*}} [coalescing-column-split]
+// CHECK-MESSAGES: note: grid multiplied by 16 at this launch
+// CHECK-FIXES:      size_t j = (size_t)blockIdx.x * 8u + cudal1_t % 8u;
+// CHECK-FIXES-NEXT: if (!(j >= n)) {
+// CHECK-FIXES-NEXT:   float acc = b[j];
+// CHECK-FIXES-NEXT:   if (cudal1_seg != 0u) {
+// CHECK-FIXES-NEXT:     acc = 0;
+// CHECK-FIXES-NEXT:   }
+// CHECK-FIXES-NEXT:   for (size_t i = 0 + (size_t)cudal1_seg; i < m; i += (size_t)cudal1_nseg)
+// CHECK-FIXES-NEXT:     acc += A[i * n + j] * r[i];
+// CHECK-FIXES-NEXT:   cudal1_part_acc[cudal1_t] = acc;
+// CHECK-FIXES-NEXT: }
+// CHECK-FIXES-NEXT: __syncthreads();
+// CHECK-FIXES-NEXT: if (cudal1_seg == 0u && !(j >= n)) {
+// CHECK-FIXES-NEXT:   float acc = b[j];
+// CHECK-FIXES-NEXT:   acc = cudal1_part_acc[cudal1_t];
+// CHECK-FIXES-NEXT:   for (unsigned int cudal1_q = 1u; cudal1_q < cudal1_nseg; ++cudal1_q)
+// CHECK-FIXES-NEXT:     acc += cudal1_part_acc[cudal1_t + 8u * cudal1_q];
+// CHECK-FIXES-NEXT:   g[j] = alpha * acc;
+// CHECK-FIXES-NEXT: }
+
+// A fixed-size array parameter read as A[i][j]; integer sums: bitwise.
+__global__ void colsum_int(const int A[][512], long long *out, int rows) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  long long s = 0;
+  for (int i = 0; i < rows; i++) {
+    s += A[i][j];
+  }
+  out[j] = s;
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:5: warning: one thread per column walks every row ('A[i][j]' over 'i'){{.*}} [coalescing-column-split]
+// CHECK-MESSAGES: note: grid multiplied by 16 at this launch
+// FIX: "exactness": "bitwise"
+// CHECK-FIXES:      int j = blockIdx.x * 8u + cudal1_t % 8u;
+// CHECK-FIXES-NEXT: long long s = 0;
+// CHECK-FIXES-NEXT: {
+// CHECK-FIXES-NEXT:   for (int i = 0 + (int)cudal1_seg; i < rows; i += (int)cudal1_nseg) {
+// CHECK-FIXES-NEXT:     s += A[i][j];
+// CHECK-FIXES-NEXT:   }
+// CHECK-FIXES-NEXT:   cudal1_part_s[cudal1_t] = s;
+// CHECK-FIXES-NEXT: }
+// CHECK-FIXES-NEXT: __syncthreads();
+// CHECK-FIXES-NEXT: if (cudal1_seg == 0u) {
+// CHECK-FIXES-NEXT:   s = cudal1_part_s[cudal1_t];
+// CHECK-FIXES-NEXT:   for (unsigned int cudal1_q = 1u; cudal1_q < cudal1_nseg; ++cudal1_q)
+// CHECK-FIXES-NEXT:     s += cudal1_part_s[cudal1_t + 8u * cudal1_q];
+// CHECK-FIXES-NEXT:   out[j] = s;
+// CHECK-FIXES-NEXT: }
+
+// A triangular column walk (rows from the column down), a second pass
+// after the loop that overwrites the column (Gram-Schmidt's projection):
+// it runs once per column after every segment has read the column.
+__global__ void project(float *A, const float *q, float *R, int k, int m, int n) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if ((j > k) && (j < n)) {
+    float dot = 0.0f;
+    for (int i = k; i <= m - 1; i++)
+      dot += q[i] * A[i * n + j];
+    R[k * n + j] = dot;
+    for (int i = 0; i < m; i++)
+      A[i * n + j] = A[i * n + j] - q[i] * dot;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-6]]:7: warning: one thread per column walks every row ('A[i * n + j]' over 'i'){{.*}} [coalescing-column-split]
+// CHECK-MESSAGES: note: grid multiplied by 16 at this launch
+// CHECK-FIXES:      if ((j > k) && (j < n)) {
+// CHECK-FIXES-NEXT:   float dot = 0.0f;
+// CHECK-FIXES-NEXT:   for (int i = k + (int)cudal1_seg; i <= m - 1; i += (int)cudal1_nseg)
+// CHECK-FIXES-NEXT:     dot += q[i] * A[i * n + j];
+// CHECK-FIXES-NEXT:   cudal1_part_dot[cudal1_t] = dot;
+// CHECK-FIXES-NEXT: }
+// CHECK-FIXES-NEXT: __syncthreads();
+// CHECK-FIXES-NEXT: if (cudal1_seg == 0u && ((j > k) && (j < n))) {
+// CHECK-FIXES-NEXT:   float dot = 0.0f;
+// CHECK-FIXES-NEXT:   dot = cudal1_part_dot[cudal1_t];
+// CHECK-FIXES-NEXT:   for (unsigned int cudal1_q = 1u; cudal1_q < cudal1_nseg; ++cudal1_q)
+// CHECK-FIXES-NEXT:     dot += cudal1_part_dot[cudal1_t + 8u * cudal1_q];
+// CHECK-FIXES-NEXT:   R[k * n + j] = dot;
+// CHECK-FIXES-NEXT:   for (int i = 0; i < m; i++)
+// CHECK-FIXES-NEXT:     A[i * n + j] = A[i * n + j] - q[i] * dot;
+// CHECK-FIXES-NEXT: }
+
+// --- no finding: good code -----------------------------------------------
+
+// A row walk (warp-per-row's pattern), not a column walk.
+__global__ void rowsum(const float *A, float *out, int m, int n) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < m) {
+    float s = 0;
+    for (int c = 0; c < n; c++)
+      s += A[r * n + c];
+    out[r] = s;
+  }
+}
+
+// Already split: threads along y share the rows of a column.
+__global__ void colsum_split(const float *data, float *out, int m, int n) {
+  __shared__ float part[8][32];
+  int j = blockIdx.x * 32 + threadIdx.x;
+  float s = 0;
+  for (int i = threadIdx.y; i < n; i += 8)
+    if (j < m)
+      s += data[i * m + j];
+  part[threadIdx.y][threadIdx.x] = s;
+  __syncthreads();
+  if (threadIdx.y == 0 && j < m) {
+    for (int y = 1; y < 8; y++)
+      s += part[y][threadIdx.x];
+    out[j] = s;
+  }
+}
+
+// Enough threads: the launch below has 4096 x 256 threads.
+__global__ void colsum_wide(const float *data, float *out, int m, int n) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < m) {
+    float s = 0;
+    for (int i = 0; i < n; i++)
+      s += data[i * m + j];
+    out[j] = s;
+  }
+}
+
+// A few rows (a constant trip count below MinRows): nothing to split.
+__global__ void colsum_short(const float *data, float *out, int m) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < m) {
+    float s = 0;
+    for (int i = 0; i < 16; i++)
+      s += data[i * m + j];
+    out[j] = s;
+  }
+}
+
+// Two thread indices (a matrix product): coalescing-matmul-tile's pattern.
+__global__ void matmul(const float *A, const float *B, float *C, int n) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row < n && col < n) {
+    float s = 0;
+    for (int k = 0; k < n; k++)
+      s += A[row * n + k] * B[k * n + col];
+    C[row * n + col] = s;
+  }
+}
+
+// --- findings without a fix --------------------------------------------------
+
+// The block size is a parameter of the host function.
+__global__ void colsum_bs(const float *data, float *out, int m, int n) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < m) {
+    float s = 0;
+    for (int i = 0; i < n; i++)
+      s += data[i * m + j];
+    out[j] = s;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: one thread per column walks every row{{.*}} [coalescing-column-split]
+// CHECK-MESSAGES: note: the launch's grid is not known here
+// CHECK-MESSAGES: note: no fix: the block size at the launch at {{.*}} is not a compile-time constant; the split needs a constant block
+
+// Nested in another loop (covariance's products of column pairs).
+__global__ void covar(const float *data, float *cov, int m, int n) {
+  int j1 = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j1 < n) {
+    for (int j2 = j1; j2 < n; j2++) {
+      float s = 0;
+      for (int i = 0; i < m; i++)
+        s += data[i * n + j1] * data[i * n + j2];
+      cov[j1 * n + j2] = s;
+    }
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-5]]:9: warning: one thread per column walks every row ('data[i * n + j1]' over 'i'){{.*}} [coalescing-column-split]
+// CHECK-MESSAGES: note: the launch's grid is not known here
+// CHECK-MESSAGES: note: no fix: the loop is nested in another loop or in control flow other than a final `if (...) { ... }` of the kernel
+
+// The loop stores besides the sum.
+__global__ void colsum_store(float *data, float *out, int m, int n) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < m) {
+    float s = 0;
+    for (int i = 0; i < n; i++) {
+      s += data[i * m + j];
+      data[i * m + j] = s;
+    }
+    out[j] = s;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-6]]:7: warning: one thread per column walks every row{{.*}} [coalescing-column-split]
+// CHECK-MESSAGES: note: the launch's grid is not known here
+// CHECK-MESSAGES: note: no fix: the loop does more than accumulate: 'data[i * m + j] = s'
+
+// blockDim.x read outside the column's declaration.
+__global__ void colsum_bdim(const float *data, float *out, int m, int n) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < m) {
+    float s = 0;
+    for (int i = 0; i < n; i++)
+      s += data[i * m + j];
+    out[j] = s / blockDim.x;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: one thread per column walks every row{{.*}} [coalescing-column-split]
+// CHECK-MESSAGES: note: the launch's grid is not known here
+// CHECK-MESSAGES: note: no fix: the kernel reads threadIdx/blockIdx/blockDim/gridDim other than in the declaration of 'j'
+
+// A block of 100 threads: not a multiple of 8 columns.
+__global__ void colsum_100(const float *data, float *out, int m, int n) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < m) {
+    float s = 0;
+    for (int i = 0; i < n; i++)
+      s += data[i * m + j];
+    out[j] = s;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: one thread per column walks every row{{.*}} [coalescing-column-split]
+// CHECK-MESSAGES: note: the launch's grid is not known here
+// CHECK-MESSAGES: note: no fix: the block's x-extent 100 is not a multiple of 8
+
+#ifndef __CUDACC_RTC__
+void run(const float *data, float *mean, DATA_TYPE *dm, DATA_TYPE *sd, const float *A, const float *r, const float *b,
+         float *g, const int (*Ai)[512], long long *outi, float *Ag, const float *q, float *R, float *out, int m,
+         int n, int bs) {
+  colmean<<<(m + 255) / 256, 256>>>(data, mean, m, n);
+  dim3 block(32, 8);
+  dim3 grid((NCOLS + 31) / 32);
+  colstats<<<grid, block>>>(dm, dm, sd);
+  gemv_t<<<dim3((n + 127) / 128), dim3(128)>>>(A, r, b, g, m, n, 0.5f);
+  colsum_int<<<4, 128>>>(Ai, outi, m);
+  project<<<(n + 127) / 128, 128>>>(Ag, q, R, 3, m, n);
+  rowsum<<<(m + 255) / 256, 256>>>(data, out, m, n);
+  colsum_split<<<(m + 31) / 32, dim3(32, 8)>>>(data, out, m, n);
+  colsum_wide<<<4096, 256>>>(data, out, 4096 * 256, n);
+  colsum_short<<<(m + 255) / 256, 256>>>(data, out, m);
+  matmul<<<dim3(n / 16, n / 16), dim3(16, 16)>>>(A, A, g, n);
+  colsum_bs<<<(m + bs - 1) / bs, bs>>>(data, out, m, n);
+  covar<<<(n + 255) / 256, 256>>>(data, g, m, n);
+  colsum_store<<<(m + 255) / 256, 256>>>(g, out, m, n);
+  colsum_bdim<<<(m + 255) / 256, 256>>>(data, out, m, n);
+  colsum_100<<<(m + 99) / 100, 100>>>(data, out, m, n);
+}
+#endif
+// The launches: grids multiplied by blockDim.x / 8, blocks unchanged.
+// CHECK-FIXES:      colmean<<<((m + 255) / 256) * 32, 256>>>(data, mean, m, n);
+// CHECK-FIXES:      colstats<<<dim3((grid).x * 4, (grid).y, (grid).z), block>>>(dm, dm, sd);
+// CHECK-FIXES-NEXT: gemv_t<<<dim3((dim3((n + 127) / 128)).x * 16, (dim3((n + 127) / 128)).y, (dim3((n + 127) / 128)).z), dim3(128)>>>(A, r, b, g, m, n, 0.5f);
+// CHECK-FIXES-NEXT: colsum_int<<<(4) * 16, 128>>>(Ai, outi, m);
+// CHECK-FIXES-NEXT: project<<<((n + 127) / 128) * 16, 128>>>(Ag, q, R, 3, m, n);
+// CHECK-FIXES-NEXT: rowsum<<<(m + 255) / 256, 256>>>(data, out, m, n);
