@@ -113,7 +113,15 @@ bool isFloatKind(ElemKind K) {
 std::string Distribution::str() const {
   auto N = [](double V) {
     char Buf[32];
-    std::snprintf(Buf, sizeof(Buf), "%g", V);
+    // Integers exactly (sizes of large buffers: "int(0, 16777215)", not
+    // "1.67772e+07"); other numbers in the shortest form that reads back.
+    if (V == std::floor(V) && std::fabs(V) < 9007199254740992.0)
+      std::snprintf(Buf, sizeof(Buf), "%.0f", V);
+    else {
+      std::snprintf(Buf, sizeof(Buf), "%g", V);
+      if (std::strtod(Buf, nullptr) != V)
+        std::snprintf(Buf, sizeof(Buf), "%.17g", V);
+    }
     return std::string(Buf);
   };
   switch (K) {
