@@ -53,6 +53,7 @@ void addBufferUses(ASTContext &Ctx, const AnalysisResults &A,
       U->Written |= KA.WrittenBases.count(P) > 0;
       U->Escaped |= KA.EscapedBases.count(P) > 0 || UnknownWrites;
     }
+    addIndexUses(Ctx, KA, K);
   }
 }
 

@@ -377,7 +377,7 @@ CandidatesResult CandidateRun::verify() {
     if (!Opts.Quiet)
       errs() << formatv("cuda-l1: [{0}/{1}] {2}: {3}\n", Index, Jobs.size(),
                         J.Kernel, J.Candidate.Label);
-    CandidateVerdict V = runVerifyJob(J, VO, Report.Gpu, &KR);
+    CandidateVerdict V = P.verifyWithinBudget(J, VO, Report.Gpu, &KR);
     if (!Opts.Quiet)
       errs() << formatv("cuda-l1: [{0}/{1}] {2}: {3}\n", Index, Jobs.size(),
                         V.Accepted ? "ACCEPTED" : "rejected",

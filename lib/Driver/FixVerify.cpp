@@ -357,7 +357,7 @@ CandidateVerdict FixVerifier::runJob(KernelWork &W,
   if (!Opts.Quiet)
     errs() << formatv("cuda-l1: [{0}/{1}] {2}: {3}\n", Index, NumCandidates,
                       W.Kernel, Label);
-  CandidateVerdict V = runVerifyJob(J, optionsFor(VO, FP), Gpu, &KR);
+  CandidateVerdict V = P.verifyWithinBudget(J, optionsFor(VO, FP), Gpu, &KR);
   V.Name = Label;
   V.Origin = J.Origin;
   if (!Opts.Quiet)
@@ -388,6 +388,8 @@ void FixVerifier::verifyKernel(KernelWork &W, VerifyReport &Report) {
       Result.Decisions[C.first].Speedup = V.Timing->Speedup;
     if (V.Accepted)
       Accepted.push_back({C.first, V});
+    else if (V.RejectKind == "budget")
+      decline(C.first, V.Reason);
     else
       decline(C.first, "rejected [" + V.RejectKind + "] " + V.Reason);
   }

@@ -120,7 +120,7 @@ LlmSearch::runJobs(const std::vector<VerifyJob> &Jobs, KernelReport &KR) {
       };
     for (size_t I; (I = Next++) < Jobs.size();) {
       KernelReport R;
-      Verdicts[I] = runVerifyJob(Jobs[I], O, Gpus[G], &R);
+      Verdicts[I] = P.verifyWithinBudget(Jobs[I], O, Gpus[G], &R);
       std::lock_guard<std::mutex> L(M);
       if (!R.OriginalDeterministic) {
         KR.OriginalDeterministic = false;

@@ -3,6 +3,7 @@
 #include "cudal1/Compile/Nvrtc.h"
 #include "cudal1/Config.h"
 #include "cudal1/Model/KernelModel.h"
+#include "cudal1/Verify/Budget.h"
 #include "cudal1/Verify/Runner.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -12,6 +13,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <chrono>
 #include <ctime>
 #include <set>
 
@@ -168,6 +170,7 @@ VerifyOptions Pipeline::verifyOptions() const {
   VO.CudaPath = Opts.CudaPath;
   VO.Samples = std::max(30u, Opts.VerifySamples);
   VO.TimeoutSeconds = Opts.VerifyTimeout;
+  VO.TimingSeconds = Opts.VerifyCandidateTime;
   VO.MinSpeedup = Opts.MinSpeedup;
   VO.AllowFastMath = Opts.AllowFastMath;
   VO.Tol.F32Rtol = Opts.VerifyRtol;
@@ -200,6 +203,44 @@ VerifyOptions Pipeline::verifyOptions() const {
       errs() << "cuda-l1:   " << S << "\n";
     };
   return VO;
+}
+
+CandidateVerdict Pipeline::verifyWithinBudget(const VerifyJob &Job,
+                                              const VerifyOptions &VO,
+                                              const GpuInfo &Gpu,
+                                              KernelReport *Kernel) {
+  VerifyOptions O = VO;
+  {
+    std::lock_guard<std::mutex> L(*BudgetMutex);
+    if (!Budget)
+      Budget = std::make_shared<RunBudget>(Opts.VerifyBudget);
+    std::string Why;
+    if (!Budget->mayStart(Why)) {
+      Budget->noteDeclined();
+      CandidateVerdict V;
+      V.Name = Job.Candidate.Label;
+      V.Origin = Job.Origin;
+      V.Exact = Job.Exact;
+      V.Correct = false;
+      V.Accepted = false;
+      V.RejectKind = "budget";
+      V.Reason = Why;
+      return V;
+    }
+    if (Budget->limited()) {
+      double Half = std::max(1.0, Budget->left() / 2);
+      if (O.TimingSeconds <= 0 || O.TimingSeconds > Half)
+        O.TimingSeconds = Half;
+    }
+  }
+  auto T0 = std::chrono::steady_clock::now();
+  CandidateVerdict V = runVerifyJob(Job, O, Gpu, Kernel);
+  double S = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                           T0)
+                 .count();
+  std::lock_guard<std::mutex> L(*BudgetMutex);
+  Budget->record(S);
+  return V;
 }
 
 static std::string nowUtc() {

@@ -205,3 +205,78 @@ void ProjectModel::sort() {
 }
 
 } // namespace cudal1
+
+namespace cudal1 {
+
+bool IndexExpr::loads(unsigned P, bool InBound, bool UnderRange) const {
+  if (Kind == Load && Buffer == P && (!InBound || UnderRange))
+    return true;
+  for (const IndexExpr &O : Ops)
+    if (O.loads(P, InBound, UnderRange || Kind == Range))
+      return true;
+  return false;
+}
+
+void IndexExpr::loadedParams(std::set<unsigned> &Out) const {
+  if (Kind == Load)
+    Out.insert(Buffer);
+  for (const IndexExpr &O : Ops)
+    O.loadedParams(Out);
+}
+
+std::string IndexExpr::opaqueWhy(unsigned P) const {
+  if (Kind == Opaque && loads(P))
+    return Name;
+  for (const IndexExpr &O : Ops) {
+    std::string W = O.opaqueWhy(P);
+    if (!W.empty())
+      return W;
+  }
+  return "";
+}
+
+std::string IndexExpr::str(const std::vector<std::string> &Names) const {
+  auto Bin = [&](const char *Op) {
+    return "(" + Ops[0].str(Names) + " " + Op + " " + Ops[1].str(Names) + ")";
+  };
+  switch (Kind) {
+  case Const:
+    return std::to_string(Value);
+  case Param:
+  case Builtin:
+    return Name;
+  case Load:
+    return (Buffer < Names.size() ? Names[Buffer]
+                                 : "param" + std::to_string(Buffer)) +
+           "[.]";
+  case Range:
+    return "{" + Ops[0].str(Names) + ".." + Ops[1].str(Names) + "}";
+  case Add:
+    return Bin("+");
+  case Sub:
+    return Bin("-");
+  case Mul:
+    return Bin("*");
+  case Div:
+    return Bin("/");
+  case Rem:
+    return Bin("%");
+  case Shl:
+    return Bin("<<");
+  case Shr:
+    return Bin(">>");
+  case And:
+    return Bin("&");
+  case Min:
+    return "min(" + Ops[0].str(Names) + ", " + Ops[1].str(Names) + ")";
+  case Max:
+    return "max(" + Ops[0].str(Names) + ", " + Ops[1].str(Names) + ")";
+  case Select:
+    return "(? " + Ops[0].str(Names) + " : " + Ops[1].str(Names) + ")";
+  case Opaque:
+    return "<" + Name + ">";
+  }
+  return "?";
+}
+
+} // namespace cudal1

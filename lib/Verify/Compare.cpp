@@ -4,6 +4,7 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -102,6 +103,30 @@ Bytes fillBuffer(ElemKind K, unsigned ElemSize, uint64_t Count,
                  const Distribution &D, uint64_t Seed) {
   Bytes Out(Count * ElemSize);
   SplitMix64 Rng(Seed * 0x2545F4914F6CDD1Dull + 0x1234567);
+  if (D.K == Distribution::Sorted || D.K == Distribution::Distinct) {
+    // Stratified: element I takes a value of the I-th of Count equal slices
+    // of [lo, hi], so the values never decrease (and, when the range has
+    // at least Count values, never repeat); distinct(...) then shuffles.
+    uint64_t Span = uint64_t(D.B - D.A) + 1;
+    std::vector<int64_t> Vals(Count);
+    for (uint64_t I = 0; I < Count; ++I) {
+      unsigned __int128 Lo = (unsigned __int128)I * Span / Count;
+      unsigned __int128 Hi = (unsigned __int128)(I + 1) * Span / Count;
+      uint64_t Width = uint64_t(Hi - Lo);
+      uint64_t Off = uint64_t(Lo);
+      if (D.K == Distribution::Distinct && Span < Count)
+        Off = I % Span; // fewer values than elements: each as often
+      else if (Width > 1)
+        Off += Rng.next() % Width;
+      Vals[I] = int64_t(D.A) + int64_t(Off);
+    }
+    if (D.K == Distribution::Distinct)
+      for (uint64_t I = Count; I > 1; --I)
+        std::swap(Vals[I - 1], Vals[Rng.next() % I]);
+    for (uint64_t I = 0; I < Count; ++I)
+      storeValue(&Out[I * ElemSize], K, ElemSize, double(Vals[I]));
+    return Out;
+  }
   bool HaveSpare = false;
   double Spare = 0;
   for (uint64_t I = 0; I < Count; ++I) {
@@ -134,6 +159,8 @@ Bytes fillBuffer(ElemKind K, unsigned ElemSize, uint64_t Count,
     case Distribution::Constant: V = D.A; break;
     case Distribution::Iota: V = D.A + D.B * double(I); break;
     case Distribution::Zero: V = 0; break;
+    case Distribution::Sorted:
+    case Distribution::Distinct: break; // above
     }
     if (K == ElemKind::Bytes && D.K == Distribution::Uniform)
       V = double(Rng.next() & 0xff);

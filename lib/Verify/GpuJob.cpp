@@ -8,6 +8,7 @@
 #include "GpuReplay.h"
 #include "cudal1/Capture/CubinSymbols.h"
 #include "cudal1/Compile/Nvrtc.h"
+#include "cudal1/Verify/Budget.h"
 #include "cudal1/Verify/Runner.h"
 #include "cudal1/Verify/Stats.h"
 
@@ -250,6 +251,7 @@ struct RunOutcome {
   std::vector<Bytes> Data; ///< per buffer (data part)
   std::vector<std::string> Problems; ///< guard / read-only
   bool OutOfBounds = false, ReadOnlyChanged = false;
+  double LaunchSeconds = 0; ///< launch to synchronised (host clock)
 };
 
 class Session {
@@ -444,9 +446,13 @@ public:
         return O;
       }
     }
+    auto L0 = std::chrono::steady_clock::now();
     O.Fault = launch(F, AsCandidate);
     if (O.Fault.empty())
       O.Fault = check(D.CtxSynchronize(), "kernel execution");
+    O.LaunchSeconds = std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - L0)
+                          .count();
     if (!O.Fault.empty())
       return O;
     for (unsigned I = 0; I < Bufs.size(); ++I) {
@@ -634,6 +640,14 @@ private:
   Tolerance Tol;
   bool Deterministic = true;
   double Spread = 0;
+  /// The shortest run of the original in the correctness runs (seconds;
+  /// 0 = not measured): what the timing plan is made for.
+  double OriginalSeconds = 0;
+  void noteOriginal(const RunOutcome &R) {
+    if (R.Ok && R.LaunchSeconds > 0 &&
+        (OriginalSeconds == 0 || R.LaunchSeconds < OriginalSeconds))
+      OriginalSeconds = R.LaunchSeconds;
+  }
   std::vector<Bytes> Set0Pre, Set0Ref; ///< set 0 before / after the original
 
   // Timing state.
@@ -881,6 +895,8 @@ int JobRun::checkInputSet(unsigned Set) {
     return finish(2);
   }
   RunOutcome RefB = S->runOnce(FO, false);
+  noteOriginal(RefA);
+  noteOriginal(RefB);
   if (!RefB.Ok) {
     reject("harness", "the original fails on its second run: " + RefB.Fault);
     V.Correct = false;
@@ -1428,6 +1444,25 @@ int JobRun::profileOnlyResult() {
 int JobRun::timing() {
   T.Samples = std::max(30u, Opts.Samples);
   T.Warmup = Opts.Warmup;
+  {
+    // The time the timing may take: the per-candidate limit, and what the
+    // child's own time limit leaves (10 s kept for the rest).
+    double Elapsed = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - T0)
+                         .count();
+    double Seconds = Opts.TimingSeconds;
+    double Left = double(Opts.TimeoutSeconds) - Elapsed - 10;
+    if (Opts.TimeoutSeconds && (Seconds <= 0 || Left < Seconds))
+      Seconds = std::max(Left, 1e-3);
+    TimingPlan Plan = planTiming(OriginalSeconds, T.Samples, T.Warmup, Seconds);
+    T.Samples = Plan.Samples;
+    T.Warmup = Plan.Warmup;
+    if (Plan.Reduced) {
+      Extra["timing_plan"] = Plan.Note;
+      Ch.progress(Plan.Note);
+    }
+    Extra["original_run_seconds"] = OriginalSeconds;
+  }
   // Under an outside profiler (utils/gpu-check.sh runs Nsight Compute with
   // CUDAL1_UNDER_NCU=1), CUPTI belongs to the profiler: the timing loop still
   // runs, launch for launch as below, so that the profiler times the very

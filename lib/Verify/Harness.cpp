@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <sstream>
@@ -112,7 +113,15 @@ bool isFloatKind(ElemKind K) {
 std::string Distribution::str() const {
   auto N = [](double V) {
     char Buf[32];
-    std::snprintf(Buf, sizeof(Buf), "%g", V);
+    // Integers exactly (sizes of large buffers: "int(0, 16777215)", not
+    // "1.67772e+07"); other numbers in the shortest form that reads back.
+    if (V == std::floor(V) && std::fabs(V) < 9007199254740992.0)
+      std::snprintf(Buf, sizeof(Buf), "%.0f", V);
+    else {
+      std::snprintf(Buf, sizeof(Buf), "%g", V);
+      if (std::strtod(Buf, nullptr) != V)
+        std::snprintf(Buf, sizeof(Buf), "%.17g", V);
+    }
     return std::string(Buf);
   };
   switch (K) {
@@ -122,6 +131,8 @@ std::string Distribution::str() const {
   case Constant: return "constant(" + N(A) + ")";
   case Iota: return "iota(" + N(A) + ", " + N(B) + ")";
   case Zero: return "zero";
+  case Sorted: return "sorted(" + N(A) + ", " + N(B) + ")";
+  case Distinct: return "distinct(" + N(A) + ", " + N(B) + ")";
   }
   return "?";
 }
@@ -193,6 +204,16 @@ bool parseDistribution(const std::string &TextIn, const ExprEnv &Env,
       return false;
     }
     Out = {Distribution::IntRange, Args[0], Args[1]};
+  } else if (Name == "sorted" || Name == "distinct") {
+    if (!Need(2))
+      return false;
+    if (Args[1] < Args[0] || Args[0] != std::floor(Args[0]) ||
+        Args[1] != std::floor(Args[1])) {
+      Error = Name.str() + "(lo, hi) needs integers lo <= hi";
+      return false;
+    }
+    Out = {Name == "sorted" ? Distribution::Sorted : Distribution::Distinct,
+           Args[0], Args[1]};
   } else if (Name == "constant") {
     if (!Need(1))
       return false;
@@ -212,7 +233,8 @@ bool parseDistribution(const std::string &TextIn, const ExprEnv &Env,
   } else {
     Error = "unknown distribution '" + Name.str() +
             "' (use uniform(a,b), normal(mean,stddev), int(lo,hi), "
-            "constant(v), iota(start,step) or zero)";
+            "constant(v), iota(start,step), sorted(lo,hi), distinct(lo,hi) "
+            "or zero)";
     return false;
   }
   return true;

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "HarnessParams.h"
 #include "cudal1/Verify/Harness.h"
+#include "cudal1/Verify/IndexRanges.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -125,6 +126,20 @@ private:
         return &U;
     return nullptr;
   }
+
+  /// The spec line of a buffer, built once its init is final.
+  std::string bufferLine(const ParamInfo &P, const BufferSpec &B);
+  /// Values of integer buffers used as indices of other buffers
+  /// (BufferUse::IndexUses): the range that keeps those indices in bounds.
+  void indexRanges();
+
+  struct BufferText {
+    std::string Count, Tail, Index;
+  };
+  std::map<unsigned, BufferText> BufferTexts;
+  std::map<unsigned, std::string> ValueLines;
+  std::map<unsigned, uint64_t> Counts;        ///< known buffer sizes
+  std::map<std::string, ExprValue> ScalarValues; ///< known scalars
 
   const std::string &Kernel;
   const std::vector<ParamInfo> &Params;
@@ -276,18 +291,107 @@ void Inference::buffer(const ParamInfo &P, const ValueInfo *A,
   if (Def == Defines.end() && A && !A->Allocation.empty() && Ok)
     Out.Notes.push_back(formatv("buffer '{0}': {1} elements, from {2}", P.Name,
                                 B.Count, A->Allocation));
-  raw_string_ostream OS(ParamLines);
-  OS << "  " << P.Name << ": { count: " << CountText;
+  BufferText &T = BufferTexts[P.Index];
+  T.Count = CountText;
+  T.Tail = Why;
+  if (!Comment.empty())
+    T.Tail += "; " + Comment;
+  if (A && A->HostInitialised && !A->HostInit.empty())
+    T.Tail += "; host data: " + A->HostInit;
+  if (Ok)
+    Counts[P.Index] = B.Count;
+}
+
+std::string Inference::bufferLine(const ParamInfo &P, const BufferSpec &B) {
+  const BufferText &T = BufferTexts[P.Index];
+  std::string S;
+  raw_string_ostream OS(S);
+  OS << "  " << P.Name << ": { count: " << T.Count;
   if (!B.Init.empty())
     OS << ", init: \"" << B.Init.front().str() << "\"";
   if (B.ReadOnly && !P.PointeeConst)
     OS << ", role: input";
-  OS << " }   # " << Why;
-  if (!Comment.empty())
-    OS << "; " << Comment;
-  if (A && A->HostInitialised && !A->HostInit.empty())
-    OS << "; host data: " << A->HostInit;
-  OS << "\n";
+  OS << " }   # " << T.Tail << T.Index << "\n";
+  return S;
+}
+
+void Inference::indexRanges() {
+  Harness &H = Out.H;
+  IndexRangeEnv Env;
+  Env.Grid = H.Grid;
+  Env.Block = H.Block;
+  for (const auto &KV : ScalarValues)
+    if (!KV.second.IsFloat)
+      Env.Params[KV.first] = KV.second.I;
+  std::vector<std::string> Names;
+  for (const ParamInfo &P : Params) {
+    if (Names.size() <= P.Index)
+      Names.resize(P.Index + 1);
+    Names[P.Index] = P.Name;
+  }
+  // The integer buffers with a range of values: the ranges other index
+  // expressions see.
+  auto RangeOf = [&](const Harness::Arg &A, IndexInterval &R) {
+    const BufferSpec &B = A.Buffer;
+    if (!A.IsBuffer || B.Init.empty() || !integerTypeRange(B.Kind, R))
+      return false;
+    const Distribution &D = B.Init.front();
+    if (D.K != Distribution::IntRange && D.K != Distribution::Sorted &&
+        D.K != Distribution::Distinct)
+      return false;
+    R = {int64_t(D.A), int64_t(D.B)};
+    return true;
+  };
+  for (const ParamInfo &P : Params) {
+    IndexInterval R;
+    size_t Pos = &P - Params.data();
+    if (Pos < H.Args.size() && RangeOf(H.Args[Pos], R))
+      Env.Loads[P.Index] = R;
+  }
+  for (const ParamInfo &P : Params) {
+    const BufferUse *U = useOf(P.Index);
+    size_t Pos = &P - Params.data();
+    if (!U || U->IndexUses.empty() || Pos >= H.Args.size())
+      continue;
+    Harness::Arg &Arg = H.Args[Pos];
+    BufferSpec &B = Arg.Buffer;
+    BufferText &T = BufferTexts[P.Index];
+    IndexInterval TypeRange, Default;
+    if (!Arg.IsBuffer || B.Init.empty())
+      continue; // an output: the kernel writes the values it then uses
+    if (!integerTypeRange(B.Kind, TypeRange) || !RangeOf(Arg, Default)) {
+      std::string W = "buffer '" + P.Name + "': its values index " +
+                      U->IndexUses.front().Access + " (" +
+                      U->IndexUses.front().Where +
+                      "): no range chosen for values of type " + P.Type;
+      Out.Notes.push_back(W);
+      T.Index = "; cuda-l1: values used as indices, not integers: range "
+                "not derived";
+      continue;
+    }
+    IndexRangeChoice C =
+        chooseIndexRange(P.Index, B.Count, U->IndexUses, Counts, Names, Env,
+                         TypeRange, Default);
+    if (C.Derived) {
+      B.Init = {Distribution{C.Kind, double(C.Lo), double(C.Hi)}};
+      Env.Loads[P.Index] = {C.Lo, C.Hi};
+      std::string Uses;
+      for (size_t I = 0; I < C.Uses.size(); ++I)
+        Uses += (I ? ", " : "") + C.Uses[I];
+      Out.Notes.push_back(formatv("buffer '{0}': values {1}: they index {2}",
+                                  P.Name, B.Init.front().str(), Uses));
+      T.Index = "; values index " + Uses;
+      if (!C.Note.empty()) {
+        T.Index += " (" + C.Note + ")";
+        Out.Notes.push_back("buffer '" + P.Name + "': " + C.Note);
+      }
+    } else if (!C.DefaultSafe && !C.Why.empty()) {
+      Out.Notes.push_back("buffer '" + P.Name + "': " + C.Why +
+                          "; its values are not chosen to keep indices "
+                          "in bounds");
+      T.Index = "; cuda-l1: range not derived: " + C.Why;
+    }
+  }
 }
 
 void Inference::value(const ParamInfo &P, const ValueInfo *A,
@@ -323,7 +427,9 @@ void Inference::value(const ParamInfo &P, const ValueInfo *A,
              isFloatKind(Arg.Scalar.Kind) && (!A || A->Expr.empty())) {
     Text = floatNumberText(X.F);
   }
-  raw_string_ostream OS(ParamLines);
+  if (Ok)
+    ScalarValues[P.Name] = X;
+  raw_string_ostream OS(ValueLines[P.Index]);
   OS << "  " << P.Name << ": " << Text << "   # " << Comment << "\n";
 }
 
@@ -353,6 +459,10 @@ void Inference::run() {
   }
   H.Kernel = Kernel;
   H.Sizes = Env;
+  indexRanges();
+  for (const ParamInfo &P : Params)
+    ParamLines += P.IsPointer ? bufferLine(P, H.Args[&P - Params.data()].Buffer)
+                              : ValueLines[P.Index];
   Out.Complete = Out.Missing.empty();
   raw_string_ostream OS(Out.Spec);
   if (!Sizes.empty())

@@ -209,6 +209,18 @@ cl::opt<unsigned> VerifyTimeout(
     cl::desc("Seconds a verification job may run before it is killed "
              "(default 120)"),
     cl::init(120), cl::cat(Cat));
+cl::opt<double> VerifyBudget(
+    "verify-budget",
+    cl::desc("Seconds the verification of all candidates of this run may "
+             "take; candidates left when it is spent are not verified, "
+             "with a note (default 0: no limit)"),
+    cl::init(0), cl::cat(Cat));
+cl::opt<double> VerifyCandidateTime(
+    "verify-candidate-time",
+    cl::desc("Seconds the timing of one candidate may take: a long kernel "
+             "gets fewer samples (at least 10; default 30, 0: only "
+             "--verify-timeout limits it)"),
+    cl::init(30), cl::cat(Cat));
 cl::opt<double> RtolOpt("verify-rtol", cl::desc("fp32 relative tolerance (1e-4)"),
                         cl::init(1e-4), cl::cat(Cat));
 cl::opt<double> AtolOpt("verify-atol", cl::desc("fp32 absolute tolerance (1e-5)"),
@@ -379,6 +391,14 @@ bool parseFlags(int Argc, const char **Argv,
   O.VerifyExactness = VerifyExactness;
   O.VerifySamples = VerifySamples;
   O.VerifyTimeout = VerifyTimeout;
+  if (VerifyBudget < 0 || VerifyCandidateTime < 0) {
+    reportError(std::string(VerifyBudget < 0 ? "--verify-budget"
+                                             : "--verify-candidate-time") +
+                ": expected a number of seconds >= 0");
+    return false;
+  }
+  O.VerifyBudget = VerifyBudget;
+  O.VerifyCandidateTime = VerifyCandidateTime;
   O.VerifyRtol = RtolOpt;
   O.VerifyAtol = AtolOpt;
   O.VerifyScaleRtol = ScaleRtolOpt;

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "cudal1/Config.h"
 #include "cudal1/Driver/Pipeline.h"
+#include "cudal1/Verify/Runner.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -266,6 +267,41 @@ TEST(Pipeline, ParseErrorsComeBackAsData) {
   ASSERT_EQ(M.Status.Problems.size(), 1u);
   EXPECT_TRUE(M.Status.Problems[0].File.empty());
   EXPECT_FALSE(M.Status.Problems[0].Message.empty());
+}
+
+// --verify-budget: once the run's verification time is spent, a job is not
+// run; its verdict says why. (Without a GPU the first job ends at once with
+// "no-gpu"; any time it takes spends a budget of a microsecond.)
+TEST(Pipeline, VerifyBudgetDeclinesOnceSpent) {
+  std::string F = scratchFile("k.cu", Kernels);
+  Options O = optionsFor(F);
+  O.VerifyBudget = 1e-6;
+  Pipeline P(O);
+  VerifyJob J;
+  J.Kernel = "scale";
+  J.Original = {"original", Kernels, "k.cu", "scale", "", ""};
+  J.Candidate = {"candidate.cu", Kernels, "k.cu", "scale", "", ""};
+  VerifyOptions VO = P.verifyOptions();
+  VO.TimeoutSeconds = 30;
+  VO.Progress = nullptr;
+  GpuInfo G;
+  CandidateVerdict First = P.verifyWithinBudget(J, VO, G, nullptr);
+  EXPECT_NE(First.RejectKind, "budget"); // the first always starts
+  CandidateVerdict Second = P.verifyWithinBudget(J, VO, G, nullptr);
+  EXPECT_EQ(Second.RejectKind, "budget");
+  EXPECT_FALSE(Second.Accepted);
+  EXPECT_EQ(Second.Name, "candidate.cu");
+  EXPECT_NE(Second.Reason.find("not verified: the run's verification budget "
+                               "of 0 s was spent"),
+            std::string::npos)
+      << Second.Reason;
+  EXPECT_NE(Second.Reason.find("1 candidate(s)"), std::string::npos)
+      << Second.Reason;
+  // No budget: every job runs.
+  Options Unlimited = optionsFor(F);
+  Pipeline P2(Unlimited);
+  for (int I = 0; I < 2; ++I)
+    EXPECT_NE(P2.verifyWithinBudget(J, VO, G, nullptr).RejectKind, "budget");
 }
 
 } // namespace

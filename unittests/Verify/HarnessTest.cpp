@@ -232,7 +232,7 @@ TEST(HarnessSpec, ErrorsNameFileLineAndField) {
       {"grid: 1\nblock: 32\nparams:\n  x: { count: 8, init: \"unifrm(0, 1)\" }\n",
        "h.yaml:4:24: params.x.init: unknown distribution 'unifrm' (use "
        "uniform(a,b), normal(mean,stddev), int(lo,hi), constant(v), "
-       "iota(start,step) or zero)"},
+       "iota(start,step), sorted(lo,hi), distinct(lo,hi) or zero)"},
       {"grid: 1\nblock: 2048\n",
        "h.yaml:2:8: block: more than 1024 threads per block"},
       {"grid: [0]\nblock: 32\n",

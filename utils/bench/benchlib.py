@@ -1233,6 +1233,13 @@ class Runner:
             if rc == 0 and not to and os.path.isdir(capdir):
                 extra.append("--capture=" + capdir)
         template = self.o.tool_cmd or TOOL_TEMPLATES[getattr(self.o, "tool_mode", "verify")]
+        if ("--verify=run" in template and self.o.tool_timeout
+                and not any(e.startswith("--verify-budget") for e in extra)):
+            # End the verification before the runner kills the tool, so that
+            # the fixes accepted so far are written back (docs/verify.md,
+            # "Time budgets"): 70% of the program's time, the rest for the
+            # candidate running when it is spent, parsing and writing.
+            extra.append("--verify-budget=%d" % max(60, int(self.o.tool_timeout * 0.7)))
         fixes = os.path.join(outdir, "fixes.yaml")
         if os.path.exists(fixes):
             os.remove(fixes)

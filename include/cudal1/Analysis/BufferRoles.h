@@ -24,6 +24,14 @@ class AnalysisResults;
 void addBufferUses(clang::ASTContext &Ctx, const AnalysisResults &A,
                    ProjectModel &Model);
 
+struct KernelAnalysis;
+/// Adds to the BufferUses of \p K (already listing every pointer parameter)
+/// the accesses of \p KA whose element index depends on values loaded from
+/// integer buffers (BufferUse::IndexUses; lib/Analysis/IndexFlow.cpp).
+/// Called by addBufferUses.
+void addIndexUses(clang::ASTContext &Ctx, const KernelAnalysis &KA,
+                  KernelInfo &K);
+
 } // namespace cudal1
 
 #endif

@@ -90,6 +90,8 @@ struct Options {
   std::string VerifyExactness = "reassociating"; ///< --verify-exactness
   unsigned VerifySamples = 50;         ///< --verify-samples (>= 30)
   unsigned VerifyTimeout = 120;        ///< --verify-timeout (seconds)
+  double VerifyBudget = 0;             ///< --verify-budget (seconds; 0: none)
+  double VerifyCandidateTime = 30;     ///< --verify-candidate-time (seconds)
   double VerifyRtol = 1e-4, VerifyAtol = 1e-5, VerifyScaleRtol = 0;
   unsigned VerifyUlp = 0;
   /// --capture=<dir>: launches recorded by cuda-l1-capture, replayed as input

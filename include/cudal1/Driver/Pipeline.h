@@ -34,6 +34,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -218,6 +219,12 @@ struct HarnessListing {
   int Exit = 0; ///< 2 on bad input (parse errors, a bad --define)
 };
 
+class RunBudget;
+struct VerifyJob;
+struct CandidateVerdict;
+struct KernelReport;
+struct GpuInfo;
+
 class Pipeline {
 public:
   /// Builds the frontend from \p Opts (a bad compilation database is
@@ -302,8 +309,20 @@ public:
   /// reported) when there is no driver/GPU.
   bool startVerifyReport(const VerifyOptions &VO, const std::string &What,
                          VerifyReport &Report) const;
+  /// runVerifyJob within the run's verification budget (--verify-budget,
+  /// cudal1/Verify/Budget.h): once it is spent, the job is not run and its
+  /// verdict is rejected with RejectKind "budget" and the reason ("not
+  /// verified: the run's verification budget of N s was spent ..."); the
+  /// timing of a job that runs is limited to half of what is left. Safe to
+  /// call from several threads (one per GPU).
+  CandidateVerdict verifyWithinBudget(const VerifyJob &Job,
+                                      const VerifyOptions &VO,
+                                      const GpuInfo &Gpu,
+                                      KernelReport *Kernel);
 
 private:
+  std::shared_ptr<RunBudget> Budget;
+  std::shared_ptr<std::mutex> BudgetMutex = std::make_shared<std::mutex>();
   /// applyFixes() without a test command or model variants: rounds of
   /// fixes to a fixed point, then one write.
   int applyComposed(const AnalysisRun &Run, const FixVerifyResult *Verified);

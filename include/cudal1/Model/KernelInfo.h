@@ -112,12 +112,80 @@ struct LaunchBoundsInfo {
 /// How a kernel uses the memory behind one of its pointer parameters, from
 /// the access analysis of its body (lib/Analysis/BufferRoles.cpp), merged
 /// over its instantiations.
+/// An element index of a buffer access as the kernel computes it, as far as
+/// the access analysis follows it (lib/Analysis/IndexFlow.cpp): constants,
+/// scalar parameters, CUDA builtins, values loaded from integer buffers
+/// (Load), the values a loop variable takes (Range), and integer arithmetic.
+/// What it does not follow is Opaque, with the reason in Name. The harness
+/// evaluates it over intervals (cudal1/Verify/IndexRanges.h).
+struct IndexExpr {
+  enum KindT {
+    Const,   ///< Value
+    Param,   ///< the scalar parameter Name (never assigned in the kernel)
+    Builtin, ///< "threadIdx.x", "blockIdx.y", "blockDim.z", "gridDim.x", "warpSize"
+    Load,    ///< an element of the pointer parameter number Buffer
+    Range,   ///< a loop variable: every value from Ops[0] to Ops[1] (inclusive)
+    Add, Sub, Mul, Div, Rem, Shl, Shr, And, Min, Max,
+    Select,  ///< c ? Ops[0] : Ops[1]
+    Opaque   ///< not followed; Name says why; Ops: loads found inside it
+  } Kind = Opaque;
+  int64_t Value = 0;
+  std::string Name;
+  unsigned Buffer = 0; ///< Load: parameter index of the buffer
+  std::vector<IndexExpr> Ops;
+
+  static IndexExpr constant(int64_t V) {
+    IndexExpr E;
+    E.Kind = Const;
+    E.Value = V;
+    return E;
+  }
+  static IndexExpr opaque(std::string Why) {
+    IndexExpr E;
+    E.Kind = Opaque;
+    E.Name = std::move(Why);
+    return E;
+  }
+  static IndexExpr op(KindT K, IndexExpr A, IndexExpr B) {
+    IndexExpr E;
+    E.Kind = K;
+    E.Ops.push_back(std::move(A));
+    E.Ops.push_back(std::move(B));
+    return E;
+  }
+  /// Loads of pointer parameter \p P inside (\p InBound: only those inside a
+  /// loop bound, i.e. under a Range).
+  bool loads(unsigned P, bool InBound = false, bool UnderRange = false) const;
+  /// The parameters whose loads appear inside (Opaque: as operands too).
+  void loadedParams(std::set<unsigned> &Out) const;
+  /// The first Opaque node's reason whose operands load \p P ("" if none).
+  std::string opaqueWhy(unsigned P) const;
+  /// Readable form ("p[.] * dim + f{0..dim - 1}"), for notes and tests.
+  std::string str(const std::vector<std::string> &ParamNames = {}) const;
+};
+
+/// An access of a buffer whose element index depends on values the kernel
+/// loads from another buffer (a gather, a scatter, a histogram bin, a CSR
+/// row's range): the harness must fill that buffer with values that keep the
+/// index inside the accessed buffer.
+struct IndexUse {
+  unsigned Target = 0; ///< parameter index of the buffer accessed
+  IndexExpr Index;     ///< its element index (in elements of Target)
+  bool Write = false;  ///< a plain store (not an atomic)
+  bool Atomic = false;
+  std::string Access; ///< source text of the access ("sums[c * dim + f]")
+  std::string Where;  ///< "kmeans.cu:53:17"
+};
+
 struct BufferUse {
   unsigned Param = 0; ///< parameter index
   bool Read = false, Written = false;
   /// Passed somewhere the analysis cannot follow (an unknown call, stored
   /// to memory): the kernel may write it.
   bool Escaped = false;
+  /// The accesses of other buffers (or this one) whose index depends on
+  /// the values the kernel loads from this buffer.
+  std::vector<IndexUse> IndexUses;
 };
 
 struct KernelInfo {

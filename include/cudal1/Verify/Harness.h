@@ -36,13 +36,20 @@ bool isFloatKind(ElemKind K);
 
 /// How a buffer is initialised.
 struct Distribution {
-  enum Kind { Uniform, Normal, IntRange, Constant, Iota, Zero } K = Uniform;
+  /// Sorted: sorted(lo,hi), integers in [lo, hi] in non-decreasing order
+  /// (offset arrays: CSR row starts, scanned positions). Distinct:
+  /// distinct(lo,hi), integers in [lo, hi] in random order, no value twice
+  /// when the range has at least as many values as the buffer elements
+  /// (scatter indices: no two threads store to the same element).
+  enum Kind { Uniform, Normal, IntRange, Constant, Iota, Zero, Sorted, Distinct }
+      K = Uniform;
   double A = -1, B = 1; ///< uniform(a,b) / normal(mean,stddev) / int(lo,hi)
-                        ///< / constant(A) / iota(start A, step B)
+                        ///< / constant(A) / iota(start A, step B) /
+                        ///< sorted(lo,hi) / distinct(lo,hi)
   std::string str() const;
 };
 /// Parses "uniform(-1, 1)", "normal(0, 1)", "int(0, 9)", "constant(3)",
-/// "iota", "iota(1, 2)", "zero". Arguments may use sizes from \p Env.
+/// "iota", "iota(1, 2)", "zero", "sorted(0, 9)", "distinct(0, 9)". Arguments may use sizes from \p Env.
 bool parseDistribution(const std::string &Text, const ExprEnv &Env,
                        Distribution &Out, std::string &Error);
 

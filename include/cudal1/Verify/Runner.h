@@ -49,8 +49,14 @@ using CompileFn = std::function<CompileOutput(
 struct VerifyOptions {
   std::string CudaPath = "/usr/local/cuda";
   std::vector<std::string> NvrtcOptions; ///< same for original and candidate
-  unsigned Samples = 50;                 ///< >= 30 enforced
+  /// Timed samples per round (--verify-samples; the driver keeps it >= 30).
+  /// A long kernel gets fewer (planTiming, cudal1/Verify/Budget.h), down to
+  /// MinTimingSamples, so that its timing fits in TimingSeconds.
+  unsigned Samples = 50;
   unsigned Warmup = 5;
+  /// Seconds the timing of one candidate may take (--verify-candidate-time;
+  /// 0 = no limit but the child's own TimeoutSeconds).
+  double TimingSeconds = 30;
   unsigned TimeoutSeconds = 120; ///< per job (child killed after)
   double MinSpeedup = 1.05;
   bool AllowFastMath = false;
