@@ -328,6 +328,9 @@ NvrtcResult compileWithNvrtc(StringRef Source, StringRef FileName,
                              const NvrtcOptions &Opts) {
   if (CompileInProcess || Opts.InProcess)
     return compileHere(Source, FileName, NameExpressions, Opts);
+  // NVRTC loaded here (loading it does not touch the driver; compiling
+  // does), so each child starts with the library in place.
+  getApi(Opts.CudaPath);
   // One fork at a time: the child copies only the forking thread.
   static std::mutex ForkMutex;
   std::lock_guard<std::mutex> Lock(ForkMutex);
