@@ -99,17 +99,6 @@ std::optional<ThreadVar> threadVar(const VarDecl *V, const FunctionFacts &F) {
   return std::nullopt;
 }
 
-/// The variables \p S reads (DeclRefExprs to VarDecls).
-std::set<const VarDecl *> varsRead(const Stmt *S) {
-  std::set<const VarDecl *> Out;
-  forEachStmt(S, [&](const Stmt *X) {
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(X))
-      if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
-        Out.insert(V);
-  });
-  return Out;
-}
-
 bool isWithin(const SourceManager &SM, SourceRange Inner, SourceRange Outer) {
   SourceLocation B = SM.getExpansionLoc(Inner.getBegin()),
                  E = SM.getExpansionLoc(Inner.getEnd());
@@ -117,21 +106,6 @@ bool isWithin(const SourceManager &SM, SourceRange Inner, SourceRange Outer) {
                  OE = SM.getExpansionLoc(Outer.getEnd());
   return !SM.isBeforeInTranslationUnit(B, OB) &&
          !SM.isBeforeInTranslationUnit(OE, E);
-}
-
-/// `if (c) return;` -> c.
-const Expr *earlyExit(const Stmt *S) {
-  const auto *If = dyn_cast<IfStmt>(S);
-  if (!If || If->getElse() || If->getInit() || If->getConditionVariable())
-    return nullptr;
-  const Stmt *T = If->getThen();
-  if (const auto *CS = dyn_cast<CompoundStmt>(T)) {
-    if (CS->size() != 1)
-      return nullptr;
-    T = CS->body_front();
-  }
-  const auto *Ret = dyn_cast<ReturnStmt>(T);
-  return Ret && !Ret->getRetValue() ? If->getCond() : nullptr;
 }
 
 /// Splits \p E at the top-level operator \p Op (&& or ||).

@@ -68,4 +68,28 @@ const VarDecl *simpleLoop(ASTContext &Ctx, const ForStmt *L, const Expr *&K0,
   return S->IV;
 }
 
+const Expr *earlyExit(const Stmt *S) {
+  const auto *If = dyn_cast<IfStmt>(S);
+  if (!If || If->getElse() || If->getInit() || If->getConditionVariable())
+    return nullptr;
+  const Stmt *T = If->getThen();
+  if (const auto *CS = dyn_cast<CompoundStmt>(T)) {
+    if (CS->size() != 1)
+      return nullptr;
+    T = CS->body_front();
+  }
+  const auto *Ret = dyn_cast<ReturnStmt>(T);
+  return Ret && !Ret->getRetValue() ? If->getCond() : nullptr;
+}
+
+std::set<const VarDecl *> varsRead(const Stmt *S) {
+  std::set<const VarDecl *> Out;
+  forEachStmt(S, [&](const Stmt *X) {
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(X))
+      if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
+        Out.insert(V);
+  });
+  return Out;
+}
+
 } // namespace cudal1

@@ -14,6 +14,7 @@
 #include "clang/AST/Stmt.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,12 @@ const clang::VarDecl *simpleLoop(clang::ASTContext &Ctx,
                                  const clang::ForStmt *L,
                                  const clang::Expr *&K0,
                                  const clang::Expr *&End);
+
+/// `if (c) return;` (a bare return, alone in its branch): c; else null.
+const clang::Expr *earlyExit(const clang::Stmt *S);
+
+/// The variables \p S reads (its DeclRefExprs to VarDecls).
+std::set<const clang::VarDecl *> varsRead(const clang::Stmt *S);
 
 } // namespace cudal1
 
