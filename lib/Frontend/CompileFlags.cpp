@@ -547,12 +547,47 @@ std::vector<std::string> makeParseArgs(ArrayRef<std::string> DbArgs,
   Out.insert(Out.begin() + 1, Pre.begin(), Pre.end());
   for (const auto &E : Opts.ExtraArgs)
     Out.push_back(E);
-  // Every argument list must name the file; add it when the database command
-  // did not (e.g. an interpolated command).
-  bool HasFile = false;
-  for (const auto &A : Out)
+  // Every argument list must name the file exactly once, as an absolute
+  // path: a database command names it relative to its folder ("-c gemm.cu"),
+  // and a second spelling would make the driver compile two inputs (the
+  // host-side check then fails with "expected exactly one compiler job").
+  // Add it when the database command did not (e.g. an interpolated command).
+  auto SameFile = [&](StringRef A) {
+    if (A.empty() || A.starts_with("-"))
+      return false;
     if (A == File)
-      HasFile = true;
+      return true;
+    SmallString<256> P;
+    if (sys::path::is_absolute(A))
+      P = A;
+    else if (!Directory.empty()) {
+      P = Directory;
+      sys::path::append(P, A);
+    } else
+      return false;
+    sys::path::remove_dots(P, /*remove_dot_dot=*/true);
+    SmallString<256> F(File);
+    sys::path::remove_dots(F, /*remove_dot_dot=*/true);
+    return P == F;
+  };
+  bool HasFile = false;
+  for (size_t I = 1; I < Out.size(); ++I) {
+    if (!SameFile(Out[I]))
+      continue;
+    // An option's value that happens to name the file ("-o x.cu") is not
+    // an input: only standalone arguments after a non-valued flag count.
+    StringRef Prev = Out[I - 1];
+    if (Prev == "-o" || Prev == "-MF" || Prev == "-MT" || Prev == "-MQ" ||
+        Prev == "-include" || Prev == "-x")
+      continue;
+    if (HasFile) {
+      Out.erase(Out.begin() + I);
+      --I;
+      continue;
+    }
+    Out[I] = File.str();
+    HasFile = true;
+  }
   if (!HasFile)
     Out.push_back(File.str());
   return Out;
