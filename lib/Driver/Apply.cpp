@@ -160,24 +160,171 @@ void composeRound(std::map<std::string, std::vector<ComposedEdit>> &Edits,
 
 int Pipeline::applyComposed(const AnalysisRun &Run,
                             const FixVerifyResult *Verified) {
-  // Round 1: the fixes of Run (as verified, without annotations: those go
-  // with the final write), in memory.
-  std::vector<Finding> R1 = Run.Findings;
-  std::map<std::string, std::string> Texts;
-  std::vector<FixOutcome> Outs;
-  ApplyOptions AO = applyOptions(R1, Verified);
-  AO.Result = &Texts;
-  int Exit = cudal1::applyFixes(R1, AO, &Outs);
   // Rules that round 1 measured not faster on a kernel are not offered
   // again on that kernel in later rounds: the composed kernel is measured as
   // a whole, and a fix that only costs time would drag a good one down.
   std::set<std::pair<std::string, std::string>> NotFaster;
   if (Verified)
     for (const auto &KV : Verified->Decisions)
-      if (!KV.second.Apply && KV.first < Run.Findings.size() &&
-          KV.second.Why.find("[not-faster]") != std::string::npos)
+      if (KV.second.NotFaster && KV.first < Run.Findings.size())
         NotFaster.insert(
             {Run.Findings[KV.first].RuleId, Run.Findings[KV.first].Kernel});
+
+  // Analyses the rewritten buffers \p Texts again (the main files that
+  // changed; all of them when a header changed).
+  auto AnalyseRewritten =
+      [&](const std::map<std::string, std::string> &Texts) -> AnalysisRun {
+    Options O = Opts;
+    O.Quiet = true;
+    O.DumpAccesses = false;
+    for (const auto &KV : Texts)
+      O.Overlay[KV.first] = KV.second;
+    // A main file named through a symbolic link (or another path to the
+    // same file) gets the rewritten text under the name it is parsed by
+    // too: else the round would analyse the original text again and insert
+    // its edits a second time into the rewritten one.
+    std::vector<std::string> Files;
+    bool Header = false;
+    for (const auto &KV : Texts) {
+      bool Main = false;
+      for (const std::string &F : Opts.Files) {
+        std::string A = absolutePath(F);
+        bool Same = A == KV.first;
+        if (!Same && !sys::fs::equivalent(A, KV.first, Same) && Same)
+          O.Overlay[A] = KV.second;
+        if (Same) {
+          Files.push_back(F);
+          Main = true;
+        }
+      }
+      Header |= !Main;
+    }
+    O.Files = Header ? Opts.Files : Files;
+    Pipeline PK(O);
+    return PK.analyze(false);
+  };
+  // The fixes of a later round that may join: not a rule measured not
+  // faster on the kernel; a fix that needs a measurement of its own only as
+  // its kernel's one such fix (the composed kernel's measurement is then
+  // its measurement; alternatives, such as staging or warp per row for one
+  // loop, are left to the verifier's choice in a new run).
+  auto Admit = [&](std::vector<Finding> &Fs) {
+    std::map<std::string, unsigned> Measured;
+    for (const Finding &F : Fs)
+      if (F.Fix && F.Fix->NeedsMeasurement)
+        ++Measured[F.Kernel];
+    for (Finding &F : Fs) {
+      if (!F.Fix)
+        continue;
+      if (NotFaster.count({F.RuleId, F.Kernel})) {
+        F.Fix.reset();
+        F.WhyNoFix = "--verify=run measured this rule not faster on this "
+                     "kernel in round 1";
+      } else if (F.Fix->NeedsMeasurement && Measured[F.Kernel] > 1) {
+        F.Fix.reset();
+        F.WhyNoFix = "one of several alternatives that need a measurement "
+                     "of their own: run --fix --verify=run again to let the "
+                     "verifier choose";
+      }
+    }
+  };
+
+  // Enabling fixes: a fix measured not faster alone (right results, no
+  // time won) that makes another rule match its kernel joins round 1, so
+  // that the rule it opens the way to can follow (register accumulation
+  // before warp per row or the matrix tile: alone the accumulator saves a
+  // little traffic; the restructuring it allows saves the most). Each such
+  // fix is tried alone per kernel (trial T applies every kernel's T-th one
+  // on top of the verified fixes) and kept when the analysis of the result
+  // finds a rule with a fix that did not have one on that kernel before.
+  // The composed kernel is verified against the original like any other;
+  // when it is not kept, the enabling fix is not written either.
+  FixVerifyResult WithEnablers;
+  const FixVerifyResult *V1 = Verified;
+  std::set<size_t> Enablers;
+  std::map<size_t, std::set<std::string>> Opens; // enabler -> rules
+  if (Verified && Opts.ComposeRounds > 1) {
+    std::map<std::string, std::vector<size_t>> Tentative;
+    for (const auto &KV : Verified->Decisions)
+      if (KV.second.NotFaster && !KV.second.Apply &&
+          KV.first < Run.Findings.size() && Run.Findings[KV.first].Fix)
+        Tentative[Run.Findings[KV.first].Kernel].push_back(KV.first);
+    std::map<std::string, std::set<std::string>> Before;
+    for (const Finding &F : Run.Findings)
+      if (F.Fix)
+        Before[F.Kernel].insert(F.RuleId);
+    size_t Trials = 0;
+    for (const auto &KV : Tentative)
+      Trials = std::max(Trials, KV.second.size());
+    Trials = std::min<size_t>(Trials, MaxEnablerTrials);
+    for (size_t T = 0; T < Trials; ++T) {
+      FixVerifyResult Trial;
+      Trial.Decisions = Verified->Decisions;
+      std::map<size_t, std::string> Tried; // finding -> kernel
+      for (const auto &KV : Tentative)
+        if (T < KV.second.size()) {
+          Trial.Decisions[KV.second[T]].Apply = true;
+          Tried[KV.second[T]] = KV.first;
+        }
+      std::vector<Finding> RT = Run.Findings;
+      std::map<std::string, std::string> TT;
+      ApplyOptions AT = applyOptions(RT, &Trial);
+      AT.Result = &TT;
+      AT.Quiet = true;
+      AT.Diff = false;
+      AT.ExportFixes.clear();
+      AT.CheckCompiles = false; // only analysed: round 1 checks what is kept
+      AT.CheckNvrtc = false;
+      std::vector<FixOutcome> OT;
+      cudal1::applyFixes(RT, AT, &OT);
+      std::set<size_t> Landed;
+      for (const FixOutcome &O : OT)
+        if (O.State == FixOutcome::Applied && Tried.count(O.F - RT.data()))
+          Landed.insert(O.F - RT.data());
+      if (Landed.empty() || TT.empty())
+        continue;
+      AnalysisRun RK = AnalyseRewritten(TT);
+      if (RK.Status.Failed || RK.RuleCrashed)
+        continue;
+      Admit(RK.Findings);
+      std::map<std::string, std::set<std::string>> New;
+      for (const Finding &F : RK.Findings)
+        if (F.Fix && !Before[F.Kernel].count(F.RuleId))
+          New[F.Kernel].insert(F.RuleId);
+      for (size_t I : Landed)
+        if (auto It = New.find(Tried[I]); It != New.end()) {
+          Enablers.insert(I);
+          Opens[I] = It->second;
+        }
+    }
+    if (!Enablers.empty()) {
+      WithEnablers.Decisions = Verified->Decisions;
+      for (size_t I : Enablers) {
+        WithEnablers.Decisions[I].Apply = true;
+        WithEnablers.Decisions[I].Why.clear();
+      }
+      V1 = &WithEnablers;
+      if (!Opts.Quiet)
+        for (size_t I : Enablers) {
+          std::string Rules;
+          for (const std::string &R : Opens[I])
+            Rules += (Rules.empty() ? "" : ", ") + R;
+          errs() << "cuda-l1: " << Run.Findings[I].RuleId << " on kernel '"
+                 << Run.Findings[I].Kernel
+                 << "' is not faster alone but opens the way to " << Rules
+                 << ": composed with them and verified as a whole\n";
+        }
+    }
+  }
+
+  // Round 1: the fixes of Run (as verified, without annotations: those go
+  // with the final write), in memory.
+  std::vector<Finding> R1 = Run.Findings;
+  std::map<std::string, std::string> Texts;
+  std::vector<FixOutcome> Outs;
+  ApplyOptions AO = applyOptions(R1, V1);
+  AO.Result = &Texts;
+  int Exit = cudal1::applyFixes(R1, AO, &Outs);
   std::set<size_t> Applied1;
   std::vector<const Finding *> Round;
   std::map<std::string, KernelFixes> ByKernel;
@@ -215,60 +362,11 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
   for (unsigned R = 2;
        R <= std::min(MaxComposeRounds, Opts.ComposeRounds) && Consistent && !Texts.empty();
        ++R) {
-    Options O = Opts;
-    O.Quiet = true;
-    O.DumpAccesses = false;
-    for (const auto &KV : Texts)
-      O.Overlay[KV.first] = KV.second;
-    // The main files changed (all of them when a header changed). A main
-    // file named through a symbolic link (or another path to the same file)
-    // gets the rewritten text under the name it is parsed by too: else the
-    // round would analyse the original text again and insert its edits a
-    // second time into the rewritten one.
-    std::vector<std::string> Files;
-    bool Header = false;
-    for (const auto &KV : Texts) {
-      bool Main = false;
-      for (const std::string &F : Opts.Files) {
-        std::string A = absolutePath(F);
-        bool Same = A == KV.first;
-        if (!Same && !sys::fs::equivalent(A, KV.first, Same) && Same)
-          O.Overlay[A] = KV.second;
-        if (Same) {
-          Files.push_back(F);
-          Main = true;
-        }
-      }
-      Header |= !Main;
-    }
-    O.Files = Header ? Opts.Files : Files;
-    Pipeline PK(O);
-    Later.push_back(PK.analyze(false));
+    Later.push_back(AnalyseRewritten(Texts));
     AnalysisRun &RK = Later.back();
     if (RK.Status.Failed || RK.RuleCrashed)
       break;
-    // A fix that needs a measurement of its own joins a later round only
-    // as its kernel's one such fix: the composed kernel's measurement is
-    // then its measurement; alternatives (staging or warp per row for one
-    // loop) are left to the verifier's choice in a new run.
-    std::map<std::string, unsigned> Measured;
-    for (const Finding &F : RK.Findings)
-      if (F.Fix && F.Fix->NeedsMeasurement)
-        ++Measured[F.Kernel];
-    for (Finding &F : RK.Findings) {
-      if (!F.Fix)
-        continue;
-      if (NotFaster.count({F.RuleId, F.Kernel})) {
-        F.Fix.reset();
-        F.WhyNoFix = "--verify=run measured this rule not faster on this "
-                     "kernel in round 1";
-      } else if (F.Fix->NeedsMeasurement && Measured[F.Kernel] > 1) {
-        F.Fix.reset();
-        F.WhyNoFix = "one of several alternatives that need a measurement "
-                     "of their own: run --fix --verify=run again to let the "
-                     "verifier choose";
-      }
-    }
+    Admit(RK.Findings);
     std::map<std::string, std::string> New;
     ApplyOptions AK = applyOptions(RK.Findings, nullptr);
     AK.Base = Texts;
@@ -387,7 +485,8 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
       for (size_t J : Applied1)
         if (Run.Findings[J].Kernel == Composites[I].Kernel)
           if (auto V = Verified->Decisions.find(J);
-              V != Verified->Decisions.end() && V->second.Speedup)
+              V != Verified->Decisions.end() && V->second.Apply &&
+              V->second.Speedup)
             Best = std::max(Best.value_or(0.0), *V->second.Speedup);
       if (D == CV.Decisions.end() || !D->second.Apply) {
         Keep[I] = false;
@@ -435,8 +534,20 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
   // annotations), and the composed fixes kept.
   std::vector<Finding> Final = findingsToApply(Run, Verified, {});
   for (size_t I = 0; I < Final.size(); ++I)
-    if (!Applied1.count(I) || InComposite.count(Final[I].Kernel))
+    if (!Applied1.count(I) || InComposite.count(Final[I].Kernel)) {
       Final[I].Fix.reset();
+    } else if (Enablers.count(I)) {
+      // Applied in round 1 only to open the way: its composition was not
+      // kept, and alone it was not faster.
+      Final[I].Fix.reset();
+      Mixed = true; // the text written is not the one round 1 checked
+      if (!Opts.Quiet)
+        reportNote(Final[I].Loc.File + ":" + std::to_string(Final[I].Loc.Line) +
+                   ":" + std::to_string(Final[I].Loc.Column) + ": [" +
+                   Final[I].RuleId + "] fix not applied: --verify=run: " +
+                   Verified->Decisions.at(I).Why +
+                   " (tried as an enabling fix; its composition was not kept)");
+    }
   for (size_t I = 0; I < Composites.size(); ++I)
     if (Keep[I]) {
       Final.push_back(Composites[I]);

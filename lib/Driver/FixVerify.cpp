@@ -392,6 +392,8 @@ void FixVerifier::verifyKernel(KernelWork &W, VerifyReport &Report) {
       decline(C.first, V.Reason);
     else
       decline(C.first, "rejected [" + V.RejectKind + "] " + V.Reason);
+    if (!V.Accepted && V.RejectKind == "not-faster")
+      Result.Decisions[C.first].NotFaster = true;
   }
   if (!Accepted.empty())
     chooseApplied(W, std::move(Accepted), KR);

@@ -121,6 +121,10 @@ struct FixDecision {
   std::optional<TextEdit> Annotation;
   /// The speedup measured for the fix alone (when it was timed).
   std::optional<double> Speedup;
+  /// Rejected [not-faster]: its results were right, its time no better.
+  /// Such a fix may still open the way to another rule (docs/fixes.md,
+  /// "Composition": enabling fixes).
+  bool NotFaster = false;
 };
 
 /// verifyFixes()' result.
@@ -274,6 +278,9 @@ public:
   /// What the last applyFixes() composed.
   const Composition &composition() const { return Composed; }
   static constexpr unsigned MaxComposeRounds = 4;
+  /// Trials of enabling fixes (docs/fixes.md, "Composition"): analyses of
+  /// the code with one more not-faster fix per kernel.
+  static constexpr unsigned MaxEnablerTrials = 3;
   /// The model-proposal settings: the defaults, the LLM: of the first input
   /// file's configuration, the command line (docs/llm.md).
   LlmSettings llmSettings();

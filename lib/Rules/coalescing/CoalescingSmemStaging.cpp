@@ -432,7 +432,9 @@ Finding CoalescingSmemStaging::analyze(
   const CompoundStmt *Body = dyn_cast<CompoundStmt>(K->getBody());
   const CompoundStmt *Block2 = nullptr; // block holding the loop
   const IfStmt *Enclosing = nullptr;
-  auto P = Ctx.getParents(*L);
+  // A `#pragma unroll` before the loop: the replacement starts with `for`.
+  const Stmt *LS = loopStatement(Ctx, L);
+  auto P = Ctx.getParents(*LS);
   if (!P.empty())
     Block2 = P[0].get<CompoundStmt>();
   if (Block2 && Block2 != Body) {
@@ -538,7 +540,7 @@ Finding CoalescingSmemStaging::analyze(
     LastGuardInd = indentOf(Ctx, Enclosing->getBeginLoc());
     LastGuardIsIf = true;
     for (const Stmt *S : Block2->body()) {
-      if (S == L)
+      if (S == LS)
         break;
       if (!SafeForAll(S)) {
         refuse(Fd, "'" + sourceText(Ctx, S->getSourceRange()) +
@@ -579,7 +581,7 @@ Finding CoalescingSmemStaging::analyze(
           First = S;
         Last = S;
       }
-      if (S == L)
+      if (S == LS)
         Seen = true;
     }
     if (First && !Active.empty()) {

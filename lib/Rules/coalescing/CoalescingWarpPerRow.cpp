@@ -247,7 +247,10 @@ Finding CoalescingWarpPerRow::analyze(
   // Shape: the loop's block is the kernel body, or the then-block of an
   // if in the kernel body that is the last statement.
   const auto *Body = cast<CompoundStmt>(K->getBody());
-  auto P = Ctx.getParents(*L);
+  // A `#pragma unroll` before the loop: the replacement starts with the
+  // lane-strided `for`, which it then applies to.
+  const Stmt *LS = loopStatement(Ctx, L);
+  auto P = Ctx.getParents(*LS);
   const CompoundStmt *Blk = P.empty() ? nullptr : P[0].get<CompoundStmt>();
   if (!Blk)
     return Fail("the loop is not directly in a block");
@@ -264,7 +267,7 @@ Finding CoalescingWarpPerRow::analyze(
   // nothing before the loop (after the row) stores or calls.
   bool AccHere = false, SeenRow = false;
   for (const Stmt *S : Blk->body()) {
-    if (S == L)
+    if (S == LS)
       break;
     if (const auto *DS = dyn_cast<DeclStmt>(S))
       for (const Decl *D : DS->decls())
@@ -274,7 +277,7 @@ Finding CoalescingWarpPerRow::analyze(
   if (!AccHere)
     return Fail("the accumulator is not declared in the loop's block");
   for (const Stmt *S : Body->body()) {
-    if (S == L || (Blk != Body && S == Body->body_back()))
+    if (S == LS || (Blk != Body && S == Body->body_back()))
       break;
     bool Bad = false;
     forEachStmt(S, [&](const Stmt *X) {
@@ -294,7 +297,7 @@ Finding CoalescingWarpPerRow::analyze(
   }
   if (Blk != Body)
     for (const Stmt *S : Blk->body()) {
-      if (S == L)
+      if (S == LS)
         break;
       bool Bad = false;
       forEachStmt(S, [&](const Stmt *X) {
@@ -402,6 +405,9 @@ Finding CoalescingWarpPerRow::analyze(
   std::string IVT = spelledType(Ctx, IV);
   std::string AccN = Acc->getName().str();
   std::string T;
+  if (!ZeroStart && LS != L)
+    return Fail("the loop carries a '#pragma' and its accumulator does not "
+                "start at zero (the lanes' reset would come between them)");
   if (!ZeroStart) // lane 0 keeps the initial value
     T = "if (" + Lane + " != 0u)\n" + Ind + "  " + Acc->getName().str() +
         " = 0;\n" + Ind;
@@ -426,7 +432,7 @@ Finding CoalescingWarpPerRow::analyze(
         First = S;
       Last = S;
     }
-    if (S == L)
+    if (S == LS)
       Seen = true;
   }
   if (First) {

@@ -3,6 +3,7 @@
 #include "cudal1/Analysis/AstFacts.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
 
@@ -90,6 +91,17 @@ std::set<const VarDecl *> varsRead(const Stmt *S) {
         Out.insert(V);
   });
   return Out;
+}
+
+const Stmt *loopStatement(ASTContext &Ctx, const ForStmt *L) {
+  const Stmt *S = L;
+  for (;;) {
+    auto P = Ctx.getParents(*S);
+    const auto *AS = P.empty() ? nullptr : P[0].get<AttributedStmt>();
+    if (!AS)
+      return S;
+    S = AS;
+  }
 }
 
 } // namespace cudal1

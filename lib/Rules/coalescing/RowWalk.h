@@ -59,6 +59,12 @@ const clang::Expr *earlyExit(const clang::Stmt *S);
 /// The variables \p S reads (its DeclRefExprs to VarDecls).
 std::set<const clang::VarDecl *> varsRead(const clang::Stmt *S);
 
+/// The statement that holds loop \p L in its block: \p L itself, or the
+/// AttributedStmt of a `#pragma unroll` (or `[[likely]]`...) written before
+/// it (another rule's fix, or the user's).
+const clang::Stmt *loopStatement(clang::ASTContext &Ctx,
+                                 const clang::ForStmt *L);
+
 } // namespace cudal1
 
 #endif

@@ -223,6 +223,24 @@ __global__ void matvec_2d(const float *A, const float *x, float *y, int M,
 // CHECK-MESSAGES: note: the row loop
 // CHECK-MESSAGES: note: no fix: the block is 32x8 but the kernel reads only threadIdx.x: 8 threads per element do the same work (launch-redundant-threads launches each once; with a one-dimensional block this rule applies)
 
+// A `#pragma unroll` before the loop: the replacement starts with the tile
+// loop, which the pragma then applies to.
+__global__ void matvec_pragma(const float *A, const float *x, float *y, int M,
+                              int N) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M) {
+    float sum = 0.0f;
+#pragma unroll 4
+    for (int k = 0; k < N; ++k)
+      sum += A[row * N + k] * x[k];
+    y[row] = sum;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:14: warning: each thread walks its own row: the lanes of a warp read 'A[row * N + k]' {{.*}} [coalescing-smem-staging]
+// CHECK-MESSAGES: note: the row loop
+// CHECK-FIXES:      #pragma unroll 4
+// CHECK-FIXES-NEXT: for (int cudal1_k0 = 0; cudal1_k0 < N; cudal1_k0 += 32) { // cuda-l1 coalescing-smem-staging: rows of 'A' staged through shared memory
+
 #ifndef __CUDACC_RTC__
 int main(int argc, char **) {
   float *A, *x, *y, *b;
@@ -243,6 +261,7 @@ int main(int argc, char **) {
   matvec_transposed<<<4, 256>>>(A, x, y, M, N);
   matvec100<<<(M + 99) / 100, 100>>>(A, x, y, M, N);
   matvec_2d<<<(M + 31) / 32, dim3(32, 8)>>>(A, x, y, M, N);
+  matvec_pragma<<<(M + 255) / 256, 256>>>(A, x, y, M, N);
   return 0;
 }
 #endif

@@ -222,6 +222,43 @@ __global__ void matvec_xonly(const float *A, const float *x, float *y, int M,
 // CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: each thread sums its own row{{.*}} [coalescing-warp-per-row]
 // CHECK-MESSAGES: note: no fix: the block is 32x8 but the kernel reads only threadIdx.x: 8 threads per element do the same work (launch-redundant-threads launches each once; with a one-dimensional block this rule applies)
 
+// A `#pragma unroll` before the loop (the user's, or unrolling-param-bound's
+// in an earlier round): the replacement starts with the lane-strided loop,
+// which the pragma then applies to.
+__global__ void matvec_pragma(const float *A, const float *x, float *y, int M,
+                              int N) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M) {
+    float sum = 0.0f;
+#pragma unroll 4
+    for (int k = 0; k < N; ++k)
+      sum += A[row * N + k] * x[k];
+    y[row] = sum;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: each thread sums its own row into 'sum'{{.*}} [coalescing-warp-per-row]
+// CHECK-FIXES:      #pragma unroll 4
+// CHECK-FIXES-NEXT: for (int k = 0 + (int)cudal1_lane; k < N; k += 32)
+// CHECK-FIXES-NEXT:   sum += A[row * N + k] * x[k];
+// CHECK-FIXES-NEXT: for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1)
+
+// Refused: with a pragma before the loop, the reset of the other lanes'
+// accumulator (it starts at y[row], kept by lane 0 only) would come between
+// the pragma and its loop.
+__global__ void matvec_pragma_rmw(const float *A, const float *x, float *y,
+                                  int M, int N) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M) {
+    float sum = y[row];
+#pragma unroll 2
+    for (int k = 0; k < N; ++k)
+      sum += A[row * N + k] * x[k];
+    y[row] = sum;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: each thread sums its own row into 'sum'{{.*}} [coalescing-warp-per-row]
+// CHECK-MESSAGES: note: no fix: the loop carries a '#pragma' and its accumulator does not start at zero (the lanes' reset would come between them)
+
 #ifndef __CUDACC_RTC__
 int main() {
   float *A, *x, *y, *b, *flag;
@@ -250,9 +287,13 @@ int main() {
   matvec_100<<<(M + 99) / 100, 100>>>(A, x, y, M, N);
   matvec_extra<<<M / 256, 256>>>(A, x, y, flag, M, N);
   matvec_xonly<<<(M + 31) / 32, dim3(32, 8)>>>(A, x, y, M, N);
+  matvec_pragma<<<(M + 255) / 256, 256>>>(A, x, y, M, N);
+  matvec_pragma_rmw<<<(M + 255) / 256, 256>>>(A, x, y, M, N);
   return 0;
 }
 #endif
 // CHECK-FIXES: matvec<<<((M + 255) / 256) * 32, 256>>>(A, x, y, M, N);
 // CHECK-FIXES-NEXT: matvec<<<dim3((grid).x * 32, (grid).y, (grid).z), 256>>>(A, x, y, M, N);
 // CHECK-FIXES-NEXT: rowsum_int<<<(M / 128) * 32, 128>>>(Ai, out, M, N);
+// CHECK-FIXES: matvec_pragma<<<((M + 255) / 256) * 32, 256>>>(A, x, y, M, N);
+// CHECK-FIXES-NEXT: matvec_pragma_rmw<<<(M + 255) / 256, 256>>>(A, x, y, M, N);
