@@ -4,8 +4,10 @@
 // becomes a warp-shuffle reduction and one atomicAdd per warp. Every lane
 // of every warp must reach it (statement at the top level of the kernel,
 // optionally under one `if (cond)`, no earlier return) and the block size
-// must be a multiple of 32. Integers: bitwise; floating point:
-// reassociating.
+// must be a multiple of 32. An atomic among other statements of a guard's
+// block at the top of the kernel gets its value summed in a register
+// declared before the guard and reduced after it. Integers: bitwise;
+// floating point: reassociating.
 //
 //===----------------------------------------------------------------------===//
 #include "SyncWarpAtomicReduction.h"
@@ -61,11 +63,24 @@ if (i < n)
       "One atomic per warp. Inactive lanes contribute 0. Floating-point "
       "sums are reassociated (tolerance); integer sums are exact.\n"
       "\n"
+      "When the atomic is one of several statements of the guard's block "
+      "(`if (row < n) { float r = b[row] - y[row]; x[row] += r / d[row]; "
+      "atomicAdd(res, r * r); }`), its value goes to a register declared "
+      "before the guard (`float cudal1_v = 0;`, `cudal1_v += (float)(r * "
+      "r);` in place of the atomic) and the shuffle sum and the one atomic "
+      "per warp follow the guard, where every lane is again. The guard's "
+      "block must not return early, hold no other atomic, and the address "
+      "must use only names declared outside the guard; the pointer is used "
+      "nowhere else in the kernel.\n"
+      "\n"
       "## When there is no fix\n"
       "\n"
-      "- the atomic is inside a loop or nested control flow (lanes may "
-      "reach it a different number of times), or a statement before it may "
-      "return early;\n"
+      "- the atomic is inside a loop or nested control flow deeper than "
+      "one guard (lanes may reach it a different number of times), or a "
+      "statement before it (or in its guard's block) may return early;\n"
+      "- in a guard's block: the block has another atomic, the guard has an "
+      "`else`, the address uses names declared inside the guard, or the "
+      "pointer is used elsewhere in the kernel;\n"
       "- the block size is not a constant multiple of 32 at every launch "
       "site (the full-mask shuffle needs full warps);\n"
       "- the value type has no warp shuffle, the kernel already uses "
@@ -111,8 +126,17 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
   });
   if (!Uniform)
     return;
+  // The type the atomic adds in: the chosen overload's (atomicAdd(double *,
+  // float) adds a double), spelled as the value is where it is that type.
   QualType VT = CE->getArg(1)->getType().getUnqualifiedType();
   std::string VTs = spelledType(Ctx, VT, CE->getArg(1));
+  if (FD->getNumParams() == 2) {
+    QualType PT = FD->getParamDecl(1)->getType().getUnqualifiedType();
+    if (!Ctx.hasSameType(PT, VT)) {
+      VT = PT;
+      VTs = PT.getAsString(Ctx.getPrintingPolicy());
+    }
+  }
   Finding Fd = makeFinding(
       Ctx, "sync-warp-atomic-reduction", CE->getBeginLoc(),
       "every thread does an atomicAdd to the same address '" +
@@ -124,8 +148,11 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
     refuse(Fd, W);
     Out.push_back(Fd);
   };
-  if (VTs != "float" && VTs != "double" && VTs != "int" &&
-      VTs != "unsigned int" && VTs != "unsigned long long") {
+  // Shuffled as its canonical type; declared as spelled (a macro or typedef
+  // for float stays that name).
+  std::string VTc = VT.getCanonicalType().getAsString(Ctx.getPrintingPolicy());
+  if (VTc != "float" && VTc != "double" && VTc != "int" &&
+      VTc != "unsigned int" && VTc != "unsigned long long") {
     Fail("the value type '" + VTs + "' has no warp shuffle");
     return;
   }
@@ -136,7 +163,78 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
   const Stmt *Top = CE;
   const Expr *Guard = nullptr;
   const IfStmt *GuardIf = nullptr;
-  if (!P1.empty() && P1[0].get<CompoundStmt>() == Body) {
+  // One of several statements of a guard's block at the top of the kernel
+  // (`if (row < n) { float r = ...; x[row] = ...; atomicAdd(res, r * r); }`):
+  // each thread's value goes to a register declared before the guard, and
+  // the reduction follows the guard, where every lane is again.
+  const IfStmt *Around = nullptr;
+  if (!P1.empty())
+    if (const auto *CS = P1[0].get<CompoundStmt>(); CS && CS != Body &&
+                                                    CS->size() > 1) {
+      auto P2 = Ctx.getParents(*CS);
+      const IfStmt *If = P2.empty() ? nullptr : P2[0].get<IfStmt>();
+      auto P3 = If ? Ctx.getParents(*If) : P2;
+      if (If && If->getThen() == CS && !P3.empty() &&
+          P3[0].get<CompoundStmt>() == Body)
+        Around = If;
+    }
+  if (Around) {
+    bool PicksOne = false;
+    forEachStmt(Around->getCond(), [&](const Stmt *X) {
+      if (const auto *B = dyn_cast<BinaryOperator>(X))
+        if (B->getOpcode() == BO_EQ)
+          PicksOne = true;
+    });
+    if (PicksOne)
+      return;
+    if (Around->getElse() || Around->getInit() ||
+        Around->getConditionVariable()) {
+      Fail("the guard around the atomic has an else branch or a declaration");
+      return;
+    }
+    if (containsEscape(Around, false)) {
+      Fail("the guard's block may return early: not every lane of a warp "
+           "would reach the reduction after it");
+      return;
+    }
+    unsigned Atomics = 0, Uses = 0;
+    forEachStmt(Around, [&](const Stmt *X) {
+      if (const auto *C = dyn_cast<CallExpr>(X))
+        if (const FunctionDecl *D = C->getDirectCallee())
+          if (D->getIdentifier() && D->getName().starts_with("atomic"))
+            ++Atomics;
+    });
+    forEachStmt(K->getBody(), [&](const Stmt *X) {
+      if (const auto *D = dyn_cast<DeclRefExpr>(X))
+        if (D->getDecl() == P)
+          ++Uses;
+    });
+    if (Atomics != 1) {
+      Fail("the guard's block has several atomics");
+      return;
+    }
+    if (Uses != 1) {
+      Fail("'" + P->getName().str() + "' is also used elsewhere in the "
+           "kernel: its updates must stay where they are");
+      return;
+    }
+    // The address is evaluated after the guard: only names declared
+    // outside it, never assigned.
+    bool Scoped = true;
+    forEachStmt(Addr, [&](const Stmt *X) {
+      if (const auto *D = dyn_cast<DeclRefExpr>(X))
+        if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
+          if (!isa<ParmVarDecl>(V) &&
+              (Around->getSourceRange().fullyContains(V->getSourceRange()) ||
+               F.isMutated(V)))
+            Scoped = false;
+    });
+    if (!Scoped) {
+      Fail("the atomic's address uses a name declared or assigned inside "
+           "the guard");
+      return;
+    }
+  } else if (!P1.empty() && P1[0].get<CompoundStmt>() == Body) {
     Top = CE;
   } else if (!P1.empty()) {
     const Stmt *Par = P1[0].get<Stmt>();
@@ -173,6 +271,8 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
       return;
     }
   }
+  if (Around)
+    Top = Around;
   for (const Stmt *S : Body->body()) {
     if (S == Top)
       break;
@@ -199,7 +299,7 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
          " threads, not a multiple of 32: the last warp is partial");
     return;
   }
-  if (inMacro(Top->getSourceRange())) {
+  if (inMacro(Top->getSourceRange()) || inMacro(CE->getSourceRange())) {
     Fail("the atomic comes from a macro expansion");
     return;
   }
@@ -218,6 +318,48 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
       OneD ? "(threadIdx.x & 31u)"
            : "(((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + "
              "threadIdx.x) & 31u)";
+  FixIt Fix;
+  Fix.Exact =
+      VT->isIntegerType() ? Exactness::Bitwise : Exactness::Reassociating;
+  if (Fix.Exact == Exactness::Reassociating) {
+    Fix.Rtol = 1e-4;
+    Fix.Atol = 1e-5;
+    Fix.ScaleRtol = 1e-4; // outputs that cancel to ~0
+  }
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (Around) {
+    // The register before the guard, the value into it in place of the
+    // atomic, the reduction after the guard.
+    Fix.Edits.push_back(makeInsertion(
+        Ctx, SM.getExpansionLoc(Around->getBeginLoc()),
+        VTs + " " + V + " = 0; // cuda-l1 sync-warp-atomic-reduction\n" +
+            Ind));
+    SourceLocation AfterSemi = Lexer::findLocationAfterToken(
+        SM.getExpansionLoc(CE->getEndLoc()), tok::semi, SM,
+        Ctx.getLangOpts(), false);
+    if (AfterSemi.isInvalid()) {
+      Fail("the atomic's statement cannot be delimited");
+      return;
+    }
+    Fix.Edits.push_back(makeTextEdit(
+        Ctx,
+        CharSourceRange::getCharRange(SM.getExpansionLoc(CE->getBeginLoc()),
+                                      AfterSemi),
+        V + " += (" + VTs + ")(" + ValText + ");"));
+    std::string R = "\n" + Ind + "{ // cuda-l1 sync-warp-atomic-reduction\n";
+    R += I1 + "for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1)\n";
+    R += I1 + "  " + V + " += __shfl_down_sync(0xffffffffu, " + V +
+         ", cudal1_o);\n";
+    R += I1 + "if (" + Lane + " == 0u)\n";
+    R += I1 + "  atomicAdd(" + AddrText + ", " + V + ");\n";
+    R += Ind + "}";
+    Fix.Edits.push_back(makeInsertion(Ctx, stmtEnd(Ctx, Around), R));
+    Fix.Description = "per-thread value in a register, warp-shuffle sum "
+                      "after the guard, then one atomicAdd per warp";
+    Fd.Fix = Fix;
+    Out.push_back(Fd);
+    return;
+  }
   std::string T = "{ // cuda-l1 sync-warp-atomic-reduction\n";
   if (Guard)
     T += I1 + VTs + " " + V + " = (" + GuardText + ") ? (" + VTs + ")(" +
@@ -230,18 +372,9 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
   T += I1 + "if (" + Lane + " == 0u)\n";
   T += I1 + "  atomicAdd(" + AddrText + ", " + V + ");\n";
   T += Ind + "}";
-  FixIt Fix;
-  Fix.Exact =
-      VT->isIntegerType() ? Exactness::Bitwise : Exactness::Reassociating;
-  if (Fix.Exact == Exactness::Reassociating) {
-    Fix.Rtol = 1e-4;
-    Fix.Atol = 1e-5;
-    Fix.ScaleRtol = 1e-4; // outputs that cancel to ~0
-  }
   SourceLocation E = Top->getEndLoc();
   CharSourceRange R = CharSourceRange::getTokenRange(Top->getBeginLoc(), E);
   // Take the statement's ';'.
-  const SourceManager &SM = Ctx.getSourceManager();
   SourceLocation AfterSemi = Lexer::findLocationAfterToken(
       SM.getExpansionLoc(E), tok::semi, SM, Ctx.getLangOpts(), false);
   if (AfterSemi.isValid() &&

@@ -86,6 +86,91 @@ __global__ void histogram(const int *keys, int *bins) {
   atomicAdd(&bins[keys[i]], 1);
 }
 
+// The atomic among other statements of the guard's block (a Jacobi update
+// summing the squared residual): the value goes to a register declared
+// before the guard, the reduction follows the guard.
+__global__ void jacobi_res(float *x, const float *b, const float *y,
+                           const float *diag, float *res2, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < n) {
+    float r = b[row] - y[row];
+    x[row] = x[row] + r / diag[row];
+    atomicAdd(res2, r * r);
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-3]]:5: warning: every thread does an atomicAdd to the same address 'res2'{{.*}} [sync-warp-atomic-reduction]
+// FIX: "description": "per-thread value in a register, warp-shuffle sum after the guard, then one atomicAdd per warp"
+// CHECK-FIXES:      int row = blockIdx.x * blockDim.x + threadIdx.x;
+// CHECK-FIXES-NEXT: float cudal1_v = 0; // cuda-l1 sync-warp-atomic-reduction
+// CHECK-FIXES-NEXT: if (row < n) {
+// CHECK-FIXES-NEXT:   float r = b[row] - y[row];
+// CHECK-FIXES-NEXT:   x[row] = x[row] + r / diag[row];
+// CHECK-FIXES-NEXT:   cudal1_v += (float)(r * r);
+// CHECK-FIXES-NEXT: }
+// CHECK-FIXES-NEXT: { // cuda-l1 sync-warp-atomic-reduction
+// CHECK-FIXES-NEXT:   for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1)
+// CHECK-FIXES-NEXT:     cudal1_v += __shfl_down_sync(0xffffffffu, cudal1_v, cudal1_o);
+// CHECK-FIXES-NEXT:   if ((threadIdx.x & 31u) == 0u)
+// CHECK-FIXES-NEXT:     atomicAdd(res2, cudal1_v);
+// CHECK-FIXES-NEXT: }
+
+// 2-D block, element type from a macro, a float value added into a double:
+// the register has the type the atomic adds in (the overload's).
+#define REAL float
+__global__ void residual_2d(const REAL *u, double *res, int n) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  int i = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i > 0 && i < n - 1 && j > 0 && j < n - 1) {
+    REAL r = 4 * u[i * n + j] - u[(i - 1) * n + j] - u[(i + 1) * n + j];
+    atomicAdd(res, powf(r, 2.0f));
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-3]]:5: warning: every thread does an atomicAdd to the same address 'res'{{.*}} [sync-warp-atomic-reduction]
+// CHECK-FIXES:      double cudal1_v = 0; // cuda-l1 sync-warp-atomic-reduction
+// CHECK-FIXES:        cudal1_v += (double)(powf(r, 2.0f));
+// CHECK-FIXES:        if ((((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) & 31u) == 0u)
+// CHECK-FIXES-NEXT:     atomicAdd(res, cudal1_v);
+
+// Refused: the guard's block may return before the end.
+__global__ void res_return(const float *b, float *res, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < n) {
+    float r = b[row];
+    if (r < 0.0f)
+      return;
+    atomicAdd(res, r);
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-3]]:5: warning: every thread does an atomicAdd {{.*}} [sync-warp-atomic-reduction]
+// CHECK-MESSAGES: note: no fix: the guard's block may return early: not every lane of a warp would reach the reduction after it
+
+// Refused: the accumulator is read again in the kernel.
+__global__ void res_reread(const float *b, float *res, float *out, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < n) {
+    float r = b[row];
+    atomicAdd(res, r);
+    out[row] = r;
+  }
+  out[0] = res[0];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-5]]:5: warning: every thread does an atomicAdd {{.*}} [sync-warp-atomic-reduction]
+// CHECK-MESSAGES: note: no fix: 'res' is also used elsewhere in the kernel: its updates must stay where they are
+
+// Refused: two atomics in the guard's block.
+__global__ void res_two(const float *b, float *res, float *cnt, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < n) {
+    float r = b[row];
+    atomicAdd(res, r);
+    atomicAdd(cnt, 1.0f);
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:5: warning: every thread does an atomicAdd {{.*}} [sync-warp-atomic-reduction]
+// CHECK-MESSAGES: note: no fix: the guard's block has several atomics
+// CHECK-MESSAGES: t.cu:[[@LINE-5]]:5: warning: every thread does an atomicAdd {{.*}} [sync-warp-atomic-reduction]
+// CHECK-MESSAGES: note: no fix: the guard's block has several atomics
+
 #ifndef __CUDACC_RTC__
 int main() {
   float *in, *out;
@@ -103,6 +188,13 @@ int main() {
   total_partial<<<64, 100>>>(in, out);
   histogram<<<64, 256>>>(iin, iout);
   once_per_block<<<64, 256>>>(in, out);
+  jacobi_res<<<64, 256>>>(out, in, in, in, out + 100000, 1000);
+  double *dres;
+  cudaMalloc(&dres, sizeof(double));
+  residual_2d<<<dim3(8, 8), dim3(32, 8)>>>(in, dres, 256);
+  res_return<<<64, 256>>>(in, out, 1000);
+  res_reread<<<64, 256>>>(in, out, out + 1000, 1000);
+  res_two<<<64, 256>>>(in, out, out + 1, 1000);
   return 0;
 }
 #endif
