@@ -253,19 +253,16 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
     for (const Finding &F : Run.Findings)
       if (F.Fix)
         Before[F.Kernel].insert(F.RuleId);
-    size_t Trials = 0;
-    for (const auto &KV : Tentative)
-      Trials = std::max(Trials, KV.second.size());
-    Trials = std::min<size_t>(Trials, MaxEnablerTrials);
-    for (size_t T = 0; T < Trials; ++T) {
+    // One trial: the verified fixes plus the fixes of \p Tried (finding ->
+    // kernel); gives the kernels where a rule now has a fix it did not
+    // have, with those rules, and the tried fixes that landed.
+    auto RunTrial = [&](const std::map<size_t, std::string> &Tried,
+                        std::set<size_t> &Landed) {
+      std::map<std::string, std::set<std::string>> New;
       FixVerifyResult Trial;
       Trial.Decisions = Verified->Decisions;
-      std::map<size_t, std::string> Tried; // finding -> kernel
-      for (const auto &KV : Tentative)
-        if (T < KV.second.size()) {
-          Trial.Decisions[KV.second[T]].Apply = true;
-          Tried[KV.second[T]] = KV.first;
-        }
+      for (const auto &KV : Tried)
+        Trial.Decisions[KV.first].Apply = true;
       std::vector<Finding> RT = Run.Findings;
       std::map<std::string, std::string> TT;
       ApplyOptions AT = applyOptions(RT, &Trial);
@@ -277,24 +274,61 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
       AT.CheckNvrtc = false;
       std::vector<FixOutcome> OT;
       cudal1::applyFixes(RT, AT, &OT);
-      std::set<size_t> Landed;
       for (const FixOutcome &O : OT)
         if (O.State == FixOutcome::Applied && Tried.count(O.F - RT.data()))
           Landed.insert(O.F - RT.data());
       if (Landed.empty() || TT.empty())
-        continue;
+        return New;
       AnalysisRun RK = AnalyseRewritten(TT);
       if (RK.Status.Failed || RK.RuleCrashed)
-        continue;
+        return New;
       Admit(RK.Findings);
-      std::map<std::string, std::set<std::string>> New;
       for (const Finding &F : RK.Findings)
         if (F.Fix && !Before[F.Kernel].count(F.RuleId))
           New[F.Kernel].insert(F.RuleId);
+      return New;
+    };
+    // First all of them at once: the kernels where nothing opens are done.
+    std::map<size_t, std::string> All;
+    for (const auto &KV : Tentative)
+      for (size_t I : KV.second)
+        All[I] = KV.first;
+    std::set<size_t> LandedAll;
+    std::map<std::string, std::set<std::string>> Joint =
+        All.empty() ? std::map<std::string, std::set<std::string>>()
+                    : RunTrial(All, LandedAll);
+    // Then each alone (trial T: every opened kernel's T-th fix), to keep
+    // only the fixes that open the way themselves.
+    size_t Trials = 0;
+    for (const auto &KV : Joint)
+      Trials = std::max(Trials, Tentative[KV.first].size());
+    Trials = std::min<size_t>(Trials, MaxEnablerTrials);
+    for (size_t T = 0; T < Trials; ++T) {
+      std::map<size_t, std::string> Tried;
+      for (const auto &KV : Joint)
+        if (T < Tentative[KV.first].size())
+          Tried[Tentative[KV.first][T]] = KV.first;
+      std::set<size_t> Landed;
+      std::map<std::string, std::set<std::string>> New =
+          RunTrial(Tried, Landed);
       for (size_t I : Landed)
         if (auto It = New.find(Tried[I]); It != New.end()) {
           Enablers.insert(I);
           Opens[I] = It->second;
+        }
+    }
+    // Opened only together (or not tried alone within the limit): all of
+    // that kernel's fixes that landed.
+    for (const auto &KV : Joint) {
+      bool Any = false;
+      for (size_t I : Enablers)
+        Any |= Run.Findings[I].Kernel == KV.first;
+      if (Any)
+        continue;
+      for (size_t I : LandedAll)
+        if (All[I] == KV.first) {
+          Enablers.insert(I);
+          Opens[I] = KV.second;
         }
     }
     if (!Enablers.empty()) {

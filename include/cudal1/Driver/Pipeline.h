@@ -278,9 +278,10 @@ public:
   /// What the last applyFixes() composed.
   const Composition &composition() const { return Composed; }
   static constexpr unsigned MaxComposeRounds = 4;
-  /// Trials of enabling fixes (docs/fixes.md, "Composition"): analyses of
-  /// the code with one more not-faster fix per kernel.
-  static constexpr unsigned MaxEnablerTrials = 3;
+  /// Trials of enabling fixes alone (docs/fixes.md, "Composition"):
+  /// analyses of the code with one more not-faster fix per kernel, after
+  /// the one with all of them.
+  static constexpr unsigned MaxEnablerTrials = 6;
   /// The model-proposal settings: the defaults, the LLM: of the first input
   /// file's configuration, the command line (docs/llm.md).
   LlmSettings llmSettings();
