@@ -21,6 +21,8 @@
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 
+#include <functional>
+
 #include "../AccessNotes.h"
 
 using namespace clang;
@@ -31,6 +33,156 @@ namespace cudal1 {
 namespace {
 
 const char *RuleId = "memory-register-accumulation";
+
+/// Non-negative thread indices: `blockIdx.d * blockDim.d + threadIdx.d`,
+/// `threadIdx.d`, `blockIdx.d` (assuming, as CUDA code does, that the
+/// index fits its integer type).
+bool isThreadIndexForm(const AffineExpr &X) {
+  for (const char *D : {"x", "y", "z"}) {
+    std::string d(D);
+    AffineExpr T = AffineExpr::symbol("threadIdx." + d);
+    AffineExpr B = AffineExpr::symbol("blockIdx." + d);
+    AffineExpr BD = AffineExpr::symbol("blockDim." + d);
+    if (X == B * BD + T || X == T || X == B)
+      return true;
+  }
+  return false;
+}
+
+/// \p S (an expression of parameters) is positive wherever \p L runs: a
+/// guard `if (i < S ...)` around it, or `if (i >= S) return;` at the top of
+/// the kernel before it, with i a thread index.
+bool positiveWhereRuns(ASTContext &Ctx, const FunctionDecl *K,
+                       const FunctionFacts &F, const Stmt *L,
+                       const AffineExpr &S) {
+  if (auto C = S.constantValue())
+    return *C > 0;
+  // Conjuncts of a condition.
+  std::function<bool(const Expr *, bool)> Implies = [&](const Expr *E,
+                                                        bool Negated) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *B = dyn_cast<BinaryOperator>(E)) {
+      if (!Negated && B->getOpcode() == BO_LAnd)
+        return Implies(B->getLHS(), false) || Implies(B->getRHS(), false);
+      if (Negated && B->getOpcode() == BO_LOr)
+        return Implies(B->getLHS(), true) || Implies(B->getRHS(), true);
+      BinaryOperatorKind Op = B->getOpcode();
+      const Expr *Lo = B->getLHS(), *Hi = B->getRHS();
+      // i < S; S > i; negated: i >= S, S <= i.
+      bool Less = (!Negated && Op == BO_LT) || (Negated && Op == BO_GE);
+      bool Greater = (!Negated && Op == BO_GT) || (Negated && Op == BO_LE);
+      if (Greater)
+        std::swap(Lo, Hi);
+      if (Less || Greater)
+        return isThreadIndexForm(toAffine(Lo, F)) && toAffine(Hi, F) == S;
+    }
+    return false;
+  };
+  // Enclosing ifs (L in their then-branch).
+  const Stmt *Cur = L;
+  for (;;) {
+    auto P = Ctx.getParents(*Cur);
+    if (P.empty())
+      break;
+    const Stmt *Par = P[0].get<Stmt>();
+    if (!Par)
+      break;
+    if (const auto *If = dyn_cast<IfStmt>(Par))
+      if (If->getThen() == Cur && Implies(If->getCond(), false))
+        return true;
+    Cur = Par;
+  }
+  // Early returns at the top of the kernel, before the loop.
+  const auto *Body = dyn_cast<CompoundStmt>(K->getBody());
+  if (!Body)
+    return false;
+  const SourceManager &SM = Ctx.getSourceManager();
+  for (const Stmt *St : Body->body()) {
+    if (!SM.isBeforeInTranslationUnit(St->getEndLoc(), L->getBeginLoc()))
+      break;
+    if (const auto *If = dyn_cast<IfStmt>(St)) {
+      const Stmt *T = If->getThen();
+      if (const auto *CS = dyn_cast<CompoundStmt>(T); CS && CS->size() == 1)
+        T = CS->body_front();
+      if (isa<ReturnStmt>(T) && !If->getElse() &&
+          Implies(If->getCond(), true))
+        return true;
+    }
+  }
+  return false;
+}
+
+/// \p Other (a subscript of the same array) is a different element from
+/// \p Acc on every iteration of \p L: L counts its variable k up from E0
+/// (`for (k = E0; k < / <= End; ++k)`, k not assigned in the body), the
+/// indices differ by S * (k - E0 + c) with c >= 1 a constant, and S is
+/// positive wherever the loop runs.
+bool differsEveryIteration(ASTContext &Ctx, const FunctionDecl *K,
+                           const FunctionFacts &F, const Stmt *L,
+                           const ArraySubscriptExpr *Acc,
+                           const ArraySubscriptExpr *Other) {
+  const auto *For = dyn_cast<ForStmt>(L);
+  if (!For || !For->getInc() || !For->getCond())
+    return false;
+  const VarDecl *IV = nullptr;
+  const Expr *E0 = nullptr;
+  if (const auto *DS = dyn_cast_or_null<DeclStmt>(For->getInit());
+      DS && DS->isSingleDecl())
+    if (const auto *V = dyn_cast<VarDecl>(DS->getSingleDecl()); V && V->getInit()) {
+      IV = V;
+      E0 = V->getInit();
+    }
+  if (!IV || !IV->getType()->isIntegerType())
+    return false;
+  const Expr *Inc = For->getInc()->IgnoreParenImpCasts();
+  bool Up = false;
+  if (const auto *U = dyn_cast<UnaryOperator>(Inc))
+    Up = U->isIncrementOp();
+  else if (const auto *B = dyn_cast<CompoundAssignOperator>(Inc))
+    Up = B->getOpcode() == BO_AddAssign &&
+         toAffine(B->getRHS(), F).constantValue() == std::optional<int64_t>(1);
+  if (!Up)
+    return false;
+  bool Assigned = false;
+  forEachStmt(For->getBody(), [&](const Stmt *X) {
+    if (const auto *B = dyn_cast<BinaryOperator>(X))
+      if (B->isAssignmentOp())
+        if (const auto *D =
+                dyn_cast<DeclRefExpr>(B->getLHS()->IgnoreParenImpCasts()))
+          if (D->getDecl() == IV)
+            Assigned = true;
+    if (const auto *U = dyn_cast<UnaryOperator>(X))
+      if (U->isIncrementDecrementOp())
+        if (const auto *D =
+                dyn_cast<DeclRefExpr>(U->getSubExpr()->IgnoreParenImpCasts()))
+          if (D->getDecl() == IV)
+            Assigned = true;
+  });
+  if (Assigned)
+    return false;
+  std::map<const VarDecl *, std::string> Syms{{IV, "k@iv"}};
+  AffineExpr I1 = toAffine(Acc->getIdx(), F, Syms);
+  AffineExpr I2 = toAffine(Other->getIdx(), F, Syms);
+  AffineExpr A0 = toAffine(E0, F);
+  if (!I1.isKnown() || !I2.isKnown() || !A0.isKnown() ||
+      I1.symbols().count("k@iv"))
+    return false;
+  AffineExpr D = I2 - I1;
+  AffineExpr S = D.coefficientOf("k@iv");
+  if (!S.isKnown() || S.symbols().count("k@iv") || S == AffineExpr::constant(0))
+    return false;
+  AffineExpr R = D - S * AffineExpr::symbol("k@iv");
+  if (R.symbols().count("k@iv"))
+    return false;
+  // D = S * (k - A0) + Q with Q = R + S * A0; k - A0 >= 0.
+  AffineExpr Q = R + S * A0;
+  bool CPositive = false;
+  for (int64_t C = 1; C <= 64 && !CPositive; ++C)
+    CPositive = Q == S * AffineExpr::constant(C);
+  if (!CPositive)
+    return false;
+  return positiveWhereRuns(Ctx, K, F, L, S);
+}
 
 /// Collects, for each loop, the assignments directly in it (not in a nested
 /// loop) whose left side is a subscript of a pointer parameter and which
@@ -142,8 +294,14 @@ for (int k = 0; k < N; ++k)
       "\n"
       "The finding stays, with the reason, when:\n"
       "- another access through `out` in the loop uses a different index "
-      "(it may be the same element), or `out[idx]` is used other than read "
-      "or assigned (address taken, `++`);\n"
+      "that may be the same element, or `out[idx]` is used other than read "
+      "or assigned (address taken, `++`). A different index is proven "
+      "another element when the loop counts `k` up from `E0` and the two "
+      "indices differ by `S * (k - E0 + c)`, `c >= 1`, with `S` positive "
+      "where the loop runs (a constant, or a guard `if (i < S)` / "
+      "`if (i >= S) return;` on a thread index `i`): back substitution's "
+      "`X[row * n + c] -= U[row * n + k] * X[k * n + c]` for `k` from "
+      "`row + 1`;\n"
       "- another pointer used in the loop is not proven to point "
       "elsewhere: neither is `__restrict__`, and not every launch site in "
       "the file passes separate `cudaMalloc` allocations (no launch site "
@@ -227,6 +385,7 @@ Finding MemoryRegisterAccumulation::analyze(ASTContext &Ctx,
   // 1. Every access through `out` in the loop is out[idx] itself, read or
   //    the left side of an assignment.
   std::vector<const ArraySubscriptExpr *> Uses;
+  std::vector<const ArraySubscriptExpr *> Apart; // proven other elements
   std::string Why;
   forEachStmt(L, [&](const Stmt *S) {
     if (!Why.empty())
@@ -254,6 +413,12 @@ Finding MemoryRegisterAccumulation::analyze(ASTContext &Ctx,
     }
     const ArraySubscriptExpr *AS =
         Parents.empty() ? nullptr : Parents[0].get<ArraySubscriptExpr>();
+    if (AS && AS->getBase()->IgnoreParenImpCasts() == DRE &&
+        !sameExpr(Ctx, AS, A.Lhs) &&
+        differsEveryIteration(Ctx, K, F, L, A.Lhs, AS)) {
+      Apart.push_back(AS); // another element on every iteration
+      return;
+    }
     if (!AS || AS->getBase()->IgnoreParenImpCasts() != DRE ||
         !sameExpr(Ctx, AS, A.Lhs)) {
       Why = "'" + P->getName().str() + "' is also used as '" +

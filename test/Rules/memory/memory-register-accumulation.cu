@@ -152,6 +152,59 @@ __global__ void rowsum_macro(const DATA_TYPE *__restrict__ A,
 // DOUBLE:      #define DATA_TYPE double
 // DOUBLE:      DATA_TYPE out_acc = out[row];
 
+// Back substitution, one thread per right-hand side: the loop also reads
+// other rows of X (X[k * nrhs + c], k from row + 1), a different element
+// on every iteration since nrhs > c >= 0 under the guard.
+__global__ void back_row(const float *__restrict__ U, const float *Y, float *X,
+                         int row, int n, int nrhs) {
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c < nrhs) {
+    X[row * nrhs + c] = Y[row * nrhs + c];
+    for (int k = row + 1; k < n; k++)
+      X[row * nrhs + c] -= U[row * n + k] * X[k * nrhs + c];
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-3]]:7: warning: 'X[row * nrhs + c]' is loaded from and stored {{.*}} [memory-register-accumulation]
+// CHECK-FIXES:      float X_acc = Y[row * nrhs + c];
+// CHECK-FIXES-NEXT: for (int k = row + 1; k < n; k++)
+// CHECK-FIXES-NEXT:   X_acc -= U[row * n + k] * X[k * nrhs + c];
+// CHECK-FIXES-NEXT: X[row * nrhs + c] = X_acc;
+
+// The same with an early return instead of the guard.
+__global__ void back_row_ret(const float *__restrict__ U, float *X, int row,
+                             int n, int nrhs) {
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= nrhs)
+    return;
+  for (int k = row + 1; k < n; k++)
+    X[row * nrhs + c] -= U[row * n + k] * X[k * nrhs + c];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: 'X[row * nrhs + c]' is loaded from and stored {{.*}} [memory-register-accumulation]
+// CHECK-FIXES:      float X_acc = X[row * nrhs + c];
+
+// Refused: no guard shows nrhs > 0 (with nrhs == 0 every k reads the
+// accumulated element itself).
+__global__ void back_row_unguarded(const float *__restrict__ U, float *X,
+                                   int row, int n, int nrhs) {
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int k = row + 1; k < n; k++)
+    X[row * nrhs + c] -= U[row * n + k] * X[k * nrhs + c];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: 'X[row * nrhs + c]' is loaded from and stored {{.*}} [memory-register-accumulation]
+// CHECK-MESSAGES: note: no fix: 'X' is also used as 'X[k * nrhs + c]' in the loop, which may be the same element as 'X[row * nrhs + c]'
+
+// Refused: the loop starts at the row itself (k == row reads the element).
+__global__ void back_row_from_row(const float *__restrict__ U, float *X,
+                                  int row, int n, int nrhs) {
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c < nrhs) {
+    for (int k = row; k < n; k++)
+      X[row * nrhs + c] -= U[row * n + k] * X[k * nrhs + c];
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-3]]:7: warning: 'X[row * nrhs + c]' is loaded from and stored {{.*}} [memory-register-accumulation]
+// CHECK-MESSAGES: note: no fix: 'X' is also used as 'X[k * nrhs + c]' in the loop, which may be the same element as 'X[row * nrhs + c]'
+
 #ifndef __CUDACC_RTC__
 void run_wrapped(const float *A, float *y) { through_wrapper<<<1, 16>>>(A, y, 16); }
 void run_orphan(const float *A, float *y) { orphan_wrapper<<<1, 16>>>(A, y, 16); }
