@@ -318,15 +318,17 @@ def load_hecbench(root, include_all=False):
 
 
 def select_programs(programs, only="", slice_spec=""):
-    """--only a,b (names; unknown names are an error) and --slice i/n
-    (1-based: the i-th of n interleaved slices)."""
+    """--only a,b (names, run in that order; unknown names are an error)
+    and --slice i/n (1-based: the i-th of n interleaved slices)."""
     if only:
         want = [w for w in only.split(",") if w]
         names = {p["name"] for p in programs}
         unknown = [w for w in want if w not in names]
         if unknown:
             raise ValueError("unknown programs: " + ", ".join(unknown))
-        programs = [p for p in programs if p["name"] in want]
+        # In the order given: a budget-limited slice runs the first ones.
+        by_name = {p["name"]: p for p in programs}
+        programs = [by_name[w] for w in dict.fromkeys(want)]
     if slice_spec:
         m = re.fullmatch(r"(\d+)/(\d+)", slice_spec)
         if not m or not (1 <= int(m.group(1)) <= int(m.group(2))):

@@ -170,7 +170,9 @@ class Selection(unittest.TestCase):
     progs = [{"name": n} for n in "abcdefg"]
 
     def test_only_and_slices(self):
-        self.assertEqual([p["name"] for p in B.select_programs(self.progs, "c,a")], ["a", "c"])
+        # --only keeps the order given (a budget-limited slice runs the first).
+        self.assertEqual([p["name"] for p in B.select_programs(self.progs, "c,a")], ["c", "a"])
+        self.assertEqual([p["name"] for p in B.select_programs(self.progs, "c,a,c")], ["c", "a"])
         with self.assertRaises(ValueError):
             B.select_programs(self.progs, "a,zz")
         slices = [[p["name"] for p in B.select_programs(self.progs, "", "%d/3" % i)] for i in (1, 2, 3)]
