@@ -5,13 +5,18 @@
 // before the use), host function parameters (the caller's argument),
 // `p + k` and `&p[k]` (an offset), small functions returning a pointer, and
 // the `&p` argument of cudaMalloc* or of a wrapper function around it (also
-// when a CHECK macro surrounds the call: the AST holds the call either way).
+// when a CHECK macro surrounds the call: the AST holds the call either way),
+// and elements of host arrays of device pointers (`cudaMalloc(&d[k], n)` in
+// a counted loop, `d[0]` at the launch).
 // The allocation's byte count is evaluated like every other value. Host
 // copies (cudaMemcpy host-to-device or device-to-device, cudaMemset) into
 // the pointer's variable before the launch mark the buffer as initialised.
 //
 //===----------------------------------------------------------------------===//
 #include "LaunchEval.h"
+
+#include <functional>
+#include <optional>
 
 using namespace clang;
 using namespace llvm;
@@ -148,6 +153,74 @@ Val ptrOf(PtrVal P) {
   return V;
 }
 
+/// Calls that allocate element \p C of host array \p VD: `cudaMalloc(&VD[E],
+/// ...)` (any call taking `&VD[E]`) where E is C, or the counter of loops
+/// around the call (`for (k = a; k < b; ++k)`, a <= C < b, the bounds
+/// given by \p Bounds).
+struct ElementAlloc {
+  const CallExpr *Call;
+  unsigned Arg;
+};
+void elementAllocs(
+    const Stmt *S, const VarDecl *VD, int64_t C,
+    const std::function<std::optional<int64_t>(const Expr *, const Stmt *)>
+        &IntAt,
+    std::vector<std::pair<const VarDecl *, std::pair<int64_t, int64_t>>> &Loops,
+    std::vector<ElementAlloc> &Out) {
+  if (!S)
+    return;
+  if (const auto *F = dyn_cast<ForStmt>(S)) {
+    const VarDecl *IV = nullptr;
+    std::optional<int64_t> Lo, Hi;
+    if (const auto *DS = dyn_cast_or_null<DeclStmt>(F->getInit());
+        DS && DS->isSingleDecl())
+      if (const auto *V = dyn_cast<VarDecl>(DS->getSingleDecl());
+          V && V->getInit()) {
+        IV = V;
+        Lo = IntAt(V->getInit(), F);
+      }
+    if (const auto *B = dyn_cast_or_null<BinaryOperator>(F->getCond()))
+      if (IV && refVar(B->getLHS()) == IV &&
+          (B->getOpcode() == BO_LT || B->getOpcode() == BO_LE)) {
+        Hi = IntAt(B->getRHS(), F);
+        if (Hi && B->getOpcode() == BO_LE)
+          ++*Hi;
+      }
+    bool Up = false;
+    if (const auto *U = dyn_cast_or_null<UnaryOperator>(F->getInc()))
+      Up = U->isIncrementOp() && refVar(U->getSubExpr()) == IV;
+    bool Pushed = IV && Lo && Hi && Up;
+    if (Pushed)
+      Loops.push_back({IV, {*Lo, *Hi}});
+    elementAllocs(F->getBody(), VD, C, IntAt, Loops, Out);
+    if (Pushed)
+      Loops.pop_back();
+    return;
+  }
+  if (const auto *CE = dyn_cast<CallExpr>(S))
+    for (unsigned I = 0; I < CE->getNumArgs(); ++I) {
+      const auto *U = dyn_cast<UnaryOperator>(CE->getArg(I)->IgnoreParenCasts());
+      if (!U || U->getOpcode() != UO_AddrOf)
+        continue;
+      const auto *A =
+          dyn_cast<ArraySubscriptExpr>(U->getSubExpr()->IgnoreParens());
+      if (!A || refVar(A->getBase()) != VD)
+        continue;
+      bool Match = false;
+      if (const VarDecl *K = refVar(A->getIdx())) {
+        for (const auto &L : Loops)
+          if (L.first == K)
+            Match = L.second.first <= C && C < L.second.second;
+      } else if (auto V = IntAt(A->getIdx(), CE)) {
+        Match = *V == C;
+      }
+      if (Match)
+        Out.push_back({CE, I});
+    }
+  for (const Stmt *Ch : S->children())
+    elementAllocs(Ch, VD, C, IntAt, Loops, Out);
+}
+
 } // namespace
 
 Val LaunchEvaluator::Impl::offsetBy(Val Base, Val Elements, QualType Pointee) {
@@ -231,6 +304,42 @@ Val LaunchEvaluator::Impl::evalPointer(const Expr *E, const Frame &Fr) {
       Callee.Parent = &Fr;
       Callee.At = Rets[0];
       return evalPointer(Rets[0]->getRetValue(), Callee);
+    }
+  }
+  if (const auto *A = dyn_cast<ArraySubscriptExpr>(E)) {
+    // An element of a host array of device pointers (`float *d[4]; for (k
+    // ...) cudaMalloc(&d[k], n); kernel<<<...>>>(d[0], ...)`): the last
+    // allocation of that element before the launch.
+    const VarDecl *AV = refVar(A->getBase());
+    if (AV && AV->getType()->isArrayType() && !AV->hasGlobalStorage()) {
+      Val Idx = eval(A->getIdx(), Fr);
+      if (Idx.Kind != Val::Int)
+        return Val::unknown("'" + text(A) + "': the index into host array '" +
+                            AV->getNameAsString() + "' is not known");
+      int64_t C = Idx.I.getSExtValue();
+      const Frame &Own = ownerFrame(AV, A, Fr);
+      const Stmt *At = Own.F == Fr.F ? Fr.At : Own.At;
+      if (!Own.F || !Own.F->getBody())
+        return Val::unknown("'" + AV->getNameAsString() + "' is not followed");
+      std::vector<std::pair<const VarDecl *, std::pair<int64_t, int64_t>>>
+          Loops;
+      std::vector<ElementAlloc> Allocs;
+      auto IntAt = [&](const Expr *X, const Stmt *S) -> std::optional<int64_t> {
+        Val V = eval(X, Own.at(S));
+        if (V.Kind == Val::Int)
+          return V.I.getSExtValue();
+        return std::nullopt;
+      };
+      elementAllocs(Own.F->getBody(), AV, C, IntAt, Loops, Allocs);
+      const ElementAlloc *Last = nullptr;
+      for (const ElementAlloc &EA : Allocs)
+        if (!At || before(EA.Call, At))
+          Last = &EA;
+      if (!Last)
+        return Val::unknown("'" + text(A) + "': no allocation of element " +
+                            std::to_string(C) + " of host array '" +
+                            AV->getNameAsString() + "' before the launch");
+      return evalAllocCall(Last->Call, Last->Arg, Own.at(Last->Call));
     }
   }
   if (const auto *M = dyn_cast<MemberExpr>(E))
