@@ -398,6 +398,38 @@ extractAll(const std::string &MainFile, const std::vector<std::string> &Args,
   return Out;
 }
 
+/// The device-side check and the extraction of every kernel in one parse
+/// (they parse the same rewritten text with the same command): "" when the
+/// device side compiles, with the kernels in \p Out; else the first error.
+static std::string
+deviceCheckAndExtract(const std::string &MainFile,
+                      const std::vector<std::string> &Args,
+                      const std::map<std::string, std::string> &Overlay,
+                      std::vector<ExtractedKernel> &Out) {
+  OneCommandDatabase DB(MainFile, Args);
+  tooling::ClangTool Tool(DB, {MainFile});
+  quietDiagnosticStats(Tool);
+  for (const auto &KV : Overlay)
+    Tool.mapVirtualFile(KV.first, KV.second);
+  std::string Text;
+  raw_string_ostream OS(Text);
+  DiagnosticOptions DO;
+  TextDiagnosticPrinter Printer(OS, DO);
+  Tool.setDiagnosticConsumer(&Printer);
+  Tool.setPrintErrorMessage(false);
+  ExtractFactory F(Out);
+  int RC = Tool.run(&F);
+  OS.flush();
+  if (RC == 0)
+    return "";
+  Out.clear();
+  for (StringRef L : splitLines(Text))
+    if (L.contains("error:"))
+      return L.trim().str();
+  return Text.empty() ? "clang could not parse the file"
+                      : StringRef(Text).trim().str();
+}
+
 /// Lines (1-based, per file) of the rewritten files that the edits touch.
 using TouchedLines = std::map<std::string, std::vector<std::pair<unsigned, unsigned>>>;
 
@@ -407,7 +439,8 @@ static std::string nvrtcCheck(const std::string &MainFile,
                               const std::vector<std::string> &Args,
                               const std::map<std::string, std::string> &New,
                               const TouchedLines &Touched,
-                              const ApplyOptions &Opts) {
+                              const ApplyOptions &Opts,
+                              const std::vector<ExtractedKernel> *Extracted) {
   if (!nvrtcAvailable(Opts.CudaPath))
     return "";
   NvrtcOptions NO;
@@ -415,7 +448,10 @@ static std::string nvrtcCheck(const std::string &MainFile,
   NO.GpuArch = Opts.GpuArch.empty() ? "sm_90" : Opts.GpuArch;
   std::vector<ExtractedKernel> Orig;
   bool OrigDone = false;
-  for (const ExtractedKernel &K : extractAll(MainFile, Args, New)) {
+  std::vector<ExtractedKernel> Own;
+  if (!Extracted)
+    Own = extractAll(MainFile, Args, New);
+  for (const ExtractedKernel &K : Extracted ? *Extracted : Own) {
     auto It = Touched.find(K.KernelRange.Begin.File);
     if (It == Touched.end())
       continue;
@@ -761,8 +797,17 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
         continue;
       SmallString<256> Abs(M);
       sys::fs::make_absolute(Abs);
+      // The device side's parse also extracts the kernels NVRTC compiles.
+      std::vector<ExtractedKernel> Extracted;
+      bool HaveExtracted = false;
       for (bool Host : {false, true}) {
-        std::string E = syntaxCheck(std::string(Abs), Args, Host, New);
+        std::string E;
+        if (!Host && Opts.CheckNvrtc && nvrtcAvailable(Opts.CudaPath)) {
+          E = deviceCheckAndExtract(std::string(Abs), Args, New, Extracted);
+          HaveExtracted = E.empty();
+        } else {
+          E = syntaxCheck(std::string(Abs), Args, Host, New);
+        }
         if (E.empty())
           continue;
         // The original must compile on that side, else it proves nothing.
@@ -784,7 +829,7 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
       }
       if (Opts.CheckNvrtc) {
         std::string E = nvrtcCheck(std::string(Abs), Args, New, LastTouched,
-                                   Opts);
+                                   Opts, HaveExtracted ? &Extracted : nullptr);
         if (!E.empty()) {
           Why = E;
           return false;
