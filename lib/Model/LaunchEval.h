@@ -133,6 +133,10 @@ struct CallStep {
   const ExternalCall *Ext = nullptr;
 };
 
+/// Every reference to \p VD in \p S, in source order.
+std::vector<const clang::DeclRefExpr *> refsTo(const clang::Stmt *S,
+                                               const clang::VarDecl *VD);
+
 } // namespace launcheval
 
 struct LaunchEvaluator::Impl {

@@ -622,17 +622,8 @@ const Stmt *LaunchEvaluator::Impl::writesThrough(
   // another member, or of this one, is harmless; a write of it, a call given
   // the pointer or the member's address, or a copy of the pointer, is not.
   const auto &P = parents(Own.F);
-  std::vector<const DeclRefExpr *> Refs;
-  std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
-    if (!S)
-      return;
-    if (const auto *D = dyn_cast<DeclRefExpr>(S))
-      if (D->getDecl() == VD)
-        Refs.push_back(D);
-    for (const Stmt *C : S->children())
-      Walk(C);
-  };
-  Walk(Own.F->getBody());
+  std::vector<const DeclRefExpr *> Refs =
+      launcheval::refsTo(Own.F->getBody(), VD);
   for (const DeclRefExpr *R : Refs) {
     if (At && (!before(R, At) || afterFirstRun(R, At, Own.F)))
       continue;
@@ -753,17 +744,8 @@ Val LaunchEvaluator::Impl::evalSubscript(const ArraySubscriptExpr *A,
       return Val::unknown(Name + ": " + W);
     // Every use before At reads an element.
     const auto &P = parents(Own.F);
-    std::vector<const DeclRefExpr *> Refs;
-    std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
-      if (!S)
-        return;
-      if (const auto *R = dyn_cast<DeclRefExpr>(S))
-        if (R->getDecl() == PV)
-          Refs.push_back(R);
-      for (const Stmt *Ch : S->children())
-        Walk(Ch);
-    };
-    Walk(Own.F->getBody());
+    std::vector<const DeclRefExpr *> Refs =
+        launcheval::refsTo(Own.F->getBody(), PV);
     for (const DeclRefExpr *R : Refs) {
       if (At && (!before(R, At) || afterFirstRun(R, At, Own.F)))
         continue;
@@ -1017,17 +999,8 @@ Val LaunchEvaluator::Impl::storedByCall(const Stmt *M, const VarDecl *VD,
   // object or of one of its members, or something the tool does not follow.
   const auto &CP = parents(Def);
   std::vector<const DeclRefExpr *> Refs;
-  std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
-    if (!S)
-      return;
-    if (const auto *D = dyn_cast<DeclRefExpr>(S))
-      if (D->getDecl() == PV)
-        Refs.push_back(D);
-    for (const Stmt *Ch : S->children())
-      Walk(Ch);
-  };
   if (ByAddress) {
-    Walk(Def->getBody());
+    Refs = launcheval::refsTo(Def->getBody(), PV);
   } else {
     // A reference: only the uses that may modify it (mutation analysis).
     for (const Stmt *S : mutations(PV, Def))

@@ -254,6 +254,22 @@ void collectRefs(const Stmt *S, const VarDecl *VD,
 }
 } // namespace
 
+std::vector<const DeclRefExpr *> launcheval::refsTo(const Stmt *S,
+                                                   const VarDecl *VD) {
+  std::vector<const DeclRefExpr *> Out;
+  std::function<void(const Stmt *)> Walk = [&](const Stmt *X) {
+    if (!X)
+      return;
+    if (const auto *D = dyn_cast<DeclRefExpr>(X))
+      if (D->getDecl() == VD)
+        Out.push_back(D);
+    for (const Stmt *C : X->children())
+      Walk(C);
+  };
+  Walk(S);
+  return Out;
+}
+
 const std::vector<const Stmt *> &
 LaunchEvaluator::Impl::loopsAround(const Stmt *At, const FunctionDecl *F) {
   auto Key = std::make_pair(At, F);
