@@ -311,35 +311,88 @@ Val LaunchEvaluator::Impl::evalPointer(const Expr *E, const Frame &Fr) {
     // ...) cudaMalloc(&d[k], n); kernel<<<...>>>(d[0], ...)`): the last
     // allocation of that element before the launch.
     const VarDecl *AV = refVar(A->getBase());
+    // A parameter `float *d[2]` (`float **`) is the caller's array.
+    const Frame *ArrFr = &Fr;
+    const Expr *UseE = A;
+    while (AV && isa<ParmVarDecl>(AV) && AV->getType()->isPointerType() &&
+           AV->getType()->getPointeeType()->isPointerType()) {
+      const Frame &PO = ownerFrame(AV, UseE, *ArrFr);
+      unsigned I = cast<ParmVarDecl>(AV)->getFunctionScopeIndex();
+      std::string Why;
+      if (!PO.Parent || !PO.Call || I >= PO.Call->getNumArgs() ||
+          !constantAt(AV, PO.F, PO.F == ArrFr->F ? ArrFr->At : PO.At, Why))
+        break;
+      const VarDecl *CA = refVar(PO.Call->getArg(I));
+      if (!CA)
+        break;
+      UseE = PO.Call->getArg(I);
+      ArrFr = PO.Parent;
+      AV = CA;
+    }
     if (AV && AV->getType()->isArrayType() && !AV->hasGlobalStorage()) {
-      Val Idx = eval(A->getIdx(), Fr);
-      if (Idx.Kind != Val::Int)
-        return Val::unknown("'" + text(A) + "': the index into host array '" +
-                            AV->getNameAsString() + "' is not known");
-      int64_t C = Idx.I.getSExtValue();
-      const Frame &Own = ownerFrame(AV, A, Fr);
-      const Stmt *At = Own.F == Fr.F ? Fr.At : Own.At;
+      const Frame &Own = ownerFrame(AV, UseE, *ArrFr);
+      const Stmt *At = Own.F == ArrFr->F ? ArrFr->At : Own.At;
       if (!Own.F || !Own.F->getBody())
         return Val::unknown("'" + AV->getNameAsString() + "' is not followed");
-      std::vector<std::pair<const VarDecl *, std::pair<int64_t, int64_t>>>
-          Loops;
-      std::vector<ElementAlloc> Allocs;
       auto IntAt = [&](const Expr *X, const Stmt *S) -> std::optional<int64_t> {
         Val V = eval(X, Own.at(S));
         if (V.Kind == Val::Int)
           return V.I.getSExtValue();
         return std::nullopt;
       };
-      elementAllocs(Own.F->getBody(), AV, C, IntAt, Loops, Allocs);
-      const ElementAlloc *Last = nullptr;
-      for (const ElementAlloc &EA : Allocs)
-        if (!At || before(EA.Call, At))
-          Last = &EA;
-      if (!Last)
+      // The allocation of element C last before the launch.
+      auto ElementVal = [&](int64_t C) -> std::optional<Val> {
+        std::vector<std::pair<const VarDecl *, std::pair<int64_t, int64_t>>>
+            Loops;
+        std::vector<ElementAlloc> Allocs;
+        elementAllocs(Own.F->getBody(), AV, C, IntAt, Loops, Allocs);
+        const ElementAlloc *Last = nullptr;
+        for (const ElementAlloc &EA : Allocs)
+          if (!At || before(EA.Call, At))
+            Last = &EA;
+        if (!Last)
+          return std::nullopt;
+        return evalAllocCall(Last->Call, Last->Arg, Own.at(Last->Call));
+      };
+      Val Idx = eval(A->getIdx(), Fr);
+      if (Idx.Kind != Val::Int) {
+        // Any element (ping-pong buffers `d[src]`): when every element of
+        // the array is allocated with the same byte count, that is the
+        // buffer's size whichever one the index picks.
+        const auto *CAT = Ctx.getAsConstantArrayType(AV->getType());
+        uint64_t N = CAT ? CAT->getSize().getZExtValue() : 0;
+        std::optional<Val> First;
+        bool Same = N > 0 && N <= 64;
+        for (uint64_t C = 0; Same && C < N; ++C) {
+          std::optional<Val> V = ElementVal(int64_t(C));
+          if (!V || V->Kind != Val::Ptr || V->P->Bytes.Kind != Val::Int) {
+            Same = false;
+          } else if (!First) {
+            First = V;
+          } else if (First->P->Bytes.I != V->P->Bytes.I) {
+            Same = false;
+          }
+        }
+        if (Same && First) {
+          auto P = std::make_shared<PtrVal>(*First->P);
+          P->Alloc += " (every element of '" + AV->getNameAsString() +
+                      "' has this size; the index '" + text(A->getIdx()) +
+                      "' is not known)";
+          First->P = P;
+          return *First;
+        }
+        return Val::unknown("'" + text(A) + "': the index into host array '" +
+                            AV->getNameAsString() +
+                            "' is not known (and its elements are not all "
+                            "allocated with one known size)");
+      }
+      int64_t C = Idx.I.getSExtValue();
+      std::optional<Val> V = ElementVal(C);
+      if (!V)
         return Val::unknown("'" + text(A) + "': no allocation of element " +
                             std::to_string(C) + " of host array '" +
                             AV->getNameAsString() + "' before the launch");
-      return evalAllocCall(Last->Call, Last->Arg, Own.at(Last->Call));
+      return *V;
     }
   }
   if (const auto *M = dyn_cast<MemberExpr>(E))

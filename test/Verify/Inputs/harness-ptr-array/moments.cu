@@ -29,6 +29,18 @@ __global__ void copy_rows(float *dst, const float *src, int n) {
     dst[i] = src[i];
 }
 
+__global__ void copy_bad(float *dst, const float *src, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    dst[i] = src[i];
+}
+
+// Ping-pong buffers passed as `float *bufs[2]` (the caller's array); the
+// index is not known here, but both elements have one size.
+void step_all(float *bufs[2], int which, int n) {
+  copy_rows<<<n / 128, 128>>>(bufs[1 - which], bufs[which], n);
+}
+
 int main(int argc, char **argv) {
   const int rows = 4096, cols = 256;
   float *d_x, *d_out[3];
@@ -41,6 +53,10 @@ int main(int argc, char **argv) {
   // An element no allocation reaches, and one whose index is not known.
   float *d_more[2];
   CHECK(cudaMalloc(&d_more[0], sizeof(float) * rows));
-  copy_rows<<<rows / 128, 128>>>(d_more[1], d_out[argc], rows);
+  copy_bad<<<rows / 128, 128>>>(d_more[1], d_out[argc], rows);
+  float *d_pp[2];
+  CHECK(cudaMalloc(&d_pp[0], sizeof(float) * rows));
+  CHECK(cudaMalloc(&d_pp[1], sizeof(float) * rows));
+  step_all(d_pp, argc % 2, rows);
   return 0;
 }
