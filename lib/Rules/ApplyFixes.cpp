@@ -307,6 +307,35 @@ private:
 };
 } // namespace
 
+/// Runs \p Action on \p MainFile with \p Args (with \p Overlay's contents in
+/// place of the files on disk). Returns "" when it compiles, else the first
+/// error.
+static std::string
+checkParse(const std::string &MainFile, const std::vector<std::string> &Args,
+           const std::map<std::string, std::string> &Overlay,
+           tooling::FrontendActionFactory &Action) {
+  OneCommandDatabase DB(MainFile, Args);
+  tooling::ClangTool Tool(DB, {MainFile});
+  quietDiagnosticStats(Tool);
+  for (const auto &KV : Overlay)
+    Tool.mapVirtualFile(KV.first, KV.second);
+  std::string Text;
+  raw_string_ostream OS(Text);
+  DiagnosticOptions DO;
+  TextDiagnosticPrinter Printer(OS, DO);
+  Tool.setDiagnosticConsumer(&Printer);
+  Tool.setPrintErrorMessage(false);
+  int RC = Tool.run(&Action);
+  OS.flush();
+  if (RC == 0)
+    return "";
+  // The first "error:" line.
+  for (StringRef L : splitLines(Text))
+    if (L.contains("error:"))
+      return L.trim().str();
+  return Text.empty() ? "clang could not parse the file" : StringRef(Text).trim().str();
+}
+
 /// Parses \p MainFile (with \p Overlay's contents in place of the files on
 /// disk) on one side: "device" or "host". Returns "" when it compiles, else
 /// the first error.
@@ -320,26 +349,8 @@ static std::string syntaxCheck(const std::string &MainFile,
                  llvm::is_contained(Args, std::string("--cuda-host-only"));
   if (Host && !HasSide)
     return ""; // not CUDA: one side only, checked as "device"
-  OneCommandDatabase DB(MainFile, Args);
-  tooling::ClangTool Tool(DB, {MainFile});
-  quietDiagnosticStats(Tool);
-  for (const auto &KV : Overlay)
-    Tool.mapVirtualFile(KV.first, KV.second);
-  std::string Text;
-  raw_string_ostream OS(Text);
-  DiagnosticOptions DO;
-  TextDiagnosticPrinter Printer(OS, DO);
-  Tool.setDiagnosticConsumer(&Printer);
-  Tool.setPrintErrorMessage(false);
-  int RC = Tool.run(tooling::newFrontendActionFactory<SyntaxOnlyAction>().get());
-  OS.flush();
-  if (RC == 0)
-    return "";
-  // The first "error:" line.
-  for (StringRef L : splitLines(Text))
-    if (L.contains("error:"))
-      return L.trim().str();
-  return Text.empty() ? "clang could not parse the file" : StringRef(Text).trim().str();
+  return checkParse(MainFile, Args, Overlay,
+                    *tooling::newFrontendActionFactory<SyntaxOnlyAction>());
 }
 
 namespace {
@@ -406,28 +417,11 @@ deviceCheckAndExtract(const std::string &MainFile,
                       const std::vector<std::string> &Args,
                       const std::map<std::string, std::string> &Overlay,
                       std::vector<ExtractedKernel> &Out) {
-  OneCommandDatabase DB(MainFile, Args);
-  tooling::ClangTool Tool(DB, {MainFile});
-  quietDiagnosticStats(Tool);
-  for (const auto &KV : Overlay)
-    Tool.mapVirtualFile(KV.first, KV.second);
-  std::string Text;
-  raw_string_ostream OS(Text);
-  DiagnosticOptions DO;
-  TextDiagnosticPrinter Printer(OS, DO);
-  Tool.setDiagnosticConsumer(&Printer);
-  Tool.setPrintErrorMessage(false);
   ExtractFactory F(Out);
-  int RC = Tool.run(&F);
-  OS.flush();
-  if (RC == 0)
-    return "";
-  Out.clear();
-  for (StringRef L : splitLines(Text))
-    if (L.contains("error:"))
-      return L.trim().str();
-  return Text.empty() ? "clang could not parse the file"
-                      : StringRef(Text).trim().str();
+  std::string E = checkParse(MainFile, Args, Overlay, F);
+  if (!E.empty())
+    Out.clear();
+  return E;
 }
 
 /// Lines (1-based, per file) of the rewritten files that the edits touch.

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "MemoryRegisterAccumulation.h"
 #include "cudal1/Rules/SpelledType.h"
+#include "../coalescing/RowWalk.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMapContext.h"
@@ -100,14 +101,8 @@ bool positiveWhereRuns(ASTContext &Ctx, const FunctionDecl *K,
   for (const Stmt *St : Body->body()) {
     if (!SM.isBeforeInTranslationUnit(St->getEndLoc(), L->getBeginLoc()))
       break;
-    if (const auto *If = dyn_cast<IfStmt>(St)) {
-      const Stmt *T = If->getThen();
-      if (const auto *CS = dyn_cast<CompoundStmt>(T); CS && CS->size() == 1)
-        T = CS->body_front();
-      if (isa<ReturnStmt>(T) && !If->getElse() &&
-          Implies(If->getCond(), true))
-        return true;
-    }
+    if (const Expr *Exit = earlyExit(St); Exit && Implies(Exit, true))
+      return true;
   }
   return false;
 }
@@ -122,44 +117,12 @@ bool differsEveryIteration(ASTContext &Ctx, const FunctionDecl *K,
                            const ArraySubscriptExpr *Acc,
                            const ArraySubscriptExpr *Other) {
   const auto *For = dyn_cast<ForStmt>(L);
-  if (!For || !For->getInc() || !For->getCond())
+  std::optional<LoopShape> Shape = For ? analyzeFor(Ctx, For) : std::nullopt;
+  if (!Shape || Shape->Step != 1 || !Shape->Init ||
+      !Shape->IV->getType()->isIntegerType())
     return false;
-  const VarDecl *IV = nullptr;
-  const Expr *E0 = nullptr;
-  if (const auto *DS = dyn_cast_or_null<DeclStmt>(For->getInit());
-      DS && DS->isSingleDecl())
-    if (const auto *V = dyn_cast<VarDecl>(DS->getSingleDecl()); V && V->getInit()) {
-      IV = V;
-      E0 = V->getInit();
-    }
-  if (!IV || !IV->getType()->isIntegerType())
-    return false;
-  const Expr *Inc = For->getInc()->IgnoreParenImpCasts();
-  bool Up = false;
-  if (const auto *U = dyn_cast<UnaryOperator>(Inc))
-    Up = U->isIncrementOp();
-  else if (const auto *B = dyn_cast<CompoundAssignOperator>(Inc))
-    Up = B->getOpcode() == BO_AddAssign &&
-         toAffine(B->getRHS(), F).constantValue() == std::optional<int64_t>(1);
-  if (!Up)
-    return false;
-  bool Assigned = false;
-  forEachStmt(For->getBody(), [&](const Stmt *X) {
-    if (const auto *B = dyn_cast<BinaryOperator>(X))
-      if (B->isAssignmentOp())
-        if (const auto *D =
-                dyn_cast<DeclRefExpr>(B->getLHS()->IgnoreParenImpCasts()))
-          if (D->getDecl() == IV)
-            Assigned = true;
-    if (const auto *U = dyn_cast<UnaryOperator>(X))
-      if (U->isIncrementDecrementOp())
-        if (const auto *D =
-                dyn_cast<DeclRefExpr>(U->getSubExpr()->IgnoreParenImpCasts()))
-          if (D->getDecl() == IV)
-            Assigned = true;
-  });
-  if (Assigned)
-    return false;
+  const VarDecl *IV = Shape->IV;
+  const Expr *E0 = Shape->Init;
   std::map<const VarDecl *, std::string> Syms{{IV, "k@iv"}};
   AffineExpr I1 = toAffine(Acc->getIdx(), F, Syms);
   AffineExpr I2 = toAffine(Other->getIdx(), F, Syms);

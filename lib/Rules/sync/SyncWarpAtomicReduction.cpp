@@ -88,6 +88,33 @@ if (i < n)
   return I;
 }
 
+namespace {
+/// `if (tid == 0)`-style guards pick one thread (per warp or block): the
+/// atomic is already rare, not this pattern.
+bool picksOneThread(const Expr *Cond) {
+  bool PicksOne = false;
+  forEachStmt(Cond, [&](const Stmt *X) {
+    if (const auto *B = dyn_cast<BinaryOperator>(X))
+      if (B->getOpcode() == BO_EQ)
+        PicksOne = true;
+  });
+  return PicksOne;
+}
+
+/// The shuffle sum of \p V over the warp and lane 0's atomic (lines indented
+/// with \p I1).
+std::string warpSumAndAtomic(const std::string &I1, const std::string &V,
+                             const std::string &Lane,
+                             const std::string &AddrText) {
+  std::string T = I1 + "for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1)\n";
+  T += I1 + "  " + V + " += __shfl_down_sync(0xffffffffu, " + V +
+       ", cudal1_o);\n";
+  T += I1 + "if (" + Lane + " == 0u)\n";
+  T += I1 + "  atomicAdd(" + AddrText + ", " + V + ");\n";
+  return T;
+}
+} // namespace
+
 void SyncWarpAtomicReduction::runOn(ASTContext &Ctx, const CheckContext &CC,
                                     const FunctionDecl *K,
                                     const FunctionFacts &F,
@@ -179,13 +206,7 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
         Around = If;
     }
   if (Around) {
-    bool PicksOne = false;
-    forEachStmt(Around->getCond(), [&](const Stmt *X) {
-      if (const auto *B = dyn_cast<BinaryOperator>(X))
-        if (B->getOpcode() == BO_EQ)
-          PicksOne = true;
-    });
-    if (PicksOne)
+    if (picksOneThread(Around->getCond()))
       return;
     if (Around->getElse() || Around->getInit() ||
         Around->getConditionVariable()) {
@@ -249,16 +270,7 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
       auto P3 = Ctx.getParents(*If);
       AtTop = !P3.empty() && P3[0].get<CompoundStmt>() == Body;
     }
-    // `if (tid == 0)`-style guards pick one thread (per warp or block):
-    // the atomic is already rare, not this pattern.
-    bool PicksOne = false;
-    if (If)
-      forEachStmt(If->getCond(), [&](const Stmt *X) {
-        if (const auto *B = dyn_cast<BinaryOperator>(X))
-          if (B->getOpcode() == BO_EQ)
-            PicksOne = true;
-      });
-    if (PicksOne)
+    if (If && picksOneThread(If->getCond()))
       return;
     if (If && !If->getElse() && !If->getInit() && !If->getConditionVariable() &&
         AtTop) {
@@ -347,11 +359,7 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
                                       AfterSemi),
         V + " += (" + VTs + ")(" + ValText + ");"));
     std::string R = "\n" + Ind + "{ // cuda-l1 sync-warp-atomic-reduction\n";
-    R += I1 + "for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1)\n";
-    R += I1 + "  " + V + " += __shfl_down_sync(0xffffffffu, " + V +
-         ", cudal1_o);\n";
-    R += I1 + "if (" + Lane + " == 0u)\n";
-    R += I1 + "  atomicAdd(" + AddrText + ", " + V + ");\n";
+    R += warpSumAndAtomic(I1, V, Lane, AddrText);
     R += Ind + "}";
     Fix.Edits.push_back(makeInsertion(Ctx, stmtEnd(Ctx, Around), R));
     Fix.Description = "per-thread value in a register, warp-shuffle sum "
@@ -366,11 +374,7 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
          ValText + ") : (" + VTs + ")0;\n";
   else
     T += I1 + VTs + " " + V + " = " + ValText + ";\n";
-  T += I1 + "for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1)\n";
-  T += I1 + "  " + V + " += __shfl_down_sync(0xffffffffu, " + V +
-       ", cudal1_o);\n";
-  T += I1 + "if (" + Lane + " == 0u)\n";
-  T += I1 + "  atomicAdd(" + AddrText + ", " + V + ");\n";
+  T += warpSumAndAtomic(I1, V, Lane, AddrText);
   T += Ind + "}";
   SourceLocation E = Top->getEndLoc();
   CharSourceRange R = CharSourceRange::getTokenRange(Top->getBeginLoc(), E);
