@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CoalescingTransposeTile.h"
+#include "RowWalk.h"
 #include "cudal1/Rules/SpelledType.h"
 
 #include "clang/AST/Attr.h"
@@ -207,25 +208,10 @@ void CoalescingTransposeTile::runOn(ASTContext &Ctx, const CheckContext &CC,
   // Early exits: `if (cond) return;` with a condition computed without
   // memory reads joins the guard.
   std::vector<const Expr *> Exits;
-  auto EarlyExit = [](const Stmt *S) -> const Expr * {
-    const auto *If = dyn_cast<IfStmt>(S);
-    if (!If || If->getElse() || If->getInit() || If->getConditionVariable())
-      return nullptr;
-    const Stmt *T = If->getThen();
-    if (const auto *CS = dyn_cast<CompoundStmt>(T)) {
-      if (CS->size() != 1)
-        return nullptr;
-      T = CS->body_front();
-    }
-    const auto *Ret = dyn_cast<ReturnStmt>(T);
-    if (!Ret || Ret->getRetValue())
-      return nullptr;
-    return If->getCond();
-  };
   for (const Stmt *S : Body->body()) {
     if (S == Last)
       break;
-    if (const Expr *EC = EarlyExit(S)) {
+    if (const Expr *EC = earlyExit(S)) {
       if (isPureNoMemory(EC)) {
         Exits.push_back(EC);
         continue;
