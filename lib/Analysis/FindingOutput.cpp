@@ -176,6 +176,12 @@ json::Value findingToJson(const Finding &F, const std::string &Fingerprint) {
     }
     if (F.Fix->ScaleRtol)
       Fix["scale_rtol"] = F.Fix->ScaleRtol;
+    if (!F.Fix->GridSumParams.empty()) {
+      json::Array Sums;
+      for (const std::string &P : F.Fix->GridSumParams)
+        Sums.push_back(P);
+      Fix["grid_sum_outputs"] = std::move(Sums);
+    }
     O["fix"] = std::move(Fix);
   }
   if (!F.WhyNoFix.empty())

@@ -3,6 +3,7 @@
 #include "cudal1/Driver/Pipeline.h"
 #include "cudal1/Rules/ApplyFixes.h"
 
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -106,6 +107,10 @@ static void widenTo(FixIt &Into, const FixIt &From) {
   Into.Rtol = std::max(Into.Rtol, From.Rtol);
   Into.Atol = std::max(Into.Atol, From.Atol);
   Into.ScaleRtol = std::max(Into.ScaleRtol, From.ScaleRtol);
+  for (const std::string &P : From.GridSumParams)
+    if (std::find(Into.GridSumParams.begin(), Into.GridSumParams.end(), P) ==
+        Into.GridSumParams.end())
+      Into.GridSumParams.push_back(P);
   Into.NeedsMeasurement |= From.NeedsMeasurement;
 }
 

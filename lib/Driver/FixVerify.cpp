@@ -46,6 +46,10 @@ VerifyOptions optionsFor(const VerifyOptions &Base,
     O.Tol.F32Rtol = std::max(O.Tol.F32Rtol, F->Fix->Rtol);
     O.Tol.F32Atol = std::max(O.Tol.F32Atol, F->Fix->Atol);
     O.Tol.ScaleRtol = std::max(O.Tol.ScaleRtol, F->Fix->ScaleRtol);
+    for (const std::string &P : F->Fix->GridSumParams)
+      if (std::find(O.Tol.GridSums.begin(), O.Tol.GridSums.end(), P) ==
+          O.Tol.GridSums.end())
+        O.Tol.GridSums.push_back(P);
   }
   return O;
 }
@@ -365,6 +369,9 @@ CandidateVerdict FixVerifier::runJob(KernelWork &W,
                       V.Accepted ? "ACCEPTED" : "rejected",
                       V.Accepted ? V.Reason
                                  : "[" + V.RejectKind + "] " + V.Reason);
+  if (!Opts.Quiet)
+    for (const std::string &N : V.Notes)
+      errs() << "cuda-l1:   note: " << N << "\n";
   if (V.RejectKind == "harness")
     HarnessFailed = true;
   KR.Candidates.push_back(V);

@@ -240,6 +240,44 @@ void toleranceFor(ElemKind K, const Tolerance &Tol, double &Atol,
   }
 }
 
+double gridSumRtol(ElemKind K, uint64_t Terms, double BaseRtol) {
+  double U;
+  switch (K) {
+  case ElemKind::F32: U = std::ldexp(1.0, -24); break;
+  case ElemKind::F64: U = std::ldexp(1.0, -53); break;
+  case ElemKind::F16: U = std::ldexp(1.0, -11); break;
+  case ElemKind::BF16: U = std::ldexp(1.0, -8); break;
+  default: return BaseRtol;
+  }
+  double Bound = Terms > 1 ? 2.0 * double(Terms - 1) * U : 0;
+  return std::max(BaseRtol, std::min(Bound, 1e-2));
+}
+
+Tolerance toleranceForBuffer(const Tolerance &Tol, const std::string &Param,
+                             ElemKind K, uint64_t Threads, std::string *Note) {
+  if (!isFloatKind(K) ||
+      std::find(Tol.GridSums.begin(), Tol.GridSums.end(), Param) ==
+          Tol.GridSums.end())
+    return Tol;
+  Tolerance Out = Tol;
+  double Atol, Rtol;
+  toleranceFor(K, Tol, Atol, Rtol);
+  double R = gridSumRtol(K, Threads, Rtol);
+  switch (K) {
+  case ElemKind::F32: Out.F32Rtol = R; break;
+  case ElemKind::F64: Out.F64Rtol = R; break;
+  default: Out.HalfRtol = R; break;
+  }
+  if (Note && R > Rtol)
+    *Note = "'" + Param + "' sums up to " + std::to_string(Threads) +
+            " terms per element (one per thread, added in another order by "
+            "the candidate): compared within rtol " +
+            llvm::formatv("{0:e1}", R).str() +
+            " (2(n-1)u for n terms, at most 1e-2) instead of " +
+            llvm::formatv("{0:e1}", Rtol).str();
+  return Out;
+}
+
 Bytes scalarArgBytes(const ScalarSpec &S) {
   Bytes B(std::max(8u, S.Size), 0);
   if (isFloatKind(S.Kind))

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <set>
 #include <thread>
 #include <cmath>
 #include <cstdlib>
@@ -591,7 +592,7 @@ private:
   BufferDiff compareAllocation(const ReplayLaunch &L, size_t A,
                                const std::pair<ElemKind, unsigned> &Kind,
                                const Bytes &Ref, const Bytes &Got,
-                               bool Bitwise) const;
+                               bool Bitwise);
   bool originalLeavesOutputUnwritten(const RunOutcome &Ref);
   void compareCandidate(unsigned Set, const RunOutcome &Ref,
                         const RunOutcome &Got, InputSetResult &IR);
@@ -638,6 +639,10 @@ private:
 
   // Correctness facts the timing uses.
   Tolerance Tol;
+  /// Tol for buffer \p Param of a launch of \p Threads threads (a reordered
+  /// per-thread sum gets its wider rtol; said once in the notes).
+  Tolerance tolFor(const std::string &Param, ElemKind K, uint64_t Threads);
+  std::set<std::string> GridSumNoted;
   bool Deterministic = true;
   double Spread = 0;
   /// The shortest run of the original in the correctness runs (seconds;
@@ -834,6 +839,23 @@ bool JobRun::originalLeavesOutputUnwritten(const RunOutcome &Ref) {
   return false;
 }
 
+Tolerance JobRun::tolFor(const std::string &Param, ElemKind K,
+                         uint64_t Threads) {
+  std::string Note;
+  Tolerance Out = toleranceForBuffer(Tol, Param, K, Threads, &Note);
+  if (!Note.empty() && GridSumNoted.insert(Param).second)
+    V.Notes.push_back(Note);
+  return Out;
+}
+
+/// The threads of a launch of \p Grid blocks of \p Block.
+template <typename A> static uint64_t threadsOf(const A &Grid, const A &Block) {
+  uint64_t N = 1;
+  for (unsigned I = 0; I < 3; ++I)
+    N *= uint64_t(Grid[I]) * uint64_t(Block[I]);
+  return N;
+}
+
 void JobRun::compareCandidate(unsigned Set, const RunOutcome &Ref,
                               const RunOutcome &Got, InputSetResult &IR) {
   IR.Problems = Got.Problems;
@@ -851,8 +873,9 @@ void JobRun::compareCandidate(unsigned Set, const RunOutcome &Ref,
     if (!S->Bufs[I].Writable())
       continue;
     const BufferSpec &B = *S->Bufs[I].Spec;
-    BufferDiff Dd = compareBuffer(B.Param, B.Kind, B.ElemSize, Ref.Data[I],
-                                  Got.Data[I], S->Inputs[I], Bitwise, Tol);
+    BufferDiff Dd = compareBuffer(
+        B.Param, B.Kind, B.ElemSize, Ref.Data[I], Got.Data[I], S->Inputs[I],
+        Bitwise, tolFor(B.Param, B.Kind, threadsOf(Job.H.Grid, Job.H.Block)));
     if (!Dd.ok()) {
       IR.Ok = false;
       if (Dd.Unwritten)
@@ -957,19 +980,22 @@ JobRun::allocationKinds(const ReplayLaunch &L) const {
 BufferDiff JobRun::compareAllocation(const ReplayLaunch &L, size_t A,
                                      const std::pair<ElemKind, unsigned> &Kind,
                                      const Bytes &Ref, const Bytes &Got,
-                                     bool Bitwise) const {
+                                     bool Bitwise) {
   std::string Name = "captured allocation " + std::to_string(A);
+  Tolerance T = Tol;
   for (const CapturePointer &F : L.Fixups)
     if (F.Allocation == A && F.Parameter < Job.Params.size()) {
       Name = "'" + Job.Params[F.Parameter].Name + "' (captured allocation " +
              std::to_string(A) + ")";
+      T = tolFor(Job.Params[F.Parameter].Name, Kind.first,
+                 threadsOf(L.Grid, L.Block));
       break;
     }
   // No poison here: the captured "before" state is the starting point.
   return compareBuffer(Name, Kind.first, Kind.second, Ref, Got,
                        L.Allocations[A].Before, Bitwise || Kind.first ==
                                                               ElemKind::Bytes,
-                       Tol);
+                       T);
 }
 
 /// A launch recorded from the real application: the original must reproduce
@@ -1266,8 +1292,9 @@ bool JobRun::checkTimedState() {
       }
       continue;
     }
-    BufferDiff Dd = compareBuffer(B.Param, B.Kind, B.ElemSize, Set0Ref[I],
-                                  Now[I], Set0Pre[I], Bitwise, Tol);
+    BufferDiff Dd = compareBuffer(
+        B.Param, B.Kind, B.ElemSize, Set0Ref[I], Now[I], Set0Pre[I], Bitwise,
+        tolFor(B.Param, B.Kind, threadsOf(Job.H.Grid, Job.H.Block)));
     if (!Dd.ok()) {
       reject("timed-state",
              "the outputs of its last timed run differ from its correctness "

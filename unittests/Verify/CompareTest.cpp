@@ -202,6 +202,46 @@ TEST(Compare, ScaleRtolForCancellingSums) {
                              {}, true, T).ok());
 }
 
+// A per-thread atomic sum reordered by a warp sum: the tolerance grows with
+// the number of terms, 2(n-1)u, between the kind's rtol and 1e-2, only for
+// the buffers named in GridSums.
+TEST(Compare, GridSumToleranceGrowsWithTheTerms) {
+  EXPECT_DOUBLE_EQ(gridSumRtol(ElemKind::F32, 1, 1e-4), 1e-4);
+  EXPECT_DOUBLE_EQ(gridSumRtol(ElemKind::F32, 100, 1e-4), 1e-4); // 1.2e-5
+  EXPECT_NEAR(gridSumRtol(ElemKind::F32, 8193, 1e-4),
+              2.0 * 8192 * std::ldexp(1.0, -24), 1e-12); // 9.8e-4
+  EXPECT_DOUBLE_EQ(gridSumRtol(ElemKind::F32, 1u << 20, 1e-4), 1e-2);
+  EXPECT_NEAR(gridSumRtol(ElemKind::F64, 1u << 20, 1e-9), 1e-9, 1e-15);
+  EXPECT_DOUBLE_EQ(gridSumRtol(ElemKind::I32, 1u << 20, 0), 0);
+
+  Tolerance T;
+  T.GridSums = {"res"};
+  std::string Note;
+  // 1M threads: a 5.6e-4 relative difference (seen on the H200 for such a
+  // sum) passes on 'res', fails on another buffer and beyond 1e-2.
+  Tolerance R = toleranceForBuffer(T, "res", ElemKind::F32, 1u << 20, &Note);
+  EXPECT_DOUBLE_EQ(R.F32Rtol, 1e-2);
+  EXPECT_NE(Note.find("'res' sums up to 1048576 terms"), std::string::npos)
+      << Note;
+  Bytes Ref = floats({698475.5f});
+  EXPECT_TRUE(compareBuffer("res", ElemKind::F32, 4, Ref, floats({698867.7f}),
+                            {}, false, R).ok());
+  EXPECT_FALSE(compareBuffer("res", ElemKind::F32, 4, Ref,
+                             floats({698475.5f * 1.02f}), {}, false, R).ok());
+  std::string None;
+  Tolerance O = toleranceForBuffer(T, "out", ElemKind::F32, 1u << 20, &None);
+  EXPECT_DOUBLE_EQ(O.F32Rtol, T.F32Rtol);
+  EXPECT_TRUE(None.empty());
+  EXPECT_FALSE(compareBuffer("out", ElemKind::F32, 4, Ref, floats({698867.7f}),
+                             {}, false, O).ok());
+  // Few threads: nothing wider, nothing said.
+  std::string Small;
+  EXPECT_DOUBLE_EQ(
+      toleranceForBuffer(T, "res", ElemKind::F32, 256, &Small).F32Rtol,
+      T.F32Rtol);
+  EXPECT_TRUE(Small.empty());
+}
+
 TEST(Compare, ScalarArgBytes) {
   ScalarSpec S;
   S.Kind = ElemKind::F32;

@@ -28,6 +28,11 @@ struct FixIt {
   /// largest |value| (Tolerance::ScaleRtol), since cancellation makes a
   /// per-element relative error meaningless near zero.
   double ScaleRtol = 0;
+  /// Pointer parameters whose elements are float sums of at most one term per
+  /// thread that the fix adds in another order (a per-thread atomicAdd
+  /// turned into a warp sum): the verifier compares them within a tolerance
+  /// that grows with the launch's thread count (Tolerance::GridSums).
+  std::vector<std::string> GridSumParams;
   /// False when the fix's legality rests on something not proven statically
   /// (e.g. __restrict__ without proof from every launch site): offered,
   /// never applied without verification.

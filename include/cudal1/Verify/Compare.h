@@ -77,6 +77,24 @@ BufferDiff compareBuffer(const std::string &Name, ElemKind K, unsigned ElemSize,
 /// Tolerance for kind \p K: (atol, rtol).
 void toleranceFor(ElemKind K, const Tolerance &Tol, double &Atol, double &Rtol);
 
+/// The relative tolerance of an output that sums up to \p Terms float terms
+/// of kind \p K, added by the candidate in another order than the original
+/// (an atomicAdd per thread replaced by a warp sum and an atomic per warp).
+/// Two orders of summing n terms differ by at most 2(n-1)u times the sum of
+/// the terms' magnitudes (u: the unit roundoff, 2^-24 for float), which is
+/// the result's magnitude when the terms have one sign: the original's own
+/// error is that large. The result is that bound, at least \p BaseRtol and
+/// at most 1e-2 (KernelBench's fp32 tolerance): a bound over 1% would
+/// accept too much. Integers and unknown kinds: \p BaseRtol.
+double gridSumRtol(ElemKind K, uint64_t Terms, double BaseRtol);
+
+/// \p Tol for buffer \p Param of a launch of \p Threads threads: with
+/// Param in Tol.GridSums, the kind's rtol widened by gridSumRtol (and a note
+/// saying so in \p Note, when given); else \p Tol itself.
+Tolerance toleranceForBuffer(const Tolerance &Tol, const std::string &Param,
+                             ElemKind K, uint64_t Threads,
+                             std::string *Note = nullptr);
+
 } // namespace cudal1
 
 #endif

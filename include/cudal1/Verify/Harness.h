@@ -85,6 +85,12 @@ struct Tolerance {
   /// can cancel to near zero need it: their error follows the size of the
   /// terms, not of the (small) result.
   double ScaleRtol = 0;
+  /// Buffers whose every element is a float sum with at most one term per
+  /// thread of the launch (an atomicAdd per thread) that the candidate adds
+  /// in another order: each is compared within gridSumRtol() of the
+  /// launch's thread count instead of the kind's rtol (from the fix,
+  /// FixIt::GridSumParams).
+  std::vector<std::string> GridSums;
 };
 
 /// Everything needed to launch one kernel: launch shape and the value of every

@@ -26,6 +26,9 @@ __global__ void total(const float *in, float *sum, int n) {
 // CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: every thread does an atomicAdd to the same address 'sum'{{.*}} [sync-warp-atomic-reduction]
 // FIX: "description": "warp-shuffle sum, then one atomicAdd per warp
 // FIX: "exactness": "reassociating"
+// FIX-NEXT: "grid_sum_outputs": [
+// FIX-NEXT: "sum"
+// FIX-NEXT: ],
 // FIX: "needsMeasurement": false
 // CHECK-FIXES:      { // cuda-l1 sync-warp-atomic-reduction
 // CHECK-FIXES-NEXT:   float cudal1_v = (i < n) ? (float)(in[i]) : (float)0;
@@ -42,6 +45,7 @@ __global__ void count_positive(const float *in, unsigned int *counts) {
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-2]]:3: warning: every thread does an atomicAdd to the same address '&counts[blockIdx.x]'{{.*}} [sync-warp-atomic-reduction]
 // FIX: "exactness": "bitwise"
+// FIX-NOT: "grid_sum_outputs"
 // FIX: "needsMeasurement": false
 // CHECK-FIXES:      unsigned int cudal1_v = in[i] > 0.0f ? 1u : 0u;
 
