@@ -1,7 +1,10 @@
 //===- SyncModule.cpp - the sync-* rules ----------------------------------===//
 #include "SyncSequentialReduction.h"
+#include "SyncSharedHistogram.h"
 #include "SyncWarpAtomicReduction.h"
 
 namespace cudal1 {
-static RuleModule<SyncSequentialReduction, SyncWarpAtomicReduction> SyncRules;
+static RuleModule<SyncSequentialReduction, SyncSharedHistogram,
+                  SyncWarpAtomicReduction>
+    SyncRules;
 } // namespace cudal1
