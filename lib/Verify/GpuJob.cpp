@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <set>
 #include <thread>
@@ -643,6 +644,10 @@ private:
   /// per-thread sum gets its wider rtol; said once in the notes).
   Tolerance tolFor(const std::string &Param, ElemKind K, uint64_t Threads);
   std::set<std::string> GridSumNoted;
+  /// Per buffer: the largest absolute difference between the original's two
+  /// runs of one input set (a nondeterministic original: float atomics).
+  std::map<std::string, double> OrigAbsSpread;
+  std::set<std::string> SpreadNoted;
   bool Deterministic = true;
   double Spread = 0;
   /// The shortest run of the original in the correctness runs (seconds;
@@ -845,6 +850,24 @@ Tolerance JobRun::tolFor(const std::string &Param, ElemKind K,
   Tolerance Out = toleranceForBuffer(Tol, Param, K, Threads, &Note);
   if (!Note.empty() && GridSumNoted.insert(Param).second)
     V.Notes.push_back(Note);
+  // A nondeterministic original differs from itself by up to S on this
+  // buffer: a candidate within its tolerance plus 2S cannot be told apart
+  // from another run of the original (an identical kernel must pass).
+  auto It = OrigAbsSpread.find(Param);
+  if (It != OrigAbsSpread.end() && isFloatKind(K)) {
+    double Widen = 2 * It->second;
+    switch (K) {
+    case ElemKind::F32: Out.F32Atol += Widen; break;
+    case ElemKind::F64: Out.F64Atol += Widen; break;
+    default: Out.HalfAtol += Widen; break;
+    }
+    if (SpreadNoted.insert(Param).second)
+      V.Notes.push_back(formatv("'{0}': the original's own two runs differ "
+                                "by up to {1:e} (absolute): the candidate is "
+                                "allowed twice that on top of the tolerance",
+                                Param, It->second)
+                            .str());
+  }
   return Out;
 }
 
@@ -932,6 +955,9 @@ int JobRun::checkInputSet(unsigned Set) {
       BufferDiff Dd = compareBuffer(B.Param, B.Kind, B.ElemSize, RefA.Data[I],
                                     RefB.Data[I], {}, false, Tolerance());
       Spread = std::max(Spread, Dd.MaxRelErr);
+      if (std::isfinite(Dd.MaxAbsErr) && Dd.MaxAbsErr > 0)
+        OrigAbsSpread[B.Param] =
+            std::max(OrigAbsSpread[B.Param], Dd.MaxAbsErr);
     }
   }
   if (Set == 0) {
