@@ -12,6 +12,8 @@
 #   STRUCTURAL=0 utils/gpu-check.sh [dist-dir]   (without the structural
 #     step, e.g. to stay under a 10-minute limit per command; then run
 #     utils/structural-gpu-run.sh on its own)
+#   NCU=0 utils/gpu-check.sh [dist-dir]   (without the CUPTI-vs-Nsight-Compute
+#     agreement check, about 2 minutes; say so when reporting the run)
 #
 # dist-dir holds prebuilt binaries (bin/cudal1-verify-gpu-tests, bin/
 # cuda-l1-rewrite with lib/cuda-l1/clang/include beside it), for GPU
@@ -82,6 +84,9 @@ OUT="$OUT" "$ROOT/utils/gpu-lit.sh" "$(dirname "$BIN")" 2>&1 | tee "$OUT/lit-gpu
 [ "${PIPESTATUS[0]}" = 0 ] || FAIL=1
 
 step "CUPTI vs Nsight Compute gpu__time_duration"
+if [ "${NCU:-1}" = 0 ]; then
+  echo "skipped (NCU=0)"
+else
 CUDAL1_GPU_OUT="$OUT/verdicts" "$BIN/cudal1-verify-gpu-tests" \
   --gtest_filter=VerifyGpu.CuptiTimesForNcuComparison > "$OUT/cupti-run.log" 2>&1 || FAIL=1
 if command -v ncu >/dev/null; then
@@ -109,6 +114,7 @@ if command -v ncu >/dev/null; then
     | tee "$OUT/cupti-vs-ncu-flushall.txt"
 else
   echo "ncu not found: skipped"
+fi
 fi
 
 step "cuda-l1-capture: capture and bit-exact replay of sample applications (utils/gpu-capture-check.sh)"

@@ -207,6 +207,87 @@ static bool onlyCudaMalloced(ASTContext &Ctx, const FunctionDecl *Fn,
   return true;
 }
 
+/// `A[c]`: an element, at a constant index, of a local array \p A of
+/// pointers (`float *d[10];`) in \p Fn.
+static const VarDecl *constElementOf(ASTContext &Ctx, const Expr *E,
+                                     int64_t &Index) {
+  const auto *AS = dyn_cast<ArraySubscriptExpr>(E->IgnoreParenImpCasts());
+  if (!AS)
+    return nullptr;
+  const VarDecl *A = varOf(AS->getBase());
+  if (!A || !isLocalVar(A) || !A->getType()->isConstantArrayType())
+    return nullptr;
+  auto I = evalInt(Ctx, AS->getIdx());
+  if (!I)
+    return nullptr;
+  Index = *I;
+  return A;
+}
+
+/// Every element of the local pointer array \p A is set only by
+/// cudaMalloc-like calls: each mention of \p A is `A[i]` read as a value or
+/// `&A[i]` as the first argument of cudaMalloc* (`for (f = 0; f < 10; f++)
+/// cudaMalloc(&d[f], n)`): different elements hold different allocations.
+static bool onlyCudaMallocedArray(ASTContext &Ctx, const FunctionDecl *Fn,
+                                  const VarDecl *A, std::string &Why) {
+  if (A->getInit() && !isa<InitListExpr>(A->getInit()->IgnoreImplicit())) {
+    Why = "'" + A->getName().str() + "' is initialised from another array";
+    return false;
+  }
+  if (const auto *IL = dyn_cast_or_null<InitListExpr>(
+          A->getInit() ? A->getInit()->IgnoreImplicit() : nullptr))
+    for (const Expr *E : IL->inits())
+      if (!E->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull) &&
+          !isa<ImplicitValueInitExpr>(E)) {
+        Why = "'" + A->getName().str() + "' is initialised with pointers";
+        return false;
+      }
+  unsigned Refs = 0, Ok = 0, Mallocs = 0;
+  forEachStmt(Fn->getBody(), [&](const Stmt *S) {
+    if (const auto *D = dyn_cast<DeclRefExpr>(S)) {
+      if (D->getDecl() == A)
+        ++Refs;
+      return;
+    }
+    if (const auto *CE = dyn_cast<CallExpr>(S)) {
+      const FunctionDecl *Callee = CE->getDirectCallee();
+      if (CE->getNumArgs() > 0 && Callee && Callee->getIdentifier() &&
+          Callee->getName().starts_with("cudaMalloc")) {
+        const Expr *Arg = CE->getArg(0)->IgnoreParenCasts();
+        if (const auto *UO = dyn_cast<UnaryOperator>(Arg);
+            UO && UO->getOpcode() == UO_AddrOf)
+          if (const auto *AS = dyn_cast<ArraySubscriptExpr>(
+                  UO->getSubExpr()->IgnoreParens()))
+            if (varOf(AS->getBase()) == A) {
+              ++Ok;
+              ++Mallocs;
+            }
+      }
+      return;
+    }
+    // A[i] read as a value.
+    if (const auto *IC = dyn_cast<ImplicitCastExpr>(S))
+      if (IC->getCastKind() == CK_LValueToRValue)
+        if (const auto *AS =
+                dyn_cast<ArraySubscriptExpr>(IC->getSubExpr()->IgnoreParens()))
+          if (varOf(AS->getBase()) == A)
+            ++Ok;
+  });
+  // The cudaMalloc template overload forwards its argument: count the
+  // user's calls once (as onlyCudaMalloced does).
+  if (Mallocs == 0) {
+    Why = "the elements of '" + A->getName().str() +
+          "' are not set by cudaMalloc";
+    return false;
+  }
+  if (Refs != Ok) {
+    Why = "the elements of '" + A->getName().str() +
+          "' are assigned or used other than by cudaMalloc and reads";
+    return false;
+  }
+  return true;
+}
+
 namespace {
 class CallerFinder : public RecursiveASTVisitor<CallerFinder> {
 public:
@@ -232,6 +313,43 @@ static bool distinctArgs(ASTContext &Ctx, const FunctionDecl *Fn,
                          const Expr *AP, const Expr *AQ, unsigned Depth,
                          std::string &Why) {
   const VarDecl *VP = varOf(AP), *VQ = varOf(AQ);
+  // Elements of a local array of cudaMalloc'ed pointers (`d[0]`, `d[7]`):
+  // different constant indices are different allocations, and an element
+  // is an allocation of its own against a plain fresh local or a parameter.
+  int64_t IP = 0, IQ = 0;
+  const VarDecl *EP = constElementOf(Ctx, AP, IP),
+                *EQ = constElementOf(Ctx, AQ, IQ);
+  if (EP || EQ) {
+    std::string W;
+    auto FreshElem = [&](const VarDecl *E) {
+      return E && onlyCudaMallocedArray(Ctx, Fn, E, W);
+    };
+    if (EP && EQ && EP == EQ) {
+      if (IP == IQ) {
+        Why = "alias: passes '" + EP->getName().str() + "[" +
+              std::to_string(IP) + "]' for both";
+        return false;
+      }
+      if (FreshElem(EP))
+        return true;
+      Why = W;
+      return false;
+    }
+    bool FP = EP ? FreshElem(EP) : false, FQ = EQ ? FreshElem(EQ) : false;
+    std::set<const VarDecl *> Wr = varsWrittenIn(Fn->getBody());
+    auto Other = [&](const VarDecl *V) {
+      std::string W2;
+      return V && ((isLocalVar(V) && onlyCudaMalloced(Ctx, Fn, V, W2)) ||
+                   (isa<ParmVarDecl>(V) && !Wr.count(V) &&
+                    V->getType()->isPointerType()));
+    };
+    if ((EP && EQ && FP && FQ) || (FP && !EQ && Other(VQ)) ||
+        (FQ && !EP && Other(VP)))
+      return true;
+    Why = !W.empty() ? W
+                     : "the arguments are not separate cudaMalloc allocations";
+    return false;
+  }
   if (!VP || !VQ) {
     Why = "the arguments are not plain variables";
     return false;

@@ -46,8 +46,14 @@ RuleInfo MemoryRestrict::info() const {
       "(all its declarations in this file, its name used only in `<<<>>>` "
       "launches) and each launch passes, for each pointer parameter, a "
       "different local variable holding its own single `cudaMalloc*` "
-      "allocation, never reassigned. Otherwise the finding says what is "
-      "not proven and has no fix. Memory reached through other means "
+      "allocation, never reassigned, or a different constant element of "
+      "a local array of pointers whose elements are set only by "
+      "`cudaMalloc*` (`float *d[10]; for (f = 0; f < 10; f++) "
+      "cudaMalloc(&d[f], bytes); k<<<g, b>>>(d[0], d[7]);`). The same "
+      "proof serves every rule that needs no aliasing (register "
+      "accumulation, hoisting, the structural rewrites). Otherwise the "
+      "finding says what is not proven and has no fix. Memory reached "
+      "through other means "
       "(globals) is not considered.";
   return I;
 }
