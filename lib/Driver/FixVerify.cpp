@@ -176,6 +176,7 @@ private:
   VerifyOptions VO;
   GpuInfo Gpu;
   unsigned Index = 0;
+  unsigned Extra = 0; ///< jobs of several fixes together (not counted)
 };
 
 bool FixVerifier::group() {
@@ -357,15 +358,21 @@ CandidateVerdict FixVerifier::runJob(KernelWork &W,
   J.Candidate = {Label, replaceKernel(K, Def), FileName, K.NameExpr, "", ""};
   J.Exact = X;
   J.Origin = "rule:" + Rules;
-  ++Index;
+  // The candidates counted up front are the fixes one by one; a job that
+  // verifies accepted fixes together is an extra one, shown as such (not
+  // as "[18/17]").
+  std::string Tag;
+  if (Fs.size() == 1)
+    Tag = formatv("{0}/{1}", ++Index, NumCandidates).str();
+  else
+    Tag = "+" + std::to_string(++Extra);
   if (!Opts.Quiet)
-    errs() << formatv("cuda-l1: [{0}/{1}] {2}: {3}\n", Index, NumCandidates,
-                      W.Kernel, Label);
+    errs() << formatv("cuda-l1: [{0}] {1}: {2}\n", Tag, W.Kernel, Label);
   CandidateVerdict V = P.verifyWithinBudget(J, optionsFor(VO, FP), Gpu, &KR);
   V.Name = Label;
   V.Origin = J.Origin;
   if (!Opts.Quiet)
-    errs() << formatv("cuda-l1: [{0}/{1}] {2}: {3}\n", Index, NumCandidates,
+    errs() << formatv("cuda-l1: [{0}] {1}: {2}\n", Tag,
                       V.Accepted ? "ACCEPTED" : "rejected",
                       V.Accepted ? V.Reason
                                  : "[" + V.RejectKind + "] " + V.Reason);

@@ -219,7 +219,7 @@ struct DocValue {
 
 struct RawRule {
   std::optional<StringField> Rule, Category, Message, Description, Match,
-      Replace, With, Exactness, Ulp, Rtol, Atol;
+      Replace, With, Exactness, Ulp, Rtol, Atol, ScaleRtol;
   std::optional<GuardList> Requires;
   std::optional<DocValue> Doc;
   TextPos TopAt; ///< the first key of the top-level mapping
@@ -227,7 +227,7 @@ struct RawRule {
 
 const char *const TopKeys = "rule, category, message, description, match, "
                             "replace, with, requires, exactness, ulp, rtol, "
-                            "atol, doc";
+                            "atol, scale_rtol, doc";
 const char *const DocKeys = "detects, why, example, fixed, fix";
 
 void failAtCurrent(llvm::yaml::IO &IO, const NotAString &W, const char *What) {
@@ -336,7 +336,7 @@ template <> struct MappingTraits<RawRule> {
           std::pair("match", &R.Match), std::pair("replace", &R.Replace),
           std::pair("with", &R.With), std::pair("exactness", &R.Exactness),
           std::pair("ulp", &R.Ulp), std::pair("rtol", &R.Rtol),
-          std::pair("atol", &R.Atol)}) {
+          std::pair("atol", &R.Atol), std::pair("scale_rtol", &R.ScaleRtol)}) {
       if (!*Field)
         Field->emplace(Key);
       IO.mapOptional(Key, *Field);
@@ -518,6 +518,8 @@ std::optional<YamlRuleSpec> RuleBuilder::build(RawRule &Raw, bool ValuesOnly) {
     R.Rtol = *D;
   if (auto D = number(Raw.Atol, "atol"))
     R.Atol = *D;
+  if (auto D = number(Raw.ScaleRtol, "scale_rtol"))
+    R.ScaleRtol = *D;
   if (Raw.Doc && Raw.Doc->IsScalar)
     error(Raw.Doc->Scalar.At.Start,
           "'doc' must be a mapping (detects, why, example, fixed, fix)");

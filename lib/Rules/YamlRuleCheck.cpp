@@ -271,6 +271,7 @@ public:
           Fix.Ulp = R.Spec.Ulp;
           Fix.Rtol = R.Spec.Rtol;
           Fix.Atol = R.Spec.Atol;
+          Fix.ScaleRtol = R.Spec.ScaleRtol;
           bool Ok = true;
           for (const transformer::Edit &E : *Edits) {
             if (E.Kind != transformer::EditKind::Range) {

@@ -118,6 +118,8 @@ TEST(YamlRule, ErrorsHaveLineAndColumn) {
       {"- a\n- b\n", 1, 1, "holds one mapping"},
       {"rule: algebraic-x\nmessage: m\nmatch: callExpr()\nulp: many\n", 4, 6,
        "'ulp' must be a non-negative number"},
+      {"rule: algebraic-x\nmessage: m\nmatch: callExpr()\nscale_rtol: -1\n",
+       4, 13, "'scale_rtol' must be a non-negative number"},
       {"rule: algebraic-x\nmessage:\nmatch: callExpr()\n", 1, 1,
        "missing 'message:'"},
   };

@@ -72,6 +72,10 @@ struct YamlRuleSpec {
   std::string Exactness = "bitwise";
   unsigned Ulp = 0;
   double Rtol = 0, Atol = 0;
+  /// Errors allowed relative to the output buffer's largest |value|
+  /// (FixIt::ScaleRtol): for rewrites whose per-term error ends up in sums
+  /// that can cancel.
+  double ScaleRtol = 0;
   TextPos RuleAt; ///< position of the `rule:` key
   YamlRuleDoc Doc;
 

@@ -3,6 +3,11 @@
 // RUN: %cuda-l1-rewrite --rules='-*,algebraic-powf-three-halves' --fix --allow-unverified %t/t.cu 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not='{{t.cu:[0-9]+:[0-9]+: warning}}'
 // RUN: grep -v '// CHECK' %t/t.cu | FileCheck --check-prefix=CHECK-FIXES %s
+// The fix's tolerances (JSON): 4 ulp, or 1e-5 of the output's largest value.
+// RUN: %cuda-l1-rewrite --rules='-*,algebraic-powf-three-halves' --format=json %s | FileCheck --check-prefix=FIX %s
+// FIX: "exactness": "ulp"
+// FIX: "scale_rtol": 1.0000000000000001e-05
+// FIX: "ulp": 4
 // Idempotent: a second run changes nothing.
 // RUN: cp %t/t.cu %t/once.cu
 // RUN: %cuda-l1-rewrite --rules='-*,algebraic-powf-three-halves' --fix --allow-unverified %t/t.cu
