@@ -736,6 +736,12 @@ std::string reindent(const std::string &Text, const std::string &Extra) {
   return R;
 }
 
+std::string warpShuffleSum(const std::string &Indent, const std::string &Var) {
+  return Indent + "for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1)\n" +
+         Indent + "  " + Var + " += __shfl_down_sync(0xffffffffu, " + Var +
+         ", cudal1_o);";
+}
+
 std::string indentOf(const ASTContext &Ctx, SourceLocation L) {
   const SourceManager &SM = Ctx.getSourceManager();
   L = SM.getExpansionLoc(L);

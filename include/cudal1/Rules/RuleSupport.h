@@ -225,6 +225,12 @@ clang::SourceLocation stmtEnd(clang::ASTContext &Ctx, const clang::Stmt *S);
 clang::SourceLocation afterStmt(clang::ASTContext &Ctx, const clang::Stmt *S);
 /// \p Text with \p Extra added after every newline.
 std::string reindent(const std::string &Text, const std::string &Extra);
+/// The warp-shuffle sum of register \p Var (`for (int cudal1_o = 16; ...)
+/// Var += __shfl_down_sync(0xffffffffu, Var, cudal1_o);`), its two lines
+/// indented with \p Indent, without a final newline: lane 0 ends with the
+/// sum of the warp's 32 values. Every full-warp reduction fix writes it
+/// with this.
+std::string warpShuffleSum(const std::string &Indent, const std::string &Var);
 
 /// The leading white space of the line holding \p L.
 std::string indentOf(const clang::ASTContext &Ctx, clang::SourceLocation L);

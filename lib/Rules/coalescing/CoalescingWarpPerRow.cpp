@@ -415,9 +415,7 @@ Finding CoalescingWarpPerRow::analyze(
                   Lane + "; " + IVN + " < " + EndT + "; " + IVN + " += 32)" +
                   (isa<CompoundStmt>(L->getBody()) ? " " : "\n" + Ind + "  ") +
                   BodyT + "\n";
-  T += Ind + "for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1)\n";
-  T += Ind + "  " + AccN + " += __shfl_down_sync(0xffffffffu, " + AccN +
-       ", cudal1_o);";
+  T += warpShuffleSum(Ind, AccN);
   Fix.Edits.push_back(
       makeTextEdit(Ctx,
                    CharSourceRange::getCharRange(

@@ -116,9 +116,7 @@ bool picksOneThread(const Expr *Cond) {
 std::string warpSumAndAtomic(const std::string &I1, const std::string &V,
                              const std::string &Lane,
                              const std::string &AddrText) {
-  std::string T = I1 + "for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1)\n";
-  T += I1 + "  " + V + " += __shfl_down_sync(0xffffffffu, " + V +
-       ", cudal1_o);\n";
+  std::string T = warpShuffleSum(I1, V) + "\n";
   T += I1 + "if (" + Lane + " == 0u)\n";
   T += I1 + "  atomicAdd(" + AddrText + ", " + V + ");\n";
   return T;
