@@ -69,8 +69,7 @@ const VarDecl *simpleLoop(ASTContext &Ctx, const ForStmt *L, const Expr *&K0,
   return S->IV;
 }
 
-const Expr *earlyExit(const Stmt *S) {
-  const auto *If = dyn_cast<IfStmt>(S);
+const Stmt *soleThen(const IfStmt *If) {
   if (!If || If->getElse() || If->getInit() || If->getConditionVariable())
     return nullptr;
   const Stmt *T = If->getThen();
@@ -79,7 +78,12 @@ const Expr *earlyExit(const Stmt *S) {
       return nullptr;
     T = CS->body_front();
   }
-  const auto *Ret = dyn_cast<ReturnStmt>(T);
+  return T;
+}
+
+const Expr *earlyExit(const Stmt *S) {
+  const auto *If = dyn_cast<IfStmt>(S);
+  const auto *Ret = dyn_cast_or_null<ReturnStmt>(soleThen(If));
   return Ret && !Ret->getRetValue() ? If->getCond() : nullptr;
 }
 

@@ -53,6 +53,10 @@ const clang::VarDecl *simpleLoop(clang::ASTContext &Ctx,
                                  const clang::Expr *&K0,
                                  const clang::Expr *&End);
 
+/// The one statement of \p If's then-branch (braced or not) when \p If has
+/// no else, no init statement and no condition variable; else null.
+const clang::Stmt *soleThen(const clang::IfStmt *If);
+
 /// `if (c) return;` (a bare return, alone in its branch): c; else null.
 const clang::Expr *earlyExit(const clang::Stmt *S);
 

@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "SyncSharedHistogram.h"
+#include "../coalescing/RowWalk.h"
 #include "cudal1/Rules/SpelledType.h"
 
 #include "clang/AST/Decl.h"
@@ -357,15 +358,7 @@ private:
   /// `if (v OP C) v = X;` (either operand order; the then-branch a single
   /// assignment, braced or not; no else).
   const BinaryOperator *clampOf(const IfStmt *If, const VarDecl *V) {
-    if (If->getElse() || If->getInit() || If->getConditionVariable())
-      return nullptr;
-    const Stmt *Then = If->getThen();
-    if (const auto *CS = dyn_cast<CompoundStmt>(Then)) {
-      if (CS->size() != 1)
-        return nullptr;
-      Then = CS->body_front();
-    }
-    const auto *A = dyn_cast<BinaryOperator>(Then);
+    const auto *A = dyn_cast_or_null<BinaryOperator>(soleThen(If));
     if (!A || A->getOpcode() != BO_Assign || varOf(A->getLHS()) != V)
       return nullptr;
     const auto *Cond = dyn_cast<BinaryOperator>(If->getCond()->IgnoreParens());
@@ -454,20 +447,6 @@ std::optional<BinAtomic> binAtomic(const CallExpr *CE) {
   return B;
 }
 
-/// A top-level `if (cond) return;` (no else).
-bool isGuardReturn(const Stmt *S) {
-  const auto *If = dyn_cast<IfStmt>(S);
-  if (!If || If->getElse() || If->getInit() || If->getConditionVariable())
-    return false;
-  const Stmt *Then = If->getThen();
-  if (const auto *CS = dyn_cast<CompoundStmt>(Then)) {
-    if (CS->size() != 1)
-      return false;
-    Then = CS->body_front();
-  }
-  const auto *R = dyn_cast<ReturnStmt>(Then);
-  return R && !R->getRetValue();
-}
 
 } // namespace
 
@@ -553,7 +532,7 @@ void SyncSharedHistogram::checkKernel(const KernelUnit &Kernel) {
     // Every thread reaches the end: top-level guard returns only.
     std::vector<const IfStmt *> Guards;
     for (const Stmt *S : Body->body()) {
-      if (isGuardReturn(S)) {
+      if (earlyExit(S)) {
         Guards.push_back(cast<IfStmt>(S));
         continue;
       }
