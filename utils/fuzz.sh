@@ -14,7 +14,9 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 status=0
 printf '%-18s %8s %10s %s\n' target seconds execs result
-for T in FuzzRuleFile FuzzHarnessSpec FuzzConfig FuzzCompileFlags FuzzLlmReply FuzzLspMessages FuzzRewrite; do
+# FUZZ_TARGETS="FuzzRuleFile FuzzConfig" runs only those (e.g. when only
+# they are built: ninja -C build-san FuzzRuleFile FuzzConfig).
+for T in ${FUZZ_TARGETS:-FuzzRuleFile FuzzHarnessSpec FuzzConfig FuzzCompileFlags FuzzLlmReply FuzzLspMessages FuzzRewrite}; do
   BIN="$B/fuzz/$T"
   if [ ! -x "$BIN" ]; then echo "fuzz: $BIN missing (configure with -DCUDAL1_FUZZ=ON)" >&2; exit 2; fi
   CORPUS="$B/fuzz-corpus/$T"; CRASH="$B/fuzz-crashes/$T"
@@ -33,7 +35,8 @@ for T in FuzzRuleFile FuzzHarnessSpec FuzzConfig FuzzCompileFlags FuzzLlmReply F
     -close_fd_mask=3 -artifact_prefix="$CRASH/" "$CORPUS" "$ROOT/fuzz/seeds/$T" $EXTRA >"$LOG" 2>&1
   rc=$?
   execs=$(sed -n 's/.*stat::number_of_executed_units: *\([0-9]*\).*/\1/p' "$LOG" | tail -1)
-  [ -z "$execs" ] && execs=$(grep -o '#[0-9]*' "$LOG" | tail -1 | tr -d '#')
+  [ -z "$execs" ] && execs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$LOG" | tail -1)
+  [ -z "$execs" ] && execs=$(grep -o '^#[0-9]*' "$LOG" | tail -1 | tr -d '#')
   if [ $rc -eq 0 ]; then res=ok; else res="FAILED ($(ls "$CRASH" | head -1))"; status=1; fi
   printf '%-18s %8s %10s %s\n' "$T" "$SECS" "${execs:-?}" "$res"
 done

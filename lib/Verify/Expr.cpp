@@ -2,6 +2,7 @@
 #include "cudal1/Verify/Expr.h"
 
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -66,18 +67,23 @@ private:
       return R;
     }
     int64_t X = A.I, Y = B.I;
+    bool Over = false;
     switch (Op) {
-    case '+': R.I = X + Y; break;
-    case '-': R.I = X - Y; break;
-    case '*': R.I = X * Y; break;
+    case '+': Over = __builtin_add_overflow(X, Y, &R.I); break;
+    case '-': Over = __builtin_sub_overflow(X, Y, &R.I); break;
+    case '*': Over = __builtin_mul_overflow(X, Y, &R.I); break;
     case '/':
     case '%':
       if (Y == 0)
         Err = "division by zero";
+      else if (X == INT64_MIN && Y == -1)
+        Over = true;
       else
         R.I = Op == '/' ? X / Y : X % Y;
       break;
     }
+    if (Over)
+      Err = "integer overflow (the value does not fit 64 bits)";
     return R;
   }
   bool parseShift(ExprValue &V) {
@@ -96,6 +102,10 @@ private:
         return false;
       if (V.IsFloat || R.IsFloat || R.I < 0 || R.I > 62) {
         Error = "shifts need integers and a count in 0..62";
+        return false;
+      }
+      if (Left && (V.I < 0 || V.I > (INT64_MAX >> R.I))) {
+        Error = "integer overflow in '<<' (the value does not fit 64 bits)";
         return false;
       }
       V.I = Left ? V.I << R.I : V.I >> R.I;
@@ -138,6 +148,10 @@ private:
     if (eat('-')) {
       if (!parseUnary(V))
         return false;
+      if (!V.IsFloat && V.I == INT64_MIN) {
+        Error = "integer overflow (the value does not fit 64 bits)";
+        return false;
+      }
       V.I = -V.I;
       V.F = -V.F;
       return true;
@@ -165,8 +179,15 @@ private:
     if (std::isdigit((unsigned char)C) || C == '.') {
       const char *B = Text.c_str() + Pos;
       char *E1 = nullptr, *E2 = nullptr;
+      errno = 0;
       long long IV = std::strtoll(B, &E1, 0);
+      bool Range = errno == ERANGE;
       double FV = std::strtod(B, &E2);
+      if (E2 <= E1 && Range) {
+        Error = "the number '" + std::string(B, size_t(E1 - B)) +
+                "' does not fit 64 bits";
+        return false;
+      }
       if (E2 > E1) {
         V.IsFloat = true;
         V.F = FV;
@@ -216,7 +237,12 @@ private:
             Error = Name + "() needs integers and a non-zero divisor";
             return false;
           }
-          V = ExprValue{false, (A.I + Bv.I - 1) / Bv.I, 0};
+          int64_t Sum;
+          if (__builtin_add_overflow(A.I, Bv.I - 1, &Sum) || Bv.I < 0) {
+            Error = Name + "() overflows or has a negative divisor";
+            return false;
+          }
+          V = ExprValue{false, Sum / Bv.I, 0};
         } else if (Name == "min" || Name == "max") {
           bool Less = A.asDouble() < Bv.asDouble();
           V = (Name == "min") == Less ? A : Bv;

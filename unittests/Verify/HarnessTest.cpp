@@ -58,6 +58,29 @@ TEST(Expr, Arithmetic) {
   EXPECT_DOUBLE_EQ(V.F, 125.0);
 }
 
+// 64-bit overflow is an error naming it, never undefined behaviour (found by
+// FuzzHarnessSpec under UBSan: cdiv(M, 1000...029) added past INT64_MAX).
+TEST(Expr, OverflowIsAnError) {
+  ExprEnv Env{{"M", ExprValue{false, 8192, 0}}};
+  ExprValue V;
+  std::string E;
+  EXPECT_FALSE(evalExpr("cdiv(M, 100000000000000000000000000029)", Env, V, E));
+  EXPECT_NE(E.find("does not fit 64 bits"), std::string::npos) << E;
+  for (const char *T : {"9223372036854775807 + 1", "-9223372036854775807 - 2",
+                        "4611686018427387904 * 2", "1 << 62 << 1",
+                        "cdiv(9223372036854775807, 2)"}) {
+    E.clear();
+    EXPECT_FALSE(evalExpr(T, Env, V, E)) << T;
+    EXPECT_NE(E.find("overflow"), std::string::npos) << T << ": " << E;
+  }
+  E.clear();
+  EXPECT_FALSE(evalExpr("cdiv(M, -2)", Env, V, E));
+  EXPECT_TRUE(evalExpr("9223372036854775807", Env, V, E)) << E;
+  EXPECT_EQ(V.I, INT64_MAX);
+  EXPECT_TRUE(evalExpr("1 << 62", Env, V, E)) << E;
+  EXPECT_EQ(V.I, int64_t(1) << 62);
+}
+
 TEST(Expr, Errors) {
   ExprValue V;
   std::string E;
