@@ -240,6 +240,16 @@ void toleranceFor(ElemKind K, const Tolerance &Tol, double &Atol,
   }
 }
 
+void setToleranceFor(ElemKind K, Tolerance &Tol, double Atol, double Rtol) {
+  switch (K) {
+  case ElemKind::F32: Tol.F32Atol = Atol; Tol.F32Rtol = Rtol; return;
+  case ElemKind::F64: Tol.F64Atol = Atol; Tol.F64Rtol = Rtol; return;
+  case ElemKind::F16:
+  case ElemKind::BF16: Tol.HalfAtol = Atol; Tol.HalfRtol = Rtol; return;
+  default: return;
+  }
+}
+
 double gridSumRtol(ElemKind K, uint64_t Terms, double BaseRtol) {
   double U;
   switch (K) {
@@ -263,11 +273,7 @@ Tolerance toleranceForBuffer(const Tolerance &Tol, const std::string &Param,
   double Atol, Rtol;
   toleranceFor(K, Tol, Atol, Rtol);
   double R = gridSumRtol(K, Threads, Rtol);
-  switch (K) {
-  case ElemKind::F32: Out.F32Rtol = R; break;
-  case ElemKind::F64: Out.F64Rtol = R; break;
-  default: Out.HalfRtol = R; break;
-  }
+  setToleranceFor(K, Out, Atol, R);
   if (Note && R > Rtol)
     *Note = "'" + Param + "' sums up to " + std::to_string(Threads) +
             " terms per element (one per thread, added in another order by "

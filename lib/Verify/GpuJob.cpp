@@ -855,12 +855,9 @@ Tolerance JobRun::tolFor(const std::string &Param, ElemKind K,
   // from another run of the original (an identical kernel must pass).
   auto It = OrigAbsSpread.find(Param);
   if (It != OrigAbsSpread.end() && isFloatKind(K)) {
-    double Widen = 2 * It->second;
-    switch (K) {
-    case ElemKind::F32: Out.F32Atol += Widen; break;
-    case ElemKind::F64: Out.F64Atol += Widen; break;
-    default: Out.HalfAtol += Widen; break;
-    }
+    double Atol, Rtol;
+    toleranceFor(K, Out, Atol, Rtol);
+    setToleranceFor(K, Out, Atol + 2 * It->second, Rtol);
     if (SpreadNoted.insert(Param).second)
       V.Notes.push_back(formatv("'{0}': the original's own two runs differ "
                                 "by up to {1:e} (absolute): the candidate is "

@@ -76,6 +76,9 @@ BufferDiff compareBuffer(const std::string &Name, ElemKind K, unsigned ElemSize,
 
 /// Tolerance for kind \p K: (atol, rtol).
 void toleranceFor(ElemKind K, const Tolerance &Tol, double &Atol, double &Rtol);
+/// Sets the (atol, rtol) of kind \p K in \p Tol (the fields toleranceFor
+/// reads; half and bf16 share theirs); other kinds: nothing.
+void setToleranceFor(ElemKind K, Tolerance &Tol, double Atol, double Rtol);
 
 /// The relative tolerance of an output that sums up to \p Terms float terms
 /// of kind \p K, added by the candidate in another order than the original
