@@ -14,8 +14,9 @@ grouped), and with --json writes every kernel's result.
 Programs that read their sizes from the command line cannot be inferred with
 no flags. With the arguments of a test run (--args, default
 <corpus>/benchmarks.yaml: `<name>: {test: {args: [...]}}`), a second run of
-each such program gives every unknown name initialised from argv[k] the k-th
-argument with --define, as a user would: that figure is printed too.
+each such program gives the tool those arguments with --program-args, as a
+user would (argc, argv[k] and what the program computes from them are then
+evaluated on the AST): that figure is printed too.
 
 --before (alone, instead of the figure above) estimates what the
 text-based inference that preceded the AST one accepted: a launch site whose grid and block are constants (the
@@ -33,6 +34,7 @@ import collections
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -137,9 +139,10 @@ def classify(reason):
     return "other"
 
 
-def run_one(tool, folder, files, timeout, defines=()):
+def run_one(tool, folder, files, timeout, program_args=None):
     cmd = [tool, "--print-harness", "--format=json", "--quiet"]
-    cmd += ["--define=%s=%s" % d for d in defines]
+    if program_args is not None:
+        cmd.append("--program-args=" + " ".join(shlex.quote(a) for a in program_args))
     cmd += files + ["--"] + makefile_flags(folder)
     try:
         p = subprocess.run(cmd, cwd=folder, capture_output=True, text=True, timeout=timeout)
@@ -168,26 +171,6 @@ def load_args(path):
         if isinstance(args, list):
             out[name] = [str(a) for a in args]
     return out
-
-
-ARGV_RX = re.compile(r"^'([A-Za-z_][A-Za-z0-9_]*)' \([^)]*\): initialised from '.*?\bargv\[(\d+)\]")
-NUMBER_RX = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
-
-
-def argv_defines(kernels, args):
-    """--define NAME=VALUE for the unknown names initialised from argv[k]
-    (and argc), from the test run's arguments."""
-    defs = {}
-    for k in kernels:
-        for m in k.get("missing") or []:
-            g = ARGV_RX.match(m)
-            if g:
-                i = int(g.group(2))
-                if 1 <= i <= len(args) and NUMBER_RX.match(args[i - 1]):
-                    defs[g.group(1)] = args[i - 1]
-            elif m.startswith("'argc' "):
-                defs["argc"] = str(len(args) + 1)
-    return sorted(defs.items())
 
 
 NUMERIC_RX = re.compile(r"^[\s\d.eE+\-*/%()]+$")
@@ -273,9 +256,9 @@ def main(argv):
         s = doc["summary"]
         done = s["complete"]
         args = run_args.get(name[:-5] if name.endswith("-cuda") else name)
-        defs = argv_defines(doc["kernels"], args) if args else []
-        if defs:
-            doc2, err2 = run_one(a.tool, folder, files, a.timeout, defs)
+        again = args is not None and s["complete"] < s["with_launch_site"]
+        if again:
+            doc2, err2 = run_one(a.tool, folder, files, a.timeout, args)
             if doc2:
                 byname = {k["kernel"]: k for k in doc2["kernels"]}
                 for k in doc["kernels"]:
@@ -283,12 +266,12 @@ def main(argv):
                     k["status_with_args"] = k2["status"] if k2 else k["status"]
                     if k2 and k2.get("missing"):
                         k["missing_with_args"] = k2["missing"]
-                    k["defines"] = ["%s=%s" % d for d in defs]
+                    k["program_args"] = args
                 done = doc2["summary"]["complete"]
         with_args += done
         print("[%d/%d] %s: %d kernels, %d with a launch site, %d complete%s%s" %
               (i + 1, len(progs), name, s["kernels"], s["with_launch_site"], s["complete"],
-               " (%d with the test run's arguments)" % done if defs else "",
+               " (%d with the test run's arguments)" % done if again else "",
                ", %d file(s) not parsed" % s["files_failed"] if s["files_failed"] else ""), file=sys.stderr)
     launched = [k for k in rows if k["launch_sites"] > 0]
     complete = [k for k in launched if k["status"] == "complete"]
@@ -308,7 +291,7 @@ def main(argv):
     print("complete harness with no flags: %d of %d kernels with a launch site (%.1f%%)" %
           (len(complete), len(launched), share))
     if run_args:
-        print("complete with the test run's arguments as --define: %d of %d (%.1f%%)" %
+        print("complete with the test run's arguments (--program-args): %d of %d (%.1f%%)" %
               (with_args, len(launched), 100.0 * with_args / len(launched) if launched else 0.0))
     print("time: %.0f s" % (time.time() - start))
     rest = collections.Counter()

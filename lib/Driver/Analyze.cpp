@@ -75,7 +75,8 @@ public:
     // --fix --verify=run over several files: the calls each makes of host
     // functions defined in another (harness values across files).
     ProjectModel Model =
-        collectKernelModel(Ctx, IsUser, nullptr, CollectKernels && RecordCalls);
+        collectKernelModel(Ctx, IsUser, nullptr, CollectKernels && RecordCalls,
+                           P.options().programArgs());
     if (CollectKernels && RecordCalls) {
       ProjectModel &Calls = PerFileCalls[MainFile.str()];
       Calls.CallsOut = Model.CallsOut;
@@ -212,9 +213,10 @@ AnalysisRun Pipeline::analyze(bool CollectKernels, bool AllKernels) {
     // Launches whose values come from calls in other files: those files'
     // launch sites again, with the calls (as --print-harness does).
     FileFilter IsUser = Handler.userFilter();
-    ModelBuilderFn Build = [IsUser](clang::ASTContext &Ctx,
-                                    const ExternalCalls *C, bool Record) {
-      return collectKernelModel(Ctx, IsUser, C, Record);
+    const std::vector<std::string> *Args = Opts.programArgs();
+    ModelBuilderFn Build = [IsUser, Args](clang::ASTContext &Ctx,
+                                          const ExternalCalls *C, bool Record) {
+      return collectKernelModel(Ctx, IsUser, C, Record, Args);
     };
     ProjectModel M =
         modelAcrossFiles(*FE, Handler.PerFileCalls, Opts.Jobs, Build);

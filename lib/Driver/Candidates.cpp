@@ -33,13 +33,14 @@ struct FileFacts {
 
 class CandidateHandler : public TUHandler {
 public:
-  explicit CandidateHandler(std::string Selector)
-      : Selector(std::move(Selector)) {}
+  CandidateHandler(std::string Selector,
+                   const std::vector<std::string> *ProgramArgs)
+      : Selector(std::move(Selector)), ProgramArgs(ProgramArgs) {}
   void handleTranslationUnit(clang::ASTContext &Ctx,
                              clang::CompilerInstance &CI,
                              StringRef MainFile) override {
     FileFacts &F = Facts[MainFile.str()];
-    F.Model.merge(harnessModel(Ctx, nullptr));
+    F.Model.merge(harnessModel(Ctx, nullptr, nullptr, false, ProgramArgs));
     auto K = extractKernels(Ctx, CI.getPreprocessor(), Selector);
     F.Kernels.insert(F.Kernels.end(), K.begin(), K.end());
   }
@@ -53,6 +54,7 @@ public:
     return nullptr;
   }
   std::string Selector;
+  const std::vector<std::string> *ProgramArgs;
   std::map<std::string, FileFacts> Facts;
 };
 
@@ -150,7 +152,7 @@ bool candidateLaunch(const ProjectModel &OM, const ProjectModel &CM,
 /// The state of one --verify=run --candidate run.
 class CandidateRun {
 public:
-  CandidateRun(Pipeline &P) : P(P), Opts(P.options()), Handler(Opts.Kernel) {}
+  CandidateRun(Pipeline &P) : P(P), Opts(P.options()), Handler(Opts.Kernel, Opts.programArgs()) {}
 
   /// Checks the flags; parses the original and the candidates.
   bool parse();

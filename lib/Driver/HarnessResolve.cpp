@@ -88,8 +88,10 @@ HarnessAnswer harnessFromConfig(const HarnessQuery &Q, ConfigStore &Configs) {
 }
 
 ProjectModel harnessModel(clang::ASTContext &Ctx, const FileFilter &IsUser,
-                          const ExternalCalls *Calls, bool RecordCalls) {
-  ProjectModel M = collectKernelModel(Ctx, IsUser, Calls, RecordCalls);
+                          const ExternalCalls *Calls, bool RecordCalls,
+                          const std::vector<std::string> *ProgramArgs) {
+  ProjectModel M =
+      collectKernelModel(Ctx, IsUser, Calls, RecordCalls, ProgramArgs);
   std::unique_ptr<AnalysisResults> A = AnalysisResults::analyze(Ctx, M, IsUser);
   addBufferUses(Ctx, *A, M);
   return M;

@@ -64,7 +64,8 @@ struct HarnessAnswer {
 /// calls of other files).
 ProjectModel harnessModel(clang::ASTContext &Ctx, const FileFilter &IsUser,
                           const ExternalCalls *Calls = nullptr,
-                          bool RecordCalls = false);
+                          bool RecordCalls = false,
+                          const std::vector<std::string> *ProgramArgs = nullptr);
 
 /// Builds the model of one translation unit, given the calls of the other
 /// files (null in the first pass) and whether to record its own.

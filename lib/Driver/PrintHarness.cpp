@@ -101,9 +101,10 @@ HarnessListing Pipeline::inferHarnesses() {
   }
   // One model per file, then completed across the files given (values of
   // host functions called from another file).
-  ModelBuilderFn Build = [](clang::ASTContext &Ctx, const ExternalCalls *C,
-                            bool Record) {
-    return harnessModel(Ctx, nullptr, C, Record);
+  const std::vector<std::string> *Args = Opts.programArgs();
+  ModelBuilderFn Build = [Args](clang::ASTContext &Ctx, const ExternalCalls *C,
+                                bool Record) {
+    return harnessModel(Ctx, nullptr, C, Record, Args);
   };
   struct Handler : TUHandler {
     void handleTranslationUnit(clang::ASTContext &Ctx,

@@ -744,9 +744,11 @@ private:
 } // namespace
 
 ProjectModel collectKernelModel(ASTContext &Ctx, const FileFilter &Filter,
-                                const ExternalCalls *Calls, bool RecordCalls) {
+                                const ExternalCalls *Calls, bool RecordCalls,
+                                const std::vector<std::string> *ProgramArgs) {
   ModelBuilder B(Ctx, Filter);
   B.values().setExternalCalls(Calls);
+  B.values().setProgramArgs(ProgramArgs);
   B.TraverseDecl(Ctx.getTranslationUnitDecl());
   ProjectModel M = B.take();
   M.Unreached = B.values().unreached();

@@ -18,6 +18,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -225,6 +226,23 @@ struct LaunchEvaluator::Impl {
   void noteUnreached(const clang::FunctionDecl *F);
   const ExternalCalls *Ext = nullptr;
   std::set<std::string> Unreached;
+  // --- program arguments (LaunchValues.cpp) ---------------------------------
+  /// argv[1]... given by the user (--program-args); null: not given.
+  const std::vector<std::string> *ProgramArgs = nullptr;
+  /// \p E (a `char *`, or a std::string made from one) is `argv[k]` of
+  /// main (also through parameters that main's argv is passed to): its text
+  /// (argv[0]: the program's name). Else nullopt, with \p Why set when \p E
+  /// is such an element that cannot be known.
+  std::optional<std::string> programArg(const clang::Expr *E, const Frame &Fr,
+                                        std::string &Why);
+  /// \p Base is main's argv, directly or through parameters.
+  bool isArgv(const clang::Expr *Base, const Frame &Fr);
+  /// `atoi(argv[1])`, `std::stoi(argv[2])`, `strtod(argv[3], nullptr)`...
+  /// with program arguments given; \p Handled: \p Name is such a function.
+  Val evalArgConversion(llvm::StringRef Name, const clang::CallExpr *C,
+                        const Frame &Fr, bool &Handled);
+  /// main's `argc` with program arguments given; \p Handled: it is.
+  Val evalArgc(const clang::ParmVarDecl *P, const Frame &Fr, bool &Handled);
   // --- LaunchFlow.cpp: a variable's value at a point ---------------------------
   /// The value local \p VD (or parameter) of \p Own's function has at
   /// \p At: its initial value (initialiser, or the caller's argument), then

@@ -60,6 +60,10 @@ std::string hostFunctionKey(const FunctionDecl *F) {
   return K;
 }
 
+void LaunchEvaluator::setProgramArgs(const std::vector<std::string> *Args) {
+  P->ProgramArgs = Args;
+}
+
 void LaunchEvaluator::setExternalCalls(const ExternalCalls *Calls) {
   P->Ext = Calls;
 }

@@ -860,6 +860,9 @@ Val LaunchEvaluator::Impl::evalCall(const CallExpr *C, const Frame &Fr) {
     Val V = evalMath(FD->getName(), C, Fr, Handled);
     if (Handled)
       return V;
+    V = evalArgConversion(FD->getName(), C, Fr, Handled);
+    if (Handled)
+      return V;
   }
   const FunctionDecl *Def = FD->getDefinition();
   if (Def && !inSystemHeader(SM, Def->getLocation()) &&
@@ -936,6 +939,10 @@ Val LaunchEvaluator::Impl::evalParam(const ParmVarDecl *P, const Frame &Fr) {
     return V;
   }
   if (!Fr.Parent || !Fr.Call) {
+    bool Argc = false;
+    Val V = evalArgc(P, Fr, Argc);
+    if (Argc)
+      return V;
     if (Fr.RootWhy.empty())
       noteUnreached(Fr.F);
     std::string Fn = Fr.F ? Fr.F->getNameAsString() + "()" : "its function";

@@ -191,6 +191,13 @@ cl::list<std::string> Defines(
     cl::desc("NAME=VALUE for harness sizes and launch-site values "
              "(<param>.count=N: a buffer's size)"),
     cl::value_desc("NAME=VALUE"), cl::cat(Cat));
+cl::opt<std::string> ProgramArgs(
+    "program-args",
+    cl::desc("The arguments the program runs with, as on a shell's command "
+             "line (quotes group words): argc and argv[k], and the numbers "
+             "read from them with atoi/strtol/std::stoi/atof..., become known "
+             "to harness inference"),
+    cl::value_desc("args"), cl::cat(Cat));
 cl::opt<double> MinSpeedup(
     "min-speedup",
     cl::desc("Accept a candidate only above this speedup, with the 95% CI's "
@@ -300,6 +307,53 @@ cl::opt<std::string> LlmStore(
 } // namespace
 
 /// The --llm-* flags given (only those: the configuration fills the rest).
+/// Splits \p S as a POSIX shell splits a command line without expansions:
+/// blanks separate words, '...' is literal, "..." keeps blanks (\" and \\
+/// escaped), a backslash outside quotes escapes the next character. False
+/// when a quote is not closed.
+static bool splitProgramArgs(const std::string &S,
+                             std::vector<std::string> &Out) {
+  Out.clear();
+  std::string Cur;
+  bool InWord = false;
+  for (size_t I = 0; I < S.size(); ++I) {
+    char C = S[I];
+    if (C == ' ' || C == '\t' || C == '\n') {
+      if (InWord)
+        Out.push_back(Cur);
+      Cur.clear();
+      InWord = false;
+      continue;
+    }
+    InWord = true;
+    if (C == '\\' && I + 1 < S.size()) {
+      Cur += S[++I];
+    } else if (C == '\'') {
+      size_t E = S.find('\'', I + 1);
+      if (E == std::string::npos)
+        return false;
+      Cur += S.substr(I + 1, E - I - 1);
+      I = E;
+    } else if (C == '"') {
+      for (++I;; ++I) {
+        if (I >= S.size())
+          return false;
+        if (S[I] == '"')
+          break;
+        if (S[I] == '\\' && I + 1 < S.size() &&
+            (S[I + 1] == '"' || S[I + 1] == '\\'))
+          ++I;
+        Cur += S[I];
+      }
+    } else {
+      Cur += C;
+    }
+  }
+  if (InWord)
+    Out.push_back(Cur);
+  return true;
+}
+
 static LlmOverrides llmFlags() {
   LlmOverrides L;
   auto Take = [](auto &To, const auto &Opt) {
@@ -387,6 +441,14 @@ bool parseFlags(int Argc, const char **Argv,
   O.Candidates.assign(CandidateFiles.begin(), CandidateFiles.end());
   O.HarnessFile = HarnessFile;
   O.Defines.assign(Defines.begin(), Defines.end());
+  if (ProgramArgs.getNumOccurrences()) {
+    if (!splitProgramArgs(ProgramArgs, O.ProgramArgs)) {
+      reportError("--program-args='" + ProgramArgs +
+                  "': a quote is not closed");
+      return false;
+    }
+    O.HasProgramArgs = true;
+  }
   O.MinSpeedup = MinSpeedup;
   O.VerifyExactness = VerifyExactness;
   O.VerifySamples = VerifySamples;

@@ -26,7 +26,8 @@ void printYaml(const HarnessListing &L, raw_ostream &OS) {
   OS << "# Harness specs inferred by cuda-l1-rewrite --print-harness "
         "(docs/harness.md).\n"
      << "# Use with --harness=<this file>; an entry with \"?\" needs those "
-        "values first\n# (or --define NAME=VALUE for each).\n";
+        "values first\n# (or --define NAME=VALUE for each; --program-args \"...\" "
+        "for values the program\n# reads from its command line).\n";
   unsigned Entries = 0;
   for (const auto &It : L.Items)
     Entries += It.Status != "no-launch";

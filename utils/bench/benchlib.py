@@ -1223,6 +1223,10 @@ class Runner:
     def rewrite(self, prog, src_dir, exe, outdir):
         files = [os.path.join(src_dir, s) for s in prog["sources"]]
         extra = list(prog.get("tool_args", []))
+        if prog["args"]:
+            # The program's own command line: sizes it reads from argv are
+            # then known to harness inference (docs/harness.md).
+            extra.append("--program-args=" + " ".join(shlex.quote(a) for a in prog["args"]))
         info = {}
         if self.o.capture_bin:
             capdir = os.path.join(outdir, "capture")

@@ -552,8 +552,12 @@ class EndToEnd(unittest.TestCase):
         self.assertEqual(shift["rewritten"]["run"]["check"], "fail")
         self.assertEqual(shift["original"]["run"]["kernels"]["kernels"]["shift_kernel"]["count"], 2)
         self.assertTrue(B.program_row(shift)["broken"])
-        # plain: nothing to rewrite
+        # plain: nothing to rewrite; its command line went to the tool
         self.assertTrue(plain["unchanged"])
+        with open(os.path.join(self.results, "programs", "plain", "tool.stdout")) as f:
+            self.assertIn("""["--program-args=64 'a b'"]""", f.read())
+        with open(os.path.join(self.results, "programs", "scale", "tool.stdout")) as f:
+            self.assertIn("program args: []", f.read())
         self.assertAlmostEqual(B.program_row(plain)["speedup"], 1.0)
         # wrong: fails before any rewrite
         self.assertEqual(wrong["original"]["run"]["check"], "fail")

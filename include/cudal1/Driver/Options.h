@@ -86,6 +86,13 @@ struct Options {
   std::vector<std::string> Candidates; ///< --candidate (repeatable)
   std::string HarnessFile;             ///< --harness
   std::vector<std::string> Defines;    ///< --define NAME=VALUE
+  /// --program-args: the arguments the program runs with (argv[1]...);
+  /// HasProgramArgs also when the string is empty (argc = 1).
+  std::vector<std::string> ProgramArgs;
+  bool HasProgramArgs = false;
+  const std::vector<std::string> *programArgs() const {
+    return HasProgramArgs ? &ProgramArgs : nullptr;
+  }
   double MinSpeedup = 1.05;            ///< --min-speedup
   std::string VerifyExactness = "reassociating"; ///< --verify-exactness
   unsigned VerifySamples = 50;         ///< --verify-samples (>= 30)

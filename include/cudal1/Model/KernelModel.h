@@ -24,10 +24,12 @@ using FileFilter = std::function<bool(const std::string &AbsPath)>;
 /// parameters of host functions no call of this unit reaches; with
 /// \p RecordCalls, the model's CallsOut holds the calls this unit makes of
 /// functions it does not define (LaunchValues.h, "across files").
-ProjectModel collectKernelModel(clang::ASTContext &Ctx,
-                                const FileFilter &Filter = nullptr,
-                                const ExternalCalls *Calls = nullptr,
-                                bool RecordCalls = false);
+/// \p ProgramArgs: the arguments the program runs with (--program-args:
+/// argc and argv[k] are known); null when not given.
+ProjectModel collectKernelModel(
+    clang::ASTContext &Ctx, const FileFilter &Filter = nullptr,
+    const ExternalCalls *Calls = nullptr, bool RecordCalls = false,
+    const std::vector<std::string> *ProgramArgs = nullptr);
 
 /// Absolute, normalised location (spelling location of macro expansions is
 /// resolved to the expansion site).

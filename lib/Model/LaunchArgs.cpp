@@ -1,0 +1,239 @@
+//===- LaunchArgs.cpp - values read from the program's arguments ----------===//
+//
+// With --program-args, `argc`, `argv[k]` and the numbers the program reads
+// from them (`atoi(argv[1])`, `std::stoi(argv[2])`, `strtod(argv[3], 0)`)
+// are known while a launch's values are evaluated on the AST: sizes that
+// come from the command line, and everything computed from them (lookups,
+// conditions, `if (argc > 2)`), evaluate like constants.
+//
+//===----------------------------------------------------------------------===//
+#include "LaunchEval.h"
+
+#include "clang/AST/DeclCXX.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+using namespace clang;
+using namespace llvm;
+
+namespace cudal1 {
+
+using launcheval::Frame;
+using launcheval::Val;
+
+namespace {
+
+const Expr *skipStringWrappers(const Expr *E) {
+  for (;;) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *W = dyn_cast<ExprWithCleanups>(E))
+      E = W->getSubExpr();
+    else if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(E))
+      E = M->getSubExpr();
+    else if (const auto *B = dyn_cast<CXXBindTemporaryExpr>(E))
+      E = B->getSubExpr();
+    else if (const auto *F = dyn_cast<CXXFunctionalCastExpr>(E))
+      E = F->getSubExpr();
+    else if (const auto *C = dyn_cast<CXXConstructExpr>(E)) {
+      // std::string(argv[1]) / a std::string parameter made from argv[1].
+      const CXXRecordDecl *RD = C->getConstructor()->getParent();
+      if (C->getNumArgs() < 1 || !RD || !RD->getIdentifier() ||
+          (RD->getName() != "basic_string" && RD->getName() != "string"))
+        return E;
+      E = C->getArg(0);
+    } else
+      return E;
+  }
+}
+
+/// The kinds of conversion functions the program may read a number with.
+enum class Conv { None, Int, UInt, Float, StdInt, StdUInt, StdFloat };
+
+Conv conversionOf(StringRef Name, const FunctionDecl *FD) {
+  // The C functions, also as std::atoi ... (<cstdlib>).
+  if (Name == "atoi" || Name == "atol" || Name == "atoll" ||
+      Name == "strtol" || Name == "strtoll" || Name == "strtoimax")
+    return Conv::Int;
+  if (Name == "strtoul" || Name == "strtoull" || Name == "strtoumax")
+    return Conv::UInt;
+  if (Name == "atof" || Name == "strtod" || Name == "strtof" ||
+      Name == "strtold")
+    return Conv::Float;
+  if (!FD->isInStdNamespace())
+    return Conv::None;
+  if (Name == "stoi" || Name == "stol" || Name == "stoll")
+    return Conv::StdInt;
+  if (Name == "stoul" || Name == "stoull")
+    return Conv::StdUInt;
+  if (Name == "stof" || Name == "stod" || Name == "stold")
+    return Conv::StdFloat;
+  return Conv::None;
+}
+
+} // namespace
+
+bool LaunchEvaluator::Impl::isArgv(const Expr *Base, const Frame &Fr) {
+  const auto *D = dyn_cast<DeclRefExpr>(skipStringWrappers(Base));
+  const auto *P = D ? dyn_cast<ParmVarDecl>(D->getDecl()) : nullptr;
+  if (!P)
+    return false;
+  const auto *F = dyn_cast<FunctionDecl>(P->getDeclContext());
+  if (!F)
+    return false;
+  if (F->isMain())
+    return P->getFunctionScopeIndex() == 1;
+  // A parameter main's argv is passed to: `parse(argc, argv)`.
+  for (const Frame *Cur = &Fr; Cur; Cur = Cur->Parent) {
+    if (Cur->F != F && !(Cur->F && Cur->F->getCanonicalDecl() ==
+                                        F->getCanonicalDecl()))
+      continue;
+    if (!Cur->Call || !Cur->Parent)
+      return false;
+    unsigned I = P->getFunctionScopeIndex();
+    if (I >= Cur->Call->getNumArgs())
+      return false;
+    return isArgv(Cur->Call->getArg(I), *Cur->Parent);
+  }
+  return false;
+}
+
+std::optional<std::string>
+LaunchEvaluator::Impl::programArg(const Expr *E, const Frame &Fr,
+                                  std::string &Why) {
+  E = skipStringWrappers(E);
+  const Expr *Base = nullptr, *Index = nullptr;
+  if (const auto *A = dyn_cast<ArraySubscriptExpr>(E)) {
+    Base = A->getBase();
+    Index = A->getIdx();
+  } else if (const auto *U = dyn_cast<UnaryOperator>(E)) {
+    // *(argv + k)
+    if (U->getOpcode() != UO_Deref)
+      return std::nullopt;
+    const auto *B = dyn_cast<BinaryOperator>(U->getSubExpr()->IgnoreParenImpCasts());
+    if (!B || B->getOpcode() != BO_Add)
+      return std::nullopt;
+    Base = B->getLHS();
+    Index = B->getRHS();
+  } else {
+    return std::nullopt;
+  }
+  if (!isArgv(Base, Fr))
+    return std::nullopt;
+  std::string Text = "'" + text(E) + "'";
+  if (!ProgramArgs) {
+    Why = text(E) + " is a program argument: give the program's arguments "
+                    "with --program-args";
+    return std::nullopt;
+  }
+  Val K = eval(Index, Fr);
+  if (K.Kind != Val::Int) {
+    Why = Text + ": the argument's index is not known" +
+          (K.Why.empty() ? std::string() : " (" + K.Why + ")");
+    return std::nullopt;
+  }
+  if (K.I.isNegative() || K.I.getZExtValue() > ProgramArgs->size()) {
+    Why = Text + ": argument " + toString(K.I, 10) + " of " +
+          std::to_string(ProgramArgs->size()) +
+          " given by --program-args";
+    return std::nullopt;
+  }
+  uint64_t I = K.I.getZExtValue();
+  return I == 0 ? std::string("program") : (*ProgramArgs)[I - 1];
+}
+
+Val LaunchEvaluator::Impl::evalArgConversion(StringRef Name, const CallExpr *C,
+                                             const Frame &Fr, bool &Handled) {
+  Handled = false;
+  const FunctionDecl *FD = C->getDirectCallee();
+  if (!FD || C->getNumArgs() < 1)
+    return Val();
+  Conv K = conversionOf(Name, FD);
+  if (K == Conv::None)
+    return Val();
+  // A definition of the user's own (not the library's) is evaluated as any
+  // other helper.
+  if (const FunctionDecl *Def = FD->getDefinition())
+    if (!inSystemHeader(SM, Def->getLocation()))
+      return Val();
+  std::string Why;
+  std::optional<std::string> S = programArg(C->getArg(0), Fr, Why);
+  if (!S) {
+    if (Why.empty())
+      return Val(); // not a program argument: as before
+    Handled = true;
+    return Val::unknown(Why);
+  }
+  Handled = true;
+  // The base of strtol/strtoul (argument 2) and std::stoi (argument 2).
+  int Base = 10;
+  bool HasBase = (K == Conv::Int || K == Conv::UInt || K == Conv::StdInt ||
+                  K == Conv::StdUInt) &&
+                 C->getNumArgs() >= 3 && !Name.starts_with("ato");
+  if (HasBase) {
+    const Expr *BE = C->getArg(2);
+    if (!isa<CXXDefaultArgExpr>(BE)) {
+      Val B = eval(BE, Fr);
+      if (B.Kind != Val::Int)
+        return Val::unknown("the base of '" + text(C) + "'");
+      Base = int(B.I.getSExtValue());
+      if (Base != 0 && (Base < 2 || Base > 36))
+        return Val::unknown("the base of '" + text(C) + "' is not valid");
+    }
+  }
+  const char *Begin = S->c_str();
+  char *End = nullptr;
+  errno = 0;
+  Val V;
+  switch (K) {
+  case Conv::Int:
+  case Conv::StdInt: {
+    long long X = std::strtoll(Begin, &End, Base);
+    V = Val::ofInt(APSInt(APInt(64, uint64_t(X), true), false));
+    break;
+  }
+  case Conv::UInt:
+  case Conv::StdUInt: {
+    unsigned long long X = std::strtoull(Begin, &End, Base);
+    V = Val::ofInt(APSInt(APInt(64, uint64_t(X)), true));
+    break;
+  }
+  case Conv::Float:
+  case Conv::StdFloat: {
+    double X = std::strtod(Begin, &End);
+    V = Val::ofFloat(X, false);
+    break;
+  }
+  case Conv::None:
+    return Val();
+  }
+  bool Std = K == Conv::StdInt || K == Conv::StdUInt || K == Conv::StdFloat;
+  if (Std && (End == Begin || errno == ERANGE))
+    return Val::unknown("'" + text(C) + "' throws on the program argument '" +
+                        *S + "'");
+  if (errno == ERANGE)
+    return Val::unknown("'" + text(C) + "': the program argument '" + *S +
+                        "' is out of range");
+  V = convert(V, C->getType());
+  V.How = "from the program argument '" + *S + "' (" + text(C->getArg(0)) +
+          ", --program-args)";
+  return V;
+}
+
+Val LaunchEvaluator::Impl::evalArgc(const ParmVarDecl *P, const Frame &Fr,
+                                    bool &Handled) {
+  Handled = false;
+  const auto *F = dyn_cast<FunctionDecl>(P->getDeclContext());
+  if (!F || !F->isMain() || P->getFunctionScopeIndex() != 0)
+    return Val();
+  Handled = true;
+  if (!ProgramArgs)
+    return root(P, "the program's argument count: give the program's "
+                   "arguments with --program-args");
+  Val V = convert(Val::ofInt64(int64_t(ProgramArgs->size()) + 1), P->getType());
+  V.How = "argc: " + std::to_string(ProgramArgs->size()) +
+          " argument(s) given by --program-args";
+  return V;
+}
+
+} // namespace cudal1
