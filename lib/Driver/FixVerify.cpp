@@ -459,15 +459,24 @@ void FixVerifier::chooseApplied(
                            "change the launch)"
                          : "together: " + Why;
     }
-    for (auto &A : Accepted)
-      if (std::find(Apply.begin(), Apply.end(), A.first) == Apply.end())
-        decline(A.first,
-                formatv("verified alone ({0:f2}x), but {1}; only [{2}] "
-                        "({3:f2}x) is applied to kernel '{4}': run again to "
-                        "verify this fix on top",
-                        A.second.Timing->Speedup, Together,
-                        finding(Accepted[0].first).RuleId,
-                        Accepted[0].second.Timing->Speedup, W.Kernel));
+    std::string AppliedRules =
+        Apply.size() > 1 ? Rules : finding(Accepted[0].first).RuleId;
+    for (auto &A : Accepted) {
+      if (std::find(Apply.begin(), Apply.end(), A.first) != Apply.end())
+        continue;
+      bool LeftOut = std::find(All.begin(), All.end(), A.first) == All.end();
+      std::string But =
+          LeftOut || Together.empty()
+              ? std::string("its edits overlap those of another accepted fix "
+                            "(or both change the launch)")
+              : Together;
+      decline(A.first,
+              formatv("verified alone ({0:f2}x), but {1}; [{2}] ({3:f2}x) is "
+                      "applied to kernel '{4}': run again to verify this fix "
+                      "on top",
+                      A.second.Timing->Speedup, But, AppliedRules,
+                      Chosen.Timing->Speedup, W.Kernel));
+    }
   }
   std::sort(Apply.begin(), Apply.end());
   std::string Applied;
