@@ -241,6 +241,25 @@ struct LaunchEvaluator::Impl {
   /// with program arguments given; \p Handled: \p Name is such a function.
   Val evalArgConversion(llvm::StringRef Name, const clang::CallExpr *C,
                         const Frame &Fr, bool &Handled);
+  // --- LaunchInterp.cpp: host code run with known values -----------------
+  /// Runs helper \p FD's body with the known arguments \p Args: its return
+  /// value, or Unknown saying what stopped the run.
+  Val interpretCall(const clang::FunctionDecl *FD, const std::vector<Val> &Args,
+                    unsigned Depth = 0, unsigned *Steps = nullptr);
+  /// Runs \p Loop (a statement of \p Own's function before the launch)
+  /// from the values its variables have when it starts: \p VD's value
+  /// after it, or Unknown.
+  Val interpretLoop(const clang::Stmt *Loop, const clang::VarDecl *VD,
+                    const Frame &Own);
+  /// The names a path has registered, to take back those a run that failed
+  /// registered.
+  struct PathMark {
+    size_t Unknowns = 0;
+    std::map<const clang::Decl *, std::string> Names;
+    std::set<std::string> Used;
+  };
+  PathMark mark() const;
+  void restore(const PathMark &M);
   /// main's `argc` with program arguments given; \p Handled: it is.
   Val evalArgc(const clang::ParmVarDecl *P, const Frame &Fr, bool &Handled);
   // --- LaunchFlow.cpp: a variable's value at a point ---------------------------
@@ -252,6 +271,10 @@ struct LaunchEvaluator::Impl {
   /// or in a loop around it.
   Val valueAt(const clang::VarDecl *VD, const Frame &Own,
               const clang::Stmt *At);
+  /// The outermost loop holding modification \p M (in \p F) that does not
+  /// hold \p At; null when none.
+  const clang::Stmt *loopBefore(const clang::Stmt *M, const clang::Stmt *At,
+                                const clang::FunctionDecl *F);
   Val initialValue(const clang::VarDecl *VD, const Frame &Own,
                    const clang::Stmt *At);
   enum class AssignEffect { Effective, Skipped, Unknown };

@@ -217,14 +217,51 @@ Val LaunchEvaluator::Impl::initialValue(const VarDecl *VD, const Frame &Own,
   return V;
 }
 
+const Stmt *LaunchEvaluator::Impl::loopBefore(const Stmt *M, const Stmt *At,
+                                              const FunctionDecl *F) {
+  if (!At)
+    return nullptr;
+  const auto &P = parents(F);
+  const Stmt *Outer = nullptr;
+  for (const Stmt *S = P.lookup(M); S; S = P.lookup(S)) {
+    if (!(isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S)))
+      continue;
+    if (encloses(S, At, F))
+      break;
+    Outer = S;
+  }
+  return Outer;
+}
+
 Val LaunchEvaluator::Impl::valueAt(const VarDecl *VD, const Frame &Own,
                                    const Stmt *At) {
   // The value at the first run of At: modifications later in a loop around
   // it (after it in the body, or in a `for` increment) come after.
   const std::vector<const Stmt *> &Ms = mutations(VD, Own.F);
+  std::string LoopWhy; // why the loop holding a modification did not run
   for (auto It = Ms.rbegin(); It != Ms.rend(); ++It) {
     if (At && (!before(*It, At) || afterFirstRun(*It, At, Own.F)))
       continue;
+    LoopWhy.clear();
+    // Modified in a loop that ends before At (`while (n % 32) n++;`): the
+    // loop run from the values its variables have when it starts.
+    if (const Stmt *L = loopBefore(*It, At, Own.F)) {
+      std::string LWhy;
+      AssignEffect E = everyPath(L, Own, At, VD->getNameAsString(), *It, LWhy);
+      if (E == AssignEffect::Skipped)
+        continue;
+      if (E == AssignEffect::Effective && St && St->Depth < 40) {
+        PathMark M = mark();
+        Val V = interpretLoop(L, VD, Own);
+        if (V.isNum()) {
+          V.How = "after the loop at " + where(L->getBeginLoc()) +
+                  ", run by the tool";
+          return V;
+        }
+        restore(M);
+        LoopWhy = V.Why;
+      }
+    }
     const Stmt *Assign = nullptr;
     std::string Why;
     switch (classify(VD, *It, Own, At, Assign, Why)) {
@@ -241,6 +278,8 @@ Val LaunchEvaluator::Impl::valueAt(const VarDecl *VD, const Frame &Own,
           return V;
         return root(VD, V.Why);
       }
+      if (!LoopWhy.empty())
+        Why += " (run by the tool, it stopped: " + LoopWhy + ")";
       return root(VD, Why);
     case AssignEffect::Effective: {
       Val V = applyAssignment(VD, Assign, *It, Own);

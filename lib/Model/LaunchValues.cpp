@@ -833,13 +833,33 @@ Val LaunchEvaluator::Impl::inlineCall(const CallExpr *C, const FunctionDecl *FD,
   // Small helpers (iDivUp, ceil_div, getSize): declarations of constants
   // and one `return expr;`.
   const auto *Body = dyn_cast_or_null<CompoundStmt>(FD->getBody());
-  if (!Body || Body->size() == 0 ||
+  const auto *Ret = Body && Body->size()
+                        ? dyn_cast<ReturnStmt>(Body->body_back())
+                        : nullptr;
+  if (!Body || !Ret || !Ret->getRetValue() ||
       std::any_of(Body->body_begin(), Body->body_end() - 1,
-                  [](const Stmt *S) { return !isa<DeclStmt>(S); }))
-    return Val::unknown("the result of '" + text(C) + "'");
-  const auto *Ret = dyn_cast<ReturnStmt>(Body->body_back());
-  if (!Ret || !Ret->getRetValue())
-    return Val::unknown("the result of '" + text(C) + "'");
+                  [](const Stmt *S) { return !isa<DeclStmt>(S); })) {
+    // Loops and branches (`PowTwoDivider(n)`, `isPowerOf2(n)`): run with the
+    // arguments when they are known numbers.
+    std::vector<Val> Args;
+    PathMark M = mark();
+    for (unsigned K = 0; K < C->getNumArgs() && K < FD->getNumParams(); ++K) {
+      Val A = eval(C->getArg(K), Fr);
+      if (!A.isNum()) {
+        restore(M);
+        return Val::unknown("the result of '" + text(C) + "'");
+      }
+      Args.push_back(A);
+    }
+    for (const Frame *P = &Fr; P; P = P->Parent)
+      if (P->F == FD)
+        return Val::unknown("'" + FD->getNameAsString() + "' is recursive");
+    Val V = interpretCall(FD, Args);
+    if (V.Kind == Val::Unknown)
+      return Val::unknown("the result of '" + text(C) + "' (" + V.Why + ")");
+    V.How = "the result of '" + text(C) + "', run with its arguments";
+    return V;
+  }
   for (const Frame *P = &Fr; P; P = P->Parent)
     if (P->F == FD)
       return Val::unknown("'" + FD->getNameAsString() + "' is recursive");
