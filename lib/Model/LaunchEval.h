@@ -107,6 +107,9 @@ struct Frame {
   const ExternalCall *Ext = nullptr;
   /// A constructor's frame: its arguments (instead of Call's).
   const clang::CXXConstructExpr *Construct = nullptr;
+  /// A method's frame: the object it was called on (`img` of
+  /// `img.width()`, a pointer for `p->width()`), an expression of Parent.
+  const clang::Expr *Object = nullptr;
   Frame at(const clang::Stmt *S) const {
     Frame R = *this;
     R.At = S;
@@ -171,7 +174,7 @@ struct LaunchEvaluator::Impl {
   Val evalMath(llvm::StringRef Name, const clang::CallExpr *C,
                const Frame &Fr, bool &Handled);
   Val inlineCall(const clang::CallExpr *C, const clang::FunctionDecl *FD,
-                 const Frame &Fr);
+                 const Frame &Fr, const clang::Expr *Object = nullptr);
   Val evalConstruct(const clang::CXXConstructExpr *C, const Frame &Fr);
   Val evalMember(const clang::MemberExpr *M, const Frame &Fr);
   Val evalDeclRef(const clang::DeclRefExpr *D, const Frame &Fr);

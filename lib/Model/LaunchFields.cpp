@@ -575,6 +575,13 @@ Val LaunchEvaluator::Impl::fieldThroughPointer(
   // value at that statement.
   if (isa<CXXThisExpr>(S) && Fr.Construct && Fr.Parent)
     return fieldOfConstruct(Fr.Construct, Path, *Fr.Parent, Fr.At);
+  // A member read in a method: that of the object it was called on.
+  if (isa<CXXThisExpr>(S) && Fr.Object && Fr.Parent) {
+    const Expr *O = Fr.Object;
+    return O->getType()->isPointerType()
+               ? fieldThroughPointer(O, Path, *Fr.Parent)
+               : fieldOf(O, Path, *Fr.Parent);
+  }
   const auto *D = dyn_cast<DeclRefExpr>(S);
   const auto *VD = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
   if (!VD || !VD->getType()->isPointerType() ||

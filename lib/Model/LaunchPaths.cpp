@@ -213,6 +213,10 @@ LaunchEvaluator::Impl::evaluatePath(const LaunchExprs &L,
     Fs[I].Step = int(I);
     Fs[I - 1].Call = Path[I - 1].Call;
     Fs[I - 1].Parent = &Fs[I];
+    // A method called on an object (`sim.run()`): its members are that
+    // object's.
+    if (const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(Path[I - 1].Call))
+      Fs[I - 1].Object = MC->getImplicitObjectArgument();
   }
   Fs.back().RootWhy = RootWhy;
   Fs.back().Ext = X;

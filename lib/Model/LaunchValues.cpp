@@ -829,7 +829,7 @@ Val LaunchEvaluator::Impl::evalMath(StringRef Name, const CallExpr *C,
 }
 
 Val LaunchEvaluator::Impl::inlineCall(const CallExpr *C, const FunctionDecl *FD,
-                                      const Frame &Fr) {
+                                      const Frame &Fr, const Expr *Object) {
   // Small helpers (iDivUp, ceil_div, getSize): declarations of constants
   // and one `return expr;`.
   const auto *Body = dyn_cast_or_null<CompoundStmt>(FD->getBody());
@@ -839,6 +839,8 @@ Val LaunchEvaluator::Impl::inlineCall(const CallExpr *C, const FunctionDecl *FD,
   if (!Body || !Ret || !Ret->getRetValue() ||
       std::any_of(Body->body_begin(), Body->body_end() - 1,
                   [](const Stmt *S) { return !isa<DeclStmt>(S); })) {
+    if (Object)
+      return Val::unknown("the result of '" + text(C) + "'");
     // Loops and branches (`PowTwoDivider(n)`, `isPowerOf2(n)`): run with the
     // arguments when they are known numbers.
     std::vector<Val> Args;
@@ -868,6 +870,7 @@ Val LaunchEvaluator::Impl::inlineCall(const CallExpr *C, const FunctionDecl *FD,
   Callee.Call = C;
   Callee.Parent = &Fr;
   Callee.At = Ret;
+  Callee.Object = Object;
   return convert(eval(Ret->getRetValue(), Callee), C->getType());
 }
 
@@ -885,9 +888,17 @@ Val LaunchEvaluator::Impl::evalCall(const CallExpr *C, const Frame &Fr) {
       return V;
   }
   const FunctionDecl *Def = FD->getDefinition();
-  if (Def && !inSystemHeader(SM, Def->getLocation()) &&
-      !isa<CXXMethodDecl>(Def))
-    return inlineCall(C, Def, Fr);
+  if (Def && !inSystemHeader(SM, Def->getLocation())) {
+    const auto *MD = dyn_cast<CXXMethodDecl>(Def);
+    if (!MD || MD->isStatic())
+      return inlineCall(C, Def, Fr);
+    // A getter (`img.width()`, `p->rows()`, `count()` in a method): its
+    // members are those of the object it is called on.
+    const auto *MC = dyn_cast<CXXMemberCallExpr>(C);
+    if (MC && MC->getImplicitObjectArgument() && !MD->isVirtual() &&
+        !isa<CXXConstructorDecl>(MD) && !isa<CXXConversionDecl>(MD))
+      return inlineCall(C, Def, Fr, MC->getImplicitObjectArgument());
+  }
   return Val::unknown("the result of '" + text(C) + "'");
 }
 
