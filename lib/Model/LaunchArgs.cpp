@@ -26,24 +26,18 @@ namespace {
 
 const Expr *skipStringWrappers(const Expr *E) {
   for (;;) {
-    E = E->IgnoreParenImpCasts();
-    if (const auto *W = dyn_cast<ExprWithCleanups>(E))
-      E = W->getSubExpr();
-    else if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(E))
-      E = M->getSubExpr();
-    else if (const auto *B = dyn_cast<CXXBindTemporaryExpr>(E))
-      E = B->getSubExpr();
-    else if (const auto *F = dyn_cast<CXXFunctionalCastExpr>(E))
+    E = launcheval::skipWrappers(E)->IgnoreImpCasts();
+    if (const auto *F = dyn_cast<CXXFunctionalCastExpr>(E)) {
       E = F->getSubExpr();
-    else if (const auto *C = dyn_cast<CXXConstructExpr>(E)) {
-      // std::string(argv[1]) / a std::string parameter made from argv[1].
-      const CXXRecordDecl *RD = C->getConstructor()->getParent();
-      if (C->getNumArgs() < 1 || !RD || !RD->getIdentifier() ||
-          (RD->getName() != "basic_string" && RD->getName() != "string"))
-        return E;
-      E = C->getArg(0);
-    } else
+      continue;
+    }
+    // std::string(argv[1]) / a std::string parameter made from argv[1].
+    const auto *C = dyn_cast<CXXConstructExpr>(E);
+    const CXXRecordDecl *RD = C ? C->getConstructor()->getParent() : nullptr;
+    if (!C || C->getNumArgs() < 1 || !RD || !RD->getIdentifier() ||
+        (RD->getName() != "basic_string" && RD->getName() != "string"))
       return E;
+    E = C->getArg(0);
   }
 }
 

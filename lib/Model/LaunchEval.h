@@ -137,6 +137,10 @@ struct CallStep {
   const ExternalCall *Ext = nullptr;
 };
 
+/// \p E without parentheses, ConstantExpr, ExprWithCleanups, temporaries and
+/// substituted template arguments.
+const clang::Expr *skipWrappers(const clang::Expr *E);
+
 /// Every reference to \p VD in \p S, in source order.
 std::vector<const clang::DeclRefExpr *> refsTo(const clang::Stmt *S,
                                                const clang::VarDecl *VD);

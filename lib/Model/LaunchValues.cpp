@@ -22,14 +22,11 @@ using namespace llvm;
 namespace cudal1 {
 
 using launcheval::CallStep;
+using launcheval::skipWrappers;
 using launcheval::Frame;
 using launcheval::Val;
 
-namespace {
-/// Deepest nesting of expressions, variables and helper calls followed.
-constexpr unsigned kMaxDepth = 48;
-
-const Expr *skipWrappers(const Expr *E) {
+const Expr *launcheval::skipWrappers(const Expr *E) {
   for (;;) {
     E = E->IgnoreParens();
     if (const auto *C = dyn_cast<ConstantExpr>(E))
@@ -46,6 +43,10 @@ const Expr *skipWrappers(const Expr *E) {
       return E;
   }
 }
+
+namespace {
+/// Deepest nesting of expressions, variables and helper calls followed.
+constexpr unsigned kMaxDepth = 48;
 
 bool isDim3(QualType T) {
   T = T.getNonReferenceType().getCanonicalType();
