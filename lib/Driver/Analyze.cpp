@@ -213,7 +213,7 @@ AnalysisRun Pipeline::analyze(bool CollectKernels, bool AllKernels) {
     // Launches whose values come from calls in other files: those files'
     // launch sites again, with the calls (as --print-harness does).
     FileFilter IsUser = Handler.userFilter();
-    const std::vector<std::string> *Args = Opts.programArgs();
+    const ProgramCommandLine *Args = Opts.programArgs();
     ModelBuilderFn Build = [IsUser, Args](clang::ASTContext &Ctx,
                                           const ExternalCalls *C, bool Record) {
       return collectKernelModel(Ctx, IsUser, C, Record, Args);

@@ -34,7 +34,7 @@ struct FileFacts {
 class CandidateHandler : public TUHandler {
 public:
   CandidateHandler(std::string Selector,
-                   const std::vector<std::string> *ProgramArgs)
+                   const ProgramCommandLine *ProgramArgs)
       : Selector(std::move(Selector)), ProgramArgs(ProgramArgs) {}
   void handleTranslationUnit(clang::ASTContext &Ctx,
                              clang::CompilerInstance &CI,
@@ -54,7 +54,7 @@ public:
     return nullptr;
   }
   std::string Selector;
-  const std::vector<std::string> *ProgramArgs;
+  const ProgramCommandLine *ProgramArgs;
   std::map<std::string, FileFacts> Facts;
 };
 

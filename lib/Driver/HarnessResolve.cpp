@@ -89,7 +89,7 @@ HarnessAnswer harnessFromConfig(const HarnessQuery &Q, ConfigStore &Configs) {
 
 ProjectModel harnessModel(clang::ASTContext &Ctx, const FileFilter &IsUser,
                           const ExternalCalls *Calls, bool RecordCalls,
-                          const std::vector<std::string> *ProgramArgs) {
+                          const ProgramCommandLine *ProgramArgs) {
   ProjectModel M =
       collectKernelModel(Ctx, IsUser, Calls, RecordCalls, ProgramArgs);
   std::unique_ptr<AnalysisResults> A = AnalysisResults::analyze(Ctx, M, IsUser);

@@ -65,7 +65,7 @@ struct HarnessAnswer {
 ProjectModel harnessModel(clang::ASTContext &Ctx, const FileFilter &IsUser,
                           const ExternalCalls *Calls = nullptr,
                           bool RecordCalls = false,
-                          const std::vector<std::string> *ProgramArgs = nullptr);
+                          const ProgramCommandLine *ProgramArgs = nullptr);
 
 /// Builds the model of one translation unit, given the calls of the other
 /// files (null in the first pass) and whether to record its own.

@@ -101,7 +101,7 @@ HarnessListing Pipeline::inferHarnesses() {
   }
   // One model per file, then completed across the files given (values of
   // host functions called from another file).
-  const std::vector<std::string> *Args = Opts.programArgs();
+  const ProgramCommandLine *Args = Opts.programArgs();
   ModelBuilderFn Build = [Args](clang::ASTContext &Ctx, const ExternalCalls *C,
                                 bool Record) {
     return harnessModel(Ctx, nullptr, C, Record, Args);

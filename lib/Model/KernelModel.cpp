@@ -745,7 +745,7 @@ private:
 
 ProjectModel collectKernelModel(ASTContext &Ctx, const FileFilter &Filter,
                                 const ExternalCalls *Calls, bool RecordCalls,
-                                const std::vector<std::string> *ProgramArgs) {
+                                const ProgramCommandLine *ProgramArgs) {
   ModelBuilder B(Ctx, Filter);
   B.values().setExternalCalls(Calls);
   B.values().setProgramArgs(ProgramArgs);

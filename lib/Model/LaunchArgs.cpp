@@ -126,14 +126,14 @@ LaunchEvaluator::Impl::programArg(const Expr *E, const Frame &Fr,
           (K.Why.empty() ? std::string() : " (" + K.Why + ")");
     return std::nullopt;
   }
-  if (K.I.isNegative() || K.I.getZExtValue() > ProgramArgs->size()) {
+  if (K.I.isNegative() || K.I.getZExtValue() > ProgramArgs->Args.size()) {
     Why = Text + ": argument " + toString(K.I, 10) + " of " +
-          std::to_string(ProgramArgs->size()) +
-          " given by --program-args";
+          std::to_string(ProgramArgs->Args.size()) + " given by " +
+          ProgramArgs->Origin;
     return std::nullopt;
   }
   uint64_t I = K.I.getZExtValue();
-  return I == 0 ? std::string("program") : (*ProgramArgs)[I - 1];
+  return I == 0 ? std::string("program") : ProgramArgs->Args[I - 1];
 }
 
 Val LaunchEvaluator::Impl::evalArgConversion(StringRef Name, const CallExpr *C,
@@ -210,7 +210,7 @@ Val LaunchEvaluator::Impl::evalArgConversion(StringRef Name, const CallExpr *C,
                         "' is out of range");
   V = convert(V, C->getType());
   V.How = "from the program argument '" + *S + "' (" + text(C->getArg(0)) +
-          ", --program-args)";
+          ", " + ProgramArgs->Origin + ")";
   return V;
 }
 
@@ -224,9 +224,10 @@ Val LaunchEvaluator::Impl::evalArgc(const ParmVarDecl *P, const Frame &Fr,
   if (!ProgramArgs)
     return root(P, "the program's argument count: give the program's "
                    "arguments with --program-args");
-  Val V = convert(Val::ofInt64(int64_t(ProgramArgs->size()) + 1), P->getType());
-  V.How = "argc: " + std::to_string(ProgramArgs->size()) +
-          " argument(s) given by --program-args";
+  Val V = convert(Val::ofInt64(int64_t(ProgramArgs->Args.size()) + 1),
+                  P->getType());
+  V.How = "argc: " + std::to_string(ProgramArgs->Args.size()) +
+          " argument(s) given by " + ProgramArgs->Origin;
   return V;
 }
 

@@ -235,7 +235,7 @@ struct LaunchEvaluator::Impl {
   std::set<std::string> Unreached;
   // --- program arguments (LaunchValues.cpp) ---------------------------------
   /// argv[1]... given by the user (--program-args); null: not given.
-  const std::vector<std::string> *ProgramArgs = nullptr;
+  const ProgramCommandLine *ProgramArgs = nullptr;
   /// \p E (a `char *`, or a std::string made from one) is `argv[k]` of
   /// main (also through parameters that main's argv is passed to): its text
   /// (argv[0]: the program's name). Else nullopt, with \p Why set when \p E

@@ -60,7 +60,7 @@ std::string hostFunctionKey(const FunctionDecl *F) {
   return K;
 }
 
-void LaunchEvaluator::setProgramArgs(const std::vector<std::string> *Args) {
+void LaunchEvaluator::setProgramArgs(const ProgramCommandLine *Args) {
   P->ProgramArgs = Args;
 }
 

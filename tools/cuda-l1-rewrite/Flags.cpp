@@ -7,6 +7,7 @@
 #include "Tool.h"
 #include "cudal1/Analysis/FindingOutput.h"
 #include "cudal1/Config.h"
+#include "cudal1/Driver/ProgramArgs.h"
 #include "cudal1/LLM/Prompt.h"
 
 #include "llvm/Config/llvm-config.h"
@@ -307,53 +308,6 @@ cl::opt<std::string> LlmStore(
 } // namespace
 
 /// The --llm-* flags given (only those: the configuration fills the rest).
-/// Splits \p S as a POSIX shell splits a command line without expansions:
-/// blanks separate words, '...' is literal, "..." keeps blanks (\" and \\
-/// escaped), a backslash outside quotes escapes the next character. False
-/// when a quote is not closed.
-static bool splitProgramArgs(const std::string &S,
-                             std::vector<std::string> &Out) {
-  Out.clear();
-  std::string Cur;
-  bool InWord = false;
-  for (size_t I = 0; I < S.size(); ++I) {
-    char C = S[I];
-    if (C == ' ' || C == '\t' || C == '\n') {
-      if (InWord)
-        Out.push_back(Cur);
-      Cur.clear();
-      InWord = false;
-      continue;
-    }
-    InWord = true;
-    if (C == '\\' && I + 1 < S.size()) {
-      Cur += S[++I];
-    } else if (C == '\'') {
-      size_t E = S.find('\'', I + 1);
-      if (E == std::string::npos)
-        return false;
-      Cur += S.substr(I + 1, E - I - 1);
-      I = E;
-    } else if (C == '"') {
-      for (++I;; ++I) {
-        if (I >= S.size())
-          return false;
-        if (S[I] == '"')
-          break;
-        if (S[I] == '\\' && I + 1 < S.size() &&
-            (S[I + 1] == '"' || S[I + 1] == '\\'))
-          ++I;
-        Cur += S[I];
-      }
-    } else {
-      Cur += C;
-    }
-  }
-  if (InWord)
-    Out.push_back(Cur);
-  return true;
-}
-
 static LlmOverrides llmFlags() {
   LlmOverrides L;
   auto Take = [](auto &To, const auto &Opt) {
@@ -442,7 +396,7 @@ bool parseFlags(int Argc, const char **Argv,
   O.HarnessFile = HarnessFile;
   O.Defines.assign(Defines.begin(), Defines.end());
   if (ProgramArgs.getNumOccurrences()) {
-    if (!splitProgramArgs(ProgramArgs, O.ProgramArgs)) {
+    if (!splitShellWords(ProgramArgs, O.ProgramArgs.Args)) {
       reportError("--program-args='" + ProgramArgs +
                   "': a quote is not closed");
       return false;
@@ -476,6 +430,26 @@ bool parseFlags(int Argc, const char **Argv,
   M.PrintHarness = PrintHarnessOpt;
   if (ExtractSelector.getNumOccurrences())
     M.Extract = ExtractSelector;
+  // No --program-args where a harness is inferred: the command line of the
+  // `run` target of the Makefile beside the sources, as `make run` runs it.
+  if (!O.HasProgramArgs && (M.PrintHarness || O.Verify == VerifyLevel::Run)) {
+    std::string Why;
+    if (auto Found = programArgsFromMakefile(O.Files, Why)) {
+      O.ProgramArgs.Args = std::move(Found->Args);
+      O.ProgramArgs.Origin = Found->Origin;
+      O.HasProgramArgs = true;
+      if (!O.Quiet) {
+        std::string Shown;
+        for (const std::string &A : O.ProgramArgs.Args)
+          Shown += (Shown.empty() ? "" : " ") + A;
+        reportNote("program arguments '" + Shown + "' from " +
+                   O.ProgramArgs.Origin + " (--program-args overrides)");
+      }
+    } else if (!Why.empty() && !O.Quiet) {
+      reportNote("no program arguments from " + Why +
+                 " (give them with --program-args)");
+    }
+  }
   return true;
 }
 

@@ -88,9 +88,9 @@ struct Options {
   std::vector<std::string> Defines;    ///< --define NAME=VALUE
   /// --program-args: the arguments the program runs with (argv[1]...);
   /// HasProgramArgs also when the string is empty (argc = 1).
-  std::vector<std::string> ProgramArgs;
+  ProgramCommandLine ProgramArgs;
   bool HasProgramArgs = false;
-  const std::vector<std::string> *programArgs() const {
+  const ProgramCommandLine *programArgs() const {
     return HasProgramArgs ? &ProgramArgs : nullptr;
   }
   double MinSpeedup = 1.05;            ///< --min-speedup

@@ -291,6 +291,13 @@ struct LaunchSite {
   std::string key() const { return Loc.str(); }
 };
 
+/// The command line the program runs with: argv[1]... and where it came
+/// from ("--program-args", "Makefile:14 (the 'run' target)").
+struct ProgramCommandLine {
+  std::vector<std::string> Args;
+  std::string Origin = "--program-args";
+};
+
 /// A call, in one translation unit, of a host function that unit declares
 /// but does not define (called from another file of the program): the
 /// values of its arguments along one call path of the caller's unit. The

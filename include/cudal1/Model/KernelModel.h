@@ -29,7 +29,7 @@ using FileFilter = std::function<bool(const std::string &AbsPath)>;
 ProjectModel collectKernelModel(
     clang::ASTContext &Ctx, const FileFilter &Filter = nullptr,
     const ExternalCalls *Calls = nullptr, bool RecordCalls = false,
-    const std::vector<std::string> *ProgramArgs = nullptr);
+    const ProgramCommandLine *ProgramArgs = nullptr);
 
 /// Absolute, normalised location (spelling location of macro expansions is
 /// resolved to the expansion site).

@@ -85,7 +85,7 @@ public:
   /// The arguments the program runs with (argv[1]...; null: not given):
   /// `argc`, `argv[k]` and the numbers `atoi`/`strtol`/`std::stoi`/`atof`...
   /// read from them become known values. Must outlive the evaluator.
-  void setProgramArgs(const std::vector<std::string> *Args);
+  void setProgramArgs(const ProgramCommandLine *Args);
   /// Keys of the functions whose parameters evaluations so far needed and
   /// that no call of this unit reaches.
   const std::set<std::string> &unreached() const;
