@@ -783,7 +783,22 @@ Val LaunchEvaluator::Impl::evalMath(StringRef Name, const CallExpr *C,
       {"round", [](double X) { return std::round(X); }},
       {"trunc", [](double X) { return std::trunc(X); }},
       {"log2", [](double X) { return std::log2(X); }},
-      {"exp2", [](double X) { return std::exp2(X); }}};
+      {"exp2", [](double X) { return std::exp2(X); }},
+      {"exp", [](double X) { return std::exp(X); }},
+      {"expm1", [](double X) { return std::expm1(X); }},
+      {"log", [](double X) { return std::log(X); }},
+      {"log10", [](double X) { return std::log10(X); }},
+      {"log1p", [](double X) { return std::log1p(X); }},
+      {"cbrt", [](double X) { return std::cbrt(X); }},
+      {"sin", [](double X) { return std::sin(X); }},
+      {"cos", [](double X) { return std::cos(X); }},
+      {"tan", [](double X) { return std::tan(X); }},
+      {"asin", [](double X) { return std::asin(X); }},
+      {"acos", [](double X) { return std::acos(X); }},
+      {"atan", [](double X) { return std::atan(X); }},
+      {"sinh", [](double X) { return std::sinh(X); }},
+      {"cosh", [](double X) { return std::cosh(X); }},
+      {"tanh", [](double X) { return std::tanh(X); }}};
   std::string Base = Name.str();
   if (Base.size() > 1 && Base.back() == 'f' && Unary.count(Base.substr(0, Base.size() - 1)))
     Base.pop_back();
@@ -816,6 +831,21 @@ Val LaunchEvaluator::Impl::evalMath(StringRef Name, const CallExpr *C,
       return Val::ofInt(A.I.isNegative() ? -A.I : A.I);
     if (A.Kind == Val::Float)
       return Val::ofFloat(std::fabs(A.F), A.Single);
+    return A.Kind == Val::Unknown ? A : Val::unknown("'" + text(C) + "'");
+  }
+  static const std::map<std::string, double (*)(double, double)> Binary = {
+      {"atan2", [](double Y, double X) { return std::atan2(Y, X); }},
+      {"fmod", [](double X, double Y) { return std::fmod(X, Y); }},
+      {"hypot", [](double X, double Y) { return std::hypot(X, Y); }}};
+  if (Base.size() > 1 && Base.back() == 'f' &&
+      Binary.count(Base.substr(0, Base.size() - 1)))
+    Base.pop_back();
+  if (N == 2 && Binary.count(Base)) {
+    Val A = Arg(0), B = Arg(1);
+    if (A.isNum() && B.isNum())
+      return convert(Val::ofFloat(Binary.at(Base)(AsDouble(A), AsDouble(B)),
+                                  Single),
+                     C->getType());
     return A.Kind == Val::Unknown ? A : Val::unknown("'" + text(C) + "'");
   }
   if (N == 2 && (Name == "pow" || Name == "powf")) {

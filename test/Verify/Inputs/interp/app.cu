@@ -69,5 +69,8 @@ int main(int argc, char **argv) {
   while (forever > 0)
     forever = forever | 1;
   spin<<<1, 1>>>(a, forever);
+  // Library math of known values.
+  double theta = 0.5;
+  fill<<<1, 256>>>(a, (int)(1000 * cos(theta) + hypotf(3.0f, 4.0f) + log10(100.0)));
   return 0;
 }
