@@ -53,6 +53,9 @@ struct HostInterp {
   std::set<const VarDecl *> Declared; ///< declared here (maybe no value yet)
   unsigned *Steps;
   unsigned Depth = 0;
+  /// A helper's run: it may store only to its own parameters and locals
+  /// (a store to a global would be lost when the run ends).
+  bool OwnStoresOnly = false;
   bool Failed = false;
   std::string Why;
   Val Ret;
@@ -101,6 +104,9 @@ struct HostInterp {
     return V;
   }
   Val store(const VarDecl *VD, Val V) {
+    if (OwnStoresOnly && !Declared.count(VD))
+      return fail("it modifies '" + VD->getNameAsString() +
+                  "', which is not its own");
     V = I.convert(V, VD->getType());
     if (!V.isNum())
       return fail("a value stored to '" + VD->getNameAsString() +
@@ -334,7 +340,8 @@ struct HostInterp {
     if (const auto *DS = dyn_cast<DeclStmt>(S)) {
       for (const Decl *D : DS->decls()) {
         const auto *VD = dyn_cast<VarDecl>(D);
-        if (!VD || !scalar(VD->getType()) || VD->getType()->isReferenceType()) {
+        if (!VD || !scalar(VD->getType()) || VD->getType()->isReferenceType() ||
+            VD->isStaticLocal()) {
           fail("a declaration the tool does not run at " +
                I.where(D->getLocation()));
           return Flow::Fail;
@@ -441,6 +448,7 @@ Val LaunchEvaluator::Impl::interpretCall(const FunctionDecl *FD,
     return Val::unknown("the result of " + FD->getNameAsString() + "()");
   HostInterp H(*this, Steps);
   H.Depth = Depth;
+  H.OwnStoresOnly = true;
   for (unsigned K = 0; K < Args.size(); ++K) {
     const ParmVarDecl *P = FD->getParamDecl(K);
     if (!scalar(P->getType()) || P->getType()->isReferenceType())

@@ -468,7 +468,8 @@ Val LaunchEvaluator::Impl::convert(Val V, QualType To) {
       if (To->isBooleanType())
         return Val::ofInt(APSInt(APInt(1, V.F != 0 ? 1 : 0), true));
       double T = std::trunc(V.F);
-      if (std::isnan(T) || T < -9.2e18 || T > 1.8e19 || (Uns && T < 0))
+      if (std::isnan(T) || T < -9.2e18 || T > (Uns ? 1.8e19 : 9.2e18) ||
+          (Uns && T < 0))
         return Val::unknown("a floating value out of the range of '" +
                             To.getAsString() + "'");
       APSInt I64(APInt(64, Uns ? uint64_t(T) : uint64_t(int64_t(T))), Uns);
@@ -637,6 +638,9 @@ Val LaunchEvaluator::Impl::arith(BinaryOperatorKind Op, Val L, Val R,
   case BO_Rem:
     if (B == 0)
       return Val::unknown("division by zero");
+    // The most negative value divided by -1 overflows.
+    if (A.isSigned() && B.isAllOnes() && A.isMinSignedValue())
+      return Val::unknown("an integer division that overflows");
     return Val::ofInt(Op == BO_Div ? A / B : A % B);
   case BO_Shl:
   case BO_Shr: {

@@ -74,3 +74,16 @@ int main(int argc, char **argv) {
   fill<<<1, 256>>>(a, (int)(1000 * cos(theta) + hypotf(3.0f, 4.0f) + log10(100.0)));
   return 0;
 }
+
+// Not run: a helper that modifies a global (its change would be lost).
+int last_seen = 0;
+int bump(int x) {
+  last_seen = x;
+  return x + 1;
+}
+__global__ void late(float *a, int n) { a[n] = 4.0f; }
+void launch_late() {
+  float *a;
+  cudaMalloc(&a, 64 * sizeof(float));
+  late<<<1, 1>>>(a, bump(5));
+}
