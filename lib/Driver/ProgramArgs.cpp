@@ -104,32 +104,25 @@ bool isOperator(StringRef W) {
 std::optional<std::vector<std::string>>
 runTargetArgs(StringRef Text, unsigned &Line, std::string &Why) {
   Why.clear();
-  // Logical lines: backslash-newline joins.
+  // Logical lines (backslash-newline joins), with their first line.
   std::vector<std::pair<unsigned, std::string>> Lines;
-  unsigned N = 0;
+  SmallVector<StringRef, 64> Physical;
+  Text.split(Physical, '\n');
   std::string Cur;
   unsigned Start = 1;
-  for (StringRef Rest = Text; !Rest.empty() || !Cur.empty();) {
-    if (Rest.empty()) {
-      Lines.push_back({Start, Cur});
-      break;
-    }
-    auto [L, R] = Rest.split('\n');
-    Rest = R;
-    ++N;
+  for (unsigned I = 0; I < Physical.size(); ++I) {
+    StringRef L = Physical[I].rtrim('\r');
     if (Cur.empty())
-      Start = N;
-    StringRef LL = StringRef(L).rtrim('\r');
-    if (LL.ends_with("\\")) {
-      Cur += LL.drop_back().str() + " ";
+      Start = I + 1;
+    if (L.ends_with("\\")) {
+      Cur += L.drop_back().str() + " ";
       continue;
     }
-    Cur += LL.str();
-    Lines.push_back({Start, Cur});
+    Lines.push_back({Start, Cur + L.str()});
     Cur.clear();
-    if (Rest.empty())
-      break;
   }
+  if (!Cur.empty())
+    Lines.push_back({Start, Cur});
   StringMap<std::string> Vars;
   int RunAt = -1;
   for (size_t I = 0; I < Lines.size(); ++I) {

@@ -16,6 +16,7 @@
 #include "llvm/ADT/APSInt.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -175,8 +176,11 @@ struct LaunchEvaluator::Impl {
   Val evalConditional(const clang::AbstractConditionalOperator *C,
                       const Frame &Fr);
   Val evalCall(const clang::CallExpr *C, const Frame &Fr);
+  /// Library math and min/max/abs of \p C, its arguments' values from
+  /// \p Arg (the evaluator's, or the host-code runner's); \p Handled: \p Name
+  /// is such a function.
   Val evalMath(llvm::StringRef Name, const clang::CallExpr *C,
-               const Frame &Fr, bool &Handled);
+               const std::function<Val(unsigned)> &Arg, bool &Handled);
   Val inlineCall(const clang::CallExpr *C, const clang::FunctionDecl *FD,
                  const Frame &Fr, const clang::Expr *Object = nullptr);
   Val evalConstruct(const clang::CXXConstructExpr *C, const Frame &Fr);

@@ -9,10 +9,10 @@
 //     (`while ((nnodes & 31) != 0) nnodes++;`), run from the values its
 //     variables have before it.
 // Only scalar locals, arithmetic, comparisons, assignments, if/while/do/for,
-// break/continue/return and calls of such helpers (or min/max/abs) are
-// run; anything else (memory, pointers, library calls with effects) stops
-// the run and the value stays unknown, as before. At most kMaxSteps
-// expression evaluations per run.
+// break/continue/return and calls of such helpers (or of library math and
+// min/max/abs) are run; anything else (memory, pointers, library calls with
+// effects) stops the run and the value stays unknown, as before. At most
+// kMaxSteps expression evaluations per run.
 //
 //===----------------------------------------------------------------------===//
 #include "LaunchEval.h"
@@ -20,7 +20,6 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
 
-#include <cmath>
 #include <functional>
 
 using namespace clang;
@@ -268,9 +267,19 @@ struct HostInterp {
     if (!FD || isa<CXXMethodDecl>(FD))
       return fail("the result of '" + I.text(C) + "'");
     StringRef Name = FD->getIdentifier() ? FD->getName() : "";
+    // Library math, min/max/abs: as the evaluator does, on values run here.
+    if (!Name.empty()) {
+      bool Handled = false;
+      Val V = I.evalMath(
+          Name, C, [&](unsigned K) { return value(C->getArg(K)); }, Handled);
+      if (Handled)
+        return Failed ? Val::unknown(Why) : number(V, C);
+    }
     std::vector<Val> Args;
     for (const Expr *A : C->arguments()) {
       if (!scalar(A->getType())) {
+        // `atoi(argv[1])` with --program-args (every conversion takes a
+        // string), when it reads no variable of the code being run.
         bool Handled = false;
         if (Fr && !Name.empty() && readsOnlyArgv(C)) {
           Val V = I.evalArgConversion(Name, C, *Fr, Handled);
@@ -283,38 +292,9 @@ struct HostInterp {
       if (Failed)
         return Val::unknown(Why);
     }
-    auto AsD = [](const Val &V) {
-      return V.Kind == Val::Float ? V.F
-             : V.I.isSigned()     ? double(V.I.getSExtValue())
-                                  : double(V.I.getZExtValue());
-    };
-    QualType T = C->getType();
-    if (Args.size() == 2 && (Name == "min" || Name == "max" ||
-                             Name == "fmin" || Name == "fmax" ||
-                             Name == "fminf" || Name == "fmaxf")) {
-      Val A = I.convert(Args[0], T), B2 = I.convert(Args[1], T);
-      bool Less = AsD(A) < AsD(B2);
-      return Name.contains("min") == Less ? A : B2;
-    }
-    if (Args.size() == 1 && (Name == "abs" || Name == "labs" ||
-                             Name == "llabs" || Name == "fabs")) {
-      Val A = Args[0];
-      if (A.Kind == Val::Int)
-        return I.convert(Val::ofInt(A.I.isNegative() ? -A.I : A.I), T);
-      return I.convert(Val::ofFloat(std::fabs(A.F), A.Single), T);
-    }
     const FunctionDecl *Def = FD->getDefinition();
-    if (!Def || !Def->hasBody() || inSystemHeader(I.SM, Def->getLocation())) {
-      // `atoi(argv[1])` with --program-args, when it reads no variable of
-      // the code being run.
-      if (Fr && !Name.empty() && readsOnlyArgv(C)) {
-        bool Handled = false;
-        Val V = I.evalArgConversion(Name, C, *Fr, Handled);
-        if (Handled && V.isNum())
-          return V;
-      }
+    if (!Def || !Def->hasBody() || inSystemHeader(I.SM, Def->getLocation()))
       return fail("the result of '" + I.text(C) + "'");
-    }
     Val V = I.interpretCall(Def, Args, Depth + 1, Steps);
     if (!V.isNum())
       return fail(V.Why.empty() ? "the result of '" + I.text(C) + "'"

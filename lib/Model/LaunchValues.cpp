@@ -769,11 +769,11 @@ Val LaunchEvaluator::Impl::evalMember(const MemberExpr *M, const Frame &Fr) {
 // ---- calls ------------------------------------------------------------------------
 
 Val LaunchEvaluator::Impl::evalMath(StringRef Name, const CallExpr *C,
-                                    const Frame &Fr, bool &Handled) {
+                                    const std::function<Val(unsigned)> &Arg,
+                                    bool &Handled) {
   Handled = true;
   unsigned N = C->getNumArgs();
   bool Single = C->getType()->isSpecificBuiltinType(BuiltinType::Float);
-  auto Arg = [&](unsigned I) { return eval(C->getArg(I), Fr); };
   auto AsDouble = [](const Val &V) {
     return V.Kind == Val::Float ? V.F
            : V.I.isSigned()     ? double(V.I.getSExtValue())
@@ -803,8 +803,15 @@ Val LaunchEvaluator::Impl::evalMath(StringRef Name, const CallExpr *C,
       {"sinh", [](double X) { return std::sinh(X); }},
       {"cosh", [](double X) { return std::cosh(X); }},
       {"tanh", [](double X) { return std::tanh(X); }}};
+  static const std::map<std::string, double (*)(double, double)> Binary = {
+      {"atan2", [](double Y, double X) { return std::atan2(Y, X); }},
+      {"fmod", [](double X, double Y) { return std::fmod(X, Y); }},
+      {"hypot", [](double X, double Y) { return std::hypot(X, Y); }}};
+  // sinf, hypotf ...: the float forms of the same functions.
   std::string Base = Name.str();
-  if (Base.size() > 1 && Base.back() == 'f' && Unary.count(Base.substr(0, Base.size() - 1)))
+  if (Base.size() > 1 && Base.back() == 'f' &&
+      (Unary.count(Base.substr(0, Base.size() - 1)) ||
+       Binary.count(Base.substr(0, Base.size() - 1))))
     Base.pop_back();
   if (N == 1 && Unary.count(Base)) {
     Val A = Arg(0);
@@ -837,13 +844,6 @@ Val LaunchEvaluator::Impl::evalMath(StringRef Name, const CallExpr *C,
       return Val::ofFloat(std::fabs(A.F), A.Single);
     return A.Kind == Val::Unknown ? A : Val::unknown("'" + text(C) + "'");
   }
-  static const std::map<std::string, double (*)(double, double)> Binary = {
-      {"atan2", [](double Y, double X) { return std::atan2(Y, X); }},
-      {"fmod", [](double X, double Y) { return std::fmod(X, Y); }},
-      {"hypot", [](double X, double Y) { return std::hypot(X, Y); }}};
-  if (Base.size() > 1 && Base.back() == 'f' &&
-      Binary.count(Base.substr(0, Base.size() - 1)))
-    Base.pop_back();
   if (N == 2 && Binary.count(Base)) {
     Val A = Arg(0), B = Arg(1);
     if (A.isNum() && B.isNum())
@@ -867,6 +867,9 @@ Val LaunchEvaluator::Impl::inlineCall(const CallExpr *C, const FunctionDecl *FD,
                                       const Frame &Fr, const Expr *Object) {
   // Small helpers (iDivUp, ceil_div, getSize): declarations of constants
   // and one `return expr;`.
+  for (const Frame *P = &Fr; P; P = P->Parent)
+    if (P->F == FD)
+      return Val::unknown("'" + FD->getNameAsString() + "' is recursive");
   const auto *Body = dyn_cast_or_null<CompoundStmt>(FD->getBody());
   const auto *Ret = Body && Body->size()
                         ? dyn_cast<ReturnStmt>(Body->body_back())
@@ -888,18 +891,12 @@ Val LaunchEvaluator::Impl::inlineCall(const CallExpr *C, const FunctionDecl *FD,
       }
       Args.push_back(A);
     }
-    for (const Frame *P = &Fr; P; P = P->Parent)
-      if (P->F == FD)
-        return Val::unknown("'" + FD->getNameAsString() + "' is recursive");
     Val V = interpretCall(FD, Args);
     if (V.Kind == Val::Unknown)
       return Val::unknown("the result of '" + text(C) + "' (" + V.Why + ")");
     V.How = "the result of '" + text(C) + "', run with its arguments";
     return V;
   }
-  for (const Frame *P = &Fr; P; P = P->Parent)
-    if (P->F == FD)
-      return Val::unknown("'" + FD->getNameAsString() + "' is recursive");
   Frame Callee;
   Callee.F = FD;
   Callee.Call = C;
@@ -915,7 +912,9 @@ Val LaunchEvaluator::Impl::evalCall(const CallExpr *C, const Frame &Fr) {
     return Val::unknown("the result of '" + text(C) + "'");
   if (FD->getIdentifier()) {
     bool Handled = false;
-    Val V = evalMath(FD->getName(), C, Fr, Handled);
+    Val V = evalMath(
+        FD->getName(), C,
+        [&](unsigned I) { return eval(C->getArg(I), Fr); }, Handled);
     if (Handled)
       return V;
     V = evalArgConversion(FD->getName(), C, Fr, Handled);

@@ -87,3 +87,17 @@ void launch_late() {
   cudaMalloc(&a, 64 * sizeof(float));
   late<<<1, 1>>>(a, bump(5));
 }
+
+// Library math inside a helper that is run: floor(sum of sqrt(i), i < 10).
+int root_sum(int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += sqrt((double)i);
+  return (int)floor(s);
+}
+__global__ void sums(float *a, int n) { a[n] = 5.0f; }
+void launch_sums() {
+  float *a;
+  cudaMalloc(&a, 64 * sizeof(float));
+  sums<<<1, 1>>>(a, root_sum(10));
+}
