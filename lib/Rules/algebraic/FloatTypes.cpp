@@ -9,11 +9,12 @@ using namespace llvm;
 
 namespace cudal1 {
 
+// A null type (a dependent initialiser's ParenListExpr) is neither.
 bool isFloat(QualType T) {
-  return T.getCanonicalType()->isSpecificBuiltinType(BuiltinType::Float);
+  return !T.isNull() && T.getCanonicalType()->isSpecificBuiltinType(BuiltinType::Float);
 }
 bool isDouble(QualType T) {
-  return T.getCanonicalType()->isSpecificBuiltinType(BuiltinType::Double);
+  return !T.isNull() && T.getCanonicalType()->isSpecificBuiltinType(BuiltinType::Double);
 }
 
 bool isPromotedFloat(const Expr *E) {

@@ -131,3 +131,15 @@ __global__ void const_only(float *v, double *d) {
   // CHECK-FIXES: v[0] = 1.0 / 3.0;
   // CHECK-FIXES: d[0] = d[1] * (1.0 / 3.0);
 }
+
+// Negative: literals in a dependent initialiser of a host template (a
+// ParenListExpr has no type until instantiation; the rule crashed on it
+// in HeCBench's bincount).
+template <typename T> struct Dist {
+  Dist(T m, T s) : m(m), s(s) {}
+  T m, s;
+};
+template <typename T> T sample_mean() {
+  Dist<T> d(5.0, 2.0);
+  return d.m;
+}
