@@ -70,19 +70,34 @@ __global__ void gemm_ab(const float *A, const float *B, float *C, int M,
 // CHECK-FIXES: float sum = 0.0f;
 // CHECK-FIXES: cudal1_acc[cudal1_r][cudal1_c] = sum;
 // CHECK-FIXES: if (!__syncthreads_or(cudal1_any))
-// CHECK-FIXES: for (int cudal1_k0 = 0; cudal1_k0 < K; cudal1_k0 += 32) {
-// CHECK-FIXES: const bool cudal1_more = (int)(cudal1_k0 + 32) < K;
-// CHECK-FIXES: // 'A[i * K + k]': consecutive threads along k, only rows some output needs
-// CHECK-FIXES: const int cudal1_kk = cudal1_e % 32, cudal1_m = cudal1_e / 32;
+// The rows (columns) in use, once per tile: one bit per load of a slice.
+// CHECK-FIXES: unsigned cudal1_maskA = 0;
+// CHECK-FIXES: const int cudal1_m = cudal1_e / 32;
 // CHECK-FIXES: if (cudal1_r0 + cudal1_m < cudal1_rows) {
 // CHECK-FIXES: const int i = (int)(cudal1_r0 + cudal1_m);
+// CHECK-FIXES: if ((i < M))
+// CHECK-FIXES: cudal1_maskA |= 1u << cudal1_u;
+// CHECK-FIXES: unsigned cudal1_maskB = 0;
+// CHECK-FIXES: const int cudal1_m = cudal1_e % 64;
+// CHECK-FIXES: if (cudal1_c0 + cudal1_m < cudal1_cols) {
+// CHECK-FIXES: if ((j < N))
+// CHECK-FIXES: cudal1_maskB |= 1u << cudal1_u;
+// CHECK-FIXES: const bool cudal1_full = (int)(cudal1_k0 + 31) < K;
+// CHECK-FIXES: for (int cudal1_k0 = 0; cudal1_k0 < K; cudal1_k0 += 32) {
+// CHECK-FIXES: const bool cudal1_more = (int)(cudal1_k0 + 32) < K;
+// A slice whose last k passes the loop's test loads without testing k.
+// CHECK-FIXES: const bool cudal1_full = (int)((cudal1_k0 + 32) + 31) < K;
+// CHECK-FIXES: // 'A[i * K + k]': consecutive threads along k, only rows some output needs
+// CHECK-FIXES: const int cudal1_kk = cudal1_e % 32, cudal1_m = cudal1_e / 32;
+// CHECK-FIXES: if ((cudal1_maskA >> cudal1_u) & 1u) {
+// CHECK-FIXES: const int i = (int)(cudal1_r0 + cudal1_m);
 // CHECK-FIXES: const int k = (cudal1_k0 + 32) + cudal1_kk;
-// CHECK-FIXES: if ((i < M) && k < K)
+// CHECK-FIXES: if (cudal1_full || k < K)
 // CHECK-FIXES: cudal1_ra[cudal1_u] = A[i * K + k];
 // CHECK-FIXES: // 'B[k * N + j]': consecutive threads along j, only columns some output needs
 // CHECK-FIXES: const int cudal1_kk = cudal1_e / 64, cudal1_m = cudal1_e % 64;
-// CHECK-FIXES: if (cudal1_c0 + cudal1_m < cudal1_cols) {
-// CHECK-FIXES: if ((j < N) && k < K)
+// CHECK-FIXES: if ((cudal1_maskB >> cudal1_u) & 1u) {
+// CHECK-FIXES: if (cudal1_full || k < K)
 // CHECK-FIXES: cudal1_rb[cudal1_u] = B[k * N + j];
 // CHECK-FIXES: if ((int)(cudal1_k0 + 31) < K) {
 // CHECK-FIXES: cudal1_a[cudal1_r] = cudal1_As[cudal1_buf][cudal1_kk][cudal1_ty * 4 + cudal1_r];
@@ -115,7 +130,8 @@ __global__ void gemm_xy_at(const float *A, const float *B, float *C, int M,
 // CHECK-FIXES: long long cudal1_cols = (long long)gridDim.y * blockDim.y;
 // CHECK-FIXES: if ((long long)(N) < cudal1_cols)
 // CHECK-FIXES: if (!(i >= M || j >= N)) {
-// CHECK-FIXES: if (!(i >= M) && k < K)
+// CHECK-FIXES: if (!(i >= M))
+// CHECK-FIXES: cudal1_maskA |= 1u << cudal1_u;
 // CHECK-FIXES: // 'A[k * M + i]': consecutive threads along i, only rows some output needs
 // CHECK-FIXES: const int cudal1_kk = cudal1_e / 64, cudal1_m = cudal1_e % 64;
 // CHECK-FIXES: cudal1_ra[cudal1_u] = A[k * M + i];
@@ -245,9 +261,13 @@ __global__ void syrk_lower(const float *A, float *S, int n, int m,
 // CHECK-FIXES: float s = S[i * n + j];
 // CHECK-FIXES: cudal1_rowUsed[cudal1_ty * 4 + cudal1_r] = 1;
 // CHECK-FIXES: cudal1_colUsed[cudal1_tx * 4 + cudal1_c] = 1;
-// CHECK-FIXES: // 'A[i * m + k]': consecutive threads along k, only rows some output needs
 // CHECK-FIXES: if (cudal1_rowUsed[cudal1_m]) {
-// CHECK-FIXES: if (k < m)
+// CHECK-FIXES: cudal1_maskA |= 1u << cudal1_u;
+// CHECK-FIXES: if (cudal1_colUsed[cudal1_m])
+// CHECK-FIXES: cudal1_maskB |= 1u << cudal1_u;
+// CHECK-FIXES: // 'A[i * m + k]': consecutive threads along k, only rows some output needs
+// CHECK-FIXES: if ((cudal1_maskA >> cudal1_u) & 1u) {
+// CHECK-FIXES: if (cudal1_full || k < m)
 // CHECK-FIXES: cudal1_ra[cudal1_u] = A[i * m + k];
 // CHECK-FIXES: // 'A[j * m + k]': consecutive threads along k, only columns some output needs
 // CHECK-FIXES: cudal1_rb[cudal1_u] = A[j * m + k];

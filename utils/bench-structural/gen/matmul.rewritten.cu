@@ -66,18 +66,42 @@ __global__ void __launch_bounds__(256, 2) matmul(const float *A, const float *B,
       continue; // no output of this tile passes the guard
     float cudal1_ra[8];
     float cudal1_rb[8];
+    // the rows of A and the columns of B some output of the tile needs, per load of this thread
+    unsigned cudal1_maskA = 0;
+    #pragma unroll
+    for (int cudal1_u = 0; cudal1_u < 8; ++cudal1_u) {
+      const int cudal1_e = cudal1_t + 256 * cudal1_u;
+      const int cudal1_m = cudal1_e / 32;
+      if (cudal1_r0 + cudal1_m < cudal1_rows) {
+        const int row = (int)(cudal1_r0 + cudal1_m);
+        if ((row < M))
+          cudal1_maskA |= 1u << cudal1_u;
+      }
+    }
+    unsigned cudal1_maskB = 0;
+    #pragma unroll
+    for (int cudal1_u = 0; cudal1_u < 8; ++cudal1_u) {
+      const int cudal1_e = cudal1_t + 256 * cudal1_u;
+      const int cudal1_m = cudal1_e % 64;
+      if (cudal1_c0 + cudal1_m < cudal1_cols) {
+        const int col = (int)(cudal1_c0 + cudal1_m);
+        if ((col < N))
+          cudal1_maskB |= 1u << cudal1_u;
+      }
+    }
     { // the first slice
       const int cudal1_k0 = 0;
+      const bool cudal1_full = (int)(cudal1_k0 + 31) < K;
       // 'A[row * K + k]': consecutive threads along k, only rows some output needs
       #pragma unroll
       for (int cudal1_u = 0; cudal1_u < 8; ++cudal1_u) {
         const int cudal1_e = cudal1_t + 256 * cudal1_u;
         const int cudal1_kk = cudal1_e % 32, cudal1_m = cudal1_e / 32;
         cudal1_ra[cudal1_u] = 0;
-        if (cudal1_r0 + cudal1_m < cudal1_rows) {
+        if ((cudal1_maskA >> cudal1_u) & 1u) {
           const int row = (int)(cudal1_r0 + cudal1_m);
           const int k = cudal1_k0 + cudal1_kk;
-          if ((row < M) && k < K)
+          if (cudal1_full || k < K)
             cudal1_ra[cudal1_u] = A[row * K + k];
         }
       }
@@ -87,10 +111,10 @@ __global__ void __launch_bounds__(256, 2) matmul(const float *A, const float *B,
         const int cudal1_e = cudal1_t + 256 * cudal1_u;
         const int cudal1_kk = cudal1_e / 64, cudal1_m = cudal1_e % 64;
         cudal1_rb[cudal1_u] = 0;
-        if (cudal1_c0 + cudal1_m < cudal1_cols) {
+        if ((cudal1_maskB >> cudal1_u) & 1u) {
           const int col = (int)(cudal1_c0 + cudal1_m);
           const int k = cudal1_k0 + cudal1_kk;
-          if ((col < N) && k < K)
+          if (cudal1_full || k < K)
             cudal1_rb[cudal1_u] = B[k * N + col];
         }
       }
@@ -110,16 +134,17 @@ __global__ void __launch_bounds__(256, 2) matmul(const float *A, const float *B,
     for (int cudal1_k0 = 0; cudal1_k0 < K; cudal1_k0 += 32) {
       const bool cudal1_more = (int)(cudal1_k0 + 32) < K;
       if (cudal1_more) { // the next slice, into registers
+        const bool cudal1_full = (int)((cudal1_k0 + 32) + 31) < K;
         // 'A[row * K + k]': consecutive threads along k, only rows some output needs
         #pragma unroll
         for (int cudal1_u = 0; cudal1_u < 8; ++cudal1_u) {
           const int cudal1_e = cudal1_t + 256 * cudal1_u;
           const int cudal1_kk = cudal1_e % 32, cudal1_m = cudal1_e / 32;
           cudal1_ra[cudal1_u] = 0;
-          if (cudal1_r0 + cudal1_m < cudal1_rows) {
+          if ((cudal1_maskA >> cudal1_u) & 1u) {
             const int row = (int)(cudal1_r0 + cudal1_m);
             const int k = (cudal1_k0 + 32) + cudal1_kk;
-            if ((row < M) && k < K)
+            if (cudal1_full || k < K)
               cudal1_ra[cudal1_u] = A[row * K + k];
           }
         }
@@ -129,10 +154,10 @@ __global__ void __launch_bounds__(256, 2) matmul(const float *A, const float *B,
           const int cudal1_e = cudal1_t + 256 * cudal1_u;
           const int cudal1_kk = cudal1_e / 64, cudal1_m = cudal1_e % 64;
           cudal1_rb[cudal1_u] = 0;
-          if (cudal1_c0 + cudal1_m < cudal1_cols) {
+          if ((cudal1_maskB >> cudal1_u) & 1u) {
             const int col = (int)(cudal1_c0 + cudal1_m);
             const int k = (cudal1_k0 + 32) + cudal1_kk;
-            if ((col < N) && k < K)
+            if (cudal1_full || k < K)
               cudal1_rb[cudal1_u] = B[k * N + col];
           }
         }
@@ -266,18 +291,42 @@ __global__ void __launch_bounds__(256, 2) gemm_rmw(int ni, int nj, int nk, float
       continue; // no output of this tile passes the guard
     float cudal1_ra[8];
     float cudal1_rb[8];
+    // the rows of A and the columns of B some output of the tile needs, per load of this thread
+    unsigned cudal1_maskA = 0;
+    #pragma unroll
+    for (int cudal1_u = 0; cudal1_u < 8; ++cudal1_u) {
+      const int cudal1_e = cudal1_t + 256 * cudal1_u;
+      const int cudal1_m = cudal1_e / 32;
+      if (cudal1_r0 + cudal1_m < cudal1_rows) {
+        const int i = (int)(cudal1_r0 + cudal1_m);
+        if ((i < ni))
+          cudal1_maskA |= 1u << cudal1_u;
+      }
+    }
+    unsigned cudal1_maskB = 0;
+    #pragma unroll
+    for (int cudal1_u = 0; cudal1_u < 8; ++cudal1_u) {
+      const int cudal1_e = cudal1_t + 256 * cudal1_u;
+      const int cudal1_m = cudal1_e % 64;
+      if (cudal1_c0 + cudal1_m < cudal1_cols) {
+        const int j = (int)(cudal1_c0 + cudal1_m);
+        if ((j < nj))
+          cudal1_maskB |= 1u << cudal1_u;
+      }
+    }
     { // the first slice
       const int cudal1_k0 = 0;
+      const bool cudal1_full = (int)(cudal1_k0 + 31) < nk;
       // 'a[i * nk + k]': consecutive threads along k, only rows some output needs
       #pragma unroll
       for (int cudal1_u = 0; cudal1_u < 8; ++cudal1_u) {
         const int cudal1_e = cudal1_t + 256 * cudal1_u;
         const int cudal1_kk = cudal1_e % 32, cudal1_m = cudal1_e / 32;
         cudal1_ra[cudal1_u] = 0;
-        if (cudal1_r0 + cudal1_m < cudal1_rows) {
+        if ((cudal1_maskA >> cudal1_u) & 1u) {
           const int i = (int)(cudal1_r0 + cudal1_m);
           const int k = cudal1_k0 + cudal1_kk;
-          if ((i < ni) && k < nk)
+          if (cudal1_full || k < nk)
             cudal1_ra[cudal1_u] = a[i * nk + k];
         }
       }
@@ -287,10 +336,10 @@ __global__ void __launch_bounds__(256, 2) gemm_rmw(int ni, int nj, int nk, float
         const int cudal1_e = cudal1_t + 256 * cudal1_u;
         const int cudal1_kk = cudal1_e / 64, cudal1_m = cudal1_e % 64;
         cudal1_rb[cudal1_u] = 0;
-        if (cudal1_c0 + cudal1_m < cudal1_cols) {
+        if ((cudal1_maskB >> cudal1_u) & 1u) {
           const int j = (int)(cudal1_c0 + cudal1_m);
           const int k = cudal1_k0 + cudal1_kk;
-          if ((j < nj) && k < nk)
+          if (cudal1_full || k < nk)
             cudal1_rb[cudal1_u] = b[k * nj + j];
         }
       }
@@ -310,16 +359,17 @@ __global__ void __launch_bounds__(256, 2) gemm_rmw(int ni, int nj, int nk, float
     for (int cudal1_k0 = 0; cudal1_k0 < nk; cudal1_k0 += 32) {
       const bool cudal1_more = (int)(cudal1_k0 + 32) < nk;
       if (cudal1_more) { // the next slice, into registers
+        const bool cudal1_full = (int)((cudal1_k0 + 32) + 31) < nk;
         // 'a[i * nk + k]': consecutive threads along k, only rows some output needs
         #pragma unroll
         for (int cudal1_u = 0; cudal1_u < 8; ++cudal1_u) {
           const int cudal1_e = cudal1_t + 256 * cudal1_u;
           const int cudal1_kk = cudal1_e % 32, cudal1_m = cudal1_e / 32;
           cudal1_ra[cudal1_u] = 0;
-          if (cudal1_r0 + cudal1_m < cudal1_rows) {
+          if ((cudal1_maskA >> cudal1_u) & 1u) {
             const int i = (int)(cudal1_r0 + cudal1_m);
             const int k = (cudal1_k0 + 32) + cudal1_kk;
-            if ((i < ni) && k < nk)
+            if (cudal1_full || k < nk)
               cudal1_ra[cudal1_u] = a[i * nk + k];
           }
         }
@@ -329,10 +379,10 @@ __global__ void __launch_bounds__(256, 2) gemm_rmw(int ni, int nj, int nk, float
           const int cudal1_e = cudal1_t + 256 * cudal1_u;
           const int cudal1_kk = cudal1_e / 64, cudal1_m = cudal1_e % 64;
           cudal1_rb[cudal1_u] = 0;
-          if (cudal1_c0 + cudal1_m < cudal1_cols) {
+          if ((cudal1_maskB >> cudal1_u) & 1u) {
             const int j = (int)(cudal1_c0 + cudal1_m);
             const int k = (cudal1_k0 + 32) + cudal1_kk;
-            if ((j < nj) && k < nk)
+            if (cudal1_full || k < nk)
               cudal1_rb[cudal1_u] = b[k * nj + j];
           }
         }
