@@ -2,8 +2,10 @@
 #include "cudal1/Support/SafeWrite.h"
 #include "cudal1/Driver/Pipeline.h"
 #include "cudal1/Rules/ApplyFixes.h"
+#include "cudal1/Verify/FixCandidate.h"
 
 #include <algorithm>
+#include <deque>
 #include <functional>
 #include <set>
 
@@ -73,27 +75,34 @@ std::vector<Finding> Pipeline::findingsToApply(
 // --- composition (docs/fixes.md, "Composition") ------------------------------
 
 json::Value Composition::toJson() const {
-  json::Array A;
-  for (const Part &P : Parts) {
-    json::Array Fs;
-    for (auto &F : P.Fixes)
-      Fs.push_back(json::Object{{"round", F.first}, {"rule", F.second}});
-    A.push_back(json::Object{{"kernel", P.Kernel},
-                             {"fixes", std::move(Fs)},
-                             {"outcome", P.Outcome}});
-  }
-  return json::Object{{"rounds", Rounds}, {"kernels", std::move(A)}};
+  auto Array = [](const std::vector<Part> &Ps) {
+    json::Array A;
+    for (const Part &P : Ps) {
+      json::Array Fs;
+      for (auto &F : P.Fixes)
+        Fs.push_back(json::Object{{"round", F.first}, {"rule", F.second}});
+      A.push_back(json::Object{{"kernel", P.Kernel},
+                               {"fixes", std::move(Fs)},
+                               {"outcome", P.Outcome}});
+    }
+    return A;
+  };
+  json::Object O{{"rounds", Rounds}, {"kernels", Array(Parts)}};
+  if (!AltParts.empty())
+    O["alternatives"] = Array(AltParts);
+  return O;
 }
 
 std::string Composition::summary() const {
   std::string Out;
-  for (const Part &P : Parts) {
-    Out += "cuda-l1: kernel '" + P.Kernel + "' combines ";
-    for (size_t I = 0; I < P.Fixes.size(); ++I)
-      Out += (I ? " + " : "") + P.Fixes[I].second + " (round " +
-             std::to_string(P.Fixes[I].first) + ")";
-    Out += ": " + P.Outcome + "\n";
-  }
+  for (const std::vector<Part> *Ps : {&Parts, &AltParts})
+    for (const Part &P : *Ps) {
+      Out += "cuda-l1: kernel '" + P.Kernel + "' combines ";
+      for (size_t I = 0; I < P.Fixes.size(); ++I)
+        Out += (I ? " + " : "") + P.Fixes[I].second + " (round " +
+               std::to_string(P.Fixes[I].first) + ")";
+      Out += ": " + P.Outcome + "\n";
+    }
   return Out;
 }
 
@@ -131,6 +140,29 @@ struct KernelFixes {
     widenTo(Combined, X);
     Later |= Round > 1;
   }
+};
+
+/// One composition: the rounds applied from one set of round-1 decisions.
+struct World {
+  std::vector<Finding> R1;        ///< round 1's findings (applied in memory)
+  std::vector<AnalysisRun> Later; ///< the analyses of rounds 2.. (findings)
+  int Exit = 0;                   ///< round 1's exit status
+  std::set<size_t> Applied1;      ///< the round-1 fixes that landed
+  std::map<std::string, KernelFixes> ByKernel;
+  unsigned Rounds = 0;
+  std::vector<Finding> Composites; ///< one per group with a later-round fix
+  std::vector<std::vector<std::string>> CompositeKernels;
+  std::set<std::string> InComposite;
+  /// (rule, kernel) not offered in later rounds: an alternative's kernel
+  /// does not take back the fix it replaces.
+  std::set<std::pair<std::string, std::string>> Excluded;
+  /// (kernel, rule applied, round) where a later round applied that rule's
+  /// fix over another rule's overlapping one.
+  struct LaterConflict {
+    std::string Kernel, Winner;
+    unsigned Round;
+  };
+  std::vector<LaterConflict> LaterConflicts;
 };
 
 std::string absolutePath(StringRef P) {
@@ -213,7 +245,9 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
   // its kernel's one such fix (the composed kernel's measurement is then
   // its measurement; alternatives, such as staging or warp per row for one
   // loop, are left to the verifier's choice in a new run).
-  auto Admit = [&](std::vector<Finding> &Fs) {
+  auto Admit = [&](std::vector<Finding> &Fs,
+                   const std::set<std::pair<std::string, std::string>>
+                       *Excluded = nullptr) {
     std::map<std::string, unsigned> Measured;
     for (const Finding &F : Fs)
       if (F.Fix && F.Fix->NeedsMeasurement)
@@ -225,6 +259,10 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
         F.Fix.reset();
         F.WhyNoFix = "--verify=run measured this rule not faster on this "
                      "kernel in round 1";
+      } else if (Excluded && Excluded->count({F.RuleId, F.Kernel})) {
+        F.Fix.reset();
+        F.WhyNoFix = "an alternative composition: this rule's round-1 fix "
+                     "on this kernel is what the alternative replaces";
       } else if (F.Fix->NeedsMeasurement && Measured[F.Kernel] > 1) {
         F.Fix.reset();
         F.WhyNoFix = "one of several alternatives that need a measurement "
@@ -356,157 +394,187 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
     }
   }
 
-  // Round 1: the fixes of Run (as verified, without annotations: those go
-  // with the final write), in memory.
-  std::vector<Finding> R1 = Run.Findings;
-  std::map<std::string, std::string> Texts;
-  std::vector<FixOutcome> Outs;
-  ApplyOptions AO = applyOptions(R1, V1);
-  AO.Result = &Texts;
-  int Exit = cudal1::applyFixes(R1, AO, &Outs);
-  std::set<size_t> Applied1;
-  std::vector<const Finding *> Round;
-  std::map<std::string, KernelFixes> ByKernel;
-  for (const FixOutcome &O : Outs)
-    if (O.State == FixOutcome::Applied) {
-      Applied1.insert(O.F - R1.data());
-      Round.push_back(O.F);
-      ByKernel[O.F->Kernel].add(1, *O.F);
-    }
-  // The original texts of the changed files.
-  std::map<std::string, std::string> Orig;
-  for (const auto &KV : Texts) {
-    if (auto It = Opts.Overlay.find(KV.first); It != Opts.Overlay.end()) {
-      Orig[KV.first] = It->second;
-    } else if (auto B = MemoryBuffer::getFile(KV.first, /*IsText=*/false,
-                                              /*RequiresNull=*/false)) {
-      Orig[KV.first] = (*B)->getBuffer().str();
-    } else {
-      Texts.clear(); // unreadable now: the final write reports it
-      break;
-    }
-  }
-  std::map<std::string, std::vector<ComposedEdit>> Edits;
-  bool Consistent = true;
-  if (!Texts.empty()) {
-    composeRound(Edits, Orig, Round);
-    for (const auto &KV : Texts)
-      Consistent &= cudal1::applyComposed(Edits[KV.first], Orig[KV.first]) == KV.second;
-  }
-  // Rounds 2..MaxComposeRounds: analyse the rewritten buffers again.
-  std::set<std::map<std::string, std::string>> Seen{Texts};
-  unsigned Rounds = Texts.empty() ? 0 : 1;
-  std::vector<AnalysisRun> Later; // the findings the applied fixes point to
-  Later.reserve(MaxComposeRounds);
-  for (unsigned R = 2;
-       R <= std::min(MaxComposeRounds, Opts.ComposeRounds) && Consistent && !Texts.empty();
-       ++R) {
-    Later.push_back(AnalyseRewritten(Texts));
-    AnalysisRun &RK = Later.back();
-    if (RK.Status.Failed || RK.RuleCrashed)
-      break;
-    Admit(RK.Findings);
-    std::map<std::string, std::string> New;
-    ApplyOptions AK = applyOptions(RK.Findings, nullptr);
-    AK.Base = Texts;
-    AK.Result = &New;
-    AK.Quiet = true;
-    AK.Diff = false;
-    AK.ExportFixes.clear();
-    AK.VerifiedLater = Verified != nullptr;
-    Outs.clear();
-    cudal1::applyFixes(RK.Findings, AK, &Outs);
-    std::vector<const Finding *> Applied;
-    for (const FixOutcome &Oc : Outs)
-      if (Oc.State == FixOutcome::Applied)
-        Applied.push_back(Oc.F);
-    std::map<std::string, std::string> Next = Texts;
-    for (auto &KV : New)
-      Next[KV.first] = KV.second;
-    if (Applied.empty() || Next == Texts || !Seen.insert(Next).second)
-      break;
-    for (const auto &KV : Next)
-      if (!Orig.count(KV.first)) { // a file round 1 did not change
-        auto B = MemoryBuffer::getFile(KV.first, false, false);
-        if (!B) {
-          Consistent = false;
-          break;
-        }
-        Orig[KV.first] = (*B)->getBuffer().str();
+  // The rounds from one set of round-1 decisions (\p VD): round 1 applied
+  // in memory, later rounds on its result, and the kernels whose fixes
+  // span several rounds gathered into composed fixes (not verified yet).
+  // Run once with the verifier's decisions, and again per trial of the
+  // alternatives below (another choice between overlapping fixes).
+  auto ComposeWorld = [&](const FixVerifyResult *VD, World &W,
+                          bool WithOutput) {
+    // Round 1: the fixes of Run (as verified, without annotations: those go
+    // with the final write), in memory.
+    std::vector<Finding> &R1 = W.R1;
+    R1 = Run.Findings;
+    std::map<std::string, std::string> Texts;
+    std::vector<FixOutcome> Outs;
+    ApplyOptions AO = applyOptions(R1, VD);
+    AO.Result = &Texts;
+    if (!WithOutput)
+      AO.Quiet = true;
+    W.Exit = cudal1::applyFixes(R1, AO, &Outs);
+    std::set<size_t> &Applied1 = W.Applied1;
+    std::vector<const Finding *> Round;
+    std::map<std::string, KernelFixes> &ByKernel = W.ByKernel;
+    for (const FixOutcome &O : Outs)
+      if (O.State == FixOutcome::Applied) {
+        Applied1.insert(O.F - R1.data());
+        Round.push_back(O.F);
+        ByKernel[O.F->Kernel].add(1, *O.F);
       }
-    if (!Consistent)
-      break;
-    auto Saved = Edits;
-    composeRound(Edits, Orig, Applied);
-    for (const auto &KV : Next)
-      if (cudal1::applyComposed(Edits[KV.first], Orig[KV.first]) != KV.second)
-        Consistent = false;
-    if (!Consistent) { // never expected: keep the rounds before
-      Edits = std::move(Saved);
-      break;
+    // The original texts of the changed files.
+    std::map<std::string, std::string> Orig;
+    for (const auto &KV : Texts) {
+      if (auto It = Opts.Overlay.find(KV.first); It != Opts.Overlay.end()) {
+        Orig[KV.first] = It->second;
+      } else if (auto B = MemoryBuffer::getFile(KV.first, /*IsText=*/false,
+                                                /*RequiresNull=*/false)) {
+        Orig[KV.first] = (*B)->getBuffer().str();
+      } else {
+        Texts.clear(); // unreadable now: the final write reports it
+        break;
+      }
     }
-    for (const Finding *F : Applied)
-      ByKernel[F->Kernel].add(R, *F);
-    Texts = std::move(Next);
-    Rounds = R;
-  }
-  Composed.Rounds = Rounds;
+    std::map<std::string, std::vector<ComposedEdit>> Edits;
+    bool Consistent = true;
+    if (!Texts.empty()) {
+      composeRound(Edits, Orig, Round);
+      for (const auto &KV : Texts)
+        Consistent &= cudal1::applyComposed(Edits[KV.first], Orig[KV.first]) == KV.second;
+    }
+    // Rounds 2..MaxComposeRounds: analyse the rewritten buffers again.
+    std::set<std::map<std::string, std::string>> Seen{Texts};
+    unsigned &Rounds = W.Rounds;
+    Rounds = Texts.empty() ? 0 : 1;
+    std::vector<AnalysisRun> &Later = W.Later; // the findings the applied fixes point to
+    Later.reserve(MaxComposeRounds);
+    for (unsigned R = 2;
+         R <= std::min(MaxComposeRounds, Opts.ComposeRounds) && Consistent && !Texts.empty();
+         ++R) {
+      Later.push_back(AnalyseRewritten(Texts));
+      AnalysisRun &RK = Later.back();
+      if (RK.Status.Failed || RK.RuleCrashed)
+        break;
+      Admit(RK.Findings, &W.Excluded);
+      std::map<std::string, std::string> New;
+      ApplyOptions AK = applyOptions(RK.Findings, nullptr);
+      AK.Base = Texts;
+      AK.Result = &New;
+      AK.Quiet = true;
+      AK.Diff = false;
+      AK.ExportFixes.clear();
+      AK.VerifiedLater = Verified != nullptr;
+      Outs.clear();
+      cudal1::applyFixes(RK.Findings, AK, &Outs);
+      std::vector<const Finding *> Applied;
+      for (const FixOutcome &Oc : Outs)
+        if (Oc.State == FixOutcome::Applied)
+          Applied.push_back(Oc.F);
+      // Fixes this round dropped for an overlapping one of the same kernel
+      // (staging over warp per row, by exactness): the other way is an
+      // alternative.
+      for (const FixOutcome &Oc : Outs)
+        if (Oc.State == FixOutcome::Conflict && Oc.F->Fix)
+          for (const Finding *A : Applied)
+            if (A->Kernel == Oc.F->Kernel && A->RuleId != Oc.F->RuleId &&
+                editsOverlap(A->Fix->Edits, Oc.F->Fix->Edits))
+              W.LaterConflicts.push_back({A->Kernel, A->RuleId, R});
+      std::map<std::string, std::string> Next = Texts;
+      for (auto &KV : New)
+        Next[KV.first] = KV.second;
+      if (Applied.empty() || Next == Texts || !Seen.insert(Next).second)
+        break;
+      for (const auto &KV : Next)
+        if (!Orig.count(KV.first)) { // a file round 1 did not change
+          auto B = MemoryBuffer::getFile(KV.first, false, false);
+          if (!B) {
+            Consistent = false;
+            break;
+          }
+          Orig[KV.first] = (*B)->getBuffer().str();
+        }
+      if (!Consistent)
+        break;
+      auto Saved = Edits;
+      composeRound(Edits, Orig, Applied);
+      for (const auto &KV : Next)
+        if (cudal1::applyComposed(Edits[KV.first], Orig[KV.first]) != KV.second)
+          Consistent = false;
+      if (!Consistent) { // never expected: keep the rounds before
+        Edits = std::move(Saved);
+        break;
+      }
+      for (const Finding *F : Applied)
+        ByKernel[F->Kernel].add(R, *F);
+      Texts = std::move(Next);
+      Rounds = R;
+    }
 
-  // The kernels whose edits touch each other form one group.
-  std::map<std::string, std::string> Parent;
-  std::function<std::string(const std::string &)> Find =
-      [&](const std::string &K) -> std::string {
-    auto It = Parent.find(K);
-    if (It == Parent.end() || It->second == K)
-      return Parent[K] = K;
-    return It->second = Find(It->second);
-  };
-  for (auto &KV : Edits)
-    for (const ComposedEdit &E : KV.second)
-      for (const std::string &K : E.Kernels)
-        Parent[Find(K)] = Find(*E.Kernels.begin());
-  // Groups with a fix of a later round become one composed fix.
-  std::map<std::string, std::vector<std::string>> Groups;
-  for (auto &KV : ByKernel)
-    Groups[Find(KV.first)].push_back(KV.first);
-  std::vector<Finding> Composites;
-  std::vector<std::vector<std::string>> CompositeKernels;
-  std::set<std::string> InComposite;
-  for (auto &G : Groups) {
-    bool Later = false;
-    for (const std::string &K : G.second)
-      Later |= ByKernel[K].Later;
-    if (!Later)
-      continue;
-    const std::string &K0 = G.second.front();
-    Finding C = *ByKernel[K0].First;
-    FixIt X = ByKernel[K0].Combined;
-    std::string Rules;
-    for (const std::string &K : G.second) {
-      widenTo(X, ByKernel[K].Combined);
-      for (auto &F : ByKernel[K].Fixes)
-        if (Rules.find(F.second) == std::string::npos)
-          Rules += (Rules.empty() ? "" : " + ") + F.second;
-      InComposite.insert(K);
-    }
-    X.Proven = true;
-    X.Description = "composed: " + Rules;
+    // The kernels whose edits touch each other form one group.
+    std::map<std::string, std::string> Parent;
+    std::function<std::string(const std::string &)> Find =
+        [&](const std::string &K) -> std::string {
+      auto It = Parent.find(K);
+      if (It == Parent.end() || It->second == K)
+        return Parent[K] = K;
+      return It->second = Find(It->second);
+    };
     for (auto &KV : Edits)
       for (const ComposedEdit &E : KV.second)
-        if (Find(*E.Kernels.begin()) == G.first)
-          X.Edits.push_back(E.Edit);
-    C.RuleId = Rules;
-    C.Message = "fixes composed over rounds: " + Rules;
-    C.Fix = std::move(X);
-    C.Notes.clear();
-    Composites.push_back(std::move(C));
-    CompositeKernels.push_back(G.second);
-  }
+        for (const std::string &K : E.Kernels)
+          Parent[Find(K)] = Find(*E.Kernels.begin());
+    // Groups with a fix of a later round become one composed fix.
+    std::map<std::string, std::vector<std::string>> Groups;
+    for (auto &KV : ByKernel)
+      Groups[Find(KV.first)].push_back(KV.first);
+    std::vector<Finding> &Composites = W.Composites;
+    std::vector<std::vector<std::string>> &CompositeKernels = W.CompositeKernels;
+    std::set<std::string> &InComposite = W.InComposite;
+    for (auto &G : Groups) {
+      bool Later = false;
+      for (const std::string &K : G.second)
+        Later |= ByKernel[K].Later;
+      if (!Later)
+        continue;
+      const std::string &K0 = G.second.front();
+      Finding C = *ByKernel[K0].First;
+      FixIt X = ByKernel[K0].Combined;
+      std::string Rules;
+      for (const std::string &K : G.second) {
+        widenTo(X, ByKernel[K].Combined);
+        for (auto &F : ByKernel[K].Fixes)
+          if (Rules.find(F.second) == std::string::npos)
+            Rules += (Rules.empty() ? "" : " + ") + F.second;
+        InComposite.insert(K);
+      }
+      X.Proven = true;
+      X.Description = "composed: " + Rules;
+      for (auto &KV : Edits)
+        for (const ComposedEdit &E : KV.second)
+          if (Find(*E.Kernels.begin()) == G.first)
+            X.Edits.push_back(E.Edit);
+      C.RuleId = Rules;
+      C.Message = "fixes composed over rounds: " + Rules;
+      C.Fix = std::move(X);
+      C.Notes.clear();
+      Composites.push_back(std::move(C));
+      CompositeKernels.push_back(G.second);
+    }
+  };
+  World A;
+  ComposeWorld(V1, A, /*WithOutput=*/true);
+  int Exit = A.Exit;
+  std::set<size_t> &Applied1 = A.Applied1;
+  std::map<std::string, KernelFixes> &ByKernel = A.ByKernel;
+  std::vector<Finding> &Composites = A.Composites;
+  std::vector<std::vector<std::string>> &CompositeKernels = A.CompositeKernels;
+  std::set<std::string> &InComposite = A.InComposite;
+  Composed.Rounds = A.Rounds;
 
   // With --verify=run: each composed kernel verified against the original.
   std::vector<bool> Keep(Composites.size(), true);
   std::vector<std::optional<TextEdit>> Annot(Composites.size());
   std::vector<std::string> Outcome(Composites.size(), "applied");
+  std::vector<std::optional<double>> Speed(Composites.size());
   bool Mixed = false;
   if (Verified && !Composites.empty()) {
     AnalysisRun CR;
@@ -541,6 +609,7 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
                          .str();
       } else {
         Annot[I] = D->second.Annotation;
+        Speed[I] = D->second.Speedup;
         Outcome[I] = D->second.Speedup
                          ? formatv("verified against the original, {0:f2}x",
                                    *D->second.Speedup)
@@ -556,6 +625,204 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
     if (CV.Json)
       Composed.VerifyJson = CV.Json;
     Composed.VerifySummary = CV.Summary;
+  }
+  // Alternatives: where a fix that round 1 did not apply overlaps the
+  // edits of one it applied (shared-memory staging chosen over register
+  // accumulation: accepted alone but slower, or not faster alone), the
+  // rounds are composed again with that fix in place of the one it
+  // overlaps. When its rounds give the kernel a composed fix (warp per row
+  // on the register sum), that composed kernel is verified against the
+  // original too, and the faster of the two is written: the first choice
+  // was made on the fixes alone, before either had opened the way to
+  // anything. Each trial T tries every such kernel's T-th candidate
+  // (accepted ones first, faster first).
+  std::vector<Finding> AltFinal; // the alternatives written, annotated
+  std::deque<World> AltWorlds;   // their findings stay where they are
+  std::map<std::string, std::vector<size_t>> AltCands;
+  if (Verified && Opts.ComposeRounds > 1)
+    for (const auto &KV : V1->Decisions) {
+      const FixDecision &D = KV.second;
+      if (D.Apply || !(D.LeftOut || D.NotFaster) ||
+          KV.first >= Run.Findings.size() || !Run.Findings[KV.first].Fix)
+        continue;
+      bool Overlaps = false;
+      for (size_t Y : Applied1)
+        Overlaps |= Run.Findings[Y].Kernel == Run.Findings[KV.first].Kernel &&
+                    editsOverlap(Run.Findings[Y].Fix->Edits,
+                                 Run.Findings[KV.first].Fix->Edits);
+      if (Overlaps)
+        AltCands[Run.Findings[KV.first].Kernel].push_back(KV.first);
+    }
+  for (auto &KV : AltCands)
+    std::stable_sort(KV.second.begin(), KV.second.end(), [&](size_t X, size_t Y) {
+      const FixDecision &DX = V1->Decisions.at(X), &DY = V1->Decisions.at(Y);
+      if (DX.LeftOut != DY.LeftOut)
+        return DX.LeftOut;
+      return DX.Speedup.value_or(0) > DY.Speedup.value_or(0);
+    });
+  // A kernel's candidates: round-1 fixes to put in place of the ones they
+  // overlap, then rules a later round chose over an overlapping fix (to
+  // leave out of the later rounds on that kernel).
+  struct AltCand {
+    std::optional<size_t> Fix; ///< round 1: the fix tried
+    std::string Exclude;       ///< later round: the rule left out
+    unsigned Round = 1;
+  };
+  std::map<std::string, std::vector<AltCand>> AltBy;
+  for (const auto &[K, Xs] : AltCands)
+    for (size_t X : Xs)
+      AltBy[K].push_back({X, "", 1});
+  if (Verified && Opts.ComposeRounds > 1)
+    for (const World::LaterConflict &C : A.LaterConflicts) {
+      bool Dup = false;
+      for (const AltCand &Ca : AltBy[C.Kernel])
+        Dup |= Ca.Exclude == C.Winner;
+      if (!Dup)
+        AltBy[C.Kernel].push_back({std::nullopt, C.Winner, C.Round});
+    }
+  std::set<std::string> AltDone; // kernels given an alternative
+  for (unsigned T = 0; T < MaxEnablerTrials; ++T) {
+    struct Alternative {
+      std::string Kernel;
+      AltCand Cand;
+      std::vector<size_t> Replaced;  ///< round 1: the applied fixes it overlaps
+      std::optional<size_t> Composite; ///< in the trial's composites
+    };
+    std::vector<Alternative> Alts;
+    for (const auto &[K, Cs] : AltBy) {
+      if (T >= Cs.size() || AltDone.count(K))
+        continue;
+      Alternative Al{K, Cs[T], {}, std::nullopt};
+      if (Al.Cand.Fix)
+        for (size_t Y : Applied1)
+          if (Run.Findings[Y].Kernel == K &&
+              editsOverlap(Run.Findings[Y].Fix->Edits,
+                           Run.Findings[*Al.Cand.Fix].Fix->Edits))
+            Al.Replaced.push_back(Y);
+      Alts.push_back(std::move(Al));
+    }
+    if (Alts.empty())
+      break;
+    FixVerifyResult AltD;
+    AltD.Decisions = V1->Decisions;
+    World &B = AltWorlds.emplace_back();
+    for (const Alternative &Al : Alts) {
+      for (size_t Y : Al.Replaced) {
+        AltD.Decisions[Y].Apply = false;
+        AltD.Decisions[Y].Annotation.reset();
+        B.Excluded.insert({Run.Findings[Y].RuleId, Al.Kernel});
+      }
+      if (Al.Cand.Fix) {
+        AltD.Decisions[*Al.Cand.Fix].Apply = true;
+        AltD.Decisions[*Al.Cand.Fix].Why.clear();
+      } else {
+        B.Excluded.insert({Al.Cand.Exclude, Al.Kernel});
+      }
+    }
+    ComposeWorld(&AltD, B, /*WithOutput=*/false);
+    AnalysisRun CR;
+    std::vector<size_t> Which; // Alts index per CR finding
+    for (size_t AI = 0; AI < Alts.size(); ++AI) {
+      Alternative &Al = Alts[AI];
+      if (Al.Cand.Fix && !B.Applied1.count(*Al.Cand.Fix))
+        continue;
+      for (size_t I = 0; I < B.Composites.size(); ++I)
+        if (B.CompositeKernels[I] == std::vector<std::string>{Al.Kernel})
+          Al.Composite = I;
+      // Only when a later round reaches a rule the first composition did
+      // not reach on this kernel.
+      std::set<std::string> Reached;
+      for (auto &F : ByKernel[Al.Kernel].Fixes)
+        if (F.first > 1)
+          Reached.insert(F.second);
+      bool New = false;
+      for (auto &F : B.ByKernel[Al.Kernel].Fixes)
+        New |= F.first > 1 && !Reached.count(F.second);
+      if (!Al.Composite || !New)
+        continue; // nothing new after it: the first choice stands
+      CR.Findings.push_back(B.Composites[*Al.Composite]);
+      if (auto It = Run.Kernels.find(Al.Kernel); It != Run.Kernels.end())
+        CR.Kernels[Al.Kernel] = It->second;
+      Which.push_back(AI);
+    }
+    if (CR.Findings.empty())
+      continue;
+    if (!Opts.Quiet)
+      errs() << "cuda-l1: verifying " << CR.Findings.size()
+             << " alternative composition(s): the other choice between "
+                "overlapping fixes leads to another rule\n";
+    FixVerifyResult CV = verifyFixes(CR);
+    for (size_t C = 0; C < Which.size(); ++C) {
+      Alternative &Al = Alts[Which[C]];
+      // What the first composition gives this kernel.
+      std::optional<double> First;
+      std::optional<size_t> FirstComposite;
+      for (size_t I = 0; I < Composites.size(); ++I)
+        if (std::find(CompositeKernels[I].begin(), CompositeKernels[I].end(),
+                      Al.Kernel) != CompositeKernels[I].end()) {
+          FirstComposite = I;
+          if (Keep[I])
+            First = Speed[I];
+        }
+      if (!First || (FirstComposite && !Keep[*FirstComposite]))
+        for (size_t J : Applied1)
+          if (Run.Findings[J].Kernel == Al.Kernel)
+            if (auto V = Verified->Decisions.find(J);
+                V != Verified->Decisions.end() && V->second.Apply &&
+                V->second.Speedup)
+              First = std::max(First.value_or(0.0), *V->second.Speedup);
+      auto D = CV.Decisions.find(C);
+      Composition::Part P;
+      P.Kernel = Al.Kernel;
+      for (auto &F : B.ByKernel[Al.Kernel].Fixes)
+        P.Fixes.push_back(F);
+      std::string Instead;
+      for (size_t Y : Al.Replaced)
+        Instead += (Instead.empty() ? "" : " + ") + Run.Findings[Y].RuleId;
+      Instead = Al.Cand.Fix ? "alternative to " + Instead + " in round 1"
+                            : "alternative to " + Al.Cand.Exclude +
+                                  " in round " + std::to_string(Al.Cand.Round);
+      bool Grouped =
+          FirstComposite && CompositeKernels[*FirstComposite].size() > 1;
+      if (D == CV.Decisions.end() || !D->second.Apply || !D->second.Speedup) {
+        P.Outcome = Instead + ", not kept (" +
+                    (D == CV.Decisions.end() ? std::string("not verified")
+                                             : D->second.Why) +
+                    ")";
+      } else if (First && *D->second.Speedup <= *First) {
+        P.Outcome = formatv("{0}, verified ({1:f2}x) but not faster than "
+                            "the kernel written ({2:f2}x)",
+                            Instead, *D->second.Speedup, *First)
+                        .str();
+      } else if (Grouped) {
+        P.Outcome = formatv("{0}, verified ({1:f2}x), not written: the "
+                            "first composition joins this kernel's edits "
+                            "with other kernels'",
+                            Instead, *D->second.Speedup)
+                        .str();
+      } else {
+        P.Outcome =
+            formatv("{0}, verified against the original, {1:f2}x (the "
+                    "first choice: {2}); written",
+                    Instead, *D->second.Speedup,
+                    First ? formatv("{0:f2}x", *First).str()
+                          : std::string("not measured"))
+                .str();
+        if (FirstComposite) {
+          Keep[*FirstComposite] = false;
+          Outcome[*FirstComposite] +=
+              formatv("; replaced by a faster alternative ({0:f2}x)",
+                      *D->second.Speedup);
+        }
+        InComposite.insert(Al.Kernel); // its round-1 fixes are not written
+        Mixed = true;
+        AltDone.insert(Al.Kernel);
+        AltFinal.push_back(CR.Findings[C]);
+        if (D->second.Annotation)
+          AltFinal.back().Fix->Edits.push_back(*D->second.Annotation);
+      }
+      Composed.AltParts.push_back(std::move(P));
+    }
   }
   for (size_t I = 0; I < Composites.size(); ++I) {
     Composition::Part P;
@@ -593,6 +860,8 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
       if (Annot[I])
         Final.back().Fix->Edits.push_back(*Annot[I]);
     }
+  for (Finding &F : AltFinal)
+    Final.push_back(std::move(F));
   ApplyOptions AF = applyOptions(Final, nullptr);
   AF.Decided = true;
   // What is written was compile-checked in its round (annotations are

@@ -465,6 +465,7 @@ void FixVerifier::chooseApplied(
       if (std::find(Apply.begin(), Apply.end(), A.first) != Apply.end())
         continue;
       bool LeftOut = std::find(All.begin(), All.end(), A.first) == All.end();
+      Result.Decisions[A.first].LeftOut = LeftOut;
       std::string But =
           LeftOut || Together.empty()
               ? std::string("its edits overlap those of another accepted fix "

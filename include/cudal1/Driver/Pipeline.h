@@ -125,6 +125,11 @@ struct FixDecision {
   /// Such a fix may still open the way to another rule (docs/fixes.md,
   /// "Composition": enabling fixes).
   bool NotFaster = false;
+  /// Accepted alone, but left out of the applied set: its edits overlap
+  /// those of a faster accepted fix (or both change the launch). The
+  /// composition tries it in place of that fix when the analysis of its
+  /// result gives another rule a fix (docs/fixes.md, "Alternatives").
+  bool LeftOut = false;
 };
 
 /// verifyFixes()' result.
@@ -150,6 +155,10 @@ struct Composition {
     std::string Outcome;
   };
   std::vector<Part> Parts;
+  /// Alternatives (docs/fixes.md): a kernel composed again with a fix that
+  /// round 1 left out for a faster, overlapping one; the outcome says
+  /// whether it was written instead.
+  std::vector<Part> AltParts;
   unsigned Rounds = 0; ///< rounds that applied something
   /// With --verify=run: the composed kernels' verification.
   std::optional<llvm::json::Value> VerifyJson;
