@@ -15,6 +15,7 @@
 // leaves the value unknown, with where.
 //
 //===----------------------------------------------------------------------===//
+#include "DeviceProps.h"
 #include "LaunchEval.h"
 
 #include "clang/AST/DeclCXX.h"
@@ -980,6 +981,55 @@ Val LaunchEvaluator::Impl::storedByCall(const Stmt *M, const VarDecl *VD,
   const FunctionDecl *FD = C->getDirectCallee();
   const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
   std::string By = " by '" + text(C) + "'";
+  // The runtime's answers about the GPU (docs/harness.md, "Device
+  // properties"): cudaGetDeviceProperties(&prop, dev) then prop.member,
+  // cudaDeviceGetAttribute(&v, attribute, dev), cuDeviceGetAttribute.
+  if (FD && K == 0 && ByAddress && FD->getIdentifier()) {
+    StringRef Name = FD->getName();
+    std::string What;
+    std::optional<int64_t> PV;
+    if (Name == "cudaGetDeviceProperties" ||
+        Name == "cudaGetDeviceProperties_v2") {
+      if (Path.size() == Chain.size() + 1) {
+        What = Path.back()->getNameAsString();
+        PV = devicePropField(What);
+      } else {
+        What = "cudaDeviceProp";
+      }
+    } else if ((Name == "cudaDeviceGetAttribute" ||
+                Name == "cuDeviceGetAttribute") &&
+               Path.empty() && Chain.empty() && C->getNumArgs() >= 2) {
+      const auto *DRE =
+          dyn_cast<DeclRefExpr>(C->getArg(1)->IgnoreParenImpCasts());
+      const auto *EC =
+          DRE ? dyn_cast<EnumConstantDecl>(DRE->getDecl()) : nullptr;
+      What = EC ? EC->getNameAsString() : text(C->getArg(1));
+      if (EC)
+        PV = deviceAttribute(What);
+    }
+    if (!What.empty()) {
+      if (!PV)
+        return Val::unknown(Mod + By + ": the tool knows no value of '" +
+                            What + "' (the device properties it knows: "
+                            "docs/harness.md)");
+      std::string Why;
+      switch (everyPath(C, Own, At, "'" + VD->getNameAsString() + "'", M,
+                        Why)) {
+      case AssignEffect::Skipped:
+        Skip = true;
+        return Val();
+      case AssignEffect::Unknown:
+        return Val::unknown(Why);
+      case AssignEffect::Effective:
+        break;
+      }
+      Val R = Val::ofInt64(*PV);
+      R.How = "'" + What + "' from '" + text(C) + "' at " +
+              where(C->getBeginLoc()) + ": " + std::to_string(*PV) + " on " +
+              DevicePropsGpu;
+      return R;
+    }
+  }
   if (K == C->getNumArgs() || !Def || inSystemHeader(SM, Def->getLocation()) ||
       K >= Def->getNumParams())
     return Val::unknown(Mod + By + ", whose definition the tool does not see");
