@@ -981,6 +981,21 @@ Val LaunchEvaluator::Impl::storedByCall(const Stmt *M, const VarDecl *VD,
   const FunctionDecl *FD = C->getDirectCallee();
   const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
   std::string By = " by '" + text(C) + "'";
+  // Whether the call runs on every path to \p At: nothing when it does,
+  // else the value to answer (skipped: an earlier store counts; unknown).
+  auto OnEveryPath = [&]() -> std::optional<Val> {
+    std::string Why;
+    switch (everyPath(C, Own, At, "'" + VD->getNameAsString() + "'", M, Why)) {
+    case AssignEffect::Skipped:
+      Skip = true;
+      return Val();
+    case AssignEffect::Unknown:
+      return Val::unknown(Why);
+    case AssignEffect::Effective:
+      break;
+    }
+    return std::nullopt;
+  };
   // The runtime's answers about the GPU (docs/harness.md, "Device
   // properties"): cudaGetDeviceProperties(&prop, dev) then prop.member,
   // cudaDeviceGetAttribute(&v, attribute, dev), cuDeviceGetAttribute.
@@ -1012,17 +1027,8 @@ Val LaunchEvaluator::Impl::storedByCall(const Stmt *M, const VarDecl *VD,
         return Val::unknown(Mod + By + ": the tool knows no value of '" +
                             What + "' (the device properties it knows: "
                             "docs/harness.md)");
-      std::string Why;
-      switch (everyPath(C, Own, At, "'" + VD->getNameAsString() + "'", M,
-                        Why)) {
-      case AssignEffect::Skipped:
-        Skip = true;
-        return Val();
-      case AssignEffect::Unknown:
-        return Val::unknown(Why);
-      case AssignEffect::Effective:
-        break;
-      }
+      if (std::optional<Val> NotEvery = OnEveryPath())
+        return *NotEvery;
       Val R = Val::ofInt64(*PV);
       R.How = "'" + What + "' from '" + text(C) + "' at " +
               where(C->getBeginLoc()) + ": " + std::to_string(*PV) + " on " +
@@ -1039,16 +1045,8 @@ Val LaunchEvaluator::Impl::storedByCall(const Stmt *M, const VarDecl *VD,
   const ParmVarDecl *PV = Def->getParamDecl(K);
   if (ByAddress != PV->getType()->isPointerType())
     return Val::unknown(NotFollowed);
-  std::string Why;
-  switch (everyPath(C, Own, At, "'" + VD->getNameAsString() + "'", M, Why)) {
-  case AssignEffect::Skipped:
-    Skip = true;
-    return Val();
-  case AssignEffect::Unknown:
-    return Val::unknown(Why);
-  case AssignEffect::Effective:
-    break;
-  }
+  if (std::optional<Val> NotEvery = OnEveryPath())
+    return *NotEvery;
   if (Rel == 2)
     return Val::unknown(Mod + By + " (a part of it)");
   std::vector<const FieldDecl *> Want(Path.begin() + Chain.size(), Path.end());

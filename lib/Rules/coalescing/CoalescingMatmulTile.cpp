@@ -1418,20 +1418,23 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
                       const std::string &Base) {
     return Separable ? Base + " + " + NM + " < " + Lim : Used + "[" + NM + "]";
   };
+  // The loop over a thread's loads of a slice: its head, down to the
+  // element index e = t + NT * u.
+  auto LoadLoop = [&](const std::string &Ind, unsigned Width) {
+    return Ind + "#pragma unroll\n" + Ind + "for (int " + NU + " = 0; " + NU +
+           " < " + std::to_string(LoadCount(Width)) + "; ++" + NU + ") {\n" +
+           Ind + "  const int " + NE + " = " + NT_ + " + " + S_NT + " * " + NU +
+           ";\n";
+  };
   auto ComputeMask = [&](const std::string &Ind, const std::string &Mask,
                          unsigned Width, bool KU, const std::string &Used,
                          const std::vector<std::string> &Terms,
                          const std::string &Lim, const std::string &Base,
                          const std::string &VT, const std::string &VN) {
-    std::string U = std::to_string(LoadCount(Width));
     std::string J1 = Ind + "  ", J2 = J1 + "  ", J3 = J2 + "  ";
     std::string O;
     O += Ind + MaskType(Width) + " " + Mask + " = 0;\n";
-    O += Ind + "#pragma unroll\n";
-    O += Ind + "for (int " + NU + " = 0; " + NU + " < " + U + "; ++" + NU +
-         ") {\n";
-    O += J1 + "const int " + NE + " = " + NT_ + " + " + S_NT + " * " + NU +
-         ";\n";
+    O += LoadLoop(Ind, Width);
     O += J1 + "const int " + NM + " = " + SliceIndex(Width, KU, NE, false) +
          ";\n";
     std::string Cond;
@@ -1459,15 +1462,10 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
                    const std::string &Base, const std::string &VT,
                    const std::string &VN, const std::string &Text,
                    const std::string &K0E, const std::string &Comment) {
-    std::string U = std::to_string(LoadCount(Width));
     std::string J1 = Ind + "  ", J2 = J1 + "  ", J3 = J2 + "  ";
     std::string O;
     O += Ind + "// " + Comment + "\n";
-    O += Ind + "#pragma unroll\n";
-    O += Ind + "for (int " + NU + " = 0; " + NU + " < " + U + "; ++" + NU +
-         ") {\n";
-    O += J1 + "const int " + NE + " = " + NT_ + " + " + S_NT + " * " + NU +
-         ";\n";
+    O += LoadLoop(Ind, Width);
     O += J1 + "const int " + NKK + " = " + SliceIndex(Width, KU, NE, true) +
          ", " + NM + " = " + SliceIndex(Width, KU, NE, false) + ";\n";
     O += J1 + Regs + "[" + NU + "] = 0;\n";
