@@ -111,8 +111,28 @@ LaunchEvaluator::Impl::everyPath(const Stmt *Assign, const Frame &Own,
   for (const Stmt *Parent = P.lookup(Node); Parent;
        Node = Parent, Parent = P.lookup(Node)) {
     if (isa<ExprWithCleanups>(Parent) || isa<ParenExpr>(Parent) ||
-        isa<ImplicitCastExpr>(Parent))
+        isa<ImplicitCastExpr>(Parent) || isa<CStyleCastExpr>(Parent) ||
+        isa<UnaryOperator>(Parent))
       continue;
+    // Parts that run whenever their statement runs: the initialiser of a
+    // local declaration (`cudaError_t e = call(&v);`, error-check macros),
+    // an argument of a call (`check(call(&v))`), the left operand of a
+    // binary operator and both operands of one that is not && or ||
+    // (`call(&v) != cudaSuccess`), the condition of an if, and the body of
+    // a `do { ... } while (0)`.
+    if (isa<DeclStmt>(Parent) || isa<CallExpr>(Parent))
+      continue;
+    if (const auto *B = dyn_cast<BinaryOperator>(Parent)) {
+      if (Node == B->getLHS() || !B->isLogicalOp())
+        continue;
+    }
+    if (const auto *If = dyn_cast<IfStmt>(Parent); If && Node == If->getCond())
+      continue;
+    if (const auto *Do = dyn_cast<DoStmt>(Parent); Do && Node == Do->getBody()) {
+      Val C = convert(eval(Do->getCond(), Own.at(Do)), Ctx.BoolTy);
+      if (C.Kind == Val::Int && C.I == 0)
+        continue;
+    }
     if (isa<CompoundStmt>(Parent)) {
       if (encloses(Parent, At, Own.F))
         return AssignEffect::Effective;
