@@ -1,5 +1,9 @@
-// algebraic-repeated-subexpr.
+// algebraic-repeated-subexpr: silent by default (nvcc -O3 merges the
+// repeats: identical PTX), reports and fixes with its option Report.
 // RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu
+// RUN: %cuda-l1-rewrite --rules='-*,algebraic-repeated-subexpr' %t/t.cu > %t/quiet.txt 2>&1
+// RUN: not grep warning %t/quiet.txt
+// RUN: printf 'CheckOptions:\n  algebraic-repeated-subexpr.Report: true\n' > %t/.cuda-l1.yaml
 // RUN: %cuda-l1-rewrite --rules='-*,algebraic-repeated-subexpr' --fix --allow-unverified %t/t.cu 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not='{{t.cu:[0-9]+:[0-9]+: warning}}'
 // RUN: grep -v '// CHECK' %t/t.cu | FileCheck --check-prefix=CHECK-FIXES %s
