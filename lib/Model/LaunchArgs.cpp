@@ -13,6 +13,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 
 using namespace clang;
 using namespace llvm;
@@ -158,6 +159,25 @@ Val LaunchEvaluator::Impl::evalArgConversion(StringRef Name, const CallExpr *C,
     Handled = true;
     return Val::unknown(Why);
   }
+  return convertArgString(Name, C, *S,
+                          [&](unsigned I) { return eval(C->getArg(I), Fr); },
+                          Handled);
+}
+
+Val LaunchEvaluator::Impl::convertArgString(
+    StringRef Name, const CallExpr *C, const std::string &Str,
+    const std::function<Val(unsigned)> &ArgVal, bool &Handled) {
+  Handled = false;
+  const FunctionDecl *FD = C->getDirectCallee();
+  if (!FD || C->getNumArgs() < 1 || !ProgramArgs)
+    return Val();
+  Conv K = conversionOf(Name, FD);
+  if (K == Conv::None)
+    return Val();
+  if (const FunctionDecl *Def = FD->getDefinition())
+    if (!inSystemHeader(SM, Def->getLocation()))
+      return Val();
+  const std::string *S = &Str;
   Handled = true;
   // The base of strtol/strtoul (argument 2) and std::stoi (argument 2).
   int Base = 10;
@@ -167,7 +187,7 @@ Val LaunchEvaluator::Impl::evalArgConversion(StringRef Name, const CallExpr *C,
   if (HasBase) {
     const Expr *BE = C->getArg(2);
     if (!isa<CXXDefaultArgExpr>(BE)) {
-      Val B = eval(BE, Fr);
+      Val B = ArgVal(2);
       if (B.Kind != Val::Int)
         return Val::unknown("the base of '" + text(C) + "'");
       Base = int(B.I.getSExtValue());
@@ -212,6 +232,36 @@ Val LaunchEvaluator::Impl::evalArgConversion(StringRef Name, const CallExpr *C,
   V.How = "from the program argument '" + *S + "' (" + text(C->getArg(0)) +
           ", " + ProgramArgs->Origin + ")";
   return V;
+}
+
+std::optional<int64_t>
+LaunchEvaluator::Impl::compareStrings(StringRef Name, const CallExpr *C,
+                                      const std::string &A,
+                                      const std::string &B,
+                                      const std::function<Val(unsigned)> &ArgVal,
+                                      bool &Handled) {
+  Handled = false;
+  const FunctionDecl *FD = C->getDirectCallee();
+  if (!FD || C->getNumArgs() < 2)
+    return std::nullopt;
+  if (Name != "strcmp" && Name != "strncmp")
+    return std::nullopt;
+  if (const FunctionDecl *Def = FD->getDefinition())
+    if (!inSystemHeader(SM, Def->getLocation()))
+      return std::nullopt;
+  Handled = true;
+  int R;
+  if (Name == "strncmp") {
+    if (C->getNumArgs() < 3)
+      return std::nullopt;
+    Val N = ArgVal(2);
+    if (N.Kind != Val::Int || N.I.isNegative())
+      return std::nullopt;
+    R = std::strncmp(A.c_str(), B.c_str(), size_t(N.I.getZExtValue()));
+  } else {
+    R = std::strcmp(A.c_str(), B.c_str());
+  }
+  return R < 0 ? -1 : R > 0 ? 1 : 0;
 }
 
 Val LaunchEvaluator::Impl::evalArgc(const ParmVarDecl *P, const Frame &Fr,

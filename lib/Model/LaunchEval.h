@@ -252,6 +252,19 @@ struct LaunchEvaluator::Impl {
   /// with program arguments given; \p Handled: \p Name is such a function.
   Val evalArgConversion(llvm::StringRef Name, const clang::CallExpr *C,
                         const Frame &Fr, bool &Handled);
+  /// The conversion \p Name (atoi, strtol, std::stoi ...) of the string
+  /// \p S, a program argument; \p ArgVal gives the other arguments (the
+  /// base). Handled: \p Name is such a conversion.
+  Val convertArgString(llvm::StringRef Name, const clang::CallExpr *C,
+                       const std::string &S,
+                       const std::function<Val(unsigned)> &ArgVal,
+                       bool &Handled);
+  /// strcmp / strncmp of two known strings: -1, 0 or 1. Handled: \p Name
+  /// is one of them (nothing when the length is not known).
+  std::optional<int64_t>
+  compareStrings(llvm::StringRef Name, const clang::CallExpr *C,
+                 const std::string &A, const std::string &B,
+                 const std::function<Val(unsigned)> &ArgVal, bool &Handled);
   // --- LaunchInterp.cpp: host code run with known values -----------------
   /// Runs helper \p FD's body with the known arguments \p Args: its return
   /// value, or Unknown saying what stopped the run.

@@ -17,6 +17,8 @@
 //===----------------------------------------------------------------------===//
 #include "LaunchEval.h"
 
+#include "clang/AST/Expr.h"
+
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
 
@@ -262,6 +264,25 @@ struct HostInterp {
     return true;
   }
 
+  /// A string the code being run names: a string literal, or a program
+  /// argument `argv[k]` (main's argv, with --program-args) whose index it
+  /// computes. Nothing otherwise (and nothing failed).
+  std::optional<std::string> argString(const Expr *E) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *SL = dyn_cast<clang::StringLiteral>(E))
+      return SL->isOrdinary() ? std::optional<std::string>(SL->getString().str())
+                              : std::nullopt;
+    const auto *A = dyn_cast<ArraySubscriptExpr>(E);
+    if (!A || !Fr || !I.ProgramArgs || !I.isArgv(A->getBase(), *Fr))
+      return std::nullopt;
+    Val K = value(A->getIdx());
+    if (Failed || K.Kind != Val::Int || K.I.isNegative() ||
+        K.I.getZExtValue() > I.ProgramArgs->Args.size())
+      return std::nullopt;
+    uint64_t X = K.I.getZExtValue();
+    return X == 0 ? std::string("program") : I.ProgramArgs->Args[X - 1];
+  }
+
   Val call(const CallExpr *C) {
     const FunctionDecl *FD = C->getDirectCallee();
     if (!FD || isa<CXXMethodDecl>(FD))
@@ -274,6 +295,37 @@ struct HostInterp {
           Name, C, [&](unsigned K) { return value(C->getArg(K)); }, Handled);
       if (Handled)
         return Failed ? Val::unknown(Why) : number(V, C);
+    }
+    // Program arguments indexed by the code being run (`for (i = 1; i <
+    // argc; ++i) if (!strcmp(argv[i], "--grid")) n = atoi(argv[++i]);`):
+    // strcmp/strncmp of them and string literals, and the conversions.
+    if (Fr && !Name.empty() && I.ProgramArgs && C->getNumArgs() >= 1) {
+      auto ArgVal = [&](unsigned K) { return value(C->getArg(K)); };
+      if (C->getNumArgs() >= 2) {
+        std::optional<std::string> A = argString(C->getArg(0)),
+                                   B = argString(C->getArg(1));
+        if (Failed)
+          return Val::unknown(Why);
+        if (A && B) {
+          bool Handled = false;
+          std::optional<int64_t> R =
+              I.compareStrings(Name, C, *A, *B, ArgVal, Handled);
+          if (Handled)
+            return R ? number(Val::ofInt64(*R), C)
+                     : fail("the result of '" + I.text(C) + "'");
+        }
+      }
+      if (std::optional<std::string> S = argString(C->getArg(0))) {
+        bool Handled = false;
+        Val V = I.convertArgString(Name, C, *S, ArgVal, Handled);
+        if (Handled)
+          return V.isNum() ? number(V, C)
+                           : fail(V.Why.empty() ? "the result of '" +
+                                                      I.text(C) + "'"
+                                                : V.Why);
+      }
+      if (Failed)
+        return Val::unknown(Why);
     }
     std::vector<Val> Args;
     for (const Expr *A : C->arguments()) {
