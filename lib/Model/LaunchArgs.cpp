@@ -66,6 +66,26 @@ Conv conversionOf(StringRef Name, const FunctionDecl *FD) {
   return Conv::None;
 }
 
+/// \p C calls the library's function, not a definition of the user's own
+/// (which is evaluated as any other helper).
+bool libraryCall(const CallExpr *C, const SourceManager &SM) {
+  const FunctionDecl *FD = C->getDirectCallee();
+  if (!FD)
+    return false;
+  const FunctionDecl *Def = FD->getDefinition();
+  return !Def || inSystemHeader(SM, Def->getLocation());
+}
+
+/// The conversion \p C makes of its first argument, when it calls the
+/// library's atoi, strtol, std::stoi ... (None otherwise).
+Conv libraryConversion(StringRef Name, const CallExpr *C,
+                       const SourceManager &SM) {
+  const FunctionDecl *FD = C->getDirectCallee();
+  if (!FD || C->getNumArgs() < 1 || !libraryCall(C, SM))
+    return Conv::None;
+  return conversionOf(Name, FD);
+}
+
 } // namespace
 
 bool LaunchEvaluator::Impl::isArgv(const Expr *Base, const Frame &Fr) {
@@ -94,8 +114,9 @@ bool LaunchEvaluator::Impl::isArgv(const Expr *Base, const Frame &Fr) {
 }
 
 std::optional<std::string>
-LaunchEvaluator::Impl::programArg(const Expr *E, const Frame &Fr,
-                                  std::string &Why) {
+LaunchEvaluator::Impl::programArg(
+    const Expr *E, const Frame &Fr, std::string &Why,
+    const std::function<Val(const Expr *)> *IndexVal) {
   E = skipStringWrappers(E);
   const Expr *Base = nullptr, *Index = nullptr;
   if (const auto *A = dyn_cast<ArraySubscriptExpr>(E)) {
@@ -121,7 +142,7 @@ LaunchEvaluator::Impl::programArg(const Expr *E, const Frame &Fr,
                     "with --program-args";
     return std::nullopt;
   }
-  Val K = eval(Index, Fr);
+  Val K = IndexVal ? (*IndexVal)(Index) : eval(Index, Fr);
   if (K.Kind != Val::Int) {
     Why = Text + ": the argument's index is not known" +
           (K.Why.empty() ? std::string() : " (" + K.Why + ")");
@@ -140,17 +161,8 @@ LaunchEvaluator::Impl::programArg(const Expr *E, const Frame &Fr,
 Val LaunchEvaluator::Impl::evalArgConversion(StringRef Name, const CallExpr *C,
                                              const Frame &Fr, bool &Handled) {
   Handled = false;
-  const FunctionDecl *FD = C->getDirectCallee();
-  if (!FD || C->getNumArgs() < 1)
+  if (libraryConversion(Name, C, SM) == Conv::None)
     return Val();
-  Conv K = conversionOf(Name, FD);
-  if (K == Conv::None)
-    return Val();
-  // A definition of the user's own (not the library's) is evaluated as any
-  // other helper.
-  if (const FunctionDecl *Def = FD->getDefinition())
-    if (!inSystemHeader(SM, Def->getLocation()))
-      return Val();
   std::string Why;
   std::optional<std::string> S = programArg(C->getArg(0), Fr, Why);
   if (!S) {
@@ -165,19 +177,12 @@ Val LaunchEvaluator::Impl::evalArgConversion(StringRef Name, const CallExpr *C,
 }
 
 Val LaunchEvaluator::Impl::convertArgString(
-    StringRef Name, const CallExpr *C, const std::string &Str,
+    StringRef Name, const CallExpr *C, const std::string &S,
     const std::function<Val(unsigned)> &ArgVal, bool &Handled) {
   Handled = false;
-  const FunctionDecl *FD = C->getDirectCallee();
-  if (!FD || C->getNumArgs() < 1 || !ProgramArgs)
+  Conv K = libraryConversion(Name, C, SM);
+  if (K == Conv::None || !ProgramArgs)
     return Val();
-  Conv K = conversionOf(Name, FD);
-  if (K == Conv::None)
-    return Val();
-  if (const FunctionDecl *Def = FD->getDefinition())
-    if (!inSystemHeader(SM, Def->getLocation()))
-      return Val();
-  const std::string *S = &Str;
   Handled = true;
   // The base of strtol/strtoul (argument 2) and std::stoi (argument 2).
   int Base = 10;
@@ -195,7 +200,7 @@ Val LaunchEvaluator::Impl::convertArgString(
         return Val::unknown("the base of '" + text(C) + "' is not valid");
     }
   }
-  const char *Begin = S->c_str();
+  const char *Begin = S.c_str();
   char *End = nullptr;
   errno = 0;
   Val V;
@@ -224,12 +229,12 @@ Val LaunchEvaluator::Impl::convertArgString(
   bool Std = K == Conv::StdInt || K == Conv::StdUInt || K == Conv::StdFloat;
   if (Std && (End == Begin || errno == ERANGE))
     return Val::unknown("'" + text(C) + "' throws on the program argument '" +
-                        *S + "'");
+                        S + "'");
   if (errno == ERANGE)
-    return Val::unknown("'" + text(C) + "': the program argument '" + *S +
+    return Val::unknown("'" + text(C) + "': the program argument '" + S +
                         "' is out of range");
   V = convert(V, C->getType());
-  V.How = "from the program argument '" + *S + "' (" + text(C->getArg(0)) +
+  V.How = "from the program argument '" + S + "' (" + text(C->getArg(0)) +
           ", " + ProgramArgs->Origin + ")";
   return V;
 }
@@ -241,14 +246,9 @@ LaunchEvaluator::Impl::compareStrings(StringRef Name, const CallExpr *C,
                                       const std::function<Val(unsigned)> &ArgVal,
                                       bool &Handled) {
   Handled = false;
-  const FunctionDecl *FD = C->getDirectCallee();
-  if (!FD || C->getNumArgs() < 2)
+  if (C->getNumArgs() < 2 || (Name != "strcmp" && Name != "strncmp") ||
+      !libraryCall(C, SM))
     return std::nullopt;
-  if (Name != "strcmp" && Name != "strncmp")
-    return std::nullopt;
-  if (const FunctionDecl *Def = FD->getDefinition())
-    if (!inSystemHeader(SM, Def->getLocation()))
-      return std::nullopt;
   Handled = true;
   int R;
   if (Name == "strncmp") {

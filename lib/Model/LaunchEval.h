@@ -243,9 +243,11 @@ struct LaunchEvaluator::Impl {
   /// \p E (a `char *`, or a std::string made from one) is `argv[k]` of
   /// main (also through parameters that main's argv is passed to): its text
   /// (argv[0]: the program's name). Else nullopt, with \p Why set when \p E
-  /// is such an element that cannot be known.
-  std::optional<std::string> programArg(const clang::Expr *E, const Frame &Fr,
-                                        std::string &Why);
+  /// is such an element that cannot be known. The index is evaluated by
+  /// \p Index when given (the host-code runner's values), else here.
+  std::optional<std::string>
+  programArg(const clang::Expr *E, const Frame &Fr, std::string &Why,
+             const std::function<Val(const clang::Expr *)> *Index = nullptr);
   /// \p Base is main's argv, directly or through parameters.
   bool isArgv(const clang::Expr *Base, const Frame &Fr);
   /// `atoi(argv[1])`, `std::stoi(argv[2])`, `strtod(argv[3], nullptr)`...

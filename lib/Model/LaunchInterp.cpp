@@ -250,37 +250,21 @@ struct HostInterp {
     return number(I.arith(Op, L, R, B->getType(), B->getLHS()->getType()), B);
   }
 
-  static bool readsOnlyArgv(const Stmt *S) {
-    if (const auto *D = dyn_cast<DeclRefExpr>(S)) {
-      const auto *P = dyn_cast<ParmVarDecl>(D->getDecl());
-      if (isa<VarDecl>(D->getDecl()) &&
-          !(P && isa<FunctionDecl>(P->getDeclContext()) &&
-            cast<FunctionDecl>(P->getDeclContext())->isMain()))
-        return false;
-    }
-    for (const Stmt *Ch : S->children())
-      if (Ch && !readsOnlyArgv(Ch))
-        return false;
-    return true;
-  }
-
   /// A string the code being run names: a string literal, or a program
   /// argument `argv[k]` (main's argv, with --program-args) whose index it
-  /// computes. Nothing otherwise (and nothing failed).
+  /// computes. Nothing otherwise.
   std::optional<std::string> argString(const Expr *E) {
-    E = E->IgnoreParenImpCasts();
-    if (const auto *SL = dyn_cast<clang::StringLiteral>(E))
+    if (const auto *SL =
+            dyn_cast<clang::StringLiteral>(E->IgnoreParenImpCasts()))
       return SL->isOrdinary() ? std::optional<std::string>(SL->getString().str())
                               : std::nullopt;
-    const auto *A = dyn_cast<ArraySubscriptExpr>(E);
-    if (!A || !Fr || !I.ProgramArgs || !I.isArgv(A->getBase(), *Fr))
+    if (!Fr)
       return std::nullopt;
-    Val K = value(A->getIdx());
-    if (Failed || K.Kind != Val::Int || K.I.isNegative() ||
-        K.I.getZExtValue() > I.ProgramArgs->Args.size())
-      return std::nullopt;
-    uint64_t X = K.I.getZExtValue();
-    return X == 0 ? std::string("program") : I.ProgramArgs->Args[X - 1];
+    std::string Unused;
+    std::function<Val(const Expr *)> Index = [&](const Expr *X) {
+      return value(X);
+    };
+    return I.programArg(E, *Fr, Unused, &Index);
   }
 
   Val call(const CallExpr *C) {
@@ -299,47 +283,36 @@ struct HostInterp {
     // Program arguments indexed by the code being run (`for (i = 1; i <
     // argc; ++i) if (!strcmp(argv[i], "--grid")) n = atoi(argv[++i]);`):
     // strcmp/strncmp of them and string literals, and the conversions.
+    // Each argument is read once: an index may have effects (argv[++i]).
     if (Fr && !Name.empty() && I.ProgramArgs && C->getNumArgs() >= 1) {
       auto ArgVal = [&](unsigned K) { return value(C->getArg(K)); };
-      if (C->getNumArgs() >= 2) {
-        std::optional<std::string> A = argString(C->getArg(0)),
-                                   B = argString(C->getArg(1));
-        if (Failed)
-          return Val::unknown(Why);
-        if (A && B) {
-          bool Handled = false;
-          std::optional<int64_t> R =
-              I.compareStrings(Name, C, *A, *B, ArgVal, Handled);
-          if (Handled)
-            return R ? number(Val::ofInt64(*R), C)
-                     : fail("the result of '" + I.text(C) + "'");
-        }
+      std::optional<std::string> A = argString(C->getArg(0));
+      std::optional<std::string> B;
+      if (A && C->getNumArgs() >= 2)
+        B = argString(C->getArg(1));
+      if (Failed)
+        return Val::unknown(Why);
+      bool Handled = false;
+      if (A && B) {
+        std::optional<int64_t> R =
+            I.compareStrings(Name, C, *A, *B, ArgVal, Handled);
+        if (Handled)
+          return R ? number(Val::ofInt64(*R), C)
+                   : fail("the result of '" + I.text(C) + "'");
       }
-      if (std::optional<std::string> S = argString(C->getArg(0))) {
-        bool Handled = false;
-        Val V = I.convertArgString(Name, C, *S, ArgVal, Handled);
+      if (A) {
+        Val V = I.convertArgString(Name, C, *A, ArgVal, Handled);
         if (Handled)
           return V.isNum() ? number(V, C)
                            : fail(V.Why.empty() ? "the result of '" +
                                                       I.text(C) + "'"
                                                 : V.Why);
       }
-      if (Failed)
-        return Val::unknown(Why);
     }
     std::vector<Val> Args;
     for (const Expr *A : C->arguments()) {
-      if (!scalar(A->getType())) {
-        // `atoi(argv[1])` with --program-args (every conversion takes a
-        // string), when it reads no variable of the code being run.
-        bool Handled = false;
-        if (Fr && !Name.empty() && readsOnlyArgv(C)) {
-          Val V = I.evalArgConversion(Name, C, *Fr, Handled);
-          if (Handled && V.isNum())
-            return V;
-        }
+      if (!scalar(A->getType()))
         return fail("'" + I.text(C) + "' takes a value that is not a number");
-      }
       Args.push_back(value(A));
       if (Failed)
         return Val::unknown(Why);

@@ -16,6 +16,8 @@ int main(int argc, char *argv[]) {
       nx = strtoll(argv[i], NULL, 10);
     } else if (!strncmp(argv[i], "--reps", 6)) {
       reps = atoi(argv[++i]);
+    } else if (strcmp(argv[i], "--side") == 0) {
+      nx = strtoll(argv[++i], NULL, 10); // the index moves once
     }
   }
   float *d;
