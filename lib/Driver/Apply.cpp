@@ -5,7 +5,6 @@
 #include "cudal1/Verify/FixCandidate.h"
 
 #include <algorithm>
-#include <deque>
 #include <functional>
 #include <set>
 
@@ -570,6 +569,18 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
   std::set<std::string> &InComposite = A.InComposite;
   Composed.Rounds = A.Rounds;
 
+  // The best speedup the verifier measured for a round-1 fix applied to
+  // \p Kernel (what the kernel gets without its composition).
+  auto RoundOneBest = [&](const std::string &Kernel) {
+    std::optional<double> Best;
+    for (size_t J : Applied1)
+      if (Run.Findings[J].Kernel == Kernel)
+        if (auto V = Verified->Decisions.find(J);
+            V != Verified->Decisions.end() && V->second.Apply &&
+            V->second.Speedup)
+          Best = std::max(Best.value_or(0.0), *V->second.Speedup);
+    return Best;
+  };
   // With --verify=run: each composed kernel verified against the original.
   std::vector<bool> Keep(Composites.size(), true);
   std::vector<std::optional<TextEdit>> Annot(Composites.size());
@@ -588,13 +599,7 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
                   "their first round is applied alone");
     for (size_t I = 0; I < Composites.size(); ++I) {
       auto D = CV.Decisions.find(I);
-      std::optional<double> Best; // the first round's speedup
-      for (size_t J : Applied1)
-        if (Run.Findings[J].Kernel == Composites[I].Kernel)
-          if (auto V = Verified->Decisions.find(J);
-              V != Verified->Decisions.end() && V->second.Apply &&
-              V->second.Speedup)
-            Best = std::max(Best.value_or(0.0), *V->second.Speedup);
+      std::optional<double> Best = RoundOneBest(Composites[I].Kernel);
       if (D == CV.Decisions.end() || !D->second.Apply) {
         Keep[I] = false;
         Outcome[I] = "not kept (" +
@@ -637,77 +642,68 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
   // anything. Each trial T tries every such kernel's T-th candidate
   // (accepted ones first, faster first).
   std::vector<Finding> AltFinal; // the alternatives written, annotated
-  std::deque<World> AltWorlds;   // their findings stay where they are
-  std::map<std::string, std::vector<size_t>> AltCands;
-  if (Verified && Opts.ComposeRounds > 1)
+  // A kernel's candidates: round-1 fixes to put in place of the applied
+  // ones they overlap (accepted ones first, faster first), then rules a
+  // later round chose over an overlapping fix (to leave out of the later
+  // rounds on that kernel).
+  struct AltCand {
+    std::optional<size_t> Fix;    ///< round 1: the fix tried
+    std::vector<size_t> Replaced; ///< round 1: the applied fixes it overlaps
+    std::string Exclude;          ///< later round: the rule left out
+    unsigned Round = 1;
+  };
+  std::map<std::string, std::vector<AltCand>> AltBy;
+  if (Verified && Opts.ComposeRounds > 1) {
     for (const auto &KV : V1->Decisions) {
       const FixDecision &D = KV.second;
       if (D.Apply || !(D.LeftOut || D.NotFaster) ||
           KV.first >= Run.Findings.size() || !Run.Findings[KV.first].Fix)
         continue;
-      bool Overlaps = false;
+      const Finding &X = Run.Findings[KV.first];
+      AltCand Ca{KV.first, {}, "", 1};
       for (size_t Y : Applied1)
-        Overlaps |= Run.Findings[Y].Kernel == Run.Findings[KV.first].Kernel &&
-                    editsOverlap(Run.Findings[Y].Fix->Edits,
-                                 Run.Findings[KV.first].Fix->Edits);
-      if (Overlaps)
-        AltCands[Run.Findings[KV.first].Kernel].push_back(KV.first);
+        if (Run.Findings[Y].Kernel == X.Kernel &&
+            editsOverlap(Run.Findings[Y].Fix->Edits, X.Fix->Edits))
+          Ca.Replaced.push_back(Y);
+      if (!Ca.Replaced.empty())
+        AltBy[X.Kernel].push_back(std::move(Ca));
     }
-  for (auto &KV : AltCands)
-    std::stable_sort(KV.second.begin(), KV.second.end(), [&](size_t X, size_t Y) {
-      const FixDecision &DX = V1->Decisions.at(X), &DY = V1->Decisions.at(Y);
-      if (DX.LeftOut != DY.LeftOut)
-        return DX.LeftOut;
-      return DX.Speedup.value_or(0) > DY.Speedup.value_or(0);
-    });
-  // A kernel's candidates: round-1 fixes to put in place of the ones they
-  // overlap, then rules a later round chose over an overlapping fix (to
-  // leave out of the later rounds on that kernel).
-  struct AltCand {
-    std::optional<size_t> Fix; ///< round 1: the fix tried
-    std::string Exclude;       ///< later round: the rule left out
-    unsigned Round = 1;
-  };
-  std::map<std::string, std::vector<AltCand>> AltBy;
-  for (const auto &[K, Xs] : AltCands)
-    for (size_t X : Xs)
-      AltBy[K].push_back({X, "", 1});
-  if (Verified && Opts.ComposeRounds > 1)
+    for (auto &KV : AltBy)
+      std::stable_sort(KV.second.begin(), KV.second.end(),
+                       [&](const AltCand &X, const AltCand &Y) {
+                         const FixDecision &DX = V1->Decisions.at(*X.Fix),
+                                           &DY = V1->Decisions.at(*Y.Fix);
+                         if (DX.LeftOut != DY.LeftOut)
+                           return DX.LeftOut;
+                         return DX.Speedup.value_or(0) >
+                                DY.Speedup.value_or(0);
+                       });
     for (const World::LaterConflict &C : A.LaterConflicts) {
       bool Dup = false;
       for (const AltCand &Ca : AltBy[C.Kernel])
         Dup |= Ca.Exclude == C.Winner;
       if (!Dup)
-        AltBy[C.Kernel].push_back({std::nullopt, C.Winner, C.Round});
+        AltBy[C.Kernel].push_back({std::nullopt, {}, C.Winner, C.Round});
     }
+  }
   std::set<std::string> AltDone; // kernels given an alternative
   for (unsigned T = 0; T < MaxEnablerTrials; ++T) {
     struct Alternative {
       std::string Kernel;
-      AltCand Cand;
-      std::vector<size_t> Replaced;  ///< round 1: the applied fixes it overlaps
+      const AltCand &Cand;
       std::optional<size_t> Composite; ///< in the trial's composites
     };
     std::vector<Alternative> Alts;
-    for (const auto &[K, Cs] : AltBy) {
-      if (T >= Cs.size() || AltDone.count(K))
-        continue;
-      Alternative Al{K, Cs[T], {}, std::nullopt};
-      if (Al.Cand.Fix)
-        for (size_t Y : Applied1)
-          if (Run.Findings[Y].Kernel == K &&
-              editsOverlap(Run.Findings[Y].Fix->Edits,
-                           Run.Findings[*Al.Cand.Fix].Fix->Edits))
-            Al.Replaced.push_back(Y);
-      Alts.push_back(std::move(Al));
-    }
+    for (const auto &[K, Cs] : AltBy)
+      if (T < Cs.size() && !AltDone.count(K))
+        Alts.push_back({K, Cs[T], std::nullopt});
     if (Alts.empty())
       break;
     FixVerifyResult AltD;
     AltD.Decisions = V1->Decisions;
-    World &B = AltWorlds.emplace_back();
+    World B; // the trial's composition (what is kept is copied out)
     for (const Alternative &Al : Alts) {
-      for (size_t Y : Al.Replaced) {
+      for (size_t Y : Al.Cand.Replaced) {
         AltD.Decisions[Y].Apply = false;
         AltD.Decisions[Y].Annotation.reset();
         B.Excluded.insert({Run.Findings[Y].RuleId, Al.Kernel});
@@ -765,19 +761,15 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
             First = Speed[I];
         }
       if (!First || (FirstComposite && !Keep[*FirstComposite]))
-        for (size_t J : Applied1)
-          if (Run.Findings[J].Kernel == Al.Kernel)
-            if (auto V = Verified->Decisions.find(J);
-                V != Verified->Decisions.end() && V->second.Apply &&
-                V->second.Speedup)
-              First = std::max(First.value_or(0.0), *V->second.Speedup);
+        if (std::optional<double> R1 = RoundOneBest(Al.Kernel))
+          First = std::max(First.value_or(0.0), *R1);
       auto D = CV.Decisions.find(C);
       Composition::Part P;
       P.Kernel = Al.Kernel;
       for (auto &F : B.ByKernel[Al.Kernel].Fixes)
         P.Fixes.push_back(F);
       std::string Instead;
-      for (size_t Y : Al.Replaced)
+      for (size_t Y : Al.Cand.Replaced)
         Instead += (Instead.empty() ? "" : " + ") + Run.Findings[Y].RuleId;
       Instead = Al.Cand.Fix ? "alternative to " + Instead + " in round 1"
                             : "alternative to " + Al.Cand.Exclude +

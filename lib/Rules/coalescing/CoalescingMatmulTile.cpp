@@ -1488,14 +1488,8 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
   auto Put = [&](const std::string &Ind, const std::string &Tile,
                  const std::string &Regs, unsigned Width, bool KU,
                  const std::string &Buf) {
-    std::string U = std::to_string(TS.TK * Width / NT);
     std::string J1 = Ind + "  ";
-    std::string O;
-    O += Ind + "#pragma unroll\n";
-    O += Ind + "for (int " + NU + " = 0; " + NU + " < " + U + "; ++" + NU +
-         ") {\n";
-    O += J1 + "const int " + NE + " = " + NT_ + " + " + S_NT + " * " + NU +
-         ";\n";
+    std::string O = LoadLoop(Ind, Width);
     O += J1 + Tile + "[" + Buf + "][" + SliceIndex(Width, KU, NE, true) +
          "][" + SliceIndex(Width, KU, NE, false) + "] = " + Regs + "[" + NU +
          "];\n";
