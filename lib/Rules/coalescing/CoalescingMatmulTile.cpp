@@ -329,7 +329,7 @@ __shared__ __align__(16) float cudal1_Bs[2][32][64 + 0];  // B: 2 x TK x TN
       "- **Exactness.** A slice is full when its last `k` passes the loop's "
       "own test; the last, partial slice runs `kk` while `k0 + kk` passes "
       "it (no zero-padded products are added). The update executes the "
-      "original update statement with the two loads replaced by registers: "
+      "original update statement with the operand loads replaced by registers: "
       "the same products in the same order, bit-identical (FMA contraction "
       "is the same on both sides).\n"
       "- **Prologue / epilogue.** The code before the loop runs per owned "
@@ -355,7 +355,8 @@ __shared__ __align__(16) float cudal1_Bs[2][32][64 + 0];  // B: 2 x TK x TN
       "- the loop's bounds depend on the thread (triangular `k < i`), or the "
       "loop is not `for (k = K0; k < K; ++k)`, or it does more than the "
       "sum;\n"
-      "- the summed expression reads memory other than the two operands, "
+      "- the summed expression reads memory other than operands of one "
+      "thread index each (one for the rows, one for the columns), "
       "or reads a variable that changes with the thread or the iteration "
       "(other than inside the operands), or calls a user function;\n"
       "- code before the loop is not the accumulator's declaration or a "
@@ -368,10 +369,14 @@ __shared__ __align__(16) float cudal1_Bs[2][32][64 + 0];  // B: 2 x TK x TN
       "- the kernel reads `threadIdx`/`blockIdx` other than in the two index "
       "declarations, or already uses shared memory or barriers (a kernel "
       "that already stages its operands in shared memory gets no finding);\n"
-      "- kernel templates (not handled yet: no finding), code from macro "
-      "expansions of the kernel body;\n"
-      "- sums of several products over the same k (syr2k's `a*b + b*a`: "
-      "four operands) are refused (only two operands are staged).\n"
+      "- code from macro expansions of the kernel body;\n"
+      "- an operand that reads both indices (e.g. "
+      "`W[(i * n + j) * n + k]`).\n"
+      "\n"
+      "Sums of several products over the same k (syr2k's "
+      "`alpha * a[j][k] * b[i][k] + alpha * b[j][k] * a[i][k]`) stage every "
+      "distinct operand in its own tile; an operand read twice is staged "
+      "once.\n"
       "\n"
       "## Verified on the CPU, to be measured on the GPU\n"
       "\n"
@@ -509,7 +514,10 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
           LOther.push_back(AS);
         }
       });
-      // Exactly one operand per thread index, two different dimensions.
+      // Operands of two thread indices of different dimensions: rows of
+      // the output's row index, columns of its column index (a sum of
+      // several products over k, such as syr2k's a*b + b*a, stages each
+      // distinct operand).
       if (LOps.size() < 2)
         continue;
       int RowOp = -1, ColOp = -1;
@@ -523,8 +531,13 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
           }
       if (RowOp < 0)
         continue;
+      std::vector<Operand> Sel;
+      for (int Side : {RowOp, ColOp})
+        for (unsigned X = 0; X < LOps.size(); ++X)
+          if (LOps[X].TV == LOps[Side].TV)
+            Sel.push_back(LOps[X]);
       for (unsigned X = 0; X < LOps.size(); ++X)
-        if (int(X) != RowOp && int(X) != ColOp)
+        if (LOps[X].TV != LOps[RowOp].TV && LOps[X].TV != LOps[ColOp].TV)
           LOther.push_back(LOps[X].AS);
       Loop = L;
       IV = LIV;
@@ -532,7 +545,7 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
       K0 = LK0;
       End = LEnd;
       Upd = BO;
-      Ops = {LOps[RowOp], LOps[ColOp]};
+      Ops = Sel;
       OtherLoads = LOther;
       LoopShapeOk = LShapeOk;
       for (const Stmt *X : BodyStmts)
@@ -597,16 +610,32 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
       TileNote = "option Tile '" + Opt + "' ignored: not TMxTNxTK/RMxRN " +
                  "with (TM/RM)*(TN/RN) = " + std::to_string(NT) + " threads";
   }
-  const ThreadVar &RowTV0 = TVs[Ops[0].TV];
-  const ThreadVar &ColTV0 = TVs[Ops[1].TV];
-  std::string AT = sourceText(Ctx, Ops[0].AS->getSourceRange());
-  std::string BT = sourceText(Ctx, Ops[1].AS->getSourceRange());
+  // Ops: the operands of the first thread index, then those of the other.
+  int RowI0 = Ops[0].TV, ColI0 = Ops.back().TV;
+  const ThreadVar &RowTV0 = TVs[RowI0];
+  const ThreadVar &ColTV0 = TVs[ColI0];
+  std::string AT, BT;
+  {
+    std::set<std::string> Listed;
+    for (const Operand &O : Ops) {
+      std::string &Side = O.TV == RowI0 ? AT : BT;
+      std::string Txt = "'" + sourceText(Ctx, O.AS->getSourceRange()) + "'";
+      if (Listed.insert(Txt).second)
+        Side += (Side.empty() ? "" : ", ") + Txt;
+    }
+  }
   std::string KN = IV->getName().str();
+  std::string Reads =
+      Ops.size() == 2
+          ? "a row of " + AT + " and a column of " + BT +
+                " from global memory (2 loads per multiply-add)"
+          : "rows of " + AT + " and columns of " + BT +
+                " from global memory (" + std::to_string(Ops.size()) +
+                " loads per step of '" + KN + "')";
   Finding Fd = finding(
       Upd->getBeginLoc(),
       "matrix product computed one output per thread: each output of '" +
-          K->getNameAsString() + "' reads a row of '" + AT + "' and a column of '" +
-          BT + "' from global memory (2 loads per multiply-add); " +
+          K->getNameAsString() + "' reads " + Reads + "; " +
           std::to_string(TS.TM) + "x" + std::to_string(TS.TN) +
           " shared-memory tiles with " + std::to_string(TS.RM) + "x" +
           std::to_string(TS.RN) +
@@ -994,7 +1023,7 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
   // Rows and columns of the tile: the columns are the index the output is
   // contiguous in (coalesced stores).
   const ThreadVar *RowTV = &RowTV0, *ColTV = &ColTV0;
-  const Operand *RowOp = &Ops[0], *ColOp = &Ops[1];
+  int RowI = RowI0, ColI = ColI0;
   {
     bool Swap = false;
     AffineExpr Idx;
@@ -1008,13 +1037,11 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
     }
     if (Swap) {
       std::swap(RowTV, ColTV);
-      std::swap(RowOp, ColOp);
+      std::swap(RowI, ColI);
     }
   }
 
   const unsigned TY = TS.TM / TS.RM, TX = TS.TN / TS.RN;
-  QualType AElT = RowOp->AS->getType().getUnqualifiedType();
-  QualType BElT = ColOp->AS->getType().getUnqualifiedType();
   // Unit stride in k: consecutive threads take consecutive k (the tile is
   // stored transposed, padded so that the stores hit distinct banks).
   auto KUnit = [](const Operand &O, const std::string &TVS) {
@@ -1022,23 +1049,45 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
     AffineExpr CT = O.Idx.coefficientOf(TVS);
     return !(CT == AffineExpr::constant(1) && CK != AffineExpr::constant(1));
   };
-  auto SymOf = [&](const ThreadVar *TV) {
-    for (unsigned N = 0; N < TVs.size(); ++N)
-      if (TVs[N].V == TV->V)
-        return "@tv" + std::to_string(N);
-    return std::string();
+  // One staged tile per distinct operand (array and index): rows of the
+  // tile's row index (A), columns of its column index (B).
+  struct Slot {
+    const Operand *O = nullptr;
+    std::vector<const ArraySubscriptExpr *> Uses;
+    bool Row = false, KU = false;
+    unsigned Pad = 0, Width = 0;
+    QualType ElT;
+    std::string Ts, Text, Tile, Regs, Reg, Mask, Cmt;
   };
-  bool AKUnit = KUnit(*RowOp, SymOf(RowTV));
-  bool BKUnit = KUnit(*ColOp, SymOf(ColTV));
-  // Rows of a tile stored transposed (k-unit loads) get 4 elements of
-  // padding: rows stay 16-byte aligned for the vector reads of each
-  // thread's contiguous outputs, and the transposed stores spread over
-  // banks.
-  auto PadFor = [&](unsigned Width, bool KU) -> unsigned {
-    (void)Width;
-    return KU ? 4 : 0;
-  };
-  unsigned PadA = PadFor(TS.TM, AKUnit), PadB = PadFor(TS.TN, BKUnit);
+  std::vector<Slot> Slots;
+  for (int Side : {RowI, ColI})
+    for (const Operand &O : Ops) {
+      if (O.TV != Side)
+        continue;
+      QualType ElT = O.AS->getType().getUnqualifiedType();
+      Slot *Same = nullptr;
+      for (Slot &SL : Slots)
+        if (SL.O->P == O.P && SL.O->TV == O.TV && SL.O->Idx == O.Idx &&
+            Ctx.hasSameType(SL.ElT, ElT))
+          Same = &SL;
+      if (Same) {
+        Same->Uses.push_back(O.AS);
+        continue;
+      }
+      Slot SL;
+      SL.O = &O;
+      SL.Uses = {O.AS};
+      SL.Row = Side == RowI;
+      SL.KU = KUnit(O, "@tv" + std::to_string(Side));
+      SL.Width = SL.Row ? TS.TM : TS.TN;
+      // Rows of a tile stored transposed (k-unit loads) get 4 elements of
+      // padding: rows stay 16-byte aligned for the vector reads of each
+      // thread's contiguous outputs, and the transposed stores spread over
+      // banks.
+      SL.Pad = SL.KU ? 4 : 0;
+      SL.ElT = ElT;
+      Slots.push_back(SL);
+    }
   // Two buffers of each tile (the next slice is stored while the current
   // one is read).
   // In a kernel template the tiles are written once for every
@@ -1048,8 +1097,10 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
     return Kernel.Pattern ? std::max<uint64_t>(Sz, 8) : Sz;
   };
   auto SmemFor = [&](unsigned TK) -> uint64_t {
-    return 2 * TK * (TS.TM + PadA) * ElSize(AElT) +
-           2 * TK * (TS.TN + PadB) * ElSize(BElT) + 4 * (TS.TM + TS.TN);
+    uint64_t B = 4 * (TS.TM + TS.TN);
+    for (const Slot &SL : Slots)
+      B += 2 * TK * (SL.Width + SL.Pad) * ElSize(SL.ElT);
+    return B;
   };
   // 8-byte elements: shallower slices so that both buffers fit.
   while (SmemFor(TS.TK) > 48 * 1024 && TS.TK > 8 &&
@@ -1069,7 +1120,7 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
 
   // --- the rewrite ------------------------------------------------------------
   auto Name = [&](const std::string &B) { return uniqueName(K, "cudal1_" + B); };
-  std::string NAs = Name("As"), NBs = Name("Bs"), NRowUsed = Name("rowUsed"),
+  std::string NRowUsed = Name("rowUsed"),
               NColUsed = Name("colUsed"), NT_ = Name("t"), NTy = Name("ty"),
               NTx = Name("tx"), NRows = Name("rows"), NCols = Name("cols"),
               NTileCols = Name("tileCols"), NTiles = Name("tiles"),
@@ -1077,17 +1128,38 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
               NAcc = Name("acc"), NAny = Name("any"), NR = Name("r"),
               NC = Name("c"), NGI = Name("gi"), NGJ = Name("gj"),
               NE = Name("e"), NK0 = Name("k0"), NKK = Name("kk"),
-              NM = Name("m"), NV = Name("v"), NA = Name("a"),
-              NB = Name("b"), NBuf = Name("buf"), NMore = Name("more"),
-              NRa = Name("ra"), NRb = Name("rb"), NU = Name("u"),
-              NMaskA = Name("maskA"), NMaskB = Name("maskB"),
-              NFull = Name("full");
+              NM = Name("m"), NV = Name("v"), NBuf = Name("buf"),
+              NMore = Name("more"), NU = Name("u"), NFull = Name("full");
   std::string S_NT = std::to_string(NT), S_TM = std::to_string(TS.TM),
               S_TN = std::to_string(TS.TN), S_TK = std::to_string(TS.TK),
               S_RM = std::to_string(TS.RM), S_RN = std::to_string(TS.RN),
               S_TY = std::to_string(TY), S_TX = std::to_string(TX);
-  std::string ATs = spelledType(Ctx, AElT, RowOp->AS);
-  std::string BTs = spelledType(Ctx, BElT, ColOp->AS);
+  // Per tile: As/ra/a/maskA for the first of the rows, Bs/rb/b/maskB for
+  // the first of the columns, numbered from 2 for the others (one mask per
+  // side and load layout).
+  {
+    unsigned NRow = 0, NCol = 0;
+    std::map<std::pair<bool, bool>, std::string> Masks;
+    for (Slot &SL : Slots) {
+      unsigned N = SL.Row ? ++NRow : ++NCol;
+      std::string Suf = N == 1 ? "" : std::to_string(N);
+      SL.Tile = Name(std::string(SL.Row ? "As" : "Bs") + Suf);
+      SL.Regs = Name(std::string(SL.Row ? "ra" : "rb") + Suf);
+      SL.Reg = Name(std::string(SL.Row ? "a" : "b") + Suf);
+      std::string &M = Masks[{SL.Row, SL.KU}];
+      if (M.empty()) {
+        unsigned NM2 = 0;
+        for (const auto &[Key, V] : Masks)
+          if (Key.first == SL.Row && !V.empty())
+            ++NM2;
+        M = Name(std::string(SL.Row ? "maskA" : "maskB") +
+                 (NM2 == 0 ? "" : std::to_string(NM2 + 1)));
+      }
+      SL.Mask = M;
+      SL.Ts = spelledType(Ctx, SL.ElT, SL.O->AS);
+      SL.Text = sourceText(Ctx, SL.O->AS->getSourceRange());
+    }
+  }
   std::string AccTs = spelledType(Ctx, Acc);
   std::string IVTs = spelledType(Ctx, IV);
   std::string RowTs = spelledType(Ctx, RowTV->V);
@@ -1161,9 +1233,11 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
   std::string UpdT =
       rewrittenText(Ctx, Upd,
                     [&] {
-                      std::vector<std::pair<const Stmt *, std::string>> R = {
-                          {RowOp->AS, NA + "[" + NR + "]"},
-                          {ColOp->AS, NB + "[" + NC + "]"}};
+                      std::vector<std::pair<const Stmt *, std::string>> R;
+                      for (const Slot &SL : Slots)
+                        for (const ArraySubscriptExpr *U : SL.Uses)
+                          R.push_back({U, SL.Reg + "[" +
+                                              (SL.Row ? NR : NC) + "]"});
                       forEachStmt(Upd, [&](const Stmt *X) {
                         if (const auto *DRE = dyn_cast<DeclRefExpr>(X))
                           if (DRE->getDecl() == Acc)
@@ -1172,8 +1246,10 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
                       });
                       return R;
                     }());
-  if (K0T.empty() || EndT.empty() || AT.empty() || BT.empty() ||
-      UpdT.empty())
+  bool NoText = false;
+  for (const Slot &SL : Slots)
+    NoText |= SL.Text.empty();
+  if (K0T.empty() || EndT.empty() || NoText || UpdT.empty())
     return Refuse("the loop comes from a macro expansion");
   // A statement's text, its continuation lines without the statement's own
   // indentation (re-indented where it is emitted).
@@ -1286,10 +1362,10 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
   }
   T += I1 + "return;\n" + I0 + "}\n";
   T += Lines(UniformText, I0);
-  T += I0 + "__shared__ __align__(16) " + ATs + " " + NAs + "[2][" + S_TK +
-       "][" + S_TM + " + " + std::to_string(PadA) + "];\n";
-  T += I0 + "__shared__ __align__(16) " + BTs + " " + NBs + "[2][" + S_TK +
-       "][" + S_TN + " + " + std::to_string(PadB) + "];\n";
+  for (const Slot &SL : Slots)
+    T += I0 + "__shared__ __align__(16) " + SL.Ts + " " + SL.Tile + "[2][" +
+         S_TK + "][" + std::to_string(SL.Width) + " + " +
+         std::to_string(SL.Pad) + "];\n";
   if (!Separable)
     T += I0 + "__shared__ int " + NRowUsed + "[" + S_TM + "], " + NColUsed +
          "[" + S_TN + "];\n";
@@ -1497,34 +1573,45 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
     return O;
   };
   // The operands in their tile roles (after the row/column choice).
-  std::string RowText = sourceText(Ctx, RowOp->AS->getSourceRange());
-  std::string ColText = sourceText(Ctx, ColOp->AS->getSourceRange());
-  std::string ACmt = std::string("'") + RowText +
-                     "': consecutive threads along " + (AKUnit ? KN : RowN) +
-                     ", only rows some output needs";
-  std::string BCmt = std::string("'") + ColText +
-                     "': consecutive threads along " + (BKUnit ? KN : ColN) +
-                     ", only columns some output needs";
-  T += I1 + ATs + " " + NRa + "[" + std::to_string(TS.TK * TS.TM / NT) +
-       "];\n";
-  T += I1 + BTs + " " + NRb + "[" + std::to_string(TS.TK * TS.TN / NT) +
-       "];\n";
+  for (Slot &SL : Slots)
+    SL.Cmt = "'" + SL.Text + "': consecutive threads along " +
+             (SL.KU ? KN : SL.Row ? RowN : ColN) + ", only " +
+             (SL.Row ? "rows" : "columns") + " some output needs";
+  for (const Slot &SL : Slots)
+    T += I1 + SL.Ts + " " + SL.Regs + "[" +
+         std::to_string(TS.TK * SL.Width / NT) + "];\n";
   T += I1 + "// the rows of A and the columns of B some output of the tile "
             "needs, per load of this thread\n";
-  T += ComputeMask(I1, NMaskA, TS.TM, AKUnit, NRowUsed, RowTerms, NRows, NR0,
-                   RowTs, RowN);
-  T += ComputeMask(I1, NMaskB, TS.TN, BKUnit, NColUsed, ColTerms, NCols, NC0,
-                   ColTs, ColN);
+  {
+    std::set<std::string> Done;
+    for (const Slot &SL : Slots)
+      if (Done.insert(SL.Mask).second)
+        T += SL.Row ? ComputeMask(I1, SL.Mask, TS.TM, SL.KU, NRowUsed,
+                                  RowTerms, NRows, NR0, RowTs, RowN)
+                    : ComputeMask(I1, SL.Mask, TS.TN, SL.KU, NColUsed,
+                                  ColTerms, NCols, NC0, ColTs, ColN);
+  }
+  auto FetchAll = [&](const std::string &Ind, const std::string &K0E) {
+    std::string O;
+    for (const Slot &SL : Slots)
+      O += SL.Row ? Fetch(Ind, SL.Regs, TS.TM, SL.KU, SL.Mask, NR0, RowTs,
+                          RowN, SL.Text, K0E, SL.Cmt)
+                  : Fetch(Ind, SL.Regs, TS.TN, SL.KU, SL.Mask, NC0, ColTs,
+                          ColN, SL.Text, K0E, SL.Cmt);
+    return O;
+  };
+  auto PutAll = [&](const std::string &Ind, const std::string &Buf) {
+    std::string O;
+    for (const Slot &SL : Slots)
+      O += Put(Ind, SL.Tile, SL.Regs, SL.Width, SL.KU, Buf);
+    return O;
+  };
   T += I1 + "{ // the first slice\n";
   T += I2 + "const " + IVTs + " " + NK0 + " = " + K0T + ";\n";
   T += I2 + "const bool " + NFull + " = " + FullTest(NK0) + ";\n";
-  T += Fetch(I2, NRa, TS.TM, AKUnit, NMaskA, NR0, RowTs, RowN, RowText, NK0,
-             ACmt);
-  T += Fetch(I2, NRb, TS.TN, BKUnit, NMaskB, NC0, ColTs, ColN, ColText, NK0,
-             BCmt);
+  T += FetchAll(I2, NK0);
   T += I1 + "}\n";
-  T += Put(I1, NAs, NRa, TS.TM, AKUnit, "0");
-  T += Put(I1, NBs, NRb, TS.TN, BKUnit, "0");
+  T += PutAll(I1, "0");
   T += I1 + "__syncthreads();\n";
   T += I1 + "int " + NBuf + " = 0;\n";
   T += I1 + "for (" + IVTs + " " + NK0 + " = " + K0T + "; " + NK0 + " < " +
@@ -1534,24 +1621,22 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
   T += I2 + "if (" + NMore + ") { // the next slice, into registers\n";
   std::string NextK0 = "(" + NK0 + " + " + S_TK + ")";
   T += I3 + "const bool " + NFull + " = " + FullTest(NextK0) + ";\n";
-  T += Fetch(I3, NRa, TS.TM, AKUnit, NMaskA, NR0, RowTs, RowN, RowText,
-             NextK0, ACmt);
-  T += Fetch(I3, NRb, TS.TN, BKUnit, NMaskB, NC0, ColTs, ColN, ColText,
-             NextK0, BCmt);
+  T += FetchAll(I3, NextK0);
   T += I2 + "}\n";
   auto Inner = [&](const std::string &Ind) {
     std::string J1 = Ind + "  ", J2 = J1 + "  ", J3 = J2 + "  ";
     std::string O;
-    O += J1 + ATs + " " + NA + "[" + S_RM + "];\n";
-    O += J1 + BTs + " " + NB + "[" + S_RN + "];\n";
-    O += J1 + "#pragma unroll\n";
-    O += J1 + "for (int " + NR + " = 0; " + NR + " < " + S_RM + "; ++" + NR +
-         ")\n" + J2 + NA + "[" + NR + "] = " + NAs + "[" + NBuf + "][" + NKK +
-         "][" + NTy + " * " + S_RM + " + " + NR + "];\n";
-    O += J1 + "#pragma unroll\n";
-    O += J1 + "for (int " + NC + " = 0; " + NC + " < " + S_RN + "; ++" + NC +
-         ")\n" + J2 + NB + "[" + NC + "] = " + NBs + "[" + NBuf + "][" + NKK +
-         "][" + NTx + " * " + S_RN + " + " + NC + "];\n";
+    for (const Slot &SL : Slots)
+      O += J1 + SL.Ts + " " + SL.Reg + "[" + (SL.Row ? S_RM : S_RN) + "];\n";
+    for (const Slot &SL : Slots) {
+      const std::string &X = SL.Row ? NR : NC;
+      O += J1 + "#pragma unroll\n";
+      O += J1 + "for (int " + X + " = 0; " + X + " < " +
+           (SL.Row ? S_RM : S_RN) + "; ++" + X + ")\n" + J2 + SL.Reg + "[" +
+           X + "] = " + SL.Tile + "[" + NBuf + "][" + NKK + "][" +
+           (SL.Row ? NTy + " * " + S_RM : NTx + " * " + S_RN) + " + " + X +
+           "];\n";
+    }
     O += J1 + "#pragma unroll\n";
     O += J1 + "for (int " + NR + " = 0; " + NR + " < " + S_RM + "; ++" + NR +
          ") {\n";
@@ -1575,8 +1660,7 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
        ") {\n" + Inner(I3) + I3 + "}\n";
   T += I2 + "}\n";
   T += I2 + "if (" + NMore + ") {\n";
-  T += Put(I3, NAs, NRa, TS.TM, AKUnit, "1 - " + NBuf);
-  T += Put(I3, NBs, NRb, TS.TN, BKUnit, "1 - " + NBuf);
+  T += PutAll(I3, "1 - " + NBuf);
   T += I2 + "}\n";
   T += I2 + "__syncthreads();\n";
   T += I2 + NBuf + " = 1 - " + NBuf + ";\n";

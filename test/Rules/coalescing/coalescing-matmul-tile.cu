@@ -11,9 +11,10 @@
 // RUN:   | FileCheck %s --check-prefix=AGAIN --implicit-check-not='warning:'
 // RUN: diff %t/once.cu %t/t.cu
 // Shared masks of the rows and columns in use only where the guard mixes
-// both indices (syrk_lower's `j <= i`); the other guards are tested inline.
+// both indices (syrk_lower's and syr2k_two_products' `j <= i`); the other
+// guards are tested inline.
 // RUN: grep -v '^//' %t/t.cu | grep -c '__shared__ int cudal1_rowUsed' | FileCheck --check-prefix=MASKS %s
-// MASKS: {{^}}1{{$}}
+// MASKS: {{^}}2{{$}}
 // Only the refused kernels are reported again.
 // AGAIN-COUNT-5: warning: matrix product computed one output per thread
 // The fixes offered, with their exactness (JSON).
@@ -190,6 +191,29 @@ __global__ void gemm_macros(int ni, int nj, int nk, DATA_TYPE alpha,
 // CHECK-FIXES: for (int cudal1_k0 = 0; cudal1_k0 < INNER; cudal1_k0 += 8) {
 // CHECK-FIXES: cudal1_acc[cudal1_r][cudal1_c] += alpha * cudal1_a[cudal1_r] * cudal1_b[cudal1_c];
 // CHECK-FIXES: DATA_TYPE t = cudal1_acc[cudal1_r][cudal1_c];
+
+// A sum of two products over k (syr2k): four operands, each staged in its
+// own tile; the same operand read twice is staged once.
+__global__ void syr2k_two_products(int n, int m, float alpha, const float *__restrict__ a,
+                                   const float *__restrict__ b, float *__restrict__ c) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int j = blockIdx.y * blockDim.y + threadIdx.y;
+  if ((i < n) && (j < n) && (j <= i)) {
+    float acc = c[i * n + j];
+    for (int k = 0; k < m; k++)
+      acc += alpha * a[j * m + k] * b[i * m + k] + alpha * b[j * m + k] * a[i * m + k] + a[j * m + k];
+    c[i * n + j] = acc;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: matrix product computed one output per thread: each output of 'syr2k_two_products' reads rows of 'a[j * m + k]', 'b[j * m + k]' and columns of 'b[i * m + k]', 'a[i * m + k]' from global memory (5 loads per step of 'k'); 64x64 shared-memory tiles with 4x4 outputs per thread would reuse every load across the tile (an exact fix: same products, same order) [coalescing-matmul-tile]
+// CHECK-MESSAGES: note: no aliasing: 'c' is __restrict__
+// CHECK-FIXES: __shared__ __align__(16) float cudal1_As[2][16][64 + 4];
+// CHECK-FIXES: __shared__ __align__(16) float cudal1_As2[2][16][64 + 4];
+// CHECK-FIXES: __shared__ __align__(16) float cudal1_Bs[2][16][64 + 4];
+// CHECK-FIXES: __shared__ __align__(16) float cudal1_Bs2[2][16][64 + 4];
+// CHECK-FIXES-NOT: cudal1_Bs3
+// CHECK-FIXES: float cudal1_rb2[4];
+// CHECK-FIXES: cudal1_acc[cudal1_r][cudal1_c] += alpha * cudal1_b[cudal1_c] * cudal1_a[cudal1_r] + alpha * cudal1_b2[cudal1_c] * cudal1_a2[cudal1_r] + cudal1_b[cudal1_c];
 
 // size_t indices and loop variable, the accumulator declared before the
 // guard, a prologue store (C *= beta).
