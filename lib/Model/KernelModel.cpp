@@ -626,6 +626,17 @@ private:
     }
     if (const auto *C = dyn_cast<ExplicitCastExpr>(E))
       return evalInt(C->getSubExpr(), Depth + 1);
+    // `(block).y` of a dim3 value (a swapped launch: dim3((b).y, (b).x,
+    // (b).z)).
+    if (const auto *ME = dyn_cast<MemberExpr>(E);
+        ME && !ME->isArrow() && ME->getBase()->getType()->isRecordType()) {
+      StringRef M = ME->getMemberDecl()->getName();
+      int I = M == "x" ? 0 : M == "y" ? 1 : M == "z" ? 2 : -1;
+      if (I >= 0)
+        if (auto D = evalDim(ME->getBase(), Depth + 1))
+          return int64_t((*D)[I]);
+      return std::nullopt;
+    }
     if (const auto *B = dyn_cast<BinaryOperator>(E)) {
       auto L = evalInt(B->getLHS(), Depth + 1);
       auto Rv = evalInt(B->getRHS(), Depth + 1);

@@ -71,11 +71,14 @@ constexpr TileShape TileTable[] = {
 };
 constexpr unsigned DefaultNT = 256;
 
-/// `v = blockIdx.D * blockDim.D + threadIdx.D` (or `blockIdx.D * C +
-/// threadIdx.D` with a constant C, which needs blockDim.D == C).
+/// `v = blockIdx.D * blockDim.T + threadIdx.T` (or `blockIdx.D * C +
+/// threadIdx.T` with a constant C, which needs blockDim.T == C). T is D
+/// as usually written; T != D after a block-only thread-mapping swap
+/// (`i = blockIdx.x * blockDim.y + threadIdx.y`).
 struct ThreadVar {
   const VarDecl *V = nullptr;
-  std::string Dim; // "x", "y", "z"
+  std::string Dim;  // D: of blockIdx and gridDim, "x", "y", "z"
+  std::string TDim; // T: of threadIdx and blockDim
   std::optional<int64_t> ConstStride;
 };
 
@@ -86,16 +89,17 @@ std::optional<ThreadVar> threadVar(const VarDecl *V, const FunctionFacts &F) {
   AffineExpr A = toAffine(V->getInit(), F);
   if (!A.isKnown())
     return std::nullopt;
-  for (std::string D : {"x", "y", "z"}) {
-    AffineExpr Blk = AffineExpr::symbol("blockIdx." + D);
-    AffineExpr Th = AffineExpr::symbol("threadIdx." + D);
-    if (A == Blk * AffineExpr::symbol("blockDim." + D) + Th)
-      return ThreadVar{V, D, std::nullopt};
-    AffineExpr Rest = A - Th;
-    AffineExpr C = Rest.coefficientOf("blockIdx." + D);
-    if (auto CV = C.constantValue(); CV && *CV > 0 && Rest == Blk * C)
-      return ThreadVar{V, D, *CV};
-  }
+  for (std::string D : {"x", "y", "z"})
+    for (std::string T : {D, std::string("x"), std::string("y"), std::string("z")}) {
+      AffineExpr Blk = AffineExpr::symbol("blockIdx." + D);
+      AffineExpr Th = AffineExpr::symbol("threadIdx." + T);
+      if (A == Blk * AffineExpr::symbol("blockDim." + T) + Th)
+        return ThreadVar{V, D, T, std::nullopt};
+      AffineExpr Rest = A - Th;
+      AffineExpr C = Rest.coefficientOf("blockIdx." + D);
+      if (auto CV = C.constantValue(); CV && *CV > 0 && Rest == Blk * C)
+        return ThreadVar{V, D, T, *CV};
+    }
   return std::nullopt;
 }
 
@@ -524,7 +528,13 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
       for (unsigned X = 0; X < LOps.size() && RowOp < 0; ++X)
         for (unsigned Y = 0; Y < LOps.size(); ++Y)
           if (LOps[X].TV != LOps[Y].TV &&
-              TVs[LOps[X].TV].Dim != TVs[LOps[Y].TV].Dim) {
+              TVs[LOps[X].TV].Dim != TVs[LOps[Y].TV].Dim &&
+              TVs[LOps[X].TV].TDim != TVs[LOps[Y].TV].TDim &&
+              // the same third dimension for blocks and threads
+              (TVs[LOps[X].TV].Dim == TVs[LOps[X].TV].TDim ||
+               TVs[LOps[X].TV].Dim == TVs[LOps[Y].TV].TDim) &&
+              (TVs[LOps[Y].TV].Dim == TVs[LOps[Y].TV].TDim ||
+               TVs[LOps[Y].TV].Dim == TVs[LOps[X].TV].TDim)) {
             RowOp = X;
             ColOp = Y;
             break;
@@ -1033,7 +1043,7 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
       bool ColUnit = Idx.coefficientOf("@c") == AffineExpr::constant(1);
       Swap = RowUnit && !ColUnit;
     } else {
-      Swap = RowTV0.Dim == "x";
+      Swap = RowTV0.TDim == "x";
     }
     if (Swap) {
       std::swap(RowTV, ColTV);
@@ -1316,11 +1326,11 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
   std::string Cov = [&](const ThreadVar *TV) {
     return "(long long)gridDim." + TV->Dim + " * " +
            (TV->ConstStride ? std::to_string(*TV->ConstStride)
-                            : "blockDim." + TV->Dim);
+                            : "blockDim." + TV->TDim);
   }(RowTV);
   std::string CovC = "(long long)gridDim." + ColTV->Dim + " * " +
                      (ColTV->ConstStride ? std::to_string(*ColTV->ConstStride)
-                                         : "blockDim." + ColTV->Dim);
+                                         : "blockDim." + ColTV->TDim);
   std::string D3 = "xyz";
   D3.erase(D3.find(RowTV->Dim), 1);
   D3.erase(D3.find(ColTV->Dim), 1);
@@ -1332,7 +1342,7 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
                          " != 1u";
   for (const ThreadVar *TV : {RowTV, ColTV})
     if (TV->ConstStride)
-      FallCond += " || blockDim." + TV->Dim +
+      FallCond += " || blockDim." + TV->TDim +
                   " != " + std::to_string(*TV->ConstStride) + "u";
   SourceLocation LB = SM.getExpansionLoc(Body->getLBracLoc()).getLocWithOffset(1);
   SourceLocation RB = SM.getExpansionLoc(Body->getRBracLoc());

@@ -135,9 +135,18 @@ scale2d<<<grid, block>>>(in, out, W, H, a);)cuda";
       "configuration comes from a macro or is not a simple expression;\n"
       "- a thread index is spelled in a macro;\n"
       "- a constant grid has more than 65535 blocks along x (the limit of "
-      "`gridDim.y` after the swap). When the grid is not a compile-time "
-      "constant the fix is offered as not proven (shown, never applied "
-      "automatically), with a note.\n"
+      "`gridDim.y` after the swap);\n"
+      "- the grid is not a compile-time constant and some launch's block "
+      "is not constant or has fewer than 8 threads along y: the fix is "
+      "shown as not proven (never applied), with a note.\n"
+      "\n"
+      "When the grid is not a compile-time constant (`dim3 grid(ceil(n / "
+      "32.0), ...)`), the fix swaps the block alone: `threadIdx` and "
+      "`blockDim` in the kernel, the block at the launch sites; `blockIdx`, "
+      "`gridDim` and the grid stay. Every block computes the same outputs "
+      "with its threads permuted (valid for any grid, no 65535 limit), and a "
+      "warp spans `block.y` consecutive elements of a row (done when every "
+      "launch's `block.y` is at least 8).\n"
       "\n"
       "The kernel's other launch sites must be in the processed files; a "
       "note says so for kernels with external linkage.";
@@ -237,6 +246,30 @@ void CoalescingThreadMappingSwap::runOn(ASTContext &Ctx, const CheckContext &CC,
                   "swapped where it is launched");
     return;
   }
+  // gridDim.y is limited to 65535: swapping the grid puts the old x extent
+  // there. When the grid is not a compile-time constant, swap only the
+  // block (threadIdx and blockDim; blockIdx and gridDim stay): every block
+  // covers the same outputs with its threads permuted, valid for any grid.
+  // A warp then spans block.y consecutive elements of a row instead of
+  // block.x rows: done when every launch's block.y is at least 8 (a full
+  // 32-byte sector of 4-byte elements).
+  std::string QN = K->getQualifiedNameAsString();
+  bool GridKnown = true, BlocksWide = true;
+  if (CC.Model)
+    for (const LaunchSite &S : CC.Model->LaunchSites)
+      if (S.Kernel == QN) {
+        if (!S.Grid.Dim)
+          GridKnown = false;
+        else if ((*S.Grid.Dim)[0] > 65535) {
+          refuse(R, "the grid at " + S.Loc.str() +
+                        " has more than 65535 blocks along x, too many "
+                        "for gridDim.y after the swap");
+          return;
+        }
+        if (!S.Block.Dim || (*S.Block.Dim)[1] < 8)
+          BlocksWide = false;
+      }
+  bool BlockOnly = !GridKnown && BlocksWide;
   FixIt Fix;
   Fix.Exact = Exactness::Bitwise;
   for (const Expr *B : Builtins) {
@@ -249,7 +282,8 @@ void CoalescingThreadMappingSwap::runOn(ASTContext &Ctx, const CheckContext &CC,
     }
     std::string Name = builtinName(B);
     char Dim = Name.back();
-    if (Dim == 'z')
+    if (Dim == 'z' || (BlockOnly && !StringRef(Name).starts_with("threadIdx.") &&
+                       !StringRef(Name).starts_with("blockDim.")))
       continue;
     SourceLocation ML = P->getMemberLoc();
     if (ML.isMacroID()) {
@@ -261,15 +295,13 @@ void CoalescingThreadMappingSwap::runOn(ASTContext &Ctx, const CheckContext &CC,
     Fix.Edits.push_back(makeTextEdit(
         Ctx, CharSourceRange::getTokenRange(ML, ML), Dim == 'x' ? "y" : "x"));
   }
-  std::string QN = K->getQualifiedNameAsString();
-  bool GridKnown = true;
   for (const CUDAKernelCallExpr *Site : Sites) {
     const CallExpr *Cfg = Site->getConfig();
     if (!Cfg || Cfg->getNumArgs() < 2) {
       refuse(R, "a launch site has no visible configuration");
       return;
     }
-    for (unsigned I = 0; I < 2; ++I) {
+    for (unsigned I = BlockOnly ? 1 : 0; I < 2; ++I) {
       const Expr *W = writtenLaunchDim(Cfg->getArg(I));
       std::string NewText = swappedDim(Ctx, W, Why);
       if (NewText.empty()) {
@@ -286,31 +318,28 @@ void CoalescingThreadMappingSwap::runOn(ASTContext &Ctx, const CheckContext &CC,
       Fix.Edits.push_back(makeTextEdit(Ctx, *Range, NewText));
     }
     R.Notes.push_back(makeNote(Ctx, Site->getBeginLoc(),
-                               "grid and block swapped at this launch"));
+                               BlockOnly ? "block swapped at this launch (the "
+                                           "grid stays)"
+                                         : "grid and block swapped at this "
+                                           "launch"));
   }
-  // gridDim.y is limited to 65535: the new y extent is the old x extent.
-  if (CC.Model)
-    for (const LaunchSite &S : CC.Model->LaunchSites)
-      if (S.Kernel == QN) {
-        if (!S.Grid.Dim)
-          GridKnown = false;
-        else if ((*S.Grid.Dim)[0] > 65535) {
-          refuse(R, "the grid at " + S.Loc.str() +
-                        " has more than 65535 blocks along x, too many "
-                        "for gridDim.y after the swap");
-          return;
-        }
-      }
-  Fix.Description = "swap x and y of threadIdx/blockIdx/blockDim/gridDim in "
-                    "'" +
-                    K->getNameAsString() +
-                    "' and of grid and block at its launch sites";
-  if (!GridKnown) {
+  Fix.Description =
+      BlockOnly ? "swap x and y of threadIdx/blockDim in '" +
+                      K->getNameAsString() +
+                      "' and of the block at its launch sites (the grid is "
+                      "not a compile-time constant: blocks keep their "
+                      "outputs)"
+                : "swap x and y of threadIdx/blockIdx/blockDim/gridDim in "
+                  "'" + K->getNameAsString() +
+                      "' and of grid and block at its launch sites";
+  if (!GridKnown && !BlockOnly) {
     Fix.Proven = false;
     R.Notes.push_back(
         makeNote(Ctx, K->getLocation(),
-                 "the grid size is not a compile-time constant: the swap needs "
-                 "grid.x <= 65535 (checked only when verified)"));
+                 "the grid size is not a compile-time constant, and a block "
+                 "with fewer than 8 threads along y (or not constant) would "
+                 "gain little from swapping the block alone: the full swap "
+                 "needs grid.x <= 65535, not proven"));
   }
   if (K->getFormalLinkage() == Linkage::External)
     R.Notes.push_back(

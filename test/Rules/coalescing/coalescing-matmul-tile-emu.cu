@@ -8,7 +8,7 @@
 // RUN: printf 'CheckOptions:\n  coalescing-matmul-tile.MeasureFirst: false\n' > %t/config.yaml
 // RUN: %cuda-l1-rewrite --rules='-*,coalescing-matmul-tile' --config-file=%t/config.yaml --fix --allow-unverified %t/t.cu 2>&1 \
 // RUN:   | FileCheck --check-prefix=APPLIED %s
-// APPLIED: applied 8 fixes in 1 file
+// APPLIED: applied 9 fixes in 1 file
 // RUN: %python %srcroot/utils/bench/cuemu.py --nvcc -o %t/orig %t/orig.cu
 // RUN: %python %srcroot/utils/bench/cuemu.py --nvcc -o %t/new %t/t.cu
 // RUN: %t/orig > %t/orig.txt
@@ -22,7 +22,7 @@
 // RUN: %cuda-l1-rewrite --rules='-*,coalescing-matmul-tile' --config-file=%t/config8.yaml --fix --allow-unverified %t/t8.cu 2>&1 \
 // RUN:   | FileCheck --check-prefix=APPLIED %s
 // RUN: grep -c 'cudal1_As\[2\]\[8\]\[128 + ' %t/t8.cu | FileCheck --check-prefix=TILE8 %s
-// TILE8: 4
+// TILE8: 5
 // RUN: %python %srcroot/utils/bench/cuemu.py --nvcc -o %t/new8 %t/t8.cu
 // RUN: %t/new8 > %t/new8.txt
 // RUN: diff %t/orig.txt %t/new8.txt
@@ -37,6 +37,7 @@
 // RUNS: syr2k_lower 32x8
 // RUNS: syr2k_lower grid smaller
 // RUNS: gemm_two_layouts 16x8
+// RUNS: gemm_block_swapped 8x32
 // RUNS: gemm_dbl 16x16
 // RUNS: done
 #include <cstdio>
@@ -145,6 +146,24 @@ __global__ void gemm_two_layouts(const float *__restrict__ A, const float *__res
   }
 }
 
+// After a block-only thread-mapping swap (blockIdx.x with threadIdx.y):
+// the tiles walk the grid by blockIdx, the threads by their linear index.
+// The launch's block `dim3((b).y, (b).x, (b).z)` is evaluated to 8x32
+// (256 threads: __launch_bounds__(256, 2)).
+__global__ void gemm_block_swapped(const float *__restrict__ A, const float *__restrict__ B,
+                                   float *__restrict__ C, int M, int N, int K) {
+  int i = blockIdx.x * blockDim.y + threadIdx.y;
+  int j = blockIdx.y * blockDim.x + threadIdx.x;
+  if (i < M && j < N) {
+    float s = 0.0f;
+    for (int k = 0; k < K; ++k)
+      s += A[i * K + k] * B[k * N + j];
+    C[i * N + j] = s;
+  }
+}
+// RUN: grep -v '^//' %t/t.cu | grep -c '__launch_bounds__(256, 2) gemm_block_swapped' | FileCheck --check-prefix=SWAPPED %s
+// SWAPPED: 1
+
 static unsigned long long hashBytes(const void *P, size_t N) {
   const unsigned char *B = (const unsigned char *)P;
   unsigned long long H = 1469598103934665603ull;
@@ -206,6 +225,9 @@ int main() {
   report("syr2k_lower grid smaller", C, C0, N * N);
   gemm_two_layouts<<<dim3((N + 15) / 16, (M + 7) / 8), dim3(16, 8)>>>(A, A, B, C, M, N, K);
   report("gemm_two_layouts 16x8", C, C0, N * N);
+  dim3 b(32, 8);
+  gemm_block_swapped<<<dim3((M + 31) / 32, (N + 7) / 8), dim3((b).y, (b).x, (b).z)>>>(A, B, C, M, N, K);
+  report("gemm_block_swapped 8x32", C, C0, N * N);
   double *dA = upload<double>(M * K, 4), *dB = upload<double>(K * N, 5),
          *dC = upload<double>(M * N, 6);
   gemm_dbl<<<dim3((N + 15) / 16, (M + 15) / 16), dim3(16, 16)>>>(dA, dB, dC, M, N, K);

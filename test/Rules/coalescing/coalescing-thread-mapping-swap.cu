@@ -83,7 +83,49 @@ __global__ void coalesced2d(const float *in, float *out, int W) {
   out[r * W + c] = in[r * W + c];
 }
 
+// The grid is not a compile-time constant (sizes known only at run time):
+// the block alone is swapped, blockIdx and gridDim stay, so every block
+// keeps its outputs whatever the grid (no 65535 limit on gridDim.y).
+__global__ void stencil_rt(const float *in, float *out, int nx, int ny) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int j = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i > 0 && i < nx && j < ny)
+    out[i * ny + j] = in[i * ny + j] - 0.5f * in[(i - 1) * ny + j];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: consecutive threadIdx.x values access 'out[i * ny + j]' {{.*}} [coalescing-thread-mapping-swap]
+// CHECK-MESSAGES: note: block swapped at this launch (the grid stays)
+// CHECK-MESSAGES: note: assumes every launch of 'stencil_rt' is in this file
+// CHECK-FIXES:      int i = blockIdx.x * blockDim.y + threadIdx.y;
+// CHECK-FIXES-NEXT: int j = blockIdx.y * blockDim.x + threadIdx.x;
+
+// The same with blocks of 4 threads along y: swapping the block alone
+// would give warps 4 elements of a row; the full swap needs grid.x <=
+// 65535, not known here: shown, not applied.
+__global__ void narrow_rt(const float *in, float *out, int nx, int ny) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int j = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i < nx && j < ny)
+    out[i * ny + j] = 2.0f * in[i * ny + j];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: consecutive threadIdx.x values access 'out[i * ny + j]' {{.*}} [coalescing-thread-mapping-swap]
+// CHECK-MESSAGES: note: grid and block swapped at this launch
+// CHECK-MESSAGES: note: the grid size is not a compile-time constant, and a block with fewer than 8 threads along y (or not constant) would gain little from swapping the block alone: the full swap needs grid.x <= 65535, not proven
+// CHECK-MESSAGES: note: no fix: 'swap x and y of threadIdx/blockIdx/blockDim/gridDim in 'narrow_rt' and of grid and block at its launch sites' is not proven correct here
+// CHECK-FIXES:      int i = blockIdx.x * blockDim.x + threadIdx.x;
+// CHECK-FIXES-NEXT: int j = blockIdx.y * blockDim.y + threadIdx.y;
+
 #ifndef __CUDACC_RTC__
+void run_rt(const float *in, float *out, int nx, int ny) {
+  dim3 block(32, 8);
+  dim3 grid((nx + 31) / 32, (ny + 7) / 8);
+  stencil_rt<<<grid, block>>>(in, out, nx, ny);
+  dim3 nblock(64, 4);
+  dim3 ngrid((nx + 63) / 64, (ny + 3) / 4);
+  narrow_rt<<<ngrid, nblock>>>(in, out, nx, ny);
+}
+// CHECK-FIXES: stencil_rt<<<grid, dim3((block).y, (block).x, (block).z)>>>(in, out, nx, ny);
+// CHECK-FIXES: narrow_rt<<<ngrid, nblock>>>(in, out, nx, ny);
+
 int main() {
   float *in, *out;
   int W = 4096, H = 4096;
