@@ -297,6 +297,14 @@ struct LaunchEvaluator::Impl {
   /// or in a loop around it.
   Val valueAt(const clang::VarDecl *VD, const Frame &Own,
               const clang::Stmt *At);
+  /// \p VD is the counter of a `for (v = A; v < B; v += s)` loop around
+  /// \p At (compared with < <= > >=, stepped by ++ -- += -= a constant,
+  /// changed nowhere else, A and B known): its value at the middle
+  /// iteration (the first and last of a host loop are often degenerate:
+  /// a triangular solve's last row has nothing left to subtract).
+  /// Unknown when it is not such a counter.
+  Val middleIteration(const clang::VarDecl *VD, const Frame &Own,
+                      const clang::Stmt *At);
   /// The outermost loop holding modification \p M (in \p F) that does not
   /// hold \p At; null when none.
   const clang::Stmt *loopBefore(const clang::Stmt *M, const clang::Stmt *At,

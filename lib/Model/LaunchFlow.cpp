@@ -13,6 +13,8 @@
 //===----------------------------------------------------------------------===//
 #include "LaunchEval.h"
 
+#include <functional>
+
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
 
@@ -253,8 +255,120 @@ const Stmt *LaunchEvaluator::Impl::loopBefore(const Stmt *M, const Stmt *At,
   return Outer;
 }
 
+Val LaunchEvaluator::Impl::middleIteration(const VarDecl *VD,
+                                           const Frame &Own, const Stmt *At) {
+  if (!At || !Own.F)
+    return Val::unknown("");
+  auto IsVD = [&](const Expr *E) {
+    const auto *D = E ? dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts())
+                      : nullptr;
+    return D && D->getDecl() == VD;
+  };
+  for (const Stmt *L : loopsAround(At, Own.F)) {
+    const auto *For = dyn_cast<ForStmt>(L);
+    if (!For || !For->getCond() || !For->getInc() || !For->getInit())
+      continue;
+    // The start: `T v = A` or `v = A`.
+    const Expr *Start = nullptr;
+    if (const auto *DS = dyn_cast<DeclStmt>(For->getInit())) {
+      if (DS->isSingleDecl() && DS->getSingleDecl() == VD)
+        Start = VD->getInit();
+    } else if (const auto *BO = dyn_cast<BinaryOperator>(For->getInit());
+               BO && BO->getOpcode() == BO_Assign && IsVD(BO->getLHS())) {
+      Start = BO->getRHS();
+    }
+    if (!Start)
+      continue;
+    // The step.
+    int64_t Step = 0;
+    const Expr *Inc = cast<Expr>(For->getInc())->IgnoreParens();
+    if (const auto *U = dyn_cast<UnaryOperator>(Inc);
+        U && U->isIncrementDecrementOp() && IsVD(U->getSubExpr())) {
+      Step = U->isIncrementOp() ? 1 : -1;
+    } else if (const auto *CA = dyn_cast<CompoundAssignOperator>(Inc);
+               CA && IsVD(CA->getLHS()) &&
+               (CA->getOpcode() == BO_AddAssign ||
+                CA->getOpcode() == BO_SubAssign)) {
+      Expr::EvalResult R;
+      if (!CA->getRHS()->EvaluateAsInt(R, Ctx))
+        return Val::unknown("");
+      Step = R.Val.getInt().getExtValue();
+      if (CA->getOpcode() == BO_SubAssign)
+        Step = -Step;
+    }
+    if (Step == 0)
+      return Val::unknown("");
+    // The test: v < B, v <= B, v > B, v >= B (or B > v ...).
+    const auto *C = dyn_cast<BinaryOperator>(For->getCond()->IgnoreParens());
+    if (!C)
+      return Val::unknown("");
+    BinaryOperatorKind Op = C->getOpcode();
+    const Expr *Bound = nullptr;
+    if (IsVD(C->getLHS())) {
+      Bound = C->getRHS();
+    } else if (IsVD(C->getRHS())) {
+      Bound = C->getLHS();
+      Op = Op == BO_LT   ? BO_GT
+           : Op == BO_GT ? BO_LT
+           : Op == BO_LE ? BO_GE
+           : Op == BO_GE ? BO_LE
+                         : Op;
+    }
+    if (!Bound || !(Op == BO_LT || Op == BO_LE || Op == BO_GT || Op == BO_GE))
+      return Val::unknown("");
+    if ((Step > 0) != (Op == BO_LT || Op == BO_LE))
+      return Val::unknown("");
+    // Changed only by the loop's own increment; the bound's variables not
+    // changed in the loop.
+    for (const Stmt *M : mutations(VD, Own.F))
+      if (encloses(For->getBody(), M, Own.F))
+        return Val::unknown("");
+    std::vector<const VarDecl *> BoundVars;
+    std::function<void(const Stmt *)> Collect = [&](const Stmt *X) {
+      if (!X)
+        return;
+      if (const auto *D = dyn_cast<DeclRefExpr>(X))
+        if (const auto *BV = dyn_cast<VarDecl>(D->getDecl()))
+          BoundVars.push_back(BV);
+      for (const Stmt *Ch : X->children())
+        Collect(Ch);
+    };
+    Collect(Bound);
+    for (const VarDecl *BV : BoundVars)
+      for (const Stmt *M : mutations(BV, Own.F))
+        if (encloses(For, M, Own.F))
+          return Val::unknown("");
+    PathMark Mk = mark();
+    Val A = convert(eval(Start, Own.at(For)), VD->getType());
+    Val B = eval(Bound, Own.at(For));
+    if (A.Kind != Val::Int || B.Kind != Val::Int) {
+      restore(Mk);
+      return Val::unknown("");
+    }
+    int64_t AV = A.I.getExtValue(), BVal = B.I.getExtValue();
+    int64_t Span = Step > 0 ? BVal - AV : AV - BVal;
+    int64_t S = Step > 0 ? Step : -Step;
+    bool Incl = Op == BO_LE || Op == BO_GE;
+    int64_t N = Span < 0 || (Span == 0 && !Incl)
+                    ? 0
+                    : (Incl ? Span / S + 1 : (Span + S - 1) / S);
+    if (N < 3)
+      return Val::unknown("");
+    int64_t Mid = AV + Step * (N / 2);
+    Val V = convert(Val::ofInt64(Mid), VD->getType());
+    V.How = "the middle of the " + std::to_string(N) +
+            " iterations of the loop at " + where(For->getBeginLoc()) +
+            " (first " + std::to_string(AV) + ", last " +
+            std::to_string(AV + Step * (N - 1)) + ")";
+    return V;
+  }
+  return Val::unknown("");
+}
+
 Val LaunchEvaluator::Impl::valueAt(const VarDecl *VD, const Frame &Own,
                                    const Stmt *At) {
+  if (Val M = middleIteration(VD, Own, At); M.isNum())
+    return M;
   // The value at the first run of At: modifications later in a loop around
   // it (after it in the body, or in a `for` increment) come after.
   const std::vector<const Stmt *> &Ms = mutations(VD, Own.F);

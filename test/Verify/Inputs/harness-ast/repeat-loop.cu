@@ -33,7 +33,7 @@ int main() {
   cudaMalloc(&a, LEN * sizeof(real_t));
   cudaMalloc(&b, LEN * sizeof(real_t));
   const Op op = Op::Max;
-  // The counter is an argument: its first value.
+  // The counter is an argument: its middle iteration's value.
   for (int r = 0; r < REPEAT; r++)
     combine<<<LEN / TPB, TPB>>>(acc, v, r % 32, op, LEN);
   // Buffers swapped and the weight changed after each launch: the first
