@@ -10,11 +10,14 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CoalescingThreadMappingSwap.h"
+#include "RowWalk.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/Basic/SourceManager.h"
+
+#include <functional>
 
 using namespace clang;
 using namespace llvm;
@@ -85,7 +88,12 @@ RuleInfo CoalescingThreadMappingSwap::info() const {
       "apart while consecutive `threadIdx.y` values address adjacent "
       "elements (`int r = blockIdx.x * blockDim.x + threadIdx.x; int c = "
       "…y…; out[r * W + c]`). Reported when such accesses outnumber the "
-      "ones already contiguous along x.";
+      "ones already contiguous along x, and the swap would make more "
+      "accesses contiguous or broadcast than it would make strided: a "
+      "kernel whose loop reads `in[j * cols + k]` (the same address across "
+      "`threadIdx.x`, rows apart along y) and stores `out[i * rows + j]` "
+      "once gets no finding, since the swap would trade one strided store "
+      "for a strided load per iteration.";
   I.Doc.WhySlow =
       "A warp is made of consecutive `threadIdx.x` values. With a 16x16 "
       "block a warp covers 16 rows x 2 columns: 16 sectors per request "
@@ -161,6 +169,29 @@ void CoalescingThreadMappingSwap::runOn(ASTContext &Ctx, const CheckContext &CC,
                                         const FunctionFacts &F,
                                         std::vector<Finding> &Out) {
   unsigned Bad = 0, Good = 0;
+  // Accesses the swap would make strided along the warp (broadcast or
+  // contiguous along x now, rows apart along y: `din[j * cols + k]` read
+  // by every lane of a row of threads) against those it would make
+  // contiguous or broadcast (rows apart along x now).
+  unsigned Worsen = 0, Improve = 0;
+  // Counters of loops the same for every thread (`for (k = 0; k < n;
+  // ++k)`): a symbol in the index, so that `in[r * cols + k]` has known
+  // coefficients of threadIdx.
+  std::map<const VarDecl *, std::string> LoopSyms;
+  for (const ForStmt *L : forLoopsIn(K->getBody()))
+    if (const auto *DS = dyn_cast_or_null<DeclStmt>(L->getInit()))
+      if (DS->isSingleDecl())
+        if (const auto *V = dyn_cast<VarDecl>(DS->getSingleDecl());
+            V && V->getInit() && V->getType()->isIntegerType()) {
+          AffineExpr I = toAffine(V->getInit(), F);
+          bool Uniform = I.isKnown();
+          for (const std::string &Sym : I.symbols())
+            if (StringRef(Sym).starts_with("threadIdx.") ||
+                StringRef(Sym).starts_with("blockIdx."))
+              Uniform = false;
+          if (Uniform)
+            LoopSyms[V] = "@loop." + V->getName().str();
+        }
   const ArraySubscriptExpr *FirstBad = nullptr;
   std::vector<const Expr *> Builtins;
   bool UsesY = false;
@@ -178,15 +209,47 @@ void CoalescingThreadMappingSwap::runOn(ASTContext &Ctx, const CheckContext &CC,
     const auto *AS = dyn_cast<ArraySubscriptExpr>(S);
     if (!AS || !rootPointerParam(AS->getBase(), F))
       return;
-    AffineExpr Idx = toAffine(AS->getIdx(), F);
-    if (!Idx.isKnown())
+    AffineExpr Idx = toAffine(AS->getIdx(), F, LoopSyms);
+    if (!Idx.isKnown()) {
+      // Not affine (`(rows - j) % rows`, `cols / 2 + 1`): an index that
+      // reads threadIdx.y and not threadIdx.x is the same across a row of
+      // lanes now and, likely, rows apart after the swap.
+      std::set<std::string> Uses;
+      std::set<const VarDecl *> Seen;
+      std::function<void(const Stmt *)> Walk = [&](const Stmt *X) {
+        if (!X)
+          return;
+        if (const auto *E = dyn_cast<Expr>(X)) {
+          std::string B = builtinName(E);
+          if (!B.empty()) {
+            Uses.insert(B);
+            return;
+          }
+        }
+        if (const auto *D = dyn_cast<DeclRefExpr>(X))
+          if (const auto *V = dyn_cast<VarDecl>(D->getDecl());
+              V && V->hasLocalStorage() && !isa<ParmVarDecl>(V) &&
+              V->getInit() && Seen.insert(V).second)
+            Walk(V->getInit());
+        for (const Stmt *Ch : X->children())
+          Walk(Ch);
+      };
+      Walk(AS->getIdx());
+      if (Uses.count("threadIdx.y") && !Uses.count("threadIdx.x"))
+        ++Worsen;
       return;
+    }
     AffineExpr CX = Idx.coefficientOf("threadIdx.x");
     AffineExpr CY = Idx.coefficientOf("threadIdx.y");
     auto CXv = CX.constantValue(), CYv = CY.constantValue();
     bool XUnit = CXv && (*CXv == 1 || *CXv == -1);
     bool YUnit = CYv && (*CYv == 1 || *CYv == -1);
     bool XFar = CX.isKnown() && !(CXv && *CXv >= -1 && *CXv <= 1);
+    bool YFar = CY.isKnown() && !(CYv && *CYv >= -1 && *CYv <= 1);
+    if (YFar && !XFar && CX.isKnown())
+      ++Worsen;
+    if (XFar && !YFar && CY.isKnown())
+      ++Improve;
     if (XUnit)
       ++Good;
     else if (XFar && YUnit) {
@@ -195,7 +258,7 @@ void CoalescingThreadMappingSwap::runOn(ASTContext &Ctx, const CheckContext &CC,
         FirstBad = AS;
     }
   });
-  if (!UsesY || !FirstBad || Bad <= Good)
+  if (!UsesY || !FirstBad || Bad <= Good || Improve <= Worsen)
     return;
   Finding Fd = makeFinding(
       Ctx, RuleId, FirstBad->getBeginLoc(),

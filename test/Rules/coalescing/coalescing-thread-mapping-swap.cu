@@ -114,6 +114,33 @@ __global__ void narrow_rt(const float *in, float *out, int nx, int ny) {
 // CHECK-FIXES:      int i = blockIdx.x * blockDim.x + threadIdx.x;
 // CHECK-FIXES-NEXT: int j = blockIdx.y * blockDim.y + threadIdx.y;
 
+// Silent: each output reads a row of 'in' that is the same for every
+// threadIdx.x (a broadcast) and stores once, rows apart along x. Swapping
+// would make the loop's loads strided to make the one store contiguous.
+__global__ void row_transform(const float *in, float *out, int rows, int cols) {
+  int r = blockIdx.y * blockDim.y + threadIdx.y;
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rows || c >= cols)
+    return;
+  float acc = 0.0f;
+  for (int k = 0; k < cols; ++k)
+    acc += in[r * cols + k] * (float)((c * k) % 7);
+  out[c * rows + r] = acc;
+}
+
+// Silent too: the row read in the loop is mirrored (`(rows - r) % rows`,
+// not affine), still the same for every threadIdx.x.
+__global__ void mirrored_rows(const float *in, float *out, int rows, int cols) {
+  int r = blockIdx.y * blockDim.y + threadIdx.y;
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rows || c >= cols)
+    return;
+  float acc = 0.0f;
+  for (int k = 1; k < cols; ++k)
+    acc += in[((rows - r) % rows) * cols + (cols - k) % cols] * (float)k;
+  out[c * rows + r] = acc;
+}
+
 #ifndef __CUDACC_RTC__
 void run_rt(const float *in, float *out, int nx, int ny) {
   dim3 block(32, 8);
@@ -122,6 +149,8 @@ void run_rt(const float *in, float *out, int nx, int ny) {
   dim3 nblock(64, 4);
   dim3 ngrid((nx + 63) / 64, (ny + 3) / 4);
   narrow_rt<<<ngrid, nblock>>>(in, out, nx, ny);
+  row_transform<<<grid, block>>>(in, out, nx, ny);
+  mirrored_rows<<<grid, block>>>(in, out, nx, ny);
 }
 // CHECK-FIXES: stencil_rt<<<grid, dim3((block).y, (block).x, (block).z)>>>(in, out, nx, ny);
 // CHECK-FIXES: narrow_rt<<<ngrid, nblock>>>(in, out, nx, ny);
