@@ -60,6 +60,9 @@ struct ParseProblem {
 struct FrontendStatus {
   unsigned Parsed = 0;
   unsigned Failed = 0; ///< unreadable, not parsed, or parse errors
+  /// Files that do not parse on their own but that another given file
+  /// #includes (a unity build): analysed there, not counted as failed.
+  unsigned Included = 0;
   /// Clang's errors, in the order reported, for the files that failed to
   /// parse (and one without a location for a file that cannot be read).
   std::vector<ParseProblem> Problems;
