@@ -24,8 +24,9 @@
 # HECBENCH, MODE (verify: `--fix --verify=run`,
 # the default; proven: `--fix` alone, the proven fixes applied without GPU
 # verification and measured here; results in bench/results/<corpus>-proven),
-# CUDA_PATH (default /usr/local/cuda), CUDAL1_COMMIT (the commit, when the
-# copy has no .git).
+# CUDA_PATH (default /usr/local/cuda), CUDAL1_COMMIT (the commit to record;
+# by default the one the tool's --version names, else the copy's git HEAD,
+# which on a GPU machine may be older than the binary carried there).
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 DIST="${1:-$ROOT/dist/gpu}"
@@ -44,7 +45,9 @@ T0=$(date +%s)
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,memory.total,temperature.gpu --format=csv 2>&1
   nvcc --version 2>&1 | tail -2
   uname -r
-  echo "commit: ${CUDAL1_COMMIT:-$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
+  TOOLC=$("$DIST/bin/cuda-l1-rewrite" --version 2>/dev/null | sed -n 's/.*(git \([^,]*\),.*/\1/p' | head -1)
+  [ "$TOOLC" = unknown ] && TOOLC=
+  echo "commit: ${CUDAL1_COMMIT:-${TOOLC:-$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)}}"
   echo "tool: $DIST/bin/cuda-l1-rewrite"
   "$DIST/bin/cuda-l1-rewrite" --version 2>&1 | head -2
   nproc

@@ -153,7 +153,9 @@ def environment(a):
         env["nvcc"] = rel[0].strip() if rel else (out.strip().splitlines()[-1] if out.strip() else "?")
     except (OSError, subprocess.SubprocessError):
         env["nvcc"] = "?"
-    env["commit"] = os.environ.get("CUDAL1_COMMIT") or B.git_commit(ROOT)
+    # The tool's own build commit first: on a GPU machine the working copy's
+    # .git may be older than the binary carried there.
+    env["commit"] = os.environ.get("CUDAL1_COMMIT") or B.tool_commit(a.rewrite) or B.git_commit(ROOT)
     env["tool"] = a.rewrite or "none"
     env["tool_template"] = a.tool_cmd or B.TOOL_TEMPLATES[a.tool_mode]
     return env

@@ -17,6 +17,9 @@
 
 using namespace llvm;
 
+/// cmake/GitCommit.cmake: the commit the binary is built from.
+extern const char *const CudaL1GitCommit;
+
 namespace cudal1 {
 
 namespace {
@@ -336,7 +339,8 @@ bool parseFlags(int Argc, const char **Argv,
                 Options &O, ModeFlags &M) {
   cl::HideUnrelatedOptions(Cat);
   cl::SetVersionPrinter([](raw_ostream &OS) {
-    OS << "cuda-l1-rewrite " CUDAL1_VERSION " (LLVM " LLVM_VERSION_STRING ")\n";
+    OS << "cuda-l1-rewrite " CUDAL1_VERSION " (git " << CudaL1GitCommit
+       << ", LLVM " LLVM_VERSION_STRING ")\n";
   });
   std::string ParseErrors;
   raw_string_ostream ErrOS(ParseErrors);

@@ -924,6 +924,19 @@ def last_json_line(text):
     return None
 
 
+def tool_commit(tool):
+    """The commit \p tool was built from, as its --version says ("git
+    abc1234"), or None (an older build, or no tool)."""
+    if not tool:
+        return None
+    try:
+        out = subprocess.run([tool, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r"\(git ([0-9A-Za-z.+-]+),", out)
+    return m.group(1) if m and m.group(1) != "unknown" else None
+
+
 def git_commit(root):
     try:
         out = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"], capture_output=True,

@@ -485,6 +485,24 @@ class RunCommands(unittest.TestCase):
             shutil.rmtree(tmp)
 
 
+    def test_tool_commit_from_version(self):
+        tmp = tempfile.mkdtemp()
+        try:
+            tools = {"new": "cuda-l1-rewrite 0.1.0 (git 6824aa7-dirty, LLVM 22.1.8)",
+                     "old": "cuda-l1-rewrite 0.1.0 (LLVM 22.1.8)",
+                     "none": "cuda-l1-rewrite 0.1.0 (git unknown, LLVM 22.1.8)"}
+            for name, line in tools.items():
+                path = os.path.join(tmp, name)
+                with open(path, "w") as f:
+                    f.write("#!/bin/sh\necho '%s'\n" % line)
+                os.chmod(path, 0o755)
+            self.assertEqual(B.tool_commit(os.path.join(tmp, "new")), "6824aa7-dirty")
+            self.assertIsNone(B.tool_commit(os.path.join(tmp, "old")))
+            self.assertIsNone(B.tool_commit(os.path.join(tmp, "none")))
+            self.assertIsNone(B.tool_commit(os.path.join(tmp, "missing")))
+        finally:
+            shutil.rmtree(tmp)
+
 class EndToEnd(unittest.TestCase):
     """The runner on test/Bench/Inputs/mini-corpus, with programs built by a
     stand-in nvcc that runs them on the CPU and a stand-in rewrite tool."""
