@@ -24,6 +24,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <mutex>
+#include <set>
 
 using namespace clang;
 using namespace llvm;
@@ -305,6 +306,7 @@ static std::string includerOf(const std::string &File,
   for (const std::string &G : Files) {
     SmallString<256> Other(G);
     sys::fs::make_absolute(Other);
+    sys::path::remove_dots(Other, /*remove_dot_dot=*/true);
     if (Other == File)
       continue;
     auto Buf = MemoryBuffer::getFile(Other);
@@ -337,10 +339,27 @@ FrontendStatus Frontend::run(ArrayRef<std::string> Files, TUHandler &Handler,
                              unsigned Jobs) {
   FrontendStatus Status;
   std::mutex HandlerMutex, StatusMutex;
+  // Files that failed but that another given file #includes: decided once
+  // every file is parsed (only an includer that parsed analysed them).
+  struct Deferred {
+    std::string Given, By, DiagText;
+    std::vector<ParseProblem> Problems;
+    unsigned NErr = 0;
+  };
+  std::vector<Deferred> Later;
+  std::set<std::string> ParsedFiles;
+  auto ParseError = [&](const std::string &GivenFile, unsigned NErr) {
+    reportError(GivenFile + ": could not be parsed" +
+                (NErr ? " (" + std::to_string(NErr) + " error" +
+                            (NErr == 1 ? "" : "s") + ")"
+                      : std::string()) +
+                "; skipped");
+  };
 
   auto ProcessOne = [&](const std::string &GivenFile) {
     SmallString<256> AbsFile(GivenFile);
     sys::fs::make_absolute(AbsFile);
+    sys::path::remove_dots(AbsFile, /*remove_dot_dot=*/true);
     std::string File(AbsFile);
     std::string Why;
     if (!Config.Overlay.count(File) && !checkReadable(File, Why)) {
@@ -375,13 +394,12 @@ FrontendStatus Frontend::run(ArrayRef<std::string> Files, TUHandler &Handler,
     int RC = Tool.run(&Factory);
     DiagOS.flush();
     // Not self-contained, but included by another file given: its code is
-    // analysed (and fixed) there, so this is no failure.
+    // analysed (and fixed) there when that one parses; decided at the end.
     std::string By = RC != 0 ? includerOf(File, Files) : std::string();
     if (!By.empty()) {
-      reportNote(GivenFile + ": does not parse on its own; it is #included "
-                             "by " + By + ", where its code is analysed");
       std::lock_guard<std::mutex> L(StatusMutex);
-      ++Status.Included;
+      Later.push_back({GivenFile, By, DiagText, Problems,
+                       Printer.getNumErrors()});
       return;
     }
     {
@@ -393,14 +411,10 @@ FrontendStatus Frontend::run(ArrayRef<std::string> Files, TUHandler &Handler,
       ++Status.Failed;
       Status.Problems.insert(Status.Problems.end(), Problems.begin(),
                              Problems.end());
-      unsigned NErr = Printer.getNumErrors();
-      reportError(GivenFile + ": could not be parsed" +
-                  (NErr ? " (" + std::to_string(NErr) + " error" +
-                              (NErr == 1 ? "" : "s") + ")"
-                        : std::string()) +
-                  "; skipped");
+      ParseError(GivenFile, Printer.getNumErrors());
     } else {
       ++Status.Parsed;
+      ParsedFiles.insert(File);
     }
   };
 
@@ -412,6 +426,22 @@ FrontendStatus Frontend::run(ArrayRef<std::string> Files, TUHandler &Handler,
     for (const auto &F : Files)
       Pool.async([&, F] { ProcessOne(F); });
     Pool.wait();
+  }
+  for (const Deferred &D : Later) {
+    if (ParsedFiles.count(D.By)) {
+      reportNote(D.Given + ": does not parse on its own; it is #included by " +
+                 D.By + ", where its code is analysed");
+      ++Status.Included;
+      continue;
+    }
+    {
+      std::lock_guard<std::mutex> L(OutputMutex);
+      errs() << D.DiagText;
+    }
+    ++Status.Failed;
+    Status.Problems.insert(Status.Problems.end(), D.Problems.begin(),
+                           D.Problems.end());
+    ParseError(D.Given, D.NErr);
   }
   return Status;
 }

@@ -630,6 +630,12 @@ private:
     // (b).z)).
     if (const auto *ME = dyn_cast<MemberExpr>(E);
         ME && !ME->isArrow() && ME->getBase()->getType()->isRecordType()) {
+      // dim3 and uint3 only: evalDim reads other records' initialisers by
+      // position, not by field.
+      const RecordDecl *RD = ME->getBase()->getType()->getAsRecordDecl();
+      if (!RD || !RD->getIdentifier() ||
+          (RD->getName() != "dim3" && RD->getName() != "uint3"))
+        return std::nullopt;
       StringRef M = ME->getMemberDecl()->getName();
       int I = M == "x" ? 0 : M == "y" ? 1 : M == "z" ? 2 : -1;
       if (I >= 0)

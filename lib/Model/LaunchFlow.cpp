@@ -290,9 +290,13 @@ Val LaunchEvaluator::Impl::middleIteration(const VarDecl *VD,
                (CA->getOpcode() == BO_AddAssign ||
                 CA->getOpcode() == BO_SubAssign)) {
       Expr::EvalResult R;
-      if (!CA->getRHS()->EvaluateAsInt(R, Ctx))
+      if (CA->getRHS()->isValueDependent() ||
+          !CA->getRHS()->EvaluateAsInt(R, Ctx))
         return Val::unknown("");
-      Step = R.Val.getInt().getExtValue();
+      std::optional<int64_t> SV = R.Val.getInt().tryExtValue();
+      if (!SV || *SV > (int64_t(1) << 40) || *SV < -(int64_t(1) << 40))
+        return Val::unknown("");
+      Step = *SV;
       if (CA->getOpcode() == BO_SubAssign)
         Step = -Step;
     }
@@ -338,6 +342,38 @@ Val LaunchEvaluator::Impl::middleIteration(const VarDecl *VD,
       for (const Stmt *M : mutations(BV, Own.F))
         if (encloses(For, M, Own.F))
           return Val::unknown("");
+    // The other values the launch reads must not change from one iteration
+    // to the next (`p -= n` beside the counter): the first run's values
+    // would not match the middle iteration's counter.
+    std::vector<const VarDecl *> LaunchVars;
+    {
+      std::vector<const VarDecl *> Saved = std::move(BoundVars);
+      BoundVars.clear();
+      Collect(At);
+      LaunchVars = std::move(BoundVars);
+      BoundVars = std::move(Saved);
+    }
+    for (const VarDecl *LV : LaunchVars)
+      if (LV != VD)
+        for (const Stmt *M : mutations(LV, Own.F))
+          if (encloses(For->getBody(), M, Own.F))
+            return Val::unknown("");
+    // A launch under a condition on the counter (`if (i == 0)`, `if (i %
+    // 2)`) need not run at the middle iteration.
+    {
+      const auto &Par = parents(Own.F);
+      for (const Stmt *X = Par.lookup(At); X && X != For; X = Par.lookup(X))
+        if (const auto *If = dyn_cast<IfStmt>(X)) {
+          std::vector<const VarDecl *> Saved = std::move(BoundVars);
+          BoundVars.clear();
+          Collect(If->getCond());
+          bool ReadsVD = std::find(BoundVars.begin(), BoundVars.end(), VD) !=
+                         BoundVars.end();
+          BoundVars = std::move(Saved);
+          if (ReadsVD)
+            return Val::unknown("");
+        }
+    }
     PathMark Mk = mark();
     Val A = convert(eval(Start, Own.at(For)), VD->getType());
     Val B = eval(Bound, Own.at(For));
@@ -345,7 +381,11 @@ Val LaunchEvaluator::Impl::middleIteration(const VarDecl *VD,
       restore(Mk);
       return Val::unknown("");
     }
-    int64_t AV = A.I.getExtValue(), BVal = B.I.getExtValue();
+    std::optional<int64_t> AO = A.I.tryExtValue(), BO = B.I.tryExtValue();
+    if (!AO || !BO || *AO > (int64_t(1) << 40) || *AO < -(int64_t(1) << 40) ||
+        *BO > (int64_t(1) << 40) || *BO < -(int64_t(1) << 40))
+      return Val::unknown("");
+    int64_t AV = *AO, BVal = *BO;
     int64_t Span = Step > 0 ? BVal - AV : AV - BVal;
     int64_t S = Step > 0 ? Step : -Step;
     bool Incl = Op == BO_LE || Op == BO_GE;

@@ -933,7 +933,7 @@ def tool_commit(tool):
         out = subprocess.run([tool, "--version"], capture_output=True, text=True, timeout=30).stdout
     except (OSError, subprocess.SubprocessError):
         return None
-    m = re.search(r"\(git ([0-9A-Za-z.+-]+),", out)
+    m = re.search(r"\(git ([^,)]+),", out)
     return m.group(1) if m and m.group(1) != "unknown" else None
 
 

@@ -668,8 +668,27 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
   if (!OtherLoads.empty())
     return Refuse("the summed expression reads '" +
                   sourceText(Ctx, OtherLoads.front()->getSourceRange()) +
-                  "' besides the two operands: only one load of each "
-                  "operand can be staged");
+                  "' besides operands of the row and the column index: "
+                  "only those can be staged");
+  // An operand the original reads only under a condition (`b ? b[..] : 0`,
+  // `c && a[..]`) would be loaded for every row and k by the tiles.
+  {
+    std::string Cond;
+    forEachStmt(Upd->getRHS(), [&](const Stmt *X) {
+      bool IsCond = isa<ConditionalOperator>(X) ||
+                    isa<BinaryConditionalOperator>(X);
+      if (const auto *B = dyn_cast<BinaryOperator>(X))
+        IsCond |= B->getOpcode() == BO_LAnd || B->getOpcode() == BO_LOr;
+      if (!IsCond || !Cond.empty())
+        return;
+      for (const Operand &O : Ops)
+        if (isWithin(SM, O.AS->getSourceRange(), X->getSourceRange()))
+          Cond = sourceText(Ctx, X->getSourceRange());
+    });
+    if (!Cond.empty())
+      return Refuse("an operand is read only under a condition ('" + Cond +
+                    "'): the tiles would load it for every output");
+  }
   if (RowTV0.V == ColTV0.V)
     return;
 
@@ -1077,8 +1096,14 @@ void CoalescingMatmulTile::checkKernel(const KernelUnit &Kernel) {
       QualType ElT = O.AS->getType().getUnqualifiedType();
       Slot *Same = nullptr;
       for (Slot &SL : Slots)
+        // The same parameter, index and element type, and the same base as
+        // written (`a[...]` and `(a + n * m)[...]` or a local `b = a + off`
+        // share the parameter and the index, not the element).
         if (SL.O->P == O.P && SL.O->TV == O.TV && SL.O->Idx == O.Idx &&
-            Ctx.hasSameType(SL.ElT, ElT))
+            Ctx.hasSameType(SL.ElT, ElT) &&
+            sourceText(Ctx, SL.O->AS->getBase()->getSourceRange()) ==
+                sourceText(Ctx, O.AS->getBase()->getSourceRange()) &&
+            !sourceText(Ctx, O.AS->getBase()->getSourceRange()).empty())
           Same = &SL;
       if (Same) {
         Same->Uses.push_back(O.AS);

@@ -318,21 +318,24 @@ void CoalescingThreadMappingSwap::runOn(ASTContext &Ctx, const CheckContext &CC,
   // 32-byte sector of 4-byte elements).
   std::string QN = K->getQualifiedNameAsString();
   bool GridKnown = true, BlocksWide = true;
+  std::string TooWide; // a constant grid with more than 65535 blocks along x
   if (CC.Model)
     for (const LaunchSite &S : CC.Model->LaunchSites)
       if (S.Kernel == QN) {
         if (!S.Grid.Dim)
           GridKnown = false;
-        else if ((*S.Grid.Dim)[0] > 65535) {
-          refuse(R, "the grid at " + S.Loc.str() +
-                        " has more than 65535 blocks along x, too many "
-                        "for gridDim.y after the swap");
-          return;
-        }
+        else if ((*S.Grid.Dim)[0] > 65535 && TooWide.empty())
+          TooWide = S.Loc.str();
         if (!S.Block.Dim || (*S.Block.Dim)[1] < 8)
           BlocksWide = false;
       }
-  bool BlockOnly = !GridKnown && BlocksWide;
+  bool BlockOnly = (!GridKnown || !TooWide.empty()) && BlocksWide;
+  if (!TooWide.empty() && !BlockOnly) {
+    refuse(R, "the grid at " + TooWide +
+                  " has more than 65535 blocks along x, too many for "
+                  "gridDim.y after the swap");
+    return;
+  }
   FixIt Fix;
   Fix.Exact = Exactness::Bitwise;
   for (const Expr *B : Builtins) {
@@ -395,7 +398,17 @@ void CoalescingThreadMappingSwap::runOn(ASTContext &Ctx, const CheckContext &CC,
                 : "swap x and y of threadIdx/blockIdx/blockDim/gridDim in "
                   "'" + K->getNameAsString() +
                       "' and of grid and block at its launch sites";
-  if (!GridKnown && !BlockOnly) {
+  // Every launch must be swapped with the kernel: one this file does not
+  // show (the kernel's address taken for cudaLaunchKernel, a launch in
+  // another file) would run the swapped kernel with the old shape.
+  std::string VisWhy;
+  if (!allLaunchesVisible(Ctx, context(), K, VisWhy)) {
+    Fix.Proven = false;
+    R.Notes.push_back(makeNote(
+        Ctx, K->getLocation(),
+        "not every launch of '" + K->getNameAsString() +
+            "' is known to be swapped with it (" + VisWhy + "): not proven"));
+  } else if (!GridKnown && !BlockOnly) {
     Fix.Proven = false;
     R.Notes.push_back(
         makeNote(Ctx, K->getLocation(),

@@ -16,7 +16,7 @@
 // RUN: grep -v '^//' %t/t.cu | grep -c '__shared__ int cudal1_rowUsed' | FileCheck --check-prefix=MASKS %s
 // MASKS: {{^}}2{{$}}
 // Only the refused kernels are reported again.
-// AGAIN-COUNT-5: warning: matrix product computed one output per thread
+// AGAIN-COUNT-6: warning: matrix product computed one output per thread
 // The fixes offered, with their exactness (JSON).
 // RUN: %cuda-l1-rewrite --rules='-*,coalescing-matmul-tile' --format=json %s | FileCheck --check-prefix=FIX %s
 // Without the option the rewrite is left to --verify=run: plain --fix does
@@ -215,6 +215,42 @@ __global__ void syr2k_two_products(int n, int m, float alpha, const float *__res
 // CHECK-FIXES: float cudal1_rb2[4];
 // CHECK-FIXES: cudal1_acc[cudal1_r][cudal1_c] += alpha * cudal1_b[cudal1_c] * cudal1_a[cudal1_r] + alpha * cudal1_b2[cudal1_c] * cudal1_a2[cudal1_r] + cudal1_b[cudal1_c];
 
+// Two halves of one buffer: 'lo' and 'hi' share the parameter and the
+// index but not the elements, so each keeps its own tile.
+__global__ void halves(int n, int m, const float *__restrict__ a, float *__restrict__ c) {
+  int i = blockIdx.y * blockDim.y + threadIdx.y;
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  const float *hi = a + n * m;
+  if (i < n && j < n) {
+    float s = 0.0f;
+    for (int k = 0; k < m; ++k)
+      s += a[i * m + k] * hi[j * m + k] + hi[i * m + k] * a[j * m + k];
+    c[i * n + j] = s;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: matrix product computed one output per thread: each output of 'halves' reads {{.*}} [coalescing-matmul-tile]
+// CHECK-MESSAGES: note: no aliasing: 'c' is __restrict__
+// CHECK-FIXES: __shared__ __align__(16) float cudal1_As2[2][
+// CHECK-FIXES: __shared__ __align__(16) float cudal1_Bs2[2][
+// CHECK-FIXES: cudal1_acc[cudal1_r][cudal1_c] += cudal1_a[cudal1_r] * cudal1_b[cudal1_c] + cudal1_a2[cudal1_r] * cudal1_b2[cudal1_c];
+
+// Refused: the second product is read only when 'b' is given; the tiles
+// would load it for every output.
+__global__ void optional_product(int n, int m, const float *__restrict__ a, const float *__restrict__ b,
+                                 float *__restrict__ c) {
+  int i = blockIdx.y * blockDim.y + threadIdx.y;
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && j < n) {
+    float s = 0.0f;
+    for (int k = 0; k < m; ++k)
+      s += a[i * m + k] * a[j * m + k] + (b ? b[i * m + k] * b[j * m + k] : 0.0f);
+    c[i * n + j] = s;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: matrix product computed one output per thread: each output of 'optional_product' reads {{.*}} [coalescing-matmul-tile]
+// CHECK-MESSAGES: note: no fix: an operand is read only under a condition ('b ? b[i * m + k] * b[j * m + k] : 0.0f'): the tiles would load it for every output
+// CHECK-FIXES: s += a[i * m + k] * a[j * m + k] + (b ? b[i * m + k] * b[j * m + k] : 0.0f);
+
 // size_t indices and loop variable, the accumulator declared before the
 // guard, a prologue store (C *= beta).
 __global__ void gemm_sizet(const float *A, const float *B, float *C,
@@ -400,7 +436,7 @@ __global__ void mm_weighted(const float *A, const float *B, const float *W,
   }
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: matrix product computed one output per thread: each output of 'mm_weighted' reads {{.*}} [coalescing-matmul-tile]
-// CHECK-MESSAGES: note: no fix: the summed expression reads 'W[(i * n + j) * n + k]' besides the two operands: only one load of each operand can be staged
+// CHECK-MESSAGES: note: no fix: the summed expression reads 'W[(i * n + j) * n + k]' besides operands of the row and the column index: only those can be staged
 // CHECK-FIXES: __global__ void mm_weighted(
 // CHECK-FIXES: s += A[i * n + k] * B[k * n + j] * W[(i * n + j) * n + k];
 
