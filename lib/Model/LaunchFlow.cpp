@@ -327,53 +327,40 @@ Val LaunchEvaluator::Impl::middleIteration(const VarDecl *VD,
     for (const Stmt *M : mutations(VD, Own.F))
       if (encloses(For->getBody(), M, Own.F))
         return Val::unknown("");
-    std::vector<const VarDecl *> BoundVars;
-    std::function<void(const Stmt *)> Collect = [&](const Stmt *X) {
-      if (!X)
-        return;
-      if (const auto *D = dyn_cast<DeclRefExpr>(X))
-        if (const auto *BV = dyn_cast<VarDecl>(D->getDecl()))
-          BoundVars.push_back(BV);
-      for (const Stmt *Ch : X->children())
-        Collect(Ch);
+    // The variables \p S reads.
+    auto VarsIn = [](const Stmt *S) {
+      std::vector<const VarDecl *> Out;
+      std::function<void(const Stmt *)> Walk = [&](const Stmt *X) {
+        if (!X)
+          return;
+        if (const auto *D = dyn_cast<DeclRefExpr>(X))
+          if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
+            Out.push_back(V);
+        for (const Stmt *Ch : X->children())
+          Walk(Ch);
+      };
+      Walk(S);
+      return Out;
     };
-    Collect(Bound);
-    for (const VarDecl *BV : BoundVars)
+    for (const VarDecl *BV : VarsIn(Bound))
       for (const Stmt *M : mutations(BV, Own.F))
         if (encloses(For, M, Own.F))
           return Val::unknown("");
     // The other values the launch reads must not change from one iteration
     // to the next (`p -= n` beside the counter): the first run's values
     // would not match the middle iteration's counter.
-    std::vector<const VarDecl *> LaunchVars;
-    {
-      std::vector<const VarDecl *> Saved = std::move(BoundVars);
-      BoundVars.clear();
-      Collect(At);
-      LaunchVars = std::move(BoundVars);
-      BoundVars = std::move(Saved);
-    }
-    for (const VarDecl *LV : LaunchVars)
+    for (const VarDecl *LV : VarsIn(At))
       if (LV != VD)
         for (const Stmt *M : mutations(LV, Own.F))
           if (encloses(For->getBody(), M, Own.F))
             return Val::unknown("");
     // A launch under a condition on the counter (`if (i == 0)`, `if (i %
     // 2)`) need not run at the middle iteration.
-    {
-      const auto &Par = parents(Own.F);
-      for (const Stmt *X = Par.lookup(At); X && X != For; X = Par.lookup(X))
-        if (const auto *If = dyn_cast<IfStmt>(X)) {
-          std::vector<const VarDecl *> Saved = std::move(BoundVars);
-          BoundVars.clear();
-          Collect(If->getCond());
-          bool ReadsVD = std::find(BoundVars.begin(), BoundVars.end(), VD) !=
-                         BoundVars.end();
-          BoundVars = std::move(Saved);
-          if (ReadsVD)
-            return Val::unknown("");
-        }
-    }
+    const auto &Par = parents(Own.F);
+    for (const Stmt *X = Par.lookup(At); X && X != For; X = Par.lookup(X))
+      if (const auto *If = dyn_cast<IfStmt>(X);
+          If && !launcheval::refsTo(If->getCond(), VD).empty())
+        return Val::unknown("");
     PathMark Mk = mark();
     Val A = convert(eval(Start, Own.at(For)), VD->getType());
     Val B = eval(Bound, Own.at(For));
