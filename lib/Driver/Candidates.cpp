@@ -123,10 +123,11 @@ bool candidateLaunch(const ProjectModel &OM, const ProjectModel &CM,
   for (size_t I = 0; I < CS.size(); ++I) {
     std::array<uint64_t, 3> Gi, Bi;
     std::string Why;
+    ExprEnv Names = launchArgNames(OS[I]->Args, H);
     if (!deriveCandidateDims(OS[I]->Grid.Text, CS[I]->Grid.Text, H.Grid, Gi,
-                             Why) ||
+                             Why, Names) ||
         !deriveCandidateDims(OS[I]->Block.Text, CS[I]->Block.Text, H.Block, Bi,
-                             Why)) {
+                             Why, Names)) {
       Err = CS[I]->Loc.str() + ": the candidate launches '" + Kernel +
             "' as <<<" + CS[I]->Grid.Text + ", " + CS[I]->Block.Text +
             ">>> where the original (" + OS[I]->Loc.str() + ") has <<<" +

@@ -108,7 +108,7 @@ bool takeLaunchEdits(const KernelWork &W, const Harness &H,
       Dims D;
       if (!deriveCandidateDims(IsGrid ? LS.Grid.Text : LS.Block.Text,
                                E.Replacement, IsGrid ? H.Grid : H.Block, D,
-                               Why))
+                               Why, launchArgNames(LS.Args, H)))
         return false;
       auto &Slot = IsGrid ? Grid : Block;
       if (Slot && *Slot != D) {

@@ -113,7 +113,8 @@ bool splitDim3(const std::string &S, std::vector<std::string> &Parts) {
 bool deriveCandidateDims(const std::string &OriginalText,
                          const std::string &CandidateText,
                          const std::array<uint64_t, 3> &Original,
-                         std::array<uint64_t, 3> &Out, std::string &Why) {
+                         std::array<uint64_t, 3> &Out, std::string &Why,
+                         const ExprEnv &Names) {
   std::string O = withoutSpaces(OriginalText), C = withoutSpaces(CandidateText);
   if (O == C) {
     Out = Original;
@@ -139,7 +140,7 @@ bool deriveCandidateDims(const std::string &OriginalText,
     return false;
   }
   T = dropCasts(withoutSpaces(T));
-  ExprEnv Env;
+  ExprEnv Env = Names;
   for (int A = 0; A < 3; ++A)
     Env[std::string("__orig_") + Axis[A]] =
         ExprValue{false, int64_t(Original[A]), 0};
@@ -171,6 +172,20 @@ bool deriveCandidateDims(const std::string &OriginalText,
     Out[I] = uint64_t(V.I);
   }
   return true;
+}
+
+ExprEnv launchArgNames(const std::vector<std::string> &ArgTexts,
+                       const Harness &H) {
+  ExprEnv Env;
+  for (size_t I = 0; I < ArgTexts.size() && I < H.Args.size(); ++I) {
+    const std::string &T = ArgTexts[I];
+    bool Name = !T.empty() && (std::isalpha((unsigned char)T[0]) || T[0] == '_');
+    for (char C : T)
+      Name &= std::isalnum((unsigned char)C) || C == '_';
+    if (Name && !H.Args[I].IsBuffer)
+      Env[T] = H.Args[I].Scalar.Value;
+  }
+  return Env;
 }
 
 } // namespace cudal1

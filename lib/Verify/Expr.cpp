@@ -13,7 +13,7 @@ class Parser {
 public:
   Parser(const std::string &T, const ExprEnv &E) : Text(T), Env(E) {}
   bool parse(ExprValue &Out, std::string &Err) {
-    if (!parseShift(Out))
+    if (!parseCond(Out))
       return fail(Err);
     skipWs();
     if (Pos != Text.size()) {
@@ -85,6 +85,55 @@ private:
     if (Over)
       Err = "integer overflow (the value does not fit 64 bits)";
     return R;
+  }
+  /// c ? a : b (both branches parsed, one taken), as in C.
+  bool parseCond(ExprValue &V) {
+    if (!parseCmp(V))
+      return false;
+    skipWs();
+    if (!eat('?'))
+      return true;
+    ExprValue A, B;
+    if (!parseCond(A))
+      return false;
+    if (!eat(':')) {
+      Error = "missing ':' after '?'";
+      return false;
+    }
+    if (!parseCond(B))
+      return false;
+    V = V.asDouble() != 0 ? A : B;
+    return true;
+  }
+  /// a < b, a <= b, a > b, a >= b, a == b, a != b: 1 or 0.
+  bool parseCmp(ExprValue &V) {
+    if (!parseShift(V))
+      return false;
+    skipWs();
+    std::string Op;
+    for (const char *O : {"<=", ">=", "==", "!=", "<", ">"})
+      if (Text.compare(Pos, std::strlen(O), O) == 0) {
+        Op = O;
+        break;
+      }
+    if (Op.empty())
+      return true;
+    Pos += Op.size();
+    ExprValue R;
+    if (!parseShift(R))
+      return false;
+    double X = V.asDouble(), Y = R.asDouble();
+    bool Res;
+    if (!V.IsFloat && !R.IsFloat) {
+      int64_t A = V.I, B = R.I;
+      Res = Op == "<" ? A < B : Op == "<=" ? A <= B : Op == ">" ? A > B
+            : Op == ">=" ? A >= B : Op == "==" ? A == B : A != B;
+    } else {
+      Res = Op == "<" ? X < Y : Op == "<=" ? X <= Y : Op == ">" ? X > Y
+            : Op == ">=" ? X >= Y : Op == "==" ? X == Y : X != Y;
+    }
+    V = ExprValue{false, Res ? 1 : 0, 0};
+    return true;
   }
   bool parseShift(ExprValue &V) {
     if (!parseAdd(V))
@@ -167,7 +216,7 @@ private:
       return false;
     }
     if (eat('(')) {
-      if (!parseShift(V))
+      if (!parseCond(V))
         return false;
       if (!eat(')')) {
         Error = "missing ')'";
@@ -211,7 +260,7 @@ private:
       std::string Name = Text.substr(B, Pos - B);
       if (eat('(')) {
         ExprValue A, Bv;
-        if (!parseShift(A))
+        if (!parseCond(A))
           return false;
         bool Unary = Name == "ceil" || Name == "floor" || Name == "int" ||
                      Name == "float";
@@ -226,7 +275,7 @@ private:
           Error = Name + "() takes two arguments";
           return false;
         }
-        if (!parseShift(Bv))
+        if (!parseCond(Bv))
           return false;
         if (!eat(')')) {
           Error = "missing ')' after " + Name + "(...";

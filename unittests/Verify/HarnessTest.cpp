@@ -56,6 +56,23 @@ TEST(Expr, Arithmetic) {
   EXPECT_EQ(V.I, 335);
   ASSERT_TRUE(evalExpr("float(N) / 8", Env, V, E));
   EXPECT_DOUBLE_EQ(V.F, 125.0);
+  // Comparisons (1 or 0) and c ? a : b, as C writes a clamp.
+  ASSERT_TRUE(evalExpr("N > 1 ? (N < 65535 ? N : 65535) : 1", Env, V, E)) << E;
+  EXPECT_EQ(V.I, 1000);
+  ASSERT_TRUE(evalExpr("N * 100 > 1 ? (N * 100 < 65535 ? N * 100 : 65535) : 1",
+                       Env, V, E))
+      << E;
+  EXPECT_EQ(V.I, 65535);
+  ASSERT_TRUE(evalExpr("(N - 2000) > 1 ? 7 : 1", Env, V, E)) << E;
+  EXPECT_EQ(V.I, 1);
+  ASSERT_TRUE(evalExpr("(N <= 1000) + (N >= 1001) + (N == 1000) + (N != 3)",
+                       Env, V, E))
+      << E;
+  EXPECT_EQ(V.I, 3);
+  ASSERT_TRUE(evalExpr("1 << 2 < 5", Env, V, E)) << E; // << binds tighter
+  EXPECT_EQ(V.I, 1);
+  EXPECT_FALSE(evalExpr("N > 1 ? 2", Env, V, E));
+  EXPECT_NE(E.find("':'"), std::string::npos) << E;
 }
 
 // 64-bit overflow is an error naming it, never undefined behaviour (found by
@@ -622,4 +639,20 @@ TEST(CandidateLaunch, DerivedFromRewrittenLaunchSites) {
   EXPECT_FALSE(deriveCandidateDims("grid", "grid * 2", {4, 4, 1}, Out, Why));
   // A name is not mistaken inside a longer one.
   EXPECT_FALSE(deriveCandidateDims("n", "nblocks * 2", {4, 1, 1}, Out, Why));
+  // launch-distribute-loop: y blocks from a scalar argument of the launch,
+  // whose value the harness gives (launchArgNames).
+  Harness H;
+  H.Args.resize(3);
+  H.Args[0].IsBuffer = true;
+  H.Args[1].Scalar.Value = ExprValue{false, 2048, 0};
+  H.Args[2].Scalar.Value = ExprValue{false, 7, 0};
+  ExprEnv Names = launchArgNames({"out", "n", "m + 1"}, H);
+  EXPECT_EQ(Names.size(), 1u); // out is a buffer, m + 1 not a name
+  ASSERT_TRUE(deriveCandidateDims(
+      "grid3", "dim3(grid3.x, n > 1 ? (n < 65535 ? n : 65535) : 1, grid3.z)",
+      {5, 1, 1}, Out, Why, Names))
+      << Why;
+  EXPECT_EQ(Out, (std::array<uint64_t, 3>{5, 2048, 1}));
+  EXPECT_FALSE(deriveCandidateDims("grid3", "dim3(grid3.x, n, grid3.z)",
+                                   {5, 1, 1}, Out, Why));
 }

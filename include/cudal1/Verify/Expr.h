@@ -2,8 +2,9 @@
 //
 // Grid, block, element counts and scalar values in a harness spec are small
 // arithmetic expressions over named sizes: "cdiv(N, 256)", "N * M", "2.5".
-// Supported: + - * / % << >> unary -, parentheses, integer and floating
-// literals, names, and the functions cdiv(a,b), min(a,b), max(a,b), ceil(x),
+// Supported: + - * / % << >> unary -, comparisons (< <= > >= == !=, giving
+// 1 or 0), c ? a : b, parentheses, integer and floating literals, names, and
+// the functions cdiv(a,b), min(a,b), max(a,b), ceil(x),
 // floor(x) and int(x) (integers), float(x). `?` stands for a value the tool
 // could not infer: evaluating it fails with a message saying so.
 //

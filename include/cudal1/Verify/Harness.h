@@ -170,11 +170,19 @@ std::string withoutSpaces(const std::string &S);
 /// \p OriginalText (as the structural rules rewrite launch sites), given the
 /// original's \p Original shape: `dim3((grid).y, (grid).x, (grid).z)` around
 /// `grid`, `(n + 255) / 256 * 32` around `(n + 255) / 256`. Identical texts
-/// give \p Original. False with the reason otherwise.
+/// give \p Original. \p Names gives values to other names the candidate's
+/// expression may use (launchArgNames: the launch's scalar arguments, as
+/// launch-distribute-loop writes `n > 1 ? (n < 65535 ? n : 65535) : 1`).
+/// False with the reason otherwise.
 bool deriveCandidateDims(const std::string &OriginalText,
                          const std::string &CandidateText,
                          const std::array<uint64_t, 3> &Original,
-                         std::array<uint64_t, 3> &Out, std::string &Why);
+                         std::array<uint64_t, 3> &Out, std::string &Why,
+                         const ExprEnv &Names = {});
+/// The scalar arguments of a launch written as plain names (\p ArgTexts, in
+/// parameter order), with the values \p H gives their parameters.
+ExprEnv launchArgNames(const std::vector<std::string> &ArgTexts,
+                       const Harness &H);
 /// A spec for \p Kernel to copy into a file and fill in, when nothing is
 /// known about its launch (no launch site): every size is N.
 std::string harnessTemplate(const std::string &Kernel,

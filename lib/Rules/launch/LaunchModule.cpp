@@ -1,5 +1,6 @@
 //===- LaunchModule.cpp - the launch-* rules ------------------------------===//
 #include "LaunchBounds.h"
+#include "LaunchDistributeLoop.h"
 #include "LaunchLoopSync.h"
 #include "LaunchPartialWarp.h"
 #include "LaunchRedundantThreads.h"
@@ -7,7 +8,7 @@
 #include "LaunchSmallGrid.h"
 
 namespace cudal1 {
-static RuleModule<LaunchBounds, LaunchLoopSync, LaunchPartialWarp,
+static RuleModule<LaunchBounds, LaunchDistributeLoop, LaunchLoopSync, LaunchPartialWarp,
                   LaunchRedundantThreads, LaunchSmallBlock, LaunchSmallGrid>
     LaunchRules;
 } // namespace cudal1
