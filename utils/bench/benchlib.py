@@ -925,7 +925,7 @@ def last_json_line(text):
 
 
 def tool_commit(tool):
-    """The commit \p tool was built from, as its --version says ("git
+    """The commit `tool` was built from, as its --version says ("git
     abc1234"), or None (an older build, or no tool)."""
     if not tool:
         return None
