@@ -7,11 +7,12 @@
 #include "CoalescingTransposeTile.h"
 #include "CoalescingUncoalescedAccess.h"
 #include "CoalescingWarpPerRow.h"
+#include "CoalescingWarpPerRowPasses.h"
 
 namespace cudal1 {
 static RuleModule<CoalescingColumnSplit, CoalescingMatmulTile, CoalescingSmemStaging,
                   CoalescingStridedAccess, CoalescingThreadMappingSwap,
                   CoalescingTransposeTile, CoalescingUncoalescedAccess,
-                  CoalescingWarpPerRow>
+                  CoalescingWarpPerRow, CoalescingWarpPerRowPasses>
     CoalescingRules;
 } // namespace cudal1

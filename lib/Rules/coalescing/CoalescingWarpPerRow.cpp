@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CoalescingWarpPerRow.h"
+#include "CoalescingWarpPerRowPasses.h"
 #include "cudal1/Rules/SpelledType.h"
 #include "cudal1/Rules/BuiltinUse.h"
 
@@ -42,7 +43,9 @@ RuleInfo CoalescingWarpPerRow::info() const {
       "= blockIdx.x * blockDim.x + threadIdx.x` accumulates `acc += "
       "f(A[row * LD + k])` over `k`. This is the alternative rewrite for "
       "when the launch sites can be changed; the verifier picks the faster "
-      "of the two.";
+      "of the two. A kernel that makes several passes over its row (a "
+      "softmax: max, sum, normalised row) is left to "
+      "[coalescing-warp-per-row-passes](coalescing-warp-per-row-passes.md).";
   I.Doc.WhySlow =
       "Lanes read addresses a whole row apart (one sector per lane per "
       "request), and with one thread per row a 4096-row matrix gives only "
@@ -130,6 +133,9 @@ matvec<<<(M + 255) / 256, 256>>>(A, x, y, M, N);)cuda";
 void CoalescingWarpPerRow::runOn(ASTContext &Ctx, const CheckContext &CC,
                                  const FunctionDecl *K, const FunctionFacts &F,
                                  std::vector<Finding> &Out) {
+  // Several passes over the row (a softmax): coalescing-warp-per-row-passes.
+  if (hasRowPasses(Ctx, K, F))
+    return;
   for (const ForStmt *L : forLoopsIn(K->getBody())) {
     const Expr *K0 = nullptr, *End = nullptr;
     const VarDecl *IV = simpleLoop(Ctx, L, K0, End);
@@ -344,37 +350,9 @@ Finding CoalescingWarpPerRow::analyze(
     Fix.ScaleRtol = 1e-4; // outputs that cancel to ~0
   }
   for (const CUDAKernelCallExpr *Site : Sites) {
-    const CallExpr *Cfg = Site->getConfig();
-    if (!Cfg || Cfg->getNumArgs() < 1)
-      return Fail("a launch site has no visible configuration");
-    const Expr *G = Cfg->getArg(0);
-    for (unsigned I = 0; I < 8; ++I) {
-      G = G->IgnoreParenImpCasts();
-      if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(G))
-        G = M->getSubExpr();
-      else if (const auto *C = dyn_cast<CXXConstructExpr>(G);
-               C && !isa<CXXTemporaryObjectExpr>(C) && C->getNumArgs() >= 1 &&
-               C->getParenOrBraceRange().isInvalid())
-        G = C->getArg(0);
-      else
-        break;
-    }
-    std::string GT = sourceText(Ctx, G->getSourceRange());
-    std::string EW;
-    auto Range = editableRange(
-        Ctx, CharSourceRange::getTokenRange(G->getSourceRange()), EW);
-    if (GT.empty() || !Range)
-      return Fail(EW.empty() ? "a grid comes from a macro expansion" : EW);
-    std::string New;
-    if (G->getType()->isIntegralOrEnumerationType())
-      New = "(" + GT + ") * 32";
-    else if (isa<DeclRefExpr>(G))
-      New = "dim3((" + GT + ").x * 32, (" + GT + ").y, (" + GT + ").z)";
-    else
-      return Fail("the grid '" + GT +
-                  "' is not an integer or a dim3 "
-                  "variable");
-    Fix.Edits.push_back(makeTextEdit(Ctx, *Range, New));
+    std::string GW;
+    if (!gridTimes32(Ctx, Site, Fix.Edits, GW))
+      return Fail(GW);
     Fd.Notes.push_back(makeNote(Ctx, Site->getBeginLoc(),
                                 "grid multiplied by 32 at this launch"));
   }

@@ -6,6 +6,8 @@
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "cudal1/Rules/RuleSupport.h"
 
 using namespace clang;
 
@@ -106,6 +108,46 @@ const Stmt *loopStatement(ASTContext &Ctx, const ForStmt *L) {
       return S;
     S = AS;
   }
+}
+
+bool gridTimes32(ASTContext &Ctx, const CUDAKernelCallExpr *Site,
+                 std::vector<TextEdit> &Edits, std::string &Why) {
+  const CallExpr *Cfg = Site->getConfig();
+  if (!Cfg || Cfg->getNumArgs() < 1) {
+    Why = "a launch site has no visible configuration";
+    return false;
+  }
+  const Expr *G = Cfg->getArg(0);
+  for (unsigned I = 0; I < 8; ++I) {
+    G = G->IgnoreParenImpCasts();
+    if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(G))
+      G = M->getSubExpr();
+    else if (const auto *C = dyn_cast<CXXConstructExpr>(G);
+             C && !isa<CXXTemporaryObjectExpr>(C) && C->getNumArgs() >= 1 &&
+             C->getParenOrBraceRange().isInvalid())
+      G = C->getArg(0);
+    else
+      break;
+  }
+  std::string GT = sourceText(Ctx, G->getSourceRange());
+  std::string EW;
+  auto Range = editableRange(
+      Ctx, CharSourceRange::getTokenRange(G->getSourceRange()), EW);
+  if (GT.empty() || !Range) {
+    Why = EW.empty() ? "a grid comes from a macro expansion" : EW;
+    return false;
+  }
+  std::string New;
+  if (G->getType()->isIntegralOrEnumerationType())
+    New = "(" + GT + ") * 32";
+  else if (isa<DeclRefExpr>(G))
+    New = "dim3((" + GT + ").x * 32, (" + GT + ").y, (" + GT + ").z)";
+  else {
+    Why = "the grid '" + GT + "' is not an integer or a dim3 variable";
+    return false;
+  }
+  Edits.push_back(makeTextEdit(Ctx, *Range, New));
+  return true;
 }
 
 } // namespace cudal1

@@ -11,6 +11,7 @@
 
 #include "cudal1/Analysis/Affine.h"
 #include "cudal1/Analysis/AstFacts.h"
+#include "cudal1/Analysis/Finding.h"
 #include "clang/AST/Stmt.h"
 
 #include <map>
@@ -20,6 +21,7 @@
 
 namespace clang {
 class ArraySubscriptExpr;
+class CUDAKernelCallExpr;
 class ASTContext;
 class ParmVarDecl;
 class Expr;
@@ -68,6 +70,13 @@ std::set<const clang::VarDecl *> varsRead(const clang::Stmt *S);
 /// it (another rule's fix, or the user's).
 const clang::Stmt *loopStatement(clang::ASTContext &Ctx,
                                  const clang::ForStmt *L);
+
+/// Adds to \p Edits the edit that multiplies the grid of launch \p Site by
+/// 32 (one warp per former thread): `(g) * 32` for an integer grid,
+/// `dim3((g).x * 32, (g).y, (g).z)` for a dim3 variable. False with \p Why
+/// for other grids or a grid written in a macro.
+bool gridTimes32(clang::ASTContext &Ctx, const clang::CUDAKernelCallExpr *Site,
+                 std::vector<TextEdit> &Edits, std::string &Why);
 
 } // namespace cudal1
 

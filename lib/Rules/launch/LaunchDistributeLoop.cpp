@@ -398,8 +398,8 @@ covar<<<dim3((n + 255) / 256, n > 1 ? (n < 65535 ? n : 65535) : 1), 256>>>(symma
       "`+= (T)gridDim.y` (T: the induction variable's type as written). "
       "Every launch of the kernel in the file gets y blocks: the loop's "
       "bound, clamped to [1, 65535] (a constant bound is written as the "
-      "number; a parameter bound as a conditional over the launch's "
-      "argument for it). The grid is rebuilt as `dim3(<x>, <y>, <z>)` "
+      "number; a bound over the kernel's parameters as a conditional over "
+      "the same expression of the launch's arguments). The grid is rebuilt as `dim3(<x>, <y>, <z>)` "
       "from an integer, a written `dim3(...)`/`{...}` or a `dim3` "
       "variable; the block is not changed.\n"
       "\n"
@@ -418,8 +418,9 @@ covar<<<dim3((n + 255) / 256, n > 1 ? (n < 65535 ? n : 65535) : 1), 256>>>(symma
       "`gridDim.y`, ...), or its use of them cannot be seen (inline "
       "assembly, cooperative groups, calls without a body);\n"
       "- barriers, shared memory, warp operations or atomics;\n"
-      "- the loop's bound is neither a constant nor a parameter of the "
-      "kernel, or a launch's argument for it is not a simple expression;\n"
+      "- the loop's bound is not an expression over constants and the "
+      "kernel's parameters, or a launch's argument for one of them is not a "
+      "simple expression;\n"
       "- a launch's grid is written in a macro or is not an integer, a "
       "`dim3(...)` or a `dim3` variable.\n"
       "\n"
@@ -629,11 +630,23 @@ void LaunchDistributeLoop::checkKernel(const KernelUnit &Kernel) {
       makeTextEdit(C, *IncR, IV + " += (" + TypeText + ")gridDim.y"));
 
   // The y extent: the bound, clamped to [1, 65535], at each launch.
+  // A constant bound is written as the number; one over the kernel's
+  // parameters as the same expression over the launch's arguments.
   std::optional<int64_t> ConstBound = evalInt(C, Shape->Bound);
-  const auto *BoundParm = dyn_cast_or_null<ParmVarDecl>(varOf(Shape->Bound));
-  if (!ConstBound && (!BoundParm || Kernel.Facts.isMutated(BoundParm))) {
+  std::vector<const DeclRefExpr *> BoundRefs;
+  bool BoundOk = isPureNoMemory(Shape->Bound);
+  forEachStmt(Shape->Bound, [&](const Stmt *S) {
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(S)) {
+      const auto *P = dyn_cast<ParmVarDecl>(DRE->getDecl());
+      if (P && !Kernel.Facts.isMutated(P))
+        BoundRefs.push_back(DRE);
+      else if (!isa<EnumConstantDecl>(DRE->getDecl()))
+        BoundOk = false;
+    }
+  });
+  if (!ConstBound && !BoundOk) {
     refuse(F, "the loop's bound '" + BoundText +
-                  "' is neither a constant nor a parameter of the kernel: "
+                  "' is not an expression over the kernel's parameters: "
                   "the launch's y extent cannot be written from it");
     return;
   }
@@ -654,21 +667,31 @@ void LaunchDistributeLoop::checkKernel(const KernelUnit &Kernel) {
       int64_t V = *ConstBound + (Shape->Cmp == BO_LE ? 1 : 0);
       Y = std::to_string(std::clamp<int64_t>(V, 1, 65535));
     } else {
-      unsigned Idx = BoundParm->getFunctionScopeIndex();
-      if (Idx >= Site->getNumArgs()) {
-        refuse(F, "a launch passes no argument for '" + BoundText + "'");
+      std::vector<std::pair<const Stmt *, std::string>> Repl;
+      for (const DeclRefExpr *DRE : BoundRefs) {
+        unsigned Idx =
+            cast<ParmVarDecl>(DRE->getDecl())->getFunctionScopeIndex();
+        const Expr *A = Idx < Site->getNumArgs() ? Site->getArg(Idx) : nullptr;
+        std::string T = A ? sourceText(C, A->getSourceRange()) : "";
+        if (T.empty() || !isPureNoMemory(A)) {
+          refuse(F, "the launch's argument for '" +
+                        DRE->getDecl()->getNameAsString() +
+                        "' is not a simple expression that can be written "
+                        "again");
+          return;
+        }
+        Repl.push_back({DRE, isSimpleOperand(A) ? T : "(" + T + ")"});
+      }
+      std::string T = rewrittenText(C, Shape->Bound, Repl);
+      if (T.empty()) {
+        refuse(F, "the loop's bound '" + BoundText +
+                      "' cannot be written at the launch");
         return;
       }
-      const Expr *A = Site->getArg(Idx);
-      std::string T = sourceText(C, A->getSourceRange());
-      if (T.empty() || !isPureNoMemory(A)) {
-        refuse(F, "the launch's argument for '" + BoundText +
-                      "' is not a simple expression that can be written "
-                      "again");
-        return;
-      }
-      if (!isSimpleOperand(A))
+      if (!isSimpleOperand(Shape->Bound))
         T = "(" + T + ")";
+      if (Shape->Cmp == BO_LE)
+        T = "(" + T + " + 1)";
       Y = T + " > 1 ? (" + T + " < 65535 ? " + T + " : 65535) : 1";
     }
     const Expr *W = writtenLaunchDim(Cfg->getArg(0));

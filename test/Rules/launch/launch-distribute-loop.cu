@@ -30,6 +30,7 @@
 // RUNS: row_scale:
 // RUNS: col_fill:
 // RUNS: offset_rows:
+// RUNS: inner_cols:
 // RUNS: done
 #include <cstdio>
 #include <cuda_runtime.h>
@@ -77,6 +78,16 @@ __global__ void col_fill(float *out, const float *w, int rows) {
       // CHECK-MESSAGES: t.cu:[[@LINE-1]]:5: warning: 'col_fill' runs on 128 threads{{.*}}loop over 'c' (up to NCOL)
       // CHECK-FIXES: for (size_t c = 1 + (size_t)blockIdx.y; c < NCOL; c += (size_t)gridDim.y)
       out[c * rows + i] = w[c] * (float)i;
+}
+
+// The bound is an expression over the parameters, and inclusive.
+__global__ void inner_cols(float *out, const float *in, int rows, int cols) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < rows)
+    for (int j = 1; j <= cols - 2; j++)
+      // CHECK-MESSAGES: t.cu:[[@LINE-1]]:5: warning: 'inner_cols' runs on 32 threads{{.*}}loop over 'j' (up to cols - 2)
+      // CHECK-FIXES: for (int j = 1 + (int)blockIdx.y; j <= cols - 2; j += (int)gridDim.y)
+      out[i * cols + j] = in[i * cols + j - 1] + in[i * cols + j + 1];
 }
 
 // Reads blockIdx.y (written 2-D, launched 1-D): the new blocks would show.
@@ -213,6 +224,9 @@ int main() {
   report("col_fill", out, NCOL * rows);
   offset_rows<<<dim3(1, 1), 64>>>(out, in, rows, cols);
   report("offset_rows", out, rows * cols);
+  inner_cols<<<(rows + 31) / 32 - 1, 32>>>(out, in, rows, cols);
+  // CHECK-FIXES: inner_cols<<<dim3((rows + 31) / 32 - 1, ((cols - 2) + 1) > 1 ? (((cols - 2) + 1) < 65535 ? ((cols - 2) + 1) : 65535) : 1), 32>>>(out, in, rows, cols);
+  report("inner_cols", out, rows * cols);
   row_sum<<<1, 64>>>(out, in, rows, cols);
   forward_subst<<<1, 64>>>(data, in, out, 8, 4);
   prefix_rows<<<1, 64>>>(out, in, rows, cols);

@@ -238,6 +238,45 @@ inline int syncthreads_or(int p) {
   return r;
 }
 
+// Warp shuffles: every thread of the block puts its value in its slot, a
+// barrier, each reads the slot of its source lane in its own warp (its own
+// value when the source is outside the warp or the block), a barrier before
+// the slots are used again. Block-wide barriers are stronger than the
+// warp's: right for code where every warp of the block shuffles as often
+// (the corpus's and the rules' warp reductions).
+inline std::vector<unsigned long long> shfl_slot;
+template <typename T, typename F> T shfl_exchange(T v, F src) {
+  static_assert(sizeof(T) <= sizeof(unsigned long long), "shuffle of a wide type");
+  unsigned n = blockDim.x * blockDim.y * blockDim.z;
+  unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  if (shfl_slot.size() < n) shfl_slot.resize(n);
+  unsigned long long b = 0;
+  memcpy(&b, &v, sizeof(T));
+  shfl_slot[t] = b;
+  syncthreads();
+  unsigned lane = t % 32, base = t - lane;
+  int s = src((int)lane);
+  T r = v;
+  if (s >= 0 && s < 32 && base + (unsigned)s < n)
+    memcpy(&r, &shfl_slot[base + s], sizeof(T));
+  syncthreads();
+  return r;
+}
+} // namespace cuemu
+template <typename T> T __shfl_xor_sync(unsigned, T v, int m, int = 32) {
+  return cuemu::shfl_exchange(v, [m](int l) { return l ^ m; });
+}
+template <typename T> T __shfl_down_sync(unsigned, T v, unsigned d, int = 32) {
+  return cuemu::shfl_exchange(v, [d](int l) { return l + (int)d; });
+}
+template <typename T> T __shfl_up_sync(unsigned, T v, unsigned d, int = 32) {
+  return cuemu::shfl_exchange(v, [d](int l) { return l - (int)d; });
+}
+template <typename T> T __shfl_sync(unsigned, T v, int src, int = 32) {
+  return cuemu::shfl_exchange(v, [src](int) { return src & 31; });
+}
+namespace cuemu {
+
 inline void run_block_fibers(unsigned nthreads) {
   if (fibers.size() < nthreads) fibers.resize(nthreads);
   or_slot[0] = or_slot[1] = or_slot[2] = 0;

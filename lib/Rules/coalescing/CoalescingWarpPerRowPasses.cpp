@@ -1,0 +1,655 @@
+//===- CoalescingWarpPerRowPasses.cpp - coalescing-warp-per-row-passes ----===//
+//
+// A thread per row that walks its row several times: a row softmax
+// (`max_ = max(max_, x[row*n + j])`, `sum += expf(x[row*n + j] - max_)`,
+// `y[row*n + j] = expf(...) / sum`), a normalisation, a row max. The lanes
+// of a warp read addresses a row apart, and a 4096-row matrix gives only
+// 4096 threads. The fix gives every row a warp: each pass's loop strides
+// the row by 32 from the lane, each reduction is combined across the warp
+// with a butterfly of __shfl_xor_sync (every lane ends with the same value,
+// which the later passes read), and every launch's grid is multiplied by
+// 32.
+//
+// Legality: the kernel reads the thread index only in
+// `row = blockIdx.x * blockDim.x + threadIdx.x`; around the passes only
+// scalar declarations without stores or user calls (every lane runs them:
+// they see the same values), the guard on the row (uniform in a warp);
+// each pass's bounds are the same for every thread; a reduction pass is
+// one `acc += e`, `acc = max(acc, e)` (fmaxf, fminf, min, fmax, fmin) not
+// reading acc in e; a write pass stores elements of the row (unit stride
+// in the loop variable), and every read of a buffer the kernel writes is of
+// the element the same iteration writes (so each lane only reads what it
+// wrote itself). The block is a constant one-dimensional multiple of 32 at
+// every launch. Float sums (and max/min, for the sign of zero) are
+// reassociated: tolerance; integer ones are exact.
+//
+//===----------------------------------------------------------------------===//
+#include "CoalescingWarpPerRowPasses.h"
+#include "RowWalk.h"
+
+#include "cudal1/Rules/BuiltinUse.h"
+#include "cudal1/Rules/SpelledType.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/Basic/SourceManager.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace cudal1 {
+
+namespace {
+
+enum class PassKind { Sum, Max, Min, Write };
+
+struct Pass {
+  const ForStmt *Loop = nullptr;
+  const VarDecl *IV = nullptr;
+  const Expr *K0 = nullptr, *End = nullptr;
+  PassKind Kind = PassKind::Write;
+  const VarDecl *Acc = nullptr; ///< reductions
+  std::string Callee;           ///< Max/Min: the function as written
+  const Expr *Value = nullptr;  ///< the reduced or stored value
+  const Expr *Store = nullptr;  ///< Write: the element written
+};
+
+struct Shape {
+  const VarDecl *Row = nullptr;
+  const DeclStmt *RowDS = nullptr;
+  std::vector<Pass> Passes;
+  /// The declarations outside the passes (every lane runs them).
+  std::vector<const DeclStmt *> Decls;
+  bool WalksRow = false; ///< some pass reads or writes the row per thread
+};
+
+bool systemCallee(const ASTContext &Ctx, const CallExpr *CE) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!FD)
+    return false;
+  if (FD->getBuiltinID())
+    return true;
+  const SourceManager &SM = Ctx.getSourceManager();
+  return SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation()));
+}
+
+/// No stores, no increments, no calls but CUDA's and the C library's.
+bool sideEffectFree(const ASTContext &Ctx, const Stmt *S) {
+  bool Ok = true;
+  forEachStmt(S, [&](const Stmt *X) {
+    if (const auto *B = dyn_cast<BinaryOperator>(X))
+      Ok &= !B->isAssignmentOp();
+    if (const auto *U = dyn_cast<UnaryOperator>(X))
+      Ok &= !U->isIncrementDecrementOp();
+    if (const auto *CE = dyn_cast<CallExpr>(X))
+      Ok &= systemCallee(Ctx, CE) &&
+            !containsCallTo(CE, {"atomic*", "__shfl*", "__syncthreads*",
+                                 "__syncwarp", "printf"});
+  });
+  return Ok;
+}
+
+bool readsVar(const Stmt *S, const VarDecl *V) {
+  return varsRead(S).count(V);
+}
+
+/// The pass that loop \p L is, or std::nullopt.
+std::optional<Pass> passOf(ASTContext &Ctx, const ForStmt *L) {
+  Pass P;
+  P.Loop = L;
+  P.IV = simpleLoop(Ctx, L, P.K0, P.End);
+  if (!P.IV)
+    return std::nullopt;
+  const Stmt *B = L->getBody();
+  if (const auto *CS = dyn_cast<CompoundStmt>(B)) {
+    if (CS->size() != 1)
+      return std::nullopt;
+    B = CS->body_front();
+  }
+  auto LocalAcc = [&](const Expr *E) -> const VarDecl * {
+    const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParens());
+    const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+    return V && V->hasLocalStorage() && !isa<ParmVarDecl>(V) &&
+                   V->getType()->isArithmeticType()
+               ? V
+               : nullptr;
+  };
+  if (const auto *CA = dyn_cast<CompoundAssignOperator>(B)) {
+    if (const VarDecl *Acc = LocalAcc(CA->getLHS())) {
+      if (CA->getOpcode() != BO_AddAssign)
+        return std::nullopt;
+      P.Kind = PassKind::Sum;
+      P.Acc = Acc;
+      P.Value = CA->getRHS();
+      return P;
+    }
+    if (!isa<ArraySubscriptExpr>(CA->getLHS()->IgnoreParens()))
+      return std::nullopt;
+    P.Kind = PassKind::Write;
+    P.Store = CA->getLHS()->IgnoreParens();
+    P.Value = CA->getRHS();
+    return P;
+  }
+  const auto *BO = dyn_cast<BinaryOperator>(B);
+  if (!BO || BO->getOpcode() != BO_Assign)
+    return std::nullopt;
+  if (const VarDecl *Acc = LocalAcc(BO->getLHS())) {
+    // acc = max(acc, e) / max(e, acc), the min and fmax/fmaxf forms.
+    const auto *CE = dyn_cast<CallExpr>(BO->getRHS()->IgnoreParenImpCasts());
+    const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
+    if (!FD || CE->getNumArgs() != 2 || !systemCallee(Ctx, CE))
+      return std::nullopt;
+    std::string N = FD->getNameAsString();
+    bool IsMax = N == "max" || N == "fmaxf" || N == "fmax";
+    bool IsMin = N == "min" || N == "fminf" || N == "fmin";
+    if (!IsMax && !IsMin)
+      return std::nullopt;
+    const Expr *A0 = CE->getArg(0), *A1 = CE->getArg(1);
+    if (LocalAcc(A0->IgnoreImpCasts()) == Acc)
+      P.Value = A1;
+    else if (LocalAcc(A1->IgnoreImpCasts()) == Acc)
+      P.Value = A0;
+    else
+      return std::nullopt;
+    P.Kind = IsMax ? PassKind::Max : PassKind::Min;
+    P.Acc = Acc;
+    P.Callee = sourceText(Ctx, CE->getCallee()->getSourceRange());
+    if (P.Callee.empty())
+      return std::nullopt;
+    return P;
+  }
+  if (!isa<ArraySubscriptExpr>(BO->getLHS()->IgnoreParens()))
+    return std::nullopt;
+  P.Kind = PassKind::Write;
+  P.Store = BO->getLHS()->IgnoreParens();
+  P.Value = BO->getRHS();
+  return P;
+}
+
+/// The statements the passes are in: the kernel's body (after the row's
+/// declaration and early-exit guards), or the then-block of a final `if`
+/// without else. \p Conds gets the guards' conditions.
+const CompoundStmt *passBlock(const CompoundStmt *Body,
+                              std::vector<const Expr *> &Conds) {
+  const Stmt *Last = Body->body_back();
+  if (const auto *If = dyn_cast_or_null<IfStmt>(Last))
+    if (!If->getElse() && !If->getInit() && !If->getConditionVariable())
+      if (const auto *Then = dyn_cast<CompoundStmt>(If->getThen())) {
+        Conds.push_back(If->getCond());
+        return Then;
+      }
+  return Body;
+}
+
+/// A declaration of arithmetic locals whose initialisers have no side
+/// effects.
+bool plainDecl(const ASTContext &Ctx, const Stmt *S) {
+  const auto *DS = dyn_cast<DeclStmt>(S);
+  if (!DS)
+    return false;
+  for (const Decl *D : DS->decls()) {
+    const auto *V = dyn_cast<VarDecl>(D);
+    if (!V || !V->getType()->isArithmeticType() || !V->hasLocalStorage() ||
+        V->isStaticLocal())
+      return false;
+  }
+  return sideEffectFree(Ctx, S);
+}
+
+/// The row-passes shape of \p K, with \p Why set when it is not one.
+std::optional<Shape> matchShape(ASTContext &Ctx, const FunctionDecl *K,
+                                const FunctionFacts &F) {
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(K->getBody());
+  if (!Body)
+    return std::nullopt;
+  Shape Sh;
+  unsigned Builtins = 0;
+  forEachStmt(Body, [&](const Stmt *S) {
+    if (const auto *PO = dyn_cast<PseudoObjectExpr>(S))
+      if (!builtinName(PO).empty())
+        ++Builtins;
+  });
+  for (const Stmt *S : Body->body())
+    if (const auto *DS = dyn_cast<DeclStmt>(S))
+      for (const Decl *D : DS->decls())
+        if (const auto *V = dyn_cast<VarDecl>(D))
+          if (V->getInit() && !F.isMutated(V) && DS->isSingleDecl() &&
+              toAffine(V->getInit(), F) ==
+                  AffineExpr::symbol("blockIdx.x") *
+                          AffineExpr::symbol("blockDim.x") +
+                      AffineExpr::symbol("threadIdx.x")) {
+            Sh.Row = V;
+            Sh.RowDS = DS;
+          }
+  if (!Sh.Row || Builtins != 3)
+    return std::nullopt;
+  std::vector<const Expr *> Conds;
+  const CompoundStmt *Blk = passBlock(Body, Conds);
+  // The kernel's body up to the passes: declarations (the row's among
+  // them), early-exit guards, and the final if when the passes are in it.
+  bool InBody = Blk == Body;
+  for (const Stmt *S : Body->body()) {
+    if (InBody)
+      break;
+    if (S == Body->body_back())
+      break;
+    if (const Expr *C = earlyExit(S)) {
+      Conds.push_back(C);
+      continue;
+    }
+    if (S == Sh.RowDS || plainDecl(Ctx, S)) {
+      if (S != Sh.RowDS)
+        Sh.Decls.push_back(cast<DeclStmt>(S));
+      continue;
+    }
+    return std::nullopt;
+  }
+  std::map<const VarDecl *, std::string> Syms;
+  bool SeenRow = !InBody;
+  for (const Stmt *S : Blk->body()) {
+    if (S == Sh.RowDS) {
+      SeenRow = true;
+      continue;
+    }
+    if (const Expr *C = earlyExit(S)) {
+      Conds.push_back(C);
+      continue;
+    }
+    if (isa<DeclStmt>(S)) {
+      if (!plainDecl(Ctx, S))
+        return std::nullopt;
+      Sh.Decls.push_back(cast<DeclStmt>(S));
+      continue;
+    }
+    if (!SeenRow)
+      return std::nullopt;
+    const auto *L = dyn_cast<ForStmt>(S);
+    if (const auto *AS = dyn_cast<AttributedStmt>(S))
+      L = dyn_cast<ForStmt>(AS->getSubStmt());
+    if (!L)
+      return std::nullopt;
+    auto P = passOf(Ctx, L);
+    if (!P || !isBlockUniform(P->K0, F) || !isBlockUniform(P->End, F))
+      return std::nullopt;
+    Syms = {{P->IV, "k@iv"}};
+    forEachStmt(L->getBody(), [&](const Stmt *X) {
+      const auto *AS = dyn_cast<ArraySubscriptExpr>(X);
+      AffineExpr Idx;
+      if (AS && rowWalkAccess(AS, F, Syms, Idx) && walksRowPerThread(Idx))
+        Sh.WalksRow = true;
+    });
+    Sh.Passes.push_back(*P);
+  }
+  if (Sh.Passes.empty())
+    return std::nullopt;
+  for (const Expr *C : Conds)
+    if (!isPureNoMemory(C))
+      return std::nullopt;
+  return Sh;
+}
+
+/// Worth this rule (not coalescing-warp-per-row's single sum).
+bool reportable(const Shape &Sh) {
+  if (!Sh.WalksRow)
+    return false;
+  if (Sh.Passes.size() >= 2)
+    return true;
+  return Sh.Passes[0].Kind != PassKind::Sum;
+}
+
+} // namespace
+
+bool hasRowPasses(ASTContext &Ctx, const FunctionDecl *K,
+                  const FunctionFacts &F) {
+  auto Sh = matchShape(Ctx, K, F);
+  return Sh && reportable(*Sh);
+}
+
+RuleInfo CoalescingWarpPerRowPasses::info() const {
+  RuleInfo I;
+  I.Id = "coalescing-warp-per-row-passes";
+  I.Category = "coalescing";
+  I.Summary = "each thread makes several passes over its own row (softmax, "
+              "normalisation) -> one warp per row, the reductions combined "
+              "with warp shuffles (grid rewritten 32x)";
+  I.Exactness = Exactness::Reassociating;
+  I.ExactnessNote = "reassociating (bitwise for integer reductions)";
+  I.Help =
+      "When thread row = blockIdx.x*blockDim.x + threadIdx.x walks its row "
+      "several times (the max, the sum of exponentials and the normalised "
+      "row of a softmax), a warp per row reads and writes the row with 32 "
+      "consecutive lanes and combines each pass's partial max or sum "
+      "across the warp with __shfl_xor_sync, so every lane holds the "
+      "result the next pass needs; every launch's grid is multiplied by "
+      "32.";
+  I.Doc.Detects =
+      "A kernel whose only use of the thread index is `row = blockIdx.x * "
+      "blockDim.x + threadIdx.x`, guarded by a condition on the row "
+      "(`if (row >= n) return;` or a final `if (row < n) { ... }`), whose "
+      "body is a sequence of scalar declarations and passes over the "
+      "row: `for` loops with the same bounds in every thread, each one "
+      "statement, either a reduction (`acc += e`, `acc = max(acc, e)`, "
+      "`fmaxf`, `fmax`, `min`, `fminf`, `fmin`) into a local declared "
+      "before it, or a store to an element of a row (`y[row * n + j] = "
+      "e`, `y[row][j] /= s`), with at least one pass reading or writing "
+      "the row one thread per row (`x[row * n + j]`). A single sum pass is "
+      "[coalescing-warp-per-row](coalescing-warp-per-row.md)'s; this rule "
+      "takes two passes or more, or a pass that writes the row or takes a "
+      "max/min. The typical case is a softmax or a layer normalisation "
+      "written with one thread per row.";
+  I.Doc.WhySlow =
+      "Lanes of a warp read addresses a whole row apart: every request "
+      "touches 32 sectors for 32 useful elements, three times for a "
+      "softmax, and with one thread per row a 4096-row matrix gives 16 "
+      "blocks of 256 threads, most SMs idle.";
+  I.Doc.Example = R"cuda(__global__ void softmax(const float *x, float *y, int rows, int cols) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= rows)
+    return;
+  float m = x[row * cols];
+  for (int j = 0; j < cols; j++)       // warning: 3 passes over the row
+    m = fmaxf(m, x[row * cols + j]);
+  float s = 0.0f;
+  for (int j = 0; j < cols; j++)
+    s += expf(x[row * cols + j] - m);
+  for (int j = 0; j < cols; j++)
+    y[row * cols + j] = expf(x[row * cols + j] - m) / s;
+}
+...
+softmax<<<(rows + 255) / 256, 256>>>(x, y, rows, cols);)cuda";
+  I.Doc.Fixed = R"cuda(  int row = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  const unsigned int cudal1_lane = threadIdx.x % 32u;
+  if (row >= rows)
+    return;
+  float m = x[row * cols];
+  for (int j = (int)cudal1_lane; j < cols; j += 32)
+    m = fmaxf(m, x[row * cols + j]);
+  for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1)
+    m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, cudal1_o));
+  float s = 0.0f;
+  for (int j = (int)cudal1_lane; j < cols; j += 32)
+    s += expf(x[row * cols + j] - m);
+  for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1)
+    s += __shfl_xor_sync(0xffffffffu, s, cudal1_o);
+  for (int j = (int)cudal1_lane; j < cols; j += 32)
+    y[row * cols + j] = expf(x[row * cols + j] - m) / s;
+...
+softmax<<<((rows + 255) / 256) * 32, 256>>>(x, y, rows, cols);)cuda";
+  I.Doc.Fix =
+      "Each former thread becomes a warp: `row` is divided by 32 and "
+      "`cudal1_lane = threadIdx.x % 32` is declared after it; every pass "
+      "starts at its start plus the lane and steps by 32; after each "
+      "reduction pass a butterfly of `__shfl_xor_sync` combines the "
+      "lanes' values with the pass's own operation, and leaves the same "
+      "bits in every lane (IEEE addition and max are commutative, so "
+      "lanes i and i^d compute the same value at each step); every launch's "
+      "grid is multiplied by 32 (`(g) * 32`, or `dim3((g).x * 32, (g).y, "
+      "(g).z)` for a dim3 variable). A sum that starts from something "
+      "else than zero keeps its start in lane 0 only (`if (cudal1_lane != "
+      "0u) s = 0;` before the pass); a max or min may start anywhere (it "
+      "is idempotent).\n"
+      "\n"
+      "Float sums are reassociated, and float max/min may return the other "
+      "zero when both signs meet: the verifier compares within tolerance; "
+      "integer reductions are exact. Everything outside the passes runs in "
+      "all 32 lanes: declarations only (no stores, no calls but CUDA's and "
+      "the C library's), on values every lane holds the same.\n"
+      "\n"
+      "## When there is no fix\n"
+      "\n"
+      "- the block is not a constant one-dimensional multiple of 32 at "
+      "every launch, no launch is visible, or a grid is neither an integer "
+      "expression nor a `dim3` variable;\n"
+      "- a reduction's value reads its accumulator, or a sum starting from "
+      "something else than zero carries a `#pragma`;\n"
+      "- a pass reads an element of a buffer the kernel writes other than "
+      "the one the same iteration writes (another lane may write it);\n"
+      "- a buffer the kernel writes is not proven distinct from the ones "
+      "it reads (then the fix is offered unproven, for `--verify=run`).";
+  return I;
+}
+
+// Over 150 lines: the legality of the passes and the edits of the kernel and
+// its launch sites, in one pass over the matched shape.
+void CoalescingWarpPerRowPasses::checkKernel(const KernelUnit &Kernel) {
+  if (Kernel.IsTemplate)
+    return;
+  ASTContext &C = ctx();
+  const SourceManager &SM = sourceManager();
+  const FunctionDecl *K = Kernel.FD;
+  const FunctionFacts &F = Kernel.Facts;
+  auto Sh = matchShape(C, K, F);
+  if (!Sh || !reportable(*Sh) || !isUserCode(K->getLocation()))
+    return;
+  std::string Accs;
+  unsigned Writes = 0;
+  for (const Pass &P : Sh->Passes) {
+    if (P.Acc)
+      Accs += (Accs.empty() ? "'" : ", '") + P.Acc->getNameAsString() + "'";
+    Writes += P.Kind == PassKind::Write;
+  }
+  const ForStmt *L0 = Sh->Passes.front().Loop;
+  Finding &Fd = reportLater(finding(
+      L0->getBeginLoc(),
+      "each thread makes " + std::to_string(Sh->Passes.size()) + " pass" +
+          (Sh->Passes.size() > 1 ? "es" : "") + " over its own row" +
+          (Accs.empty() ? "" : " (reducing into " + Accs + ")") +
+          (Writes ? std::string(" and writes it") : std::string()) +
+          ": a warp per row would read " + (Writes ? "and write " : "") +
+          "the row with consecutive lanes (coalesced) and combine the "
+          "lanes' values with warp shuffles",
+      K, SourceRange(L0->getBeginLoc(), L0->getRParenLoc())));
+
+  // --- legality ----------------------------------------------------------------
+  std::string Why;
+  auto Block = constantBlock(context(), K, Why);
+  if (!Block) {
+    refuse(Fd, Why + "; a warp per row needs a constant block size");
+    return;
+  }
+  if ((*Block)[1] != 1 || (*Block)[2] != 1 || (*Block)[0] % 32) {
+    if (std::string R = redundantBlockDimsWhy(C, K, *Block);
+        !R.empty() && (*Block)[0] % 32 == 0)
+      refuse(Fd, R);
+    else
+      refuse(Fd, "the block is not one-dimensional with a multiple of 32 "
+                 "threads");
+    return;
+  }
+  // Values: no side effects, a reduction does not read its accumulator.
+  std::set<const ParmVarDecl *> Written;
+  bool AnyFloat = false;
+  for (const Pass &P : Sh->Passes) {
+    if (!sideEffectFree(C, P.Value) ||
+        (P.Store && !sideEffectFree(C, P.Store))) {
+      refuse(Fd, "a pass calls a user function, stores or counts in its "
+                 "value (it would run in another lane)");
+      return;
+    }
+    if (P.Acc && readsVar(P.Value, P.Acc)) {
+      refuse(Fd, "the value reduced into '" + P.Acc->getNameAsString() +
+                     "' reads it");
+      return;
+    }
+    if (P.Acc && !P.Acc->getType()->isIntegerType())
+      AnyFloat = true;
+    if (P.Kind == PassKind::Write) {
+      std::map<const VarDecl *, std::string> Syms{{P.IV, "k@iv"}};
+      AffineExpr Idx;
+      const ParmVarDecl *B =
+          rowWalkAccess(cast<ArraySubscriptExpr>(P.Store), F, Syms, Idx);
+      if (!B || !Idx.isKnown() ||
+          Idx.coefficientOf("k@iv") != AffineExpr::constant(1)) {
+        refuse(Fd, "a pass stores '" +
+                       sourceText(C, P.Store->getSourceRange()) +
+                       "', not one element of a row per iteration");
+        return;
+      }
+      Written.insert(B);
+    }
+  }
+  // Every read of a written buffer is the element its iteration writes.
+  std::map<const ParmVarDecl *, AffineExpr> WriteIdx;
+  for (const Pass &P : Sh->Passes)
+    if (P.Kind == PassKind::Write) {
+      std::map<const VarDecl *, std::string> Syms{{P.IV, "k@iv"}};
+      AffineExpr Idx;
+      const ParmVarDecl *B =
+          rowWalkAccess(cast<ArraySubscriptExpr>(P.Store), F, Syms, Idx);
+      auto [It, New] = WriteIdx.emplace(B, Idx);
+      if (!New && It->second != Idx) {
+        refuse(Fd, "'" + B->getNameAsString() +
+                       "' is written at two different elements per "
+                       "iteration");
+        return;
+      }
+    }
+  for (const Pass &P : Sh->Passes) {
+    std::map<const VarDecl *, std::string> Syms{{P.IV, "k@iv"}};
+    std::string Bad;
+    forEachStmt(P.Loop->getBody(), [&](const Stmt *X) {
+      const auto *AS = dyn_cast<ArraySubscriptExpr>(X);
+      if (!AS || AS->getType()->isArrayType() || !Bad.empty())
+        return;
+      const ParmVarDecl *B = rootPointerParam(AS->getBase(), F);
+      if (const auto *In =
+              dyn_cast<ArraySubscriptExpr>(AS->getBase()->IgnoreParenImpCasts()))
+        B = rootPointerParam(In->getBase(), F);
+      if (!B || !Written.count(B))
+        return;
+      AffineExpr Idx;
+      if (!rowWalkAccess(AS, F, Syms, Idx) || Idx != WriteIdx[B])
+        Bad = sourceText(C, AS->getSourceRange());
+    });
+    if (!Bad.empty()) {
+      refuse(Fd, "'" + Bad + "' reads an element of a buffer the kernel "
+                             "writes that its iteration does not write "
+                             "(another lane may write it)");
+      return;
+    }
+  }
+  // Declarations outside the passes read no written buffer either (lane 0
+  // may have written the element another lane reads).
+  for (const DeclStmt *DS : Sh->Decls) {
+    bool Bad = false;
+    forEachStmt(DS, [&](const Stmt *X) {
+      if (const auto *AS = dyn_cast<ArraySubscriptExpr>(X))
+        if (const ParmVarDecl *B = rootPointerParam(AS->getBase(), F))
+          Bad |= Written.count(B) > 0;
+    });
+    if (Bad) {
+      refuse(Fd, "'" + sourceText(C, DS->getSourceRange()) +
+                     "' reads a buffer the kernel writes, in every lane");
+      return;
+    }
+  }
+  auto Sites = launchSitesOf(C, context(), K);
+  if (Sites.empty()) {
+    refuse(Fd, "no launch site is visible to rewrite the grid");
+    return;
+  }
+
+  // --- edits -------------------------------------------------------------------
+  FixIt X;
+  X.Exact = AnyFloat ? Exactness::Reassociating : Exactness::Bitwise;
+  if (AnyFloat) {
+    X.Rtol = 1e-4;
+    X.Atol = 1e-5;
+    X.ScaleRtol = 1e-4;
+  }
+  for (const CUDAKernelCallExpr *Site : Sites) {
+    if (!gridTimes32(C, Site, X.Edits, Why)) {
+      refuse(Fd, Why);
+      return;
+    }
+    note(Fd, Site->getBeginLoc(), "grid multiplied by 32 at this launch");
+  }
+  if (inMacro(Sh->Row->getSourceRange())) {
+    refuse(Fd, "the code comes from a macro expansion");
+    return;
+  }
+  std::string Lane = uniqueName(K, "cudal1_lane");
+  std::string O = uniqueName(K, "cudal1_o");
+  const Expr *RowInit = Sh->Row->getInit();
+  std::string RowT = sourceText(C, RowInit->getSourceRange());
+  auto RR = editableRange(
+      C, CharSourceRange::getTokenRange(RowInit->getSourceRange()), Why);
+  if (!RR || RowT.empty()) {
+    refuse(Fd, Why.empty() ? "the row's declaration cannot be edited" : Why);
+    return;
+  }
+  X.Edits.push_back(makeTextEdit(C, *RR, "(" + RowT + ") / 32"));
+  X.Edits.push_back(makeInsertion(
+      C, stmtEnd(C, Sh->RowDS),
+      "\n" + indentOf(C, Sh->RowDS->getBeginLoc()) + "const unsigned int " +
+          Lane + " = threadIdx.x % 32u;"));
+  for (const Pass &P : Sh->Passes) {
+    const ForStmt *L = P.Loop;
+    std::string IVT = spelledType(C, P.IV);
+    std::string IVN = P.IV->getNameAsString();
+    std::string K0T = sourceText(C, P.K0->getSourceRange());
+    auto IR = editableRange(
+        C, CharSourceRange::getTokenRange(P.K0->getSourceRange()), Why);
+    auto NR = L->getInc() ? editableRange(C,
+                                          CharSourceRange::getTokenRange(
+                                              L->getInc()->getSourceRange()),
+                                          Why)
+                          : std::nullopt;
+    if (!IR || !NR || K0T.empty()) {
+      refuse(Fd, Why.empty() ? "a pass's header cannot be edited" : Why);
+      return;
+    }
+    std::string Start = "(" + IVT + ")" + Lane;
+    if (!isZeroConstant(C, P.K0))
+      Start = "(" + K0T + ") + " + Start;
+    X.Edits.push_back(makeTextEdit(C, *IR, Start));
+    X.Edits.push_back(makeTextEdit(C, *NR, IVN + " += 32"));
+    if (!P.Acc)
+      continue;
+    std::string Ind = indentOf(C, L->getBeginLoc());
+    std::string A = P.Acc->getNameAsString();
+    if (P.Kind == PassKind::Sum &&
+        !(P.Acc->getInit() &&
+          isZeroConstant(C, P.Acc->getInit(), /*RejectNegativeZero=*/true))) {
+      if (loopStatement(C, L) != L) {
+        refuse(Fd, "the sum into '" + A +
+                       "' does not start at zero and its pass carries a "
+                       "'#pragma' (the lanes' reset would come between "
+                       "them)");
+        return;
+      }
+      X.Edits.push_back(makeInsertion(
+          C, SM.getExpansionLoc(L->getBeginLoc()),
+          "if (" + Lane + " != 0u)\n" + Ind + "  " + A + " = 0;\n" + Ind));
+    }
+    std::string Shfl = "__shfl_xor_sync(0xffffffffu, " + A + ", " + O + ")";
+    std::string Combine = P.Kind == PassKind::Sum
+                              ? A + " += " + Shfl + ";"
+                              : A + " = " + P.Callee + "(" + A + ", " + Shfl +
+                                    ");";
+    X.Edits.push_back(makeInsertion(
+        C, stmtEnd(C, L),
+        "\n" + Ind + "for (int " + O + " = 16; " + O + " > 0; " + O +
+            " >>= 1)\n" + Ind + "  " + Combine));
+  }
+  // Buffers written against those read: distinct, or the fix is unproven.
+  for (const ParmVarDecl *W : Written)
+    for (const ParmVarDecl *R : pointerParams(K)) {
+      if (R == W)
+        continue;
+      std::string How, NotWhy;
+      if (provenDistinct(C, context(), K, W, R, How, NotWhy))
+        continue;
+      X.Proven = false;
+      note(Fd, W->getLocation(),
+           "assumes '" + W->getNameAsString() + "' and '" +
+               R->getNameAsString() +
+               "' do not overlap (not proven: the fix needs --verify=run)");
+    }
+  X.Description = "one warp per row: every pass strides the row by 32 from "
+                  "the lane, __shfl_xor_sync combines each reduction; grid "
+                  "x32";
+  Fd.Fix = std::move(X);
+}
+
+} // namespace cudal1

@@ -1,0 +1,197 @@
+// coalescing-warp-per-row-passes: each thread makes several passes over its
+// own row (softmax, normalisation): one warp per row, the reductions combined
+// with warp shuffles.
+// RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu && cp %s %t/orig.cu
+// RUN: %cuda-l1-rewrite --rules='-*,coalescing-warp-per-row-passes' --fix --allow-unverified %t/t.cu 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not='{{t.cu:[0-9]+:[0-9]+: warning}}'
+// RUN: grep -v '// CHECK' %t/t.cu | FileCheck --check-prefix=CHECK-FIXES %s
+// Idempotent: a second run changes nothing.
+// RUN: cp %t/t.cu %t/once.cu
+// RUN: %cuda-l1-rewrite --rules='-*,coalescing-warp-per-row-passes' --fix --allow-unverified %t/t.cu 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=SECOND --implicit-check-not='warning:'
+// SECOND: warning: each thread makes 2 passes over its own row (reducing into 'acc')
+// SECOND: applied 0 fixes
+// RUN: diff %t/once.cu %t/t.cu
+// coalescing-warp-per-row leaves these kernels to this rule (one sum pass
+// alone stays its own).
+// RUN: %cuda-l1-rewrite --rules='-*,coalescing-warp-per-row' %s 2>&1 | FileCheck --check-prefix=SINGLE %s
+// SINGLE: warning: each thread sums its own row into 'total'
+// SINGLE-NOT: warning:
+// The fixes offered, with their exactness (JSON).
+// RUN: %cuda-l1-rewrite --rules='-*,coalescing-warp-per-row-passes' --format=json %s | FileCheck --check-prefix=FIX %s
+// FIX: "exactness": "reassociating"
+// FIX: "exactness": "bitwise"
+// The rewritten file compiles (nvcc, NVRTC) and computes the same results on
+// the CPU emulation (utils/bench/cuemu): within float rounding for the
+// softmax (printed to 5 digits), exactly for the integer row max.
+// RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
+// RUN: %if nvrtc %{ %cuda-l1-rewrite --extract=all --verify=compile -o %t/ex %t/t.cu | FileCheck --check-prefix=NVRTC %s %}
+// NVRTC: compiled, 0 failed
+// RUN: %python %srcroot/utils/bench/cuemu.py --nvcc -o %t/orig %t/orig.cu
+// RUN: %python %srcroot/utils/bench/cuemu.py --nvcc -o %t/new %t/t.cu
+// RUN: %t/orig > %t/orig.txt
+// RUN: %t/new > %t/new.txt
+// RUN: diff %t/orig.txt %t/new.txt
+// RUN: FileCheck --check-prefix=RUNS %s < %t/new.txt
+// RUNS: softmax: 
+// RUNS: scale_rows: 
+// RUNS: imax_rows: 
+// RUNS: done
+#include <cmath>
+#include <cstdio>
+#include <cuda_runtime.h>
+
+// The textbook softmax, one thread per row (HeCBench's softMax has this
+// shape): max from the row's first element, sum of exponentials, the
+// normalised row.
+__global__ void softmax(const int numSlice, const int sliceSize, const float *src, float *dest) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  // CHECK-FIXES: int i = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  // CHECK-FIXES-NEXT: const unsigned int cudal1_lane = threadIdx.x % 32u;
+  if (i >= numSlice)
+    return;
+  float max_ = src[i * sliceSize];
+  for (int j = 0; j < sliceSize; j++) {
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: each thread makes 3 passes over its own row (reducing into 'max_', 'sum') and writes it: a warp per row would read and write the row with consecutive lanes (coalesced) and combine the lanes' values with warp shuffles [coalescing-warp-per-row-passes]
+    // CHECK-FIXES: for (int j = (int)cudal1_lane; j < sliceSize; j += 32) {
+    max_ = max(max_, src[i * sliceSize + j]);
+  }
+  // CHECK-FIXES: for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1)
+  // CHECK-FIXES-NEXT: max_ = max(max_, __shfl_xor_sync(0xffffffffu, max_, cudal1_o));
+  float sum = 0;
+  for (int j = 0; j < sliceSize; j++) {
+    sum += expf(src[i * sliceSize + j] - max_);
+  }
+  // CHECK-FIXES: sum += __shfl_xor_sync(0xffffffffu, sum, cudal1_o);
+  for (int j = 0; j < sliceSize; j++) {
+    dest[i * sliceSize + j] = expf(src[i * sliceSize + j] - max_) / sum;
+  }
+}
+
+// A final if, a bias in the sum (lane 0 keeps it), an in-place pass reading
+// the element it writes, a scale computed between passes.
+__global__ void scale_rows(float *a, const float *bias, int rows, int cols) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < rows) {
+    float ss = bias[r];
+    for (int c = 0; c < cols; ++c)
+      // CHECK-MESSAGES: t.cu:[[@LINE-1]]:5: warning: each thread makes 2 passes over its own row (reducing into 'ss') and writes it
+      ss += a[r * cols + c] * a[r * cols + c];
+    // CHECK-FIXES: if (cudal1_lane != 0u)
+    // CHECK-FIXES-NEXT: ss = 0;
+    float inv = 1.0f / sqrtf(ss);
+    for (int c = 0; c < cols; ++c)
+      a[r * cols + c] *= inv;
+  }
+}
+
+// An integer row max written to a second matrix: exact.
+__global__ void imax_rows(const int *m, int *out, int rows, int cols) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rows)
+    return;
+  int best = m[r * cols];
+  for (int c = 1; c < cols; c++)
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: each thread makes 2 passes over its own row (reducing into 'best') and writes it
+    best = max(best, m[r * cols + c]);
+  for (int c = 0; c < cols; c++)
+    out[r * cols + c] = best - m[r * cols + c];
+}
+
+// --- no fix, or not this rule ------------------------------------------------
+
+// Reads a neighbour the iteration does not write: another lane writes it.
+__global__ void smooth_rows(float *a, int rows, int cols) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rows)
+    return;
+  float acc = 0.0f;
+  for (int c = 0; c < cols; c++)
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: each thread makes 2 passes over its own row (reducing into 'acc') and writes it
+    // CHECK-MESSAGES: note: no fix: 'a[r * cols + c + 1]' reads an element of a buffer the kernel writes that its iteration does not write (another lane may write it)
+    acc += a[r * cols + c];
+  for (int c = 0; c < cols - 1; c++)
+    a[r * cols + c] = a[r * cols + c + 1] - acc;
+}
+
+// One sum pass alone: coalescing-warp-per-row's.
+__global__ void row_total(const float *a, float *y, int rows, int cols) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < rows) {
+    float total = 0.0f;
+    for (int c = 0; c < cols; c++)
+      total += a[r * cols + c];
+    y[r] = total;
+  }
+}
+
+// Coalesced already: a column per thread.
+__global__ void col_softmax_max(const float *a, float *mx, int rows, int cols) {
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= cols)
+    return;
+  float m = a[c];
+  for (int r = 0; r < rows; r++)
+    m = fmaxf(m, a[r * cols + c]);
+  float s = 0.0f;
+  for (int r = 0; r < rows; r++)
+    s += a[r * cols + c] - m;
+}
+
+static void fillf(float *D, int N, unsigned Seed) {
+  float *H = new float[N];
+  unsigned long long S = Seed;
+  for (int I = 0; I < N; ++I) {
+    S = S * 6364136223846793005ull + 1442695040888963407ull;
+    H[I] = float((S >> 40) % 2001) / 1000.0f - 1.0f;
+  }
+  cudaMemcpy(D, H, N * sizeof(float), cudaMemcpyHostToDevice);
+  delete[] H;
+}
+
+static void printf5(const char *What, const float *D, int N) {
+  float *H = new float[N];
+  cudaMemcpy(H, D, N * sizeof(float), cudaMemcpyDeviceToHost);
+  double S = 0;
+  for (int I = 0; I < N; ++I)
+    S += H[I] * (1 + I % 7);
+  printf("%s: %.5g %.5g %.5g\n", What, H[0], H[N - 1], S);
+  delete[] H;
+}
+
+int main() {
+  const int rows = 77, cols = 45;
+  float *src, *dest, *a, *bias;
+  int *m, *out;
+  cudaMalloc((void **)&src, rows * cols * sizeof(float));
+  cudaMalloc((void **)&dest, rows * cols * sizeof(float));
+  cudaMalloc((void **)&a, rows * cols * sizeof(float));
+  cudaMalloc((void **)&bias, rows * sizeof(float));
+  cudaMalloc((void **)&m, rows * cols * sizeof(int));
+  cudaMalloc((void **)&out, rows * cols * sizeof(int));
+  fillf(src, rows * cols, 1);
+  fillf(a, rows * cols, 2);
+  fillf(bias, rows, 3);
+  int *hm = new int[rows * cols];
+  for (int I = 0; I < rows * cols; ++I)
+    hm[I] = (I * 7919) % 1013 - 500;
+  cudaMemcpy(m, hm, rows * cols * sizeof(int), cudaMemcpyHostToDevice);
+  softmax<<<(rows + 63) / 64, 64>>>(rows, cols, src, dest);
+  // CHECK-FIXES: softmax<<<((rows + 63) / 64) * 32, 64>>>(rows, cols, src, dest);
+  printf5("softmax", dest, rows * cols);
+  dim3 g((rows + 31) / 32);
+  scale_rows<<<g, 32>>>(a, bias, rows, cols);
+  // CHECK-FIXES: scale_rows<<<dim3((g).x * 32, (g).y, (g).z), 32>>>(a, bias, rows, cols);
+  printf5("scale_rows", a, rows * cols);
+  imax_rows<<<(rows + 127) / 128, 128>>>(m, out, rows, cols);
+  cudaMemcpy(hm, out, rows * cols * sizeof(int), cudaMemcpyDeviceToHost);
+  long long T = 0;
+  for (int I = 0; I < rows * cols; ++I)
+    T += (long long)hm[I] * (I % 13 + 1);
+  printf("imax_rows: %lld\n", T);
+  smooth_rows<<<(rows + 63) / 64, 64>>>(a, rows, cols);
+  row_total<<<(rows + 63) / 64, 64>>>(a, dest, rows, cols);
+  col_softmax_max<<<(cols + 63) / 64, 64>>>(a, dest, rows, cols);
+  printf("done\n");
+  return 0;
+}
