@@ -423,8 +423,9 @@ void CoalescingWarpPerRowPasses::checkKernel(const KernelUnit &Kernel) {
     return;
   std::string Accs;
   unsigned Writes = 0;
+  std::set<const VarDecl *> Named;
   for (const Pass &P : Sh->Passes) {
-    if (P.Acc)
+    if (P.Acc && Named.insert(P.Acc).second)
       Accs += (Accs.empty() ? "'" : ", '") + P.Acc->getNameAsString() + "'";
     Writes += P.Kind == PassKind::Write;
   }
@@ -583,6 +584,7 @@ void CoalescingWarpPerRowPasses::checkKernel(const KernelUnit &Kernel) {
       C, stmtEnd(C, Sh->RowDS),
       "\n" + indentOf(C, Sh->RowDS->getBeginLoc()) + "const unsigned int " +
           Lane + " = threadIdx.x % 32u;"));
+  std::set<const VarDecl *> Reduced; // accumulators of earlier passes
   for (const Pass &P : Sh->Passes) {
     const ForStmt *L = P.Loop;
     std::string IVT = spelledType(C, P.IV);
@@ -608,9 +610,15 @@ void CoalescingWarpPerRowPasses::checkKernel(const KernelUnit &Kernel) {
       continue;
     std::string Ind = indentOf(C, L->getBeginLoc());
     std::string A = P.Acc->getNameAsString();
-    if (P.Kind == PassKind::Sum &&
-        !(P.Acc->getInit() &&
-          isZeroConstant(C, P.Acc->getInit(), /*RejectNegativeZero=*/true))) {
+    // A sum that does not start at zero in every lane (another start, or
+    // the total of an earlier pass that every lane holds): lane 0 keeps it.
+    bool Reset = P.Kind == PassKind::Sum &&
+                 (Reduced.count(P.Acc) ||
+                  !(P.Acc->getInit() &&
+                    isZeroConstant(C, P.Acc->getInit(),
+                                   /*RejectNegativeZero=*/true)));
+    Reduced.insert(P.Acc);
+    if (Reset) {
       if (loopStatement(C, L) != L) {
         refuse(Fd, "the sum into '" + A +
                        "' does not start at zero and its pass carries a "

@@ -36,6 +36,7 @@
 // RUNS: softmax: 
 // RUNS: scale_rows: 
 // RUNS: imax_rows: 
+// RUNS: two_sums: 
 // RUNS: done
 #include <cmath>
 #include <cstdio>
@@ -96,6 +97,26 @@ __global__ void imax_rows(const int *m, int *out, int rows, int cols) {
     best = max(best, m[r * cols + c]);
   for (int c = 0; c < cols; c++)
     out[r * cols + c] = best - m[r * cols + c];
+}
+
+// Two sum passes into one accumulator: the second starts from the first's
+// total, which every lane holds, so lane 0 alone keeps it.
+__global__ void two_sums(const float *a, const float *b, float *out, int rows, int cols) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rows)
+    return;
+  float s = 0.0f;
+  for (int c = 0; c < cols; c++)
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: each thread makes 3 passes over its own row (reducing into 's') and writes it
+    s += a[r * cols + c];
+  for (int c = 0; c < cols; c++)
+    s += b[r * cols + c];
+  // CHECK-FIXES: if (cudal1_lane != 0u)
+  // CHECK-FIXES-NEXT: s = 0;
+  // CHECK-FIXES-NEXT: for (int c = (int)cudal1_lane; c < cols; c += 32)
+  // CHECK-FIXES-NEXT: s += b[r * cols + c];
+  for (int c = 0; c < cols; c++)
+    out[r * cols + c] = a[r * cols + c] / s;
 }
 
 // --- no fix, or not this rule ------------------------------------------------
@@ -189,6 +210,8 @@ int main() {
   for (int I = 0; I < rows * cols; ++I)
     T += (long long)hm[I] * (I % 13 + 1);
   printf("imax_rows: %lld\n", T);
+  two_sums<<<(rows + 63) / 64, 64>>>(src, dest, a, rows, cols);
+  printf5("two_sums", a, rows * cols);
   smooth_rows<<<(rows + 63) / 64, 64>>>(a, rows, cols);
   row_total<<<(rows + 63) / 64, 64>>>(a, dest, rows, cols);
   col_softmax_max<<<(cols + 63) / 64, 64>>>(a, dest, rows, cols);
