@@ -894,4 +894,29 @@ const Expr *writtenLaunchDim(const Expr *E) {
   return E;
 }
 
+std::optional<std::vector<const Expr *>>
+writtenDimComponents(const Expr *W) {
+  std::vector<const Expr *> Args;
+  if (const auto *C = dyn_cast<CXXConstructExpr>(W)) {
+    if (C->getNumArgs() == 0 || C->getNumArgs() > 3 ||
+        !C->getArg(0)->getType()->isIntegralOrEnumerationType())
+      return std::nullopt;
+    for (const Expr *A : C->arguments()) {
+      if (isa<CXXDefaultArgExpr>(A))
+        break;
+      Args.push_back(A);
+    }
+    return Args;
+  }
+  if (const auto *IL = dyn_cast<InitListExpr>(W)) {
+    if (IL->getNumInits() > 3)
+      return std::nullopt;
+    for (const Expr *A : IL->inits())
+      if (!A->getType()->isIntegralOrEnumerationType())
+        return std::nullopt;
+    return std::vector<const Expr *>(IL->inits().begin(), IL->inits().end());
+  }
+  return std::nullopt;
+}
+
 } // namespace cudal1

@@ -208,6 +208,11 @@ clang::PointerTypeLoc pointerTypeLoc(const clang::ParmVarDecl *P);
 /// the implicit int -> dim3 construction, copies, temporaries and functional
 /// casts, down to `dim3(a, b)`, `{a, b}`, a variable or an integer.
 const clang::Expr *writtenLaunchDim(const clang::Expr *E);
+/// The components written in `dim3(a, b, c)`, `dim3 v(a, b)` or `{a, b}`
+/// (\p W from writtenLaunchDim; default arguments left out); std::nullopt
+/// when \p W is not one.
+std::optional<std::vector<const clang::Expr *>>
+writtenDimComponents(const clang::Expr *W);
 
 /// The block shape of every launch site of \p K in the model when all are
 /// constant and equal; std::nullopt with \p Why otherwise.

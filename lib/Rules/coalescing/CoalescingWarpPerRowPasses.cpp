@@ -84,7 +84,32 @@ bool sideEffectFree(const ASTContext &Ctx, const Stmt *S) {
     if (const auto *CE = dyn_cast<CallExpr>(X))
       Ok &= systemCallee(Ctx, CE) &&
             !containsCallTo(CE, {"atomic*", "__shfl*", "__syncthreads*",
-                                 "__syncwarp", "printf"});
+                                 "__syncwarp", "printf", "__ballot*",
+                                 "__any*", "__all*", "__activemask",
+                                 "__match*", "__reduce*", "clock*",
+                                 "__nanosleep"});
+  });
+  return Ok;
+}
+
+/// Every memory access of \p S is `P[i]` or `P[i][j]` with P a parameter
+/// named directly: no dereference, no member access through a pointer, no
+/// offset base (`(y - 1)[i]`), whose element the index would not say.
+bool plainAccesses(const Stmt *S) {
+  bool Ok = true;
+  forEachStmt(S, [&](const Stmt *X) {
+    if (const auto *U = dyn_cast<UnaryOperator>(X))
+      Ok &= U->getOpcode() != UO_Deref;
+    if (const auto *M = dyn_cast<MemberExpr>(X))
+      Ok &= !M->isArrow();
+    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(X)) {
+      const Expr *B = AS->getBase()->IgnoreParenImpCasts();
+      if (isa<ArraySubscriptExpr>(B))
+        return; // A[i][j]: the inner subscript is checked on its own
+      const auto *DRE = dyn_cast<DeclRefExpr>(B);
+      const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+      Ok &= V && (isa<ParmVarDecl>(V) || V->getType()->isArrayType());
+    }
   });
   return Ok;
 }
@@ -221,7 +246,14 @@ std::optional<Shape> matchShape(ASTContext &Ctx, const FunctionDecl *K,
             Sh.Row = V;
             Sh.RowDS = DS;
           }
-  if (!Sh.Row || Builtins != 3)
+  unsigned InRow = 0;
+  if (Sh.Row)
+    forEachStmt(Sh.Row->getInit(), [&](const Stmt *S) {
+      if (const auto *PO = dyn_cast<PseudoObjectExpr>(S))
+        if (!builtinName(PO).empty())
+          ++InRow;
+    });
+  if (!Sh.Row || Builtins != 3 || InRow != 3)
     return std::nullopt;
   std::vector<const Expr *> Conds;
   const CompoundStmt *Blk = passBlock(Body, Conds);
@@ -301,6 +333,8 @@ bool reportable(const Shape &Sh) {
 
 bool hasRowPasses(ASTContext &Ctx, const FunctionDecl *K,
                   const FunctionFacts &F) {
+  if (K->isTemplated() || K->isTemplateInstantiation())
+    return false; // the passes rule does not check templates
   auto Sh = matchShape(Ctx, K, F);
   return Sh && reportable(*Sh);
 }
@@ -357,7 +391,7 @@ RuleInfo CoalescingWarpPerRowPasses::info() const {
 }
 ...
 softmax<<<(rows + 255) / 256, 256>>>(x, y, rows, cols);)cuda";
-  I.Doc.Fixed = R"cuda(  int row = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  I.Doc.Fixed = R"cuda(  int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
   const unsigned int cudal1_lane = threadIdx.x % 32u;
   if (row >= rows)
     return;
@@ -376,7 +410,9 @@ softmax<<<(rows + 255) / 256, 256>>>(x, y, rows, cols);)cuda";
 ...
 softmax<<<((rows + 255) / 256) * 32, 256>>>(x, y, rows, cols);)cuda";
   I.Doc.Fix =
-      "Each former thread becomes a warp: `row` is divided by 32 and "
+      "Each former thread becomes a warp: `row` is divided by 32 (written "
+      "`blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32`, which does not "
+      "overflow with 32 times the threads) and "
       "`cudal1_lane = threadIdx.x % 32` is declared after it; every pass "
       "starts at its start plus the lane and steps by 32; after each "
       "reduction pass a butterfly of `__shfl_xor_sync` combines the "
@@ -384,7 +420,8 @@ softmax<<<((rows + 255) / 256) * 32, 256>>>(x, y, rows, cols);)cuda";
       "bits in every lane (IEEE addition and max are commutative, so "
       "lanes i and i^d compute the same value at each step); every launch's "
       "grid is multiplied by 32 (`(g) * 32`, or `dim3((g).x * 32, (g).y, "
-      "(g).z)` for a dim3 variable). A sum that starts from something "
+      "(g).z)` for a dim3 variable); a pass that writes is followed by "
+      "`__syncwarp()` when another pass comes after it. A sum that starts from something "
       "else than zero keeps its start in lane 0 only (`if (cudal1_lane != "
       "0u) s = 0;` before the pass); a max or min may start anywhere (it "
       "is idempotent).\n"
@@ -403,9 +440,16 @@ softmax<<<((rows + 255) / 256) * 32, 256>>>(x, y, rows, cols);)cuda";
       "- a reduction's value reads its accumulator, or a sum starting from "
       "something else than zero carries a `#pragma`;\n"
       "- a pass reads an element of a buffer the kernel writes other than "
-      "the one the same iteration writes (another lane may write it);\n"
+      "the one the same iteration writes (another lane may write it);\n"      "- a pass or a declaration reaches memory through a dereference, a "
+      "member access or an offset base (`(y - 1)[i]`) instead of a "
+      "parameter's subscript;\n"
+      "- a pass's loop variable is narrower than `int` (the step of 32 "
+      "could wrap) or initialised with braces;\n"
+      "- an integer accumulator takes floating values (each step "
+      "truncates: the order matters);\n"
       "- a buffer the kernel writes is not proven distinct from the ones "
-      "it reads (then the fix is offered unproven, for `--verify=run`).";
+      "it reads, or not every launch of the kernel is visible (then the "
+      "fix is offered unproven, for `--verify=run`).";
   return I;
 }
 
@@ -460,7 +504,35 @@ void CoalescingWarpPerRowPasses::checkKernel(const KernelUnit &Kernel) {
   // Values: no side effects, a reduction does not read its accumulator.
   std::set<const ParmVarDecl *> Written;
   bool AnyFloat = false;
+  for (const DeclStmt *DS : Sh->Decls)
+    if (!plainAccesses(DS)) {
+      refuse(Fd, "'" + sourceText(C, DS->getSourceRange()) +
+                     "' reads memory other than through a parameter's "
+                     "subscript");
+      return;
+    }
   for (const Pass &P : Sh->Passes) {
+    if (!plainAccesses(P.Loop->getBody())) {
+      refuse(Fd, "a pass reads or writes memory other than through a "
+                 "parameter's subscript (a dereference, an offset base, a "
+                 "member): which element it reaches is not known");
+      return;
+    }
+    if (C.getTypeSize(P.IV->getType()) < 32 ||
+        isa<InitListExpr>(P.K0->IgnoreImpCasts()) ||
+        P.IV->getInitStyle() != VarDecl::CInit) {
+      refuse(Fd, "the loop variable '" + P.IV->getNameAsString() +
+                     "' is narrower than int or initialised with braces or "
+                     "parentheses");
+      return;
+    }
+    if (P.Acc && P.Acc->getType()->isIntegerType() &&
+        !P.Value->getType()->isIntegerType()) {
+      refuse(Fd, "'" + P.Acc->getNameAsString() +
+                     "' is an integer reduced from floating values: each "
+                     "step truncates, so the order matters");
+      return;
+    }
     if (!sideEffectFree(C, P.Value) ||
         (P.Store && !sideEffectFree(C, P.Store))) {
       refuse(Fd, "a pass calls a user function, stores or counts in its "
@@ -579,7 +651,11 @@ void CoalescingWarpPerRowPasses::checkKernel(const KernelUnit &Kernel) {
     refuse(Fd, Why.empty() ? "the row's declaration cannot be edited" : Why);
     return;
   }
-  X.Edits.push_back(makeTextEdit(C, *RR, "(" + RowT + ") / 32"));
+  // blockIdx.x * blockDim.x + threadIdx.x divided by 32, with a block of a
+  // multiple of 32 threads, written so that 32 times the threads do not
+  // overflow 32 bits.
+  X.Edits.push_back(makeTextEdit(
+      C, *RR, "blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32"));
   X.Edits.push_back(makeInsertion(
       C, stmtEnd(C, Sh->RowDS),
       "\n" + indentOf(C, Sh->RowDS->getBeginLoc()) + "const unsigned int " +
@@ -606,9 +682,15 @@ void CoalescingWarpPerRowPasses::checkKernel(const KernelUnit &Kernel) {
       Start = "(" + K0T + ") + " + Start;
     X.Edits.push_back(makeTextEdit(C, *IR, Start));
     X.Edits.push_back(makeTextEdit(C, *NR, IVN + " += 32"));
-    if (!P.Acc)
-      continue;
     std::string Ind = indentOf(C, L->getBeginLoc());
+    if (!P.Acc) {
+      // A later pass may start elsewhere (another lane reaches the
+      // element): the warp's stores are ordered before it.
+      if (&P != &Sh->Passes.back())
+        X.Edits.push_back(
+            makeInsertion(C, stmtEnd(C, L), "\n" + Ind + "__syncwarp();"));
+      continue;
+    }
     std::string A = P.Acc->getNameAsString();
     // A sum that does not start at zero in every lane (another start, or
     // the total of an earlier pass that every lane holds): lane 0 keeps it.
@@ -654,6 +736,13 @@ void CoalescingWarpPerRowPasses::checkKernel(const KernelUnit &Kernel) {
                R->getNameAsString() +
                "' do not overlap (not proven: the fix needs --verify=run)");
     }
+  std::string VisWhy;
+  if (!allLaunchesVisible(C, context(), K, VisWhy)) {
+    X.Proven = false;
+    note(Fd, K->getLocation(),
+         "not every launch of '" + K->getNameAsString() +
+             "' is known to get the grid x32 (" + VisWhy + "): not proven");
+  }
   X.Description = "one warp per row: every pass strides the row by 32 from "
                   "the lane, __shfl_xor_sync combines each reduction; grid "
                   "x32";

@@ -36,6 +36,7 @@
 #include "cudal1/Analysis/AstFacts.h"
 #include "cudal1/Model/KernelModel.h"
 #include "cudal1/Rules/BuiltinUse.h"
+#include "cudal1/Rules/SpelledType.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
@@ -302,27 +303,6 @@ bool mayConflict(const MemAccess &A, const MemAccess &B, const LoopInfo &L,
   return !impliesSameIteration({P, Q});
 }
 
-/// `<comps>` of `dim3(a, b, c)` / `{a, b}` written at \p W; empty when \p W
-/// is not one.
-std::vector<const Expr *> writtenDims(const Expr *W) {
-  std::vector<const Expr *> Out;
-  if (const auto *C = dyn_cast<CXXConstructExpr>(W)) {
-    if (C->getNumArgs() == 0 || C->getNumArgs() > 3 ||
-        !C->getArg(0)->getType()->isIntegralOrEnumerationType())
-      return {};
-    for (const Expr *A : C->arguments()) {
-      if (isa<CXXDefaultArgExpr>(A))
-        break;
-      Out.push_back(A);
-    }
-  } else if (const auto *IL = dyn_cast<InitListExpr>(W)) {
-    if (IL->getNumInits() > 3)
-      return {};
-    Out.assign(IL->inits().begin(), IL->inits().end());
-  }
-  return Out;
-}
-
 bool isSimpleOperand(const Expr *E) {
   E = E->IgnoreImpCasts();
   return isa<DeclRefExpr, IntegerLiteral, ParenExpr, CallExpr>(E);
@@ -364,6 +344,10 @@ RuleInfo LaunchDistributeLoop::info() const {
       "with the loop running below the parameter `n` from a non-negative "
       "start, component by component (`s[j1 * n + j2]` and "
       "`s[j2 * n + j1]` over j2, the symmetric store of a covariance). "
+      "The induction variable is declared in the loop as `T j = start` "
+      "with T at least as wide as `int` (a narrower one could wrap with "
+      "the new step), and the kernel calls no `printf` or `clock` (their "
+      "output or count would change). "
       "Loops whose iterations depend on each other (a triangular solve's "
       "row loop, a running sum) are not reported. The typical case is "
       "PolyBench's covariance and correlation: one thread per column, "
@@ -426,8 +410,9 @@ covar<<<dim3((n + 255) / 256, n > 1 ? (n < 65535 ? n : 65535) : 1), 256>>>(symma
       "\n"
       "When a buffer the loop writes is not proven distinct from another "
       "it accesses (`__restrict__`, or separate allocations at every "
-      "launch), the fix is offered unproven: applied only after "
-      "`--verify=run`.";
+      "launch), or the loop reads memory whose buffer the access analysis "
+      "cannot name (a pointer loaded from memory, a struct member), the "
+      "fix is offered unproven: applied only after `--verify=run`.";
   return I;
 }
 
@@ -449,7 +434,14 @@ void LaunchDistributeLoop::checkKernel(const KernelUnit &Kernel) {
       (Shape->Cmp != BO_LT && Shape->Cmp != BO_LE))
     return;
   const auto *InitDS = dyn_cast_or_null<DeclStmt>(Loop->getInit());
-  if (!InitDS)
+  // An int-wide induction variable written `T j = ...` (a narrower one
+  // could wrap with the new step; braces would not take the new start).
+  if (!InitDS || C.getTypeSize(Shape->IV->getType()) < 32 ||
+      Shape->IV->getInitStyle() != VarDecl::CInit ||
+      isa<InitListExpr>(Shape->Init->IgnoreImpCasts()))
+    return;
+  // Output whose order or count would change.
+  if (containsCallTo(K->getBody(), {"printf", "clock*", "__nanosleep"}))
     return;
   const LoopInfo *L = KA.loopOf(Loop);
   if (!L || L->S != Loop)
@@ -598,11 +590,7 @@ void LaunchDistributeLoop::checkKernel(const KernelUnit &Kernel) {
   X.Exact = Exactness::Bitwise;
   std::string Why;
   const VarDecl *IVD = Shape->IV;
-  std::string TypeText;
-  if (TypeSourceInfo *TSI = IVD->getTypeSourceInfo())
-    TypeText = sourceText(C, TSI->getTypeLoc().getSourceRange());
-  if (TypeText.empty())
-    TypeText = IVD->getType().getAsString(C.getPrintingPolicy());
+  std::string TypeText = spelledType(C, IVD);
   const Expr *Init = Shape->Init;
   auto InitR = editableRange(
       C, CharSourceRange::getTokenRange(Init->getSourceRange()), Why);
@@ -703,10 +691,12 @@ void LaunchDistributeLoop::checkKernel(const KernelUnit &Kernel) {
     }
     if (W->getType()->isIntegralOrEnumerationType()) {
       New = "dim3(" + WT + ", " + Y + ")";
-    } else if (auto Comps = writtenDims(W); !Comps.empty()) {
-      std::string X0 = sourceText(C, Comps[0]->getSourceRange());
-      std::string Z0 =
-          Comps.size() > 2 ? sourceText(C, Comps[2]->getSourceRange()) : "1";
+    } else if (auto Comps = writtenDimComponents(W);
+               Comps && !Comps->empty()) {
+      std::string X0 = sourceText(C, (*Comps)[0]->getSourceRange());
+      std::string Z0 = Comps->size() > 2
+                           ? sourceText(C, (*Comps)[2]->getSourceRange())
+                           : "1";
       if (X0.empty() || Z0.empty()) {
         refuse(F, "a launch's grid is written in a macro");
         return;
@@ -729,6 +719,17 @@ void LaunchDistributeLoop::checkKernel(const KernelUnit &Kernel) {
     note(F, Site->getBeginLoc(), "this launch gets y blocks");
   }
 
+  // Memory the access analysis cannot name, read in a loop that writes.
+  for (const MemAccess &A : KA.Accesses)
+    if (!A.Base && InLoop(A) && !Written.empty() &&
+        A.Space != MemSpace::Local && A.Space != MemSpace::Constant) {
+      X.Proven = false;
+      note(F, Loop->getBeginLoc(),
+           "'" + A.Text +
+               "' reads memory whose buffer is not known: assumed not to "
+               "overlap what the loop writes (the fix needs --verify=run)");
+      break;
+    }
   // Buffers the loop writes against the others it accesses.
   for (const ValueDecl *W : Written)
     for (const ValueDecl *O : Accessed) {

@@ -42,32 +42,6 @@ namespace {
 const char *const Axis[3] = {"x", "y", "z"};
 
 
-/// The components written in `dim3(a, b, c)`, `dim3 v(a, b)` or `{a, b}`
-/// (default arguments left out); std::nullopt when \p W is not one.
-std::optional<std::vector<const Expr *>> writtenComponents(const Expr *W) {
-  std::vector<const Expr *> Args;
-  if (const auto *C = dyn_cast<CXXConstructExpr>(W)) {
-    if (C->getNumArgs() == 0 || C->getNumArgs() > 3 ||
-        !C->getArg(0)->getType()->isIntegralOrEnumerationType())
-      return std::nullopt;
-    for (const Expr *A : C->arguments()) {
-      if (isa<CXXDefaultArgExpr>(A))
-        break;
-      Args.push_back(A);
-    }
-    return Args;
-  }
-  if (const auto *IL = dyn_cast<InitListExpr>(W)) {
-    if (IL->getNumInits() > 3)
-      return std::nullopt;
-    for (const Expr *A : IL->inits())
-      if (!A->getType()->isIntegralOrEnumerationType())
-        return std::nullopt;
-    return std::vector<const Expr *>(IL->inits().begin(), IL->inits().end());
-  }
-  return std::nullopt;
-}
-
 /// A known extent of component \p D of a grid (\p Grid) or block: the
 /// constant at the launch, else the first tuple of values along the call
 /// paths (LaunchValues) that gives more than one; \p Path says which.
@@ -386,7 +360,7 @@ void LaunchRedundantThreads::checkLaunch(const CUDAKernelCallExpr *Site,
       }
       X.Edits.push_back(makeTextEdit(C, *R, "1"));
       Done = true;
-    } else if (auto Comps = writtenComponents(W)) {
+    } else if (auto Comps = writtenDimComponents(W)) {
       if (!EditComponents(*Comps)) {
         refuse(F, Why);
         return;
@@ -400,7 +374,7 @@ void LaunchRedundantThreads::checkLaunch(const CUDAKernelCallExpr *Site,
       if (Host && V->hasLocalStorage() && !isa<ParmVarDecl>(V) &&
           V->getInit() && referencesTo(Host->getBody(), V) == 1 &&
           !varsWrittenIn(Host->getBody()).count(V))
-        if (auto Comps = writtenComponents(writtenLaunchDim(V->getInit()))) {
+        if (auto Comps = writtenDimComponents(writtenLaunchDim(V->getInit()))) {
           std::string Before = Why;
           size_t N = X.Edits.size();
           if (EditComponents(*Comps)) {

@@ -10,6 +10,9 @@
 // RUN: %cuda-l1-rewrite --rules='-*,coalescing-warp-per-row-passes' --fix --allow-unverified %t/t.cu 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=SECOND --implicit-check-not='warning:'
 // SECOND: warning: each thread makes 2 passes over its own row (reducing into 'acc')
+// SECOND: warning: each thread makes 2 passes over its own row (reducing into 'm')
+// SECOND: warning: each thread makes 2 passes over its own row (reducing into 's')
+// SECOND: warning: each thread makes 2 passes over its own row (reducing into 'm')
 // SECOND: applied 0 fixes
 // RUN: diff %t/once.cu %t/t.cu
 // coalescing-warp-per-row leaves these kernels to this rule (one sum pass
@@ -37,6 +40,7 @@
 // RUNS: scale_rows: 
 // RUNS: imax_rows: 
 // RUNS: two_sums: 
+// RUNS: shifted_read: 
 // RUNS: done
 #include <cmath>
 #include <cstdio>
@@ -47,7 +51,7 @@
 // normalised row.
 __global__ void softmax(const int numSlice, const int sliceSize, const float *src, float *dest) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  // CHECK-FIXES: int i = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  // CHECK-FIXES: int i = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
   // CHECK-FIXES-NEXT: const unsigned int cudal1_lane = threadIdx.x % 32u;
   if (i >= numSlice)
     return;
@@ -68,6 +72,9 @@ __global__ void softmax(const int numSlice, const int sliceSize, const float *sr
     dest[i * sliceSize + j] = expf(src[i * sliceSize + j] - max_) / sum;
   }
 }
+// CHECK-FIXES: dest[i * sliceSize + j] = expf(src[i * sliceSize + j] - max_) / sum;
+// CHECK-FIXES-NEXT: }
+// CHECK-FIXES-NEXT: }
 
 // A final if, a bias in the sum (lane 0 keeps it), an in-place pass reading
 // the element it writes, a scale computed between passes.
@@ -119,6 +126,22 @@ __global__ void two_sums(const float *a, const float *b, float *out, int rows, i
     out[r * cols + c] = a[r * cols + c] / s;
 }
 
+// A write pass followed by a pass starting elsewhere that reads it: the
+// warp's stores are ordered first (another lane wrote the element).
+__global__ void shifted_read(const float *a, float *out, int rows, int cols) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rows)
+    return;
+  for (int c = 0; c < cols; c++)
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: each thread makes 2 passes over its own row (reducing into 't') and writes it
+    out[r * cols + c] = 2.0f * a[r * cols + c];
+  // CHECK-FIXES: out[r * cols + c] = 2.0f * a[r * cols + c];
+  // CHECK-FIXES-NEXT: __syncwarp();
+  float t = 0.0f;
+  for (int c = 1; c < cols; c++)
+    t += out[r * cols + c];
+}
+
 // --- no fix, or not this rule ------------------------------------------------
 
 // Reads a neighbour the iteration does not write: another lane writes it.
@@ -133,6 +156,61 @@ __global__ void smooth_rows(float *a, int rows, int cols) {
     acc += a[r * cols + c];
   for (int c = 0; c < cols - 1; c++)
     a[r * cols + c] = a[r * cols + c + 1] - acc;
+}
+
+// Reads through a dereference: which element is not known.
+__global__ void deref_read(float *y, const float *x, int rows, int n) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rows)
+    return;
+  float m = 0.0f;
+  for (int j = 0; j < n; j++)
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: each thread makes 2 passes over its own row (reducing into 'm') and writes it
+    // CHECK-MESSAGES: note: no fix: a pass reads or writes memory other than through a parameter's subscript
+    m = fmaxf(m, x[r * n + j]);
+  for (int j = 1; j < n; j++)
+    y[r * n + j] = x[r * n + j] + *(y + r * n + j - 1) - m;
+}
+
+// An integer sum of floating values: each step truncates.
+__global__ void int_of_floats(const float *x, int *y, int rows, int n) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rows)
+    return;
+  int s = 0;
+  for (int j = 0; j < n; j++)
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: each thread makes 2 passes over its own row (reducing into 's') and writes it
+    // CHECK-MESSAGES: note: no fix: 's' is an integer reduced from floating values
+    s += x[r * n + j];
+  for (int j = 0; j < n; j++)
+    y[r * n + j] = s;
+}
+
+// A narrow loop variable: the step of 32 could wrap.
+__global__ void narrow_iv(const float *x, float *y, int rows, int n) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rows)
+    return;
+  float m = 0.0f;
+  for (unsigned char j = 0; j < n; j++)
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: each thread makes 2 passes over its own row (reducing into 'm') and writes it
+    // CHECK-MESSAGES: note: no fix: the loop variable 'j' is narrower than int
+    m = fmaxf(m, x[r * n + j]);
+  for (int j = 0; j < n; j++)
+    y[r * n + j] = x[r * n + j] - m;
+}
+
+// The thread index in a second local: not the one-row shape (silent).
+__global__ void gid_alias(const float *x, float *y, int rows, int n) {
+  int gid = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = gid;
+  if (row >= rows)
+    return;
+  float m = -1e30f;
+  for (int j = 0; j < n; j++)
+    m = fmaxf(m, x[gid * n + j]);
+  for (int j = 0; j < n; j++)
+    y[gid * n + j] = x[gid * n + j] - m;
 }
 
 // One sum pass alone: coalescing-warp-per-row's.
@@ -212,7 +290,13 @@ int main() {
   printf("imax_rows: %lld\n", T);
   two_sums<<<(rows + 63) / 64, 64>>>(src, dest, a, rows, cols);
   printf5("two_sums", a, rows * cols);
+  shifted_read<<<(rows + 63) / 64, 64>>>(src, dest, rows, cols);
+  printf5("shifted_read", dest, rows * cols);
   smooth_rows<<<(rows + 63) / 64, 64>>>(a, rows, cols);
+  deref_read<<<(rows + 63) / 64, 64>>>(dest, src, rows, cols);
+  int_of_floats<<<(rows + 63) / 64, 64>>>(src, out, rows, cols);
+  narrow_iv<<<(rows + 63) / 64, 64>>>(src, dest, rows, cols);
+  gid_alias<<<(rows + 63) / 64, 64>>>(src, dest, rows, cols);
   row_total<<<(rows + 63) / 64, 64>>>(a, dest, rows, cols);
   col_softmax_max<<<(cols + 63) / 64, 64>>>(a, dest, rows, cols);
   printf("done\n");

@@ -9,6 +9,7 @@
 // RUN: %cuda-l1-rewrite --rules='-*,launch-distribute-loop' --fix --allow-unverified %t/t.cu 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=SECOND --implicit-check-not='warning:'
 // SECOND: warning: 'offset_rows' runs on 64 threads
+// SECOND: warning: 'via_rows' runs on 64 threads
 // SECOND: applied 0 fixes
 // RUN: diff %t/once.cu %t/t.cu
 // The fixes offered, with their exactness (JSON).
@@ -100,7 +101,38 @@ __global__ void offset_rows(float *out, const float *in, int rows, int cols) {
       out[i * cols + j] = in[i * cols + j] + 1.0f;
 }
 
+// Reads through row pointers loaded from memory: the access analysis cannot
+// name that buffer, so the fix is offered unproven (never applied without
+// --verify=run).
+__global__ void via_rows(float *out, float *const *src_rows, int rows, int cols) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < rows)
+    for (int j = 1; j < cols; j++)
+      // CHECK-MESSAGES: t.cu:[[@LINE-1]]:5: warning: 'via_rows' runs on 64 threads
+      // CHECK-MESSAGES: note: 'src_rows[i][j - 1]' reads memory whose buffer is not known
+      out[i * cols + j] = src_rows[i][j - 1] * 0.5f;
+}
+
 // --- silent -----------------------------------------------------------------
+
+// A narrow induction variable: the new step could wrap.
+__global__ void narrow_iv(float *out, int rows, int cols) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < rows)
+    for (short j = 0; j < cols; j++)
+      out[i * cols + j] = j;
+}
+
+// printf: its output's order and count would change.
+__global__ void chatty(float *out, int rows, int cols) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < rows)
+    for (int j = 0; j < cols; j++) {
+      out[i * cols + j] = j;
+      if (j == 0 && i == 0)
+        printf("first\n");
+    }
+}
 
 // A sum over j into one element: every iteration writes out[i].
 __global__ void row_sum(float *out, const float *in, int rows, int cols) {
@@ -227,6 +259,14 @@ int main() {
   inner_cols<<<(rows + 31) / 32 - 1, 32>>>(out, in, rows, cols);
   // CHECK-FIXES: inner_cols<<<dim3((rows + 31) / 32 - 1, ((cols - 2) + 1) > 1 ? (((cols - 2) + 1) < 65535 ? ((cols - 2) + 1) : 65535) : 1), 32>>>(out, in, rows, cols);
   report("inner_cols", out, rows * cols);
+  float **rowp = new float *[rows], **drowp;
+  for (int r = 0; r < rows; r++)
+    rowp[r] = in + r * cols;
+  cudaMalloc((void **)&drowp, rows * sizeof(float *));
+  cudaMemcpy(drowp, rowp, rows * sizeof(float *), cudaMemcpyHostToDevice);
+  via_rows<<<1, 64>>>(out, drowp, rows, cols);
+  narrow_iv<<<1, 64>>>(out, rows, cols);
+  chatty<<<1, 64>>>(out, rows, cols);
   row_sum<<<1, 64>>>(out, in, rows, cols);
   forward_subst<<<1, 64>>>(data, in, out, 8, 4);
   prefix_rows<<<1, 64>>>(out, in, rows, cols);
