@@ -310,6 +310,14 @@ std::optional<Shape> matchShape(ASTContext &Ctx, const FunctionDecl *K,
       if (AS && rowWalkAccess(AS, F, Syms, Idx) && walksRowPerThread(Idx))
         Sh.WalksRow = true;
     });
+    // A pass that stores along a column (a transpose's coalesced write) is
+    // not a pass over the row: a warp per row would scatter those stores.
+    if (P->Store) {
+      AffineExpr Idx;
+      const auto *AS = dyn_cast<ArraySubscriptExpr>(P->Store);
+      if (!AS || !rowWalkAccess(AS, F, Syms, Idx) || !walksRowPerThread(Idx))
+        return std::nullopt;
+    }
     Sh.Passes.push_back(*P);
   }
   if (Sh.Passes.empty())
@@ -364,8 +372,9 @@ RuleInfo CoalescingWarpPerRowPasses::info() const {
       "row: `for` loops with the same bounds in every thread, each one "
       "statement, either a reduction (`acc += e`, `acc = max(acc, e)`, "
       "`fmaxf`, `fmax`, `min`, `fminf`, `fmin`) into a local declared "
-      "before it, or a store to an element of a row (`y[row * n + j] = "
-      "e`, `y[row][j] /= s`), with at least one pass reading or writing "
+      "before it, or a store to an element of the thread's row (`y[row * "
+      "n + j] = e`, `y[row][j] /= s`; a store along a column, a "
+      "transpose's coalesced write, is not a pass over the row), with at least one pass reading or writing "
       "the row one thread per row (`x[row * n + j]`). A single sum pass is "
       "[coalescing-warp-per-row](coalescing-warp-per-row.md)'s; this rule "
       "takes two passes or more, or a pass that writes the row or takes a "
