@@ -43,6 +43,7 @@
 #include "clang/AST/Stmt.h"
 #include "clang/Basic/SourceManager.h"
 
+#include <algorithm>
 #include <functional>
 #include <numeric>
 
@@ -271,8 +272,17 @@ bool mayConflict(const MemAccess &A, const MemAccess &B, const LoopInfo &L,
       E = E.substitute(S, AffineExpr::symbol(S == Own ? T : S + "#" + Tag));
     return E;
   };
-  AffineExpr D = reduced(Rename(A.Address, "a", T1) -
-                         Rename(B.Address, "b", T2));
+  AffineExpr Raw = Rename(A.Address, "a", T1) - Rename(B.Address, "b", T2);
+  // Distinct addresses must also be whole accesses apart: every term of the
+  // byte difference a multiple of the access size (4-byte loads 2 bytes
+  // apart overlap).
+  int64_t G = 0;
+  for (const auto &[M, C] : Raw.terms())
+    G = std::gcd(G, C < 0 ? -C : C);
+  unsigned Size = std::max(A.AccessBytes, B.AccessBytes);
+  if (G != 0 && Size != 0 && G % Size != 0)
+    return true;
+  AffineExpr D = reduced(Raw);
   // s * D' = 0 with s > 0: D' = 0 (`out[c * rows + i]` over c, rows > 0).
   for (bool Again = true; Again;) {
     Again = false;
