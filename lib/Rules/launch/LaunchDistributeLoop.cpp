@@ -359,9 +359,10 @@ RuleInfo LaunchDistributeLoop::info() const {
       "the new step), and the kernel calls no `printf` or `clock` (their "
       "output or count would change). "
       "Loops whose iterations depend on each other (a triangular solve's "
-      "row loop, a running sum) are not reported. The typical case is "
-      "PolyBench's covariance and correlation: one thread per column, "
-      "each computing a whole row of the output matrix.";
+      "row loop, a running sum) are not reported. The typical case is a "
+      "covariance or correlation matrix computed with one thread per "
+      "column, each thread computing a whole row of the symmetric output "
+      "(bench/corpus/covariance).";
   I.Doc.WhySlow =
       "An H200 keeps about 270,000 threads resident (132 SMs x 2048). A "
       "launch of 1,280 threads fills 10 SMs at best, with one warp per "
