@@ -263,17 +263,29 @@ template <typename T, typename F> T shfl_exchange(T v, F src) {
   return r;
 }
 } // namespace cuemu
-template <typename T> T __shfl_xor_sync(unsigned, T v, int m, int = 32) {
-  return cuemu::shfl_exchange(v, [m](int l) { return l ^ m; });
+// `width` (a power of two up to 32) splits the warp into segments that
+// shuffle on their own: a source outside the caller's segment gives the
+// caller's own value; __shfl_sync's source lane is taken within the segment.
+template <typename T> T __shfl_xor_sync(unsigned, T v, int m, int w = 32) {
+  return cuemu::shfl_exchange(v, [m, w](int l) {
+    int s = l ^ m;
+    return s / w == l / w ? s : l;
+  });
 }
-template <typename T> T __shfl_down_sync(unsigned, T v, unsigned d, int = 32) {
-  return cuemu::shfl_exchange(v, [d](int l) { return l + (int)d; });
+template <typename T> T __shfl_down_sync(unsigned, T v, unsigned d, int w = 32) {
+  return cuemu::shfl_exchange(v, [d, w](int l) {
+    int s = l + (int)d;
+    return s < l / w * w + w ? s : l;
+  });
 }
-template <typename T> T __shfl_up_sync(unsigned, T v, unsigned d, int = 32) {
-  return cuemu::shfl_exchange(v, [d](int l) { return l - (int)d; });
+template <typename T> T __shfl_up_sync(unsigned, T v, unsigned d, int w = 32) {
+  return cuemu::shfl_exchange(v, [d, w](int l) {
+    int s = l - (int)d;
+    return s >= l / w * w ? s : l;
+  });
 }
-template <typename T> T __shfl_sync(unsigned, T v, int src, int = 32) {
-  return cuemu::shfl_exchange(v, [src](int) { return src & 31; });
+template <typename T> T __shfl_sync(unsigned, T v, int src, int w = 32) {
+  return cuemu::shfl_exchange(v, [src, w](int l) { return l / w * w + (src & (w - 1)); });
 }
 namespace cuemu {
 
