@@ -32,6 +32,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "LaunchDistributeLoop.h"
+#include "../coalescing/RowWalk.h"
 
 #include "cudal1/Analysis/AstFacts.h"
 #include "cudal1/Model/KernelModel.h"
@@ -55,19 +56,6 @@ namespace cudal1 {
 namespace {
 
 const char *const T1 = "@t1", *const T2 = "@t2";
-
-/// `if (...) return;` (also `{ return; }`), without else.
-bool isGuardReturn(const Stmt *S) {
-  const auto *If = dyn_cast<IfStmt>(S);
-  if (!If || If->getElse() || If->getInit() || If->getConditionVariable())
-    return false;
-  const Stmt *T = If->getThen();
-  if (const auto *CS = dyn_cast<CompoundStmt>(T))
-    if (CS->size() == 1)
-      T = CS->body_front();
-  const auto *R = dyn_cast<ReturnStmt>(T);
-  return R && !R->getRetValue();
-}
 
 /// The conditions on the way to the loop: each with the value it has when
 /// the loop runs (an `if` around it: true; a guard returning before it:
@@ -100,8 +88,8 @@ const ForStmt *soleLoop(const Stmt *S, PathConds &Conds) {
     }
     if (isa<DeclStmt>(C) || isa<NullStmt>(C))
       continue;
-    if (isGuardReturn(C)) {
-      Conds.push_back({cast<IfStmt>(C)->getCond(), false});
+    if (const Expr *Guard = earlyExit(C)) {
+      Conds.push_back({Guard, false});
       continue;
     }
     Found = soleLoop(C, Conds);
@@ -182,12 +170,18 @@ int64_t coef(const AffineExpr &E, const std::string &S) {
   return It == E.terms().end() ? 0 : It->second;
 }
 
-/// \p E divided by the greatest common divisor of its coefficients (an
-/// equation E = 0 that holds for the same values).
-AffineExpr reduced(const AffineExpr &E) {
+/// The greatest common divisor of \p E's coefficients (0 for E = 0).
+int64_t coefficientGcd(const AffineExpr &E) {
   int64_t G = 0;
   for (const auto &[M, C] : E.terms())
     G = std::gcd(G, C < 0 ? -C : C);
+  return G;
+}
+
+/// \p E divided by the greatest common divisor of its coefficients (an
+/// equation E = 0 that holds for the same values).
+AffineExpr reduced(const AffineExpr &E) {
+  int64_t G = coefficientGcd(E);
   if (G <= 1)
     return E;
   AffineExpr R;
@@ -276,9 +270,7 @@ bool mayConflict(const MemAccess &A, const MemAccess &B, const LoopInfo &L,
   // Distinct addresses must also be whole accesses apart: every term of the
   // byte difference a multiple of the access size (4-byte loads 2 bytes
   // apart overlap).
-  int64_t G = 0;
-  for (const auto &[M, C] : Raw.terms())
-    G = std::gcd(G, C < 0 ? -C : C);
+  int64_t G = coefficientGcd(Raw);
   unsigned Size = std::max(A.AccessBytes, B.AccessBytes);
   if (G != 0 && Size != 0 && G % Size != 0)
     return true;
