@@ -1,7 +1,8 @@
 //===- SyncWarpAtomicReduction.cpp - sync-warp-atomic-reduction -----------===//
 //
-// sync-warp-atomic-reduction: an atomicAdd of every thread to one address
-// becomes a warp-shuffle reduction and one atomicAdd per warp. Every lane
+// sync-warp-atomic-reduction: an atomicAdd (or an integer atomicMax, Min,
+// Or, And, Xor) of every thread to one address, in global or shared memory,
+// becomes a warp-shuffle reduction and one atomic per warp. Every lane
 // of every warp must reach it (statement at the top level of the kernel,
 // optionally under one `if (cond)`, no earlier return) and the block size
 // must be a multiple of 32. An atomic among other statements of a guard's
@@ -17,6 +18,9 @@
 #include "clang/AST/ParentMapContext.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/ADT/StringSwitch.h"
+
+#include <optional>
 
 using namespace clang;
 using namespace llvm;
@@ -27,12 +31,14 @@ RuleInfo SyncWarpAtomicReduction::info() const {
   RuleInfo I;
   I.Id = "sync-warp-atomic-reduction";
   I.Category = "sync";
-  I.Summary = "every thread atomically adds to one address -> warp-shuffle "
-              "sum, then one atomicAdd per warp";
+  I.Summary = "every thread does an atomic add/max/min/or/and/xor on one "
+              "address -> warp-shuffle reduction, then one atomic per warp";
   I.Exactness = Exactness::Reassociating;
-  I.Help = "atomicAdd from every thread to the same address serialises 32 "
-           "updates per warp in the memory system. Summing the warp's "
-           "values with __shfl_down_sync first leaves one atomic per warp. "
+  I.Help = "An atomic from every thread to the same address (global or "
+           "shared memory) serialises 32 updates per warp. Reducing the "
+           "warp's values with __shfl_down_sync first leaves one atomic per "
+           "warp. atomicAdd of any shuffled type; atomicMax, atomicMin, "
+           "atomicOr, atomicAnd, atomicXor of CUDA's integer overloads. "
            "Every lane must reach the atomic (no earlier return, only one "
            "guard, block size a multiple of 32). Bitwise for integers, "
            "reassociating for floating point.";
@@ -41,7 +47,12 @@ RuleInfo SyncWarpAtomicReduction::info() const {
   I.Doc.Detects =
       "`atomicAdd(addr, v)` executed by every thread with an address that "
       "is the same for all threads of a block (`sum`, `&out[0]`, "
-      "`&counts[blockIdx.x]`).";
+      "`&counts[blockIdx.x]`, a `__shared__` accumulator `&block_sum`), "
+      "and the same for CUDA's integer `atomicMax`, `atomicMin`, "
+      "`atomicOr`, `atomicAnd` and `atomicXor` (`atomicMax(max_bits, "
+      "__float_as_int(x[i]))`). An atomic whose old value is used (`pos = "
+      "atomicAdd(&count, 1)`) and a program's own atomics (a float "
+      "`atomicMin` built on `atomicCAS`) are not this rule's.";
   I.Doc.WhySlow =
       "Atomics to one address are serialised in the L2 slice that owns it: "
       "a warp's 32 updates are 32 round trips, and the whole grid's "
@@ -60,8 +71,21 @@ if (i < n)
       "}\n"
       "```\n"
       "\n"
-      "One atomic per warp. Inactive lanes contribute 0. Floating-point "
-      "sums are reassociated (tolerance); integer sums are exact.\n"
+      "One atomic per warp. Inactive lanes contribute the operation's "
+      "identity (0 for add, or, xor; all ones for and; the type's smallest "
+      "value for max and largest for min). Floating-point sums are "
+      "reassociated (tolerance); integer sums and every max, min, or, and, "
+      "xor are exact:\n"
+      "\n"
+      "```cuda\n"
+      "{ // cuda-l1 sync-warp-atomic-reduction\n"
+      "  int cudal1_v = (i < n) ? (int)(__float_as_int(x[i])) : (int)(-2147483647 - 1);\n"
+      "  for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1)\n"
+      "    { int cudal1_t = __shfl_down_sync(0xffffffffu, cudal1_v, cudal1_o); if (cudal1_t > cudal1_v) cudal1_v = cudal1_t; }\n"
+      "  if ((threadIdx.x & 31u) == 0u)\n"
+      "    atomicMax(max_bits, cudal1_v);\n"
+      "}\n"
+      "```\n"
       "\n"
       "Verification (`--fix --verify=run`): the original adds one term per "
       "thread, one after another, and is itself only good to about 2(n-1)u "
@@ -71,7 +95,9 @@ if (i < n)
       "launch's thread count, at least the default 1e-4 and at most 1e-2, "
       "with a note saying so (1M threads: 1e-2; measured on the H200, "
       "spmv_csr's 1M-term residual differs by 5.6e-4 between the two "
-      "orders). Other buffers keep the default tolerance.\n"
+      "orders). Other buffers keep the default tolerance. For a "
+      "`__shared__` accumulator, the parameters that a later atomicAdd "
+      "adds it into are named instead (`atomicAdd(sum, block_sum)`).\n"
       "\n"
       "When the atomic is one of several statements of the guard's block "
       "(`if (row < n) { float r = b[row] - y[row]; x[row] += r / d[row]; "
@@ -81,7 +107,8 @@ if (i < n)
       "per warp follow the guard, where every lane is again. The guard's "
       "block must not return early, hold no other atomic, and the address "
       "must use only names declared outside the guard; the pointer is used "
-      "nowhere else in the kernel.\n"
+      "nowhere else in the kernel (a `__shared__` accumulator: nowhere "
+      "else in the guard).\n"
       "\n"
       "## When there is no fix\n"
       "\n"
@@ -99,6 +126,118 @@ if (i < n)
 }
 
 namespace {
+/// The atomics this rule reduces within a warp first: associative and
+/// commutative, so the per-warp result is the same whatever the order
+/// (bitwise for integers; a floating-point sum is reassociated).
+enum class AtomicOp { Add, Max, Min, Or, And, Xor };
+
+std::optional<AtomicOp> atomicOpOf(StringRef Name) {
+  return StringSwitch<std::optional<AtomicOp>>(Name)
+      .Case("atomicAdd", AtomicOp::Add)
+      .Case("atomicMax", AtomicOp::Max)
+      .Case("atomicMin", AtomicOp::Min)
+      .Case("atomicOr", AtomicOp::Or)
+      .Case("atomicAnd", AtomicOp::And)
+      .Case("atomicXor", AtomicOp::Xor)
+      .Default(std::nullopt);
+}
+
+const char *opWord(AtomicOp Op) {
+  switch (Op) {
+  case AtomicOp::Add:
+    return "sum";
+  case AtomicOp::Max:
+    return "maximum";
+  case AtomicOp::Min:
+    return "minimum";
+  case AtomicOp::Or:
+    return "or";
+  case AtomicOp::And:
+    return "and";
+  case AtomicOp::Xor:
+    return "xor";
+  }
+  return "";
+}
+
+/// The value that leaves a reduction unchanged, for a lane that has none
+/// (outside the guard), written for canonical type \p Tc; "" when none.
+std::string identityOf(AtomicOp Op, StringRef Tc) {
+  bool I32 = Tc == "int", U32 = Tc == "unsigned int",
+       I64 = Tc == "long long", U64 = Tc == "unsigned long long";
+  switch (Op) {
+  case AtomicOp::Add:
+  case AtomicOp::Or:
+  case AtomicOp::Xor:
+    return "0";
+  case AtomicOp::And:
+    return U64 ? "0xffffffffffffffffull" : U32 ? "0xffffffffu" : I32 ? "-1"
+         : I64 ? "-1ll" : "";
+  case AtomicOp::Max:
+    return I32 ? "(-2147483647 - 1)" : U32 ? "0u" : U64 ? "0ull"
+         : I64 ? "(-9223372036854775807ll - 1)" : "";
+  case AtomicOp::Min:
+    return I32 ? "2147483647" : U32 ? "0xffffffffu"
+         : U64 ? "0xffffffffffffffffull" : I64 ? "9223372036854775807ll" : "";
+  }
+  return "";
+}
+
+/// `V op= X` for the reduction (X evaluated once).
+std::string combine(AtomicOp Op, const std::string &V, const std::string &T,
+                    const std::string &X) {
+  switch (Op) {
+  case AtomicOp::Add:
+    return V + " += " + X + ";";
+  case AtomicOp::Or:
+    return V + " |= " + X + ";";
+  case AtomicOp::And:
+    return V + " &= " + X + ";";
+  case AtomicOp::Xor:
+    return V + " ^= " + X + ";";
+  case AtomicOp::Max:
+  case AtomicOp::Min:
+    return "{ " + T + " cudal1_t = " + X + "; if (cudal1_t " +
+           (Op == AtomicOp::Max ? ">" : "<") + " " + V + ") " + V +
+           " = cudal1_t; }";
+  }
+  return "";
+}
+
+/// The `__shared__` variable \p Addr points into (`&s`, `&s[e]`, `s`, `s +
+/// e` for a shared scalar or array); null otherwise.
+const VarDecl *sharedRoot(const Expr *Addr) {
+  const Expr *E = Addr->IgnoreParenImpCasts();
+  if (const auto *U = dyn_cast<UnaryOperator>(E);
+      U && U->getOpcode() == UO_AddrOf)
+    E = U->getSubExpr()->IgnoreParenImpCasts();
+  while (true) {
+    if (const auto *A = dyn_cast<ArraySubscriptExpr>(E))
+      E = A->getBase()->IgnoreParenImpCasts();
+    else if (const auto *B = dyn_cast<BinaryOperator>(E);
+             B && B->isAdditiveOp() &&
+             B->getLHS()->getType()->isPointerType())
+      E = B->getLHS()->IgnoreParenImpCasts();
+    else
+      break;
+  }
+  const auto *D = dyn_cast<DeclRefExpr>(E);
+  const auto *V = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
+  if (!V || !V->hasAttr<CUDASharedAttr>() || V->getType()->isPointerType())
+    return nullptr;
+  return V;
+}
+
+bool mentionsDecl(const Stmt *S, const Decl *D) {
+  bool Found = false;
+  forEachStmt(S, [&](const Stmt *X) {
+    if (const auto *R = dyn_cast<DeclRefExpr>(X))
+      if (R->getDecl() == D)
+        Found = true;
+  });
+  return Found;
+}
+
 /// `if (tid == 0)`-style guards pick one thread (per warp or block): the
 /// atomic is already rare, not this pattern.
 bool picksOneThread(const Expr *Cond) {
@@ -113,12 +252,21 @@ bool picksOneThread(const Expr *Cond) {
 
 /// The shuffle sum of \p V over the warp and lane 0's atomic (lines indented
 /// with \p I1).
-std::string warpSumAndAtomic(const std::string &I1, const std::string &V,
-                             const std::string &Lane,
+std::string warpSumAndAtomic(AtomicOp Op, StringRef Callee,
+                             const std::string &VTs, const std::string &I1,
+                             const std::string &V, const std::string &Lane,
                              const std::string &AddrText) {
-  std::string T = warpShuffleSum(I1, V) + "\n";
+  std::string T;
+  if (Op == AtomicOp::Add)
+    T = warpShuffleSum(I1, V) + "\n";
+  else
+    T = I1 + "for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1)\n" + I1 +
+        "  " +
+        combine(Op, V, VTs,
+                "__shfl_down_sync(0xffffffffu, " + V + ", cudal1_o)") +
+        "\n";
   T += I1 + "if (" + Lane + " == 0u)\n";
-  T += I1 + "  atomicAdd(" + AddrText + ", " + V + ");\n";
+  T += I1 + "  " + Callee.str() + "(" + AddrText + ", " + V + ");\n";
   return T;
 }
 } // namespace
@@ -140,12 +288,31 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
                                     const FunctionFacts &F, const CallExpr *CE,
                                     std::vector<Finding> &Out) {
   const FunctionDecl *FD = CE->getDirectCallee();
-  if (!FD || !FD->getIdentifier() || FD->getName() != "atomicAdd" ||
-      CE->getNumArgs() != 2)
+  if (!FD || !FD->getIdentifier() || CE->getNumArgs() != 2)
+    return;
+  std::optional<AtomicOp> Op = atomicOpOf(FD->getName());
+  if (!Op)
+    return;
+  StringRef Callee = FD->getName();
+  // Max, min and the bitwise ones: CUDA's own integer overloads (a
+  // program's float atomicMax built on atomicCAS is not reduced here).
+  if (*Op != AtomicOp::Add &&
+      (!FD->getParamDecl(1)->getType()->isIntegerType() ||
+       !Ctx.getSourceManager().isInSystemHeader(FD->getLocation())))
     return;
   const Expr *Addr = CE->getArg(0);
+  // A statement of its own: an atomic whose old value is used (a slot
+  // `pos = atomicAdd(&count, 1)`) gives each thread its own result.
+  {
+    auto Ps = Ctx.getParents(*CE);
+    if (Ps.empty() || !Ps[0].get<Stmt>() || isa<Expr>(Ps[0].get<Stmt>()))
+      return;
+  }
+  // The address: into a pointer parameter (global memory), or into a
+  // __shared__ variable (a block's accumulator).
   const ParmVarDecl *P = rootPointerParam(Addr, F);
-  if (!P)
+  const VarDecl *Shared = P ? nullptr : sharedRoot(Addr);
+  if (!P && !Shared)
     return;
   // Address the same for every thread of the block.
   bool Uniform = true;
@@ -155,12 +322,14 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
         Uniform = false;
       if (const auto *D = dyn_cast<DeclRefExpr>(E))
         if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
-          if (!V->getType()->isPointerType() && !isBlockUniform(D, F))
+          if (V != Shared && !V->getType()->isPointerType() &&
+              !isBlockUniform(D, F))
             Uniform = false;
     }
   });
   if (!Uniform)
     return;
+  const ValueDecl *Target = P ? static_cast<const ValueDecl *>(P) : Shared;
   // The type the atomic adds in: the chosen overload's (atomicAdd(double *,
   // float) adds a double), spelled as the value is where it is that type.
   QualType VT = CE->getArg(1)->getType().getUnqualifiedType();
@@ -174,10 +343,11 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
   }
   Finding Fd = makeFinding(
       Ctx, "sync-warp-atomic-reduction", CE->getBeginLoc(),
-      "every thread does an atomicAdd to the same address '" +
+      "every thread does an " + Callee.str() + " to the same " +
+          (Shared ? "shared-memory " : "") + "address '" +
           sourceText(Ctx, Addr->getSourceRange()) +
-          "': the 32 lanes of a warp are serialised; a warp-shuffle sum "
-          "first leaves one atomic per warp",
+          "': the 32 lanes of a warp are serialised; a warp-shuffle " +
+          opWord(*Op) + " first leaves one atomic per warp",
       K);
   auto Fail = [&](const std::string &W) {
     refuse(Fd, W);
@@ -187,8 +357,15 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
   // for float stays that name).
   std::string VTc = VT.getCanonicalType().getAsString(Ctx.getPrintingPolicy());
   if (VTc != "float" && VTc != "double" && VTc != "int" &&
-      VTc != "unsigned int" && VTc != "unsigned long long") {
+      VTc != "unsigned int" && VTc != "unsigned long long" &&
+      VTc != "long long") {
     Fail("the value type '" + VTs + "' has no warp shuffle");
+    return;
+  }
+  std::string Identity = identityOf(*Op, VTc);
+  if (Identity.empty()) {
+    Fail("no identity value of type '" + VTs + "' for a warp " +
+         opWord(*Op));
     return;
   }
   // The call is a statement of the kernel body, or the then-branch of an
@@ -233,18 +410,22 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
           if (D->getIdentifier() && D->getName().starts_with("atomic"))
             ++Atomics;
     });
-    forEachStmt(K->getBody(), [&](const Stmt *X) {
-      if (const auto *D = dyn_cast<DeclRefExpr>(X))
-        if (D->getDecl() == P)
-          ++Uses;
-    });
+    // A parameter: used nowhere else in the kernel. A shared variable (set
+    // and read around the guard, behind barriers): not inside the guard.
+    forEachStmt(Shared ? static_cast<const Stmt *>(Around) : K->getBody(),
+                [&](const Stmt *X) {
+                  if (const auto *D = dyn_cast<DeclRefExpr>(X))
+                    if (D->getDecl() == Target)
+                      ++Uses;
+                });
     if (Atomics != 1) {
       Fail("the guard's block has several atomics");
       return;
     }
     if (Uses != 1) {
-      Fail("'" + P->getName().str() + "' is also used elsewhere in the "
-           "kernel: its updates must stay where they are");
+      Fail("'" + Target->getName().str() + "' is also used elsewhere in " +
+           (Shared ? "the guard" : "the kernel") +
+           ": its updates must stay where they are");
       return;
     }
     // The address is evaluated after the guard: only names declared
@@ -346,8 +527,22 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
     Fix.Atol = 1e-5;
     Fix.ScaleRtol = 1e-4; // outputs that cancel to ~0
     // Each element the atomic adds to sums up to one term per thread; the
-    // original's own order of those adds is as inexact as the new one.
-    Fix.GridSumParams.push_back(P->getName().str());
+    // original's own order of those adds is as inexact as the new one. A
+    // shared accumulator reaches global memory through the parameters
+    // whose atomicAdd adds a value read from it.
+    if (P)
+      Fix.GridSumParams.push_back(P->getName().str());
+    else
+      forEachStmt(K->getBody(), [&](const Stmt *X) {
+        const auto *C = dyn_cast<CallExpr>(X);
+        const FunctionDecl *D = C ? C->getDirectCallee() : nullptr;
+        if (!D || !D->getIdentifier() || D->getName() != "atomicAdd" ||
+            C->getNumArgs() != 2 || !mentionsDecl(C->getArg(1), Shared))
+          return;
+        if (const ParmVarDecl *Q = rootPointerParam(C->getArg(0), F))
+          if (!llvm::is_contained(Fix.GridSumParams, Q->getName().str()))
+            Fix.GridSumParams.push_back(Q->getName().str());
+      });
   }
   const SourceManager &SM = Ctx.getSourceManager();
   if (Around) {
@@ -355,8 +550,8 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
     // atomic, the reduction after the guard.
     Fix.Edits.push_back(makeInsertion(
         Ctx, SM.getExpansionLoc(Around->getBeginLoc()),
-        VTs + " " + V + " = 0; // cuda-l1 sync-warp-atomic-reduction\n" +
-            Ind));
+        VTs + " " + V + " = " + Identity +
+            "; // cuda-l1 sync-warp-atomic-reduction\n" + Ind));
     SourceLocation AfterSemi = Lexer::findLocationAfterToken(
         SM.getExpansionLoc(CE->getEndLoc()), tok::semi, SM,
         Ctx.getLangOpts(), false);
@@ -368,13 +563,15 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
         Ctx,
         CharSourceRange::getCharRange(SM.getExpansionLoc(CE->getBeginLoc()),
                                       AfterSemi),
-        V + " += (" + VTs + ")(" + ValText + ");"));
+        combine(*Op, V, VTs, "(" + VTs + ")(" + ValText + ")")));
     std::string R = "\n" + Ind + "{ // cuda-l1 sync-warp-atomic-reduction\n";
-    R += warpSumAndAtomic(I1, V, Lane, AddrText);
+    R += warpSumAndAtomic(*Op, Callee, VTs, I1, V, Lane, AddrText);
     R += Ind + "}";
     Fix.Edits.push_back(makeInsertion(Ctx, stmtEnd(Ctx, Around), R));
-    Fix.Description = "per-thread value in a register, warp-shuffle sum "
-                      "after the guard, then one atomicAdd per warp";
+    Fix.Description = std::string("per-thread value in a register, "
+                                  "warp-shuffle ") +
+                      opWord(*Op) + " after the guard, then one " +
+                      Callee.str() + " per warp";
     Fd.Fix = Fix;
     Out.push_back(Fd);
     return;
@@ -382,10 +579,10 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
   std::string T = "{ // cuda-l1 sync-warp-atomic-reduction\n";
   if (Guard)
     T += I1 + VTs + " " + V + " = (" + GuardText + ") ? (" + VTs + ")(" +
-         ValText + ") : (" + VTs + ")0;\n";
+         ValText + ") : (" + VTs + ")" + Identity + ";\n";
   else
     T += I1 + VTs + " " + V + " = " + ValText + ";\n";
-  T += warpSumAndAtomic(I1, V, Lane, AddrText);
+  T += warpSumAndAtomic(*Op, Callee, VTs, I1, V, Lane, AddrText);
   T += Ind + "}";
   SourceLocation E = Top->getEndLoc();
   CharSourceRange R = CharSourceRange::getTokenRange(Top->getBeginLoc(), E);
@@ -397,7 +594,8 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
     R = CharSourceRange::getCharRange(SM.getExpansionLoc(Top->getBeginLoc()),
                                       AfterSemi);
   Fix.Edits.push_back(makeTextEdit(Ctx, R, T));
-  Fix.Description = "warp-shuffle sum, then one atomicAdd per warp";
+  Fix.Description = std::string("warp-shuffle ") + opWord(*Op) +
+                    ", then one " + Callee.str() + " per warp";
   Fd.Fix = Fix;
   Out.push_back(Fd);
 }

@@ -175,6 +175,121 @@ __global__ void res_two(const float *b, float *res, float *cnt, int n) {
 // CHECK-MESSAGES: t.cu:[[@LINE-5]]:5: warning: every thread does an atomicAdd {{.*}} [sync-warp-atomic-reduction]
 // CHECK-MESSAGES: note: no fix: the guard's block has several atomics
 
+// A block's accumulator in shared memory (the per-block partial sum of a
+// two-level reduction): one shared atomic per warp; the global atomic the
+// accumulator reaches gets the grid-sum tolerance.
+__global__ void block_partial(const float *array, float *result, unsigned int n) {
+  __shared__ float partialSum;
+  unsigned int lid = threadIdx.x;
+  unsigned int gid = blockIdx.x * blockDim.x + lid;
+  if (lid == 0) partialSum = 0;
+  __syncthreads();
+  if (gid < n)
+    atomicAdd(&partialSum, array[gid]);
+  __syncthreads();
+  if (lid == 0)
+    atomicAdd(result, partialSum);
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-5]]:5: warning: every thread does an atomicAdd to the same shared-memory address '&partialSum'{{.*}} [sync-warp-atomic-reduction]
+// FIX: "description": "warp-shuffle sum, then one atomicAdd per warp"
+// FIX: "exactness": "reassociating"
+// FIX-NEXT: "grid_sum_outputs": [
+// FIX-NEXT: "result"
+// FIX-NEXT: ],
+// CHECK-FIXES:      float cudal1_v = (gid < n) ? (float)(array[gid]) : (float)0;
+// CHECK-FIXES:          atomicAdd(&partialSum, cudal1_v);
+// CHECK-FIXES-NEXT: }
+// CHECK-FIXES-NEXT: __syncthreads();
+
+// The maximum of non-negative floats through their bits: integer
+// atomicMax, exact; lanes outside the guard contribute INT_MIN.
+__global__ void max_bits(const float *x, int *maxb, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicMax(maxb, __float_as_int(x[i]));
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: every thread does an atomicMax to the same address 'maxb': the 32 lanes of a warp are serialised; a warp-shuffle maximum first leaves one atomic per warp [sync-warp-atomic-reduction]
+// FIX: "description": "warp-shuffle maximum, then one atomicMax per warp"
+// FIX: "exactness": "bitwise"
+// CHECK-FIXES:      int cudal1_v = (i < n) ? (int)(__float_as_int(x[i])) : (int)(-2147483647 - 1);
+// CHECK-FIXES-NEXT:   for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1)
+// CHECK-FIXES-NEXT:     { int cudal1_t = __shfl_down_sync(0xffffffffu, cudal1_v, cudal1_o); if (cudal1_t > cudal1_v) cudal1_v = cudal1_t; }
+// CHECK-FIXES-NEXT:   if ((threadIdx.x & 31u) == 0u)
+// CHECK-FIXES-NEXT:     atomicMax(maxb, cudal1_v);
+
+// atomicMin among other statements of the guard's block, unsigned: the
+// register starts at the largest unsigned value.
+__global__ void nearest(const unsigned int *dist, unsigned int *twice,
+                        unsigned int *best, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    unsigned int d = dist[i];
+    twice[i] = 2u * d;
+    atomicMin(best, d);
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-3]]:5: warning: every thread does an atomicMin to the same address 'best'{{.*}} [sync-warp-atomic-reduction]
+// FIX: "description": "per-thread value in a register, warp-shuffle minimum after the guard, then one atomicMin per warp"
+// CHECK-FIXES:      unsigned int cudal1_v = 0xffffffffu; // cuda-l1 sync-warp-atomic-reduction
+// CHECK-FIXES-NEXT: if (i < n) {
+// CHECK-FIXES:        { unsigned int cudal1_t = (unsigned int)(d); if (cudal1_t < cudal1_v) cudal1_v = cudal1_t; }
+// CHECK-FIXES:          { unsigned int cudal1_t = __shfl_down_sync(0xffffffffu, cudal1_v, cudal1_o); if (cudal1_t < cudal1_v) cudal1_v = cudal1_t; }
+// CHECK-FIXES-NEXT:   if ((threadIdx.x & 31u) == 0u)
+// CHECK-FIXES-NEXT:     atomicMin(best, cudal1_v);
+
+// Flags or-ed into one word: bitwise.
+__global__ void any_negative(const float *x, unsigned int *flags) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  atomicOr(flags, x[i] < 0.0f ? 1u : 0u);
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:3: warning: every thread does an atomicOr to the same address 'flags'{{.*}} [sync-warp-atomic-reduction]
+// CHECK-FIXES:      cudal1_v |= __shfl_down_sync(0xffffffffu, cudal1_v, cudal1_o);
+// CHECK-FIXES-NEXT:   if ((threadIdx.x & 31u) == 0u)
+// CHECK-FIXES-NEXT:     atomicOr(flags, cudal1_v);
+
+// Not CUDA's atomicMin: a program's own float minimum built on atomicCAS
+// is left alone (no finding).
+__device__ float atomicMin(float *addr, float value) {
+  float old = *addr;
+  while (value < old) {
+    float seen = __int_as_float(atomicCAS((int *)addr, __float_as_int(old),
+                                          __float_as_int(value)));
+    if (seen == old)
+      break;
+    old = seen;
+  }
+  return old;
+}
+__global__ void min_of(const float *v, float *minima, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicMin(minima, v[i]);
+}
+
+// The old value is used (a slot per thread in a shared counter): no finding.
+__global__ void compact(const int *in, int *out, int n) {
+  __shared__ int count;
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (threadIdx.x == 0) count = 0;
+  __syncthreads();
+  int pos = 0;
+  if (i < n && in[i] > 0)
+    pos = atomicAdd(&count, 1);
+  __syncthreads();
+  if (i < n && in[i] > 0)
+    out[blockIdx.x * blockDim.x + pos] = in[i];
+}
+
+// Per-thread shared addresses (a block histogram): no finding.
+__global__ void block_hist(const int *keys, int *bins) {
+  __shared__ int local[256];
+  local[threadIdx.x] = 0;
+  __syncthreads();
+  atomicAdd(&local[keys[blockIdx.x * blockDim.x + threadIdx.x] & 255], 1);
+  __syncthreads();
+  bins[blockIdx.x * 256 + threadIdx.x] = local[threadIdx.x];
+}
+
 #ifndef __CUDACC_RTC__
 int main() {
   float *in, *out;
@@ -199,6 +314,13 @@ int main() {
   res_return<<<64, 256>>>(in, out, 1000);
   res_reread<<<64, 256>>>(in, out, out + 1000, 1000);
   res_two<<<64, 256>>>(in, out, out + 1, 1000);
+  block_partial<<<64, 256>>>(in, out, 1000u);
+  max_bits<<<64, 256>>>(in, iout, 1000);
+  nearest<<<64, 256>>>(counts, counts + 1000, counts + 5000, 1000);
+  any_negative<<<64, 256>>>(in, counts);
+  min_of<<<64, 256>>>(in, out, 1000);
+  compact<<<64, 256>>>(iin, iout, 1000);
+  block_hist<<<64, 256>>>(iin, iout);
   return 0;
 }
 #endif

@@ -177,6 +177,9 @@ template <typename T> inline T atomicSub(T *p, CUEMU_V v) { T o = *p; *p = o - v
 template <typename T> inline T atomicMax(T *p, CUEMU_V v) { T o = *p; if (v > o) *p = v; return o; }
 template <typename T> inline T atomicMin(T *p, CUEMU_V v) { T o = *p; if (v < o) *p = v; return o; }
 template <typename T> inline T atomicExch(T *p, CUEMU_V v) { T o = *p; *p = v; return o; }
+template <typename T> inline T atomicOr(T *p, CUEMU_V v) { T o = *p; *p = o | v; return o; }
+template <typename T> inline T atomicAnd(T *p, CUEMU_V v) { T o = *p; *p = o & v; return o; }
+template <typename T> inline T atomicXor(T *p, CUEMU_V v) { T o = *p; *p = o ^ v; return o; }
 template <typename T> inline T atomicCAS(T *p, CUEMU_V c, CUEMU_V v) {
   T o = *p; if (o == c) *p = v; return o;
 }

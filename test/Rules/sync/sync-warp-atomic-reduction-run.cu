@@ -1,0 +1,125 @@
+// sync-warp-atomic-reduction, run: the original and the rewritten program,
+// on the CPU emulation (utils/bench/cuemu, warp shuffles included), print the
+// same results. The float sums add quarters of small integers (exact in any
+// order), so the rewritten sums must match to the bit; maxima, minima and
+// or-ed flags are exact by construction.
+// RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu && cp %s %t/orig.cu
+// RUN: %cuda-l1-rewrite --rules='-*,sync-warp-atomic-reduction' --fix --allow-unverified %t/t.cu 2>&1 | FileCheck --check-prefix=APPLIED %s
+// APPLIED: applied 5 fixes in 1 file
+// RUN: %python %srcroot/utils/bench/cuemu.py --nvcc -o %t/orig %t/orig.cu
+// RUN: %python %srcroot/utils/bench/cuemu.py --nvcc -o %t/new %t/t.cu
+// RUN: %t/orig > %t/orig.txt
+// RUN: %t/new > %t/new.txt
+// RUN: diff %t/orig.txt %t/new.txt
+// RUN: FileCheck --check-prefix=RUNS %s < %t/new.txt
+// The values, computed apart in Python from the same generator:
+// RUNS: block sums: 2477.75 2250.75
+// RUNS: grid sum: 4728.50
+// RUNS: max bits: 1092354048 (9.750)
+// RUNS: nearest: 7 twice[999] = 842
+// RUNS: flags: 1 in 3
+// RUNS: count: 929
+#include <cstdio>
+#include <cstring>
+#include <cuda_runtime.h>
+
+__global__ void block_partial(const float *array, float *result, float *blocks,
+                              unsigned int n) {
+  __shared__ float partialSum;
+  unsigned int lid = threadIdx.x;
+  unsigned int gid = blockIdx.x * blockDim.x + lid;
+  if (lid == 0) partialSum = 0;
+  __syncthreads();
+  if (gid < n)
+    atomicAdd(&partialSum, array[gid]);
+  __syncthreads();
+  if (lid == 0) {
+    blocks[blockIdx.x] = partialSum;
+    atomicAdd(result, partialSum);
+  }
+}
+
+__global__ void max_bits(const float *x, int *maxb, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicMax(maxb, __float_as_int(x[i]));
+}
+
+__global__ void nearest(const unsigned int *dist, unsigned int *twice,
+                        unsigned int *best, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    unsigned int d = dist[i];
+    twice[i] = 2u * d;
+    atomicMin(best, d);
+  }
+}
+
+__global__ void any_negative(const float *x, unsigned int *flags, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  atomicOr(&flags[blockIdx.x % 3], (i < n && x[i] < 0.0f) ? 1u : 0u);
+}
+
+__global__ void count_big(const float *x, unsigned long long *count, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicAdd(count, x[i] > 0.5f ? 1ull : 0ull);
+}
+
+int main() {
+  const int n = 1000;
+  float *hx = new float[n];
+  unsigned int *hd = new unsigned int[n];
+  unsigned long long S = 7;
+  for (int i = 0; i < n; ++i) {
+    S = S * 6364136223846793005ull + 1442695040888963407ull;
+    hx[i] = float((S >> 40) % 40) / 4.0f; // 0, 0.25, ..., 9.75
+    hd[i] = 7u + unsigned((S >> 33) % 1000u);
+  }
+  hx[123] = -0.25f;
+  float *x, *sum, *blocks;
+  int *maxb;
+  unsigned int *d, *twice, *best, *flags;
+  unsigned long long *count;
+  cudaMalloc((void **)&x, n * sizeof(float));
+  cudaMalloc((void **)&sum, sizeof(float));
+  cudaMalloc((void **)&blocks, 4 * sizeof(float));
+  cudaMalloc((void **)&maxb, sizeof(int));
+  cudaMalloc((void **)&d, n * sizeof(unsigned int));
+  cudaMalloc((void **)&twice, n * sizeof(unsigned int));
+  cudaMalloc((void **)&best, sizeof(unsigned int));
+  cudaMalloc((void **)&flags, 3 * sizeof(unsigned int));
+  cudaMalloc((void **)&count, sizeof(unsigned long long));
+  cudaMemcpy(x, hx, n * sizeof(float), cudaMemcpyHostToDevice);
+  cudaMemcpy(d, hd, n * sizeof(unsigned int), cudaMemcpyHostToDevice);
+  cudaMemset(sum, 0, sizeof(float));
+  cudaMemset(maxb, 0, sizeof(int));
+  cudaMemset(best, 0xff, sizeof(unsigned int));
+  cudaMemset(flags, 0, 3 * sizeof(unsigned int));
+  cudaMemset(count, 0, sizeof(unsigned long long));
+  block_partial<<<(n + 511) / 512, 512>>>(x, sum, blocks, n);
+  max_bits<<<(n + 127) / 128, 128>>>(x, maxb, n);
+  nearest<<<(n + 255) / 256, 256>>>(d, twice, best, n);
+  any_negative<<<(n + 63) / 64, 64>>>(x, flags, n);
+  count_big<<<(n + 255) / 256, 256>>>(x, count, n);
+  float hb[2], hs;
+  int hm;
+  unsigned int hbest, htw, hf[3];
+  unsigned long long hc;
+  cudaMemcpy(hb, blocks, 2 * sizeof(float), cudaMemcpyDeviceToHost);
+  cudaMemcpy(&hs, sum, sizeof(float), cudaMemcpyDeviceToHost);
+  cudaMemcpy(&hm, maxb, sizeof(int), cudaMemcpyDeviceToHost);
+  cudaMemcpy(&hbest, best, sizeof(unsigned int), cudaMemcpyDeviceToHost);
+  cudaMemcpy(&htw, twice + 999, sizeof(unsigned int), cudaMemcpyDeviceToHost);
+  cudaMemcpy(hf, flags, 3 * sizeof(unsigned int), cudaMemcpyDeviceToHost);
+  cudaMemcpy(&hc, count, sizeof(unsigned long long), cudaMemcpyDeviceToHost);
+  float fm;
+  memcpy(&fm, &hm, sizeof(float));
+  printf("block sums: %.2f %.2f\n", hb[0], hb[1]);
+  printf("grid sum: %.2f\n", hs);
+  printf("max bits: %d (%.3f)\n", hm, fm);
+  printf("nearest: %u twice[999] = %u\n", hbest, htw);
+  printf("flags: %u in %u\n", hf[0] + hf[1] + hf[2], 3u);
+  printf("count: %llu\n", hc);
+  return 0;
+}
