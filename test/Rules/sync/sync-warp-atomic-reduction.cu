@@ -1,4 +1,5 @@
-// sync-warp-atomic-reduction: an atomicAdd of every thread to one address becomes a warp-shuffle sum and one atomicAdd per warp.
+// sync-warp-atomic-reduction: an atomic of every thread to one address becomes a warp-shuffle
+// reduction and one atomic per block (global memory) or per warp (a shared accumulator).
 // RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu
 // RUN: %cuda-l1-rewrite --rules='-*,sync-warp-atomic-reduction' --fix --allow-unverified %t/t.cu 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not='{{t.cu:[0-9]+:[0-9]+: warning}}'
@@ -24,7 +25,7 @@ __global__ void total(const float *in, float *sum, int n) {
     atomicAdd(sum, in[i]);
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: every thread does an atomicAdd to the same address 'sum'{{.*}} [sync-warp-atomic-reduction]
-// FIX: "description": "warp-shuffle sum, then one atomicAdd per warp
+// FIX: "description": "warp-shuffle sum, per-block through shared memory, then one atomicAdd per block
 // FIX: "exactness": "reassociating"
 // FIX-NEXT: "grid_sum_outputs": [
 // FIX-NEXT: "sum"
@@ -34,8 +35,17 @@ __global__ void total(const float *in, float *sum, int n) {
 // CHECK-FIXES-NEXT:   float cudal1_v = (i < n) ? (float)(in[i]) : (float)0;
 // CHECK-FIXES-NEXT:   for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1)
 // CHECK-FIXES-NEXT:     cudal1_v += __shfl_down_sync(0xffffffffu, cudal1_v, cudal1_o);
+// CHECK-FIXES-NEXT:   __shared__ float cudal1_w[32];
 // CHECK-FIXES-NEXT:   if ((threadIdx.x & 31u) == 0u)
-// CHECK-FIXES-NEXT:     atomicAdd(sum, cudal1_v);
+// CHECK-FIXES-NEXT:     cudal1_w[(threadIdx.x >> 5)] = cudal1_v;
+// CHECK-FIXES-NEXT:   __syncthreads();
+// CHECK-FIXES-NEXT:   if ((threadIdx.x >> 5) == 0u) {
+// CHECK-FIXES-NEXT:     cudal1_v = (threadIdx.x & 31u) < (blockDim.x >> 5) ? cudal1_w[(threadIdx.x & 31u)] : (float)0;
+// CHECK-FIXES-NEXT:     for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1)
+// CHECK-FIXES-NEXT:       cudal1_v += __shfl_down_sync(0xffffffffu, cudal1_v, cudal1_o);
+// CHECK-FIXES-NEXT:     if ((threadIdx.x & 31u) == 0u)
+// CHECK-FIXES-NEXT:       atomicAdd(sum, cudal1_v);
+// CHECK-FIXES-NEXT:   }
 // CHECK-FIXES-NEXT: }
 
 // Integer histogram-like count into a per-block slot: bitwise.
@@ -103,7 +113,7 @@ __global__ void jacobi_res(float *x, const float *b, const float *y,
   }
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-3]]:5: warning: every thread does an atomicAdd to the same address 'res2'{{.*}} [sync-warp-atomic-reduction]
-// FIX: "description": "per-thread value in a register, warp-shuffle sum after the guard, then one atomicAdd per warp"
+// FIX: "description": "per-thread value in a register, warp-shuffle sum after the guard, per-block through shared memory, then one atomicAdd per block"
 // CHECK-FIXES:      int row = blockIdx.x * blockDim.x + threadIdx.x;
 // CHECK-FIXES-NEXT: float cudal1_v = 0; // cuda-l1 sync-warp-atomic-reduction
 // CHECK-FIXES-NEXT: if (row < n) {
@@ -114,8 +124,9 @@ __global__ void jacobi_res(float *x, const float *b, const float *y,
 // CHECK-FIXES-NEXT: { // cuda-l1 sync-warp-atomic-reduction
 // CHECK-FIXES-NEXT:   for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1)
 // CHECK-FIXES-NEXT:     cudal1_v += __shfl_down_sync(0xffffffffu, cudal1_v, cudal1_o);
-// CHECK-FIXES-NEXT:   if ((threadIdx.x & 31u) == 0u)
-// CHECK-FIXES-NEXT:     atomicAdd(res2, cudal1_v);
+// CHECK-FIXES-NEXT:   __shared__ float cudal1_w[32];
+// CHECK-FIXES:            atomicAdd(res2, cudal1_v);
+// CHECK-FIXES-NEXT:   }
 // CHECK-FIXES-NEXT: }
 
 // 2-D block, element type from a macro, a float value added into a double:
@@ -132,8 +143,11 @@ __global__ void residual_2d(const REAL *u, double *res, int n) {
 // CHECK-MESSAGES: t.cu:[[@LINE-3]]:5: warning: every thread does an atomicAdd to the same address 'res'{{.*}} [sync-warp-atomic-reduction]
 // CHECK-FIXES:      double cudal1_v = 0; // cuda-l1 sync-warp-atomic-reduction
 // CHECK-FIXES:        cudal1_v += (double)(powf(r, 2.0f));
-// CHECK-FIXES:        if ((((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) & 31u) == 0u)
-// CHECK-FIXES-NEXT:     atomicAdd(res, cudal1_v);
+// CHECK-FIXES:        __shared__ double cudal1_w[32];
+// CHECK-FIXES-NEXT:   if ((((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) & 31u) == 0u)
+// CHECK-FIXES-NEXT:     cudal1_w[(((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) >> 5)] = cudal1_v;
+// CHECK-FIXES:          cudal1_v = (((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) & 31u) < ((blockDim.x * blockDim.y * blockDim.z) >> 5) ? cudal1_w[(((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) & 31u)] : (double)0;
+// CHECK-FIXES:            atomicAdd(res, cudal1_v);
 
 // Refused: the guard's block may return before the end.
 __global__ void res_return(const float *b, float *res, int n) {
@@ -208,14 +222,15 @@ __global__ void max_bits(const float *x, int *maxb, int n) {
   if (i < n)
     atomicMax(maxb, __float_as_int(x[i]));
 }
-// CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: every thread does an atomicMax to the same address 'maxb': the 32 lanes of a warp are serialised; a warp-shuffle maximum first leaves one atomic per warp [sync-warp-atomic-reduction]
-// FIX: "description": "warp-shuffle maximum, then one atomicMax per warp"
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: every thread does an atomicMax to the same address 'maxb': the 32 lanes of a warp are serialised; a warp-shuffle maximum first leaves one atomic per block [sync-warp-atomic-reduction]
+// FIX: "description": "warp-shuffle maximum, per-block through shared memory, then one atomicMax per block"
 // FIX: "exactness": "bitwise"
 // CHECK-FIXES:      int cudal1_v = (i < n) ? (int)(__float_as_int(x[i])) : (int)(-2147483647 - 1);
 // CHECK-FIXES-NEXT:   for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1)
 // CHECK-FIXES-NEXT:     { int cudal1_t = __shfl_down_sync(0xffffffffu, cudal1_v, cudal1_o); if (cudal1_t > cudal1_v) cudal1_v = cudal1_t; }
-// CHECK-FIXES-NEXT:   if ((threadIdx.x & 31u) == 0u)
-// CHECK-FIXES-NEXT:     atomicMax(maxb, cudal1_v);
+// CHECK-FIXES-NEXT:   __shared__ int cudal1_w[32];
+// CHECK-FIXES:          cudal1_v = (threadIdx.x & 31u) < (blockDim.x >> 5) ? cudal1_w[(threadIdx.x & 31u)] : (int)(-2147483647 - 1);
+// CHECK-FIXES:            atomicMax(maxb, cudal1_v);
 
 // atomicMin among other statements of the guard's block, unsigned: the
 // register starts at the largest unsigned value.
@@ -229,13 +244,13 @@ __global__ void nearest(const unsigned int *dist, unsigned int *twice,
   }
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-3]]:5: warning: every thread does an atomicMin to the same address 'best'{{.*}} [sync-warp-atomic-reduction]
-// FIX: "description": "per-thread value in a register, warp-shuffle minimum after the guard, then one atomicMin per warp"
+// FIX: "description": "per-thread value in a register, warp-shuffle minimum after the guard, per-block through shared memory, then one atomicMin per block"
 // CHECK-FIXES:      unsigned int cudal1_v = 0xffffffffu; // cuda-l1 sync-warp-atomic-reduction
 // CHECK-FIXES-NEXT: if (i < n) {
 // CHECK-FIXES:        { unsigned int cudal1_t = (unsigned int)(d); if (cudal1_t < cudal1_v) cudal1_v = cudal1_t; }
 // CHECK-FIXES:          { unsigned int cudal1_t = __shfl_down_sync(0xffffffffu, cudal1_v, cudal1_o); if (cudal1_t < cudal1_v) cudal1_v = cudal1_t; }
-// CHECK-FIXES-NEXT:   if ((threadIdx.x & 31u) == 0u)
-// CHECK-FIXES-NEXT:     atomicMin(best, cudal1_v);
+// CHECK-FIXES:          cudal1_v = (threadIdx.x & 31u) < (blockDim.x >> 5) ? cudal1_w[(threadIdx.x & 31u)] : (unsigned int)0xffffffffu;
+// CHECK-FIXES:            atomicMin(best, cudal1_v);
 
 // Flags or-ed into one word: bitwise.
 __global__ void any_negative(const float *x, unsigned int *flags) {
@@ -244,8 +259,7 @@ __global__ void any_negative(const float *x, unsigned int *flags) {
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-2]]:3: warning: every thread does an atomicOr to the same address 'flags'{{.*}} [sync-warp-atomic-reduction]
 // CHECK-FIXES:      cudal1_v |= __shfl_down_sync(0xffffffffu, cudal1_v, cudal1_o);
-// CHECK-FIXES-NEXT:   if ((threadIdx.x & 31u) == 0u)
-// CHECK-FIXES-NEXT:     atomicOr(flags, cudal1_v);
+// CHECK-FIXES:            atomicOr(flags, cudal1_v);
 
 // Not CUDA's atomicMin: a program's own float minimum built on atomicCAS
 // is left alone (no finding).

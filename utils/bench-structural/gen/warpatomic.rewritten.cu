@@ -10,8 +10,17 @@ __global__ void total(const float *in, float *sum, int n) {
     float cudal1_v = (i < n) ? (float)(in[i]) : (float)0;
     for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1)
       cudal1_v += __shfl_down_sync(0xffffffffu, cudal1_v, cudal1_o);
+    __shared__ float cudal1_w[32];
     if ((threadIdx.x & 31u) == 0u)
-      atomicAdd(sum, cudal1_v);
+      cudal1_w[(threadIdx.x >> 5)] = cudal1_v;
+    __syncthreads();
+    if ((threadIdx.x >> 5) == 0u) {
+      cudal1_v = (threadIdx.x & 31u) < (blockDim.x >> 5) ? cudal1_w[(threadIdx.x & 31u)] : (float)0;
+      for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1)
+        cudal1_v += __shfl_down_sync(0xffffffffu, cudal1_v, cudal1_o);
+      if ((threadIdx.x & 31u) == 0u)
+        atomicAdd(sum, cudal1_v);
+    }
   }
 }
 
