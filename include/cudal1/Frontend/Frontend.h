@@ -96,6 +96,11 @@ private:
 /// which bypasses diagnostic consumers, off stderr for every parse \p Tool
 /// runs (the caller says what a failed parse means).
 void quietDiagnosticStats(clang::tooling::ClangTool &Tool);
+/// Makes nvcc's host-side min/max helpers (int min(int, int), umin, llmin,
+/// ullmin and the max ones) visible to host code in clang's device-side
+/// parse, through a virtual header included first (quietDiagnosticStats
+/// calls it).
+void addCudaHostCompat(clang::tooling::ClangTool &Tool);
 
 /// Locates clang's resource directory: next to the executable first
 /// (<bin>/../lib/clang/<ver> or <bin>/../lib/cuda-l1/clang), then the one of
