@@ -203,6 +203,9 @@ bool isWithin(const Stmt *Inner, const Stmt *Outer) {
 }
 
 bool isAtomicName(StringRef N) {
+  // nvcc's scoped atomics (CUDA 12.8): the first argument is the address.
+  if (N.starts_with("__nv_atomic_") && N != "__nv_atomic_thread_fence")
+    return true;
   if (!N.starts_with("atomic"))
     return false;
   static const char *const Names[] = {

@@ -409,10 +409,17 @@ bool containsCallTo(const Stmt *S, std::initializer_list<StringRef> Names) {
     if (const auto *CE = dyn_cast<CallExpr>(X))
       if (const FunctionDecl *FD = CE->getDirectCallee())
         if (FD->getIdentifier())
-          for (StringRef N : Names)
-            if (FD->getName() == N ||
-                (N.ends_with("*") && FD->getName().starts_with(N.drop_back())))
+          for (StringRef N : Names) {
+            StringRef Name = FD->getName();
+            // "atomic*" also names nvcc's scoped atomics (__nv_atomic_load_n,
+            // CUDA 12.8) and the __atomic built-ins.
+            if (N == "atomic*" && (Name.starts_with("__nv_atomic") ||
+                                   Name.starts_with("__atomic")))
               Found = true;
+            if (Name == N ||
+                (N.ends_with("*") && Name.starts_with(N.drop_back())))
+              Found = true;
+          }
   });
   return Found;
 }

@@ -593,4 +593,91 @@ std::vector<std::string> makeParseArgs(ArrayRef<std::string> DbArgs,
   return Out;
 }
 
+// nvcc's host side has `min`/`max` for every integer and floating pair, and
+// `int min(int, int)`, umin, llmin, ullmin and the max ones
+// (crt/math_functions.hpp, `__host__ __device__`). clang declares them for
+// the device only (its wrapper includes those headers with __CUDA_ARCH__
+// set, in the host pass too), so host code that nvcc accepts (`dim3 grid(
+// min(BLOCK_WIDTH, blocks))`) fails to parse. Host-only versions, in a header
+// included first, restore what nvcc gives; a program that defined the same
+// functions would not compile with nvcc either. The same header declares
+// nvcc's scoped-atomic built-ins (__nv_atomic_load_n(p, __NV_ATOMIC_RELAXED)
+// and kin, CUDA 12.8), which clang does not know.
+static const char CudaHostCompatPath[] =
+    "/cuda-l1-virtual/cudal1_host_compat.h";
+static const char CudaHostCompat[] = R"(// cuda-l1: what nvcc gives host code
+#ifndef CUDAL1_HOST_COMPAT_H
+#define CUDAL1_HOST_COMPAT_H
+#if defined(__CUDA__) && defined(__cplusplus)
+#pragma clang system_header
+// nvcc's host min/max overloads (crt/math_functions.hpp): clang's headers
+// declare them for the device only, in both of its passes.
+static inline __attribute__((host)) int min(const int a, const int b) { int x = (int)a, y = (int)b; return x < y ? x : y; }
+static inline __attribute__((host)) unsigned int min(const unsigned int a, const unsigned int b) { unsigned int x = (unsigned int)a, y = (unsigned int)b; return x < y ? x : y; }
+static inline __attribute__((host)) unsigned int min(const int a, const unsigned int b) { unsigned int x = (unsigned int)a, y = (unsigned int)b; return x < y ? x : y; }
+static inline __attribute__((host)) unsigned int min(const unsigned int a, const int b) { unsigned int x = (unsigned int)a, y = (unsigned int)b; return x < y ? x : y; }
+static inline __attribute__((host)) long int min(const long int a, const long int b) { long int x = (long int)a, y = (long int)b; return x < y ? x : y; }
+static inline __attribute__((host)) unsigned long int min(const unsigned long int a, const unsigned long int b) { unsigned long int x = (unsigned long int)a, y = (unsigned long int)b; return x < y ? x : y; }
+static inline __attribute__((host)) unsigned long int min(const long int a, const unsigned long int b) { unsigned long int x = (unsigned long int)a, y = (unsigned long int)b; return x < y ? x : y; }
+static inline __attribute__((host)) unsigned long int min(const unsigned long int a, const long int b) { unsigned long int x = (unsigned long int)a, y = (unsigned long int)b; return x < y ? x : y; }
+static inline __attribute__((host)) long long int min(const long long int a, const long long int b) { long long int x = (long long int)a, y = (long long int)b; return x < y ? x : y; }
+static inline __attribute__((host)) unsigned long long int min(const unsigned long long int a, const unsigned long long int b) { unsigned long long int x = (unsigned long long int)a, y = (unsigned long long int)b; return x < y ? x : y; }
+static inline __attribute__((host)) unsigned long long int min(const long long int a, const unsigned long long int b) { unsigned long long int x = (unsigned long long int)a, y = (unsigned long long int)b; return x < y ? x : y; }
+static inline __attribute__((host)) unsigned long long int min(const unsigned long long int a, const long long int b) { unsigned long long int x = (unsigned long long int)a, y = (unsigned long long int)b; return x < y ? x : y; }
+static inline __attribute__((host)) float min(const float a, const float b) { float x = (float)a, y = (float)b; return x < y ? x : y; }
+static inline __attribute__((host)) double min(const double a, const double b) { double x = (double)a, y = (double)b; return x < y ? x : y; }
+static inline __attribute__((host)) double min(const float a, const double b) { double x = (double)a, y = (double)b; return x < y ? x : y; }
+static inline __attribute__((host)) double min(const double a, const float b) { double x = (double)a, y = (double)b; return x < y ? x : y; }
+static inline __attribute__((host)) int max(const int a, const int b) { int x = (int)a, y = (int)b; return x > y ? x : y; }
+static inline __attribute__((host)) unsigned int max(const unsigned int a, const unsigned int b) { unsigned int x = (unsigned int)a, y = (unsigned int)b; return x > y ? x : y; }
+static inline __attribute__((host)) unsigned int max(const int a, const unsigned int b) { unsigned int x = (unsigned int)a, y = (unsigned int)b; return x > y ? x : y; }
+static inline __attribute__((host)) unsigned int max(const unsigned int a, const int b) { unsigned int x = (unsigned int)a, y = (unsigned int)b; return x > y ? x : y; }
+static inline __attribute__((host)) long int max(const long int a, const long int b) { long int x = (long int)a, y = (long int)b; return x > y ? x : y; }
+static inline __attribute__((host)) unsigned long int max(const unsigned long int a, const unsigned long int b) { unsigned long int x = (unsigned long int)a, y = (unsigned long int)b; return x > y ? x : y; }
+static inline __attribute__((host)) unsigned long int max(const long int a, const unsigned long int b) { unsigned long int x = (unsigned long int)a, y = (unsigned long int)b; return x > y ? x : y; }
+static inline __attribute__((host)) unsigned long int max(const unsigned long int a, const long int b) { unsigned long int x = (unsigned long int)a, y = (unsigned long int)b; return x > y ? x : y; }
+static inline __attribute__((host)) long long int max(const long long int a, const long long int b) { long long int x = (long long int)a, y = (long long int)b; return x > y ? x : y; }
+static inline __attribute__((host)) unsigned long long int max(const unsigned long long int a, const unsigned long long int b) { unsigned long long int x = (unsigned long long int)a, y = (unsigned long long int)b; return x > y ? x : y; }
+static inline __attribute__((host)) unsigned long long int max(const long long int a, const unsigned long long int b) { unsigned long long int x = (unsigned long long int)a, y = (unsigned long long int)b; return x > y ? x : y; }
+static inline __attribute__((host)) unsigned long long int max(const unsigned long long int a, const long long int b) { unsigned long long int x = (unsigned long long int)a, y = (unsigned long long int)b; return x > y ? x : y; }
+static inline __attribute__((host)) float max(const float a, const float b) { float x = (float)a, y = (float)b; return x > y ? x : y; }
+static inline __attribute__((host)) double max(const double a, const double b) { double x = (double)a, y = (double)b; return x > y ? x : y; }
+static inline __attribute__((host)) double max(const float a, const double b) { double x = (double)a, y = (double)b; return x > y ? x : y; }
+static inline __attribute__((host)) double max(const double a, const float b) { double x = (double)a, y = (double)b; return x > y ? x : y; }
+static inline __attribute__((host)) unsigned int umin(const unsigned int a, const unsigned int b) { return a < b ? a : b; }
+static inline __attribute__((host)) long long int llmin(const long long int a, const long long int b) { return a < b ? a : b; }
+static inline __attribute__((host)) unsigned long long int ullmin(const unsigned long long int a, const unsigned long long int b) { return a < b ? a : b; }
+static inline __attribute__((host)) unsigned int umax(const unsigned int a, const unsigned int b) { return a > b ? a : b; }
+static inline __attribute__((host)) long long int llmax(const long long int a, const long long int b) { return a > b ? a : b; }
+static inline __attribute__((host)) unsigned long long int ullmax(const unsigned long long int a, const unsigned long long int b) { return a > b ? a : b; }
+// nvcc's scoped atomics (CUDA 12.8): compiler built-ins with no declaration
+// in the headers; parsed here as clang's __atomic built-ins.
+enum { __NV_ATOMIC_RELAXED, __NV_ATOMIC_CONSUME, __NV_ATOMIC_ACQUIRE,
+       __NV_ATOMIC_RELEASE, __NV_ATOMIC_ACQ_REL, __NV_ATOMIC_SEQ_CST };
+enum { __NV_THREAD_SCOPE_THREAD, __NV_THREAD_SCOPE_BLOCK,
+       __NV_THREAD_SCOPE_CLUSTER, __NV_THREAD_SCOPE_DEVICE,
+       __NV_THREAD_SCOPE_SYSTEM };
+template <class T> __attribute__((device)) inline T __nv_atomic_load_n(const T *p, int o, int = 4) { T r; __atomic_load(p, &r, o); return r; }
+template <class T> __attribute__((device)) inline void __nv_atomic_load(const T *p, T *r, int o, int = 4) { __atomic_load(p, r, o); }
+template <class T, class U> __attribute__((device)) inline void __nv_atomic_store_n(T *p, U v, int o, int = 4) { T x = v; __atomic_store(p, &x, o); }
+template <class T> __attribute__((device)) inline void __nv_atomic_store(T *p, const T *v, int o, int = 4) { T x = *v; __atomic_store(p, &x, o); }
+template <class T, class U> __attribute__((device)) inline T __nv_atomic_exchange_n(T *p, U v, int o, int = 4) { T x = v, r; __atomic_exchange(p, &x, &r, o); return r; }
+template <class T> __attribute__((device)) inline void __nv_atomic_exchange(T *p, T *v, T *r, int o, int = 4) { __atomic_exchange(p, v, r, o); }
+template <class T, class U> __attribute__((device)) inline bool __nv_atomic_compare_exchange_n(T *p, T *e, U d, bool w, int s, int f, int = 4) { T x = d; return __atomic_compare_exchange(p, e, &x, w, s, f); }
+template <class T> __attribute__((device)) inline bool __nv_atomic_compare_exchange(T *p, T *e, T *d, bool w, int s, int f, int = 4) { return __atomic_compare_exchange(p, e, d, w, s, f); }
+template <class T, class U> __attribute__((device)) inline T __nv_atomic_fetch_add(T *p, U v, int o, int = 4) { return __atomic_fetch_add(p, (T)v, o); }
+template <class T, class U> __attribute__((device)) inline T __nv_atomic_fetch_sub(T *p, U v, int o, int = 4) { return __atomic_fetch_sub(p, (T)v, o); }
+template <class T, class U> __attribute__((device)) inline T __nv_atomic_fetch_and(T *p, U v, int o, int = 4) { return __atomic_fetch_and(p, (T)v, o); }
+template <class T, class U> __attribute__((device)) inline T __nv_atomic_fetch_or(T *p, U v, int o, int = 4) { return __atomic_fetch_or(p, (T)v, o); }
+template <class T, class U> __attribute__((device)) inline T __nv_atomic_fetch_xor(T *p, U v, int o, int = 4) { return __atomic_fetch_xor(p, (T)v, o); }
+template <class T, class U> __attribute__((device)) inline T __nv_atomic_fetch_min(T *p, U v, int o, int = 4) { return __atomic_fetch_min(p, (T)v, o); }
+template <class T, class U> __attribute__((device)) inline T __nv_atomic_fetch_max(T *p, U v, int o, int = 4) { return __atomic_fetch_max(p, (T)v, o); }
+__attribute__((device)) inline void __nv_atomic_thread_fence(int o, int = 4) { __atomic_thread_fence(o); }
+#endif
+#endif
+)";
+
+StringRef cudaHostCompatPath() { return CudaHostCompatPath; }
+StringRef cudaHostCompatSource() { return CudaHostCompat; }
+
 } // namespace cudal1

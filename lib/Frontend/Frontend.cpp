@@ -74,61 +74,11 @@ void quietDiagnosticStats(tooling::ClangTool &Tool) {
   addCudaHostCompat(Tool);
 }
 
-// nvcc's host side defines `inline __host__ __device__ int min(int, int)`
-// and its kin (crt/math_functions.hpp, under !__CUDA_ARCH__). clang parses
-// host code in the device-side pass, where __CUDA_ARCH__ is set and only
-// device versions exist, so host code that nvcc accepts (`dim3 grid(min(
-// BLOCK_WIDTH, blocks))`) fails there. Host-only versions, in a header
-// included first, restore what nvcc gives; a program that defined the same
-// functions would not compile with nvcc either. The same header declares
-// nvcc's scoped-atomic built-ins (__nv_atomic_load_n(p, __NV_ATOMIC_RELAXED)
-// and kin, CUDA 12.8), which clang does not know.
-static const char CudaHostCompatPath[] =
-    "/cuda-l1-virtual/cudal1_host_compat.h";
-static const char CudaHostCompat[] = R"(// cuda-l1: nvcc's host-side helpers
-#if defined(__CUDA__) && defined(__CUDA_ARCH__) && defined(__cplusplus)
-#pragma clang system_header
-inline __attribute__((host)) int min(const int a, const int b) { return a < b ? a : b; }
-inline __attribute__((host)) unsigned int umin(const unsigned int a, const unsigned int b) { return a < b ? a : b; }
-inline __attribute__((host)) long long int llmin(const long long int a, const long long int b) { return a < b ? a : b; }
-inline __attribute__((host)) unsigned long long int ullmin(const unsigned long long int a, const unsigned long long int b) { return a < b ? a : b; }
-inline __attribute__((host)) int max(const int a, const int b) { return a > b ? a : b; }
-inline __attribute__((host)) unsigned int umax(const unsigned int a, const unsigned int b) { return a > b ? a : b; }
-inline __attribute__((host)) long long int llmax(const long long int a, const long long int b) { return a > b ? a : b; }
-inline __attribute__((host)) unsigned long long int ullmax(const unsigned long long int a, const unsigned long long int b) { return a > b ? a : b; }
-#endif
-#if defined(__CUDA__) && defined(__cplusplus)
-#pragma clang system_header
-// nvcc's scoped atomics (CUDA 12.8): compiler built-ins with no declaration
-// in the headers; parsed here as clang's __atomic built-ins.
-enum { __NV_ATOMIC_RELAXED, __NV_ATOMIC_CONSUME, __NV_ATOMIC_ACQUIRE,
-       __NV_ATOMIC_RELEASE, __NV_ATOMIC_ACQ_REL, __NV_ATOMIC_SEQ_CST };
-enum { __NV_THREAD_SCOPE_THREAD, __NV_THREAD_SCOPE_BLOCK,
-       __NV_THREAD_SCOPE_CLUSTER, __NV_THREAD_SCOPE_DEVICE,
-       __NV_THREAD_SCOPE_SYSTEM };
-template <class T> __attribute__((device)) inline T __nv_atomic_load_n(T *p, int o, int = 4) { T r; __atomic_load(p, &r, o); return r; }
-template <class T> __attribute__((device)) inline void __nv_atomic_load(T *p, T *r, int o, int = 4) { __atomic_load(p, r, o); }
-template <class T, class U> __attribute__((device)) inline void __nv_atomic_store_n(T *p, U v, int o, int = 4) { T x = v; __atomic_store(p, &x, o); }
-template <class T> __attribute__((device)) inline void __nv_atomic_store(T *p, T *v, int o, int = 4) { __atomic_store(p, v, o); }
-template <class T, class U> __attribute__((device)) inline T __nv_atomic_exchange_n(T *p, U v, int o, int = 4) { T x = v, r; __atomic_exchange(p, &x, &r, o); return r; }
-template <class T> __attribute__((device)) inline void __nv_atomic_exchange(T *p, T *v, T *r, int o, int = 4) { __atomic_exchange(p, v, r, o); }
-template <class T, class U> __attribute__((device)) inline bool __nv_atomic_compare_exchange_n(T *p, T *e, U d, bool w, int s, int f, int = 4) { T x = d; return __atomic_compare_exchange(p, e, &x, w, s, f); }
-template <class T> __attribute__((device)) inline bool __nv_atomic_compare_exchange(T *p, T *e, T *d, bool w, int s, int f, int = 4) { return __atomic_compare_exchange(p, e, d, w, s, f); }
-template <class T, class U> __attribute__((device)) inline T __nv_atomic_fetch_add(T *p, U v, int o, int = 4) { return __atomic_fetch_add(p, (T)v, o); }
-template <class T, class U> __attribute__((device)) inline T __nv_atomic_fetch_sub(T *p, U v, int o, int = 4) { return __atomic_fetch_sub(p, (T)v, o); }
-template <class T, class U> __attribute__((device)) inline T __nv_atomic_fetch_and(T *p, U v, int o, int = 4) { return __atomic_fetch_and(p, (T)v, o); }
-template <class T, class U> __attribute__((device)) inline T __nv_atomic_fetch_or(T *p, U v, int o, int = 4) { return __atomic_fetch_or(p, (T)v, o); }
-template <class T, class U> __attribute__((device)) inline T __nv_atomic_fetch_xor(T *p, U v, int o, int = 4) { return __atomic_fetch_xor(p, (T)v, o); }
-template <class T, class U> __attribute__((device)) inline T __nv_atomic_fetch_min(T *p, U v, int o, int = 4) { return __atomic_fetch_min(p, (T)v, o); }
-template <class T, class U> __attribute__((device)) inline T __nv_atomic_fetch_max(T *p, U v, int o, int = 4) { return __atomic_fetch_max(p, (T)v, o); }
-__attribute__((device)) inline void __nv_atomic_thread_fence(int o, int = 4) { __atomic_thread_fence(o); }
-#endif
-)";
-
 void addCudaHostCompat(tooling::ClangTool &Tool) {
-  Tool.mapVirtualFile(CudaHostCompatPath, CudaHostCompat);
+  Tool.mapVirtualFile(cudaHostCompatPath(), cudaHostCompatSource());
   Tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
-      {"-include", CudaHostCompatPath}, tooling::ArgumentInsertPosition::BEGIN));
+      {"-include", cudaHostCompatPath().str()},
+      tooling::ArgumentInsertPosition::BEGIN));
 }
 
 std::string findResourceDir(const char *Argv0, void *MainAddr) {

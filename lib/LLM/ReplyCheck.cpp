@@ -45,13 +45,16 @@ public:
 std::unique_ptr<ASTUnit> parse(const std::string &Source,
                                const std::string &Path, const ParseOptions &PO,
                                ErrorCollector &Errs) {
-  std::vector<std::string> Args;
+  // nvcc's host helpers and scoped atomics, as in every other parse.
+  std::vector<std::string> Args = {"-include", cudaHostCompatPath().str()};
   for (const std::string &A : makeParseArgs({}, Path, PO))
     if (A != Path && A != "clang++")
       Args.push_back(A);
+  tooling::FileContentMappings Virtual = {
+      {cudaHostCompatPath().str(), cudaHostCompatSource().str()}};
   return tooling::buildASTFromCodeWithArgs(
       Source, Args, Path, "clang++", std::make_shared<PCHContainerOperations>(),
-      tooling::getClangStripDependencyFileAdjuster(), {}, &Errs);
+      tooling::getClangStripDependencyFileAdjuster(), Virtual, &Errs);
 }
 
 std::optional<KernelInfo> findKernel(const ProjectModel &M,

@@ -589,6 +589,7 @@ private:
     StringRef N = FD->getIdentifier() ? FD->getName() : "";
     const auto *CE = dyn_cast<CallExpr>(Call);
     if (CE && (N.starts_with("atomic") || N.starts_with("__atomic") ||
+               N.starts_with("__nv_atomic") ||
                N.starts_with("__nvvm_atom")) && !U.Atomic)
       U.Atomic = CE;
     if (CE && !U.WarpOp &&

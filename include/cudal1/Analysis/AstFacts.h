@@ -107,7 +107,8 @@ bool sameExpr(const clang::ASTContext &Ctx, const clang::Expr *A,
               const clang::Expr *B);
 
 /// True when \p S contains a call to a function named in \p Names ("foo*"
-/// matches every name starting with "foo").
+/// matches every name starting with "foo"). "atomic*" also matches nvcc's
+/// scoped atomics (__nv_atomic_*) and the __atomic built-ins.
 bool containsCallTo(const clang::Stmt *S,
                     std::initializer_list<llvm::StringRef> Names);
 /// True when \p S contains return, goto, or break / continue that leave

@@ -73,6 +73,14 @@ std::string normalizeGpuArch(llvm::StringRef Arch);
 /// True for file names the tool parses as CUDA (.cu, .cuh).
 bool isCudaSourceName(llvm::StringRef File);
 
+/// A header every clang parse of CUDA includes first (in memory, at this
+/// path): nvcc's host min/max overloads and its CUDA 12.8 scoped-atomic
+/// built-ins, which clang lacks (docs/usage.md). Frontend's
+/// addCudaHostCompat maps it into a ClangTool; other parses map it
+/// themselves and pass `-include` the path.
+llvm::StringRef cudaHostCompatPath();
+llvm::StringRef cudaHostCompatSource();
+
 } // namespace cudal1
 
 #endif

@@ -156,7 +156,8 @@ bool callWrites(const CallExpr *CE, const SourceManager &SM, unsigned Depth,
     return true;
   }
   std::string N = FD->getNameAsString();
-  if (StringRef(N).starts_with("atomic") || StringRef(N).starts_with("__sync") ||
+  if (StringRef(N).starts_with("atomic") ||
+      StringRef(N).starts_with("__nv_atomic") || StringRef(N).starts_with("__sync") ||
       StringRef(N).starts_with("__shfl") ||
       StringRef(N).starts_with("__threadfence") ||
       StringRef(N).starts_with("__syncwarp")) {

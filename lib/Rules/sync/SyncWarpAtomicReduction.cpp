@@ -21,6 +21,7 @@
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <functional>
 #include <optional>
 
 using namespace clang;
@@ -337,6 +338,8 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
   StringRef Callee = FD->getName();
   // Max, min and the bitwise ones: CUDA's own integer overloads (a
   // program's float atomicMax built on atomicCAS is not reduced here).
+  if (FD->getNumParams() < 2)
+    return;
   if (*Op != AtomicOp::Add &&
       (!FD->getParamDecl(1)->getType()->isIntegerType() ||
        !Ctx.getSourceManager().isInSystemHeader(FD->getLocation())))
@@ -355,20 +358,35 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
   const VarDecl *Shared = P ? nullptr : sharedRoot(Addr);
   if (!P && !Shared)
     return;
-  // Address the same for every thread of the block.
-  bool Uniform = true;
-  forEachStmt(Addr, [&](const Stmt *S) {
-    if (const auto *E = dyn_cast<Expr>(S)) {
-      if (StringRef(builtinName(E)).starts_with("threadIdx"))
-        Uniform = false;
-      if (const auto *D = dyn_cast<DeclRefExpr>(E))
-        if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
-          if (V != Shared && !V->getType()->isPointerType() &&
-              !isBlockUniform(D, F))
+  // Address the same for every thread of the block: a local pointer
+  // (`float *p = out + threadIdx.x;`) is followed to its initialiser.
+  std::function<bool(const Expr *, unsigned)> UniformAddr =
+      [&](const Expr *A, unsigned Depth) {
+        bool Uniform = Depth < 8;
+        forEachStmt(A, [&](const Stmt *S) {
+          const auto *E = dyn_cast<Expr>(S);
+          if (!E || !Uniform)
+            return;
+          if (StringRef(builtinName(E)).starts_with("threadIdx"))
             Uniform = false;
-    }
-  });
-  if (!Uniform)
+          const auto *D = dyn_cast<DeclRefExpr>(E);
+          const auto *V = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
+          if (!V || V == Shared)
+            return;
+          if (!V->getType()->isPointerType()) {
+            if (!isBlockUniform(D, F))
+              Uniform = false;
+          } else if (!isa<ParmVarDecl>(V) &&
+                     (F.isMutated(V) || !V->getInit() ||
+                      !UniformAddr(V->getInit(), Depth + 1))) {
+            Uniform = false;
+          } else if (isa<ParmVarDecl>(V) && F.isMutated(V)) {
+            Uniform = false;
+          }
+        });
+        return Uniform;
+      };
+  if (!UniformAddr(Addr, 0))
     return;
   const ValueDecl *Target = P ? static_cast<const ValueDecl *>(P) : Shared;
   // The type the atomic adds in: the chosen overload's (atomicAdd(double *,
@@ -446,12 +464,30 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
       return;
     }
     unsigned Atomics = 0, Uses = 0;
+    bool Ordering = false;
     forEachStmt(Around, [&](const Stmt *X) {
+      if (isa<AsmStmt>(X))
+        Ordering = true;
       if (const auto *C = dyn_cast<CallExpr>(X))
         if (const FunctionDecl *D = C->getDirectCallee())
-          if (D->getIdentifier() && D->getName().starts_with("atomic"))
-            ++Atomics;
+          if (D->getIdentifier()) {
+            StringRef N = D->getName();
+            if (N.starts_with("atomic"))
+              ++Atomics;
+            if (N.starts_with("__nv_atomic") || N.starts_with("__atomic") ||
+                N.starts_with("__threadfence") || N.starts_with("__sync") ||
+                N.starts_with("__syncwarp"))
+              Ordering = true;
+          }
     });
+    // The atomic moves after the guard: nothing in the guard may order
+    // memory around it (a fence then a flag store would publish the flag
+    // before the sum).
+    if (Ordering) {
+      Fail("the guard's block has a fence, barrier, scoped atomic or asm "
+           "whose order with the atomic must stay");
+      return;
+    }
     // A parameter: used nowhere else in the kernel. A shared variable (set
     // and read around the guard, behind barriers): not inside the guard.
     forEachStmt(Shared ? static_cast<const Stmt *>(Around) : K->getBody(),
@@ -553,7 +589,20 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
     Fail("the atomic's operands come from a macro expansion");
     return;
   }
-  std::string V = uniqueName(K, "cudal1_v");
+  // One name per atomic of the kernel: two guards' registers are declared
+  // at the kernel's top level, side by side.
+  unsigned Ordinal = 0;
+  forEachStmt(K->getBody(), [&](const Stmt *X) {
+    const auto *C = dyn_cast<CallExpr>(X);
+    const FunctionDecl *D = C ? C->getDirectCallee() : nullptr;
+    if (C && C != CE && D && D->getIdentifier() &&
+        atomicOpOf(D->getName()) &&
+        Ctx.getSourceManager().isBeforeInTranslationUnit(C->getBeginLoc(),
+                                                         CE->getBeginLoc()))
+      ++Ordinal;
+  });
+  std::string Suffix = Ordinal ? std::to_string(Ordinal + 1) : "";
+  std::string V = uniqueName(K, "cudal1_v" + Suffix);
   std::string Ind = indentOf(Ctx, Top->getBeginLoc());
   std::string I1 = Ind + "  ";
   bool OneD = (*Block)[1] == 1 && (*Block)[2] == 1;
@@ -572,7 +621,7 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
   RT.NWarps = OneD ? "(blockDim.x >> 5)"
                    : "((blockDim.x * blockDim.y * blockDim.z) >> 5)";
   if (P)
-    RT.BlockArray = uniqueName(K, "cudal1_w");
+    RT.BlockArray = uniqueName(K, "cudal1_w" + Suffix);
   std::string Per = P ? " per block" : " per warp";
   FixIt Fix;
   Fix.Exact =

@@ -5,7 +5,7 @@
 // or-ed flags are exact by construction.
 // RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu && cp %s %t/orig.cu
 // RUN: %cuda-l1-rewrite --rules='-*,sync-warp-atomic-reduction' --fix --allow-unverified %t/t.cu 2>&1 | FileCheck --check-prefix=APPLIED %s
-// APPLIED: applied 5 fixes in 1 file
+// APPLIED: applied 8 fixes in 1 file
 // RUN: %python %srcroot/utils/bench/cuemu.py --nvcc -o %t/orig %t/orig.cu
 // RUN: %python %srcroot/utils/bench/cuemu.py --nvcc -o %t/new %t/t.cu
 // RUN: %t/orig > %t/orig.txt
@@ -13,6 +13,7 @@
 // RUN: diff %t/orig.txt %t/new.txt
 // RUN: FileCheck --check-prefix=RUNS %s < %t/new.txt
 // The values, computed apart in Python from the same generator:
+// RUNS: int max -5, and 0x0d0b0000, xor 0x12345678
 // RUNS: block sums: 2477.75 2250.75
 // RUNS: grid sum: 4728.50
 // RUNS: max bits: 1092354048 (9.750)
@@ -66,6 +67,22 @@ __global__ void count_big(const float *x, unsigned long long *count, int n) {
     atomicAdd(count, x[i] > 0.5f ? 1ull : 0ull);
 }
 
+// All-negative values: the maximum's identity must be INT_MIN, not 0.
+__global__ void max_negative(const int *v, int *m, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicMax(m, v[i]);
+}
+
+__global__ void and_xor(const unsigned int *w, unsigned int *a,
+                        unsigned int *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicAnd(a, w[i]);
+  if (i < n)
+    atomicXor(x, w[i]);
+}
+
 int main() {
   const int n = 1000;
   float *hx = new float[n];
@@ -113,6 +130,43 @@ int main() {
   cudaMemcpy(&htw, twice + 999, sizeof(unsigned int), cudaMemcpyDeviceToHost);
   cudaMemcpy(hf, flags, 3 * sizeof(unsigned int), cudaMemcpyDeviceToHost);
   cudaMemcpy(&hc, count, sizeof(unsigned long long), cudaMemcpyDeviceToHost);
+  {
+    int *hv = new int[n];
+    unsigned int *hw = new unsigned int[n];
+    unsigned int xr = 0;
+    for (int i = 0; i < n; ++i) {
+      hv[i] = -5 - (i * 37) % 1000;
+      hw[i] = 0xff0f0000u | (unsigned)(i * 2654435761u >> 20);
+      xr ^= hw[i];
+    }
+    hw[17] = 0x0f0fffffu;
+    xr = 0;
+    for (int i = 0; i < n; ++i)
+      xr ^= hw[i];
+    hw[0] ^= xr ^ 0x12345678u; // the xor of all is 0x12345678
+    int *dv, *dm;
+    unsigned int *dw, *da, *dx;
+    cudaMalloc((void **)&dv, n * sizeof(int));
+    cudaMalloc((void **)&dm, sizeof(int));
+    cudaMalloc((void **)&dw, n * sizeof(unsigned int));
+    cudaMalloc((void **)&da, sizeof(unsigned int));
+    cudaMalloc((void **)&dx, sizeof(unsigned int));
+    cudaMemcpy(dv, hv, n * sizeof(int), cudaMemcpyHostToDevice);
+    cudaMemcpy(dw, hw, n * sizeof(unsigned int), cudaMemcpyHostToDevice);
+    int m0 = -2147483647 - 1;
+    unsigned int a0 = 0xffffffffu, x0 = 0;
+    cudaMemcpy(dm, &m0, sizeof(int), cudaMemcpyHostToDevice);
+    cudaMemcpy(da, &a0, sizeof(unsigned int), cudaMemcpyHostToDevice);
+    cudaMemcpy(dx, &x0, sizeof(unsigned int), cudaMemcpyHostToDevice);
+    max_negative<<<(n + 255) / 256, 256>>>(dv, dm, n);
+    and_xor<<<(n + 127) / 128, 128>>>(dw, da, dx, n);
+    int hm2;
+    unsigned int ha, hx;
+    cudaMemcpy(&hm2, dm, sizeof(int), cudaMemcpyDeviceToHost);
+    cudaMemcpy(&ha, da, sizeof(unsigned int), cudaMemcpyDeviceToHost);
+    cudaMemcpy(&hx, dx, sizeof(unsigned int), cudaMemcpyDeviceToHost);
+    printf("int max %d, and 0x%08x, xor 0x%08x\n", hm2, ha, hx);
+  }
   float fm;
   memcpy(&fm, &hm, sizeof(float));
   printf("block sums: %.2f %.2f\n", hb[0], hb[1]);

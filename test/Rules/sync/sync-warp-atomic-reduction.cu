@@ -304,6 +304,52 @@ __global__ void block_hist(const int *keys, int *bins) {
   bins[blockIdx.x * 256 + threadIdx.x] = local[threadIdx.x];
 }
 
+// A local pointer that differs per thread is not one address: no finding.
+__global__ void per_thread_ptr(const float *in, float *out) {
+  float *p = out + threadIdx.x;
+  atomicAdd(p, in[blockIdx.x * blockDim.x + threadIdx.x]);
+}
+
+// Two guards, each with an atomic among other statements: each register
+// gets its own name (both are declared at the kernel's top level).
+__global__ void two_guards(const float *b, float *x, float *res, float *cnt,
+                           int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < n) {
+    float r = b[row];
+    x[row] = r;
+    atomicAdd(res, r * r);
+  }
+  if (row < n / 2) {
+    float c = b[row] * 2.0f;
+    x[row] += c;
+    atomicAdd(cnt, c);
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-8]]:5: warning: every thread does an atomicAdd to the same address 'res'{{.*}} [sync-warp-atomic-reduction]
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:5: warning: every thread does an atomicAdd to the same address 'cnt'{{.*}} [sync-warp-atomic-reduction]
+// CHECK-FIXES:      float cudal1_v = 0; // cuda-l1 sync-warp-atomic-reduction
+// CHECK-FIXES:        cudal1_v += (float)(r * r);
+// CHECK-FIXES:            atomicAdd(res, cudal1_v);
+// CHECK-FIXES:      float cudal1_v2 = 0; // cuda-l1 sync-warp-atomic-reduction
+// CHECK-FIXES:        cudal1_v2 += (float)(c);
+// CHECK-FIXES:        __shared__ float cudal1_w2[32];
+// CHECK-FIXES:            atomicAdd(cnt, cudal1_v2);
+
+// Refused: a fence after the atomic in the guard's block orders a flag
+// store after the sum; moving the atomic past the guard would break that.
+__global__ void publish(const float *b, float *sum, int *flag, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < n) {
+    float r = b[row];
+    atomicAdd(sum, r);
+    __threadfence();
+    flag[row] = 1;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-5]]:5: warning: every thread does an atomicAdd {{.*}} [sync-warp-atomic-reduction]
+// CHECK-MESSAGES: note: no fix: the guard's block has a fence, barrier, scoped atomic or asm whose order with the atomic must stay
+
 #ifndef __CUDACC_RTC__
 int main() {
   float *in, *out;
@@ -335,6 +381,9 @@ int main() {
   min_of<<<64, 256>>>(in, out, 1000);
   compact<<<64, 256>>>(iin, iout, 1000);
   block_hist<<<64, 256>>>(iin, iout);
+  per_thread_ptr<<<64, 256>>>(in, out);
+  two_guards<<<64, 256>>>(in, out, out + 5000, out + 6000, 1000);
+  publish<<<64, 256>>>(in, out, iout, 1000);
   return 0;
 }
 #endif
