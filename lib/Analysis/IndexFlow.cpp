@@ -100,6 +100,7 @@ public:
         continue;
       Chain = A.CallChain;
       Steps = 0;
+      LoadWork = 0;
       std::optional<Located> Loc;
       if (A.IsAtomic)
         Loc = pointer(A.Index, Chain.size());
@@ -147,6 +148,7 @@ private:
   std::vector<const CallExpr *> Chain;
   std::map<const FunctionDecl *, FunctionMods> ModCache;
   unsigned Steps = 0;
+  unsigned LoadWork = 0;
 
   /// The function whose body holds expressions of call level \p L (0: the
   /// kernel; L: the callee of Chain[L-1]).
@@ -303,11 +305,15 @@ private:
   }
   void addLoads(const Expr *E, unsigned L, IndexExpr &O,
                 std::set<unsigned> &Seen, unsigned Depth) {
-    if (!E || Depth > 6)
+    // LoadWork bounds the whole search for one access: each lvalue() below
+    // restores Steps (its budget is the main value's), and definitions that
+    // read loads whose indices read loads... branch exponentially (seen on
+    // a third-party graph kernel: minutes for one file).
+    if (!E || Depth > 6 || ++LoadWork > 2000)
       return;
     forEachStmt(E, [&](const Stmt *S) {
       const auto *X = dyn_cast<Expr>(S);
-      if (!X)
+      if (!X || LoadWork > 2000)
         return;
       if (isa<ArraySubscriptExpr>(X) ||
           (isa<UnaryOperator>(X) &&
