@@ -242,14 +242,14 @@ const VarDecl *sharedRoot(const Expr *Addr) {
   return V;
 }
 
-bool mentionsDecl(const Stmt *S, const Decl *D) {
-  bool Found = false;
+/// The number of references to \p D in \p S.
+unsigned referencesTo(const Stmt *S, const Decl *D) {
+  unsigned N = 0;
   forEachStmt(S, [&](const Stmt *X) {
     if (const auto *R = dyn_cast<DeclRefExpr>(X))
-      if (R->getDecl() == D)
-        Found = true;
+      N += R->getDecl() == D;
   });
-  return Found;
+  return N;
 }
 
 /// `if (tid == 0)`-style guards pick one thread (per warp or block): the
@@ -279,8 +279,6 @@ struct ReductionText {
 
 /// The shuffle reduction of \p R.V over the warp (lines indented with \p I).
 std::string warpReduce(const ReductionText &R, const std::string &I) {
-  if (R.Op == AtomicOp::Add)
-    return warpShuffleSum(I, R.V) + "\n";
   return I + "for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1)\n" + I +
          "  " +
          combine(R.Op, R.V, R.VTs,
@@ -490,12 +488,8 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
     }
     // A parameter: used nowhere else in the kernel. A shared variable (set
     // and read around the guard, behind barriers): not inside the guard.
-    forEachStmt(Shared ? static_cast<const Stmt *>(Around) : K->getBody(),
-                [&](const Stmt *X) {
-                  if (const auto *D = dyn_cast<DeclRefExpr>(X))
-                    if (D->getDecl() == Target)
-                      ++Uses;
-                });
+    Uses = referencesTo(
+        Shared ? static_cast<const Stmt *>(Around) : K->getBody(), Target);
     if (Atomics != 1) {
       Fail("the guard's block has several atomics");
       return;
@@ -641,7 +635,7 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
         const auto *C = dyn_cast<CallExpr>(X);
         const FunctionDecl *D = C ? C->getDirectCallee() : nullptr;
         if (!D || !D->getIdentifier() || D->getName() != "atomicAdd" ||
-            C->getNumArgs() != 2 || !mentionsDecl(C->getArg(1), Shared))
+            C->getNumArgs() != 2 || !referencesTo(C->getArg(1), Shared))
           return;
         if (const ParmVarDecl *Q = rootPointerParam(C->getArg(0), F))
           if (!llvm::is_contained(Fix.GridSumParams, Q->getName().str()))
