@@ -14,6 +14,12 @@
 // stores and up to B more global atomics per block, so it is applied only
 // where --verify=run measures it faster.
 //
+// When the index is read from data and not bounded in the kernel (k-means'
+// `atomicAdd(&sums[c * dim + f], x)` with `c = membership[i]`), the array's
+// size at every launch the model sees (cudaMalloc sizes) bounds the copy:
+// each atomic tests its index against it and goes to global memory when it
+// falls outside, so launches the tool did not see stay exact.
+//
 //===----------------------------------------------------------------------===//
 #include "SyncSharedHistogram.h"
 #include "../coalescing/RowWalk.h"
@@ -51,8 +57,11 @@ RuleInfo SyncSharedHistogram::info() const {
            "atomics, and each block then adds its non-zero bins to the "
            "global array once. The bin index must be proven to lie in "
            "[0, B) with B at most 4096 (an unsigned char value, a clamped "
-           "or masked index), the array must be used only by those atomics, "
-           "and every thread must reach the end of the kernel.";
+           "or masked index), or be read from data into an array that has "
+           "at most 4096 elements at every launch the tool sees (each "
+           "atomic then tests its index against the copy); the array must "
+           "be used only by those atomics, and every thread must reach the "
+           "end of the kernel.";
   I.DefaultOptions["MeasureFirst"] = "true";
   I.Doc.Detects =
       "`atomicAdd(&hist[idx], v)` (or `atomicAdd(hist + idx, v)`) on a "
@@ -62,7 +71,13 @@ RuleInfo SyncSharedHistogram::info() const {
       "value (`hist[img[i]]`), `x & (B-1)`, `x % B` of a non-negative `x`, "
       "`x >> s` of an unsigned 32-bit `x`, `min`/`max` clamps, a local "
       "clamped by `if (b < 0) b = 0; if (b > B - 1) b = B - 1;`, and sums "
-      "and products of such values (`bu * BINS + bv`).";
+      "and products of such values (`bu * BINS + bv`).\n"
+      "\n"
+      "Also an index read from data and not bounded in the kernel (k-means' "
+      "`int c = membership[i]; atomicAdd(&sums[c * dim + f], x[i * dim + "
+      "f])`) when the array is small at every launch in the file: the "
+      "`cudaMalloc` size of the argument at each launch, followed through "
+      "host functions, is at most 4096 elements and 32 KiB.";
   I.Doc.WhySlow =
       "Each atomic goes to the L2 slice that owns its address; atomics to "
       "the same bin are serialised there. Image and sample histograms hit "
@@ -104,6 +119,16 @@ RuleInfo SyncSharedHistogram::info() const {
       "(`CheckOptions: sync-shared-histogram.MeasureFirst: false` lets "
       "plain `--fix` apply it).\n"
       "\n"
+      "An index read from data gets a copy as large as the array's "
+      "largest allocation at the launches seen, and each atomic becomes "
+      "`(unsigned long long)(i) < N ? atomicAdd(&copy[i], v) : "
+      "atomicAdd(&arr[i], v)`: an index outside the copy (a launch "
+      "elsewhere with a larger array) still goes to global memory, so the "
+      "fix is exact for any launch. Only the elements a block touched are "
+      "non-zero in its copy, so the final atomics stay inside the array. "
+      "Several arrays of one kernel (k-means' sums and counts) share one "
+      "fix and one pair of barriers, at most 32 KiB of copies in all.\n"
+      "\n"
       "## When there is no fix\n"
       "\n"
       "- the array is read, written or passed anywhere else in the kernel, "
@@ -111,10 +136,14 @@ RuleInfo SyncSharedHistogram::info() const {
       "- the kernel may return early other than by a top-level "
       "`if (cond) return;`, or uses `goto`;\n"
       "- more than 4096 bins, or more than 32 KiB of them;\n"
-      "- the atomic or the kernel's braces come from a macro.\n"
+      "- the atomic or the kernel's braces come from a macro;\n"
+      "- an index read from data has side effects (the fix evaluates it "
+      "twice).\n"
       "\n"
-      "Nothing is reported when the index is not proven to be in a small "
-      "range (a scatter-add, not a histogram).";
+      "Nothing is reported when the index is neither proven to be in a "
+      "small range nor read from data into an array that is small at "
+      "every launch: a scatter-add into a large or unknown-size array, or "
+      "one element per block (`partial[blockIdx.x]`).";
   return I;
 }
 
@@ -450,6 +479,112 @@ std::optional<BinAtomic> binAtomic(const CallExpr *CE) {
 
 } // namespace
 
+/// True when \p E reads memory: a subscript, a dereference or an arrow
+/// member, through locals' initialisers (a data-dependent index, as in
+/// `int c = membership[i]; ... sums[c * dim + f]`).
+static bool readsData(const Expr *E, unsigned Depth = 0) {
+  if (!E || Depth > 16)
+    return false;
+  bool Found = false;
+  forEachStmt(E, [&](const Stmt *S) {
+    if (Found)
+      return;
+    if (isa<ArraySubscriptExpr>(S))
+      Found = true;
+    else if (const auto *UO = dyn_cast<UnaryOperator>(S);
+             UO && UO->getOpcode() == UO_Deref)
+      Found = true;
+    else if (const auto *ME = dyn_cast<MemberExpr>(S); ME && ME->isArrow())
+      Found = true;
+    else if (const auto *D = dyn_cast<DeclRefExpr>(S))
+      if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
+        if (V->isLocalVarDecl() && V->getInit() &&
+            readsData(V->getInit(), Depth + 1))
+          Found = true;
+  });
+  return Found;
+}
+
+/// True when evaluating \p E twice gives the same value and changes
+/// nothing: no assignment, increment or call other than the built-in
+/// indices (`blockIdx.x` is a property read through a call) and min/max.
+static bool pureIndex(const Stmt *S) {
+  if (!S)
+    return true;
+  if (const auto *E = dyn_cast<Expr>(S))
+    if (isa<PseudoObjectExpr>(E->IgnoreParens()) && !builtinName(E).empty())
+      return true;
+  if (const auto *BO = dyn_cast<BinaryOperator>(S);
+      BO && BO->isAssignmentOp())
+    return false;
+  if (const auto *UO = dyn_cast<UnaryOperator>(S);
+      UO && UO->isIncrementDecrementOp())
+    return false;
+  if (const auto *CE = dyn_cast<CallExpr>(S)) {
+    const FunctionDecl *FD = CE->getDirectCallee();
+    if (!FD || !FD->getIdentifier() ||
+        !(FD->getName() == "min" || FD->getName() == "max"))
+      return false;
+    for (const Expr *A : CE->arguments())
+      if (!pureIndex(A))
+        return false;
+    return true;
+  }
+  if (isa<StmtExpr>(S) || isa<CXXConstructExpr>(S))
+    return false;
+  for (const Stmt *C : S->children())
+    if (!pureIndex(C))
+      return false;
+  return true;
+}
+
+namespace {
+/// One array the fix privatises.
+struct Privatised {
+  const ParmVarDecl *P = nullptr;
+  std::vector<BinAtomic> List;
+  int64_t Bins = 0;    ///< shared elements
+  bool Window = false; ///< indices are not proven below Bins: test each
+  bool Flt = false;
+  uint64_t ElemBytes = 0;
+  std::string Why; ///< why this array gets no fix
+  Finding Fd;
+};
+} // namespace
+
+/// The largest element count of parameter \p P's buffer over every launch
+/// of \p K in the model, when each launch's value tuples all know it;
+/// \p Alloc names one allocation. std::nullopt when a launch's size is
+/// unknown or no launch is visible.
+static std::optional<uint64_t> launchedElements(const CheckContext &CC,
+                                                const FunctionDecl *K,
+                                                const ParmVarDecl *P,
+                                                uint64_t ElemBytes,
+                                                std::string &Alloc) {
+  if (!CC.Model || !ElemBytes)
+    return std::nullopt;
+  std::string QN = K->getQualifiedNameAsString();
+  unsigned Idx = P->getFunctionScopeIndex();
+  std::optional<uint64_t> Max;
+  for (const LaunchSite &S : CC.Model->LaunchSites) {
+    if (S.Kernel != QN)
+      continue;
+    if (S.Values.empty())
+      return std::nullopt;
+    for (const LaunchValues &LV : S.Values) {
+      if (Idx >= LV.Args.size() || LV.Args[Idx].Kind != ValueInfo::Pointer ||
+          !LV.Args[Idx].Bytes)
+        return std::nullopt;
+      uint64_t N = *LV.Args[Idx].Bytes / ElemBytes;
+      if (!Max || N > *Max) {
+        Max = N;
+        Alloc = LV.Args[Idx].Allocation;
+      }
+    }
+  }
+  return Max;
+}
+
 void SyncSharedHistogram::checkKernel(const KernelUnit &Kernel) {
   const FunctionDecl *K = Kernel.FD;
   const auto *Body = dyn_cast_or_null<CompoundStmt>(K->getBody());
@@ -469,6 +604,7 @@ void SyncSharedHistogram::checkKernel(const KernelUnit &Kernel) {
         ++Refs[P];
     }
   });
+  std::vector<Privatised> Arrays;
   for (auto &[P, List] : Atomics) {
     QualType ET = P->getType()->getPointeeType();
     if (ET.isNull())
@@ -480,83 +616,184 @@ void SyncSharedHistogram::checkKernel(const KernelUnit &Kernel) {
     bool Flt = Canon == "float" || Canon == "double";
     if (!Int && !Flt)
       continue;
-    // Every atomic's index in [0, Hi] with a small Hi; else silent (a
-    // scatter-add, not a histogram).
+    Privatised A;
+    A.P = P;
+    A.List = List;
+    A.Flt = Flt;
+    A.ElemBytes = Ctx.getTypeSizeInChars(ET).getQuantity();
+    // Every atomic's index in [0, Hi] with a small Hi: a histogram.
     int64_t Hi = -1;
     bool Bounded = true;
-    for (const BinAtomic &A : List) {
-      BinRange BR(Ctx, K, F, A.Call);
-      Bound R = BR.of(A.Index);
+    for (const BinAtomic &B : List) {
+      BinRange BR(Ctx, K, F, B.Call);
+      Bound R = BR.of(B.Index);
       if (!R.known() || *R.Lo < 0 || *R.Hi >= MaxBins) {
         Bounded = false;
         break;
       }
       Hi = std::max(Hi, *R.Hi);
     }
-    if (!Bounded || Hi < 0)
-      continue;
-    int64_t Bins = Hi + 1;
-    uint64_t ElemBytes = Ctx.getTypeSizeInChars(ET).getQuantity();
     const BinAtomic &First = List.front();
-    Finding Fd = finding(
-        First.Call->getBeginLoc(),
-        "threads atomically add to " + std::to_string(Bins) +
-            " bins of global '" + P->getName().str() +
-            "' (index proven in [0, " + std::to_string(Bins - 1) +
-            "]): atomics to the same bin wait on each other in L2; "
-            "per-block bins in shared memory take them, then one atomic per "
-            "non-empty bin per block",
-        K);
-    if (uint64_t(Bins) * ElemBytes > uint64_t(MaxBytes)) {
-      reportWithoutFix(std::move(Fd),
-                       std::to_string(Bins) + " bins of " +
-                           std::to_string(ElemBytes) +
-                           " bytes exceed 32 KiB of shared memory");
-      continue;
-    }
-    if (Refs[P] != List.size() || F.isMutated(P)) {
-      reportWithoutFix(std::move(Fd),
-                       "'" + P->getName().str() +
-                           "' is also used outside these atomics: its "
-                           "updates must stay where they are");
-      continue;
-    }
-    std::string Why;
-    for (const BinAtomic &A : List) {
-      auto Par = Ctx.getParents(*A.Call);
-      if (Par.empty() || Par[0].get<Expr>() || !Par[0].get<Stmt>())
-        Why = "an atomic's result (the bin's old value) is used";
-      if (inMacro(A.Call->getSourceRange()))
-        Why = "an atomic comes from a macro expansion";
-    }
-    // Every thread reaches the end: top-level guard returns only.
-    std::vector<const IfStmt *> Guards;
-    for (const Stmt *S : Body->body()) {
-      if (earlyExit(S)) {
-        Guards.push_back(cast<IfStmt>(S));
+    if (Bounded && Hi >= 0) {
+      A.Bins = Hi + 1;
+      A.Fd = finding(
+          First.Call->getBeginLoc(),
+          "threads atomically add to " + std::to_string(A.Bins) +
+              " bins of global '" + P->getName().str() +
+              "' (index proven in [0, " + std::to_string(A.Bins - 1) +
+              "]): atomics to the same bin wait on each other in L2; "
+              "per-block bins in shared memory take them, then one atomic "
+              "per non-empty bin per block",
+          K);
+      if (uint64_t(A.Bins) * A.ElemBytes > uint64_t(MaxBytes))
+        A.Why = std::to_string(A.Bins) + " bins of " +
+                std::to_string(A.ElemBytes) +
+                " bytes exceed 32 KiB of shared memory";
+    } else {
+      // Indices read from data into an array that is small at every
+      // launch (a histogram whose bin count is a run-time value, as
+      // k-means' per-cluster sums): a window of the array's size, each
+      // atomic testing its index. Else a scatter-add: silent.
+      bool Data = true;
+      for (const BinAtomic &B : List)
+        Data = Data && readsData(B.Index);
+      std::string Alloc;
+      auto N = Data ? launchedElements(context(), K, P, A.ElemBytes, Alloc)
+                    : std::nullopt;
+      if (!N || *N == 0 || int64_t(*N) > MaxBins ||
+          *N * A.ElemBytes > uint64_t(MaxBytes))
         continue;
-      }
-      if (containsEscape(S, false))
-        Why = "the kernel may return early inside a statement: not every "
-              "thread would reach the barrier before the bins are added up";
+      A.Bins = int64_t(*N);
+      A.Window = true;
+      A.Fd = finding(
+          First.Call->getBeginLoc(),
+          "threads atomically add to global '" + P->getName().str() +
+              "' at indices read from data, and it has only " +
+              std::to_string(A.Bins) + " elements at every launch (" +
+              Alloc +
+              "): atomics to the same element wait on each other in L2; "
+              "a per-block copy in shared memory takes them, then one "
+              "atomic per non-zero element per block",
+          K);
+      for (const BinAtomic &B : List)
+        if (!pureIndex(B.Index))
+          A.Why = "an index has side effects (it would be evaluated twice)";
     }
-    forEachStmt(Body, [&](const Stmt *S) {
-      if (isa<GotoStmt>(S) || isa<IndirectGotoStmt>(S))
-        Why = "the kernel uses goto";
-    });
-    if (inMacro(Body->getSourceRange()) || Body->getLBracLoc().isMacroID() ||
-        Body->getRBracLoc().isMacroID())
-      Why = "the kernel's body comes from a macro expansion";
-    for (const IfStmt *G : Guards)
-      if (inMacro(G->getSourceRange()))
-        Why = "an early return comes from a macro expansion";
-    if (!Why.empty()) {
-      reportWithoutFix(std::move(Fd), Why);
+    if (Refs[P] != List.size() || F.isMutated(P))
+      A.Why = "'" + P->getName().str() +
+              "' is also used outside these atomics: its updates must stay "
+              "where they are";
+    for (const BinAtomic &B : List) {
+      auto Par = Ctx.getParents(*B.Call);
+      if (Par.empty() || Par[0].get<Expr>() || !Par[0].get<Stmt>())
+        A.Why = "an atomic's result (the bin's old value) is used";
+      if (inMacro(B.Call->getSourceRange()))
+        A.Why = "an atomic comes from a macro expansion";
+    }
+    Arrays.push_back(std::move(A));
+  }
+  if (Arrays.empty())
+    return;
+  // In source order of their first atomic.
+  std::sort(Arrays.begin(), Arrays.end(),
+            [&](const Privatised &X, const Privatised &Y) {
+              return Ctx.getSourceManager().isBeforeInTranslationUnit(
+                  X.List.front().Call->getBeginLoc(),
+                  Y.List.front().Call->getBeginLoc());
+            });
+
+  // Every thread reaches the end: top-level guard returns only.
+  std::string Why;
+  std::vector<const IfStmt *> Guards;
+  for (const Stmt *S : Body->body()) {
+    if (earlyExit(S)) {
+      Guards.push_back(cast<IfStmt>(S));
       continue;
     }
-    // The rewrite.
+    if (containsEscape(S, false))
+      Why = "the kernel may return early inside a statement: not every "
+            "thread would reach the barrier before the bins are added up";
+  }
+  forEachStmt(Body, [&](const Stmt *S) {
+    if (isa<GotoStmt>(S) || isa<IndirectGotoStmt>(S))
+      Why = "the kernel uses goto";
+  });
+  if (inMacro(Body->getSourceRange()) || Body->getLBracLoc().isMacroID() ||
+      Body->getRBracLoc().isMacroID())
+    Why = "the kernel's body comes from a macro expansion";
+  for (const IfStmt *G : Guards)
+    if (inMacro(G->getSourceRange()))
+      Why = "an early return comes from a macro expansion";
+  const SourceManager &SM = Ctx.getSourceManager();
+  std::string Close;
+  std::vector<TextEdit> GuardEdits;
+  for (const IfStmt *G : Guards) {
+    if (!Why.empty())
+      break;
+    std::string Cond = sourceText(Ctx, G->getCond()->getSourceRange());
+    if (Cond.empty()) {
+      Why = "an early return's condition cannot be read";
+      break;
+    }
+    // Through the `;` of a bare `return;`.
+    CharSourceRange R = CharSourceRange::getTokenRange(G->getSourceRange());
+    if (!isa<CompoundStmt>(G->getThen())) {
+      SourceLocation AfterSemi = Lexer::findLocationAfterToken(
+          SM.getExpansionLoc(G->getEndLoc()), tok::semi, SM, Ctx.getLangOpts(),
+          false);
+      if (AfterSemi.isInvalid()) {
+        Why = "an early return cannot be delimited";
+        break;
+      }
+      R = CharSourceRange::getCharRange(SM.getExpansionLoc(G->getBeginLoc()),
+                                        AfterSemi);
+    }
+    GuardEdits.push_back(makeTextEdit(Ctx, R, "if (!(" + Cond + ")) {"));
+  }
+
+  // The arrays that get a fix: one fix for all of them (one pair of
+  // barriers), within the shared-memory budget.
+  uint64_t Used = 0;
+  std::vector<Privatised *> Fixed;
+  for (Privatised &A : Arrays) {
+    if (A.Why.empty() && !Why.empty())
+      A.Why = Why;
+    if (!A.Why.empty())
+      continue;
+    uint64_t Bytes = uint64_t(A.Bins) * A.ElemBytes;
+    if (Used + Bytes > uint64_t(MaxBytes)) {
+      A.Why = "with the arrays before it, more than 32 KiB of shared memory";
+      continue;
+    }
+    Used += Bytes;
+    Fixed.push_back(&A);
+  }
+  if (Fixed.empty()) {
+    for (Privatised &A : Arrays)
+      reportWithoutFix(std::move(A.Fd), A.Why);
+    return;
+  }
+
+  // The rewrite.
+  std::string Why2;
+  auto Block = constantBlock(context(), K, Why2);
+  bool OneD = Block && (*Block)[1] == 1 && (*Block)[2] == 1;
+  std::string Tid =
+      OneD ? "threadIdx.x"
+           : "(threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + "
+             "threadIdx.x";
+  std::string Nt = OneD ? "blockDim.x" : "blockDim.x * blockDim.y * blockDim.z";
+  std::string Ind = Body->body_empty()
+                        ? "  "
+                        : indentOf(Ctx, Body->body_front()->getBeginLoc());
+  std::string Idx = freshName(Ctx, context(), K, "cudal1_b");
+  FixIt Fix;
+  Fix.NeedsMeasurement = optionBool("MeasureFirst", true);
+  std::string Head = "\n", Tail, Names;
+  for (Privatised *A : Fixed) {
+    const ParmVarDecl *P = A->P;
+    QualType ET = P->getType()->getPointeeType();
     std::string Name = freshName(Ctx, context(), K, "cudal1_bins");
-    std::string Idx = freshName(Ctx, context(), K, "cudal1_b");
     std::string ETs;
     if (PointerTypeLoc PTL = pointerTypeLoc(P)) {
       TypeLoc TL = PTL.getPointeeLoc();
@@ -564,79 +801,86 @@ void SyncSharedHistogram::checkKernel(const KernelUnit &Kernel) {
     } else {
       ETs = spelledType(Ctx, ET.getUnqualifiedType(), (const TypeLoc *)nullptr);
     }
-    std::string Why2;
-    auto Block = constantBlock(context(), K, Why2);
-    bool OneD = Block && (*Block)[1] == 1 && (*Block)[2] == 1;
-    std::string Tid =
-        OneD ? "threadIdx.x"
-             : "(threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + "
-               "threadIdx.x";
-    std::string Nt = OneD ? "blockDim.x" : "blockDim.x * blockDim.y * blockDim.z";
-    std::string Ind = Body->body_empty()
-                          ? "  "
-                          : indentOf(Ctx, Body->body_front()->getBeginLoc());
-    std::string BinsS = std::to_string(Bins) + "u";
+    std::string BinsS = std::to_string(A->Bins) + "u";
     std::string Loop = Ind + "for (unsigned int " + Idx + " = " + Tid + "; " +
                        Idx + " < " + BinsS + "; " + Idx + " += " + Nt + ")\n";
-    std::string Head = "\n" + Ind + "__shared__ " + ETs + " " + Name + "[" +
-                       std::to_string(Bins) +
-                       "]; // cuda-l1 sync-shared-histogram\n" + Loop + Ind +
-                       "  " + Name + "[" + Idx + "] = 0;\n" + Ind +
-                       "__syncthreads();";
-    FixIt Fix;
-    Fix.NeedsMeasurement = optionBool("MeasureFirst", true);
-    if (Flt) {
+    Head += Ind + "__shared__ " + ETs + " " + Name + "[" +
+            std::to_string(A->Bins) + "]; // cuda-l1 sync-shared-histogram\n" +
+            Loop + Ind + "  " + Name + "[" + Idx + "] = 0;\n";
+    Tail += Loop + Ind + "  if (" + Name + "[" + Idx + "] != 0)\n" + Ind +
+            "    atomicAdd(&" + P->getName().str() + "[" + Idx + "], " + Name +
+            "[" + Idx + "]);\n";
+    if (A->Flt) {
       Fix.Exact = Exactness::Reassociating;
       Fix.Rtol = 1e-4;
       Fix.Atol = 1e-5;
       Fix.ScaleRtol = 1e-4;
       Fix.GridSumParams.push_back(P->getName().str());
     }
-    const SourceManager &SM = Ctx.getSourceManager();
-    Fix.Edits.push_back(
-        makeInsertion(Ctx, Body->getLBracLoc().getLocWithOffset(1), Head));
-    for (const BinAtomic &A : List)
-      Fix.Edits.push_back(makeTextEdit(
-          Ctx, CharSourceRange::getTokenRange(A.Base->getSourceRange()),
-          Name));
-    std::string Close;
-    for (const IfStmt *G : Guards) {
-      std::string Cond = sourceText(Ctx, G->getCond()->getSourceRange());
-      if (Cond.empty()) {
-        Why = "an early return's condition cannot be read";
+    for (const BinAtomic &B : A->List) {
+      if (!A->Window) {
+        Fix.Edits.push_back(makeTextEdit(
+            Ctx, CharSourceRange::getTokenRange(B.Base->getSourceRange()),
+            Name));
+        continue;
+      }
+      // `(unsigned long long)(i) < Nu ? atomicAdd(&bins[i], v)
+      //                              : atomicAdd(&arr[i], v)`
+      std::string I = sourceText(Ctx, B.Index->getSourceRange());
+      std::string V = sourceText(Ctx, B.Call->getArg(1)->getSourceRange());
+      std::string Callee =
+          sourceText(Ctx, B.Call->getCallee()->getSourceRange());
+      if (I.empty() || V.empty() || Callee.empty()) {
+        Why = "an atomic's text cannot be read";
         break;
       }
-      // Through the `;` of a bare `return;`.
-      CharSourceRange R = CharSourceRange::getTokenRange(G->getSourceRange());
-      if (!isa<CompoundStmt>(G->getThen())) {
-        SourceLocation AfterSemi = Lexer::findLocationAfterToken(
-            SM.getExpansionLoc(G->getEndLoc()), tok::semi, SM,
-            Ctx.getLangOpts(), false);
-        if (AfterSemi.isInvalid()) {
-          Why = "an early return cannot be delimited";
-          break;
-        }
-        R = CharSourceRange::getCharRange(
-            SM.getExpansionLoc(G->getBeginLoc()), AfterSemi);
-      }
-      Fix.Edits.push_back(makeTextEdit(Ctx, R, "if (!(" + Cond + ")) {"));
-      Close += Ind + "}\n";
+      Fix.Edits.push_back(makeTextEdit(
+          Ctx, CharSourceRange::getTokenRange(B.Call->getSourceRange()),
+          "((unsigned long long)(" + I + ") < " + std::to_string(A->Bins) +
+              "ull ? " + Callee + "(&" + Name + "[" + I + "], " + V +
+              ") : " + Callee + "(&" + P->getName().str() + "[" + I + "], " +
+              V + "))"));
     }
-    if (!Why.empty()) {
-      reportWithoutFix(std::move(Fd), Why);
-      continue;
+    Names += (Names.empty() ? "'" : ", '") + P->getName().str() + "'";
+  }
+  if (!Why.empty()) {
+    for (Privatised &A : Arrays)
+      reportWithoutFix(std::move(A.Fd), A.Why.empty() ? Why : A.Why);
+    return;
+  }
+  Head += Ind + "__syncthreads();";
+  for (size_t I = 0; I < Guards.size(); ++I)
+    Close += Ind + "}\n";
+  Tail = Close + Ind + "__syncthreads();\n" + Tail;
+  if (SM.getSpellingColumnNumber(Body->getRBracLoc()) != 1)
+    Tail = "\n" + Tail;
+  Fix.Edits.push_back(
+      makeInsertion(Ctx, Body->getLBracLoc().getLocWithOffset(1), Head));
+  for (TextEdit &E : GuardEdits)
+    Fix.Edits.push_back(E);
+  Fix.Edits.push_back(makeInsertion(Ctx, Body->getRBracLoc(), Tail));
+  bool AnyWindow = false;
+  for (Privatised *A : Fixed)
+    AnyWindow = AnyWindow || A->Window;
+  Fix.Description =
+      Fixed.size() == 1 && !AnyWindow
+          ? "per-block bins in shared memory, one atomicAdd per non-empty "
+            "bin per block"
+          : "per-block copies of " + Names +
+                " in shared memory, one atomicAdd per non-zero element per "
+                "block";
+  // The fix goes with the first array's finding; the others say so.
+  std::string FirstName = Fixed.front()->P->getName().str();
+  for (Privatised &A : Arrays) {
+    if (&A == Fixed.front()) {
+      A.Fd.Fix = Fix;
+      report(std::move(A.Fd));
+    } else if (A.Why.empty()) {
+      reportWithoutFix(std::move(A.Fd), "privatised by the fix given for '" +
+                                            FirstName + "'");
+    } else {
+      reportWithoutFix(std::move(A.Fd), A.Why);
     }
-    std::string Tail = Close + Ind + "__syncthreads();\n" + Loop + Ind +
-                       "  if (" + Name + "[" + Idx + "] != 0)\n" + Ind +
-                       "    atomicAdd(&" + P->getName().str() + "[" + Idx +
-                       "], " + Name + "[" + Idx + "]);\n";
-    if (SM.getSpellingColumnNumber(Body->getRBracLoc()) != 1)
-      Tail = "\n" + Tail;
-    Fix.Edits.push_back(makeInsertion(Ctx, Body->getRBracLoc(), Tail));
-    Fix.Description = "per-block bins in shared memory, one atomicAdd per "
-                      "non-empty bin per block";
-    Fd.Fix = Fix;
-    report(std::move(Fd));
   }
 }
 

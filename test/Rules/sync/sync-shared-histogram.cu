@@ -98,6 +98,41 @@ __global__ void digits(const unsigned int *keys, unsigned int *count, const int 
 // CHECK-MESSAGES: t.cu:[[@LINE-4]]:5: warning: threads atomically add to 256 bins of global 'count'{{.*}} [sync-shared-histogram]
 // CHECK-MESSAGES: t.cu:[[@LINE-4]]:5: warning: threads atomically add to 100 bins of global 'clamped'{{.*}} [sync-shared-histogram]
 
+// k-means' accumulation: the cluster is read from data, and the sums and
+// counts are small at every launch (cudaMalloc in run_kmeans below): one
+// fix privatises both, each atomic testing its index against the copy.
+__global__ void accumulate(const float *pts, const int *member, float *sums, int *counts, int n, int dim) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    int c = member[i];
+    atomicAdd(&counts[c], 1);
+    for (int f = 0; f < dim; f++)
+      atomicAdd(&sums[c * dim + f], pts[i * dim + f]);
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-5]]:5: warning: threads atomically add to global 'counts' at indices read from data, and it has only 16 elements at every launch (cudaMalloc at t.cu:{{[0-9]+}}:3){{.*}} [sync-shared-histogram]
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: threads atomically add to global 'sums' at indices read from data, and it has only 128 elements at every launch{{.*}} [sync-shared-histogram]
+// CHECK-MESSAGES: note: no fix: privatised by the fix given for 'counts'
+// FIX: "description": "per-block copies of 'counts', 'sums' in shared memory, one atomicAdd per non-zero element per block"
+// CHECK-FIXES:      __global__ void accumulate(const float *pts, const int *member, float *sums, int *counts, int n, int dim) {
+// CHECK-FIXES-NEXT:   __shared__ int cudal1_bins[16]; // cuda-l1 sync-shared-histogram
+// CHECK-FIXES-NEXT:   for (unsigned int cudal1_b = threadIdx.x; cudal1_b < 16u; cudal1_b += blockDim.x)
+// CHECK-FIXES-NEXT:     cudal1_bins[cudal1_b] = 0;
+// CHECK-FIXES-NEXT:   __shared__ float cudal1_bins_2[128]; // cuda-l1 sync-shared-histogram
+// CHECK-FIXES-NEXT:   for (unsigned int cudal1_b = threadIdx.x; cudal1_b < 128u; cudal1_b += blockDim.x)
+// CHECK-FIXES-NEXT:     cudal1_bins_2[cudal1_b] = 0;
+// CHECK-FIXES-NEXT:   __syncthreads();
+// CHECK-FIXES:          ((unsigned long long)(c) < 16ull ? atomicAdd(&cudal1_bins[c], 1) : atomicAdd(&counts[c], 1));
+// CHECK-FIXES:            ((unsigned long long)(c * dim + f) < 128ull ? atomicAdd(&cudal1_bins_2[c * dim + f], pts[i * dim + f]) : atomicAdd(&sums[c * dim + f], pts[i * dim + f]));
+// CHECK-FIXES:        __syncthreads();
+// CHECK-FIXES-NEXT:   for (unsigned int cudal1_b = threadIdx.x; cudal1_b < 16u; cudal1_b += blockDim.x)
+// CHECK-FIXES-NEXT:     if (cudal1_bins[cudal1_b] != 0)
+// CHECK-FIXES-NEXT:       atomicAdd(&counts[cudal1_b], cudal1_bins[cudal1_b]);
+// CHECK-FIXES-NEXT:   for (unsigned int cudal1_b = threadIdx.x; cudal1_b < 128u; cudal1_b += blockDim.x)
+// CHECK-FIXES-NEXT:     if (cudal1_bins_2[cudal1_b] != 0)
+// CHECK-FIXES-NEXT:       atomicAdd(&sums[cudal1_b], cudal1_bins_2[cudal1_b]);
+// CHECK-FIXES-NEXT: }
+
 // --- no fix ---
 
 // The histogram is also read in the kernel.
@@ -130,6 +165,15 @@ __global__ void early(const unsigned char *img, unsigned int *hist, int n) {
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-3]]:5: warning: threads atomically add to 256 bins{{.*}} [sync-shared-histogram]
 // CHECK-MESSAGES: note: no fix: the kernel may return early inside a statement
+
+// A data-read index evaluated twice by the fix would advance twice.
+__global__ void stepping(const unsigned int *keys, unsigned int *seen, int n) {
+  int j = threadIdx.x;
+  while (j < n)
+    atomicAdd(&seen[keys[j += blockDim.x]], 1u);
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: threads atomically add to global 'seen' at indices read from data, and it has only 64 elements{{.*}} [sync-shared-histogram]
+// CHECK-MESSAGES: note: no fix: an index has side effects
 
 // --- silent ---
 
@@ -168,4 +212,40 @@ __global__ void privatised(const unsigned char *img, unsigned int *hist, int n) 
   __syncthreads();
   for (int b = threadIdx.x; b < 256; b += blockDim.x)
     atomicAdd(&hist[b], s[b]);
+}
+
+// A scatter-add whose index is read from data into a large array (a
+// million elements at its launch): not a histogram.
+__global__ void scatter_big(const int *idx, const float *val, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicAdd(&out[idx[i]], val[i]);
+}
+
+// One element per block of a small array: the index is not data.
+__global__ void per_block(const float *x, float *partial, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicAdd(&partial[blockIdx.x], x[i]);
+}
+
+void run_kmeans(const float *h_pts, int n) {
+  float *pts, *sums, *val, *out, *partial;
+  int *member, *counts, *idx;
+  unsigned int *keys, *seen;
+  cudaMalloc(&pts, sizeof(float) * n * 8);
+  cudaMalloc(&member, sizeof(int) * n);
+  cudaMalloc(&sums, sizeof(float) * 16 * 8);
+  cudaMalloc(&counts, sizeof(int) * 16);
+  cudaMalloc(&keys, sizeof(unsigned int) * n);
+  cudaMalloc(&seen, sizeof(unsigned int) * 64);
+  cudaMalloc(&idx, sizeof(int) * n);
+  cudaMalloc(&val, sizeof(float) * n);
+  cudaMalloc(&out, sizeof(float) * (1 << 20));
+  cudaMalloc(&partial, sizeof(float) * 64);
+  cudaMemcpy(pts, h_pts, sizeof(float) * n * 8, cudaMemcpyHostToDevice);
+  accumulate<<<(n + 255) / 256, 256>>>(pts, member, sums, counts, n, 8);
+  stepping<<<1, 256>>>(keys, seen, n);
+  scatter_big<<<(n + 255) / 256, 256>>>(idx, val, out, n);
+  per_block<<<64, 256>>>(pts, partial, 64 * 256);
 }
