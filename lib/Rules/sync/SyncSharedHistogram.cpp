@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 #include "SyncSharedHistogram.h"
 #include "../coalescing/RowWalk.h"
+#include "ReadsData.h"
 #include "cudal1/Rules/SpelledType.h"
 
 #include "clang/AST/Decl.h"
@@ -478,32 +479,6 @@ std::optional<BinAtomic> binAtomic(const CallExpr *CE) {
 
 
 } // namespace
-
-/// True when \p E reads memory: a subscript, a dereference or an arrow
-/// member, through locals' initialisers (a data-dependent index, as in
-/// `int c = membership[i]; ... sums[c * dim + f]`).
-static bool readsData(const Expr *E, unsigned Depth = 0) {
-  if (!E || Depth > 16)
-    return false;
-  bool Found = false;
-  forEachStmt(E, [&](const Stmt *S) {
-    if (Found)
-      return;
-    if (isa<ArraySubscriptExpr>(S))
-      Found = true;
-    else if (const auto *UO = dyn_cast<UnaryOperator>(S);
-             UO && UO->getOpcode() == UO_Deref)
-      Found = true;
-    else if (const auto *ME = dyn_cast<MemberExpr>(S); ME && ME->isArrow())
-      Found = true;
-    else if (const auto *D = dyn_cast<DeclRefExpr>(S))
-      if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
-        if (V->isLocalVarDecl() && V->getInit() &&
-            readsData(V->getInit(), Depth + 1))
-          Found = true;
-  });
-  return Found;
-}
 
 /// True when evaluating \p E twice gives the same value and changes
 /// nothing: no assignment, increment or call other than the built-in

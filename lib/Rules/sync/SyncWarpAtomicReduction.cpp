@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "SyncWarpAtomicReduction.h"
+#include "ReadsData.h"
 #include "cudal1/Rules/SpelledType.h"
 
 #include "clang/AST/Attr.h"
@@ -55,7 +56,12 @@ RuleInfo SyncWarpAtomicReduction::info() const {
       "`atomicOr`, `atomicAnd` and `atomicXor` (`atomicMax(max_bits, "
       "__float_as_int(x[i]))`). An atomic whose old value is used (`pos = "
       "atomicAdd(&count, 1)`) and a program's own atomics (a float "
-      "`atomicMin` built on `atomicCAS`) are not this rule's.";
+      "`atomicMin` built on `atomicCAS`) are not this rule's. The guard "
+      "may test data: `if (x < n && y < n && board[y * n + x] == 1) "
+      "atomicAdd(count, 1)` counts matching cells, every lane taking part; "
+      "an `==` that does not read memory (`if (threadIdx.x == 0)`, `if "
+      "(lane == 0)`) picks one thread per block or warp and is not "
+      "reported.";
   I.Doc.WhySlow =
       "Atomics to one address are serialised in the L2 slice that owns it: "
       "the whole grid's updates form one queue. The compiler already "
@@ -257,8 +263,11 @@ unsigned referencesTo(const Stmt *S, const Decl *D) {
 bool picksOneThread(const Expr *Cond) {
   bool PicksOne = false;
   forEachStmt(Cond, [&](const Stmt *X) {
+    // `tid == 0`, `lane == 0`; not a test of data (`board[i] == 1`
+    // counts the matching elements: every lane takes part).
     if (const auto *B = dyn_cast<BinaryOperator>(X))
-      if (B->getOpcode() == BO_EQ)
+      if (B->getOpcode() == BO_EQ && !readsData(B->getLHS()) &&
+          !readsData(B->getRHS()))
         PicksOne = true;
   });
   return PicksOne;

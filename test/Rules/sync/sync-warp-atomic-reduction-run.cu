@@ -5,7 +5,7 @@
 // or-ed flags are exact by construction.
 // RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu && cp %s %t/orig.cu
 // RUN: %cuda-l1-rewrite --rules='-*,sync-warp-atomic-reduction' --fix --allow-unverified %t/t.cu 2>&1 | FileCheck --check-prefix=APPLIED %s
-// APPLIED: applied 8 fixes in 1 file
+// APPLIED: applied 9 fixes in 1 file
 // RUN: %python %srcroot/utils/bench/cuemu.py --nvcc -o %t/orig %t/orig.cu
 // RUN: %python %srcroot/utils/bench/cuemu.py --nvcc -o %t/new %t/t.cu
 // RUN: %t/orig > %t/orig.txt
@@ -20,6 +20,7 @@
 // RUNS: nearest: 7 twice[999] = 842
 // RUNS: flags: 1 in 3
 // RUNS: count: 929
+// RUNS: alive: 41 of 1000
 #include <cstdio>
 #include <cstring>
 #include <cuda_runtime.h>
@@ -83,6 +84,16 @@ __global__ void and_xor(const unsigned int *w, unsigned int *a,
     atomicXor(x, w[i]);
 }
 
+// Game-of-life population on a 2-D block: the guard tests data with `==`
+// (every lane takes part; it does not pick one thread), and the warp and
+// block ids are the linear ones.
+__global__ void count_alive(const int *board, int *count, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h && board[y * w + x] == 1)
+    atomicAdd(count, 1);
+}
+
 int main() {
   const int n = 1000;
   float *hx = new float[n];
@@ -123,6 +134,7 @@ int main() {
   int hm;
   unsigned int hbest, htw, hf[3];
   unsigned long long hc;
+  int aliveOut = -1;
   cudaMemcpy(hb, blocks, 2 * sizeof(float), cudaMemcpyDeviceToHost);
   cudaMemcpy(&hs, sum, sizeof(float), cudaMemcpyDeviceToHost);
   cudaMemcpy(&hm, maxb, sizeof(int), cudaMemcpyDeviceToHost);
@@ -166,6 +178,20 @@ int main() {
     cudaMemcpy(&ha, da, sizeof(unsigned int), cudaMemcpyDeviceToHost);
     cudaMemcpy(&hx, dx, sizeof(unsigned int), cudaMemcpyDeviceToHost);
     printf("int max %d, and 0x%08x, xor 0x%08x\n", hm2, ha, hx);
+    // A 50 x 20 board, alive where v % 24 == 1 (v = -5 - (i*37) % 1000).
+    int *hb2 = new int[n];
+    for (int i = 0; i < n; ++i)
+      hb2[i] = ((-hv[i]) % 24 == 1) ? 1 : 0;
+    int *db, *dc, zero = 0, alive = 0;
+    cudaMalloc((void **)&db, n * sizeof(int));
+    cudaMalloc((void **)&dc, sizeof(int));
+    cudaMemcpy(db, hb2, n * sizeof(int), cudaMemcpyHostToDevice);
+    cudaMemcpy(dc, &zero, sizeof(int), cudaMemcpyHostToDevice);
+    dim3 blk(16, 4);
+    dim3 grd((50 + 15) / 16, (20 + 3) / 4);
+    count_alive<<<grd, blk>>>(db, dc, 50, 20);
+    cudaMemcpy(&alive, dc, sizeof(int), cudaMemcpyDeviceToHost);
+    aliveOut = alive;
   }
   float fm;
   memcpy(&fm, &hm, sizeof(float));
@@ -175,5 +201,6 @@ int main() {
   printf("nearest: %u twice[999] = %u\n", hbest, htw);
   printf("flags: %u in %u\n", hf[0] + hf[1] + hf[2], 3u);
   printf("count: %llu\n", hc);
+  printf("alive: %d of %d\n", aliveOut, n);
   return 0;
 }

@@ -59,6 +59,20 @@ __global__ void count_positive(const float *in, unsigned int *counts) {
 // FIX: "needsMeasurement": false
 // CHECK-FIXES:      unsigned int cudal1_v = in[i] > 0.0f ? 1u : 0u;
 
+// A count of matching cells on a 2-D block: `==` on data is a predicate
+// every lane evaluates, not a test that picks one thread; warp and lane
+// come from the linear thread index.
+__global__ void count_alive(const int *board, int *count, int n) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < n && y < n && board[y * n + x] == 1)
+    atomicAdd(count, 1);
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: every thread does an atomicAdd to the same address 'count'{{.*}} [sync-warp-atomic-reduction]
+// CHECK-FIXES:      int cudal1_v = (x < n && y < n && board[y * n + x] == 1) ? (int)(1) : (int)0;
+// CHECK-FIXES:        if ((((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) & 31u) == 0u)
+// CHECK-FIXES-NEXT:     cudal1_w[(((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) >> 5)] = cudal1_v;
+
 // Refused: inside a grid-stride loop, lanes run different trip counts.
 __global__ void total_stride(const float *in, float *sum, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
@@ -362,6 +376,7 @@ int main() {
   cudaMalloc(&counts, 1 << 20);
   total<<<64, 256>>>(in, out, 1000);
   count_positive<<<64, 256>>>(in, counts);
+  count_alive<<<dim3(8, 8), dim3(16, 16)>>>(iin, iout, 128);
   total_stride<<<64, 256>>>(in, out, 1000);
   total_early<<<64, 256>>>(in, out, 1000);
   total_partial<<<64, 100>>>(in, out);
