@@ -119,25 +119,31 @@ if (i < n)
       "`__shared__` accumulator, the parameters that a later atomicAdd "
       "adds it into are named instead (`atomicAdd(sum, block_sum)`).\n"
       "\n"
-      "When the atomic is one of several statements of the guard's block "
-      "(`if (row < n) { float r = b[row] - y[row]; x[row] += r / d[row]; "
-      "atomicAdd(res, r * r); }`), its value goes to a register declared "
-      "before the guard (`float cudal1_v = 0;`, `cudal1_v += (float)(r * "
-      "r);` in place of the atomic) and the shuffle reduction and the one "
-      "atomic follow the guard, where every lane is again. The guard's "
-      "block must not return early, hold no other atomic, and the address "
-      "must use only names declared outside the guard; the pointer is used "
-      "nowhere else in the kernel (a `__shared__` accumulator: nowhere "
-      "else in the guard).\n"
+      "When the atomic sits deeper in a statement of the kernel body (one "
+      "of several statements of a guard's block: `if (row < n) { float r "
+      "= b[row] - y[row]; x[row] += r / d[row]; atomicAdd(res, r * r); }`; "
+      "a grid-stride loop: `for (i = tid; i < n; i += stride) "
+      "atomicAdd(sum, x[i]);`; a loop over a thread's items, an `else` "
+      "branch), each thread's values go to a register declared before "
+      "that statement (`float cudal1_v = 0;`, `cudal1_v += (float)(x[i]);` "
+      "in place of the atomic) and the shuffle reduction and the one "
+      "atomic follow the statement, where every lane is again, however "
+      "many times each lane reached the atomic. The statement must not "
+      "return early, hold no other atomic and no fence or barrier, and the "
+      "address must use only names declared outside it and never "
+      "assigned; the pointer is used nowhere else in the kernel (a "
+      "`__shared__` accumulator: nowhere else in the statement). An atomic "
+      "under an `if` that picks one thread (`if (lane == 0)`, `if "
+      "(threadIdx.x == 0)`) is not reported: it already issues one atomic "
+      "per warp or block.\n"
       "\n"
       "## When there is no fix\n"
       "\n"
-      "- the atomic is inside a loop or nested control flow deeper than "
-      "one guard (lanes may reach it a different number of times), or a "
-      "statement before it (or in its guard's block) may return early;\n"
-      "- in a guard's block: the block has another atomic, the guard has an "
-      "`else`, the address uses names declared inside the guard, or the "
-      "pointer is used elsewhere in the kernel;\n"
+      "- a statement before the atomic, or the statement holding it, may "
+      "return early;\n"
+      "- the statement holding the atomic has another atomic, a fence, a "
+      "barrier or asm; the address uses names declared or assigned inside "
+      "it; or the pointer is used elsewhere in the kernel;\n"
       "- the block size is not a constant multiple of 32 at every launch "
       "site (the full-mask shuffle needs full warps);\n"
       "- the value type has no warp shuffle, the kernel already uses "
@@ -442,32 +448,55 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
   const Stmt *Top = CE;
   const Expr *Guard = nullptr;
   const IfStmt *GuardIf = nullptr;
-  // One of several statements of a guard's block at the top of the kernel
-  // (`if (row < n) { float r = ...; x[row] = ...; atomicAdd(res, r * r); }`):
-  // each thread's value goes to a register declared before the guard, and
-  // the reduction follows the guard, where every lane is again.
-  const IfStmt *Around = nullptr;
-  if (!P1.empty())
-    if (const auto *CS = P1[0].get<CompoundStmt>(); CS && CS != Body &&
-                                                    CS->size() > 1) {
+  // The atomic deeper in a statement of the kernel body: one of several
+  // statements of a guard's block (`if (row < n) { float r = ...; x[row] =
+  // ...; atomicAdd(res, r * r); }`), inside a loop (a grid-stride loop, a
+  // loop over a thread's items) or in nested branches. Each thread's values
+  // go to a register declared before that statement, in place of the
+  // atomic, and the reduction follows the statement, where every lane is
+  // again.
+  const Stmt *Around = nullptr;
+  {
+    // The single statement under a top-level `if` without else: the
+    // guarded form below (the value under the guard's condition).
+    const Stmt *Par = P1.empty() ? nullptr : P1[0].get<Stmt>();
+    if (const auto *CS = dyn_cast_or_null<CompoundStmt>(Par);
+        CS && CS->size() == 1) {
       auto P2 = Ctx.getParents(*CS);
-      const IfStmt *If = P2.empty() ? nullptr : P2[0].get<IfStmt>();
-      auto P3 = If ? Ctx.getParents(*If) : P2;
-      if (If && If->getThen() == CS && !P3.empty() &&
-          P3[0].get<CompoundStmt>() == Body)
-        Around = If;
+      Par = P2.empty() ? nullptr : P2[0].get<Stmt>();
     }
+    bool Simple = Par == Body;
+    if (const auto *If = dyn_cast_or_null<IfStmt>(Par)) {
+      auto P3 = Ctx.getParents(*If);
+      Simple = !P3.empty() && P3[0].get<CompoundStmt>() == Body &&
+               !If->getElse() && !If->getInit() &&
+               !If->getConditionVariable();
+    }
+    if (!Simple) {
+      // Up to the statement of the body; an `if` on the way whose
+      // condition picks one thread (`if (lane == 0)`) already leaves one
+      // atomic per warp or block: not this rule's.
+      const Stmt *Cur = CE;
+      while (true) {
+        auto Ps = Ctx.getParents(*Cur);
+        const Stmt *Up = Ps.empty() ? nullptr : Ps[0].get<Stmt>();
+        if (!Up)
+          break;
+        if (const auto *If = dyn_cast<IfStmt>(Up);
+            If && If->getThen() == Cur && picksOneThread(If->getCond()))
+          return;
+        if (Up == Body) {
+          Around = Cur;
+          break;
+        }
+        Cur = Up;
+      }
+    }
+  }
   if (Around) {
-    if (picksOneThread(Around->getCond()))
-      return;
-    if (Around->getElse() || Around->getInit() ||
-        Around->getConditionVariable()) {
-      Fail("the guard around the atomic has an else branch or a declaration");
-      return;
-    }
     if (containsEscape(Around, false)) {
-      Fail("the guard's block may return early: not every lane of a warp "
-           "would reach the reduction after it");
+      Fail("the statement holding the atomic may return early: not every "
+           "lane of a warp would reach the reduction after it");
       return;
     }
     unsigned Atomics = 0, Uses = 0;
@@ -487,29 +516,28 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
               Ordering = true;
           }
     });
-    // The atomic moves after the guard: nothing in the guard may order
+    // The atomic moves after the statement: nothing in it may order
     // memory around it (a fence then a flag store would publish the flag
     // before the sum).
     if (Ordering) {
-      Fail("the guard's block has a fence, barrier, scoped atomic or asm "
-           "whose order with the atomic must stay");
+      Fail("the statement holding the atomic has a fence, barrier, scoped "
+           "atomic or asm whose order with the atomic must stay");
       return;
     }
     // A parameter: used nowhere else in the kernel. A shared variable (set
-    // and read around the guard, behind barriers): not inside the guard.
-    Uses = referencesTo(
-        Shared ? static_cast<const Stmt *>(Around) : K->getBody(), Target);
+    // and read around the statement, behind barriers): not inside it.
+    Uses = referencesTo(Shared ? Around : K->getBody(), Target);
     if (Atomics != 1) {
-      Fail("the guard's block has several atomics");
+      Fail("the statement holding the atomic has several atomics");
       return;
     }
     if (Uses != 1) {
       Fail("'" + Target->getName().str() + "' is also used elsewhere in " +
-           (Shared ? "the guard" : "the kernel") +
+           (Shared ? "the statement holding the atomic" : "the kernel") +
            ": its updates must stay where they are");
       return;
     }
-    // The address is evaluated after the guard: only names declared
+    // The address is evaluated after the statement: only names declared
     // outside it, never assigned.
     bool Scoped = true;
     forEachStmt(Addr, [&](const Stmt *X) {
@@ -522,7 +550,7 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
     });
     if (!Scoped) {
       Fail("the atomic's address uses a name declared or assigned inside "
-           "the guard");
+           "the statement holding it");
       return;
     }
   } else if (!P1.empty() && P1[0].get<CompoundStmt>() == Body) {
@@ -534,24 +562,12 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
       auto P2 = Ctx.getParents(*CS);
       Par = P2.empty() ? nullptr : P2[0].get<Stmt>();
     }
-    const auto *If = dyn_cast_or_null<IfStmt>(Par);
-    bool AtTop = false;
-    if (If) {
-      auto P3 = Ctx.getParents(*If);
-      AtTop = !P3.empty() && P3[0].get<CompoundStmt>() == Body;
-    }
-    if (If && picksOneThread(If->getCond()))
+    const auto *If = cast<IfStmt>(Par);
+    if (picksOneThread(If->getCond()))
       return;
-    if (If && !If->getElse() && !If->getInit() && !If->getConditionVariable() &&
-        AtTop) {
-      Top = If;
-      Guard = If->getCond();
-      GuardIf = If;
-    } else {
-      Fail("the atomic is inside a loop or nested control flow: not every "
-           "lane of a warp reaches it the same number of times");
-      return;
-    }
+    Top = If;
+    Guard = If->getCond();
+    GuardIf = If;
   }
   if (Around)
     Top = Around;
@@ -677,7 +693,7 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
     Fix.Edits.push_back(makeInsertion(Ctx, stmtEnd(Ctx, Around), R));
     Fix.Description = std::string("per-thread value in a register, "
                                   "warp-shuffle ") +
-                      opWord(*Op) + " after the guard" +
+                      opWord(*Op) + " after the statement" +
                       (P ? ", per-block through shared memory" : "") +
                       ", then one " + Callee.str() + Per;
     Fd.Fix = Fix;

@@ -5,7 +5,7 @@
 // or-ed flags are exact by construction.
 // RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu && cp %s %t/orig.cu
 // RUN: %cuda-l1-rewrite --rules='-*,sync-warp-atomic-reduction' --fix --allow-unverified %t/t.cu 2>&1 | FileCheck --check-prefix=APPLIED %s
-// APPLIED: applied 9 fixes in 1 file
+// APPLIED: applied 11 fixes in 1 file
 // RUN: %python %srcroot/utils/bench/cuemu.py --nvcc -o %t/orig %t/orig.cu
 // RUN: %python %srcroot/utils/bench/cuemu.py --nvcc -o %t/new %t/t.cu
 // RUN: %t/orig > %t/orig.txt
@@ -21,6 +21,7 @@
 // RUNS: flags: 1 in 3
 // RUNS: count: 929
 // RUNS: alive: 41 of 1000
+// RUNS: stride: sum 4728.50 count 444
 #include <cstdio>
 #include <cstring>
 #include <cuda_runtime.h>
@@ -92,6 +93,19 @@ __global__ void count_alive(const int *board, int *count, int w, int h) {
   int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x < w && y < h && board[y * w + x] == 1)
     atomicAdd(count, 1);
+}
+
+// Grid-stride loops over more elements than threads (lanes run 5 or 6
+// iterations): each thread's terms go to a register, reduced after the loop.
+__global__ void stride_sum(const float *x, float *sum, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    atomicAdd(sum, x[i]);
+}
+__global__ void stride_count(const float *x, unsigned int *cnt, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    if (x[i] > 5.0f)
+      atomicAdd(cnt, 1u);
+  }
 }
 
 int main() {
@@ -193,6 +207,20 @@ int main() {
     cudaMemcpy(&alive, dc, sizeof(int), cudaMemcpyDeviceToHost);
     aliveOut = alive;
   }
+  float ss = 0;
+  unsigned int sc = 0;
+  {
+    float *dsum;
+    unsigned int *dcnt;
+    cudaMalloc((void **)&dsum, sizeof(float));
+    cudaMalloc((void **)&dcnt, sizeof(unsigned int));
+    cudaMemset(dsum, 0, sizeof(float));
+    cudaMemset(dcnt, 0, sizeof(unsigned int));
+    stride_sum<<<3, 64>>>(x, dsum, n);
+    stride_count<<<3, 64>>>(x, dcnt, n);
+    cudaMemcpy(&ss, dsum, sizeof(float), cudaMemcpyDeviceToHost);
+    cudaMemcpy(&sc, dcnt, sizeof(unsigned int), cudaMemcpyDeviceToHost);
+  }
   float fm;
   memcpy(&fm, &hm, sizeof(float));
   printf("block sums: %.2f %.2f\n", hb[0], hb[1]);
@@ -202,5 +230,6 @@ int main() {
   printf("flags: %u in %u\n", hf[0] + hf[1] + hf[2], 3u);
   printf("count: %llu\n", hc);
   printf("alive: %d of %d\n", aliveOut, n);
+  printf("stride: sum %.2f count %u\n", ss, sc);
   return 0;
 }

@@ -73,14 +73,62 @@ __global__ void count_alive(const int *board, int *count, int n) {
 // CHECK-FIXES:        if ((((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) & 31u) == 0u)
 // CHECK-FIXES-NEXT:     cudal1_w[(((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) >> 5)] = cudal1_v;
 
-// Refused: inside a grid-stride loop, lanes run different trip counts.
+// A grid-stride loop: lanes run different trip counts, so each adds its
+// terms in a register and the reduction follows the loop.
 __global__ void total_stride(const float *in, float *sum, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += blockDim.x * gridDim.x)
     atomicAdd(sum, in[i]);
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: every thread does an atomicAdd {{.*}} [sync-warp-atomic-reduction]
-// CHECK-MESSAGES: note: no fix: the atomic is inside a loop or nested control flow
+// FIX: "description": "per-thread value in a register, warp-shuffle sum after the statement, per-block through shared memory, then one atomicAdd per block"
+// CHECK-FIXES:      __global__ void total_stride(const float *in, float *sum, int n) {
+// CHECK-FIXES-NEXT:   float cudal1_v = 0; // cuda-l1 sync-warp-atomic-reduction
+// CHECK-FIXES-NEXT:   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+// CHECK-FIXES-NEXT:        i += blockDim.x * gridDim.x)
+// CHECK-FIXES-NEXT:     cudal1_v += (float)(in[i]);
+// CHECK-FIXES-NEXT:   { // cuda-l1 sync-warp-atomic-reduction
+// CHECK-FIXES-NEXT:     for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1)
+// CHECK-FIXES-NEXT:       cudal1_v += __shfl_down_sync(0xffffffffu, cudal1_v, cudal1_o);
+
+// A loop over a thread's candidates inside the guard, and an atomic in an
+// else branch: both accumulate in registers until the guard's end.
+__global__ void witnesses(const unsigned int *bases, const unsigned int *nums, int *val, int *odd, int iter) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < iter) {
+    unsigned int n = nums[j];
+    for (int cnt = 1; cnt <= 4; cnt++) {
+      atomicAdd(val, (int)((n % bases[cnt]) == 1u));
+    }
+  }
+  if (j < iter) {
+    if (nums[j] % 2u == 0u)
+      val[0] += 0;
+    else
+      atomicAdd(odd, 1);
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-10]]:7: warning: every thread does an atomicAdd to the same address 'val'{{.*}} [sync-warp-atomic-reduction]
+// CHECK-MESSAGES: note: no fix: 'val' is also used elsewhere in the kernel
+// CHECK-MESSAGES: t.cu:[[@LINE-5]]:7: warning: every thread does an atomicAdd to the same address 'odd'{{.*}} [sync-warp-atomic-reduction]
+// FIX: "description": "per-thread value in a register, warp-shuffle sum after the statement, per-block through shared memory, then one atomicAdd per block"
+// CHECK-FIXES:        int cudal1_v2 = 0; // cuda-l1 sync-warp-atomic-reduction
+// CHECK-FIXES-NEXT:   if (j < iter) {
+// CHECK-FIXES:              cudal1_v2 += (int)(1);
+
+// One lane per warp already does the atomic, under a guard (`if (i < n) {
+// ...; if (lane == 0) atomicAdd(...); }`): no finding.
+__global__ void warp_dot(const float *key, const float *q, float *dot, float *exp_sum, int n) {
+  int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  int lane = threadIdx.x & 31;
+  if (i < n) {
+    float s = key[i * 32 + lane] * q[lane];
+    if (lane == 0) {
+      dot[i] = s;
+      atomicAdd(exp_sum, __expf(s));
+    }
+  }
+}
 
 // Refused: an earlier return may leave some lanes out.
 __global__ void total_early(const float *in, float *sum, int n) {
@@ -127,7 +175,7 @@ __global__ void jacobi_res(float *x, const float *b, const float *y,
   }
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-3]]:5: warning: every thread does an atomicAdd to the same address 'res2'{{.*}} [sync-warp-atomic-reduction]
-// FIX: "description": "per-thread value in a register, warp-shuffle sum after the guard, per-block through shared memory, then one atomicAdd per block"
+// FIX: "description": "per-thread value in a register, warp-shuffle sum after the statement, per-block through shared memory, then one atomicAdd per block"
 // CHECK-FIXES:      int row = blockIdx.x * blockDim.x + threadIdx.x;
 // CHECK-FIXES-NEXT: float cudal1_v = 0; // cuda-l1 sync-warp-atomic-reduction
 // CHECK-FIXES-NEXT: if (row < n) {
@@ -174,7 +222,7 @@ __global__ void res_return(const float *b, float *res, int n) {
   }
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-3]]:5: warning: every thread does an atomicAdd {{.*}} [sync-warp-atomic-reduction]
-// CHECK-MESSAGES: note: no fix: the guard's block may return early: not every lane of a warp would reach the reduction after it
+// CHECK-MESSAGES: note: no fix: the statement holding the atomic may return early: not every lane of a warp would reach the reduction after it
 
 // Refused: the accumulator is read again in the kernel.
 __global__ void res_reread(const float *b, float *res, float *out, int n) {
@@ -199,9 +247,9 @@ __global__ void res_two(const float *b, float *res, float *cnt, int n) {
   }
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-4]]:5: warning: every thread does an atomicAdd {{.*}} [sync-warp-atomic-reduction]
-// CHECK-MESSAGES: note: no fix: the guard's block has several atomics
+// CHECK-MESSAGES: note: no fix: the statement holding the atomic has several atomics
 // CHECK-MESSAGES: t.cu:[[@LINE-5]]:5: warning: every thread does an atomicAdd {{.*}} [sync-warp-atomic-reduction]
-// CHECK-MESSAGES: note: no fix: the guard's block has several atomics
+// CHECK-MESSAGES: note: no fix: the statement holding the atomic has several atomics
 
 // A block's accumulator in shared memory (the per-block partial sum of a
 // two-level reduction): one shared atomic per warp; the global atomic the
@@ -258,7 +306,7 @@ __global__ void nearest(const unsigned int *dist, unsigned int *twice,
   }
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-3]]:5: warning: every thread does an atomicMin to the same address 'best'{{.*}} [sync-warp-atomic-reduction]
-// FIX: "description": "per-thread value in a register, warp-shuffle minimum after the guard, per-block through shared memory, then one atomicMin per block"
+// FIX: "description": "per-thread value in a register, warp-shuffle minimum after the statement, per-block through shared memory, then one atomicMin per block"
 // CHECK-FIXES:      unsigned int cudal1_v = 0xffffffffu; // cuda-l1 sync-warp-atomic-reduction
 // CHECK-FIXES-NEXT: if (i < n) {
 // CHECK-FIXES:        { unsigned int cudal1_t = (unsigned int)(d); if (cudal1_t < cudal1_v) cudal1_v = cudal1_t; }
@@ -362,7 +410,7 @@ __global__ void publish(const float *b, float *sum, int *flag, int n) {
   }
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-5]]:5: warning: every thread does an atomicAdd {{.*}} [sync-warp-atomic-reduction]
-// CHECK-MESSAGES: note: no fix: the guard's block has a fence, barrier, scoped atomic or asm whose order with the atomic must stay
+// CHECK-MESSAGES: note: no fix: the statement holding the atomic has a fence, barrier, scoped atomic or asm whose order with the atomic must stay
 
 #ifndef __CUDACC_RTC__
 int main() {
@@ -378,6 +426,8 @@ int main() {
   count_positive<<<64, 256>>>(in, counts);
   count_alive<<<dim3(8, 8), dim3(16, 16)>>>(iin, iout, 128);
   total_stride<<<64, 256>>>(in, out, 1000);
+  witnesses<<<64, 256>>>(counts, counts + 100, iout, iout + 1, 1000);
+  warp_dot<<<64, 256>>>(in, in, out, out + 1, 1000);
   total_early<<<64, 256>>>(in, out, 1000);
   total_partial<<<64, 100>>>(in, out);
   histogram<<<64, 256>>>(iin, iout);
