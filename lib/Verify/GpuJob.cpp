@@ -1116,7 +1116,9 @@ int JobRun::checkCapturedLaunch(size_t K) {
     }
   V.Correct &= IR.Ok;
   V.InputSets.push_back(IR);
-  if (K == 0 && !Job.HaveHarness)
+  // The first captured launch is what the samples replay (the
+  // application's own data), harness or not.
+  if (K == 0)
     TimedRef = Ref;
   return -1;
 }
@@ -1145,8 +1147,15 @@ int JobRun::correctness() {
 /// from is kept in each buffer's pristine copy (outputs poisoned, as in a
 /// correctness run).
 void JobRun::prepareTiming() {
-  if (!Job.HaveHarness) {
-    // No harness: the samples replay captured launch 0.
+  // Captured launch 0, when it was replayed for this candidate: the samples
+  // replay it (the application's own data and launch shape; a harness's
+  // generated inputs may exercise other paths, e.g. a count of pixels equal
+  // to 255 that uniform random bytes rarely are). Else input set 0.
+  bool OnCapture = !Job.Captured.empty() &&
+                   !TimedRef.Allocations.empty() &&
+                   TimedRef.Allocations.size() ==
+                       Job.Captured.front().Allocations.size();
+  if (!Job.HaveHarness || OnCapture) {
     Timed = std::make_unique<ReplayRun>(D, Job.Captured.front());
     std::string E = Timed->allocate();
     if (!E.empty() && RunErr.empty())
