@@ -11,6 +11,9 @@ ReplayRun::~ReplayRun() {
   for (CUdeviceptr B : Bases)
     if (B)
       D.MemFree(B);
+  for (CUdeviceptr B : Images)
+    if (B)
+      D.MemFree(B);
 }
 
 std::string ReplayRun::allocate() {
@@ -40,16 +43,43 @@ std::string ReplayRun::allocate() {
 }
 
 std::string ReplayRun::restore(CUmodule M) {
-  Bytes Guard = guardPattern(GuardBytes);
+  if (Images.empty()) {
+    Bytes Guard = guardPattern(GuardBytes);
+    for (size_t I = 0; I < L.Allocations.size(); ++I) {
+      const auto &A = L.Allocations[I];
+      Bytes Img;
+      Img.reserve(A.Size + 2 * GuardBytes);
+      Img.insert(Img.end(), Guard.begin(), Guard.end());
+      Img.insert(Img.end(), A.Before.begin(), A.Before.end());
+      Img.insert(Img.end(), Guard.begin(), Guard.end());
+      CUdeviceptr P = 0;
+      // Without room for a copy, every restore goes from the host.
+      if (D.MemAlloc(&P, Img.size()) != CUDA_SUCCESS) {
+        P = 0;
+      } else if (D.MemcpyHtoD(P, Img.data(), Img.size()) != CUDA_SUCCESS) {
+        D.MemFree(P);
+        P = 0;
+      }
+      Images.push_back(P);
+    }
+  }
   for (size_t I = 0; I < L.Allocations.size(); ++I) {
     const auto &A = L.Allocations[I];
-    Bytes Img;
-    Img.reserve(A.Size + 2 * GuardBytes);
-    Img.insert(Img.end(), Guard.begin(), Guard.end());
-    Img.insert(Img.end(), A.Before.begin(), A.Before.end());
-    Img.insert(Img.end(), Guard.begin(), Guard.end());
-    std::string E = check(D.MemcpyHtoD(Bases[I], Img.data(), Img.size()),
-                          "cuMemcpyHtoD (captured state)");
+    uint64_t Size = A.Size + 2 * GuardBytes;
+    std::string E;
+    if (Images[I]) {
+      E = check(D.MemcpyDtoD(Bases[I], Images[I], Size),
+                "cuMemcpyDtoD (captured state)");
+    } else {
+      Bytes Guard = guardPattern(GuardBytes);
+      Bytes Img;
+      Img.reserve(Size);
+      Img.insert(Img.end(), Guard.begin(), Guard.end());
+      Img.insert(Img.end(), A.Before.begin(), A.Before.end());
+      Img.insert(Img.end(), Guard.begin(), Guard.end());
+      E = check(D.MemcpyHtoD(Bases[I], Img.data(), Img.size()),
+                "cuMemcpyHtoD (captured state)");
+    }
     if (!E.empty())
       return E;
   }

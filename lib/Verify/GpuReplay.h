@@ -50,6 +50,12 @@ private:
   DriverApi &D;
   const ReplayLaunch &L;
   std::vector<CUdeviceptr> Bases, Data;
+  /// The "before" image of each allocation with its guard zones, on the
+  /// device (made on the first restore): later restores copy device to
+  /// device (a timed sample restores before every launch; building and
+  /// copying a host image of tens of MB each time made timing on a
+  /// captured launch several times slower than on a harness's inputs).
+  std::vector<CUdeviceptr> Images;
   std::vector<uint8_t> Params;
   std::vector<void *> ParamPtrs;
   std::string check(CUresult R, const char *What) {
