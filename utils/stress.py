@@ -25,7 +25,7 @@ status 0, 1 or 2 only (anything else, e.g. a signal, is a crash); no time-out
 (a hang); no stack dump or "crashed" on stderr; no bare "N errors generated"
 line; the fix runs converge: a second --fix changes nothing, except fixes the
 run before dropped because their edit overlapped a fix with priority
-(docs/fixes.md, "Conflicts": "apply it and run again"), and after 4 runs
+(docs/fixes.md, "Conflicts"), and after 4 runs
 nothing changes. A batch that fails is run again file by file to name the
 file. Failing files are kept under --out/failures/ with the reason.
 

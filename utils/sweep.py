@@ -221,8 +221,9 @@ def sweep_file(path, a, has_harness):
                         fail("rewritten file no longer compiles with nvcc", ["nvcc", "-arch=sm_90", "-c", new])
             # Idempotence: a second run on the output changes nothing, except
             # for fixes the first run dropped because their edit overlapped a
-            # fix with priority ("... which has priority; apply it and run
-            # again", docs/fixes.md "Conflicts"): those runs must converge,
+            # fix with priority ("... fix not applied: its edit overlaps",
+            # docs/fixes.md "Conflicts") and no later round applied: those
+            # runs must converge,
             # each applying only fixes of rules the run before announced as
             # dropped that way.
             cur, cur_args, prev_err = new, nargs, err

@@ -647,7 +647,7 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
             C.Dropped = true;
             C.State = FixOutcome::Conflict;
             C.Why = "its edit overlaps the fix of " + label(*K->F) +
-                    ", which has priority; apply it and run again";
+                    ", which has priority; the next round applies it if it still matches (--compose-rounds; with 1 round, run again)";
             break;
           }
         if (C.Dropped)

@@ -128,8 +128,10 @@ if (i < n)
       "that statement (`float cudal1_v = 0;`, `cudal1_v += (float)(x[i]);` "
       "in place of the atomic) and the shuffle reduction and the one "
       "atomic follow the statement, where every lane is again, however "
-      "many times each lane reached the atomic. The statement must not "
-      "return early, hold no other atomic and no fence or barrier, and the "
+      "many times each lane reached the atomic. Several such atomics in "
+      "one statement (a sum and a count) get one fix each, applied in "
+      "successive rounds. The statement must not return early, hold no "
+      "compare-and-swap or exchange and no fence or barrier, and the "
       "address must use only names declared outside it and never "
       "assigned; the pointer is used nowhere else in the kernel (a "
       "`__shared__` accumulator: nowhere else in the statement). An atomic "
@@ -141,8 +143,8 @@ if (i < n)
       "\n"
       "- a statement before the atomic, or the statement holding it, may "
       "return early;\n"
-      "- the statement holding the atomic has another atomic, a fence, a "
-      "barrier or asm; the address uses names declared or assigned inside "
+      "- the statement holding the atomic has an `atomicCAS` or "
+      "`atomicExch` (a lock or a flag), a fence, a barrier or asm; the address uses names declared or assigned inside "
       "it; or the pointer is used elsewhere in the kernel;\n"
       "- the block size is not a constant multiple of 32 at every launch "
       "site (the full-mask shuffle needs full warps);\n"
@@ -508,7 +510,11 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
         if (const FunctionDecl *D = C->getDirectCallee())
           if (D->getIdentifier()) {
             StringRef N = D->getName();
-            if (N.starts_with("atomic"))
+            // Other read-modify-write atomics (another sum, a count) stay
+            // where they are: relaxed atomics to other addresses have no
+            // order to keep. A compare-and-swap or an exchange may build a
+            // lock or publish a flag around this one.
+            if (N.starts_with("atomicCAS") || N.starts_with("atomicExch"))
               ++Atomics;
             if (N.starts_with("__nv_atomic") || N.starts_with("__atomic") ||
                 N.starts_with("__threadfence") || N.starts_with("__sync") ||
@@ -527,8 +533,10 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
     // A parameter: used nowhere else in the kernel. A shared variable (set
     // and read around the statement, behind barriers): not inside it.
     Uses = referencesTo(Shared ? Around : K->getBody(), Target);
-    if (Atomics != 1) {
-      Fail("the statement holding the atomic has several atomics");
+    if (Atomics) {
+      Fail("the statement holding the atomic has an atomicCAS or "
+           "atomicExch (a lock or a flag) whose order with the atomic must "
+           "stay");
       return;
     }
     if (Uses != 1) {
@@ -580,7 +588,17 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
       return;
     }
   }
-  if (containsCallTo(K->getBody(), {"__shfl*"})) {
+  // Shuffles of the kernel's own (its lanes may follow a protocol this
+  // reduction would break); the reductions an earlier round of this rule
+  // wrote (a statement `{ // cuda-l1 sync-warp-atomic-reduction ... }` of
+  // the body: a second sum of the same guard) do not count.
+  for (const Stmt *S : Body->body()) {
+    if (!containsCallTo(S, {"__shfl*"}))
+      continue;
+    if (isa<CompoundStmt>(S) &&
+        StringRef(sourceText(Ctx, S->getSourceRange()))
+            .starts_with("{ // cuda-l1 sync-warp-atomic-reduction"))
+      continue;
     Fail("the kernel already uses warp shuffles");
     return;
   }

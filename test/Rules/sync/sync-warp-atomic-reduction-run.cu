@@ -5,7 +5,8 @@
 // or-ed flags are exact by construction.
 // RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu && cp %s %t/orig.cu
 // RUN: %cuda-l1-rewrite --rules='-*,sync-warp-atomic-reduction' --fix --allow-unverified %t/t.cu 2>&1 | FileCheck --check-prefix=APPLIED %s
-// APPLIED: applied 11 fixes in 1 file
+// APPLIED: applied 12 fixes in 1 file
+// APPLIED: kernel 'sum_and_count' combines sync-warp-atomic-reduction (round 1) + sync-warp-atomic-reduction (round 2): applied
 // RUN: %python %srcroot/utils/bench/cuemu.py --nvcc -o %t/orig %t/orig.cu
 // RUN: %python %srcroot/utils/bench/cuemu.py --nvcc -o %t/new %t/t.cu
 // RUN: %t/orig > %t/orig.txt
@@ -22,6 +23,7 @@
 // RUNS: count: 929
 // RUNS: alive: 41 of 1000
 // RUNS: stride: sum 4728.50 count 444
+// RUNS: pair: sum 4728.50 count 1000
 #include <cstdio>
 #include <cstring>
 #include <cuda_runtime.h>
@@ -105,6 +107,16 @@ __global__ void stride_count(const float *x, unsigned int *cnt, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
     if (x[i] > 5.0f)
       atomicAdd(cnt, 1u);
+  }
+}
+
+// A sum and a count in one guard: one fix each, over two rounds.
+__global__ void sum_and_count(const float *x, float *sum, unsigned int *cnt, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float v = x[i];
+    atomicAdd(sum, v);
+    atomicAdd(cnt, 1u);
   }
 }
 
@@ -207,8 +219,8 @@ int main() {
     cudaMemcpy(&alive, dc, sizeof(int), cudaMemcpyDeviceToHost);
     aliveOut = alive;
   }
-  float ss = 0;
-  unsigned int sc = 0;
+  float ss = 0, ps = 0;
+  unsigned int sc = 0, pc = 0;
   {
     float *dsum;
     unsigned int *dcnt;
@@ -220,6 +232,11 @@ int main() {
     stride_count<<<3, 64>>>(x, dcnt, n);
     cudaMemcpy(&ss, dsum, sizeof(float), cudaMemcpyDeviceToHost);
     cudaMemcpy(&sc, dcnt, sizeof(unsigned int), cudaMemcpyDeviceToHost);
+    cudaMemset(dsum, 0, sizeof(float));
+    cudaMemset(dcnt, 0, sizeof(unsigned int));
+    sum_and_count<<<(n + 127) / 128, 128>>>(x, dsum, dcnt, n);
+    cudaMemcpy(&ps, dsum, sizeof(float), cudaMemcpyDeviceToHost);
+    cudaMemcpy(&pc, dcnt, sizeof(unsigned int), cudaMemcpyDeviceToHost);
   }
   float fm;
   memcpy(&fm, &hm, sizeof(float));
@@ -231,5 +248,6 @@ int main() {
   printf("count: %llu\n", hc);
   printf("alive: %d of %d\n", aliveOut, n);
   printf("stride: sum %.2f count %u\n", ss, sc);
+  printf("pair: sum %.2f count %u\n", ps, pc);
   return 0;
 }

@@ -237,7 +237,8 @@ __global__ void res_reread(const float *b, float *res, float *out, int n) {
 // CHECK-MESSAGES: t.cu:[[@LINE-5]]:5: warning: every thread does an atomicAdd {{.*}} [sync-warp-atomic-reduction]
 // CHECK-MESSAGES: note: no fix: 'res' is also used elsewhere in the kernel: its updates must stay where they are
 
-// Refused: two atomics in the guard's block.
+// Two sums in the guard's block (a residual and a count): one fix each,
+// the second applied in the next round; both registers precede the guard.
 __global__ void res_two(const float *b, float *res, float *cnt, int n) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;
   if (row < n) {
@@ -246,10 +247,29 @@ __global__ void res_two(const float *b, float *res, float *cnt, int n) {
     atomicAdd(cnt, 1.0f);
   }
 }
-// CHECK-MESSAGES: t.cu:[[@LINE-4]]:5: warning: every thread does an atomicAdd {{.*}} [sync-warp-atomic-reduction]
-// CHECK-MESSAGES: note: no fix: the statement holding the atomic has several atomics
-// CHECK-MESSAGES: t.cu:[[@LINE-5]]:5: warning: every thread does an atomicAdd {{.*}} [sync-warp-atomic-reduction]
-// CHECK-MESSAGES: note: no fix: the statement holding the atomic has several atomics
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:5: warning: every thread does an atomicAdd to the same address 'res'{{.*}} [sync-warp-atomic-reduction]
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:5: warning: every thread does an atomicAdd to the same address 'cnt'{{.*}} [sync-warp-atomic-reduction]
+// CHECK-FIXES:      __global__ void res_two(const float *b, float *res, float *cnt, int n) {
+// CHECK-FIXES:        float cudal1_v{{[_0-9]*}} = 0; // cuda-l1 sync-warp-atomic-reduction
+// CHECK-FIXES-NEXT:   float cudal1_v{{[_0-9]*}} = 0; // cuda-l1 sync-warp-atomic-reduction
+// CHECK-FIXES-NEXT:   if (row < n) {
+// CHECK-FIXES-NEXT:     float r = b[row];
+// CHECK-FIXES-NEXT:     cudal1_v{{[_0-9]*}} += (float)(r);
+// CHECK-FIXES-NEXT:     cudal1_v{{[_0-9]*}} += (float)(1.0f);
+// CHECK-FIXES:              atomicAdd(cnt, cudal1_v{{[_0-9]*}});
+// CHECK-FIXES:              atomicAdd(res, cudal1_v{{[_0-9]*}});
+
+// Refused: an exchange in the same block may publish a flag after the sum.
+__global__ void res_locked(const float *b, float *res, int *lock, int n) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < n) {
+    float r = b[row];
+    atomicAdd(res, r);
+    atomicExch(lock, row);
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:5: warning: every thread does an atomicAdd to the same address 'res'{{.*}} [sync-warp-atomic-reduction]
+// CHECK-MESSAGES: note: no fix: the statement holding the atomic has an atomicCAS or atomicExch (a lock or a flag) whose order with the atomic must stay
 
 // A block's accumulator in shared memory (the per-block partial sum of a
 // two-level reduction): one shared atomic per warp; the global atomic the
@@ -439,6 +459,7 @@ int main() {
   res_return<<<64, 256>>>(in, out, 1000);
   res_reread<<<64, 256>>>(in, out, out + 1000, 1000);
   res_two<<<64, 256>>>(in, out, out + 1, 1000);
+  res_locked<<<64, 256>>>(in, out, iout, 1000);
   block_partial<<<64, 256>>>(in, out, 1000u);
   max_bits<<<64, 256>>>(in, iout, 1000);
   nearest<<<64, 256>>>(counts, counts + 1000, counts + 5000, 1000);
