@@ -21,7 +21,8 @@
 #
 # Environment: OUT, BUDGET, REPEAT (runs of each binary, default 2: the
 # kernel times are the median and the spread between runs is reported),
-# HECBENCH, MODE (verify: `--fix --verify=run`,
+# HECBENCH, CAPTURE (1: build cuda-l1-capture and capture each program's
+# launches first; see below), MODE (verify: `--fix --verify=run`,
 # the default; proven: `--fix` alone, the proven fixes applied without GPU
 # verification and measured here; results in bench/results/<corpus>-proven),
 # CUDA_PATH (default /usr/local/cuda), CUDAL1_COMMIT (the commit to record;
@@ -72,6 +73,21 @@ if newer "$H/cublas-ref" "$S/cublas-ref.cu"; then
   nvcc -arch=sm_90 -O3 -std=c++17 -o "$H/cublas-ref" "$S/cublas-ref.cu" -lcublas \
     || echo "bench-corpus-gpu: cublas-ref did not build" | tee -a "$OUT/env.txt"
 fi
+# CAPTURE=1: the capture tools (tools/cuda-l1-capture, standalone CMake, no
+# LLVM) built here and put beside the rewrite binary, so that each program
+# is first run under cuda-l1-capture and its kernels are verified and timed
+# on their captured launches (the program's own data) as well.
+if [ "${CAPTURE:-0}" = 1 ] && [ ! -x "$DIST/bin/cuda-l1-capture" ]; then
+  echo "building the capture tools"
+  GEN=(); command -v ninja >/dev/null && GEN=(-G Ninja)
+  if cmake "${GEN[@]}" -S "$ROOT/tools/cuda-l1-capture" -B "$H/capture" -DCMAKE_BUILD_TYPE=Release > "$H/capture.log" 2>&1 &&
+     cmake --build "$H/capture" -j "$(nproc)" >> "$H/capture.log" 2>&1; then
+    cp "$H/capture/bin/cuda-l1-capture" "$DIST/bin/" &&
+      mkdir -p "$DIST/lib/cuda-l1" && cp "$H/capture/lib/cuda-l1/"*.so "$DIST/lib/cuda-l1/"
+  else
+    echo "bench-corpus-gpu: the capture tools did not build (see $H/capture.log): no capture" | tee -a "$OUT/env.txt"
+  fi
+fi
 echo "helpers ready after $(( $(date +%s) - T0 )) s"
 
 MODE="${MODE:-verify}"
@@ -90,7 +106,9 @@ python3 "$ROOT/utils/bench-corpus.py" "${SRC[@]}" --results "$ROOT/bench/results
 RC=${PIPESTATUS[0]}
 
 R="$ROOT/bench/results/$NAME"
-tar czf "$OUT/bench-results.tgz" -C "$ROOT/bench/results" "$NAME"
+# Captured bytes stay here (they can be large); manifests and logs go.
+tar czf "$OUT/bench-results.tgz" --exclude='*/capture/launches' --exclude='*/capture/modules' \
+  -C "$ROOT/bench/results" "$NAME"
 for f in summary.md summary.json speedup.svg; do
   [ -e "$R/$f" ] && cp "$R/$f" "$OUT/$f"
 done
