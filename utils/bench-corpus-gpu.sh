@@ -74,18 +74,27 @@ if newer "$H/cublas-ref" "$S/cublas-ref.cu"; then
     || echo "bench-corpus-gpu: cublas-ref did not build" | tee -a "$OUT/env.txt"
 fi
 # CAPTURE=1: the capture tools (tools/cuda-l1-capture, standalone CMake, no
-# LLVM) built here and put beside the rewrite binary, so that each program
-# is first run under cuda-l1-capture and its kernels are verified and timed
-# on their captured launches (the program's own data) as well.
-if [ "${CAPTURE:-0}" = 1 ] && [ ! -x "$DIST/bin/cuda-l1-capture" ]; then
-  echo "building the capture tools"
-  GEN=(); command -v ninja >/dev/null && GEN=(-G Ninja)
-  if cmake "${GEN[@]}" -S "$ROOT/tools/cuda-l1-capture" -B "$H/capture" -DCMAKE_BUILD_TYPE=Release > "$H/capture.log" 2>&1 &&
-     cmake --build "$H/capture" -j "$(nproc)" >> "$H/capture.log" 2>&1; then
-    cp "$H/capture/bin/cuda-l1-capture" "$DIST/bin/" &&
-      mkdir -p "$DIST/lib/cuda-l1" && cp "$H/capture/lib/cuda-l1/"*.so "$DIST/lib/cuda-l1/"
+# LLVM) built here (again when their sources are newer) and put beside the
+# rewrite binary, and --capture=on: each program is first run under
+# cuda-l1-capture and its kernels are verified and timed on their captured
+# launches (the program's own data) as well. Otherwise --capture=off.
+CAPOPT=(--capture=off)
+if [ "${CAPTURE:-0}" = 1 ]; then
+  CAPOPT=(--capture=on)
+  if newer "$H/capture/bin/cuda-l1-capture" "$ROOT"/tools/cuda-l1-capture/*.cpp "$ROOT"/tools/cuda-l1-capture/CMakeLists.txt; then
+    echo "building the capture tools"
+    GEN=(); command -v ninja >/dev/null && GEN=(-G Ninja)
+    cmake ${GEN[@]+"${GEN[@]}"} -S "$ROOT/tools/cuda-l1-capture" -B "$H/capture" -DCMAKE_BUILD_TYPE=Release > "$H/capture.log" 2>&1 &&
+      cmake --build "$H/capture" -j "$(nproc)" >> "$H/capture.log" 2>&1 ||
+      echo "bench-corpus-gpu: the capture tools did not build (see $H/capture.log)" | tee -a "$OUT/env.txt"
+  fi
+  # The injection library first: the launcher finds it beside itself.
+  if mkdir -p "$DIST/lib/cuda-l1" && cp "$H/capture/lib/cuda-l1/"*.so "$DIST/lib/cuda-l1/" &&
+     cp "$H/capture/bin/cuda-l1-capture" "$DIST/bin/"; then
+    echo "capture: $DIST/bin/cuda-l1-capture" | tee -a "$OUT/env.txt"
   else
-    echo "bench-corpus-gpu: the capture tools did not build (see $H/capture.log): no capture" | tee -a "$OUT/env.txt"
+    echo "bench-corpus-gpu: CAPTURE=1 but the capture tools could not be put beside the rewrite binary" | tee -a "$OUT/env.txt"
+    exit 2
   fi
 fi
 echo "helpers ready after $(( $(date +%s) - T0 )) s"
@@ -101,7 +110,8 @@ fi
 [ "$MODE" != verify ] && NAME="$NAME-$MODE"
 LEFT=$(( BUDGET - ($(date +%s) - T0) ))
 python3 "$ROOT/utils/bench-corpus.py" "${SRC[@]}" --results "$ROOT/bench/results/$NAME" \
-  --rewrite "$DIST/bin/cuda-l1-rewrite" --tool-mode "$MODE" --repeat "${REPEAT:-2}" --budget "$LEFT" "$@" 2>&1 \
+  --rewrite "$DIST/bin/cuda-l1-rewrite" --tool-mode "$MODE" --repeat "${REPEAT:-2}" --budget "$LEFT" \
+  "${CAPOPT[@]}" "$@" 2>&1 \
   | tee "$OUT/run.log"
 RC=${PIPESTATUS[0]}
 

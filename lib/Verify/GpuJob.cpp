@@ -637,6 +637,18 @@ private:
   /// device state, and the original's result on it (the reference).
   std::unique_ptr<ReplayRun> Timed;
   ReplayState TimedRef;
+  /// Captured launch 0 was replayed for this candidate (original and
+  /// candidate), the original reproduced its captured result bit for bit,
+  /// and how long its first replay took (restore, launch, read-back:
+  /// seconds, an upper bound of the launch the timing plan is made for).
+  bool CaptureReplayed = false, CaptureReproduces = false;
+  double CaptureSeconds = 0;
+  /// The samples replay captured launch 0: always without a harness; with
+  /// one, when the original reproduced the capture (else a replay of state
+  /// the capture missed would be timed).
+  bool timeOnCapture() const {
+    return CaptureReplayed && (!Job.HaveHarness || CaptureReproduces);
+  }
 
   // Correctness facts the timing uses.
   Tolerance Tol;
@@ -1056,8 +1068,12 @@ int JobRun::checkCapturedLaunch(size_t K) {
       Err = R.readBack(Which ? MC : MO, Out);
     return Err;
   };
+  auto TR0 = std::chrono::steady_clock::now();
   if (E.empty())
     E = RunKernel(0, Ref);
+  double RefSeconds = std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - TR0)
+                          .count();
   if (E.empty())
     E = RunKernel(0, Again);
   if (!E.empty()) {
@@ -1117,9 +1133,13 @@ int JobRun::checkCapturedLaunch(size_t K) {
   V.Correct &= IR.Ok;
   V.InputSets.push_back(IR);
   // The first captured launch is what the samples replay (the
-  // application's own data), harness or not.
-  if (K == 0)
+  // application's own data), harness or not (timeOnCapture()).
+  if (K == 0) {
     TimedRef = Ref;
+    CaptureReplayed = true;
+    CaptureReproduces = Reproduces;
+    CaptureSeconds = RefSeconds;
+  }
   return -1;
 }
 
@@ -1151,11 +1171,7 @@ void JobRun::prepareTiming() {
   // replay it (the application's own data and launch shape; a harness's
   // generated inputs may exercise other paths, e.g. a count of pixels equal
   // to 255 that uniform random bytes rarely are). Else input set 0.
-  bool OnCapture = !Job.Captured.empty() &&
-                   !TimedRef.Allocations.empty() &&
-                   TimedRef.Allocations.size() ==
-                       Job.Captured.front().Allocations.size();
-  if (!Job.HaveHarness || OnCapture) {
+  if (timeOnCapture()) {
     Timed = std::make_unique<ReplayRun>(D, Job.Captured.front());
     std::string E = Timed->allocate();
     if (!E.empty() && RunErr.empty())
@@ -1513,7 +1529,9 @@ int JobRun::timing() {
     double Left = double(Opts.TimeoutSeconds) - Elapsed - 10;
     if (Opts.TimeoutSeconds && (Seconds <= 0 || Left < Seconds))
       Seconds = std::max(Left, 1e-3);
-    TimingPlan Plan = planTiming(OriginalSeconds, T.Samples, T.Warmup, Seconds);
+    TimingPlan Plan =
+        planTiming(timeOnCapture() ? CaptureSeconds : OriginalSeconds,
+                   T.Samples, T.Warmup, Seconds);
     T.Samples = Plan.Samples;
     T.Warmup = Plan.Warmup;
     if (Plan.Reduced) {
@@ -1533,8 +1551,7 @@ int JobRun::timing() {
     decideAcceptance(V, Opts.MinSpeedup);
     return finish(1);
   }
-  if (!Job.HaveHarness &&
-      TimedRef.Allocations.size() != Job.Captured.front().Allocations.size()) {
+  if (!Job.HaveHarness && !CaptureReplayed) {
     reject("harness", "nothing to time the candidate on: no harness, and "
                       "the first captured launch was not replayed");
     return finish(2);

@@ -128,7 +128,10 @@ RuleInfo SyncSharedHistogram::info() const {
       "fix is exact for any launch. Only the elements a block touched are "
       "non-zero in its copy, so the final atomics stay inside the array. "
       "Several arrays of one kernel (k-means' sums and counts) share one "
-      "fix and one pair of barriers, at most 32 KiB of copies in all.\n"
+      "fix and one pair of barriers, at most 32 KiB of copies in all. Such "
+      "a copy is zeroed and added up with the linear thread index (`(tz * "
+      "by + ty) * bx + tx`) whatever the block shape seen, so a 2-D launch "
+      "elsewhere stays exact.\n"
       "\n"
       "## When there is no fix\n"
       "\n"
@@ -138,8 +141,8 @@ RuleInfo SyncSharedHistogram::info() const {
       "`if (cond) return;`, or uses `goto`;\n"
       "- more than 4096 bins, or more than 32 KiB of them;\n"
       "- the atomic or the kernel's braces come from a macro;\n"
-      "- an index read from data has side effects (the fix evaluates it "
-      "twice).\n"
+      "- an index read from data calls a function other than min, max, abs "
+      "or __ldg, or has side effects (the fix evaluates it twice).\n"
       "\n"
       "Nothing is reported when the index is neither proven to be in a "
       "small range nor read from data into an array that is small at "
@@ -482,7 +485,8 @@ std::optional<BinAtomic> binAtomic(const CallExpr *CE) {
 
 /// True when evaluating \p E twice gives the same value and changes
 /// nothing: no assignment, increment or call other than the built-in
-/// indices (`blockIdx.x` is a property read through a call) and min/max.
+/// indices (`blockIdx.x` is a property read through a call), min, max, abs
+/// and __ldg.
 static bool pureIndex(const Stmt *S) {
   if (!S)
     return true;
@@ -498,7 +502,8 @@ static bool pureIndex(const Stmt *S) {
   if (const auto *CE = dyn_cast<CallExpr>(S)) {
     const FunctionDecl *FD = CE->getDirectCallee();
     if (!FD || !FD->getIdentifier() ||
-        !(FD->getName() == "min" || FD->getName() == "max"))
+        !(FD->getName() == "min" || FD->getName() == "max" ||
+          FD->getName() == "abs" || FD->getName() == "__ldg"))
       return false;
     for (const Expr *A : CE->arguments())
       if (!pureIndex(A))
@@ -652,7 +657,8 @@ void SyncSharedHistogram::checkKernel(const KernelUnit &Kernel) {
           K);
       for (const BinAtomic &B : List)
         if (!pureIndex(B.Index))
-          A.Why = "an index has side effects (it would be evaluated twice)";
+          A.Why = "an index calls a function or has side effects (the fix "
+                  "evaluates it twice)";
     }
     if (Refs[P] != List.size() || F.isMutated(P))
       A.Why = "'" + P->getName().str() +
@@ -752,7 +758,12 @@ void SyncSharedHistogram::checkKernel(const KernelUnit &Kernel) {
   // The rewrite.
   std::string Why2;
   auto Block = constantBlock(context(), K, Why2);
-  bool OneD = Block && (*Block)[1] == 1 && (*Block)[2] == 1;
+  // A window is meant to stay exact at launches the model did not see: its
+  // loops use the linear thread index whatever the block shape seen.
+  bool AnyWindow = false;
+  for (Privatised *A : Fixed)
+    AnyWindow = AnyWindow || A->Window;
+  bool OneD = !AnyWindow && Block && (*Block)[1] == 1 && (*Block)[2] == 1;
   std::string Tid =
       OneD ? "threadIdx.x"
            : "(threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + "
@@ -834,9 +845,6 @@ void SyncSharedHistogram::checkKernel(const KernelUnit &Kernel) {
   for (TextEdit &E : GuardEdits)
     Fix.Edits.push_back(E);
   Fix.Edits.push_back(makeInsertion(Ctx, Body->getRBracLoc(), Tail));
-  bool AnyWindow = false;
-  for (Privatised *A : Fixed)
-    AnyWindow = AnyWindow || A->Window;
   Fix.Description =
       Fixed.size() == 1 && !AnyWindow
           ? "per-block bins in shared memory, one atomicAdd per non-empty "

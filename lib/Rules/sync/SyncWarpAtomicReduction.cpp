@@ -467,7 +467,8 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
       auto P2 = Ctx.getParents(*CS);
       Par = P2.empty() ? nullptr : P2[0].get<Stmt>();
     }
-    bool Simple = Par == Body;
+    // Directly a statement of the body (not alone in a nested block).
+    bool Simple = !P1.empty() && P1[0].get<CompoundStmt>() == Body;
     if (const auto *If = dyn_cast_or_null<IfStmt>(Par)) {
       auto P3 = Ctx.getParents(*If);
       Simple = !P3.empty() && P3[0].get<CompoundStmt>() == Body &&
@@ -482,8 +483,14 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
       while (true) {
         auto Ps = Ctx.getParents(*Cur);
         const Stmt *Up = Ps.empty() ? nullptr : Ps[0].get<Stmt>();
-        if (!Up)
-          break;
+        // A lambda's body, a statement expression or an initialiser: the
+        // register and the reduction have no statement of the body to go
+        // around.
+        if (!Up || isa<LambdaExpr>(Up) || isa<StmtExpr>(Up)) {
+          Fail("the atomic is inside a lambda, a statement expression or "
+               "an initialiser");
+          return;
+        }
         if (const auto *If = dyn_cast<IfStmt>(Up);
             If && If->getThen() == Cur && picksOneThread(If->getCond()))
           return;
@@ -561,6 +568,20 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
            "the statement holding it");
       return;
     }
+    // Evaluated once after the statement instead of at each atomic: memory
+    // it reads (`&out[*slot]`) may change in between.
+    const Expr *AE = Addr->IgnoreParenImpCasts();
+    bool AddrReads = readsData(AE);
+    if (const auto *UO = dyn_cast<UnaryOperator>(AE);
+        UO && UO->getOpcode() == UO_AddrOf)
+      if (const auto *AS =
+              dyn_cast<ArraySubscriptExpr>(UO->getSubExpr()->IgnoreParens()))
+        AddrReads = readsData(AS->getBase()) || readsData(AS->getIdx());
+    if (AddrReads) {
+      Fail("the atomic's address reads memory, which the statement may "
+           "change before the reduction after it");
+      return;
+    }
   } else if (!P1.empty() && P1[0].get<CompoundStmt>() == Body) {
     Top = CE;
   } else if (!P1.empty()) {
@@ -570,7 +591,11 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
       auto P2 = Ctx.getParents(*CS);
       Par = P2.empty() ? nullptr : P2[0].get<Stmt>();
     }
-    const auto *If = cast<IfStmt>(Par);
+    const auto *If = dyn_cast_or_null<IfStmt>(Par);
+    if (!If) {
+      Fail("the atomic is not in a statement of the kernel body");
+      return;
+    }
     if (picksOneThread(If->getCond()))
       return;
     Top = If;

@@ -116,19 +116,19 @@ __global__ void accumulate(const float *pts, const int *member, float *sums, int
 // FIX: "description": "per-block copies of 'counts', 'sums' in shared memory, one atomicAdd per non-zero element per block"
 // CHECK-FIXES:      __global__ void accumulate(const float *pts, const int *member, float *sums, int *counts, int n, int dim) {
 // CHECK-FIXES-NEXT:   __shared__ int cudal1_bins[16]; // cuda-l1 sync-shared-histogram
-// CHECK-FIXES-NEXT:   for (unsigned int cudal1_b = threadIdx.x; cudal1_b < 16u; cudal1_b += blockDim.x)
+// CHECK-FIXES-NEXT:   for (unsigned int cudal1_b = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x; cudal1_b < 16u; cudal1_b += blockDim.x * blockDim.y * blockDim.z)
 // CHECK-FIXES-NEXT:     cudal1_bins[cudal1_b] = 0;
 // CHECK-FIXES-NEXT:   __shared__ float cudal1_bins_2[128]; // cuda-l1 sync-shared-histogram
-// CHECK-FIXES-NEXT:   for (unsigned int cudal1_b = threadIdx.x; cudal1_b < 128u; cudal1_b += blockDim.x)
+// CHECK-FIXES-NEXT:   for (unsigned int cudal1_b = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x; cudal1_b < 128u; cudal1_b += blockDim.x * blockDim.y * blockDim.z)
 // CHECK-FIXES-NEXT:     cudal1_bins_2[cudal1_b] = 0;
 // CHECK-FIXES-NEXT:   __syncthreads();
 // CHECK-FIXES:          ((unsigned long long)(c) < 16ull ? atomicAdd(&cudal1_bins[c], 1) : atomicAdd(&counts[c], 1));
 // CHECK-FIXES:            ((unsigned long long)(c * dim + f) < 128ull ? atomicAdd(&cudal1_bins_2[c * dim + f], pts[i * dim + f]) : atomicAdd(&sums[c * dim + f], pts[i * dim + f]));
 // CHECK-FIXES:        __syncthreads();
-// CHECK-FIXES-NEXT:   for (unsigned int cudal1_b = threadIdx.x; cudal1_b < 16u; cudal1_b += blockDim.x)
+// CHECK-FIXES-NEXT:   for (unsigned int cudal1_b = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x; cudal1_b < 16u; cudal1_b += blockDim.x * blockDim.y * blockDim.z)
 // CHECK-FIXES-NEXT:     if (cudal1_bins[cudal1_b] != 0)
 // CHECK-FIXES-NEXT:       atomicAdd(&counts[cudal1_b], cudal1_bins[cudal1_b]);
-// CHECK-FIXES-NEXT:   for (unsigned int cudal1_b = threadIdx.x; cudal1_b < 128u; cudal1_b += blockDim.x)
+// CHECK-FIXES-NEXT:   for (unsigned int cudal1_b = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x; cudal1_b < 128u; cudal1_b += blockDim.x * blockDim.y * blockDim.z)
 // CHECK-FIXES-NEXT:     if (cudal1_bins_2[cudal1_b] != 0)
 // CHECK-FIXES-NEXT:       atomicAdd(&sums[cudal1_b], cudal1_bins_2[cudal1_b]);
 // CHECK-FIXES-NEXT: }
@@ -173,7 +173,7 @@ __global__ void stepping(const unsigned int *keys, unsigned int *seen, int n) {
     atomicAdd(&seen[keys[j += blockDim.x]], 1u);
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: threads atomically add to global 'seen' at indices read from data, and it has only 64 elements{{.*}} [sync-shared-histogram]
-// CHECK-MESSAGES: note: no fix: an index has side effects
+// CHECK-MESSAGES: note: no fix: an index calls a function or has side effects
 
 // --- silent ---
 

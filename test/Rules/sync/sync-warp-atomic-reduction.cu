@@ -259,6 +259,35 @@ __global__ void res_two(const float *b, float *res, float *cnt, int n) {
 // CHECK-FIXES:              atomicAdd(cnt, cudal1_v{{[_0-9]*}});
 // CHECK-FIXES:              atomicAdd(res, cudal1_v{{[_0-9]*}});
 
+// Alone in a bare nested block: the block is the statement the reduction
+// follows.
+__global__ void bare_block(const float *x, float *sum) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  { atomicAdd(sum, x[i]); }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: every thread does an atomicAdd to the same address 'sum'{{.*}} [sync-warp-atomic-reduction]
+// CHECK-FIXES:      __global__ void bare_block(const float *x, float *sum) {
+// CHECK-FIXES-NEXT:   int i = blockIdx.x * blockDim.x + threadIdx.x;
+// CHECK-FIXES-NEXT:   float cudal1_v{{[_0-9]*}} = 0; // cuda-l1 sync-warp-atomic-reduction
+// CHECK-FIXES-NEXT:   { cudal1_v{{[_0-9]*}} += (float)(x[i]); }
+
+// Refused: inside a lambda there is no statement of the body to go around.
+__global__ void in_lambda(const float *x, float *sum) {
+  auto add = [&](float v) { atomicAdd(sum, v); };
+  add(x[blockIdx.x * blockDim.x + threadIdx.x]);
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-3]]:29: warning: every thread does an atomicAdd {{.*}} [sync-warp-atomic-reduction]
+// CHECK-MESSAGES: note: no fix: the atomic is inside a lambda, a statement expression or an initialiser
+
+// Refused: the address reads memory the loop may change (the slot), and it
+// would be read once, after the loop.
+__global__ void slot_sum(const float *x, float *out, int *slot, int n) {
+  for (int j = 0; j < n; j++)
+    atomicAdd(&out[*slot], x[threadIdx.x + j]);
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: every thread does an atomicAdd {{.*}} [sync-warp-atomic-reduction]
+// CHECK-MESSAGES: note: no fix: the atomic's address reads memory, which the statement may change before the reduction after it
+
 // Refused: an exchange in the same block may publish a flag after the sum.
 __global__ void res_locked(const float *b, float *res, int *lock, int n) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;
@@ -460,6 +489,9 @@ int main() {
   res_reread<<<64, 256>>>(in, out, out + 1000, 1000);
   res_two<<<64, 256>>>(in, out, out + 1, 1000);
   res_locked<<<64, 256>>>(in, out, iout, 1000);
+  bare_block<<<64, 256>>>(in, out);
+  in_lambda<<<64, 256>>>(in, out);
+  slot_sum<<<64, 256>>>(in, out, iout, 4);
   block_partial<<<64, 256>>>(in, out, 1000u);
   max_bits<<<64, 256>>>(in, iout, 1000);
   nearest<<<64, 256>>>(counts, counts + 1000, counts + 5000, 1000);
