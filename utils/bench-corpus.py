@@ -54,6 +54,9 @@ def parse_args(argv):
     src.add_argument("--only", default="", help="comma-separated program names")
     src.add_argument("--slice", default="", help="i/n: the i-th of n interleaved slices")
     src.add_argument("--list", action="store_true", help="list the selected programs and exit")
+    src.add_argument("--args", action="append", default=[], metavar="NAME=ARGS",
+                     help="NAME's command line (repeatable): for HeCBench programs without test "
+                          "metadata (--hecbench-all), or other sizes")
     io = ap.add_argument_group("results")
     io.add_argument("--results", default=None, help="results folder (default bench/results/<corpus>)")
     io.add_argument("--work", default=None, help="scratch folder (default $TMPDIR/cuda-l1-bench)")
@@ -199,7 +202,7 @@ def main(argv=None):
         print("manifest: %d problems" % len(problems))
         return 1 if problems else 0
     try:
-        programs = B.select_programs(load_programs(a), a.only, a.slice)
+        programs = B.set_program_args(B.select_programs(load_programs(a), a.only, a.slice), a.args)
     except ValueError as e:
         print("bench-corpus: error: %s" % e, file=sys.stderr)
         return 2

@@ -189,6 +189,15 @@ TextEdit makeInsertion(const ASTContext &Ctx, SourceLocation L,
   return makeTextEdit(Ctx, CharSourceRange::getCharRange(L, L), Text);
 }
 
+unsigned countReferences(const Stmt *S, const Decl *D) {
+  unsigned N = 0;
+  forEachStmt(S, [&](const Stmt *X) {
+    if (const auto *R = dyn_cast<DeclRefExpr>(X))
+      N += R->getDecl() == D;
+  });
+  return N;
+}
+
 std::string sourceText(const ASTContext &Ctx, SourceRange R) {
   const SourceManager &SM = Ctx.getSourceManager();
   CharSourceRange CR = Lexer::makeFileCharRange(

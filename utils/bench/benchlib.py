@@ -338,6 +338,24 @@ def select_programs(programs, only="", slice_spec=""):
     return programs
 
 
+def set_program_args(programs, overrides):
+    """--args NAME=ARGS (repeatable): NAME's command line becomes ARGS
+    (split like a shell: quotes kept together). For HeCBench programs with
+    no test metadata in benchmarks.yaml (`--hecbench-all`), which need
+    their arguments, and for trying other sizes. An unknown NAME or an
+    entry without '=' is an error."""
+    by_name = {p["name"]: p for p in programs}
+    for o in overrides or []:
+        name, eq, args = o.partition("=")
+        if not eq or not name:
+            raise ValueError("--args wants NAME=ARGS, not %r" % o)
+        if name not in by_name:
+            raise ValueError("--args: %r is not among the selected programs" % name)
+        by_name[name]["args"] = shlex.split(args)
+        by_name[name]["args_origin"] = "--args"
+    return programs
+
+
 # ---------------------------------------------------------------------------
 # Output parsing
 
@@ -1415,7 +1433,8 @@ class Runner:
         state from the pool is given). Writes and returns its result."""
         r = {"name": prog["name"], "corpus": prog["corpus"], "category": prog["category"],
              "description": prog["description"], "sizes": prog["sizes"], "kernel_specs": prog["kernels"],
-             "cublas": prog["cublas"], "args": prog["args"], "status": "running",
+             "cublas": prog["cublas"], "args": prog["args"],
+             "args_origin": prog.get("args_origin", "corpus"), "status": "running",
              "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
              "original": None, "tool": None, "rewritten": None, "unchanged": False,
              "tool_mode": (self.o.tool_cmd and "custom") or getattr(self.o, "tool_mode", "verify")}

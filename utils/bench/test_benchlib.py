@@ -130,6 +130,17 @@ class HeCBenchYaml(unittest.TestCase):
             self.assertEqual(progs[0]["sources"], ["main.cu"])
             self.assertEqual(progs[0]["build"], "make")
             self.assertEqual([p["name"] for p in B.load_hecbench(tmp, include_all=True)], ["ace", "adamw"])
+            # --args: adamw has no test metadata, so no arguments until given.
+            progs = B.load_hecbench(tmp, include_all=True)
+            self.assertEqual(progs[1]["args"], [])
+            B.set_program_args(progs, ["adamw=1000 'a b' 3"])
+            self.assertEqual(progs[1]["args"], ["1000", "a b", "3"])
+            self.assertEqual(progs[1]["args_origin"], "--args")
+            self.assertNotIn("args_origin", progs[0])
+            with self.assertRaises(ValueError):
+                B.set_program_args(progs, ["nosuch=1"])
+            with self.assertRaises(ValueError):
+                B.set_program_args(progs, ["adamw"])
         finally:
             shutil.rmtree(tmp)
 

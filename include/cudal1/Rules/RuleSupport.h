@@ -74,6 +74,11 @@ std::string sourceText(const clang::ASTContext &Ctx, clang::SourceRange R);
 /// True when \p L, or anything in \p R, comes from a macro expansion.
 bool inMacro(clang::SourceRange R);
 
+/// The number of references (DeclRefExprs) to \p D in \p S: "used only
+/// here" checks of the rules (an accumulator used by one atomic only, a
+/// loop-invariant factor named once).
+unsigned countReferences(const clang::Stmt *S, const clang::Decl *D);
+
 /// The preprocessor of the TU being checked (for macro definitions); set by
 /// RuleCheck (and the YAML rules) for the duration of a run (thread-local).
 void setRulePreprocessor(const clang::Preprocessor *PP);

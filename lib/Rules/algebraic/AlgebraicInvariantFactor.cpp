@@ -18,19 +18,6 @@ using namespace llvm;
 
 namespace cudal1 {
 
-namespace {
-
-unsigned countRefs(const Stmt *S, const VarDecl *V) {
-  unsigned N = 0;
-  forEachStmt(S, [&](const Stmt *X) {
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(X))
-      if (DRE->getDecl() == V)
-        ++N;
-  });
-  return N;
-}
-
-} // namespace
 
 RuleInfo AlgebraicInvariantFactor::info() const {
   RuleInfo I;
@@ -209,7 +196,7 @@ void AlgebraicInvariantFactor::analyze(ASTContext &Ctx, const FunctionDecl *K,
       LoopInBlock = SeenDecl;
       break;
     }
-    if (SeenDecl && countRefs(X, Acc))
+    if (SeenDecl && countReferences(X, Acc))
       UsedBetween = true;
     if (const auto *DS = dyn_cast<DeclStmt>(X))
       for (const Decl *D : DS->decls())
@@ -243,7 +230,7 @@ void AlgebraicInvariantFactor::analyze(ASTContext &Ctx, const FunctionDecl *K,
   if (UsedBetween)
     return Fail("'" + AccName +
                 "' is used between its declaration and the loop");
-  if (countRefs(L, Acc) != 1)
+  if (countReferences(L, Acc) != 1)
     return Fail("the loop uses '" + AccName +
                 "' elsewhere too (it would see "
                 "the sum without the factor)");

@@ -69,16 +69,6 @@ std::optional<uint64_t> extentOf(const LaunchSite *L, bool Grid, unsigned D,
   return Out;
 }
 
-/// The number of references to \p V in \p Body.
-unsigned referencesTo(const Stmt *Body, const VarDecl *V) {
-  unsigned N = 0;
-  forEachStmt(Body, [&](const Stmt *S) {
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
-      N += DRE->getDecl() == V;
-  });
-  return N;
-}
-
 } // namespace
 
 RuleInfo LaunchRedundantThreads::info() const {
@@ -372,7 +362,7 @@ void LaunchRedundantThreads::checkLaunch(const CUDAKernelCallExpr *Site,
       // A local dim3 used by this launch only and never changed: edit its
       // declaration.
       if (Host && V->hasLocalStorage() && !isa<ParmVarDecl>(V) &&
-          V->getInit() && referencesTo(Host->getBody(), V) == 1 &&
+          V->getInit() && countReferences(Host->getBody(), V) == 1 &&
           !varsWrittenIn(Host->getBody()).count(V))
         if (auto Comps = writtenDimComponents(writtenLaunchDim(V->getInit()))) {
           std::string Before = Why;
@@ -388,7 +378,7 @@ void LaunchRedundantThreads::checkLaunch(const CUDAKernelCallExpr *Site,
             Why = Before;
           }
         }
-      if (!Done && referencesTo(Host ? Host->getBody() : nullptr, V) > 1)
+      if (!Done && countReferences(Host ? Host->getBody() : nullptr, V) > 1)
         note(F, V->getLocation(),
              "'" + V->getNameAsString() + "' is used elsewhere in '" +
                  Host->getNameAsString() +

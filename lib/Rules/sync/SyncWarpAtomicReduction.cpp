@@ -256,16 +256,6 @@ const VarDecl *sharedRoot(const Expr *Addr) {
   return V;
 }
 
-/// The number of references to \p D in \p S.
-unsigned referencesTo(const Stmt *S, const Decl *D) {
-  unsigned N = 0;
-  forEachStmt(S, [&](const Stmt *X) {
-    if (const auto *R = dyn_cast<DeclRefExpr>(X))
-      N += R->getDecl() == D;
-  });
-  return N;
-}
-
 /// `if (tid == 0)`-style guards pick one thread (per warp or block): the
 /// atomic is already rare, not this pattern.
 bool picksOneThread(const Expr *Cond) {
@@ -539,7 +529,7 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
     }
     // A parameter: used nowhere else in the kernel. A shared variable (set
     // and read around the statement, behind barriers): not inside it.
-    Uses = referencesTo(Shared ? Around : K->getBody(), Target);
+    Uses = countReferences(Shared ? Around : K->getBody(), Target);
     if (Atomics) {
       Fail("the statement holding the atomic has an atomicCAS or "
            "atomicExch (a lock or a flag) whose order with the atomic must "
@@ -703,7 +693,7 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
         const auto *C = dyn_cast<CallExpr>(X);
         const FunctionDecl *D = C ? C->getDirectCallee() : nullptr;
         if (!D || !D->getIdentifier() || D->getName() != "atomicAdd" ||
-            C->getNumArgs() != 2 || !referencesTo(C->getArg(1), Shared))
+            C->getNumArgs() != 2 || !countReferences(C->getArg(1), Shared))
           return;
         if (const ParmVarDecl *Q = rootPointerParam(C->getArg(0), F))
           if (!llvm::is_contained(Fix.GridSumParams, Q->getName().str()))
