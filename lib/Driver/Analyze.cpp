@@ -8,6 +8,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/Frontend/CompilerInstance.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -114,6 +115,7 @@ public:
       for (Finding &F : Part)
         Out.push_back(std::move(F));
     }
+    dropSubsumed(Out);
     if (CollectKernels)
       collectKernels(Ctx, CI, Model, Out);
     for (Finding &F : Out) {
@@ -140,6 +142,27 @@ public:
   std::map<std::string, ProjectModel> PerFileCalls;
 
 private:
+  /// A finding that another enabled rule's finding at the same place
+  /// subsumes (the same diagnosis, with a fix or the reason for none) is
+  /// dropped: memory-atomic-contention's "32 atomics per warp on one
+  /// address" where sync-warp-atomic-reduction reports that atomic
+  /// (docs/advise.md).
+  static void dropSubsumed(std::vector<Finding> &Out) {
+    static const std::pair<StringRef, StringRef> Subsumed[] = {
+        {"memory-atomic-contention", "sync-warp-atomic-reduction"}};
+    for (const auto &[Minor, Major] : Subsumed) {
+      std::set<std::pair<std::string, unsigned>> At;
+      for (const Finding &F : Out)
+        if (F.RuleId == Major)
+          At.insert({F.Loc.File, F.Offset});
+      if (At.empty())
+        continue;
+      llvm::erase_if(Out, [&](const Finding &F) {
+        return F.RuleId == Minor && At.count({F.Loc.File, F.Offset});
+      });
+    }
+  }
+
   /// The kernels with fixes, extracted with their context, and every launch
   /// site (harness inference) for --fix --verify=run.
   void collectKernels(clang::ASTContext &Ctx, clang::CompilerInstance &CI,

@@ -35,7 +35,10 @@ RuleInfo MemoryAtomicContention::info() const {
       "Reduce within the warp first (`__shfl_down_sync`, "
       "`cooperative_groups::reduce`), then within the block through shared "
       "memory, and issue one atomic per warp or per block. Atomics already "
-      "guarded to one lane (`if (lane == 0)`) are not reported.";
+      "guarded to one lane (`if (lane == 0)`) are not reported. When "
+      "sync-warp-atomic-reduction is enabled too and reports the same "
+      "atomic (with that rewrite as its fix, or the reason for none), this "
+      "finding is dropped: one diagnosis per atomic.";
   return I;
 }
 
