@@ -109,7 +109,9 @@ RuleInfo SyncSharedHistogram::info() const {
       "A top-level `if (cond) return;` becomes `if (!(cond)) { ... }` "
       "around the rest of the body, so that every thread reaches the "
       "barriers. The thread index and count are the 1-D ones when every "
-      "launch has a constant 1-D block, else the 3-D linear ones.\n"
+      "launch of the kernel is in the file (its name used only in "
+      "`<<<>>>` launches) with a constant 1-D block, else the 3-D linear "
+      "ones.\n"
       "\n"
       "Integer bins are bitwise: the global array ends with the same "
       "counts. Float bins are reassociating (each bin's terms are added "
@@ -759,11 +761,14 @@ void SyncSharedHistogram::checkKernel(const KernelUnit &Kernel) {
   std::string Why2;
   auto Block = constantBlock(context(), K, Why2);
   // A window is meant to stay exact at launches the model did not see: its
-  // loops use the linear thread index whatever the block shape seen.
+  // loops use the linear thread index whatever the block shape seen; so do
+  // the others unless every launch is in view and 1-D.
   bool AnyWindow = false;
   for (Privatised *A : Fixed)
     AnyWindow = AnyWindow || A->Window;
-  bool OneD = !AnyWindow && Block && (*Block)[1] == 1 && (*Block)[2] == 1;
+  std::string WhyNotAll;
+  bool OneD = !AnyWindow && Block && (*Block)[1] == 1 && (*Block)[2] == 1 &&
+              allLaunchesVisible(Ctx, context(), K, WhyNotAll);
   std::string Tid =
       OneD ? "threadIdx.x"
            : "(threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + "

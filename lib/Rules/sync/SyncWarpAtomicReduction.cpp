@@ -139,6 +139,13 @@ if (i < n)
       "(threadIdx.x == 0)`) is not reported: it already issues one atomic "
       "per warp or block.\n"
       "\n"
+      "Lanes and warps are numbered from `threadIdx.x` when every launch "
+      "of the kernel is in the file (its name used only in `<<<>>>` "
+      "launches) with a 1-D block; otherwise from the linear thread index "
+      "`(threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + "
+      "threadIdx.x`, so that a 2-D launch elsewhere still groups whole "
+      "warps.\n"
+      "\n"
       "## When there is no fix\n"
       "\n"
       "- a statement before the atomic, or the statement holding it, may "
@@ -657,7 +664,11 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
   std::string V = uniqueName(K, "cudal1_v" + Suffix);
   std::string Ind = indentOf(Ctx, Top->getBeginLoc());
   std::string I1 = Ind + "  ";
-  bool OneD = (*Block)[1] == 1 && (*Block)[2] == 1;
+  // The 1-D lane and warp ids only when every launch of the kernel is in
+  // view and 1-D: a 2-D launch elsewhere would group the wrong lanes.
+  std::string WhyNotAll;
+  bool OneD = (*Block)[1] == 1 && (*Block)[2] == 1 &&
+              allLaunchesVisible(Ctx, CC, K, WhyNotAll);
   std::string Tid = OneD ? "threadIdx.x"
                          : "((threadIdx.z * blockDim.y + threadIdx.y) * "
                            "blockDim.x + threadIdx.x)";

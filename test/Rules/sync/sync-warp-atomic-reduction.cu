@@ -288,6 +288,17 @@ __global__ void slot_sum(const float *x, float *out, int *slot, int n) {
 // CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: every thread does an atomicAdd {{.*}} [sync-warp-atomic-reduction]
 // CHECK-MESSAGES: note: no fix: the atomic's address reads memory, which the statement may change before the reduction after it
 
+// Its launches are not all in view (its address is taken): the lane and
+// warp ids are the linear ones even though the launch seen is 1-D.
+__global__ void total_elsewhere(const float *in, float *sum, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicAdd(sum, in[i]);
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: every thread does an atomicAdd to the same address 'sum'{{.*}} [sync-warp-atomic-reduction]
+// CHECK-FIXES:      __global__ void total_elsewhere(const float *in, float *sum, int n) {
+// CHECK-FIXES:          if ((((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) & 31u) == 0u)
+
 // Refused: an exchange in the same block may publish a flag after the sum.
 __global__ void res_locked(const float *b, float *res, int *lock, int n) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;
@@ -489,6 +500,9 @@ int main() {
   res_reread<<<64, 256>>>(in, out, out + 1000, 1000);
   res_two<<<64, 256>>>(in, out, out + 1, 1000);
   res_locked<<<64, 256>>>(in, out, iout, 1000);
+  total_elsewhere<<<64, 256>>>(in, out, 1000);
+  void *elsewhere = (void *)total_elsewhere;
+  (void)elsewhere;
   bare_block<<<64, 256>>>(in, out);
   in_lambda<<<64, 256>>>(in, out);
   slot_sum<<<64, 256>>>(in, out, iout, 4);
