@@ -302,9 +302,16 @@ def load_hecbench(root, include_all=False):
         test = meta[name].get("test") if isinstance(meta[name], dict) else None
         if not test and not include_all:
             continue
-        test = test or {}
-        if not os.path.exists(os.path.join(d, "Makefile")):
+        makefile = os.path.join(d, "Makefile")
+        if not os.path.exists(makefile):
             continue
+        origin = "benchmarks.yaml"
+        if not test:
+            # No test metadata: the command line of the Makefile's `run`
+            # target (`$(LAUNCHER) ./$(program) 100 5000000`), as a user
+            # would run it; --args overrides.
+            test = {"args": makefile_run_args(makefile)}
+            origin = "Makefile run target" if test["args"] else "none"
         progs.append({
             "name": name, "corpus": "hecbench", "dir": d, "root": os.path.join(root, "src"),
             "category": ",".join(meta[name].get("categories", [])), "description": "",
@@ -312,9 +319,35 @@ def load_hecbench(root, include_all=False):
             "headers": [], "build": "make", "nvcc_flags": [], "args": [str(a) for a in test.get("args", [])],
             "timing_regex": test.get("regex"), "check": "hecbench",
             "timeout_s": int(test.get("timeout", 120)), "sizes": {}, "kernels": {}, "cublas": [],
-            "support": [], "tool_args": [], "patterns": [],
+            "support": [], "tool_args": [], "patterns": [], "args_origin": origin,
         })
     return progs
+
+
+def makefile_run_args(path):
+    """The arguments of `./$(program) ...` in the recipe of a Makefile's
+    `run:` target ([] when there is none)."""
+    try:
+        lines = open(path, errors="replace").read().splitlines()
+    except OSError:
+        return []
+    in_run = False
+    for line in lines:
+        if re.match(r"^run\s*:", line):
+            in_run = True
+            continue
+        if in_run:
+            if not line.startswith("\t"):
+                if line.strip() and not line.startswith("#"):
+                    break
+                continue
+            m = re.search(r"\./\$[({]program[)}]\s*(.*)$", line)
+            if m:
+                try:
+                    return shlex.split(m.group(1))
+                except ValueError:
+                    return []
+    return []
 
 
 def select_programs(programs, only="", slice_spec=""):

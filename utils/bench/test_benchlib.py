@@ -130,13 +130,23 @@ class HeCBenchYaml(unittest.TestCase):
             self.assertEqual(progs[0]["sources"], ["main.cu"])
             self.assertEqual(progs[0]["build"], "make")
             self.assertEqual([p["name"] for p in B.load_hecbench(tmp, include_all=True)], ["ace", "adamw"])
-            # --args: adamw has no test metadata, so no arguments until given.
+            # --args: adamw has no test metadata and no run target, so no
+            # arguments until given.
             progs = B.load_hecbench(tmp, include_all=True)
             self.assertEqual(progs[1]["args"], [])
+            self.assertEqual(progs[1]["args_origin"], "none")
+            self.assertEqual(progs[0]["args_origin"], "benchmarks.yaml")
             B.set_program_args(progs, ["adamw=1000 'a b' 3"])
             self.assertEqual(progs[1]["args"], ["1000", "a b", "3"])
             self.assertEqual(progs[1]["args_origin"], "--args")
-            self.assertNotIn("args_origin", progs[0])
+            self.assertEqual(progs[0]["args_origin"], "benchmarks.yaml")
+            # Without test metadata, the Makefile's run target gives them.
+            with open(os.path.join(tmp, "src", "adamw-cuda", "Makefile"), "w") as f:
+                f.write("program = main\n\nrun: $(program)\n\t$(LAUNCHER) ./$(program) 100 '5 6'\n\n"
+                        "clean:\n\trm -f main\n")
+            progs = B.load_hecbench(tmp, include_all=True)
+            self.assertEqual(progs[1]["args"], ["100", "5 6"])
+            self.assertEqual(progs[1]["args_origin"], "Makefile run target")
             with self.assertRaises(ValueError):
                 B.set_program_args(progs, ["nosuch=1"])
             with self.assertRaises(ValueError):
