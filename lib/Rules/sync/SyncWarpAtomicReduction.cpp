@@ -144,7 +144,11 @@ if (i < n)
       "launches) with a 1-D block; otherwise from the linear thread index "
       "`(threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + "
       "threadIdx.x`, so that a 2-D launch elsewhere still groups whole "
-      "warps.\n"
+      "warps. When the block size is not known to be a multiple of 32 at "
+      "every launch (read from the command line, or launches out of view), "
+      "the reduction sits behind `if (((blockDim.x * blockDim.y * "
+      "blockDim.z) & 31u) == 0u)`, the same for the whole block, and other "
+      "blocks do one atomic per thread of its register.\n"
       "\n"
       "## When there is no fix\n"
       "\n"
@@ -153,8 +157,8 @@ if (i < n)
       "- the statement holding the atomic has an `atomicCAS` or "
       "`atomicExch` (a lock or a flag), a fence, a barrier or asm; the address uses names declared or assigned inside "
       "it; or the pointer is used elsewhere in the kernel;\n"
-      "- the block size is not a constant multiple of 32 at every launch "
-      "site (the full-mask shuffle needs full warps);\n"
+      "- a launch in the file has a constant block that is not a multiple "
+      "of 32 (the full-mask shuffle needs full warps);\n"
       "- the value type has no warp shuffle, the kernel already uses "
       "shuffles, or the code comes from a macro.";
   return I;
@@ -289,6 +293,10 @@ struct ReductionText {
   /// address: the compiler already issues one atomic per warp for a
   /// uniform address). Empty for a shared-memory accumulator.
   std::string BlockArray;
+  /// When the block size is not known to be a multiple of 32 at every
+  /// launch: the block-uniform test that picks the shuffle reduction (full
+  /// warps) or, for other blocks, one atomic per thread of its register.
+  std::string FullWarpsTest;
 };
 
 /// The shuffle reduction of \p R.V over the warp (lines indented with \p I).
@@ -321,6 +329,19 @@ std::string reduceAndAtomic(const ReductionText &R, const std::string &I1) {
   T += I + "  " + R.Callee + "(" + R.AddrText + ", " + R.V + ");\n";
   if (!R.BlockArray.empty())
     T += I1 + "}\n";
+  return T;
+}
+
+/// reduceAndAtomic, behind R.FullWarpsTest when there is one (the test is
+/// the same for every thread of a block, so the barrier inside stays safe).
+std::string reduction(const ReductionText &R, const std::string &I1) {
+  if (R.FullWarpsTest.empty())
+    return reduceAndAtomic(R, I1);
+  std::string T = I1 + "if (" + R.FullWarpsTest + ") {\n";
+  T += reduceAndAtomic(R, I1 + "  ");
+  T += I1 + "} else {\n";
+  T += I1 + "  " + R.Callee + "(" + R.AddrText + ", " + R.V + ");\n";
+  T += I1 + "}\n";
   return T;
 }
 } // namespace
@@ -624,18 +645,20 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
     Fail("the kernel already uses warp shuffles");
     return;
   }
-  std::string Why;
+  // The shuffles need full warps: a block size that is a multiple of 32 at
+  // every launch, known here when all launches are in view with one
+  // constant shape; else (sizes from the command line, launches elsewhere)
+  // a test on blockDim picks the reduction or one atomic per thread.
+  std::string Why, WhyNotAll;
   auto Block = constantBlock(CC, K, Why);
-  if (!Block) {
-    Fail(Why + "; the warp shuffle needs full warps (block size a multiple "
-               "of 32)");
-    return;
-  }
-  uint64_t Threads = (*Block)[0] * (*Block)[1] * (*Block)[2];
-  if (Threads % 32) {
-    Fail("the block has " + std::to_string(Threads) +
-         " threads, not a multiple of 32: the last warp is partial");
-    return;
+  bool AllVisible = allLaunchesVisible(Ctx, CC, K, WhyNotAll);
+  if (Block) {
+    uint64_t Threads = (*Block)[0] * (*Block)[1] * (*Block)[2];
+    if (Threads % 32) {
+      Fail("the block has " + std::to_string(Threads) +
+           " threads, not a multiple of 32: the last warp is partial");
+      return;
+    }
   }
   if (inMacro(Top->getSourceRange()) || inMacro(CE->getSourceRange())) {
     Fail("the atomic comes from a macro expansion");
@@ -666,9 +689,7 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
   std::string I1 = Ind + "  ";
   // The 1-D lane and warp ids only when every launch of the kernel is in
   // view and 1-D: a 2-D launch elsewhere would group the wrong lanes.
-  std::string WhyNotAll;
-  bool OneD = (*Block)[1] == 1 && (*Block)[2] == 1 &&
-              allLaunchesVisible(Ctx, CC, K, WhyNotAll);
+  bool OneD = Block && (*Block)[1] == 1 && (*Block)[2] == 1 && AllVisible;
   std::string Tid = OneD ? "threadIdx.x"
                          : "((threadIdx.z * blockDim.y + threadIdx.y) * "
                            "blockDim.x + threadIdx.x)";
@@ -685,6 +706,8 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
                    : "((blockDim.x * blockDim.y * blockDim.z) >> 5)";
   if (P)
     RT.BlockArray = uniqueName(K, "cudal1_w" + Suffix);
+  if (!Block || !AllVisible)
+    RT.FullWarpsTest = "((blockDim.x * blockDim.y * blockDim.z) & 31u) == 0u";
   std::string Per = P ? " per block" : " per warp";
   FixIt Fix;
   Fix.Exact =
@@ -732,7 +755,7 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
                                       AfterSemi),
         combine(*Op, V, VTs, "(" + VTs + ")(" + ValText + ")")));
     std::string R = "\n" + Ind + "{ // cuda-l1 sync-warp-atomic-reduction\n";
-    R += reduceAndAtomic(RT, I1);
+    R += reduction(RT, I1);
     R += Ind + "}";
     Fix.Edits.push_back(makeInsertion(Ctx, stmtEnd(Ctx, Around), R));
     Fix.Description = std::string("per-thread value in a register, "
@@ -750,7 +773,7 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
          ValText + ") : (" + VTs + ")" + Identity + ";\n";
   else
     T += I1 + VTs + " " + V + " = " + ValText + ";\n";
-  T += reduceAndAtomic(RT, I1);
+  T += reduction(RT, I1);
   T += Ind + "}";
   SourceLocation E = Top->getEndLoc();
   CharSourceRange R = CharSourceRange::getTokenRange(Top->getBeginLoc(), E);

@@ -5,7 +5,7 @@
 // or-ed flags are exact by construction.
 // RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu && cp %s %t/orig.cu
 // RUN: %cuda-l1-rewrite --rules='-*,sync-warp-atomic-reduction' --fix --allow-unverified %t/t.cu 2>&1 | FileCheck --check-prefix=APPLIED %s
-// APPLIED: applied 12 fixes in 1 file
+// APPLIED: applied 14 fixes in 1 file
 // APPLIED: kernel 'sum_and_count' combines sync-warp-atomic-reduction (round 1) + sync-warp-atomic-reduction (round 2): applied
 // RUN: %python %srcroot/utils/bench/cuemu.py --nvcc -o %t/orig %t/orig.cu
 // RUN: %python %srcroot/utils/bench/cuemu.py --nvcc -o %t/new %t/t.cu
@@ -24,7 +24,18 @@
 // RUNS: alive: 41 of 1000
 // RUNS: stride: sum 4728.50 count 444
 // RUNS: pair: sum 4728.50 count 1000
+// RUNS: runtime block 96: sum 4728.50 count 444
+// The block size of runtime_sum comes from the command line: the rewrite
+// tests blockDim for whole warps. 100 threads take the per-thread atomics.
+// RUN: grep -c '& 31u) == 0u) {' %t/t.cu | FileCheck --check-prefix=TEST %s
+// TEST: {{^[1-9]}}
+// RUN: %t/orig 100 > %t/orig100.txt
+// RUN: %t/new 100 > %t/new100.txt
+// RUN: diff %t/orig100.txt %t/new100.txt
+// RUN: FileCheck --check-prefix=R100 %s < %t/new100.txt
+// R100: runtime block 100: sum 4728.50 count 444
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <cuda_runtime.h>
 
@@ -120,7 +131,16 @@ __global__ void sum_and_count(const float *x, float *sum, unsigned int *cnt, int
   }
 }
 
-int main() {
+// Launched with a block size the tool cannot know (argv).
+__global__ void runtime_sum(const float *x, float *sum, unsigned int *cnt, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicAdd(sum, x[i]);
+  if (i < n && x[i] > 5.0f)
+    atomicAdd(cnt, 1u);
+}
+
+int main(int argc, char **argv) {
   const int n = 1000;
   float *hx = new float[n];
   unsigned int *hd = new unsigned int[n];
@@ -219,8 +239,9 @@ int main() {
     cudaMemcpy(&alive, dc, sizeof(int), cudaMemcpyDeviceToHost);
     aliveOut = alive;
   }
-  float ss = 0, ps = 0;
-  unsigned int sc = 0, pc = 0;
+  float ss = 0, ps = 0, rs = 0;
+  unsigned int sc = 0, pc = 0, rc = 0;
+  int rt = 0;
   {
     float *dsum;
     unsigned int *dcnt;
@@ -237,6 +258,12 @@ int main() {
     sum_and_count<<<(n + 127) / 128, 128>>>(x, dsum, dcnt, n);
     cudaMemcpy(&ps, dsum, sizeof(float), cudaMemcpyDeviceToHost);
     cudaMemcpy(&pc, dcnt, sizeof(unsigned int), cudaMemcpyDeviceToHost);
+    cudaMemset(dsum, 0, sizeof(float));
+    cudaMemset(dcnt, 0, sizeof(unsigned int));
+    rt = argc > 1 ? atoi(argv[1]) : 96;
+    runtime_sum<<<(n + rt - 1) / rt, rt>>>(x, dsum, dcnt, n);
+    cudaMemcpy(&rs, dsum, sizeof(float), cudaMemcpyDeviceToHost);
+    cudaMemcpy(&rc, dcnt, sizeof(unsigned int), cudaMemcpyDeviceToHost);
   }
   float fm;
   memcpy(&fm, &hm, sizeof(float));
@@ -249,5 +276,6 @@ int main() {
   printf("alive: %d of %d\n", aliveOut, n);
   printf("stride: sum %.2f count %u\n", ss, sc);
   printf("pair: sum %.2f count %u\n", ps, pc);
+  printf("runtime block %d: sum %.2f count %u\n", rt, rs, rc);
   return 0;
 }
