@@ -143,8 +143,9 @@ RuleInfo SyncSharedHistogram::info() const {
       "`if (cond) return;`, or uses `goto`;\n"
       "- more than 4096 bins, or more than 32 KiB of them;\n"
       "- the atomic or the kernel's braces come from a macro;\n"
-      "- an index read from data calls a function other than min, max, abs "
-      "or __ldg, or has side effects (the fix evaluates it twice).\n"
+      "- an index read from data calls a function not known to be pure "
+      "(min, max, abs and the math functions are), or has side effects "
+      "(the fix evaluates it twice).\n"
       "\n"
       "Nothing is reported when the index is neither proven to be in a "
       "small range nor read from data into an array that is small at "
@@ -485,41 +486,6 @@ std::optional<BinAtomic> binAtomic(const CallExpr *CE) {
 
 } // namespace
 
-/// True when evaluating \p E twice gives the same value and changes
-/// nothing: no assignment, increment or call other than the built-in
-/// indices (`blockIdx.x` is a property read through a call), min, max, abs
-/// and __ldg.
-static bool pureIndex(const Stmt *S) {
-  if (!S)
-    return true;
-  if (const auto *E = dyn_cast<Expr>(S))
-    if (isa<PseudoObjectExpr>(E->IgnoreParens()) && !builtinName(E).empty())
-      return true;
-  if (const auto *BO = dyn_cast<BinaryOperator>(S);
-      BO && BO->isAssignmentOp())
-    return false;
-  if (const auto *UO = dyn_cast<UnaryOperator>(S);
-      UO && UO->isIncrementDecrementOp())
-    return false;
-  if (const auto *CE = dyn_cast<CallExpr>(S)) {
-    const FunctionDecl *FD = CE->getDirectCallee();
-    if (!FD || !FD->getIdentifier() ||
-        !(FD->getName() == "min" || FD->getName() == "max" ||
-          FD->getName() == "abs" || FD->getName() == "__ldg"))
-      return false;
-    for (const Expr *A : CE->arguments())
-      if (!pureIndex(A))
-        return false;
-    return true;
-  }
-  if (isa<StmtExpr>(S) || isa<CXXConstructExpr>(S))
-    return false;
-  for (const Stmt *C : S->children())
-    if (!pureIndex(C))
-      return false;
-  return true;
-}
-
 namespace {
 /// One array the fix privatises.
 struct Privatised {
@@ -658,7 +624,7 @@ void SyncSharedHistogram::checkKernel(const KernelUnit &Kernel) {
               "atomic per non-zero element per block",
           K);
       for (const BinAtomic &B : List)
-        if (!pureIndex(B.Index))
+        if (!isPure(Ctx, B.Index))
           A.Why = "an index calls a function or has side effects (the fix "
                   "evaluates it twice)";
     }

@@ -476,24 +476,25 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
   // atomic, and the reduction follows the statement, where every lane is
   // again.
   const Stmt *Around = nullptr;
+  // Directly a statement of the body (not alone in a nested block).
+  bool Direct = !P1.empty() && P1[0].get<CompoundStmt>() == Body;
+  // The single statement under a top-level `if` without else: the guarded
+  // form below (the value under the guard's condition).
+  const IfStmt *SimpleIf = nullptr;
   {
-    // The single statement under a top-level `if` without else: the
-    // guarded form below (the value under the guard's condition).
     const Stmt *Par = P1.empty() ? nullptr : P1[0].get<Stmt>();
     if (const auto *CS = dyn_cast_or_null<CompoundStmt>(Par);
         CS && CS->size() == 1) {
       auto P2 = Ctx.getParents(*CS);
       Par = P2.empty() ? nullptr : P2[0].get<Stmt>();
     }
-    // Directly a statement of the body (not alone in a nested block).
-    bool Simple = !P1.empty() && P1[0].get<CompoundStmt>() == Body;
     if (const auto *If = dyn_cast_or_null<IfStmt>(Par)) {
       auto P3 = Ctx.getParents(*If);
-      Simple = !P3.empty() && P3[0].get<CompoundStmt>() == Body &&
-               !If->getElse() && !If->getInit() &&
-               !If->getConditionVariable();
+      if (!P3.empty() && P3[0].get<CompoundStmt>() == Body &&
+          !If->getElse() && !If->getInit() && !If->getConditionVariable())
+        SimpleIf = If;
     }
-    if (!Simple) {
+    if (!Direct && !SimpleIf) {
       // Up to the statement of the body; an `if` on the way whose
       // condition picks one thread (`if (lane == 0)`) already leaves one
       // atomic per warp or block: not this rule's.
@@ -600,25 +601,15 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
            "change before the reduction after it");
       return;
     }
-  } else if (!P1.empty() && P1[0].get<CompoundStmt>() == Body) {
+  } else if (Direct) {
     Top = CE;
-  } else if (!P1.empty()) {
-    const Stmt *Par = P1[0].get<Stmt>();
-    if (const auto *CS = dyn_cast_or_null<CompoundStmt>(Par);
-        CS && CS->size() == 1) {
-      auto P2 = Ctx.getParents(*CS);
-      Par = P2.empty() ? nullptr : P2[0].get<Stmt>();
-    }
-    const auto *If = dyn_cast_or_null<IfStmt>(Par);
-    if (!If) {
-      Fail("the atomic is not in a statement of the kernel body");
+  } else {
+    // SimpleIf: the walk above either found Around or returned.
+    if (picksOneThread(SimpleIf->getCond()))
       return;
-    }
-    if (picksOneThread(If->getCond()))
-      return;
-    Top = If;
-    Guard = If->getCond();
-    GuardIf = If;
+    Top = SimpleIf;
+    Guard = SimpleIf->getCond();
+    GuardIf = SimpleIf;
   }
   if (Around)
     Top = Around;
