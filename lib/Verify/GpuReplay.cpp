@@ -42,16 +42,21 @@ std::string ReplayRun::allocate() {
   return "";
 }
 
+Bytes ReplayRun::image(size_t I) const {
+  const auto &A = L.Allocations[I];
+  Bytes Guard = guardPattern(GuardBytes);
+  Bytes Img;
+  Img.reserve(A.Size + 2 * GuardBytes);
+  Img.insert(Img.end(), Guard.begin(), Guard.end());
+  Img.insert(Img.end(), A.Before.begin(), A.Before.end());
+  Img.insert(Img.end(), Guard.begin(), Guard.end());
+  return Img;
+}
+
 std::string ReplayRun::restore(CUmodule M) {
   if (Images.empty()) {
-    Bytes Guard = guardPattern(GuardBytes);
     for (size_t I = 0; I < L.Allocations.size(); ++I) {
-      const auto &A = L.Allocations[I];
-      Bytes Img;
-      Img.reserve(A.Size + 2 * GuardBytes);
-      Img.insert(Img.end(), Guard.begin(), Guard.end());
-      Img.insert(Img.end(), A.Before.begin(), A.Before.end());
-      Img.insert(Img.end(), Guard.begin(), Guard.end());
+      Bytes Img = image(I);
       CUdeviceptr P = 0;
       // Without room for a copy, every restore goes from the host.
       if (D.MemAlloc(&P, Img.size()) != CUDA_SUCCESS) {
@@ -71,12 +76,7 @@ std::string ReplayRun::restore(CUmodule M) {
       E = check(D.MemcpyDtoD(Bases[I], Images[I], Size),
                 "cuMemcpyDtoD (captured state)");
     } else {
-      Bytes Guard = guardPattern(GuardBytes);
-      Bytes Img;
-      Img.reserve(Size);
-      Img.insert(Img.end(), Guard.begin(), Guard.end());
-      Img.insert(Img.end(), A.Before.begin(), A.Before.end());
-      Img.insert(Img.end(), Guard.begin(), Guard.end());
+      Bytes Img = image(I);
       E = check(D.MemcpyHtoD(Bases[I], Img.data(), Img.size()),
                 "cuMemcpyHtoD (captured state)");
     }

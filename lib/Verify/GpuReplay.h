@@ -56,6 +56,8 @@ private:
   /// copying a host image of tens of MB each time made timing on a
   /// captured launch several times slower than on a harness's inputs).
   std::vector<CUdeviceptr> Images;
+  /// Allocation \p I's "before" bytes between two guard zones.
+  Bytes image(size_t I) const;
   std::vector<uint8_t> Params;
   std::vector<void *> ParamPtrs;
   std::string check(CUresult R, const char *What) {
