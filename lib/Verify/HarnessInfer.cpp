@@ -25,6 +25,10 @@ namespace cudal1 {
 
 namespace {
 
+/// The value a floating-point scalar computed from data gets (exact in
+/// every floating type, not 0 or 1, which would hide a multiply or an add).
+constexpr double ChosenFloat = 0.75;
+
 std::string numberText(const ExprValue &V) {
   if (!V.IsFloat)
     return std::to_string(V.I);
@@ -408,6 +412,30 @@ void Inference::value(const ParamInfo &P, const ValueInfo *A,
     Text = numberText(X);
     Comment += "; from --define";
     Ok = true;
+  } else if (A && A->Kind == ValueInfo::Unknown &&
+             isFloatKind(elemKindFromType(P.ScalarType.empty() ? P.Type
+                                                               : P.ScalarType))) {
+    // A floating-point value the launch computes from data (an element of
+    // a host array filled at run time, a file, argv): a test input like the
+    // buffers' generated data. Original and candidate get the same value,
+    // so the comparison stays sound; a value the original cannot run with
+    // (a fault, a NaN output, a time-out) is reported as a harness error.
+    // Nothing else of the harness is derived from it (it is not entered in
+    // ScalarValues: a size computed from it stays unknown).
+    X = ExprValue{true, 0, ChosenFloat};
+    Text = floatNumberText(ChosenFloat);
+    Comment += "; cuda-l1: chosen: " + A->Why;
+    Out.Notes.push_back("parameter '" + P.Name + "': " + Text +
+                        " chosen (a floating-point value from data: " +
+                        A->Why + ")");
+    std::string Err;
+    if (!setScalar(Arg.Scalar, P, X, Err)) {
+      missing(Err);
+      Comment += "; cuda-l1: " + Err;
+    }
+    raw_string_ostream OS(ValueLines[P.Index]);
+    OS << "  " << P.Name << ": " << Text << "   # " << Comment << "\n";
+    return;
   } else if (A) {
     Ok = scalar(*A, X, Text, "parameter '" + P.Name + "'");
     if (!A->How.empty())
