@@ -179,6 +179,9 @@ private:
   Harness H;
   bool HaveHarness = false;
   std::string HarnessSource;
+  /// The kernel's other launch values (harnessFromLaunches): an accepted
+  /// candidate must be correct there too.
+  std::vector<std::pair<std::string, Harness>> OtherLaunches;
   std::vector<ReplayLaunch> Captured;
   std::string MissingWhy, MissingTemplate;
   bool MissingHadLaunches = false;
@@ -300,6 +303,7 @@ HarnessStatus CandidateRun::findHarness() {
   if (LA.Status == HarnessStatus::Found) {
     H = std::move(LA.H);
     HarnessSource = LA.Source;
+    OtherLaunches = std::move(LA.Others);
     if (!Opts.Quiet)
       for (const auto &N : H.Notes)
         reportNote(N);
@@ -365,7 +369,10 @@ CandidatesResult CandidateRun::verify() {
   CandidatesResult R;
   VerifyOptions VO = P.verifyOptions();
   VerifyReport Report;
-  if (!P.startVerifyReport(VO, "harness: " + HarnessSource, Report)) {
+  if (!P.startVerifyReport(VO,
+                           "harness: " + HarnessSource +
+                               otherLaunchesNote(OtherLaunches),
+                           Report)) {
     R.Exit = 2;
     return R;
   }
@@ -381,11 +388,19 @@ CandidatesResult CandidateRun::verify() {
       errs() << formatv("cuda-l1: [{0}/{1}] {2}: {3}\n", Index, Jobs.size(),
                         J.Kernel, J.Candidate.Label);
     CandidateVerdict V = P.verifyWithinBudget(J, VO, Report.Gpu, &KR);
+    // A candidate launched with its own shape was derived from the timed
+    // launch's values: checked there only.
+    if (!J.H.CandidateGrid && !J.H.CandidateBlock)
+      verifyOnOtherLaunches(P, J, VO, Report.Gpu, OtherLaunches, Opts.Quiet,
+                            formatv("{0}/{1}", Index, Jobs.size()).str(), V);
     if (!Opts.Quiet)
       errs() << formatv("cuda-l1: [{0}/{1}] {2}: {3}\n", Index, Jobs.size(),
                         V.Accepted ? "ACCEPTED" : "rejected",
                         V.Accepted ? V.Reason
                                    : "[" + V.RejectKind + "] " + V.Reason);
+    if (!Opts.Quiet)
+      for (const std::string &N : V.Notes)
+        errs() << "cuda-l1:   note: " << N << "\n";
     if (V.Accepted) {
       AnyAccepted = true;
       if (!Opts.Quiet)

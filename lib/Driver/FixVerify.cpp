@@ -164,6 +164,13 @@ private:
   CandidateVerdict runJob(KernelWork &W, const std::vector<size_t> &Fs,
                           const std::string &Def, const std::string &Label,
                           KernelReport &KR);
+  /// An accepted \p V of the job \p Main: rejected unless the candidate is
+  /// also correct on the kernel's other launch values (HarnessAnswer::
+  /// Others).
+  void checkOtherLaunches(const KernelWork &W, const std::vector<size_t> &Fs,
+                          const VerifyJob &Main,
+                          const std::vector<const Finding *> &FP,
+                          const std::string &Tag, CandidateVerdict &V);
   void chooseApplied(KernelWork &W,
                      std::vector<std::pair<size_t, CandidateVerdict>> Accepted,
                      KernelReport &KR);
@@ -314,7 +321,8 @@ void FixVerifier::printPlan() const {
       errs() << formatv("cuda-l1: candidate {0}/{1}: {2} [{3}] in kernel "
                         "'{4}' ({5}); harness: {6}\n",
                         ++N, NumCandidates, shortLoc(F.Loc), F.RuleId,
-                        W.Kernel, toString(F.Fix->Exact), W.HA.Source);
+                        W.Kernel, toString(F.Fix->Exact),
+                        W.HA.Source + otherLaunchesNote(W.HA.Others));
     }
   for (auto &KV : Result.Decisions)
     if (!KV.second.Why.empty())
@@ -371,6 +379,7 @@ CandidateVerdict FixVerifier::runJob(KernelWork &W,
   CandidateVerdict V = P.verifyWithinBudget(J, optionsFor(VO, FP), Gpu, &KR);
   V.Name = Label;
   V.Origin = J.Origin;
+  checkOtherLaunches(W, Fs, J, FP, Tag, V);
   if (!Opts.Quiet)
     errs() << formatv("cuda-l1: [{0}] {1}: {2}\n", Tag,
                       V.Accepted ? "ACCEPTED" : "rejected",
@@ -383,6 +392,25 @@ CandidateVerdict FixVerifier::runJob(KernelWork &W,
     HarnessFailed = true;
   KR.Candidates.push_back(V);
   return V;
+}
+
+void FixVerifier::checkOtherLaunches(const KernelWork &W,
+                                     const std::vector<size_t> &Fs,
+                                     const VerifyJob &Main,
+                                     const std::vector<const Finding *> &FP,
+                                     const std::string &Tag,
+                                     CandidateVerdict &V) {
+  if (W.HA.Others.empty())
+    return;
+  for (size_t I : Fs)
+    if (W.Launch.count(I)) {
+      V.Notes.push_back(
+          "checked on the launch it was timed on only: the fix changes the "
+          "launch shape, derived from that launch's values");
+      return;
+    }
+  verifyOnOtherLaunches(P, Main, optionsFor(VO, FP), Gpu, W.HA.Others,
+                        Opts.Quiet, Tag, V);
 }
 
 void FixVerifier::verifyKernel(KernelWork &W, VerifyReport &Report) {

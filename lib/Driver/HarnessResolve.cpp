@@ -4,12 +4,18 @@
 #include "cudal1/Analysis/BufferRoles.h"
 #include "cudal1/Analysis/Config.h"
 #include "cudal1/Verify/HarnessSelect.h"
+#include "cudal1/Verify/Runner.h"
+#include "cudal1/Verify/Verdict.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 #include <map>
+#include <set>
 
 using namespace llvm;
 
@@ -150,6 +156,27 @@ std::string shortPath(const std::string &Loc) {
   return sys::path::filename(Loc).str();
 }
 
+/// What a run of the harness depends on: launch shape, shared memory,
+/// scalar values and buffer sizes (not the notes or where they came from).
+std::string harnessValuesKey(const Harness &H) {
+  std::string K;
+  raw_string_ostream OS(K);
+  for (uint64_t D : H.Grid)
+    OS << D << ',';
+  for (uint64_t D : H.Block)
+    OS << D << ',';
+  OS << H.SharedMem << ';';
+  for (const Harness::Arg &A : H.Args) {
+    if (A.IsBuffer)
+      OS << 'b' << A.Buffer.Count << ';';
+    else if (A.Scalar.Value.IsFloat)
+      OS << 'f' << format("%a", A.Scalar.Value.F) << ';';
+    else
+      OS << 'i' << A.Scalar.Value.I << ';';
+  }
+  return OS.str();
+}
+
 std::string origin(const LaunchSite &LS, const LaunchValues &V) {
   std::string S = "inferred from the launch at " + shortPath(LS.Loc.str());
   if (!V.Path.empty())
@@ -163,24 +190,38 @@ HarnessAnswer harnessFromLaunches(const HarnessQuery &Q) {
   std::string Simple = simpleKernelName(Q.Kernel);
   std::optional<InferredHarness> Best;
   std::string BestOrigin;
+  std::set<std::string> Keys; // the values of the harnesses kept
   for (const LaunchSite &LS : Q.Launches)
     for (const LaunchValues &V : LS.Values) {
       if (!Q.NameExpr.empty() && !V.NameExpr.empty() &&
           V.NameExpr != Q.NameExpr)
         continue; // another instantiation of a template kernel
       InferredHarness IH = inferHarness(Simple, Q.Params, V, Q.Uses, Q.Env);
+      if (IH.Complete && A.Status == HarnessStatus::Found) {
+        // Another complete tuple: kept when its values differ.
+        std::string Key = harnessValuesKey(IH.H);
+        if (Keys.insert(Key).second &&
+            A.Others.size() < kMaxOtherHarnesses)
+          A.Others.push_back({origin(LS, V), std::move(IH.H)});
+        continue;
+      }
       if (IH.Complete) {
         A.Status = HarnessStatus::Found;
         A.H = std::move(IH.H);
         A.H.Notes.insert(A.H.Notes.end(), IH.Notes.begin(), IH.Notes.end());
         A.Source = origin(LS, V);
-        return A;
+        Keys.insert(harnessValuesKey(A.H));
+        continue;
       }
+      if (A.Status == HarnessStatus::Found)
+        continue;
       if (!Best || IH.Missing.size() < Best->Missing.size()) {
         Best = std::move(IH);
         BestOrigin = origin(LS, V);
       }
     }
+  if (A.Status == HarnessStatus::Found)
+    return A;
   A.Status = HarnessStatus::Missing;
   if (Q.Launches.empty()) {
     A.Message = "no launch site of '" + Q.Kernel + "' in the files given";
@@ -203,6 +244,63 @@ HarnessAnswer harnessFromLaunches(const HarnessQuery &Q) {
                "; replace each \"?\" (docs/harness.md)\nkernel: " + Simple +
                "\n" + Best->Spec;
   return A;
+}
+
+std::string
+otherLaunchesNote(const std::vector<std::pair<std::string, Harness>> &Others) {
+  if (Others.empty())
+    return "";
+  return formatv(" (+{0} other {1} values, checked for correctness)",
+                 Others.size(), Others.size() == 1 ? "launch's" : "launches'")
+      .str();
+}
+
+void verifyOnOtherLaunches(
+    Pipeline &P, const VerifyJob &Main, VerifyOptions O, const GpuInfo &Gpu,
+    const std::vector<std::pair<std::string, Harness>> &Others, bool Quiet,
+    const std::string &Tag, CandidateVerdict &V) {
+  if (Others.empty() || !V.Accepted)
+    return;
+  // Correctness only: the speedup stays the one measured on the harness
+  // the kernel was timed on.
+  O.Time = false;
+  unsigned N = 0;
+  for (const auto &Other : Others) {
+    VerifyJob J = Main;
+    J.H = Other.second;
+    J.H.CandidateGrid.reset();
+    J.H.CandidateBlock.reset();
+    J.HaveHarness = true;
+    J.Captured.clear(); // replayed by the main job already
+    std::string Values = Other.first.substr(
+        Other.first.rfind("inferred from ", 0) == 0
+            ? std::string("inferred from ").size()
+            : 0);
+    if (!Quiet)
+      errs() << formatv("cuda-l1: [{0}] {1}: correctness on the values of "
+                        "{2}\n",
+                        Tag, Main.Kernel, Values);
+    CandidateVerdict R = P.verifyWithinBudget(J, O, Gpu, nullptr);
+    if (R.RejectKind == "harness") {
+      // The original itself cannot run on these values (the inference of
+      // that launch is wrong): a fact about the harness, not the candidate.
+      V.Notes.push_back("not checked on the values of " + Values +
+                        ": that harness is unusable: " + R.Reason);
+      continue;
+    }
+    if (!R.Correct || R.RejectKind == "budget") {
+      V.Accepted = false;
+      V.RejectKind = R.RejectKind.empty() ? "mismatch" : R.RejectKind;
+      V.Reason = "on the values of " + Values + ": " + R.Reason;
+      return;
+    }
+    ++N;
+  }
+  if (N)
+    V.Notes.push_back(formatv("also correct on the values of {0} other "
+                            "launch{1} of the kernel (not timed there)",
+                            N, N == 1 ? "" : "es")
+                        .str());
 }
 
 HarnessAnswer resolveHarness(const HarnessQuery &Q, ConfigStore &Configs) {

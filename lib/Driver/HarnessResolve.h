@@ -56,7 +56,18 @@ struct HarnessAnswer {
   std::string Source; ///< "h.yaml", "Harness: in <config>:<line>", ...
   std::string Message;
   std::string Template;
+  /// When H was inferred from a launch: the complete harnesses of the
+  /// kernel's other launch values (another launch site, another call path
+  /// to one, another iteration's values) that differ from H in launch
+  /// shape, shared memory, a scalar or a buffer's size, with their origin
+  /// ("inferred from the launch at main.cu:40:3"); at most
+  /// kMaxOtherHarnesses. An accepted fix must be correct on them too
+  /// (FixVerify runs them for correctness only).
+  std::vector<std::pair<std::string, Harness>> Others;
 };
+
+/// At most this many other launch harnesses are checked per kernel.
+constexpr unsigned kMaxOtherHarnesses = 3;
 
 /// The model of one translation unit with what harness inference needs:
 /// launch values (collectKernelModel) and buffer uses (the access analysis).
@@ -101,6 +112,20 @@ HarnessAnswer resolveHarness(const HarnessQuery &Q, ConfigStore &Configs);
 /// --harness step lives in Candidates.cpp): Found, Missing (no
 /// configuration, no `Harness:`, or no entry for the kernel) or Error.
 HarnessAnswer harnessFromConfig(const HarnessQuery &Q, ConfigStore &Configs);
+
+/// " (+2 other launches' values, checked for correctness)"; "" for none.
+std::string
+otherLaunchesNote(const std::vector<std::pair<std::string, Harness>> &Others);
+
+/// An accepted verdict \p V of \p Main: verifies the same candidate for
+/// correctness only (no timing) on each harness of \p Others (the kernel's
+/// other launch values) and turns \p V into a rejection, naming those
+/// values, at the first one it is not correct on; else adds a note.
+/// Progress lines carry \p Tag ("3/12") unless \p Quiet.
+void verifyOnOtherLaunches(
+    Pipeline &P, const VerifyJob &Main, VerifyOptions O, const GpuInfo &Gpu,
+    const std::vector<std::pair<std::string, Harness>> &Others, bool Quiet,
+    const std::string &Tag, CandidateVerdict &V);
 
 /// Parses the --define values; false (error reported) on a bad one.
 bool parseDefines(const std::vector<std::string> &Defines, ExprEnv &Env);
