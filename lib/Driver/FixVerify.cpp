@@ -400,7 +400,7 @@ void FixVerifier::checkOtherLaunches(const KernelWork &W,
                                      const std::vector<const Finding *> &FP,
                                      const std::string &Tag,
                                      CandidateVerdict &V) {
-  if (W.HA.Others.empty())
+  if (W.HA.Others.empty() || !V.Accepted)
     return;
   for (size_t I : Fs)
     if (W.Launch.count(I)) {
