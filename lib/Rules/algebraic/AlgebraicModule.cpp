@@ -3,6 +3,7 @@
 #include "AlgebraicFloatLiteral.h"
 #include "AlgebraicFloatMath.h"
 #include "AlgebraicInvariantFactor.h"
+#include "AlgebraicInvariantTable.h"
 #include "AlgebraicPow2Divmod.h"
 #include "AlgebraicPowSmallExponent.h"
 #include "AlgebraicReciprocalHoist.h"
@@ -11,7 +12,8 @@
 namespace cudal1 {
 static RuleModule<AlgebraicDivisionConstant, AlgebraicFloatLiteral,
                   AlgebraicFloatMath, AlgebraicInvariantFactor,
-                  AlgebraicPow2Divmod, AlgebraicPowSmallExponent,
-                  AlgebraicReciprocalHoist, AlgebraicRepeatedSubexpr>
+                  AlgebraicInvariantTable, AlgebraicPow2Divmod,
+                  AlgebraicPowSmallExponent, AlgebraicReciprocalHoist,
+                  AlgebraicRepeatedSubexpr>
     AlgebraicRules;
 } // namespace cudal1
