@@ -39,10 +39,17 @@ for T in $TESTS; do
   if [ $rc -ne 0 ]; then printf '%s\n' "$out" | tail -40; status=1; fi
 done
 for F in $FUZZERS; do
+  # Seeds as a folder; regression inputs one by one (a folder's inputs are
+  # cut at -max_len, a file given by name is run whole).
   inputs=("$ROOT/fuzz/seeds/$F")
-  [ -d "$ROOT/fuzz/regressions/$F" ] && inputs+=("$ROOT/fuzz/regressions/$F")
-  n=$(find "${inputs[@]}" -type f | wc -l)
-  out=$("$B/fuzz/$F" -runs=0 -timeout=30 -rss_limit_mb=4096 "${inputs[@]}" 2>&1); rc=$?
+  if [ -d "$ROOT/fuzz/regressions/$F" ]; then
+    while IFS= read -r -d '' r; do inputs+=("$r"); done \
+      < <(find "$ROOT/fuzz/regressions/$F" -type f -print0)
+  fi
+  n=$(( $(find "$ROOT/fuzz/seeds/$F" -type f | wc -l) + ${#inputs[@]} - 1 ))
+  mkdir -p "$B/fuzz-crashes/$F"
+  out=$("$B/fuzz/$F" -runs=0 -timeout=30 -rss_limit_mb=4096 \
+    -artifact_prefix="$B/fuzz-crashes/$F/" "${inputs[@]}" 2>&1); rc=$?
   echo "$F: $n seed and regression inputs, each once (exit $rc)"
   if [ $rc -ne 0 ]; then printf '%s\n' "$out" | tail -30; status=1; fi
 done

@@ -232,7 +232,10 @@ def main(argv):
     ap.add_argument("--no-args", action="store_true", help="no second run with the test-run arguments")
     ap.add_argument("--before", action="store_true", help="only estimate what the text-based inference accepted")
     a = ap.parse_args(argv)
-    a.corpus = os.path.abspath(a.corpus)  # the tool runs in each program's folder
+    # The tool runs in each program's folder.
+    a.corpus = os.path.abspath(a.corpus)
+    if os.sep in a.tool:
+        a.tool = os.path.abspath(a.tool)
     if not os.path.isdir(a.corpus) or not os.access(a.tool, os.X_OK):
         print("harness-coverage: need a corpus folder and an executable --tool", file=sys.stderr)
         return 2

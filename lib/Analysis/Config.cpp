@@ -395,7 +395,8 @@ std::string findConfigFile(StringRef Dir) {
     StringRef P = sys::path::parent_path(D);
     if (P == D)
       break;
-    D = P;
+    D.resize(P.size()); // P is a prefix of D (assigning D from it would read
+                        // the buffer it overwrites)
   }
   return "";
 }

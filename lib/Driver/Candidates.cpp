@@ -393,6 +393,10 @@ CandidatesResult CandidateRun::verify() {
     if (!J.H.CandidateGrid && !J.H.CandidateBlock)
       verifyOnOtherLaunches(P, J, VO, Report.Gpu, OtherLaunches, Opts.Quiet,
                             formatv("{0}/{1}", Index, Jobs.size()).str(), V);
+    else if (V.Accepted && !OtherLaunches.empty())
+      V.Notes.push_back("checked on the launch it was timed on only: it is "
+                        "launched with its own shape, derived from that "
+                        "launch's values");
     if (!Opts.Quiet)
       errs() << formatv("cuda-l1: [{0}/{1}] {2}: {3}\n", Index, Jobs.size(),
                         V.Accepted ? "ACCEPTED" : "rejected",

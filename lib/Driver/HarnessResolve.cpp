@@ -191,14 +191,18 @@ HarnessAnswer harnessFromLaunches(const HarnessQuery &Q) {
   std::optional<InferredHarness> Best;
   std::string BestOrigin;
   std::set<std::string> Keys; // the values of the harnesses kept
+  unsigned MainChosen = 0;    // chosen values in A.H
   for (const LaunchSite &LS : Q.Launches)
     for (const LaunchValues &V : LS.Values) {
       if (!Q.NameExpr.empty() && !V.NameExpr.empty() &&
           V.NameExpr != Q.NameExpr)
         continue; // another instantiation of a template kernel
       InferredHarness IH = inferHarness(Simple, Q.Params, V, Q.Uses, Q.Env);
-      if (IH.Complete && A.Status == HarnessStatus::Found) {
-        // Another complete tuple: kept when its values differ.
+      // The kernel is timed on the first complete tuple, preferring one
+      // whose values are all the program's (no chosen value); the other
+      // complete tuples of distinct values are checked for correctness.
+      if (IH.Complete && A.Status == HarnessStatus::Found &&
+          !(MainChosen && !IH.Chosen)) {
         std::string Key = harnessValuesKey(IH.H);
         if (Keys.insert(Key).second &&
             A.Others.size() < kMaxOtherHarnesses)
@@ -206,10 +210,15 @@ HarnessAnswer harnessFromLaunches(const HarnessQuery &Q) {
         continue;
       }
       if (IH.Complete) {
+        if (A.Status == HarnessStatus::Found) // it had a chosen value
+          A.Others.insert(A.Others.begin(), {A.Source, std::move(A.H)});
+        if (A.Others.size() > kMaxOtherHarnesses)
+          A.Others.pop_back();
         A.Status = HarnessStatus::Found;
         A.H = std::move(IH.H);
         A.H.Notes.insert(A.H.Notes.end(), IH.Notes.begin(), IH.Notes.end());
         A.Source = origin(LS, V);
+        MainChosen = IH.Chosen;
         Keys.insert(harnessValuesKey(A.H));
         continue;
       }
@@ -281,7 +290,7 @@ void verifyOnOtherLaunches(
                         "{2}\n",
                         Tag, Main.Kernel, Values);
     CandidateVerdict R = P.verifyWithinBudget(J, O, Gpu, nullptr);
-    if (R.RejectKind == "harness") {
+    if (R.RejectKind == "harness" && R.InputSets.empty()) {
       // The original itself cannot run on these values (the inference of
       // that launch is wrong): a fact about the harness, not the candidate.
       V.Notes.push_back("not checked on the values of " + Values +
@@ -290,6 +299,7 @@ void verifyOnOtherLaunches(
     }
     if (!R.Correct || R.RejectKind == "budget") {
       V.Accepted = false;
+      V.Correct = R.RejectKind == "budget" ? V.Correct : false;
       V.RejectKind = R.RejectKind.empty() ? "mismatch" : R.RejectKind;
       V.Reason = "on the values of " + Values + ": " + R.Reason;
       return;

@@ -133,8 +133,11 @@ private:
                   std::string &Why) const;
   VerifyJob job(const LlmKernel &K, const Variant &V,
                 const ReplyCheckResult &C) const;
+  /// With \p K: an accepted variant launched like the original is also
+  /// checked on the kernel's other launch values (K.HA.Others).
   std::vector<CandidateVerdict> runJobs(const std::vector<VerifyJob> &Jobs,
-                                        KernelReport &KR);
+                                        KernelReport &KR,
+                                        const LlmKernel *K = nullptr);
   Variant compileOnly(const LlmKernel &K, Variant V,
                       const ReplyCheckResult &C) const;
   void takeVerdict(LlmKernel &K, Variant &V, const CandidateVerdict &CV,

@@ -106,7 +106,8 @@ VerifyJob LlmSearch::job(const LlmKernel &K, const Variant &V,
 }
 
 std::vector<CandidateVerdict>
-LlmSearch::runJobs(const std::vector<VerifyJob> &Jobs, KernelReport &KR) {
+LlmSearch::runJobs(const std::vector<VerifyJob> &Jobs, KernelReport &KR,
+                   const LlmKernel *K) {
   std::vector<CandidateVerdict> Verdicts(Jobs.size());
   std::atomic<size_t> Next{0};
   std::mutex M;
@@ -131,13 +132,21 @@ LlmSearch::runJobs(const std::vector<VerifyJob> &Jobs, KernelReport &KR) {
   size_t N = std::min(Gpus.size(), Jobs.size());
   if (N <= 1) {
     Worker(0);
-    return Verdicts;
+  } else {
+    std::vector<std::thread> Threads;
+    for (size_t G = 0; G < N; ++G)
+      Threads.emplace_back(Worker, G);
+    for (std::thread &T : Threads)
+      T.join();
   }
-  std::vector<std::thread> Threads;
-  for (size_t G = 0; G < N; ++G)
-    Threads.emplace_back(Worker, G);
-  for (std::thread &T : Threads)
-    T.join();
+  // A variant launched with its own shape was derived from the timed
+  // launch's values: checked there only.
+  if (K && !K->HA.Others.empty())
+    for (size_t I = 0; I < Jobs.size(); ++I)
+      if (!Jobs[I].H.CandidateGrid && !Jobs[I].H.CandidateBlock)
+        verifyOnOtherLaunches(P, Jobs[I], VO, Gpus.front(), K->HA.Others,
+                              !VO.Progress, Jobs[I].Candidate.Label,
+                              Verdicts[I]);
   return Verdicts;
 }
 
@@ -305,7 +314,7 @@ void LlmSearch::verifyRound(LlmKernel &K, std::vector<Proposal> &Ps) {
                                    : " (launched with " + Pd.V.Launch + ")"));
   }
   KernelReport KR;
-  std::vector<CandidateVerdict> Vs = runJobs(Jobs, KR);
+  std::vector<CandidateVerdict> Vs = runJobs(Jobs, KR, &K);
   for (size_t I = 0; I < ToRun.size(); ++I) {
     takeVerdict(K, ToRun[I].V, Vs[I], ToRun[I].P->Check,
                 ToRun[I].P->Reply ? &*ToRun[I].P->Reply : nullptr);
@@ -348,7 +357,7 @@ void LlmSearch::reverifyStored(LlmKernel &K) {
   VerifyJob J = job(K, V, C);
   J.H = H;
   KernelReport KR;
-  CandidateVerdict CV = runJobs({J}, KR).front();
+  CandidateVerdict CV = runJobs({J}, KR, &K).front();
   V.Speedup.reset();
   V.CiLow.reset();
   V.CiHigh.reset();

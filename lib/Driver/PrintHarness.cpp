@@ -78,6 +78,7 @@ void inferKernel(const KernelInfo &K, const std::vector<const LaunchSite *> &Ls,
   for (size_t I = 1; I < Ts.size(); ++I) {
     const InferredHarness &A = Ts[I].IH, &B = Ts[Best].IH;
     if ((A.Complete && !B.Complete) ||
+        (A.Complete && B.Complete && B.Chosen && !A.Chosen) ||
         (!A.Complete && !B.Complete && A.Missing.size() < B.Missing.size()))
       Best = I;
   }

@@ -333,8 +333,7 @@ public:
     // source ranges stop short of it, and of trailing qualifiers such as
     // `T *__restrict__` in an alias.
     bool IsDefinition = false;
-    if (const auto *FD = dyn_cast<FunctionDecl>(
-            D->getAsFunction() ? D->getAsFunction() : nullptr))
+    if (const FunctionDecl *FD = D->getAsFunction())
       IsDefinition = FD->doesThisDeclarationHaveABody();
     if (!IsDefinition && !isa<NamespaceDecl>(D) && !isa<LinkageSpecDecl>(D)) {
       Lexer L(SM.getLocForStartOfFile(FID), LO, Buf.begin(), Buf.begin() + E,

@@ -413,10 +413,11 @@ void Inference::value(const ParamInfo &P, const ValueInfo *A,
     Comment += "; from --define";
     Ok = true;
   } else if (A && A->Kind == ValueInfo::Unknown &&
+             StringRef(A->Why).contains("an element of '") &&
              isFloatKind(elemKindFromType(P.ScalarType.empty() ? P.Type
                                                                : P.ScalarType))) {
-    // A floating-point value the launch computes from data (an element of
-    // a host array filled at run time, a file, argv): a test input like the
+    // A floating-point element of a host array the program fills at run
+    // time (HeCBench rfs's factor[n]): data, a test input like the
     // buffers' generated data. Original and candidate get the same value,
     // so the comparison stays sound; a value the original cannot run with
     // (a fault, a NaN output, a time-out) is reported as a harness error.
@@ -428,6 +429,7 @@ void Inference::value(const ParamInfo &P, const ValueInfo *A,
     Out.Notes.push_back("parameter '" + P.Name + "': " + Text +
                         " chosen (a floating-point value from data: " +
                         A->Why + ")");
+    ++Out.Chosen;
     std::string Err;
     if (!setScalar(Arg.Scalar, P, X, Err)) {
       missing(Err);

@@ -138,6 +138,10 @@ struct InferredHarness {
   /// 'atoi(argv[1])'"); empty when Complete.
   std::vector<std::string> Missing;
   std::vector<std::string> Notes; ///< how values were found
+  /// Scalars given a chosen value (a floating-point element of a host
+  /// array the tool cannot follow; docs/harness.md): a tuple without any is
+  /// preferred as the harness a kernel is timed on.
+  unsigned Chosen = 0;
   /// The spec's fields (sizes, grid, block, shared_mem, params) as YAML at
   /// indentation 0, without `kernel:`; unknown values are "?" with a
   /// `# cuda-l1: unknown: <why>` comment, everything else as found.

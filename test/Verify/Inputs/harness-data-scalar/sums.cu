@@ -23,6 +23,17 @@ __global__ void take(int stride, const float *x, float *y) {
   y[i] = x[i * stride];
 }
 
+__global__ void bias(float b, int count, float *v) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count)
+    v[i] += b;
+}
+
+__global__ void gather(int step, const float *x, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  y[i] = x[i * step];
+}
+
 int main(int argc, char **argv) {
   float *h = (float *)malloc(sizeof(float) * N * ARRAYS);
   float *factor = (float *)malloc(sizeof(float) * ARRAYS);
@@ -43,5 +54,15 @@ int main(int argc, char **argv) {
   cudaMalloc(&d_y, sizeof(float) * N);
   int stride = atoi(argv[2]);
   take<<<N / 256, 256>>>(stride, d_x, d_y);
+  // A data value at the first launch, the program's own at the second:
+  // the harness comes from the second, the first is checked as well.
+  float *h_bias = (float *)malloc(sizeof(float) * 4);
+  h_bias[0] = h[7];
+  bias<<<N / 256, 256>>>(h_bias[0], N, d_y);
+  bias<<<N / 256, 256>>>(0.5f, N, d_y);
+  // An integer element of a heap array stays unknown.
+  int *steps = (int *)malloc(sizeof(int) * 4);
+  steps[1] = rand() % 3;
+  gather<<<N / 256 / 4, 256>>>(steps[1], d_x, d_y);
   return 0;
 }
