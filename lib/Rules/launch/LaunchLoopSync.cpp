@@ -175,7 +175,10 @@ public:
                   "loop: what it does with the GPU is not known");
     }
     std::string Q = FD->getQualifiedNameAsString();
-    StringRef N = FD->getName().empty() ? StringRef(Q) : FD->getName();
+    // Operators and conversions have no simple name (getName() asserts).
+    StringRef N = FD->getIdentifier() && !FD->getName().empty()
+                      ? FD->getName()
+                      : StringRef(Q);
     if (isSyncCall(C, CE)) {
       if (Depth > 0)
         MoreSyncs.push_back(CE);
@@ -266,7 +269,8 @@ class SharedMemoryScan : public RecursiveASTVisitor<SharedMemoryScan> {
 public:
   std::string Found;
   bool VisitCallExpr(CallExpr *CE) {
-    if (const FunctionDecl *FD = CE->getDirectCallee()) {
+    const FunctionDecl *FD = CE->getDirectCallee();
+    if (FD && FD->getIdentifier()) {
       StringRef N = FD->getName();
       if (N == "cudaMallocManaged" || N == "cudaMallocHost" ||
           N == "cudaHostAlloc" || N == "cudaHostRegister" ||
