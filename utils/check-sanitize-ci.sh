@@ -39,18 +39,24 @@ for T in $TESTS; do
   if [ $rc -ne 0 ]; then printf '%s\n' "$out" | tail -40; status=1; fi
 done
 for F in $FUZZERS; do
-  # Seeds as a folder; regression inputs one by one (a folder's inputs are
-  # cut at -max_len, a file given by name is run whole).
-  inputs=("$ROOT/fuzz/seeds/$F")
+  # The seeds as a corpus folder, each input once (-runs=0); then the
+  # regression inputs by name (libFuzzer runs inputs given as files once,
+  # whole, and exits; it takes files or folders, not both at once).
+  mkdir -p "$B/fuzz-crashes/$F"
+  n=$(find "$ROOT/fuzz/seeds/$F" -type f | wc -l)
+  out=$("$B/fuzz/$F" -runs=0 -timeout=30 -rss_limit_mb=4096 \
+    -artifact_prefix="$B/fuzz-crashes/$F/" "$ROOT/fuzz/seeds/$F" 2>&1); rc=$?
+  regs=()
   if [ -d "$ROOT/fuzz/regressions/$F" ]; then
-    while IFS= read -r -d '' r; do inputs+=("$r"); done \
+    while IFS= read -r -d '' r; do regs+=("$r"); done \
       < <(find "$ROOT/fuzz/regressions/$F" -type f -print0)
   fi
-  n=$(( $(find "$ROOT/fuzz/seeds/$F" -type f | wc -l) + ${#inputs[@]} - 1 ))
-  mkdir -p "$B/fuzz-crashes/$F"
-  out=$("$B/fuzz/$F" -runs=0 -timeout=30 -rss_limit_mb=4096 \
-    -artifact_prefix="$B/fuzz-crashes/$F/" "${inputs[@]}" 2>&1); rc=$?
-  echo "$F: $n seed and regression inputs, each once (exit $rc)"
+  if [ $rc -eq 0 ] && [ ${#regs[@]} -gt 0 ]; then
+    out=$("$B/fuzz/$F" -timeout=30 -rss_limit_mb=4096 \
+      -artifact_prefix="$B/fuzz-crashes/$F/" "${regs[@]}" 2>&1); rc=$?
+  fi
+  n="$n seed and ${#regs[@]} regression"
+  echo "$F: $n inputs, each once (exit $rc)"
   if [ $rc -ne 0 ]; then printf '%s\n' "$out" | tail -30; status=1; fi
 done
 echo "check-sanitize-ci: $([ $status -eq 0 ] && echo PASS || echo FAIL) in $(( $(date +%s) - T0 )) s"
