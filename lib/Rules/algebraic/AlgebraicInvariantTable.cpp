@@ -25,6 +25,7 @@
 #include "clang/AST/Stmt.h"
 #include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
 
+#include <map>
 #include <set>
 
 using namespace clang;
@@ -127,22 +128,22 @@ private:
   std::vector<const ForStmt *> Stack;
 };
 
-/// What the expression may name: the counters of \p Counted, parameters of
-/// \p FD the kernel never changes (scalars), constants, enumerators, and
-/// pure functions. \p Used: the counters it names.
-bool onlyInvariants(ASTContext &C, const Expr *E, const FunctionDecl *FD,
+/// What the expression may name: the counters of \p Counted, scalar
+/// parameters the kernel never changes (\p KernelBody: the analysis of its
+/// body), constants, enumerators, and pure functions. \p Used: the
+/// counters it names.
+bool onlyInvariants(const Expr *E, ExprMutationAnalyzer &KernelBody,
                     const std::vector<CountedLoop> &Counted,
                     std::set<const VarDecl *> &Used, std::string &Why) {
   struct V : RecursiveASTVisitor<V> {
-    ASTContext &C;
-    const FunctionDecl *FD;
+    ExprMutationAnalyzer &KernelBody;
     const std::vector<CountedLoop> &Counted;
     std::set<const VarDecl *> &Used;
     std::string &Why;
-    V(ASTContext &C, const FunctionDecl *FD,
+    V(ExprMutationAnalyzer &KernelBody,
       const std::vector<CountedLoop> &Counted, std::set<const VarDecl *> &Used,
       std::string &Why)
-        : C(C), FD(FD), Counted(Counted), Used(Used), Why(Why) {}
+        : KernelBody(KernelBody), Counted(Counted), Used(Used), Why(Why) {}
     bool VisitDeclRefExpr(DeclRefExpr *D) {
       const ValueDecl *VD = D->getDecl();
       if (isa<FunctionDecl>(VD) || isa<EnumConstantDecl>(VD))
@@ -160,7 +161,7 @@ bool onlyInvariants(ASTContext &C, const Expr *E, const FunctionDecl *FD,
       if (const auto *P = dyn_cast<ParmVarDecl>(Var)) {
         QualType T = P->getType();
         if (T->isArithmeticType() && !T->isReferenceType() &&
-            !ExprMutationAnalyzer(*FD->getBody(), C).isMutated(P))
+            !KernelBody.isMutated(P))
           return true;
         Why = "parameter '" + P->getNameAsString() +
               "' is not a scalar the kernel leaves unchanged";
@@ -169,7 +170,7 @@ bool onlyInvariants(ASTContext &C, const Expr *E, const FunctionDecl *FD,
       // A file-scope constant (not a local: the table is filled before any
       // local is declared; not device memory).
       if (Var->hasGlobalStorage() && !Var->isLocalVarDeclOrParm() &&
-          Var->isUsableInConstantExpressions(C))
+          Var->isUsableInConstantExpressions(Var->getASTContext()))
         return true;
       Why = "'" + Var->getNameAsString() +
             "' is not a loop counter or a constant";
@@ -190,7 +191,7 @@ bool onlyInvariants(ASTContext &C, const Expr *E, const FunctionDecl *FD,
       }
       return true;
     }
-  } Vis(C, FD, Counted, Used, Why);
+  } Vis(KernelBody, Counted, Used, Why);
   return Vis.TraverseStmt(const_cast<Expr *>(E));
 }
 
@@ -305,6 +306,9 @@ void AlgebraicInvariantTable::checkKernel(const KernelUnit &Kernel) {
   ASTContext &C = ctx();
   Collector Col;
   Col.TraverseStmt(const_cast<CompoundStmt *>(Body));
+  // Loops and parameters shared by several locals are analysed once.
+  ExprMutationAnalyzer KernelBody(*Body, C);
+  std::map<const ForStmt *, std::optional<CountedLoop>> Loops;
   for (const Collector::Site &S : Col.Sites) {
     const VarDecl *VD = S.Var;
     QualType T = VD->getType();
@@ -316,12 +320,16 @@ void AlgebraicInvariantTable::checkKernel(const KernelUnit &Kernel) {
         !isPure(C, E))
       continue;
     std::vector<CountedLoop> Counted;
-    for (const ForStmt *F : S.Loops)
-      if (auto L = countedLoop(C, F))
-        Counted.push_back(*L);
+    for (const ForStmt *F : S.Loops) {
+      auto It = Loops.find(F);
+      if (It == Loops.end())
+        It = Loops.emplace(F, countedLoop(C, F)).first;
+      if (It->second)
+        Counted.push_back(*It->second);
+    }
     std::set<const VarDecl *> Used;
     std::string Why;
-    if (Counted.empty() || !onlyInvariants(C, E, FD, Counted, Used, Why) ||
+    if (Counted.empty() || !onlyInvariants(E, KernelBody, Counted, Used, Why) ||
         Used.empty())
       continue;
     std::vector<CountedLoop> Dims;
