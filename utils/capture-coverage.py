@@ -23,8 +23,9 @@ Prints one line per program and the totals:
   captured (launched at run time)  C (share)
   harness or capture               E (share)
 
-and lists the kernels neither reaches, with the reason (not launched in the
-run, the program failed, the capture refused the launch and why). --json OUT
+and, under each program's line, the kernels not captured with the reason
+(not launched in the run, the program failed, the capture refused the
+launch and why). --json OUT
 writes every kernel's result.
 
   utils/capture-coverage.py --tool dist/gpu/bin/cuda-l1-rewrite --capture BIN
@@ -163,7 +164,7 @@ def main(argv):
                 why = "no capture (exit %d): %s" % (rc, last[0][:300] if last else "no output")
             elif rc != 0:
                 why = "the program exited %d under capture" % rc
-        n_cap = 0
+        n_cap, lines = 0, []
         for k in launched:
             name = k["kernel"]
             c = None
@@ -180,9 +181,15 @@ def main(argv):
                     k["why"] = why or "no capture"
             n_cap += k["captured"]
             rows.append(k)
+            if not k["captured"]:
+                lines.append("    %s (harness %s): %s" % (name, k["harness"], k["why"]))
+        # Printed as each program finishes, so that a run stopped midway
+        # still says why each kernel was not captured.
         print("[%d/%d] %s: %d with a launch site, %d harness, %d captured%s" % (
             i + 1, len(progs), prog["name"], len(launched),
             sum(1 for k in launched if k["status"] == "complete"), n_cap, "; " + why if why else ""), flush=True)
+        if lines:
+            print("\n".join(lines), flush=True)
     n = len(rows)
     h = sum(1 for r in rows if r["harness"] == "complete")
     c = sum(1 for r in rows if r["captured"])
@@ -193,9 +200,6 @@ def main(argv):
     print("harness inferred, no flags       %d (%.1f%%)" % (h, pct(h)))
     print("captured (launched at run time)  %d (%.1f%%)" % (c, pct(c)))
     print("harness or capture               %d (%.1f%%)" % (e, pct(e)))
-    for r in rows:
-        if not r["captured"]:
-            print("  not captured: %s/%s (harness %s): %s" % (r["program"], r["kernel"], r["harness"], r["why"]))
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"kernels": rows}, f, indent=1)
