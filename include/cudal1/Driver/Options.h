@@ -11,6 +11,7 @@
 #define CUDAL1_DRIVER_OPTIONS_H
 
 #include "cudal1/LLM/Settings.h"
+#include "cudal1/Model/KernelInfo.h" // ProgramCommandLine
 
 #include <map>
 #include <optional>
