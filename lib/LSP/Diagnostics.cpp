@@ -1,5 +1,6 @@
 //===- Diagnostics.cpp - findings as LSP diagnostics and code actions -----===//
 #include "cudal1/LSP/Diagnostics.h"
+#include "cudal1/LSP/Protocol.h"
 #include "cudal1/Analysis/FindingOutput.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -119,7 +120,7 @@ json::Value findingDiagnostic(const Finding &F, size_t Index,
     Related.push_back(json::Object{
         {"location", json::Object{{"uri", uriOf(L.File, Doc)},
                                   {"range", toJSON(charRange(Text, Off))}}},
-        {"message", std::move(Msg)}});
+        {"message", jsonText(Msg)}});
   };
   for (const FindingNote &N : F.Notes) {
     std::optional<std::string> Text;
@@ -132,7 +133,7 @@ json::Value findingDiagnostic(const Finding &F, size_t Index,
   }
   if (!F.WhyNoFix.empty())
     AddRelated(F.Loc, Doc.Text, "no automatic fix: " + F.WhyNoFix);
-  D["message"] = std::move(Message);
+  D["message"] = jsonText(Message);
   if (!Related.empty())
     D["relatedInformation"] = std::move(Related);
   FixOffer O = fixOffer(F);
@@ -185,13 +186,13 @@ json::Value parseFailureDiagnostic(const std::vector<ParseProblem> &Ps,
                       {"range", toJSON(charRange(
                                     *Text, offsetOfLineColumn(*Text, P.Line,
                                                               P.Column)))}}},
-        {"message", P.Message}});
+        {"message", jsonText(P.Message)}});
   }
   json::Object D{{"range", toJSON(R)},
                  {"severity", 2},
                  {"code", "parse-error"},
                  {"source", "cuda-l1"},
-                 {"message", Message},
+                 {"message", jsonText(Message)},
                  {"data", json::Object{{"version", Doc.Version}}}};
   if (!Related.empty())
     D["relatedInformation"] = std::move(Related);
@@ -227,6 +228,14 @@ std::optional<json::Value> workspaceEdit(const std::vector<TextEdit> &Edits,
         Error = KV.first + ": an edit at byte " + std::to_string(E->Offset) +
                 " lies outside the file's " + std::to_string(Text->size()) +
                 " bytes";
+        return std::nullopt;
+      }
+      if (!json::isUTF8(E->Replacement)) {
+        // An LSP edit carries UTF-8 only; replacing the bytes would change
+        // what the fix writes. The command-line tool applies it as it is.
+        Error = KV.first + ": the edit at byte " + std::to_string(E->Offset) +
+                " is not UTF-8 text (an editor edit cannot carry it; "
+                "cuda-l1-rewrite --fix applies it)";
         return std::nullopt;
       }
       Range R{positionAt(*Text, E->Offset),
@@ -295,7 +304,7 @@ std::vector<json::Value> codeActions(const Finding &F,
                                      const ActionContext &C) {
   std::vector<json::Value> Out;
   auto Action = [&](std::string Title) {
-    return json::Object{{"title", std::move(Title)},
+    return json::Object{{"title", jsonText(Title)},
                         {"kind", "quickfix"},
                         {"diagnostics", json::Array{Diagnostic}}};
   };
@@ -314,7 +323,7 @@ std::vector<json::Value> codeActions(const Finding &F,
                         " (" + F.RuleId + ")";
     json::Object A = Action(Title);
     A["command"] = json::Object{
-        {"title", Title},
+        {"title", jsonText(Title)},
         {"command", verifyFixCommand()},
         {"arguments", json::Array{json::Object{{"uri", C.Doc->Uri},
                                                {"version", C.Doc->Version},

@@ -11,11 +11,16 @@ json::Value response(json::Value Id, json::Value Result) {
       {"jsonrpc", "2.0"}, {"id", std::move(Id)}, {"result", std::move(Result)}};
 }
 
+std::string jsonText(StringRef Text) {
+  return json::isUTF8(Text) ? Text.str() : json::fixUTF8(Text);
+}
+
 json::Value errorResponse(json::Value Id, ErrorCode C, StringRef Message) {
   return json::Object{
       {"jsonrpc", "2.0"},
       {"id", std::move(Id)},
-      {"error", json::Object{{"code", int(C)}, {"message", Message.str()}}}};
+      {"error",
+       json::Object{{"code", int(C)}, {"message", jsonText(Message)}}}};
 }
 
 json::Value notification(StringRef Method, json::Value Params) {

@@ -62,7 +62,7 @@ int Server::Impl::run(MessageReader &In) {
 void Server::Impl::logError(const std::string &Msg) {
   errs() << "cuda-l1-lsp: error: " << Msg << "\n";
   send(notification("window/logMessage",
-                    json::Object{{"type", 1}, {"message", Msg}}));
+                    json::Object{{"type", 1}, {"message", jsonText(Msg)}}));
 }
 
 void Server::Impl::logInfo(const std::string &Msg) {

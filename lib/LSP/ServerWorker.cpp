@@ -108,7 +108,8 @@ void Server::Impl::analyze(const std::string &Path) {
         {"code", "config-error"},
         {"source", "cuda-l1"},
         {"message",
-         "not analysed by cuda-l1: bad configuration: " + Config.message()}};
+         jsonText("not analysed by cuda-l1: bad configuration: " +
+                  Config.message())}};
   } else {
     AnalysisRun Run = P.analyze(/*CollectKernels=*/false);
     for (Finding &F : Run.Findings)
@@ -210,9 +211,9 @@ void Server::Impl::verify(const VerifyJob &Job) {
     send(notification(
         "window/showMessage",
         json::Object{{"type", 2},
-                     {"message", "cuda-l1: not applied: " + Dec.Why}}));
+                     {"message", jsonText("cuda-l1: not applied: " + Dec.Why)}}));
     return send(response(
-        Job.Id, json::Object{{"applied", false}, {"verdict", Dec.Why}}));
+        Job.Id, json::Object{{"applied", false}, {"verdict", jsonText(Dec.Why)}}));
   }
   std::vector<TextEdit> Edits = FIt->Fix->Edits;
   if (Dec.Annotation)

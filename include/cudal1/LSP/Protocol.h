@@ -35,6 +35,13 @@ enum class ErrorCode {
   RequestCancelled = -32800,
 };
 
+/// \p Text as a JSON string: unchanged when it is UTF-8, else with every
+/// invalid byte replaced by U+FFFD. For messages that quote what the client
+/// or a file on disk sent (a header, a source line in another encoding):
+/// JSON strings must be UTF-8, and LLVM's JSON library aborts on anything
+/// else in builds with assertions.
+std::string jsonText(llvm::StringRef Text);
+
 /// {"jsonrpc": "2.0", "id": Id, "result": Result}
 llvm::json::Value response(llvm::json::Value Id, llvm::json::Value Result);
 /// {"jsonrpc": "2.0", "id": Id, "error": {"code": C, "message": M}}

@@ -41,6 +41,12 @@ error_after(frame('{"jsonrpc": "2.0", "id": 11, "method": "x\udcff"}'.encode("ut
 error_after(b"Content-Type: application/vscode-jsonrpc\r\n\r\n", "no Content-Length"); alive()
 error_after(b"Content-Length: lots\r\n\r\n", "Content-Length not a number"); alive()
 error_after(b"this is no header\r\n", "junk line"); alive()
+# A header that is not UTF-8 (found by FuzzLspMessages): the error quotes
+# it with U+FFFD in place of the bad byte, as JSON strings must be UTF-8.
+c.send_raw(b"this is no h\xb6ader\r\n")
+m = c.wait_for(lambda m: "error" in m, what="junk line not UTF-8")
+print("junk line not UTF-8:", m["error"]["code"], ascii(m["error"]["message"]))
+alive()
 body = b'{"jsonrpc":"2.0","id":12,"method":"cuda-l1/ping"}'
 c.send_raw(b"Content-Length: %d\r\n\r\n%sXYZ" % (len(body), body))  # 3 bytes too many
 r = c.response(12)
