@@ -1,5 +1,6 @@
 //===- DiagnosticsTest.cpp - findings as LSP diagnostics and actions ------===//
 #include "cudal1/LSP/Diagnostics.h"
+#include "cudal1/LSP/Protocol.h"
 
 #include "gtest/gtest.h"
 
@@ -157,6 +158,18 @@ TEST(LspDiagnostics, WorkspaceEdits) {
   EXPECT_EQ(Err, "/p/gone.cu: cannot be read");
   EXPECT_FALSE(workspaceEdit({{"/p/k.cu", 500, 1, "x"}}, C, Err));
   EXPECT_NE(Err.find("lies outside"), std::string::npos);
+  // New text that is not UTF-8 (an LSP edit cannot carry it unchanged).
+  EXPECT_FALSE(workspaceEdit({{"/p/k.cu", 46, 3, "\"caf\xe9\""}}, C, Err));
+  EXPECT_NE(Err.find("is not UTF-8 text"), std::string::npos);
+}
+
+TEST(LspDiagnostics, JsonTextIsUtf8) {
+  EXPECT_EQ(jsonText("plain"), "plain");
+  EXPECT_EQ(jsonText("caf\xc3\xa9"), "caf\xc3\xa9"); // UTF-8 kept as is
+  EXPECT_EQ(jsonText("h\xb6" "ader"), "h\xef\xbf\xbd" "ader"); // U+FFFD
+  // An error response quoting such bytes is valid JSON text.
+  std::string S = str(errorResponse(nullptr, ErrorCode::ParseError, "x\xff"));
+  EXPECT_NE(S.find("x\xef\xbf\xbd"), std::string::npos);
 }
 
 TEST(LspDiagnostics, CodeActions) {
