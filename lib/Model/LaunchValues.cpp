@@ -1033,14 +1033,58 @@ Val LaunchEvaluator::Impl::evalParam(const ParmVarDecl *P, const Frame &Fr) {
   return V;
 }
 
-Val LaunchEvaluator::Impl::evalGlobal(const VarDecl *VD) {
+Val LaunchEvaluator::Impl::evalGlobal(const VarDecl *VD, const Frame *Fr) {
   if (VD->getType().isVolatileQualified())
     return root(VD, "'" + VD->getNameAsString() + "' is volatile");
   if (!VD->getType().isConstQualified()) {
-    for (const FunctionDecl *F : globalUsers(VD))
-      if (!mutations(VD, F).empty())
-        return root(VD, "'" + VD->getNameAsString() + "' is modified at " +
-                            where(mutations(VD, F).front()->getBeginLoc()));
+    const FunctionDecl *Modifier = nullptr;
+    const Stmt *FirstMod = nullptr;
+    bool Several = false;
+    for (const FunctionDecl *F : globalUsers(VD)) {
+      const std::vector<const Stmt *> &Ms = mutations(VD, F);
+      if (Ms.empty())
+        continue;
+      if (!FirstMod)
+        FirstMod = Ms.front();
+      if (Modifier && Modifier->getCanonicalDecl() != F->getCanonicalDecl())
+        Several = true;
+      Modifier = F;
+    }
+    if (FirstMod) {
+      std::string Mod = "'" + VD->getNameAsString() + "' is modified at " +
+                        where(FirstMod->getBeginLoc());
+      // `int n = 1024; int main(int argc, char **argv) { n = atoi(argv[1]);
+      // run(); }` with the launch in run(): the path passes through main,
+      // the only function that modifies n; n's value is the one it has
+      // where main calls run() (the call on the path), found as for a
+      // local of main. Nothing called from main modifies it (main is the
+      // only modifier), so that value reaches the launch.
+      const Frame *Own = nullptr;
+      const Stmt *At = nullptr;
+      if (Fr && !Several) {
+        const Frame *Child = nullptr;
+        for (const Frame *X = Fr; X; Child = X, X = X->Parent)
+          if (X->F &&
+              X->F->getCanonicalDecl() == Modifier->getCanonicalDecl()) {
+            Own = X;
+            At = Child ? static_cast<const Stmt *>(Child->Call) : X->At;
+            break;
+          }
+      }
+      if (!Own || !At)
+        return root(VD, Mod);
+      bool Earlier = false;
+      for (const Stmt *M : mutations(VD, Own->F))
+        Earlier |= before(M, At);
+      if (Earlier) {
+        Val V = valueAt(VD, *Own, At);
+        if (V.Kind == Val::Unknown)
+          return root(VD, V.Why.empty() ? Mod : V.Why);
+        return V;
+      }
+      // Modified only after the call (also in a loop around it: the value
+      // at its first run, as for locals): the initialiser's value (below).
+    }
   }
   const Expr *Init = VD->getAnyInitializer();
   if (!Init)
@@ -1061,7 +1105,7 @@ Val LaunchEvaluator::Impl::evalVar(const VarDecl *VD, const Expr *Use,
     return root(VD, "'" + VD->getNameAsString() + "' is a reference");
   Val V;
   if (VD->hasGlobalStorage() && !VD->isStaticLocal()) {
-    V = evalGlobal(VD);
+    V = evalGlobal(VD, &Fr);
   } else {
     if (VD->isStaticLocal() && !VD->getType().isConstQualified())
       return root(VD, "'" + VD->getNameAsString() + "' is a static local");
