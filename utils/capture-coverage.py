@@ -70,13 +70,15 @@ def tool_kernels(hc, tool, prog, timeout):
 
 
 def captured_kernels(capdir):
-    """{base name: {"captured": n, "seen": n, "skipped": [reasons]}} from the
-    capture's manifest, or None when there is none."""
+    """({base name: {"captured": n, "seen": n, "skipped": [reasons]}}, the
+    application's exit status or None) from the capture's manifest, or
+    (None, None) when there is none."""
     path = os.path.join(capdir, "manifest.json")
     if not os.path.exists(path):
-        return None
+        return None, None
     with open(path) as f:
         man = json.load(f)
+    app_status = (man.get("app") or {}).get("exitStatus")
     out = {}
     reasons = {}
     for l in man.get("launches", []):
@@ -91,11 +93,30 @@ def captured_kernels(capdir):
     for k in man.get("kernelsNotSelected", []):
         name = B.kernel_base_name(k.get("kernel", ""))
         out.setdefault(name, {"captured": 0, "seen": k.get("launchesSeen", 0), "skipped": ["not selected"]})
-    return out
+    return out, app_status
 
 
 def strip_template(name):
     return name.split("<", 1)[0]
+
+
+def unqualified(name):
+    """'(anonymous namespace)::k<int>' -> 'k'."""
+    return strip_template(name).rsplit("::", 1)[-1].rstrip(")")
+
+
+def match_capture(caps, name):
+    """The capture entry of the tool's kernel `name`: by its full name, else
+    every instantiation or qualification of it combined (captured when any
+    was; the refusals of all of them)."""
+    if name in caps:
+        return caps[name]
+    found = [v for n, v in caps.items() if strip_template(n) == strip_template(name)] or \
+        [v for n, v in caps.items() if unqualified(n) == unqualified(name)]
+    if not found:
+        return None
+    return {"captured": sum(v["captured"] for v in found), "seen": sum(v["seen"] for v in found),
+            "skipped": [r for v in found for r in v["skipped"]]}
 
 
 def main(argv):
@@ -156,20 +177,22 @@ def main(argv):
             shutil.rmtree(capdir, ignore_errors=True)
             cmd = [a.capture, "--launches", "1", "-o", capdir, "--", b["exe"]] + prog["args"]
             rc, out, errs, secs, to = runner.cmd(cmd, src, runner.base_env(), a.timeout)
-            caps = captured_kernels(capdir)
+            caps, app_rc = captured_kernels(capdir)
             if to:
                 why = "the program timed out under capture"
             elif caps is None:
                 last = (errs or out).strip().splitlines()[-1:]
                 why = "no capture (exit %d): %s" % (rc, last[0][:300] if last else "no output")
+            elif rc != 0 and app_rc not in (None, 0):
+                why = "the program exited %d under capture" % app_rc
             elif rc != 0:
-                why = "the program exited %d under capture" % rc
+                why = "the capture launcher exited %d (3: the program ran, nothing valid captured)" % rc
         n_cap, lines = 0, []
         for k in launched:
             name = k["kernel"]
             c = None
             if caps:
-                c = caps.get(name) or next((v for n, v in caps.items() if strip_template(n) == strip_template(name)), None)
+                c = match_capture(caps, name)
             k = {"program": prog["name"], "kernel": name, "harness": k["status"],
                  "captured": bool(c and c["captured"] > 0)}
             if not k["captured"]:
@@ -195,7 +218,8 @@ def main(argv):
     c = sum(1 for r in rows if r["captured"])
     e = sum(1 for r in rows if r["captured"] or r["harness"] == "complete")
     pct = (lambda x: 100.0 * x / n if n else 0.0)
-    print("programs: %d, time %.0f s" % (len(progs), time.time() - start))
+    failed = sum(1 for st in staged if st[0] is None)
+    print("programs: %d (%d left out: the tool failed on them), time %.0f s" % (len(progs), failed, time.time() - start))
     print("kernels with a launch site       %d" % n)
     print("harness inferred, no flags       %d (%.1f%%)" % (h, pct(h)))
     print("captured (launched at run time)  %d (%.1f%%)" % (c, pct(c)))

@@ -319,6 +319,13 @@ std::vector<json::Value> codeActions(const Finding &F,
     }
     break;
   case FixOffer::Verify: {
+    // An edit an LSP client cannot receive (see workspaceEdit) is not worth
+    // a GPU verification: no action, as for Apply.
+    bool Utf8 = true;
+    for (const TextEdit &E : F.Fix->Edits)
+      Utf8 &= json::isUTF8(E.Replacement);
+    if (!Utf8)
+      break;
     std::string Title = "Verify on the GPU, then apply: " + F.Fix->Description +
                         " (" + F.RuleId + ")";
     json::Object A = Action(Title);

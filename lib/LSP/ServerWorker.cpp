@@ -229,9 +229,10 @@ void Server::Impl::verify(const VerifyJob &Job) {
     return Fail(ErrorCode::InternalError, Error);
   send(request("cuda-l1-" + std::to_string(NextOutgoingId++),
                "workspace/applyEdit",
-               json::Object{{"label", "cuda-l1: " + FIt->Fix->Description},
+               json::Object{{"label", jsonText("cuda-l1: " + FIt->Fix->Description)},
                             {"edit", std::move(*Edit)}}));
-  send(response(Job.Id, json::Object{{"applied", true}, {"verdict", Dec.Why}}));
+  send(response(Job.Id,
+                json::Object{{"applied", true}, {"verdict", jsonText(Dec.Why)}}));
 }
 
 } // namespace lsp

@@ -332,11 +332,14 @@ struct LaunchEvaluator::Impl {
   std::map<const clang::Stmt *,
            llvm::DenseMap<const clang::Stmt *, const clang::Stmt *>>
       Parents;
-  /// A namespace-scope variable's value. Non-const: when one function on
-  /// the path \p Fr (e.g. main) is the only one that modifies it, its value
-  /// where that function calls down towards the use (the last assignment
-  /// before that call); any other modifier makes it unknown.
+  /// A namespace-scope variable's value. Non-const: when main, on the path
+  /// \p Fr, is the only function that modifies it, its value where main
+  /// calls down towards the use (the last assignment before that call);
+  /// any other modifier makes it unknown.
   Val evalGlobal(const clang::VarDecl *VD, const Frame *Fr = nullptr);
+  /// Whether a namespace-scope initialiser can hold \p VD's address.
+  bool escapesAtFileScope(const clang::VarDecl *VD);
+  std::map<const clang::VarDecl *, bool> Escapes;
   /// A name for \p D standing for its unknown value (registered once per
   /// path), or Unknown when \p D's type is not a scalar.
   Val root(const clang::ValueDecl *D, const std::string &Why);

@@ -262,7 +262,7 @@ Val LaunchEvaluator::Impl::middleIteration(const VarDecl *VD,
   auto IsVD = [&](const Expr *E) {
     const auto *D = E ? dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts())
                       : nullptr;
-    return D && D->getDecl() == VD;
+    return D && D->getDecl()->getCanonicalDecl() == VD->getCanonicalDecl();
   };
   for (const Stmt *L : loopsAround(At, Own.F)) {
     const auto *For = dyn_cast<ForStmt>(L);

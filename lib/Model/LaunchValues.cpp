@@ -234,7 +234,8 @@ void collectRefs(const Stmt *S, const VarDecl *VD,
   if (!S)
     return;
   if (const auto *D = dyn_cast<DeclRefExpr>(S))
-    if (D->getDecl() == VD && !OnlyRead)
+    if (D->getDecl()->getCanonicalDecl() == VD->getCanonicalDecl() &&
+        !OnlyRead)
       Out.push_back(D);
   bool ChildRead = false;
   if (const auto *ICE = dyn_cast<ImplicitCastExpr>(S))
@@ -262,7 +263,7 @@ std::vector<const DeclRefExpr *> launcheval::refsTo(const Stmt *S,
     if (!X)
       return;
     if (const auto *D = dyn_cast<DeclRefExpr>(X))
-      if (D->getDecl() == VD)
+      if (D->getDecl()->getCanonicalDecl() == VD->getCanonicalDecl())
         Out.push_back(D);
     for (const Stmt *C : X->children())
       Walk(C);
@@ -1033,6 +1034,53 @@ Val LaunchEvaluator::Impl::evalParam(const ParmVarDecl *P, const Frame &Fr) {
   return V;
 }
 
+namespace {
+/// Whether \p E refers to \p VD anywhere.
+bool mentions(const Stmt *E, const VarDecl *VD) {
+  if (!E)
+    return false;
+  if (const auto *D = dyn_cast<DeclRefExpr>(E))
+    if (D->getDecl()->getCanonicalDecl() == VD->getCanonicalDecl())
+      return true;
+  for (const Stmt *C : E->children())
+    if (mentions(C, VD))
+      return true;
+  return false;
+}
+
+/// Whether a namespace-scope variable's initialiser mentions \p VD while
+/// it can hold its address (a pointer, a reference, an array or a class):
+/// writes through it are not references the index of function bodies sees.
+bool aliasedIn(const DeclContext *DC, const VarDecl *VD, const SourceManager &SM) {
+  for (const Decl *D : DC->decls()) {
+    if (const auto *NS = dyn_cast<NamespaceDecl>(D)) {
+      if (aliasedIn(NS, VD, SM))
+        return true;
+    } else if (const auto *LS = dyn_cast<LinkageSpecDecl>(D)) {
+      if (aliasedIn(LS, VD, SM))
+        return true;
+    } else if (const auto *V = dyn_cast<VarDecl>(D)) {
+      if (V == VD || !V->getInit() || SM.isInSystemHeader(V->getLocation()))
+        continue;
+      QualType T = V->getType();
+      if ((T->isPointerType() || T->isReferenceType() || T->isArrayType() ||
+           T->isRecordType()) &&
+          mentions(V->getInit(), VD))
+        return true;
+    }
+  }
+  return false;
+}
+} // namespace
+
+bool LaunchEvaluator::Impl::escapesAtFileScope(const VarDecl *VD) {
+  auto It = Escapes.find(VD->getCanonicalDecl());
+  if (It != Escapes.end())
+    return It->second;
+  return Escapes[VD->getCanonicalDecl()] =
+             aliasedIn(Ctx.getTranslationUnitDecl(), VD, SM);
+}
+
 Val LaunchEvaluator::Impl::evalGlobal(const VarDecl *VD, const Frame *Fr) {
   if (VD->getType().isVolatileQualified())
     return root(VD, "'" + VD->getNameAsString() + "' is volatile");
@@ -1044,7 +1092,7 @@ Val LaunchEvaluator::Impl::evalGlobal(const VarDecl *VD, const Frame *Fr) {
       const std::vector<const Stmt *> &Ms = mutations(VD, F);
       if (Ms.empty())
         continue;
-      if (!FirstMod)
+      if (!FirstMod || before(Ms.front(), FirstMod))
         FirstMod = Ms.front();
       if (Modifier && Modifier->getCanonicalDecl() != F->getCanonicalDecl())
         Several = true;
@@ -1057,11 +1105,16 @@ Val LaunchEvaluator::Impl::evalGlobal(const VarDecl *VD, const Frame *Fr) {
       // run(); }` with the launch in run(): the path passes through main,
       // the only function that modifies n; n's value is the one it has
       // where main calls run() (the call on the path), found as for a
-      // local of main. Nothing called from main modifies it (main is the
-      // only modifier), so that value reaches the launch.
+      // local of main. main runs once and nothing it calls modifies n, so
+      // that value reaches the launch. Not for another modifier (it may
+      // run several times, or recursively, each run starting from what
+      // the last one left), a static data member (`obj.n` is not a
+      // reference the index sees) or a variable whose address or a
+      // reference to it is taken at namespace scope (writes through it).
       const Frame *Own = nullptr;
       const Stmt *At = nullptr;
-      if (Fr && !Several) {
+      if (Fr && !Several && Modifier->isMain() &&
+          VD->getDeclContext()->isFileContext() && !escapesAtFileScope(VD)) {
         const Frame *Child = nullptr;
         for (const Frame *X = Fr; X; Child = X, X = X->Parent)
           if (X->F &&
@@ -1074,8 +1127,11 @@ Val LaunchEvaluator::Impl::evalGlobal(const VarDecl *VD, const Frame *Fr) {
       if (!Own || !At)
         return root(VD, Mod);
       bool Earlier = false;
-      for (const Stmt *M : mutations(VD, Own->F))
+      for (const Stmt *M : mutations(VD, Own->F)) {
+        if (encloses(At, M, Own->F))
+          return root(VD, Mod); // `run(n = 5)`: written by the call itself
         Earlier |= before(M, At);
+      }
       if (Earlier) {
         Val V = valueAt(VD, *Own, At);
         if (V.Kind == Val::Unknown)

@@ -201,6 +201,13 @@ TEST(LspDiagnostics, CodeActions) {
   C.GpuConfigured = true;
   A = codeActions(U, Diag, C);
   EXPECT_FALSE(A[0].getAsObject()->get("disabled"));
+  // New text that is not UTF-8: neither the edit nor the GPU verification
+  // is offered (only the suppressions remain).
+  size_t WithFix = A.size();
+  U.Fix->Edits[0].Replacement = "0.5f /* \xe9 */";
+  EXPECT_EQ(codeActions(U, Diag, C).size(), WithFix - 1);
+  F.Fix->Edits[0].Replacement = "0.5f /* \xe9 */";
+  EXPECT_EQ(codeActions(F, Diag, C).size(), 2u);
 }
 
 TEST(LspDiagnostics, ParseFailure) {

@@ -26,7 +26,7 @@ if name == "shift":
 else:
     launch.update(status="captured")
     captured = 1
-man = {"format": "cuda-l1-capture", "version": 1,
+man = {"format": "cuda-l1-capture", "version": 1, "app": {"exitStatus": rc},
        "kernels": [{"kernel": mangled, "demangled": launch["demangled"], "launchesSeen": 2, "captured": captured}],
        "kernelsNotSelected": [], "launches": [launch]}
 with open(os.path.join(out, "manifest.json"), "w") as f:
