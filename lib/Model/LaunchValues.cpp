@@ -1035,19 +1035,6 @@ Val LaunchEvaluator::Impl::evalParam(const ParmVarDecl *P, const Frame &Fr) {
 }
 
 namespace {
-/// Whether \p E refers to \p VD anywhere.
-bool mentions(const Stmt *E, const VarDecl *VD) {
-  if (!E)
-    return false;
-  if (const auto *D = dyn_cast<DeclRefExpr>(E))
-    if (D->getDecl()->getCanonicalDecl() == VD->getCanonicalDecl())
-      return true;
-  for (const Stmt *C : E->children())
-    if (mentions(C, VD))
-      return true;
-  return false;
-}
-
 /// Whether a namespace-scope variable's initialiser mentions \p VD while
 /// it can hold its address (a pointer, a reference, an array or a class):
 /// writes through it are not references the index of function bodies sees.
@@ -1060,12 +1047,13 @@ bool aliasedIn(const DeclContext *DC, const VarDecl *VD, const SourceManager &SM
       if (aliasedIn(LS, VD, SM))
         return true;
     } else if (const auto *V = dyn_cast<VarDecl>(D)) {
-      if (V == VD || !V->getInit() || SM.isInSystemHeader(V->getLocation()))
+      if (V == VD || !V->getInit() ||
+          inSystemHeader(SM, V->getLocation()))
         continue;
       QualType T = V->getType();
       if ((T->isPointerType() || T->isReferenceType() || T->isArrayType() ||
            T->isRecordType()) &&
-          mentions(V->getInit(), VD))
+          !launcheval::refsTo(V->getInit(), VD).empty())
         return true;
     }
   }
