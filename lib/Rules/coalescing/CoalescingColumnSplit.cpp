@@ -25,7 +25,11 @@
 //     stores its partial sums in shared memory; after a barrier reached by
 //     every thread (the guard moves inside), segment 0 adds the partial sums
 //     of its column in segment order (a fixed order: deterministic) and runs
-//     the original epilogue once per column.
+//     the original epilogue once per column;
+//   - a row loop that ends the epilogue and only updates elements of the
+//     column (a map over the rows: Gram-Schmidt's projection) becomes a
+//     third phase after a second barrier, split over the segments like the
+//     sums (splittableMapLoop).
 // Reassociating for floating-point sums (tolerance), bitwise for integers.
 //
 //===----------------------------------------------------------------------===//
@@ -129,6 +133,148 @@ const ArraySubscriptExpr *columnLoad(const Expr *E, const FunctionFacts &F,
     Found = AS;
   });
   return Found;
+}
+
+/// The row loop that ends the epilogue, when its iterations can be split
+/// over the row segments as well: `for (T i = I0; i < END; ++i)` whose body
+/// declares locals and updates elements of the column (`X[i * LD + j] op=
+/// E`, one element per buffer and iteration), reading a buffer it writes
+/// only at the element the same iteration writes. A Gram-Schmidt projection
+/// (`A[i * n + j] -= q[i] * dot`), a normalisation (`x[i * m + j] /= s`).
+struct MapLoop {
+  const Stmt *S = nullptr; ///< the statement (the loop, or its #pragma)
+  const ForStmt *L = nullptr;
+  LoopShape LS;
+  std::set<const ParmVarDecl *> Written;
+  std::set<const ParmVarDecl *> Accessed; ///< written or read in the loop
+};
+
+std::optional<MapLoop> splittableMapLoop(ASTContext &Ctx, const Stmt *Last,
+                                         const FunctionFacts &F,
+                                         const VarDecl *Col,
+                                         std::string &Why) {
+  MapLoop M;
+  M.S = Last;
+  M.L = dyn_cast<ForStmt>(Last);
+  if (const auto *AS = dyn_cast<AttributedStmt>(Last))
+    M.L = dyn_cast<ForStmt>(AS->getSubStmt());
+  if (!M.L)
+    return std::nullopt; // no row loop after the sums: nothing to say
+  std::optional<LoopShape> LS = analyzeFor(Ctx, M.L);
+  const auto *Cond = dyn_cast_or_null<BinaryOperator>(M.L->getCond());
+  if (!LS || !LS->IV || LS->Step != 1 ||
+      (LS->Cmp != BO_LT && LS->Cmp != BO_LE) || !M.L->getInc() ||
+      !isa_and_nonnull<DeclStmt>(M.L->getInit()) || !Cond ||
+      varOf(Cond->getLHS()) != LS->IV || !isPure(Ctx, LS->Init) ||
+      !isPure(Ctx, LS->Bound) || Ctx.getTypeSize(LS->IV->getType()) < 32) {
+    Why = "it is not `for (T i = I0; i < END; ++i)` with 'i' declared in it "
+          "and at least as wide as int";
+    return std::nullopt;
+  }
+  M.LS = *LS;
+  std::vector<const Stmt *> Stmts;
+  if (const auto *CS = dyn_cast<CompoundStmt>(M.L->getBody()))
+    Stmts.assign(CS->body_begin(), CS->body_end());
+  else
+    Stmts.push_back(M.L->getBody());
+  std::map<const VarDecl *, std::string> Syms{{Col, "@col"}, {LS->IV, "@k"}};
+  std::map<const ParmVarDecl *, AffineExpr> WriteIdx;
+  std::set<const VarDecl *> Locals;
+  for (const Stmt *S : Stmts) {
+    if (const auto *DS = dyn_cast<DeclStmt>(S)) {
+      for (const Decl *D : DS->decls()) {
+        const auto *V = dyn_cast<VarDecl>(D);
+        if (!V || V->isStaticLocal() || V->getType()->isReferenceType() ||
+            (V->getInit() && !isPure(Ctx, V->getInit()))) {
+          Why = "it declares '" + sourceText(Ctx, S->getSourceRange()) +
+                "', which has side effects";
+          return std::nullopt;
+        }
+        Locals.insert(V);
+      }
+      continue;
+    }
+    const auto *BO = dyn_cast<BinaryOperator>(S);
+    const auto *AS =
+        BO && BO->isAssignmentOp()
+            ? dyn_cast<ArraySubscriptExpr>(BO->getLHS()->IgnoreParens())
+            : nullptr;
+    AffineExpr Idx;
+    const ParmVarDecl *B =
+        AS ? rowWalkAccess(AS, F, Syms, Idx) : nullptr;
+    if (!AS || !B || columnLoad(AS, F, Col, LS->IV) != AS ||
+        !isPure(Ctx, BO->getRHS())) {
+      Why = "'" + sourceText(Ctx, S->getSourceRange()) +
+            "' is not a store of one element of the column per iteration";
+      return std::nullopt;
+    }
+    auto [It, New] = WriteIdx.emplace(B, Idx);
+    if (!New && It->second != Idx) {
+      Why = "it writes two elements of '" + B->getNameAsString() +
+            "' per iteration";
+      return std::nullopt;
+    }
+    M.Written.insert(B);
+  }
+  for (const VarDecl *V : varsWrittenIn(M.L->getBody()))
+    if (!Locals.count(V)) {
+      Why = "it changes '" + V->getNameAsString() + "'";
+      return std::nullopt;
+    }
+  std::string Bad;
+  forEachStmt(M.L->getBody(), [&](const Stmt *X) {
+    if (!Bad.empty())
+      return;
+    if (const auto *UO = dyn_cast<UnaryOperator>(X);
+        UO && UO->getOpcode() == UO_Deref) {
+      Bad = sourceText(Ctx, UO->getSourceRange());
+      return;
+    }
+    const auto *AS = dyn_cast<ArraySubscriptExpr>(X);
+    if (!AS || AS->getType()->isArrayType())
+      return;
+    const ParmVarDecl *B = rootPointerParam(AS->getBase(), F);
+    if (const auto *In =
+            dyn_cast<ArraySubscriptExpr>(AS->getBase()->IgnoreParenImpCasts()))
+      B = rootPointerParam(In->getBase(), F);
+    if (!B) {
+      Bad = sourceText(Ctx, AS->getSourceRange());
+      return;
+    }
+    M.Accessed.insert(B);
+    AffineExpr Idx;
+    if (M.Written.count(B) &&
+        (!rowWalkAccess(AS, F, Syms, Idx) || Idx != WriteIdx[B]))
+      Bad = sourceText(Ctx, AS->getSourceRange());
+  });
+  if (!Bad.empty()) {
+    Why = "it reads '" + Bad + "', which is not a parameter's element or is "
+          "an element of a written buffer that its iteration does not write";
+    return std::nullopt;
+  }
+  return M;
+}
+
+/// Does \p S read an element of a buffer in \p Written (or memory it cannot
+/// place: a dereference, a subscript of something else than a parameter)?
+bool readsWritten(const Stmt *S, const FunctionFacts &F,
+                  const std::set<const ParmVarDecl *> &Written) {
+  bool Bad = false;
+  forEachStmt(S, [&](const Stmt *X) {
+    if (const auto *UO = dyn_cast<UnaryOperator>(X);
+        UO && UO->getOpcode() == UO_Deref)
+      Bad = true;
+    const auto *AS = dyn_cast<ArraySubscriptExpr>(X);
+    if (!AS || AS->getType()->isArrayType())
+      return;
+    const Expr *Base = AS->getBase();
+    if (const auto *In = dyn_cast<ArraySubscriptExpr>(Base->IgnoreParenImpCasts()))
+      Base = In->getBase();
+    const ParmVarDecl *B = rootPointerParam(Base, F);
+    if (!B || Written.count(B))
+      Bad = true;
+  });
+  return Bad;
 }
 
 bool isSimpleText(const Expr *E) {
@@ -288,6 +434,25 @@ colmean<<<((m + 255) / 256) * 32, 256>>>(data, mean, m, n);)cuda";
       "segment of its column has finished reading, so a kernel that "
       "overwrites the column it summed (Gram-Schmidt's projection) keeps "
       "its order; threads of different columns were unordered already.\n"
+      "\n"
+      "A row loop that ends the code after the sums and only updates "
+      "elements of the column (`for (int i = 0; i < m; i++) A[i * n + j] -= "
+      "q[i] * dot;`, Gram-Schmidt's projection; `X[i * n + j] /= norm`) is "
+      "split over the segments too: segment 0 runs the code before it and "
+      "puts the combined sums back in shared memory; after a second barrier "
+      "every segment takes the sums, runs the declarations before the loop "
+      "again (they only compute values) and walks its rows of the loop "
+      "(rows `I0 + seg`, step `T / Columns`). Conditions: the loop is "
+      "`for (T i = I0; i < END; ++i)` with `T` at least as wide as `int`; "
+      "its body declares locals and stores `X[i * LD + j] op= E`, one "
+      "element per buffer and iteration; a buffer it writes is read only at "
+      "the element the same iteration writes, and not before the loop; the "
+      "code before it changes no local variable, and a declaration there "
+      "that reads memory comes after its stores; each buffer it writes is "
+      "proven distinct from the others it reads (`__restrict__`, or "
+      "separate allocations at every launch), or the fix needs "
+      "`--verify=run`. Otherwise the loop stays in segment 0 and a note "
+      "says why.\n"
       "\n"
       "## When there is no fix\n"
       "\n"
@@ -583,7 +748,10 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
   }
   if (!ColTop || !RegionFirst)
     return Refuse("'" + ColN + "' is not declared before the guard");
-  auto LoopIt = std::find(Core.begin(), Core.end(), (const Stmt *)Loop);
+  // The loop's statement: the loop, or the `#pragma unroll` written before
+  // it (another rule's fix in an earlier round, or the user's).
+  const Stmt *LoopS = loopStatement(Ctx, Loop);
+  auto LoopIt = std::find(Core.begin(), Core.end(), LoopS);
   if (LoopIt == Core.end())
     return Refuse("the loop is nested in another loop or in control flow "
                   "other than a final `if (...) { ... }` of the kernel");
@@ -765,6 +933,53 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
                     "operations ('" + sourceText(Ctx, S->getSourceRange()) +
                     "')");
 
+  // A row loop that ends the code after the loop and only updates elements
+  // of the column is split over the segments too: a third phase after a
+  // second barrier, every segment taking its rows, with the combined sums
+  // and the declarations before it (run again: they only compute values).
+  std::optional<MapLoop> Map;
+  std::vector<const Stmt *> EpiPre;
+  if (!Epilogue.empty()) {
+    std::string MapWhy;
+    Map = splittableMapLoop(Ctx, Epilogue.back(), F, Col->V, MapWhy);
+    if (Map) {
+      EpiPre.assign(Epilogue.begin(), std::prev(Epilogue.end()));
+      bool StoreAfter = false; // a statement that is not a declaration follows
+      for (auto It = EpiPre.rbegin(); It != EpiPre.rend() && MapWhy.empty();
+           ++It) {
+        const auto *DS = dyn_cast<DeclStmt>(*It);
+        if (!DS) {
+          StoreAfter = true;
+          if (!varsWrittenIn(*It).empty())
+            MapWhy = "'" + sourceText(Ctx, (*It)->getSourceRange()) +
+                     "' before it changes a local variable";
+          continue;
+        }
+        for (const Decl *D : DS->decls()) {
+          const auto *V = dyn_cast<VarDecl>(D);
+          if (!V || V->isStaticLocal() || V->hasAttr<CUDASharedAttr>() ||
+              (V->getInit() && !isPure(Ctx, V->getInit())) ||
+              (StoreAfter && V->getInit() && !isPureNoMemory(V->getInit())))
+            MapWhy = "the declaration '" + sourceText(Ctx, DS->getSourceRange()) +
+                     "' before it cannot run again in every segment";
+        }
+        if (MapWhy.empty() && readsWritten(DS, F, Map->Written))
+          MapWhy = "'" + sourceText(Ctx, DS->getSourceRange()) +
+                   "' before it reads a buffer the loop writes";
+      }
+      for (const Stmt *S : Prologue)
+        if (MapWhy.empty() && readsWritten(S, F, Map->Written))
+          MapWhy = "'" + sourceText(Ctx, S->getSourceRange()) +
+                   "' before the sums reads a buffer the loop writes";
+      if (!MapWhy.empty())
+        Map.reset();
+    }
+    if (!Map && !MapWhy.empty())
+      note(Fd, Epilogue.back()->getBeginLoc(),
+           "the row loop after the sums stays in one thread per column: " +
+               MapWhy);
+  }
+
   if (inMacro(Loop->getSourceRange()) || inMacro(ColDS->getSourceRange()) ||
       inMacro(RegionFirst->getSourceRange()) ||
       inMacro(Body->body_back()->getSourceRange()))
@@ -782,6 +997,20 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
     Fix.Atol = 1e-5;
     Fix.ScaleRtol = 1e-4;
   }
+  // The split row loop's rows run in parallel: a buffer it writes must not
+  // overlap one it reads (or the fix is offered for --verify=run only).
+  if (Map)
+    for (const ParmVarDecl *W : Map->Written)
+      for (const ParmVarDecl *R : Map->Accessed) {
+        std::string How, NotWhy;
+        if (R == W || provenDistinct(Ctx, context(), K, W, R, How, NotWhy))
+          continue;
+        Fix.Proven = false;
+        note(Fd, W->getLocation(),
+             "assumes '" + W->getNameAsString() + "' and '" +
+                 R->getNameAsString() +
+                 "' do not overlap (not proven: the fix needs --verify=run)");
+      }
   std::string S_M = std::to_string(Mult);
   if (Mult > 1)
     for (const CUDAKernelCallExpr *Site : launchSitesOf(Ctx, context(), K)) {
@@ -878,7 +1107,7 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
     K0T = "(" + K0T + ")";
   std::string IncT = IV->getName().str() + " += (" + IVT + ")" + NNSeg;
   std::string LoopT =
-      rewrittenText(Ctx, Loop,
+      rewrittenText(Ctx, LoopS,
                     {{LS->Init, K0T + " + (" + IVT + ")" + NSeg},
                      {Loop->getInc(), IncT}});
   if (LoopT.empty() || K0T.empty())
@@ -887,15 +1116,38 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
     LoopT += ";"; // the token range ends before the body's ';'
 
   bool Inv = false;
-  SourceLocation LoopB = SM.getExpansionLoc(Loop->getBeginLoc());
+  SourceLocation LoopB = SM.getExpansionLoc(LoopS->getBeginLoc());
   std::string ProT;
   if (!Prologue.empty())
     ProT = trimRight(textBetween(
         Ctx, SM.getExpansionLoc(Prologue.front()->getBeginLoc()), LoopB, Inv));
-  std::string EpiT;
-  if (!Epilogue.empty())
+  std::string EpiT, MapT;
+  std::vector<std::string> EpiDeclT;
+  if (Map) {
+    if (!EpiPre.empty())
+      EpiT = trimLeft(textBetween(Ctx, stmtEnd(Ctx, LoopS),
+                                  stmtEnd(Ctx, EpiPre.back()), Inv));
+    for (const Stmt *S : EpiPre)
+      if (isa<DeclStmt>(S))
+        EpiDeclT.push_back(textBetween(
+            Ctx, SM.getExpansionLoc(S->getBeginLoc()), stmtEnd(Ctx, S), Inv));
+    const VarDecl *MIV = Map->LS.IV;
+    std::string MIVT = spelledType(Ctx, MIV);
+    std::string M0T = sourceText(Ctx, Map->LS.Init->getSourceRange());
+    if (!isSimpleText(Map->LS.Init))
+      M0T = "(" + M0T + ")";
+    MapT = rewrittenText(
+        Ctx, Map->S,
+        {{Map->LS.Init, M0T + " + (" + MIVT + ")" + NSeg},
+         {Map->L->getInc(),
+          MIV->getName().str() + " += (" + MIVT + ")" + NNSeg}});
+    if (MapT.empty() || M0T.empty())
+      return Refuse("the row loop after the sums cannot be read");
+    if (!isa<CompoundStmt>(Map->L->getBody()))
+      MapT += ";";
+  } else if (!Epilogue.empty())
     EpiT = trimLeft(
-        textBetween(Ctx, stmtEnd(Ctx, Loop), stmtEnd(Ctx, Epilogue.back()),
+        textBetween(Ctx, stmtEnd(Ctx, LoopS), stmtEnd(Ctx, Epilogue.back()),
                     Inv));
   if (Inv)
     return Refuse("the code around the loop cannot be read");
@@ -937,6 +1189,24 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
     T += CI + "}\n";
   if (!EpiT.empty())
     T += Block2(EpiT);
+  if (Map) {
+    // Phase 3: the combined sums through shared memory (segment 0's slots),
+    // then every segment takes its rows of the loop.
+    for (unsigned N = 0; N < Accs.size(); ++N)
+      T += CI + NPart[N] + "[" + NT + "] = " + Accs[N]->getName().str() +
+           ";\n";
+    T += I0 + "}\n";
+    T += I0 + "__syncthreads();\n";
+    T += I0 + (Guard.empty() ? "{" : "if (" + Guard + ") {") + "\n";
+    if (!ProT.empty())
+      T += Block2(ProT);
+    for (unsigned N = 0; N < Accs.size(); ++N)
+      T += CI + Accs[N]->getName().str() + " = " + NPart[N] + "[" + NT +
+           " % " + CWu + "];\n";
+    for (const std::string &D : EpiDeclT)
+      T += Block2(trimLeft(D));
+    T += Block2(MapT);
+  }
   T += I0 + "}";
   SourceLocation RB = SM.getExpansionLoc(RegionFirst->getBeginLoc());
   SourceLocation RE = stmtEnd(Ctx, Body->body_back());
@@ -947,7 +1217,11 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
   Fix.Edits.push_back(makeTextEdit(Ctx, *RR, T));
   Fix.Description = "split each column's rows across the block: " + S_CW +
                     " columns per block, partial sums combined in shared "
-                    "memory in a fixed order; grid x" + S_M;
+                    "memory in a fixed order" +
+                    std::string(Map ? "; the row loop after the sums split "
+                                      "the same way"
+                                    : "") +
+                    "; grid x" + S_M;
   Fd.Fix = std::move(Fix);
   report(std::move(Fd));
 }

@@ -10,6 +10,7 @@
 // RUN:   --fix --allow-unverified %t/t.cu 2>&1 | FileCheck --check-prefix=ROUNDS %s
 // ROUNDS-DAG: cuda-l1: kernel 'mean_kernel' combines memory-register-accumulation (round 1) + coalescing-column-split (round 2): applied
 // ROUNDS-DAG: cuda-l1: kernel 'gradient_kernel' combines memory-register-accumulation (round 1) + coalescing-column-split (round 2): applied
+// ROUNDS-DAG: cuda-l1: kernel 'gs_project_kernel' combines memory-register-accumulation (round 1) + coalescing-column-split (round 2): applied
 // ROUNDS-DAG: cuda-l1: kernel 'matvec_col_kernel' combines memory-register-accumulation (round 1) + coalescing-column-split (round 2): applied
 // RUN: grep -v '// CHECK' %t/t.cu | FileCheck --check-prefix=CHECK-FIXES %s
 // Idempotent.
@@ -81,6 +82,32 @@ __global__ void matvec_col_kernel(DATA_TYPE *a, DATA_TYPE *x2, DATA_TYPE *y_2, i
 // CHECK-FIXES-NEXT:   x2_acc = 0;
 // CHECK-FIXES-NEXT: }
 
+// Gram-Schmidt's projection as naive code writes it: the dot product
+// accumulated into R, then the column updated with R's element. Round 2
+// splits both row loops (the second after a second barrier); A, Q and R are
+// separate allocations at the launch, so the parallel update is proven.
+__global__ void gs_project_kernel(DATA_TYPE *A, DATA_TYPE *R, DATA_TYPE *Q, int k, int m, int n) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if ((j > k) && (j < n)) {
+    R[k * n + j] = 0.0;
+    for (int i = 0; i < m; i++)
+      R[k * n + j] += Q[i * n + k] * A[i * n + j];
+    for (int i = 0; i < m; i++)
+      A[i * n + j] = A[i * n + j] - Q[i * n + k] * R[k * n + j];
+  }
+}
+// CHECK-FIXES:      if (cudal1_seg == 0u && ((j > k) && (j < n))) {
+// CHECK-FIXES:        R[k * n + j] = R_acc;
+// CHECK-FIXES-NEXT:   cudal1_part_R_acc[cudal1_t] = R_acc;
+// CHECK-FIXES-NEXT: }
+// CHECK-FIXES-NEXT: __syncthreads();
+// CHECK-FIXES-NEXT: if ((j > k) && (j < n)) {
+// CHECK-FIXES-NEXT:   DATA_TYPE R_acc = 0.0;
+// CHECK-FIXES-NEXT:   R_acc = cudal1_part_R_acc[cudal1_t % 8u];
+// CHECK-FIXES-NEXT:   for (int i = 0 + (int)cudal1_seg; i < m; i += (int)cudal1_nseg)
+// CHECK-FIXES-NEXT:     A[i * n + j] = A[i * n + j] - Q[i * n + k] * R[k * n + j];
+// CHECK-FIXES-NEXT: }
+
 static unsigned Seed = 7;
 static float rnd() {
   Seed = Seed * 1103515245u + 12345u;
@@ -118,6 +145,16 @@ int main() {
   mean_kernel<<<(n + 255) / 256, 256>>>(mean, data, m, n);
   gradient_kernel<<<(n + 127) / 128, 128>>>(data, r, g, m, n);
   matvec_col_kernel<<<(n + 255) / 256, 256>>>(sq, x2, y2, n);
+  float *gA, *gR, *gQ;
+  cudaMalloc((void **)&gA, sizeof(float) * m * n);
+  cudaMalloc((void **)&gR, sizeof(float) * n * n);
+  cudaMalloc((void **)&gQ, sizeof(float) * m * n);
+  cudaMemcpy(gA, h, sizeof(float) * m * n, cudaMemcpyHostToDevice);
+  cudaMemcpy(gQ, h, sizeof(float) * m * n, cudaMemcpyHostToDevice);
+  cudaMemcpy(gR, h, sizeof(float) * n * n, cudaMemcpyHostToDevice);
+  gs_project_kernel<<<(n + 255) / 256, 256>>>(gA, gR, gQ, 1, m, n);
+  show("gsA", gA, m * n);
+  show("gsR", gR, n * n);
   show("mean", mean, n);
   show("g", g, n);
   show("x2", x2, n);

@@ -77,7 +77,7 @@ __global__ void colsum_int(const int A[][512], long long *out, int rows) {
   out[j] = s;
 }
 
-__global__ void project(float *A, const float *q, float *R, int k, int m, int n) {
+__global__ void project(float *A, const float *__restrict__ q, float *R, int k, int m, int n) {
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   if ((j > k) && (j < n)) {
     float dot = 0.0f;

@@ -179,7 +179,7 @@ __global__ void colsum_int(const int A[][512], long long *out, int rows) {
 // A triangular column walk (rows from the column down), a second pass
 // after the loop that overwrites the column (Gram-Schmidt's projection):
 // it runs once per column after every segment has read the column.
-__global__ void project(float *A, const float *q, float *R, int k, int m, int n) {
+__global__ void project(float *A, const float *__restrict__ q, float *R, int k, int m, int n) {
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   if ((j > k) && (j < n)) {
     float dot = 0.0f;
@@ -205,9 +205,106 @@ __global__ void project(float *A, const float *q, float *R, int k, int m, int n)
 // CHECK-FIXES-NEXT:   for (unsigned int cudal1_q = 1u; cudal1_q < cudal1_nseg; ++cudal1_q)
 // CHECK-FIXES-NEXT:     dot += cudal1_part_dot[cudal1_t + 8u * cudal1_q];
 // CHECK-FIXES-NEXT:   R[k * n + j] = dot;
-// CHECK-FIXES-NEXT:   for (int i = 0; i < m; i++)
+// CHECK-FIXES-NEXT:   cudal1_part_dot[cudal1_t] = dot;
+// CHECK-FIXES-NEXT: }
+// CHECK-FIXES-NEXT: __syncthreads();
+// CHECK-FIXES-NEXT: if ((j > k) && (j < n)) {
+// CHECK-FIXES-NEXT:   float dot = 0.0f;
+// CHECK-FIXES-NEXT:   dot = cudal1_part_dot[cudal1_t % 8u];
+// CHECK-FIXES-NEXT:   for (int i = 0 + (int)cudal1_seg; i < m; i += (int)cudal1_nseg)
 // CHECK-FIXES-NEXT:     A[i * n + j] = A[i * n + j] - q[i] * dot;
 // CHECK-FIXES-NEXT: }
+
+// The same projection with the column's mean taken first: a declaration
+// before the row loop runs again in every segment (it reads only the sum);
+// the loop is under a #pragma and walks `size_t` rows.
+__global__ void center(float *__restrict__ X, float *__restrict__ mean, int m, int n) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < n) {
+    float s = 0.0f;
+    for (int i = 0; i < m; i++)
+      s += X[i * n + j];
+    mean[j] = s / m;
+    const float mu = s / m;
+#pragma unroll 4
+    for (size_t i = 0; i < (size_t)m; ++i)
+      X[i * n + j] -= mu;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-8]]:7: warning: one thread per column walks every row ('X[i * n + j]' over 'i'){{.*}} [coalescing-column-split]
+// CHECK-FIXES:      if (cudal1_seg == 0u && (j < n)) {
+// CHECK-FIXES:        mean[j] = s / m;
+// CHECK-FIXES-NEXT:   const float mu = s / m;
+// CHECK-FIXES-NEXT:   cudal1_part_s[cudal1_t] = s;
+// CHECK-FIXES-NEXT: }
+// CHECK-FIXES-NEXT: __syncthreads();
+// CHECK-FIXES-NEXT: if (j < n) {
+// CHECK-FIXES-NEXT:   float s = 0.0f;
+// CHECK-FIXES-NEXT:   s = cudal1_part_s[cudal1_t % 8u];
+// CHECK-FIXES-NEXT:   const float mu = s / m;
+// CHECK-FIXES-NEXT: #pragma unroll 4
+// CHECK-FIXES-NEXT:   for (size_t i = 0 + (size_t)cudal1_seg; i < (size_t)m; i += (size_t)cudal1_nseg)
+// CHECK-FIXES-NEXT:     X[i * n + j] -= mu;
+// CHECK-FIXES-NEXT: }
+
+// Row loops after the sums that stay in one thread per column (the rest of
+// the split applies): a row reads the element another row writes (a
+// running update down the column), a declaration before the loop reads
+// memory that a store before the loop changes, a buffer the loop writes is
+// not proven distinct from one it reads.
+__global__ void cumulate(float *__restrict__ X, float *__restrict__ out, int m, int n) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < n) {
+    float s = 0.0f;
+    for (int i = 0; i < m; i++)
+      s += X[i * n + j];
+    out[j] = s;
+    for (int i = 1; i < m; i++)
+      X[i * n + j] += X[(i - 1) * n + j] * s;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-6]]:7: warning: one thread per column walks every row{{.*}} [coalescing-column-split]
+// CHECK-MESSAGES: note: the row loop after the sums stays in one thread per column: it reads 'X[(i - 1) * n + j]', which is not a parameter's element or is an element of a written buffer that its iteration does not write
+// CHECK-FIXES:      if (cudal1_seg == 0u && (j < n)) {
+// CHECK-FIXES:        out[j] = s;
+// CHECK-FIXES-NEXT:   for (int i = 1; i < m; i++)
+// CHECK-FIXES-NEXT:     X[i * n + j] += X[(i - 1) * n + j] * s;
+// CHECK-FIXES-NEXT: }
+
+__global__ void rescale(float *__restrict__ X, float *__restrict__ out, int m, int n) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < n) {
+    float s = 0.0f;
+    for (int i = 0; i < m; i++)
+      s += X[i * n + j];
+    const float old = out[j];
+    out[j] = s;
+    for (int i = 0; i < m; i++)
+      X[i * n + j] *= old;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-7]]:7: warning: one thread per column walks every row{{.*}} [coalescing-column-split]
+// CHECK-MESSAGES: note: the row loop after the sums stays in one thread per column: the declaration 'const float old = out[j];' before it cannot run again in every segment
+// CHECK-FIXES:        const float old = out[j];
+// CHECK-FIXES-NEXT:   out[j] = s;
+// CHECK-FIXES-NEXT:   for (int i = 0; i < m; i++)
+// CHECK-FIXES-NEXT:     X[i * n + j] *= old;
+// CHECK-FIXES-NEXT: }
+
+__global__ void project_alias(float *A, const float *q, float *R, int k, int m, int n) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if ((j > k) && (j < n)) {
+    float dot = 0.0f;
+    for (int i = 0; i < m; i++)
+      dot += q[i] * A[i * n + j];
+    R[k * n + j] = dot;
+    for (int i = 0; i < m; i++)
+      A[i * n + j] -= q[i] * dot;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-6]]:7: warning: one thread per column walks every row{{.*}} [coalescing-column-split]
+// CHECK-MESSAGES: note: assumes 'A' and 'q' do not overlap (not proven: the fix needs --verify=run)
+// CHECK-MESSAGES: note: no fix: {{.*}} is not proven correct here
 
 // --- no finding: good code -----------------------------------------------
 
@@ -360,6 +457,10 @@ void run(const float *data, float *mean, DATA_TYPE *dm, DATA_TYPE *sd, const flo
   gemv_t<<<dim3((n + 127) / 128), dim3(128)>>>(A, r, b, g, m, n, 0.5f);
   colsum_int<<<4, 128>>>(Ai, outi, m);
   project<<<(n + 127) / 128, 128>>>(Ag, q, R, 3, m, n);
+  center<<<(n + 127) / 128, 128>>>(Ag, out, m, n);
+  cumulate<<<(n + 127) / 128, 128>>>(Ag, out, m, n);
+  rescale<<<(n + 127) / 128, 128>>>(Ag, out, m, n);
+  project_alias<<<(n + 127) / 128, 128>>>(Ag, q, R, 3, m, n);
   rowsum<<<(m + 255) / 256, 256>>>(data, out, m, n);
   colsum_split<<<(m + 31) / 32, dim3(32, 8)>>>(data, out, m, n);
   colsum_wide<<<4096, 256>>>(data, out, 4096 * 256, n);
@@ -378,4 +479,8 @@ void run(const float *data, float *mean, DATA_TYPE *dm, DATA_TYPE *sd, const flo
 // CHECK-FIXES-NEXT: gemv_t<<<dim3((dim3((n + 127) / 128)).x * 16, (dim3((n + 127) / 128)).y, (dim3((n + 127) / 128)).z), dim3(128)>>>(A, r, b, g, m, n, 0.5f);
 // CHECK-FIXES-NEXT: colsum_int<<<(4) * 16, 128>>>(Ai, outi, m);
 // CHECK-FIXES-NEXT: project<<<((n + 127) / 128) * 16, 128>>>(Ag, q, R, 3, m, n);
+// CHECK-FIXES-NEXT: center<<<((n + 127) / 128) * 16, 128>>>(Ag, out, m, n);
+// CHECK-FIXES-NEXT: cumulate<<<((n + 127) / 128) * 16, 128>>>(Ag, out, m, n);
+// CHECK-FIXES-NEXT: rescale<<<((n + 127) / 128) * 16, 128>>>(Ag, out, m, n);
+// CHECK-FIXES-NEXT: project_alias<<<(n + 127) / 128, 128>>>(Ag, q, R, 3, m, n);
 // CHECK-FIXES-NEXT: rowsum<<<(m + 255) / 256, 256>>>(data, out, m, n);
