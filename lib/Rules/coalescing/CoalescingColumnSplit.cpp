@@ -1123,14 +1123,57 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
         Ctx, SM.getExpansionLoc(Prologue.front()->getBeginLoc()), LoopB, Inv));
   std::string EpiT, MapT;
   std::vector<std::string> EpiDeclT;
+  std::vector<const VarDecl *> Phase3Accs; // sums the row loop reads
+  std::string ProT3; // the declarations before the sums that phase 3 reads
   if (Map) {
-    if (!EpiPre.empty())
+    // Segment 0 runs the code before the row loop up to its last statement
+    // that is not a declaration; the declarations after it only serve the
+    // loop and go to phase 3 as written, with those before it that the loop
+    // or a later declaration reads.
+    auto LastStore = std::find_if(EpiPre.rbegin(), EpiPre.rend(),
+                                  [](const Stmt *S) { return !isa<DeclStmt>(S); });
+    if (LastStore != EpiPre.rend())
       EpiT = trimLeft(textBetween(Ctx, stmtEnd(Ctx, LoopS),
-                                  stmtEnd(Ctx, EpiPre.back()), Inv));
-    for (const Stmt *S : EpiPre)
-      if (isa<DeclStmt>(S))
-        EpiDeclT.push_back(textBetween(
-            Ctx, SM.getExpansionLoc(S->getBeginLoc()), stmtEnd(Ctx, S), Inv));
+                                  stmtEnd(Ctx, *LastStore), Inv));
+    std::set<const VarDecl *> Needed = varsRead(Map->S);
+    std::vector<const Stmt *> Phase3(LastStore.base(), EpiPre.end());
+    for (const Stmt *S : Phase3)
+      for (const VarDecl *V : varsRead(S))
+        Needed.insert(V);
+    for (auto It = std::make_reverse_iterator(LastStore.base());
+         It != EpiPre.rend(); ++It) {
+      const auto *DS = dyn_cast<DeclStmt>(*It);
+      if (!DS || llvm::none_of(DS->decls(), [&](const Decl *D) {
+            return Needed.count(dyn_cast<VarDecl>(D)) > 0;
+          }))
+        continue;
+      for (const VarDecl *V : varsRead(DS))
+        Needed.insert(V);
+      EpiDeclT.insert(EpiDeclT.begin(),
+                      textBetween(Ctx, SM.getExpansionLoc(DS->getBeginLoc()),
+                                  stmtEnd(Ctx, DS), Inv));
+    }
+    if (!Phase3.empty())
+      EpiDeclT.push_back(textBetween(
+          Ctx, SM.getExpansionLoc(Phase3.front()->getBeginLoc()),
+          stmtEnd(Ctx, Phase3.back()), Inv));
+    for (const VarDecl *A : Accs)
+      if (Needed.count(A))
+        Phase3Accs.push_back(A);
+    // The declarations before the sums that phase 3 reads (a restored sum's
+    // own declaration among them).
+    for (auto It = Prologue.rbegin(); It != Prologue.rend(); ++It) {
+      const auto *DS = cast<DeclStmt>(*It);
+      if (llvm::none_of(DS->decls(), [&](const Decl *D) {
+            return Needed.count(dyn_cast<VarDecl>(D)) > 0;
+          }))
+        continue;
+      for (const VarDecl *V : varsRead(DS))
+        Needed.insert(V);
+      ProT3 = textBetween(Ctx, SM.getExpansionLoc(DS->getBeginLoc()),
+                          stmtEnd(Ctx, DS), Inv) +
+              (ProT3.empty() ? "" : "\n") + ProT3;
+    }
     const VarDecl *MIV = Map->LS.IV;
     std::string MIVT = spelledType(Ctx, MIV);
     std::string M0T = sourceText(Ctx, Map->LS.Init->getSourceRange());
@@ -1193,16 +1236,18 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
     // Phase 3: the combined sums through shared memory (segment 0's slots),
     // then every segment takes its rows of the loop.
     for (unsigned N = 0; N < Accs.size(); ++N)
-      T += CI + NPart[N] + "[" + NT + "] = " + Accs[N]->getName().str() +
-           ";\n";
+      if (llvm::is_contained(Phase3Accs, Accs[N]))
+        T += CI + NPart[N] + "[" + NT + "] = " + Accs[N]->getName().str() +
+             ";\n";
     T += I0 + "}\n";
     T += I0 + "__syncthreads();\n";
     T += I0 + (Guard.empty() ? "{" : "if (" + Guard + ") {") + "\n";
-    if (!ProT.empty())
-      T += Block2(ProT);
+    if (!ProT3.empty())
+      T += Block2(ProT3);
     for (unsigned N = 0; N < Accs.size(); ++N)
-      T += CI + Accs[N]->getName().str() + " = " + NPart[N] + "[" + NT +
-           " % " + CWu + "];\n";
+      if (llvm::is_contained(Phase3Accs, Accs[N]))
+        T += CI + Accs[N]->getName().str() + " = " + NPart[N] + "[" + NT +
+             " % " + CWu + "];\n";
     for (const std::string &D : EpiDeclT)
       T += Block2(trimLeft(D));
     T += Block2(MapT);

@@ -10,7 +10,7 @@
 // which the later passes read), and every launch's grid is multiplied by
 // 32.
 //
-// Legality: the kernel reads the thread index only in
+// Legality: the kernel reads the x components of the thread index only in
 // `row = blockIdx.x * blockDim.x + threadIdx.x`; around the passes only
 // scalar declarations without stores or user calls (every lane runs them:
 // they see the same values), the guard on the row (uniform in a warp);
@@ -19,7 +19,8 @@
 // reading acc in e; a write pass stores elements of the row (unit stride
 // in the loop variable), and every read of a buffer the kernel writes is of
 // the element the same iteration writes (so each lane only reads what it
-// wrote itself). The block is a constant one-dimensional multiple of 32 at
+// wrote itself). The block's x-extent is a constant multiple of 32 (y and
+// z, read as other indices, stay uniform in a warp) at
 // every launch. Float sums (and max/min, for the sign of zero) are
 // reassociated: tolerance; integer ones are exact.
 //
@@ -228,11 +229,17 @@ std::optional<Shape> matchShape(ASTContext &Ctx, const FunctionDecl *K,
   if (!Body)
     return std::nullopt;
   Shape Sh;
+  // Built-ins along x only in the row's declaration; y and z (a 2-D or 3-D
+  // block whose other indices pick the plane or line) anywhere: a warp keeps
+  // one y and z when the block's x-extent is a multiple of 32 (checked at
+  // the launches), so they stay uniform in the warp.
   unsigned Builtins = 0;
   forEachStmt(Body, [&](const Stmt *S) {
-    if (const auto *PO = dyn_cast<PseudoObjectExpr>(S))
-      if (!builtinName(PO).empty())
+    if (const auto *PO = dyn_cast<PseudoObjectExpr>(S)) {
+      std::string N = builtinName(PO);
+      if (!N.empty() && StringRef(N).ends_with(".x"))
         ++Builtins;
+    }
   });
   for (const Stmt *S : Body->body())
     if (const auto *DS = dyn_cast<DeclStmt>(S))
@@ -379,7 +386,15 @@ RuleInfo CoalescingWarpPerRowPasses::info() const {
       "[coalescing-warp-per-row](coalescing-warp-per-row.md)'s; this rule "
       "takes two passes or more, or a pass that writes the row or takes a "
       "max/min. The typical case is a softmax or a layer normalisation "
-      "written with one thread per row.";
+      "written with one thread per row.\n"
+      "\n"
+      "The block may be 2-D or 3-D when the kernel reads `threadIdx.y` or "
+      "`threadIdx.z` (other indices, e.g. `j = blockIdx.y * blockDim.y + "
+      "threadIdx.y`, may appear anywhere, in guards and subscripts): a 3-D "
+      "stencil with x on the slowest dimension and each thread walking its "
+      "`k` line (`B[i * n * n + j * n + k] = ...` in a `dim3 block(32, 8)`) "
+      "is one write pass over a line. Along x, the thread index must appear "
+      "only in the row's declaration.";
   I.Doc.WhySlow =
       "Lanes of a warp read addresses a whole row apart: every request "
       "touches 32 sectors for 32 useful elements, three times for a "
@@ -443,7 +458,7 @@ softmax<<<((rows + 255) / 256) * 32, 256>>>(x, y, rows, cols);)cuda";
       "\n"
       "## When there is no fix\n"
       "\n"
-      "- the block is not a constant one-dimensional multiple of 32 at "
+      "- the block's x-extent is not a constant multiple of 32 at "
       "every launch, no launch is visible, or a grid is neither an integer "
       "expression nor a `dim3` variable;\n"
       "- a reduction's value reads its accumulator, or a sum starting from "
@@ -491,8 +506,10 @@ void CoalescingWarpPerRowPasses::checkKernel(const KernelUnit &Kernel) {
           (Accs.empty() ? "" : " (reducing into " + Accs + ")") +
           (Writes ? std::string(" and writes it") : std::string()) +
           ": a warp per row would read " + (Writes ? "and write " : "") +
-          "the row with consecutive lanes (coalesced) and combine the "
-          "lanes' values with warp shuffles",
+          "the row with consecutive lanes (coalesced)" +
+          (Accs.empty() ? std::string()
+                        : std::string(" and combine the lanes' values with "
+                                      "warp shuffles")),
       K, SourceRange(L0->getBeginLoc(), L0->getRParenLoc())));
 
   // --- legality ----------------------------------------------------------------
@@ -502,13 +519,13 @@ void CoalescingWarpPerRowPasses::checkKernel(const KernelUnit &Kernel) {
     refuse(Fd, Why + "; a warp per row needs a constant block size");
     return;
   }
-  if ((*Block)[1] != 1 || (*Block)[2] != 1 || (*Block)[0] % 32) {
-    if (std::string R = redundantBlockDimsWhy(C, K, *Block);
-        !R.empty() && (*Block)[0] % 32 == 0)
-      refuse(Fd, R);
-    else
-      refuse(Fd, "the block is not one-dimensional with a multiple of 32 "
-                 "threads");
+  if ((*Block)[0] % 32) {
+    refuse(Fd, "the block's x-extent " + std::to_string((*Block)[0]) +
+                   " is not a multiple of 32 (a warp must stay in one row)");
+    return;
+  }
+  if (std::string R = redundantBlockDimsWhy(C, K, *Block); !R.empty()) {
+    refuse(Fd, R);
     return;
   }
   // Values: no side effects, a reduction does not read its accumulator.

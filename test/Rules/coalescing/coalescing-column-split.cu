@@ -234,7 +234,6 @@ __global__ void center(float *__restrict__ X, float *__restrict__ mean, int m, i
 // CHECK-MESSAGES: t.cu:[[@LINE-8]]:7: warning: one thread per column walks every row ('X[i * n + j]' over 'i'){{.*}} [coalescing-column-split]
 // CHECK-FIXES:      if (cudal1_seg == 0u && (j < n)) {
 // CHECK-FIXES:        mean[j] = s / m;
-// CHECK-FIXES-NEXT:   const float mu = s / m;
 // CHECK-FIXES-NEXT:   cudal1_part_s[cudal1_t] = s;
 // CHECK-FIXES-NEXT: }
 // CHECK-FIXES-NEXT: __syncthreads();

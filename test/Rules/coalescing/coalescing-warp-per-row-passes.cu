@@ -9,6 +9,7 @@
 // RUN: cp %t/t.cu %t/once.cu
 // RUN: %cuda-l1-rewrite --rules='-*,coalescing-warp-per-row-passes' --fix --allow-unverified %t/t.cu 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=SECOND --implicit-check-not='warning:'
+// SECOND: warning: each thread makes 1 pass over its own row and writes it
 // SECOND: warning: each thread makes 2 passes over its own row (reducing into 'acc')
 // SECOND: warning: each thread makes 2 passes over its own row (reducing into 'm')
 // SECOND: warning: each thread makes 2 passes over its own row (reducing into 's')
@@ -41,6 +42,7 @@
 // RUNS: imax_rows: 
 // RUNS: two_sums: 
 // RUNS: shifted_read: 
+// RUNS: stencil_lines: 
 // RUNS: done
 #include <cmath>
 #include <cstdio>
@@ -142,7 +144,41 @@ __global__ void shifted_read(const float *a, float *out, int rows, int cols) {
     t += out[r * cols + c];
 }
 
+// A 3-D stencil with the thread's x on the slowest dimension and its y on
+// the middle one (a 32x4 block, heat3d's shape), each thread walking its k
+// line: one pass that writes the line. A warp per line; the y index stays
+// the same in a warp (the block's x-extent is a multiple of 32).
+#define IDX3(i, j, k, n) ((i) * (n) * (n) + (j) * (n) + (k))
+__global__ void stencil_lines(int n, const float *A, float *B) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int j = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i >= 1 && i < n - 1 && j >= 1 && j < n - 1) {
+    for (int k = 1; k < n - 1; k++)
+      // CHECK-MESSAGES: t.cu:[[@LINE-1]]:5: warning: each thread makes 1 pass over its own row and writes it: a warp per row would read and write the row with consecutive lanes (coalesced) [coalescing-warp-per-row-passes]
+      B[IDX3(i, j, k, n)] = 0.125 * (A[IDX3(i + 1, j, k, n)] + A[IDX3(i - 1, j, k, n)]) +
+                            0.25 * (A[IDX3(i, j, k + 1, n)] - 2.0 * A[IDX3(i, j, k, n)]);
+  }
+}
+// CHECK-FIXES:      int i = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+// CHECK-FIXES-NEXT: const unsigned int cudal1_lane = threadIdx.x % 32u;
+// CHECK-FIXES-NEXT: int j = blockIdx.y * blockDim.y + threadIdx.y;
+// CHECK-FIXES-NEXT: if (i >= 1 && i < n - 1 && j >= 1 && j < n - 1) {
+// CHECK-FIXES-NEXT:   for (int k = (1) + (int)cudal1_lane; k < n - 1; k += 32)
+
 // --- no fix, or not this rule ------------------------------------------------
+
+// The same stencil launched with 16x16 blocks: a warp would span two y
+// rows of the block.
+__global__ void stencil_lines16(int n, const float *A, float *B) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int j = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i >= 1 && i < n - 1 && j >= 1 && j < n - 1) {
+    for (int k = 1; k < n - 1; k++)
+      // CHECK-MESSAGES: t.cu:[[@LINE-1]]:5: warning: each thread makes 1 pass over its own row and writes it{{.*}} [coalescing-warp-per-row-passes]
+      // CHECK-MESSAGES: note: no fix: the block's x-extent 16 is not a multiple of 32 (a warp must stay in one row)
+      B[IDX3(i, j, k, n)] = A[IDX3(i, j, k, n)] * 0.5f;
+  }
+}
 
 // Reads a neighbour the iteration does not write: another lane writes it.
 __global__ void smooth_rows(float *a, int rows, int cols) {
@@ -302,6 +338,20 @@ int main() {
   printf5("two_sums", a, rows * cols);
   shifted_read<<<(rows + 63) / 64, 64>>>(src, dest, rows, cols);
   printf5("shifted_read", dest, rows * cols);
+  {
+    const int n = 20;
+    float *A3, *B3;
+    cudaMalloc((void **)&A3, n * n * n * sizeof(float));
+    cudaMalloc((void **)&B3, n * n * n * sizeof(float));
+    fillf(A3, n * n * n, 4);
+    fillf(B3, n * n * n, 5);
+    dim3 block(32, 4);
+    dim3 grid((n + 31) / 32, (n + 3) / 4);
+    stencil_lines<<<grid, block>>>(n, A3, B3);
+    // CHECK-FIXES: stencil_lines<<<dim3((grid).x * 32, (grid).y, (grid).z), block>>>(n, A3, B3);
+    printf5("stencil_lines", B3, n * n * n);
+    stencil_lines16<<<dim3(2, 2), dim3(16, 16)>>>(n, A3, B3);
+  }
   smooth_rows<<<(rows + 63) / 64, 64>>>(a, rows, cols);
   deref_read<<<(rows + 63) / 64, 64>>>(dest, src, rows, cols);
   int_of_floats<<<(rows + 63) / 64, 64>>>(src, out, rows, cols);
