@@ -13,7 +13,8 @@
 // Legality: the kernel reads the x components of the thread index only in
 // `row = blockIdx.x * blockDim.x + threadIdx.x`; around the passes only
 // scalar declarations without stores or user calls (every lane runs them:
-// they see the same values), the guard on the row (uniform in a warp);
+// they see the same values), stores of one element per row (lane 0 runs
+// them between two __syncwarp()), the guard on the row (uniform in a warp);
 // each pass's bounds are the same for every thread; a reduction pass is
 // one `acc += e`, `acc = max(acc, e)` (fmaxf, fminf, min, fmax, fmin) not
 // reading acc in e; a write pass stores elements of the row (unit stride
@@ -61,6 +62,10 @@ struct Shape {
   std::vector<Pass> Passes;
   /// The declarations outside the passes (every lane runs them).
   std::vector<const DeclStmt *> Decls;
+  /// Stores of one element per row between the passes (`mean[r] = s /
+  /// n;`): lane 0 runs them, between two __syncwarp(). Groups of
+  /// consecutive statements.
+  std::vector<std::vector<const BinaryOperator *>> Stores;
   bool WalksRow = false; ///< some pass reads or writes the row per thread
 };
 
@@ -285,6 +290,7 @@ std::optional<Shape> matchShape(ASTContext &Ctx, const FunctionDecl *K,
   }
   std::map<const VarDecl *, std::string> Syms;
   bool SeenRow = !InBody;
+  bool PrevStore = false;
   for (const Stmt *S : Blk->body()) {
     if (S == Sh.RowDS) {
       SeenRow = true;
@@ -298,10 +304,21 @@ std::optional<Shape> matchShape(ASTContext &Ctx, const FunctionDecl *K,
       if (!plainDecl(Ctx, S))
         return std::nullopt;
       Sh.Decls.push_back(cast<DeclStmt>(S));
+      PrevStore = false;
       continue;
     }
     if (!SeenRow)
       return std::nullopt;
+    if (const auto *BO = dyn_cast<BinaryOperator>(S);
+        BO && BO->isAssignmentOp() &&
+        isa<ArraySubscriptExpr>(BO->getLHS()->IgnoreParens())) {
+      if (!PrevStore)
+        Sh.Stores.emplace_back();
+      Sh.Stores.back().push_back(BO);
+      PrevStore = true;
+      continue;
+    }
+    PrevStore = false;
     const auto *L = dyn_cast<ForStmt>(S);
     if (const auto *AS = dyn_cast<AttributedStmt>(S))
       L = dyn_cast<ForStmt>(AS->getSubStmt());
@@ -454,10 +471,20 @@ softmax<<<((rows + 255) / 256) * 32, 256>>>(x, y, rows, cols);)cuda";
       "zero when both signs meet: the verifier compares within tolerance; "
       "integer reductions are exact. Everything outside the passes runs in "
       "all 32 lanes: declarations only (no stores, no calls but CUDA's and "
-      "the C library's), on values every lane holds the same.\n"
+      "the C library's), on values every lane holds the same; except stores "
+      "of one element per row between the passes (`mean[r] = s / cols;`, "
+      "`var[r] = v / cols;` of a layer normalisation that keeps its "
+      "statistics, or what memory-register-accumulation leaves of `mean[r] "
+      "+= ...`), which lane 0 runs between two `__syncwarp()`: the lanes' "
+      "earlier reads come first, their later reads of the element see the "
+      "store.\n"
       "\n"
       "## When there is no fix\n"
       "\n"
+      "- a store between the passes writes a buffer a pass writes, or its "
+      "buffer is accessed elsewhere at another element than the one the "
+      "store writes (another row's), or its index or value has side "
+      "effects;\n"
       "- the block's x-extent is not a constant multiple of 32 at "
       "every launch, no launch is visible, or a grid is neither an integer "
       "expression nor a `dim3` variable;\n"
@@ -643,6 +670,49 @@ void CoalescingWarpPerRowPasses::checkKernel(const KernelUnit &Kernel) {
       return;
     }
   }
+  // Stores of one element per row between the passes: lane 0 runs them.
+  // Each buffer they write is not written by a pass, and every access to it
+  // in the kernel is at the one element of the row (its index reads no
+  // memory and is the same expression everywhere): the other lanes read
+  // it only after lane 0's store and a __syncwarp().
+  std::map<const ParmVarDecl *, AffineExpr> ScalarIdx;
+  for (const auto &G : Sh->Stores)
+    for (const BinaryOperator *BO : G) {
+      const auto *AS = cast<ArraySubscriptExpr>(BO->getLHS()->IgnoreParens());
+      const ParmVarDecl *B = rootPointerParam(AS->getBase(), F);
+      AffineExpr Idx = toAffine(AS->getIdx(), F);
+      if (!B || !plainAccesses(BO) || !sideEffectFree(C, BO->getRHS()) ||
+          !sideEffectFree(C, AS->getIdx()) || !Idx.isKnown() ||
+          Written.count(B)) {
+        refuse(Fd, "'" + sourceText(C, BO->getSourceRange()) +
+                       "' between the passes is not a store of one element "
+                       "of the row's own to a buffer no pass writes");
+        return;
+      }
+      auto [It, New] = ScalarIdx.emplace(B, Idx);
+      if (!New && It->second != Idx) {
+        refuse(Fd, "'" + B->getNameAsString() +
+                       "' is stored at two different elements");
+        return;
+      }
+    }
+  if (!ScalarIdx.empty()) {
+    std::string Bad;
+    forEachStmt(K->getBody(), [&](const Stmt *X) {
+      const auto *AS = dyn_cast<ArraySubscriptExpr>(X);
+      if (!AS || !Bad.empty())
+        return;
+      const ParmVarDecl *B = rootPointerParam(AS->getBase(), F);
+      auto It = B ? ScalarIdx.find(B) : ScalarIdx.end();
+      if (It != ScalarIdx.end() && toAffine(AS->getIdx(), F) != It->second)
+        Bad = sourceText(C, AS->getSourceRange());
+    });
+    if (!Bad.empty()) {
+      refuse(Fd, "'" + Bad + "' reads another element of a buffer that "
+                             "the kernel stores one element of per row");
+      return;
+    }
+  }
   auto Sites = launchSitesOf(C, context(), K);
   if (Sites.empty()) {
     refuse(Fd, "no launch site is visible to rewrite the grid");
@@ -749,6 +819,28 @@ void CoalescingWarpPerRowPasses::checkKernel(const KernelUnit &Kernel) {
         "\n" + Ind + "for (int " + O + " = 16; " + O + " > 0; " + O +
             " >>= 1)\n" + Ind + "  " + Combine));
   }
+  // Stores between the passes: lane 0, after the lanes' earlier reads and
+  // before their later ones.
+  for (const auto &G : Sh->Stores) {
+    std::string Ind = indentOf(C, G.front()->getBeginLoc());
+    std::string EW;
+    for (const BinaryOperator *BO : G)
+      if (inMacro(BO->getSourceRange())) {
+        refuse(Fd, "the code comes from a macro expansion");
+        return;
+      }
+    X.Edits.push_back(makeInsertion(
+        C, SM.getExpansionLoc(G.front()->getBeginLoc()),
+        "__syncwarp();\n" + Ind + "if (" + Lane + " == 0u) {\n" + Ind + "  "));
+    for (auto It = std::next(G.begin()); It != G.end(); ++It)
+      X.Edits.push_back(makeInsertion(
+          C, SM.getExpansionLoc((*It)->getBeginLoc()), "  "));
+    X.Edits.push_back(makeInsertion(C, stmtEnd(C, G.back()),
+                                    "\n" + Ind + "}\n" + Ind +
+                                        "__syncwarp();"));
+  }
+  for (const auto &[B, Idx] : ScalarIdx)
+    Written.insert(B);
   // Buffers written against those read: distinct, or the fix is unproven.
   for (const ParmVarDecl *W : Written)
     for (const ParmVarDecl *R : pointerParams(K)) {

@@ -9,6 +9,8 @@
 // RUN: cp %t/t.cu %t/once.cu
 // RUN: %cuda-l1-rewrite --rules='-*,coalescing-warp-per-row-passes' --fix --allow-unverified %t/t.cu 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=SECOND --implicit-check-not='warning:'
+// SECOND: warning: each thread makes 2 passes over its own row (reducing into 's')
+// SECOND: warning: each thread makes 2 passes over its own row (reducing into 's')
 // SECOND: warning: each thread makes 1 pass over its own row and writes it
 // SECOND: warning: each thread makes 2 passes over its own row (reducing into 'acc')
 // SECOND: warning: each thread makes 2 passes over its own row (reducing into 'm')
@@ -43,6 +45,9 @@
 // RUNS: two_sums: 
 // RUNS: shifted_read: 
 // RUNS: stencil_lines: 
+// RUNS: layernorm_stats: 
+// RUNS: layernorm_mean: 
+// RUNS: layernorm_var: 
 // RUNS: done
 #include <cmath>
 #include <cstdio>
@@ -165,7 +170,72 @@ __global__ void stencil_lines(int n, const float *A, float *B) {
 // CHECK-FIXES-NEXT: if (i >= 1 && i < n - 1 && j >= 1 && j < n - 1) {
 // CHECK-FIXES-NEXT:   for (int k = (1) + (int)cudal1_lane; k < n - 1; k += 32)
 
+// Layer normalisation that also stores each row's mean and variance (kept
+// for a backward pass): the stores between the passes run in lane 0,
+// between two __syncwarp(); the later passes read the stored elements.
+__global__ void layernorm_stats(const float *x, float *y, float *mean, float *var, int rows, int cols) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < rows) {
+    float s = 0.0f;
+    for (int c = 0; c < cols; c++)
+      // CHECK-MESSAGES: t.cu:[[@LINE-1]]:5: warning: each thread makes 3 passes over its own row (reducing into 's', 'v') and writes it{{.*}} [coalescing-warp-per-row-passes]
+      s += x[r * cols + c];
+    mean[r] = s;
+    mean[r] = mean[r] / cols;
+    float v = 0.0f;
+    for (int c = 0; c < cols; c++)
+      v += (x[r * cols + c] - mean[r]) * (x[r * cols + c] - mean[r]);
+    var[r] = v / cols;
+    for (int c = 0; c < cols; c++)
+      y[r * cols + c] = (x[r * cols + c] - mean[r]) / sqrtf(var[r] + 1e-5f);
+  }
+}
+// CHECK-FIXES:        s += __shfl_xor_sync(0xffffffffu, s, cudal1_o);
+// CHECK-FIXES-NEXT:   __syncwarp();
+// CHECK-FIXES-NEXT:   if (cudal1_lane == 0u) {
+// CHECK-FIXES-NEXT:     mean[r] = s;
+// CHECK-FIXES-NEXT:     mean[r] = mean[r] / cols;
+// CHECK-FIXES-NEXT:   }
+// CHECK-FIXES-NEXT:   __syncwarp();
+// CHECK-FIXES-NEXT:   float v = 0.0f;
+// CHECK-FIXES:        v += __shfl_xor_sync(0xffffffffu, v, cudal1_o);
+// CHECK-FIXES-NEXT:   __syncwarp();
+// CHECK-FIXES-NEXT:   if (cudal1_lane == 0u) {
+// CHECK-FIXES-NEXT:     var[r] = v / cols;
+// CHECK-FIXES-NEXT:   }
+// CHECK-FIXES-NEXT:   __syncwarp();
+// CHECK-FIXES-NEXT:   for (int c = (int)cudal1_lane; c < cols; c += 32)
+
 // --- no fix, or not this rule ------------------------------------------------
+
+// A store between the passes into the row a pass writes, and one whose
+// element another row reads: no fix.
+__global__ void store_in_row(const float *x, float *y, int rows, int cols) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < rows) {
+    float s = 0.0f;
+    for (int c = 0; c < cols; c++)
+      // CHECK-MESSAGES: t.cu:[[@LINE-1]]:5: warning: each thread makes 2 passes over its own row (reducing into 's') and writes it{{.*}} [coalescing-warp-per-row-passes]
+      // CHECK-MESSAGES: note: no fix: 'y[r * cols] = s' between the passes is not a store of one element of the row's own to a buffer no pass writes
+      s += x[r * cols + c];
+    y[r * cols] = s;
+    for (int c = 1; c < cols; c++)
+      y[r * cols + c] = x[r * cols + c] / s;
+  }
+}
+__global__ void neighbour_stat(const float *x, float *y, float *st, int rows, int cols) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < rows) {
+    float s = 0.0f;
+    for (int c = 0; c < cols; c++)
+      // CHECK-MESSAGES: t.cu:[[@LINE-1]]:5: warning: each thread makes 2 passes over its own row (reducing into 's') and writes it{{.*}} [coalescing-warp-per-row-passes]
+      // CHECK-MESSAGES: note: no fix: 'st[(r + 1) % rows]' reads another element of a buffer that the kernel stores one element of per row
+      s += x[r * cols + c];
+    st[r] = s;
+    for (int c = 0; c < cols; c++)
+      y[r * cols + c] = x[r * cols + c] - st[(r + 1) % rows];
+  }
+}
 
 // The same stencil launched with 16x16 blocks: a warp would span two y
 // rows of the block.
@@ -351,6 +421,17 @@ int main() {
     // CHECK-FIXES: stencil_lines<<<dim3((grid).x * 32, (grid).y, (grid).z), block>>>(n, A3, B3);
     printf5("stencil_lines", B3, n * n * n);
     stencil_lines16<<<dim3(2, 2), dim3(16, 16)>>>(n, A3, B3);
+  }
+  {
+    float *mu, *va;
+    cudaMalloc((void **)&mu, rows * sizeof(float));
+    cudaMalloc((void **)&va, rows * sizeof(float));
+    layernorm_stats<<<(rows + 63) / 64, 64>>>(src, dest, mu, va, rows, cols);
+    printf5("layernorm_stats", dest, rows * cols);
+    printf5("layernorm_mean", mu, rows);
+    printf5("layernorm_var", va, rows);
+    store_in_row<<<(rows + 63) / 64, 64>>>(src, dest, rows, cols);
+    neighbour_stat<<<(rows + 63) / 64, 64>>>(src, dest, mu, rows, cols);
   }
   smooth_rows<<<(rows + 63) / 64, 64>>>(a, rows, cols);
   deref_read<<<(rows + 63) / 64, 64>>>(dest, src, rows, cols);
