@@ -360,17 +360,24 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
         }
     }
     // Opened only together (or not tried alone within the limit): all of
-    // that kernel's fixes that landed.
+    // that kernel's fixes that landed, when the joint trial opened a rule
+    // that no fix opened alone (a layer normalisation's two global sums
+    // must both become register sums before a warp per row takes all its
+    // passes; either alone opens only the single-sum rules).
     for (const auto &KV : Joint) {
-      bool Any = false;
+      std::set<std::string> Alone, Missing;
       for (size_t I : Enablers)
-        Any |= Run.Findings[I].Kernel == KV.first;
-      if (Any)
+        if (Run.Findings[I].Kernel == KV.first)
+          Alone.insert(Opens[I].begin(), Opens[I].end());
+      for (const std::string &R : KV.second)
+        if (!Alone.count(R))
+          Missing.insert(R);
+      if (Missing.empty())
         continue;
       for (size_t I : LandedAll)
         if (All[I] == KV.first) {
           Enablers.insert(I);
-          Opens[I] = KV.second;
+          Opens[I].insert(Missing.begin(), Missing.end());
         }
     }
     if (!Enablers.empty()) {
