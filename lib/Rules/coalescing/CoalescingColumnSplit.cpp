@@ -435,6 +435,14 @@ colmean<<<((m + 255) / 256) * 32, 256>>>(data, mean, m, n);)cuda";
       "overwrites the column it summed (Gram-Schmidt's projection) keeps "
       "its order; threads of different columns were unordered already.\n"
       "\n"
+      "The sums may sit in the body of an outer loop whose bounds are the "
+      "same in every thread (`for (int i = 0; i < n; i++) { float s = "
+      "B[i * nrhs + c]; for (int k = 0; k < i; k++) s -= L[i * n + k] * "
+      "Y[k * nrhs + c]; Y[i * nrhs + c] = s / L[i * n + i]; }`, a forward "
+      "substitution with one thread per right-hand side): the phases run in "
+      "each of its iterations, and a barrier ends each iteration, so the "
+      "next one reads what segment 0 stored.\n"
+      "\n"
       "A row loop that ends the code after the sums and only updates "
       "elements of the column (`for (int i = 0; i < m; i++) A[i * n + j] -= "
       "q[i] * dot;`, Gram-Schmidt's projection; `X[i * n + j] /= norm`) is "
@@ -464,8 +472,10 @@ colmean<<<((m + 255) / 256) * 32, 256>>>(data, mean, m, n);)cuda";
       "- the kernel reads `threadIdx`/`blockIdx`/`blockDim`/`gridDim` "
       "other than in the column's declaration, or calls a function that "
       "reads them, or uses warp operations;\n"
-      "- the loop is nested in another loop or in control flow other than "
-      "a final `if (...) { ... }`; its body does more than update the "
+      "- the loop is nested in control flow other than a final `if (...) "
+      "{ ... }` and one outer loop, or that outer loop's bounds may differ "
+      "between threads (they read the column) or its body returns, breaks "
+      "or continues; the loop's body does more than update the "
       "accumulators and declare locals (stores, calls of user functions, "
       "reads of an accumulator); its induction variable is declared "
       "outside it or its bounds depend on the row segment;\n"
@@ -751,6 +761,37 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
   // The loop's statement: the loop, or the `#pragma unroll` written before
   // it (another rule's fix in an earlier round, or the user's).
   const Stmt *LoopS = loopStatement(Ctx, Loop);
+  // The sums may be in the body of an outer loop that every thread runs the
+  // same number of times (a triangular solve: row i of every column sums
+  // the rows before it): the phases run in each of its iterations, and a
+  // barrier ends each iteration (the next one reads what segment 0 stored).
+  const ForStmt *Outer = nullptr;
+  if (std::find(Core.begin(), Core.end(), LoopS) == Core.end() &&
+      Core.size() == 1)
+    if (const auto *OL = dyn_cast<ForStmt>(Core.front()))
+      if (const auto *OB = dyn_cast<CompoundStmt>(OL->getBody()))
+        if (std::find(OB->body_begin(), OB->body_end(), LoopS) !=
+            OB->body_end()) {
+          std::optional<LoopShape> OS = analyzeFor(Ctx, OL);
+          bool Jumps = false;
+          forEachStmt(OB, [&](const Stmt *X) {
+            Jumps |= isa<ReturnStmt>(X) || isa<BreakStmt>(X) ||
+                     isa<ContinueStmt>(X) || isa<GotoStmt>(X);
+          });
+          if (!OS || !OS->IV || !isa_and_nonnull<DeclStmt>(OL->getInit()) ||
+              !OL->getInc() || !isBlockUniform(OS->Init, F) ||
+              !isBlockUniform(OS->Bound, F) || varsWrittenIn(OB).count(OS->IV))
+            return Refuse("the loop is nested in a loop whose trip count may "
+                          "differ between threads (its bounds must be the "
+                          "same in every thread: each iteration has "
+                          "barriers)");
+          if (Jumps)
+            return Refuse("the loop around the sums returns, breaks or "
+                          "continues (each of its iterations has barriers "
+                          "every thread must reach)");
+          Outer = OL;
+          Core.assign(OB->body_begin(), OB->body_end());
+        }
   auto LoopIt = std::find(Core.begin(), Core.end(), LoopS);
   if (LoopIt == Core.end())
     return Refuse("the loop is nested in another loop or in control flow "
@@ -1195,7 +1236,18 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
   if (Inv)
     return Refuse("the code around the loop cannot be read");
   // Text of the core is indented as the guard's block (or the kernel body):
-  // one level deeper than I0 in the rewrite.
+  // one level deeper than I0 in the rewrite (two in an outer loop).
+  std::string OuterHead;
+  if (Outer) {
+    OuterHead = trimRight(textBetween(
+        Ctx, SM.getExpansionLoc(Outer->getBeginLoc()),
+        SM.getExpansionLoc(Outer->getBody()->getBeginLoc()), Inv));
+    if (Inv || OuterHead.empty())
+      return Refuse("the loop around the sums cannot be read");
+  }
+  std::string IOut = I0;
+  if (Outer)
+    I0 += "  ";
   std::string CI = I0 + "  ";
   std::string Extra = GuardIf ? "" : "  ";
   auto Block2 = [&](const std::string &Text) {
@@ -1253,6 +1305,9 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
     T += Block2(MapT);
   }
   T += I0 + "}";
+  if (Outer)
+    T = OuterHead + " {\n" + I0 + T + "\n" + I0 + "__syncthreads();\n" +
+        IOut + "}";
   SourceLocation RB = SM.getExpansionLoc(RegionFirst->getBeginLoc());
   SourceLocation RE = stmtEnd(Ctx, Body->body_back());
   std::string EW;

@@ -8,7 +8,7 @@
 // RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu && cp %s %t/orig.cu
 // RUN: %cuda-l1-rewrite --rules='-*,coalescing-column-split' --fix --allow-unverified %t/t.cu 2>&1 \
 // RUN:   | FileCheck --check-prefix=APPLIED %s
-// APPLIED: applied 5 fixes in 1 file
+// APPLIED: applied 6 fixes in 1 file
 // RUN: %python %srcroot/utils/bench/cuemu.py --nvcc -o %t/orig %t/orig.cu
 // RUN: %python %srcroot/utils/bench/cuemu.py --nvcc -o %t/new %t/t.cu
 // RUN: %t/orig > %t/orig.txt
@@ -24,6 +24,7 @@
 // RUNS: gemv_t
 // RUNS: int colsum_int
 // RUNS: project
+// RUNS: fwd_subst
 // RUNS: done
 #include <cmath>
 #include <cstdio>
@@ -89,6 +90,20 @@ __global__ void project(float *A, const float *__restrict__ q, float *R, int k, 
   }
 }
 
+// A forward substitution, one thread per right-hand side: the sums of row i
+// are split in each iteration of the row loop, which ends with a barrier.
+__global__ void fwd_subst(const float *L, const float *B, float *Y, int n, int nrhs) {
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= nrhs)
+    return;
+  for (int i = 0; i < n; i++) {
+    float s = B[i * nrhs + c];
+    for (int k = 0; k < i; k++)
+      s -= L[i * n + k] * Y[k * nrhs + c];
+    Y[i * nrhs + c] = s / L[i * n + i];
+  }
+}
+
 static unsigned Seed = 12345;
 static float rnd() {
   Seed = Seed * 1103515245u + 12345u;
@@ -141,6 +156,10 @@ void run_colsum_int(const int (*A)[512], long long *out, int rows) {
 }
 void run_project(float *A, const float *q, float *R, int k, int m, int n) {
   project<<<(n + 63) / 64, 64>>>(A, q, R, k, m, n);
+}
+
+void run_fwd_subst(const float *L, const float *B, float *Y, int n, int nrhs) {
+  fwd_subst<<<(nrhs + 127) / 128, 128>>>(L, B, Y, n, nrhs);
 }
 
 int main() {
@@ -200,6 +219,17 @@ int main() {
     run_project(A, dev(q, m), R, k, m, n);
     show("project_R", R + k * n, n);
     show("project_A", A, m * n);
+  }
+  {
+    printf("fwd_subst\n");
+    const int n = 90, nrhs = 77;
+    float *hl = new float[n * n];
+    for (int i = 0; i < n; i++)
+      for (int k = 0; k < n; k++)
+        hl[i * n + k] = k < i ? rnd() / n : (k == i ? 1.0f + rnd() : 0.0f);
+    float *Y = poisoned<float>(n * nrhs);
+    run_fwd_subst(dev(hl, n * n), data, Y, n, nrhs);
+    show("fwd_subst", Y, n * nrhs);
   }
   printf("done\n");
   return 0;

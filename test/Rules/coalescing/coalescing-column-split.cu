@@ -246,6 +246,76 @@ __global__ void center(float *__restrict__ X, float *__restrict__ mean, int m, i
 // CHECK-FIXES-NEXT:     X[i * n + j] -= mu;
 // CHECK-FIXES-NEXT: }
 
+// A forward substitution with one thread per right-hand side: row i's sum
+// over the rows before it is split in each iteration of the row loop (its
+// bounds are the same in every thread), which ends with a barrier: the next
+// row reads what segment 0 stored.
+__global__ void fwd_subst(const float *__restrict__ L, const float *__restrict__ B, float *__restrict__ Y,
+                          int n, int nrhs) {
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= nrhs)
+    return;
+  for (int i = 0; i < n; i++) {
+    float s = B[i * nrhs + c];
+    for (int k = 0; k < i; k++)
+      s -= L[i * n + k] * Y[k * nrhs + c];
+    Y[i * nrhs + c] = s / L[i * n + i];
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: one thread per column walks every row ('Y[k * nrhs + c]' over 'k'){{.*}} [coalescing-column-split]
+// CHECK-FIXES:      int c = blockIdx.x * 8u + cudal1_t % 8u;
+// CHECK-FIXES-NEXT: for (int i = 0; i < n; i++) {
+// CHECK-FIXES-NEXT:   if (!(c >= nrhs)) {
+// CHECK-FIXES-NEXT:     float s = B[i * nrhs + c];
+// CHECK-FIXES-NEXT:     if (cudal1_seg != 0u) {
+// CHECK-FIXES-NEXT:       s = 0;
+// CHECK-FIXES-NEXT:     }
+// CHECK-FIXES-NEXT:     for (int k = 0 + (int)cudal1_seg; k < i; k += (int)cudal1_nseg)
+// CHECK-FIXES-NEXT:       s -= L[i * n + k] * Y[k * nrhs + c];
+// CHECK-FIXES-NEXT:     cudal1_part_s[cudal1_t] = s;
+// CHECK-FIXES-NEXT:   }
+// CHECK-FIXES-NEXT:   __syncthreads();
+// CHECK-FIXES-NEXT:   if (cudal1_seg == 0u && !(c >= nrhs)) {
+// CHECK-FIXES-NEXT:     float s = B[i * nrhs + c];
+// CHECK-FIXES-NEXT:     s = cudal1_part_s[cudal1_t];
+// CHECK-FIXES-NEXT:     for (unsigned int cudal1_q = 1u; cudal1_q < cudal1_nseg; ++cudal1_q)
+// CHECK-FIXES-NEXT:       s += cudal1_part_s[cudal1_t + 8u * cudal1_q];
+// CHECK-FIXES-NEXT:     Y[i * nrhs + c] = s / L[i * n + i];
+// CHECK-FIXES-NEXT:   }
+// CHECK-FIXES-NEXT:   __syncthreads();
+// CHECK-FIXES-NEXT: }
+
+// The row loop's trip count depends on the column (a barrier in it would
+// not be reached by every thread), or it breaks out: no fix.
+__global__ void fwd_subst_ragged(const float *__restrict__ L, float *__restrict__ Y, int n, int nrhs) {
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= nrhs)
+    return;
+  for (int i = 0; i < c % n; i++) {
+    float s = 0.0f;
+    for (int k = 0; k < i; k++)
+      s -= L[i * n + k] * Y[k * nrhs + c];
+    Y[i * nrhs + c] = s;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: one thread per column walks every row{{.*}} [coalescing-column-split]
+// CHECK-MESSAGES: note: no fix: the loop is nested in a loop whose trip count may differ between threads
+__global__ void fwd_subst_break(const float *__restrict__ L, float *__restrict__ Y, int n, int nrhs) {
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= nrhs)
+    return;
+  for (int i = 0; i < n; i++) {
+    float s = 0.0f;
+    for (int k = 0; k < i; k++)
+      s -= L[i * n + k] * Y[k * nrhs + c];
+    Y[i * nrhs + c] = s;
+    if (s > 1e30f)
+      break;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-6]]:7: warning: one thread per column walks every row{{.*}} [coalescing-column-split]
+// CHECK-MESSAGES: note: no fix: the loop around the sums returns, breaks or continues
+
 // Row loops after the sums that stay in one thread per column (the rest of
 // the split applies): a row reads the element another row writes (a
 // running update down the column), a declaration before the loop reads
@@ -385,7 +455,8 @@ __global__ void colsum_bs(const float *data, float *out, int m, int n) {
 // CHECK-MESSAGES: note: the launch's grid is not known here
 // CHECK-MESSAGES: note: no fix: the block size at the launch at {{.*}} is not a compile-time constant; the split needs a constant block
 
-// Nested in another loop (covariance's products of column pairs).
+// Nested in another loop whose trip count depends on the column
+// (covariance's products of column pairs).
 __global__ void covar(const float *data, float *cov, int m, int n) {
   int j1 = blockIdx.x * blockDim.x + threadIdx.x;
   if (j1 < n) {
@@ -399,7 +470,7 @@ __global__ void covar(const float *data, float *cov, int m, int n) {
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-5]]:9: warning: one thread per column walks every row ('data[i * n + j1]' over 'i'){{.*}} [coalescing-column-split]
 // CHECK-MESSAGES: note: the launch's grid is not known here
-// CHECK-MESSAGES: note: no fix: the loop is nested in another loop or in control flow other than a final `if (...) { ... }` of the kernel
+// CHECK-MESSAGES: note: no fix: the loop is nested in a loop whose trip count may differ between threads
 
 // The loop stores besides the sum.
 __global__ void colsum_store(float *data, float *out, int m, int n) {
@@ -460,6 +531,9 @@ void run(const float *data, float *mean, DATA_TYPE *dm, DATA_TYPE *sd, const flo
   cumulate<<<(n + 127) / 128, 128>>>(Ag, out, m, n);
   rescale<<<(n + 127) / 128, 128>>>(Ag, out, m, n);
   project_alias<<<(n + 127) / 128, 128>>>(Ag, q, R, 3, m, n);
+  fwd_subst<<<(n + 127) / 128, 128>>>(A, b, g, m, n);
+  fwd_subst_ragged<<<(n + 127) / 128, 128>>>(A, g, m, n);
+  fwd_subst_break<<<(n + 127) / 128, 128>>>(A, g, m, n);
   rowsum<<<(m + 255) / 256, 256>>>(data, out, m, n);
   colsum_split<<<(m + 31) / 32, dim3(32, 8)>>>(data, out, m, n);
   colsum_wide<<<4096, 256>>>(data, out, 4096 * 256, n);
@@ -482,4 +556,7 @@ void run(const float *data, float *mean, DATA_TYPE *dm, DATA_TYPE *sd, const flo
 // CHECK-FIXES-NEXT: cumulate<<<((n + 127) / 128) * 16, 128>>>(Ag, out, m, n);
 // CHECK-FIXES-NEXT: rescale<<<((n + 127) / 128) * 16, 128>>>(Ag, out, m, n);
 // CHECK-FIXES-NEXT: project_alias<<<(n + 127) / 128, 128>>>(Ag, q, R, 3, m, n);
+// CHECK-FIXES-NEXT: fwd_subst<<<((n + 127) / 128) * 16, 128>>>(A, b, g, m, n);
+// CHECK-FIXES-NEXT: fwd_subst_ragged<<<(n + 127) / 128, 128>>>(A, g, m, n);
+// CHECK-FIXES-NEXT: fwd_subst_break<<<(n + 127) / 128, 128>>>(A, g, m, n);
 // CHECK-FIXES-NEXT: rowsum<<<(m + 255) / 256, 256>>>(data, out, m, n);
