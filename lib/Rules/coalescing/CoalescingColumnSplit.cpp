@@ -435,6 +435,13 @@ colmean<<<((m + 255) / 256) * 32, 256>>>(data, mean, m, n);)cuda";
       "overwrites the column it summed (Gram-Schmidt's projection) keeps "
       "its order; threads of different columns were unordered already.\n"
       "\n"
+      "Sums over loads that are not a column (an n-body step: `sx += (x[j] "
+      "- x[i]) * m[j]`, x[j] the same in every thread) are split the same "
+      "way when every launch is known to run fewer than `EnoughThreads` "
+      "threads (4096 bodies in 16 blocks): their loads are coalesced or "
+      "shared already, the gain is the parallelism. With a launch of "
+      "unknown size there is no finding for them.\n"
+      "\n"
       "The sums may sit in the body of an outer loop whose bounds are the "
       "same in every thread (`for (int i = 0; i < n; i++) { float s = "
       "B[i * nrhs + c]; for (int k = 0; k < i; k++) s -= L[i * n + k] * "
@@ -527,8 +534,10 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
   if (!Col)
     return;
   // A loop whose body accumulates a column-walking load.
-  const ForStmt *Loop = nullptr;
-  std::optional<LoopShape> LS;
+  const ForStmt *Loop = nullptr, *Walk = nullptr;
+  std::optional<LoopShape> LS, WalkLS;
+  const ArraySubscriptExpr *WalkLoad = nullptr;
+  const BinaryOperator *WalkUpd = nullptr;
   const ArraySubscriptExpr *Load = nullptr;
   const BinaryOperator *FirstUpd = nullptr;
   for (const ForStmt *L : forLoopsIn(Body)) {
@@ -561,6 +570,33 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
       FirstUpd = Upd;
       break;
     }
+    // Otherwise a sum over loads that the loop walks but that are not a
+    // column (`ax += dx * s` over x[j], the same for every thread: an
+    // n-body step): split the same way when the launch has few threads.
+    if (Upd && !Walk)
+      for (const Stmt *X : Stmts) {
+        const ArraySubscriptExpr *Found = nullptr;
+        forEachStmt(X, [&](const Stmt *Y) {
+          if (const auto *A = dyn_cast<ArraySubscriptExpr>(Y);
+              A && !Found && varsRead(A->getIdx()).count(S->IV))
+            Found = A;
+        });
+        if (Found) {
+          Walk = L;
+          WalkLS = S;
+          WalkLoad = Found;
+          WalkUpd = Upd;
+          break;
+        }
+      }
+  }
+  bool Broadcast = false; // the sums walk loads that are not a column
+  if (!Loop && Walk) {
+    Loop = Walk;
+    LS = WalkLS;
+    Load = WalkLoad;
+    FirstUpd = WalkUpd;
+    Broadcast = true;
   }
   if (!Loop)
     return;
@@ -617,6 +653,11 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
   AllKnown = AllKnown && AnySite;
   if (AllKnown && (int64_t)MinThreads >= Enough)
     return;
+  // Sums over loads that are not a column: only when the launch is known
+  // to have few threads (their loads are coalesced or shared already: the
+  // gain is the parallelism alone).
+  if (Broadcast && !AllKnown)
+    return;
 
   // --- the finding -------------------------------------------------------------
   int64_t CW = optionInt("Columns", 8);
@@ -631,8 +672,11 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
                : "as many threads as columns";
   Finding Fd = finding(
       FirstUpd->getBeginLoc(),
-      "one thread per column walks every row ('" + LoadT + "' over '" +
-          IV->getName().str() + "') with " + Threads +
+      (Broadcast ? "each thread sums a loop over '" + IV->getName().str() +
+                       "' ('" + LoadT + "') with " + Threads
+                 : "one thread per column walks every row ('" + LoadT +
+                       "' over '" + IV->getName().str() + "') with " +
+                       Threads) +
           ": too few loads in flight to fill the GPU; splitting each "
           "column's rows across the threads of a block (" +
           S_CW + " columns per block, partial sums combined in shared "
@@ -1162,6 +1206,25 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
   if (!Prologue.empty())
     ProT = trimRight(textBetween(
         Ctx, SM.getExpansionLoc(Prologue.front()->getBeginLoc()), LoopB, Inv));
+  // The declarations of the prologue that a later phase needs: those
+  // declaring \p Needed, and what they read in turn (the other copies would
+  // be unused variables).
+  auto NeededPrologue = [&](std::set<const VarDecl *> Needed) {
+    std::string Text;
+    for (auto It = Prologue.rbegin(); It != Prologue.rend(); ++It) {
+      const auto *DS = cast<DeclStmt>(*It);
+      if (llvm::none_of(DS->decls(), [&](const Decl *D) {
+            return Needed.count(dyn_cast<VarDecl>(D)) > 0;
+          }))
+        continue;
+      for (const VarDecl *V : varsRead(DS))
+        Needed.insert(V);
+      Text = textBetween(Ctx, SM.getExpansionLoc(DS->getBeginLoc()),
+                         stmtEnd(Ctx, DS), Inv) +
+             (Text.empty() ? "" : "\n") + Text;
+    }
+    return Text;
+  };
   std::string EpiT, MapT;
   std::vector<std::string> EpiDeclT;
   std::vector<const VarDecl *> Phase3Accs; // sums the row loop reads
@@ -1203,18 +1266,7 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
         Phase3Accs.push_back(A);
     // The declarations before the sums that phase 3 reads (a restored sum's
     // own declaration among them).
-    for (auto It = Prologue.rbegin(); It != Prologue.rend(); ++It) {
-      const auto *DS = cast<DeclStmt>(*It);
-      if (llvm::none_of(DS->decls(), [&](const Decl *D) {
-            return Needed.count(dyn_cast<VarDecl>(D)) > 0;
-          }))
-        continue;
-      for (const VarDecl *V : varsRead(DS))
-        Needed.insert(V);
-      ProT3 = textBetween(Ctx, SM.getExpansionLoc(DS->getBeginLoc()),
-                          stmtEnd(Ctx, DS), Inv) +
-              (ProT3.empty() ? "" : "\n") + ProT3;
-    }
+    ProT3 = NeededPrologue(Needed);
     const VarDecl *MIV = Map->LS.IV;
     std::string MIVT = spelledType(Ctx, MIV);
     std::string M0T = sourceText(Ctx, Map->LS.Init->getSourceRange());
@@ -1270,8 +1322,23 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
   T += I0 + "__syncthreads();\n";
   T += I0 + "if (" + NSeg + " == 0u" + (Guard.empty() ? "" : " && " + Guard2) +
        ") {\n";
-  if (!ProT.empty())
-    T += Block2(ProT);
+  {
+    // Phase 2 declares the sums and what the code after the loop reads.
+    std::set<const VarDecl *> Needed(Accs.begin(), Accs.end());
+    std::vector<const Stmt *> Epi2 =
+        Map ? std::vector<const Stmt *>(
+                  EpiPre.begin(),
+                  std::find_if(EpiPre.rbegin(), EpiPre.rend(),
+                               [](const Stmt *S) { return !isa<DeclStmt>(S); })
+                      .base())
+            : Epilogue;
+    for (const Stmt *S : Epi2)
+      for (const VarDecl *V : varsRead(S))
+        Needed.insert(V);
+    std::string ProT2 = NeededPrologue(Needed);
+    if (!ProT2.empty())
+      T += Block2(ProT2);
+  }
   for (unsigned N = 0; N < Accs.size(); ++N)
     T += CI + Accs[N]->getName().str() + " = " + NPart[N] + "[" + NT +
          "];\n";

@@ -248,7 +248,15 @@ for (int k = 0; k < N; ++k)
       "y[row] = y_acc;                        // one store after the loop\n"
       "```\n"
       "\n"
-      "Without an initialising store right before the loop, the "
+      "The initialising store may be separated from the loop by stores of "
+      "the other elements the loop accumulates into (`ax[i] = 0; ay[i] = "
+      "0; az[i] = 0; for (...) { ax[i] += ...; ay[i] += ...; az[i] += ...; "
+      "}`): each is folded into its accumulator, and the elements "
+      "accumulated in one loop get one fix (all in registers, each stored "
+      "once after the loop). Declarations go before a `#pragma unroll` "
+      "written before the loop, never between it and its loop.\n"
+      "\n"
+      "Without an initialising store before the loop, the "
       "accumulator is loaded before it (`float y_acc = y[row];`). Same "
       "operations in the same order: bitwise. If the loop runs zero times "
       "the rewrite stores back the value it loaded (same bits).\n"
@@ -292,6 +300,7 @@ void MemoryRegisterAccumulation::runOn(ASTContext &Ctx, const CheckContext &CC,
     return SM.isBeforeInTranslationUnit(A->getBeginLoc(), B->getBeginLoc());
   });
   std::set<std::pair<const ParmVarDecl *, const Stmt *>> Done;
+  std::map<const Stmt *, std::vector<size_t>> ByLoop; // findings per loop
   for (const Stmt *L : Loops) {
     // Variables written in the loop or declared inside it (a fresh value
     // each iteration).
@@ -320,7 +329,51 @@ void MemoryRegisterAccumulation::runOn(ASTContext &Ctx, const CheckContext &CC,
       if (!Done.insert({A.Param, L}).second)
         continue;
       Out.push_back(analyze(Ctx, CC, K, F, L, A, UsedNames));
+      ByLoop[L].push_back(Out.size() - 1);
     }
+  }
+  // Several elements accumulated in one loop (`ax[i] += ...; ay[i] += ...;
+  // az[i] += ...`): one fix for all of them. Separate fixes would insert
+  // their final stores at the same place, which the fix engine takes as a
+  // conflict, so one element would be done per round.
+  for (auto &[L, Idx] : ByLoop) {
+    std::vector<size_t> Fixed;
+    for (size_t I : Idx)
+      if (Out[I].Fix && Out[I].Fix->Proven &&
+          Out[I].Fix->Exact == Exactness::Bitwise)
+        Fixed.push_back(I);
+    if (Fixed.size() < 2)
+      continue;
+    FixIt &Into = *Out[Fixed.front()].Fix;
+    std::string Elems;
+    for (size_t I : Fixed) {
+      const FixIt &X = *Out[I].Fix;
+      std::string E = X.Description.substr(X.Description.find('\''));
+      E = E.substr(0, E.find('\'', 1) + 1);
+      Elems += (Elems.empty() ? "" : ", ") + E;
+      if (I == Fixed.front())
+        continue;
+      for (const TextEdit &T : X.Edits) {
+        auto Same = std::find_if(
+            Into.Edits.begin(), Into.Edits.end(), [&](const TextEdit &U) {
+              return U.File == T.File && U.Offset == T.Offset &&
+                     U.Length == 0 && T.Length == 0;
+            });
+        if (Same != Into.Edits.end())
+          Same->Replacement += T.Replacement;
+        else
+          Into.Edits.push_back(T);
+      }
+    }
+    Into.Description = "keep " + Elems +
+                       " in registers during the loop; store each once "
+                       "after it";
+    for (size_t I : Fixed)
+      if (I != Fixed.front()) {
+        Out[I].Fix.reset();
+        Out[I].WhyNoFix = "fixed together with the other accumulations of "
+                          "the loop (" + Elems + ")";
+      }
   }
 }
 
@@ -523,20 +576,72 @@ Finding MemoryRegisterAccumulation::analyze(ASTContext &Ctx,
   // Fold `out[idx] = init;` right before the loop into the accumulator's
   // initialisation.
   const Stmt *Prev = nullptr;
-  auto LP = Ctx.getParents(*L);
+  // The loop's statement in its block: the loop, or the `#pragma unroll`
+  // written before it (a declaration goes before the pragma, not between
+  // it and its loop).
+  const Stmt *LStmt = L;
+  for (;;) {
+    auto PP = Ctx.getParents(*LStmt);
+    const auto *AS = PP.empty() ? nullptr : PP[0].get<AttributedStmt>();
+    if (!AS)
+      break;
+    LStmt = AS;
+  }
+  auto LP = Ctx.getParents(*LStmt);
   if (!LP.empty())
     if (const auto *CS = LP[0].get<CompoundStmt>()) {
       const Stmt *Last = nullptr;
       for (const Stmt *C : CS->body()) {
-        if (C == L) {
+        if (C == LStmt) {
           Prev = Last;
           break;
         }
         Last = C;
       }
     }
+  // Or a few statements before, past stores to other buffers the loop
+  // accumulates into too (`ax[i] = 0; ay[i] = 0; az[i] = 0; for (...) {
+  // ax[i] += ...; ay[i] += ...; az[i] += ...; }`): those are proven
+  // distinct from this one (above) and do not read it.
+  const Stmt *Init = Prev;
+  if (!LP.empty())
+    if (const auto *CS = LP[0].get<CompoundStmt>()) {
+      auto OtherStore = [&](const Stmt *S) {
+        const auto *B = dyn_cast<BinaryOperator>(S);
+        const auto *AS = B && B->getOpcode() == BO_Assign
+                             ? dyn_cast<ArraySubscriptExpr>(
+                                   B->getLHS()->IgnoreParens())
+                             : nullptr;
+        const ParmVarDecl *Q = AS ? rootPointerParam(AS->getBase(), F) : nullptr;
+        if (!Q || Q == P || !Others.count(Q) || !isPure(Ctx, B->getRHS()) ||
+            !isPure(Ctx, AS->getIdx()))
+          return false;
+        bool UsesP = false;
+        forEachStmt(B, [&](const Stmt *X) {
+          if (const auto *DRE = dyn_cast<DeclRefExpr>(X))
+            UsesP |= rootPointerParam(DRE, F) == P;
+        });
+        return !UsesP;
+      };
+      std::vector<const Stmt *> Before;
+      for (const Stmt *C : CS->body()) {
+        if (C == LStmt)
+          break;
+        Before.push_back(C);
+      }
+      for (auto It = Before.rbegin(); It != Before.rend(); ++It) {
+        const auto *PB = dyn_cast<BinaryOperator>(*It);
+        if (PB && PB->getOpcode() == BO_Assign &&
+            sameExpr(Ctx, PB->getLHS(), A.Lhs)) {
+          Init = *It;
+          break;
+        }
+        if (!OtherStore(*It))
+          break;
+      }
+    }
   bool Folded = false;
-  if (const auto *PB = dyn_cast_or_null<BinaryOperator>(Prev))
+  if (const auto *PB = dyn_cast_or_null<BinaryOperator>(Init))
     if (PB->getOpcode() == BO_Assign && sameExpr(Ctx, PB->getLHS(), A.Lhs) &&
         !inMacro(PB->getSourceRange())) {
       bool UsesP = false;
@@ -568,7 +673,7 @@ Finding MemoryRegisterAccumulation::analyze(ASTContext &Ctx,
           "\n" + Indent + Decl));
     else
       Fix.Edits.push_back(makeInsertion(
-          Ctx, SM.getExpansionLoc(L->getBeginLoc()), Decl + "\n" + Indent));
+          Ctx, SM.getExpansionLoc(LStmt->getBeginLoc()), Decl + "\n" + Indent));
   }
   for (const ArraySubscriptExpr *U : Uses)
     Fix.Edits.push_back(makeTextEdit(

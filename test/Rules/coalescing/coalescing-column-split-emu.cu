@@ -8,7 +8,7 @@
 // RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu && cp %s %t/orig.cu
 // RUN: %cuda-l1-rewrite --rules='-*,coalescing-column-split' --fix --allow-unverified %t/t.cu 2>&1 \
 // RUN:   | FileCheck --check-prefix=APPLIED %s
-// APPLIED: applied 6 fixes in 1 file
+// APPLIED: applied 7 fixes in 1 file
 // RUN: %python %srcroot/utils/bench/cuemu.py --nvcc -o %t/orig %t/orig.cu
 // RUN: %python %srcroot/utils/bench/cuemu.py --nvcc -o %t/new %t/t.cu
 // RUN: %t/orig > %t/orig.txt
@@ -25,6 +25,7 @@
 // RUNS: int colsum_int
 // RUNS: project
 // RUNS: fwd_subst
+// RUNS: accel
 // RUNS: done
 #include <cmath>
 #include <cstdio>
@@ -104,6 +105,22 @@ __global__ void fwd_subst(const float *L, const float *B, float *Y, int n, int n
   }
 }
 
+// An n-body-like sum over loads every thread shares, 2 blocks of 64 (few
+// threads, known at the launch): split for the parallelism.
+__global__ void accel(const float *x, const float *m, float *ax, float *ay, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float sx = 0.0f, sy = 0.0f;
+    for (int j = 0; j < n; j++) {
+      float d = x[j] - x[i];
+      sx += d * m[j];
+      sy += d * d;
+    }
+    ax[i] = sx;
+    ay[i] = sy;
+  }
+}
+
 static unsigned Seed = 12345;
 static float rnd() {
   Seed = Seed * 1103515245u + 12345u;
@@ -160,6 +177,10 @@ void run_project(float *A, const float *q, float *R, int k, int m, int n) {
 
 void run_fwd_subst(const float *L, const float *B, float *Y, int n, int nrhs) {
   fwd_subst<<<(nrhs + 127) / 128, 128>>>(L, B, Y, n, nrhs);
+}
+
+void run_accel(const float *x, const float *m, float *ax, float *ay) {
+  accel<<<2, 64>>>(x, m, ax, ay, 120);
 }
 
 int main() {
@@ -230,6 +251,13 @@ int main() {
     float *Y = poisoned<float>(n * nrhs);
     run_fwd_subst(dev(hl, n * n), data, Y, n, nrhs);
     show("fwd_subst", Y, n * nrhs);
+  }
+  {
+    printf("accel\n");
+    float *ax = poisoned<float>(128), *ay = poisoned<float>(128);
+    run_accel(data, data + 200, ax, ay);
+    show("accel_x", ax, 120);
+    show("accel_y", ay, 120);
   }
   printf("done\n");
   return 0;

@@ -316,6 +316,37 @@ __global__ void fwd_subst_break(const float *__restrict__ L, float *__restrict__
 // CHECK-MESSAGES: t.cu:[[@LINE-6]]:7: warning: one thread per column walks every row{{.*}} [coalescing-column-split]
 // CHECK-MESSAGES: note: no fix: the loop around the sums returns, breaks or continues
 
+// Sums over loads that are not a column (an n-body step: x[j] is the same
+// for every thread) in a launch known to have few threads (16 blocks of
+// 256): split the same way, for the parallelism.
+__global__ void accel(const float *__restrict__ x, const float *__restrict__ m, float *__restrict__ ax,
+                      float *__restrict__ ay, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float sx = 0.0f, sy = 0.0f;
+    for (int j = 0; j < n; j++) {
+      float d = x[j] - x[i];
+      sx += d * m[j];
+      sy += d * d;
+    }
+    ax[i] = sx;
+    ay[i] = sy;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-7]]:7: warning: each thread sums a loop over 'j' ('x[j]') with only 4096 threads: too few loads in flight{{.*}} [coalescing-column-split]
+// CHECK-FIXES:      for (int j = 0 + (int)cudal1_seg; j < n; j += (int)cudal1_nseg) {
+// The same with a launch whose size is not known here: no finding (its
+// loads are not a column walk; the gain would be the parallelism alone).
+__global__ void accel_any(const float *__restrict__ x, const float *__restrict__ m, float *__restrict__ ax, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float sx = 0.0f;
+    for (int j = 0; j < n; j++)
+      sx += (x[j] - x[i]) * m[j];
+    ax[i] = sx;
+  }
+}
+
 // Row loops after the sums that stay in one thread per column (the rest of
 // the split applies): a row reads the element another row writes (a
 // running update down the column), a declaration before the loop reads
@@ -532,6 +563,8 @@ void run(const float *data, float *mean, DATA_TYPE *dm, DATA_TYPE *sd, const flo
   rescale<<<(n + 127) / 128, 128>>>(Ag, out, m, n);
   project_alias<<<(n + 127) / 128, 128>>>(Ag, q, R, 3, m, n);
   fwd_subst<<<(n + 127) / 128, 128>>>(A, b, g, m, n);
+  accel<<<16, 256>>>(A, b, g, out, 4096);
+  accel_any<<<(n + 255) / 256, 256>>>(A, b, g, n);
   fwd_subst_ragged<<<(n + 127) / 128, 128>>>(A, g, m, n);
   fwd_subst_break<<<(n + 127) / 128, 128>>>(A, g, m, n);
   rowsum<<<(m + 255) / 256, 256>>>(data, out, m, n);
@@ -557,6 +590,8 @@ void run(const float *data, float *mean, DATA_TYPE *dm, DATA_TYPE *sd, const flo
 // CHECK-FIXES-NEXT: rescale<<<((n + 127) / 128) * 16, 128>>>(Ag, out, m, n);
 // CHECK-FIXES-NEXT: project_alias<<<(n + 127) / 128, 128>>>(Ag, q, R, 3, m, n);
 // CHECK-FIXES-NEXT: fwd_subst<<<((n + 127) / 128) * 16, 128>>>(A, b, g, m, n);
+// CHECK-FIXES-NEXT: accel<<<(16) * 32, 256>>>(A, b, g, out, 4096);
+// CHECK-FIXES-NEXT: accel_any<<<(n + 255) / 256, 256>>>(A, b, g, n);
 // CHECK-FIXES-NEXT: fwd_subst_ragged<<<(n + 127) / 128, 128>>>(A, g, m, n);
 // CHECK-FIXES-NEXT: fwd_subst_break<<<(n + 127) / 128, 128>>>(A, g, m, n);
 // CHECK-FIXES-NEXT: rowsum<<<(m + 255) / 256, 256>>>(data, out, m, n);

@@ -205,6 +205,67 @@ __global__ void back_row_from_row(const float *__restrict__ U, float *X,
 // CHECK-MESSAGES: t.cu:[[@LINE-3]]:7: warning: 'X[row * nrhs + c]' is loaded from and stored {{.*}} [memory-register-accumulation]
 // CHECK-MESSAGES: note: no fix: 'X' is also used as 'X[k * nrhs + c]' in the loop, which may be the same element as 'X[row * nrhs + c]'
 
+// Three elements accumulated in one loop (an n-body step), each zeroed
+// before it: one fix keeps all three in registers, the zeroing stores are
+// folded in although the others stand between them and the loop, and the
+// loop's #pragma stays right before it.
+__global__ void nbody_accel(const float *__restrict__ x, const float *__restrict__ m, float *__restrict__ ax,
+                            float *__restrict__ ay, float *__restrict__ az, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    ax[i] = 0.0f;
+    ay[i] = 0.0f;
+    az[i] = 0.0f;
+#pragma unroll 4
+    for (int j = 0; j < n; j++) {
+      float d = x[j] - x[i];
+      ax[i] += d * m[j];
+      ay[i] += d * d;
+      az[i] += m[j];
+    }
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-6]]:7: warning: 'ax[i]' is loaded from and stored {{.*}} [memory-register-accumulation]
+// CHECK-MESSAGES: t.cu:[[@LINE-6]]:7: warning: 'ay[i]' is loaded from and stored {{.*}} [memory-register-accumulation]
+// CHECK-MESSAGES: note: no fix: fixed together with the other accumulations of the loop ('ax[i]', 'ay[i]', 'az[i]')
+// CHECK-MESSAGES: t.cu:[[@LINE-7]]:7: warning: 'az[i]' is loaded from and stored {{.*}} [memory-register-accumulation]
+// CHECK-FIXES:      if (i < n) {
+// CHECK-FIXES-NEXT:   float ax_acc = 0.0f;
+// CHECK-FIXES-NEXT:   float ay_acc = 0.0f;
+// CHECK-FIXES-NEXT:   float az_acc = 0.0f;
+// CHECK-FIXES-NEXT: #pragma unroll 4
+// CHECK-FIXES-NEXT:   for (int j = 0; j < n; j++) {
+// CHECK-FIXES-NEXT:     float d = x[j] - x[i];
+// CHECK-FIXES-NEXT:     ax_acc += d * m[j];
+// CHECK-FIXES-NEXT:     ay_acc += d * d;
+// CHECK-FIXES-NEXT:     az_acc += m[j];
+// CHECK-FIXES-NEXT:   }
+// CHECK-FIXES-NEXT:   ax[i] = ax_acc;
+// CHECK-FIXES-NEXT:   ay[i] = ay_acc;
+// CHECK-FIXES-NEXT:   az[i] = az_acc;
+
+// Not folded: a store to another buffer that the loop does not accumulate
+// into stands between (it is not proven distinct); the accumulator loads
+// the element after the pragma-led loop's preceding statement.
+__global__ void store_between(const float *__restrict__ a, float *y, float *z, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    y[i] = 1.0f;
+    z[i] = 2.0f;
+#pragma unroll 2
+    for (int j = 0; j < n; j++)
+      y[i] += a[j];
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-3]]:7: warning: 'y[i]' is loaded from and stored {{.*}} [memory-register-accumulation]
+// CHECK-FIXES:      y[i] = 1.0f;
+// CHECK-FIXES-NEXT:   z[i] = 2.0f;
+// CHECK-FIXES-NEXT:   float y_acc = y[i];
+// CHECK-FIXES-NEXT: #pragma unroll 2
+// CHECK-FIXES-NEXT:   for (int j = 0; j < n; j++)
+// CHECK-FIXES-NEXT:     y_acc += a[j];
+// CHECK-FIXES-NEXT:   y[i] = y_acc;
+
 #ifndef __CUDACC_RTC__
 void run_wrapped(const float *A, float *y) { through_wrapper<<<1, 16>>>(A, y, 16); }
 void run_orphan(const float *A, float *y) { orphan_wrapper<<<1, 16>>>(A, y, 16); }
@@ -231,6 +292,10 @@ int main() {
   matvec_rmw<<<1, 16>>>(A, x, y, 16, 16);
   aliased<<<1, 16>>>(buf, buf, 16);
   run_wrapped(A, y);
+  float *az;
+  cudaMalloc(&az, 16 * sizeof(float));
+  nbody_accel<<<1, 16>>>(x, A, y, buf, az, 16);
+  store_between<<<1, 16>>>(A, y, x, 16);
   return 0;
 }
 #endif
