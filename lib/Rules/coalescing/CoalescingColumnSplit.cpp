@@ -833,6 +833,22 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
             return Refuse("the loop around the sums returns, breaks or "
                           "continues (each of its iterations has barriers "
                           "every thread must reach)");
+          // Every iteration starts from the same state in every segment:
+          // the body changes only variables it declares (the code after the
+          // sums runs in segment 0 alone).
+          std::set<const VarDecl *> Inner;
+          forEachStmt(OB, [&](const Stmt *X) {
+            if (const auto *DS = dyn_cast<DeclStmt>(X))
+              for (const Decl *D : DS->decls())
+                if (const auto *V = dyn_cast<VarDecl>(D))
+                  Inner.insert(V);
+          });
+          for (const VarDecl *V : varsWrittenIn(OB))
+            if (V != OS->IV && !Inner.count(V))
+              return Refuse("the loop around the sums changes '" +
+                            V->getName().str() +
+                            "', declared outside it (only segment 0 would "
+                            "see the change)");
           Outer = OL;
           Core.assign(OB->body_begin(), OB->body_end());
         }
@@ -1056,6 +1072,39 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
         if (MapWhy.empty() && readsWritten(S, F, Map->Written))
           MapWhy = "'" + sourceText(Ctx, S->getSourceRange()) +
                    "' before the sums reads a buffer the loop writes";
+      // Segment 0 must reach the second barrier: no way out before it.
+      for (const Stmt *S : EpiPre)
+        forEachStmt(S, [&](const Stmt *X) {
+          if (MapWhy.empty() && (isa<ReturnStmt>(X) || isa<BreakStmt>(X) ||
+                                 isa<ContinueStmt>(X) || isa<GotoStmt>(X)))
+            MapWhy = "'" + sourceText(Ctx, S->getSourceRange()) +
+                     "' before it can leave the kernel (segment 0 must "
+                     "reach the barrier before the split loop)";
+        });
+      // Declarations before the sums run again in phase 3, after segment 0
+      // stored: they must not read memory then.
+      bool Stores = llvm::any_of(EpiPre, [](const Stmt *S) {
+        return !isa<DeclStmt>(S);
+      });
+      for (const Stmt *S : Prologue)
+        if (MapWhy.empty() && Stores)
+          for (const Decl *D : cast<DeclStmt>(S)->decls())
+            if (const auto *V = dyn_cast<VarDecl>(D);
+                V && V->getInit() && !isPureNoMemory(V->getInit()))
+              MapWhy = "the declaration '" +
+                       sourceText(Ctx, S->getSourceRange()) +
+                       "' reads memory that the code after the sums may "
+                       "store to before the split loop";
+      // Buffers the declarations that run again read: distinct from those
+      // the loop writes too (checked with the loop's own accesses).
+      for (const std::vector<const Stmt *> *Part : {&Prologue, &EpiPre})
+        for (const Stmt *S : *Part)
+          if (isa<DeclStmt>(S))
+            forEachStmt(S, [&](const Stmt *X) {
+              if (const auto *AS = dyn_cast<ArraySubscriptExpr>(X))
+                if (const ParmVarDecl *B = rootPointerParam(AS->getBase(), F))
+                  Map->Accessed.insert(B);
+            });
       if (!MapWhy.empty())
         Map.reset();
     }
@@ -1210,6 +1259,16 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
   // declaring \p Needed, and what they read in turn (the other copies would
   // be unused variables).
   auto NeededPrologue = [&](std::set<const VarDecl *> Needed) {
+    // A local array's size may name a variable no initialiser reads:
+    // then every declaration is kept.
+    bool Arrays = llvm::any_of(Prologue, [](const Stmt *S) {
+      return llvm::any_of(cast<DeclStmt>(S)->decls(), [](const Decl *D) {
+        const auto *V = dyn_cast<VarDecl>(D);
+        return !V || !V->getType()->isScalarType();
+      });
+    });
+    if (Arrays)
+      return ProT;
     std::string Text;
     for (auto It = Prologue.rbegin(); It != Prologue.rend(); ++It) {
       const auto *DS = cast<DeclStmt>(*It);

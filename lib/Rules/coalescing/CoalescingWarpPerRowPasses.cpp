@@ -298,6 +298,7 @@ std::optional<Shape> matchShape(ASTContext &Ctx, const FunctionDecl *K,
     }
     if (const Expr *C = earlyExit(S)) {
       Conds.push_back(C);
+      PrevStore = false; // a group of stores ends before an exit
       continue;
     }
     if (isa<DeclStmt>(S)) {

@@ -347,6 +347,24 @@ __global__ void accel_any(const float *__restrict__ x, const float *__restrict__
   }
 }
 
+// The row loop changes a variable declared outside it (only segment 0
+// would run the code after the sums that changes it): no fix.
+__global__ void fwd_subst_len(const float *__restrict__ L, float *__restrict__ Y, int n, int nrhs) {
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  int len = 0;
+  if (c >= nrhs)
+    return;
+  for (int i = 0; i < n; i++) {
+    float s = 0.0f;
+    for (int k = 0; k < len; k++)
+      s -= L[i * n + k] * Y[k * nrhs + c];
+    Y[i * nrhs + c] = s;
+    len += 2;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-5]]:7: warning: one thread per column walks every row{{.*}} [coalescing-column-split]
+// CHECK-MESSAGES: note: no fix: the loop around the sums changes 'len', declared outside it
+
 // Row loops after the sums that stay in one thread per column (the rest of
 // the split applies): a row reads the element another row writes (a
 // running update down the column), a declaration before the loop reads
@@ -390,6 +408,40 @@ __global__ void rescale(float *__restrict__ X, float *__restrict__ out, int m, i
 // CHECK-FIXES-NEXT:   for (int i = 0; i < m; i++)
 // CHECK-FIXES-NEXT:     X[i * n + j] *= old;
 // CHECK-FIXES-NEXT: }
+
+// A way out of the kernel before the row loop (segment 0 must reach the
+// second barrier), and a declaration before the sums that reads memory
+// the code after them stores to: the row loop stays in segment 0.
+__global__ void normalize_or_skip(float *__restrict__ X, float *__restrict__ nrm, int m, int n) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < n) {
+    float ss = 0.0f;
+    for (int i = 0; i < m; i++)
+      ss += X[i * n + j] * X[i * n + j];
+    nrm[j] = ss;
+    if (ss == 0.0f)
+      return;
+    const float inv = rsqrtf(ss);
+    for (int i = 0; i < m; i++)
+      X[i * n + j] *= inv;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-9]]:7: warning: one thread per column walks every row{{.*}} [coalescing-column-split]
+// CHECK-MESSAGES: note: the row loop after the sums stays in one thread per column: 'if (ss == 0.0f)
+__global__ void rescale_by_old(float *__restrict__ X, float *__restrict__ diag, int m, int n) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < n) {
+    const float d = diag[j];
+    float dot = 0.0f;
+    for (int i = 0; i < m; i++)
+      dot += X[i * n + j];
+    diag[j] = dot;
+    for (int i = 0; i < m; i++)
+      X[i * n + j] /= d;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-6]]:7: warning: one thread per column walks every row{{.*}} [coalescing-column-split]
+// CHECK-MESSAGES: note: the row loop after the sums stays in one thread per column: the declaration 'const float d = diag[j];' reads memory that the code after the sums may store to before the split loop
 
 __global__ void project_alias(float *A, const float *q, float *R, int k, int m, int n) {
   int j = blockIdx.x * blockDim.x + threadIdx.x;
@@ -564,6 +616,9 @@ void run(const float *data, float *mean, DATA_TYPE *dm, DATA_TYPE *sd, const flo
   project_alias<<<(n + 127) / 128, 128>>>(Ag, q, R, 3, m, n);
   fwd_subst<<<(n + 127) / 128, 128>>>(A, b, g, m, n);
   accel<<<16, 256>>>(A, b, g, out, 4096);
+  fwd_subst_len<<<(n + 127) / 128, 128>>>(A, g, m, n);
+  normalize_or_skip<<<(n + 127) / 128, 128>>>(Ag, out, m, n);
+  rescale_by_old<<<(n + 127) / 128, 128>>>(Ag, out, m, n);
   accel_any<<<(n + 255) / 256, 256>>>(A, b, g, n);
   fwd_subst_ragged<<<(n + 127) / 128, 128>>>(A, g, m, n);
   fwd_subst_break<<<(n + 127) / 128, 128>>>(A, g, m, n);
@@ -591,6 +646,9 @@ void run(const float *data, float *mean, DATA_TYPE *dm, DATA_TYPE *sd, const flo
 // CHECK-FIXES-NEXT: project_alias<<<(n + 127) / 128, 128>>>(Ag, q, R, 3, m, n);
 // CHECK-FIXES-NEXT: fwd_subst<<<((n + 127) / 128) * 16, 128>>>(A, b, g, m, n);
 // CHECK-FIXES-NEXT: accel<<<(16) * 32, 256>>>(A, b, g, out, 4096);
+// CHECK-FIXES-NEXT: fwd_subst_len<<<(n + 127) / 128, 128>>>(A, g, m, n);
+// CHECK-FIXES-NEXT: normalize_or_skip<<<((n + 127) / 128) * 16, 128>>>(Ag, out, m, n);
+// CHECK-FIXES-NEXT: rescale_by_old<<<((n + 127) / 128) * 16, 128>>>(Ag, out, m, n);
 // CHECK-FIXES-NEXT: accel_any<<<(n + 255) / 256, 256>>>(A, b, g, n);
 // CHECK-FIXES-NEXT: fwd_subst_ragged<<<(n + 127) / 128, 128>>>(A, g, m, n);
 // CHECK-FIXES-NEXT: fwd_subst_break<<<(n + 127) / 128, 128>>>(A, g, m, n);

@@ -48,6 +48,7 @@
 // RUNS: layernorm_stats: 
 // RUNS: layernorm_mean: 
 // RUNS: layernorm_var: 
+// RUNS: stats_exit: 
 // RUNS: done
 #include <cmath>
 #include <cstdio>
@@ -205,6 +206,35 @@ __global__ void layernorm_stats(const float *x, float *y, float *mean, float *va
 // CHECK-FIXES-NEXT:   }
 // CHECK-FIXES-NEXT:   __syncwarp();
 // CHECK-FIXES-NEXT:   for (int c = (int)cudal1_lane; c < cols; c += 32)
+
+// An early exit between two stores of the row's statistics: it ends the
+// lane-0 group (every lane takes it together, on the shuffled sum).
+__global__ void stats_exit(const float *x, float *y, float *mean, float *rstd, int rows, int cols) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < rows) {
+    float s = 0.0f;
+    for (int c = 0; c < cols; c++)
+      // CHECK-MESSAGES: t.cu:[[@LINE-1]]:5: warning: each thread makes 2 passes over its own row (reducing into 's') and writes it{{.*}} [coalescing-warp-per-row-passes]
+      s += x[r * cols + c];
+    mean[r] = s / cols;
+    if (s == 0.0f)
+      return;
+    rstd[r] = 1.0f / s;
+    for (int c = 0; c < cols; c++)
+      y[r * cols + c] = x[r * cols + c] / s;
+  }
+}
+// CHECK-FIXES:        if (cudal1_lane == 0u) {
+// CHECK-FIXES-NEXT:     mean[r] = s / cols;
+// CHECK-FIXES-NEXT:   }
+// CHECK-FIXES-NEXT:   __syncwarp();
+// CHECK-FIXES-NEXT:   if (s == 0.0f)
+// CHECK-FIXES-NEXT:     return;
+// CHECK-FIXES-NEXT:   __syncwarp();
+// CHECK-FIXES-NEXT:   if (cudal1_lane == 0u) {
+// CHECK-FIXES-NEXT:     rstd[r] = 1.0f / s;
+// CHECK-FIXES-NEXT:   }
+// CHECK-FIXES-NEXT:   __syncwarp();
 
 // --- no fix, or not this rule ------------------------------------------------
 
@@ -430,6 +460,10 @@ int main() {
     printf5("layernorm_stats", dest, rows * cols);
     printf5("layernorm_mean", mu, rows);
     printf5("layernorm_var", va, rows);
+    float *rs;
+    cudaMalloc((void **)&rs, rows * sizeof(float));
+    stats_exit<<<(rows + 63) / 64, 64>>>(src, dest, mu, rs, rows, cols);
+    printf5("stats_exit", dest, rows * cols);
     store_in_row<<<(rows + 63) / 64, 64>>>(src, dest, rows, cols);
     neighbour_stat<<<(rows + 63) / 64, 64>>>(src, dest, mu, rows, cols);
   }
