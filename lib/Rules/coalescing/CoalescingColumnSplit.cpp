@@ -682,9 +682,13 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
                  : "one thread per column walks every row ('" + LoadT +
                        "' over '" + IV->getName().str() + "') with " +
                        Threads) +
-          ": too few loads in flight to fill the GPU; splitting each "
-          "column's rows across the threads of a block (" +
-          S_CW + " columns per block, partial sums combined in shared "
+          ": too few loads in flight to fill the GPU; splitting each " +
+          std::string(Broadcast ? "thread's loop across the threads of a "
+                                  "block ("
+                                : "column's rows across the threads of a "
+                                  "block (") +
+          S_CW + (Broadcast ? " former threads" : " columns") +
+          " per block, partial sums combined in shared "
           "memory) launches blockDim.x / " + S_CW + " times more threads",
       K, FirstUpd->getSourceRange());
   if (!AllKnown)
