@@ -116,14 +116,18 @@ matvec<<<(M + 255) / 256, 256>>>(A, x, y, M, N);)cuda";
       "\n"
       "## When there is no fix\n"
       "\n"
-      "- the block size is not a constant one-dimensional multiple of 32 "
-      "at every launch site, or no launch site is visible, or a grid is "
-      "neither an integer expression nor a `dim3` variable;\n"
+      "- the block's x-extent is not a constant multiple of 32 at every "
+      "launch site (a 2-D or 3-D block is fine when the kernel reads its "
+      "y/z index, e.g. a batch `b = blockIdx.y * blockDim.y + "
+      "threadIdx.y`: a warp keeps one batch; a y index the kernel never "
+      "reads is launch-redundant-threads' case), or no launch site is "
+      "visible, or a grid is neither an integer expression nor a `dim3` "
+      "variable;\n"
       "- the accumulator is not declared in the loop's block, its initial "
       "value calls a function or assigns, or the loop body is not a single "
       "`acc += …` (or it calls user functions / reads the accumulator);\n"
-      "- the kernel uses `threadIdx`/`blockIdx`/`blockDim`/`gridDim` "
-      "anywhere but in the one row declaration;\n"
+      "- the kernel uses `threadIdx.x`/`blockIdx.x`/`blockDim.x`/"
+      "`gridDim.x` anywhere but in the one row declaration;\n"
       "- statements before the loop store or call (they would run in all "
       "32 lanes), or the loop is nested in other control flow than a final "
       "`if (…) { … }`.";
@@ -192,12 +196,14 @@ Finding CoalescingWarpPerRow::analyze(
   auto Block = constantBlock(CC, K, Why);
   if (!Block)
     return Fail(Why + "; a warp per row needs a constant block size");
-  if (((*Block)[1] != 1 || (*Block)[2] != 1) && (*Block)[0] % 32 == 0)
+  if ((*Block)[0] % 32 == 0)
     if (std::string R = redundantBlockDimsWhy(Ctx, K, *Block); !R.empty())
       return Fail(R);
-  if ((*Block)[1] != 1 || (*Block)[2] != 1 || (*Block)[0] % 32)
-    return Fail("the block is not one-dimensional with a multiple of 32 "
-                "threads");
+  // A 2-D or 3-D block whose y/z index the kernel reads (a batch, a plane):
+  // a warp keeps one y and z when the x-extent is a multiple of 32.
+  if ((*Block)[0] % 32)
+    return Fail("the block's x-extent " + std::to_string((*Block)[0]) +
+                " is not a multiple of 32 (a warp must stay in one row)");
   if (!isBlockUniform(K0, F) || !isBlockUniform(End, F))
     return Fail("the loop bounds differ between threads");
   QualType AT = Acc->getType();
@@ -230,13 +236,16 @@ Finding CoalescingWarpPerRow::analyze(
       return Fail("the accumulator's initial value calls a function or "
                   "assigns (it would run in all 32 lanes)");
   }
-  // The thread index appears only in the row declaration.
+  // The x components of the thread index appear only in the row
+  // declaration (y and z, uniform in a warp, anywhere).
   const VarDecl *Row = nullptr;
   unsigned Builtins = 0;
   forEachStmt(K->getBody(), [&](const Stmt *S) {
-    if (const auto *PO = dyn_cast<PseudoObjectExpr>(S))
-      if (!builtinName(PO).empty())
+    if (const auto *PO = dyn_cast<PseudoObjectExpr>(S)) {
+      std::string N = builtinName(PO);
+      if (!N.empty() && StringRef(N).ends_with(".x"))
         ++Builtins;
+    }
     if (const auto *DS = dyn_cast<DeclStmt>(S))
       for (const Decl *D : DS->decls())
         if (const auto *V = dyn_cast<VarDecl>(D))
@@ -248,7 +257,7 @@ Finding CoalescingWarpPerRow::analyze(
             Row = V;
   });
   if (!Row || Builtins != 3)
-    return Fail("the kernel uses the thread or block index other than in "
+    return Fail("the kernel uses the x thread or block index other than in "
                 "one 'row = blockIdx.x * blockDim.x + threadIdx.x'");
   // Shape: the loop's block is the kernel body, or the then-block of an
   // if in the kernel body that is the last statement.

@@ -191,7 +191,25 @@ __global__ void matvec_100(const float *A, const float *x, float *y, int M,
   }
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: each thread sums its own row{{.*}} [coalescing-warp-per-row]
-// CHECK-MESSAGES: note: no fix: the block is not one-dimensional with a multiple of 32 threads
+// CHECK-MESSAGES: note: no fix: the block's x-extent 100 is not a multiple of 32 (a warp must stay in one row)
+
+// A batch of matrix-vector products: the block's y index picks the batch
+// (dim3(32, 4)); a warp keeps one batch, so a warp per row still applies.
+__global__ void matvec_batched(const float *A, const float *x, float *y, int M, int N) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  int b = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row < M) {
+    float sum = 0.0f;
+    for (int k = 0; k < N; ++k)
+      sum += A[(b * M + row) * N + k] * x[b * N + k];
+    y[b * M + row] = sum;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: each thread sums its own row{{.*}} [coalescing-warp-per-row]
+// CHECK-FIXES:      void matvec_batched(
+// CHECK-FIXES-NEXT: int row = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+// CHECK-FIXES-NEXT: const unsigned int cudal1_lane = threadIdx.x % 32u;
+// CHECK-FIXES-NEXT: int b = blockIdx.y * blockDim.y + threadIdx.y;
 
 // Refused: the thread index is used again (a grid-stride write).
 __global__ void matvec_extra(const float *A, const float *x, float *y,
@@ -204,7 +222,7 @@ __global__ void matvec_extra(const float *A, const float *x, float *y,
   y[row] = sum;
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-3]]:5: warning: each thread sums its own row{{.*}} [coalescing-warp-per-row]
-// CHECK-MESSAGES: note: no fix: the kernel uses the thread or block index other than in one 'row = blockIdx.x * blockDim.x + threadIdx.x'
+// CHECK-MESSAGES: note: no fix: the kernel uses the x thread or block index other than in one 'row = blockIdx.x * blockDim.x + threadIdx.x'
 
 // Refused: a 32x8 block whose y index the kernel never reads (8 threads per
 // row do the same work): launch-redundant-threads makes the launch
@@ -286,6 +304,8 @@ int main() {
   matvec_carried<<<(M + 255) / 256, 256>>>(A, y, M, N);
   matvec_100<<<(M + 99) / 100, 100>>>(A, x, y, M, N);
   matvec_extra<<<M / 256, 256>>>(A, x, y, flag, M, N);
+  dim3 gb((M + 31) / 32, 2);
+  matvec_batched<<<gb, dim3(32, 4)>>>(A, x, y, M, N);
   matvec_xonly<<<(M + 31) / 32, dim3(32, 8)>>>(A, x, y, M, N);
   matvec_pragma<<<(M + 255) / 256, 256>>>(A, x, y, M, N);
   matvec_pragma_rmw<<<(M + 255) / 256, 256>>>(A, x, y, M, N);
