@@ -233,10 +233,7 @@ std::optional<MapLoop> splittableMapLoop(ASTContext &Ctx, const Stmt *Last,
     const auto *AS = dyn_cast<ArraySubscriptExpr>(X);
     if (!AS || AS->getType()->isArrayType())
       return;
-    const ParmVarDecl *B = rootPointerParam(AS->getBase(), F);
-    if (const auto *In =
-            dyn_cast<ArraySubscriptExpr>(AS->getBase()->IgnoreParenImpCasts()))
-      B = rootPointerParam(In->getBase(), F);
+    const ParmVarDecl *B = subscriptParam(AS, F);
     if (!B) {
       Bad = sourceText(Ctx, AS->getSourceRange());
       return;
@@ -255,6 +252,25 @@ std::optional<MapLoop> splittableMapLoop(ASTContext &Ctx, const Stmt *Last,
   return M;
 }
 
+/// The declarations among \p Stmts (in order) that declare a variable of
+/// \p Needed, or one that a later such declaration reads; \p Needed grows
+/// by what they read. Other statements are passed over.
+std::vector<const DeclStmt *> neededDecls(ArrayRef<const Stmt *> Stmts,
+                                          std::set<const VarDecl *> &Needed) {
+  std::vector<const DeclStmt *> Out;
+  for (auto It = Stmts.rbegin(); It != Stmts.rend(); ++It) {
+    const auto *DS = dyn_cast<DeclStmt>(*It);
+    if (!DS || llvm::none_of(DS->decls(), [&](const Decl *D) {
+          return Needed.count(dyn_cast<VarDecl>(D)) > 0;
+        }))
+      continue;
+    for (const VarDecl *V : varsRead(DS))
+      Needed.insert(V);
+    Out.insert(Out.begin(), DS);
+  }
+  return Out;
+}
+
 /// Does \p S read an element of a buffer in \p Written (or memory it cannot
 /// place: a dereference, a subscript of something else than a parameter)?
 bool readsWritten(const Stmt *S, const FunctionFacts &F,
@@ -267,10 +283,7 @@ bool readsWritten(const Stmt *S, const FunctionFacts &F,
     const auto *AS = dyn_cast<ArraySubscriptExpr>(X);
     if (!AS || AS->getType()->isArrayType())
       return;
-    const Expr *Base = AS->getBase();
-    if (const auto *In = dyn_cast<ArraySubscriptExpr>(Base->IgnoreParenImpCasts()))
-      Base = In->getBase();
-    const ParmVarDecl *B = rootPointerParam(Base, F);
+    const ParmVarDecl *B = subscriptParam(AS, F);
     if (!B || Written.count(B))
       Bad = true;
   });
@@ -1279,18 +1292,10 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
     if (Arrays)
       return ProT;
     std::string Text;
-    for (auto It = Prologue.rbegin(); It != Prologue.rend(); ++It) {
-      const auto *DS = cast<DeclStmt>(*It);
-      if (llvm::none_of(DS->decls(), [&](const Decl *D) {
-            return Needed.count(dyn_cast<VarDecl>(D)) > 0;
-          }))
-        continue;
-      for (const VarDecl *V : varsRead(DS))
-        Needed.insert(V);
-      Text = textBetween(Ctx, SM.getExpansionLoc(DS->getBeginLoc()),
-                         stmtEnd(Ctx, DS), Inv) +
-             (Text.empty() ? "" : "\n") + Text;
-    }
+    for (const DeclStmt *DS : neededDecls(Prologue, Needed))
+      Text += (Text.empty() ? "" : "\n") +
+              textBetween(Ctx, SM.getExpansionLoc(DS->getBeginLoc()),
+                          stmtEnd(Ctx, DS), Inv);
     return Text;
   };
   std::string EpiT, MapT;
@@ -1312,19 +1317,12 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
     for (const Stmt *S : Phase3)
       for (const VarDecl *V : varsRead(S))
         Needed.insert(V);
-    for (auto It = std::make_reverse_iterator(LastStore.base());
-         It != EpiPre.rend(); ++It) {
-      const auto *DS = dyn_cast<DeclStmt>(*It);
-      if (!DS || llvm::none_of(DS->decls(), [&](const Decl *D) {
-            return Needed.count(dyn_cast<VarDecl>(D)) > 0;
-          }))
-        continue;
-      for (const VarDecl *V : varsRead(DS))
-        Needed.insert(V);
-      EpiDeclT.insert(EpiDeclT.begin(),
-                      textBetween(Ctx, SM.getExpansionLoc(DS->getBeginLoc()),
-                                  stmtEnd(Ctx, DS), Inv));
-    }
+    for (const DeclStmt *DS : neededDecls(
+             ArrayRef<const Stmt *>(EpiPre).take_front(
+                 LastStore.base() - EpiPre.begin()),
+             Needed))
+      EpiDeclT.push_back(textBetween(
+          Ctx, SM.getExpansionLoc(DS->getBeginLoc()), stmtEnd(Ctx, DS), Inv));
     if (!Phase3.empty())
       EpiDeclT.push_back(textBetween(
           Ctx, SM.getExpansionLoc(Phase3.front()->getBeginLoc()),

@@ -639,10 +639,7 @@ void CoalescingWarpPerRowPasses::checkKernel(const KernelUnit &Kernel) {
       const auto *AS = dyn_cast<ArraySubscriptExpr>(X);
       if (!AS || AS->getType()->isArrayType() || !Bad.empty())
         return;
-      const ParmVarDecl *B = rootPointerParam(AS->getBase(), F);
-      if (const auto *In =
-              dyn_cast<ArraySubscriptExpr>(AS->getBase()->IgnoreParenImpCasts()))
-        B = rootPointerParam(In->getBase(), F);
+      const ParmVarDecl *B = subscriptParam(AS, F);
       if (!B || !Written.count(B))
         return;
       AffineExpr Idx;

@@ -99,6 +99,15 @@ std::set<const VarDecl *> varsRead(const Stmt *S) {
   return Out;
 }
 
+const ParmVarDecl *subscriptParam(const ArraySubscriptExpr *AS,
+                                  const FunctionFacts &F) {
+  const Expr *Base = AS->getBase();
+  if (const auto *In =
+          dyn_cast<ArraySubscriptExpr>(Base->IgnoreParenImpCasts()))
+    Base = In->getBase();
+  return rootPointerParam(Base, F);
+}
+
 const Stmt *loopStatement(ASTContext &Ctx, const ForStmt *L) {
   const Stmt *S = L;
   for (;;) {

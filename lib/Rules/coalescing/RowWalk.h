@@ -47,6 +47,12 @@ rowWalkAccess(const clang::ArraySubscriptExpr *AS, const FunctionFacts &F,
               const std::map<const clang::VarDecl *, std::string> &Syms,
               AffineExpr &Idx);
 
+/// The pointer parameter an element access reaches: `P[i]`, or `P[i][j]`
+/// through its inner subscript (a `T P[][N]` parameter); null when the
+/// base is not traced to a parameter (rootPointerParam).
+const clang::ParmVarDecl *subscriptParam(const clang::ArraySubscriptExpr *AS,
+                                         const FunctionFacts &F);
+
 /// `for (T k = K0; k < END; ++k)` (or k += 1), with k declared in the loop:
 /// the induction variable, its start \p K0 and bound \p End; null when the
 /// loop has another shape.
