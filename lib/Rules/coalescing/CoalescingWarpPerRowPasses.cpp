@@ -821,7 +821,6 @@ void CoalescingWarpPerRowPasses::checkKernel(const KernelUnit &Kernel) {
   // before their later ones.
   for (const auto &G : Sh->Stores) {
     std::string Ind = indentOf(C, G.front()->getBeginLoc());
-    std::string EW;
     for (const BinaryOperator *BO : G)
       if (inMacro(BO->getSourceRange())) {
         refuse(Fd, "the code comes from a macro expansion");
