@@ -34,6 +34,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CoalescingColumnSplit.h"
+#include "CoalescingWarpPerRowPasses.h"
 #include "RowWalk.h"
 #include "cudal1/Model/KernelModel.h"
 #include "cudal1/Rules/BuiltinUse.h"
@@ -363,7 +364,11 @@ RuleInfo CoalescingColumnSplit::info() const {
       "count is a constant below `MinRows` (default 64), or when the "
       "kernel already shares the work of a column (it reads `threadIdx.y`, "
       "`blockIdx.y`, uses shared memory or barriers). When the launch's "
-      "size is not known the finding says that it assumes few threads.";
+      "size is not known the finding says that it assumes few threads. A "
+      "kernel that makes passes over each thread's row (row moments, a "
+      "softmax) is left to "
+      "[coalescing-warp-per-row-passes](coalescing-warp-per-row-passes.md), "
+      "which splits every pass, not only the first sum.";
   I.Doc.WhySlow =
       "The loads of a warp are coalesced (consecutive columns), but with "
       "one thread per column a 4096-column matrix gives 4096 threads: 16 "
@@ -534,6 +539,10 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
   const FunctionFacts &F = Kernel.Facts;
   const auto *Body = dyn_cast_or_null<CompoundStmt>(K->getBody());
   if (!Body || Body->body_empty())
+    return;
+  // Passes over each thread's row (row moments, a softmax): a warp per row
+  // splits every pass, not only the first sum.
+  if (hasRowPasses(Ctx, K, F))
     return;
 
   // --- the pattern -----------------------------------------------------------

@@ -45,23 +45,36 @@ namespace {
 
 enum class PassKind { Sum, Max, Min, Write };
 
+/// One reduction of a pass: `acc += e`, `acc = max(acc, e)`, ...
+struct Reduction {
+  PassKind Kind = PassKind::Sum;
+  const VarDecl *Acc = nullptr;
+  std::string Callee;          ///< Max/Min: the function as written
+  const Expr *Value = nullptr; ///< the reduced value
+  /// A statement between the passes assigns the accumulator before this
+  /// pass: its start is not its initialiser.
+  bool AssignedBefore = false;
+};
+
 struct Pass {
   const ForStmt *Loop = nullptr;
   const VarDecl *IV = nullptr;
   const Expr *K0 = nullptr, *End = nullptr;
-  PassKind Kind = PassKind::Write;
-  const VarDecl *Acc = nullptr; ///< reductions
-  std::string Callee;           ///< Max/Min: the function as written
-  const Expr *Value = nullptr;  ///< the reduced or stored value
-  const Expr *Store = nullptr;  ///< Write: the element written
+  /// The reductions of a reducing pass (several accumulators in one loop:
+  /// `m2 += d * d; m3 += d * d * d;`); empty for a pass that writes.
+  std::vector<Reduction> Reds;
+  const Expr *Value = nullptr; ///< Write: the stored value
+  const Expr *Store = nullptr; ///< Write: the element written
+  bool writes() const { return Reds.empty(); }
 };
 
 struct Shape {
   const VarDecl *Row = nullptr;
   const DeclStmt *RowDS = nullptr;
   std::vector<Pass> Passes;
-  /// The declarations outside the passes (every lane runs them).
-  std::vector<const DeclStmt *> Decls;
+  /// The declarations outside the passes, and assignments of locals
+  /// between them (`m2 /= n;`): every lane runs them.
+  std::vector<const Stmt *> Decls;
   /// Stores of one element per row between the passes (`mean[r] = s /
   /// n;`): lane 0 runs them, between two __syncwarp(). Groups of
   /// consecutive statements.
@@ -124,74 +137,88 @@ bool readsVar(const Stmt *S, const VarDecl *V) {
   return varsRead(S).count(V);
 }
 
-/// The pass that loop \p L is, or std::nullopt.
+/// A local arithmetic variable named by \p E, or null.
+const VarDecl *localAcc(const Expr *E) {
+  const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParens());
+  const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  return V && V->hasLocalStorage() && !isa<ParmVarDecl>(V) &&
+                 V->getType()->isArithmeticType()
+             ? V
+             : nullptr;
+}
+
+/// The reduction statement \p B is (`acc += e`, `acc = max(acc, e)`,
+/// `acc = max(e, acc)`, the min and fmax/fmaxf/fmin/fminf forms), or
+/// std::nullopt.
+std::optional<Reduction> reductionOf(ASTContext &Ctx, const Stmt *B) {
+  Reduction R;
+  if (const auto *CA = dyn_cast<CompoundAssignOperator>(B)) {
+    R.Acc = localAcc(CA->getLHS());
+    if (!R.Acc || CA->getOpcode() != BO_AddAssign)
+      return std::nullopt;
+    R.Kind = PassKind::Sum;
+    R.Value = CA->getRHS();
+    return R;
+  }
+  const auto *BO = dyn_cast<BinaryOperator>(B);
+  if (!BO || BO->getOpcode() != BO_Assign)
+    return std::nullopt;
+  R.Acc = localAcc(BO->getLHS());
+  const auto *CE = dyn_cast<CallExpr>(BO->getRHS()->IgnoreParenImpCasts());
+  const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
+  if (!R.Acc || !FD || CE->getNumArgs() != 2 || !systemCallee(Ctx, CE))
+    return std::nullopt;
+  std::string N = FD->getNameAsString();
+  bool IsMax = N == "max" || N == "fmaxf" || N == "fmax";
+  bool IsMin = N == "min" || N == "fminf" || N == "fmin";
+  if (!IsMax && !IsMin)
+    return std::nullopt;
+  const Expr *A0 = CE->getArg(0), *A1 = CE->getArg(1);
+  if (localAcc(A0->IgnoreImpCasts()) == R.Acc)
+    R.Value = A1;
+  else if (localAcc(A1->IgnoreImpCasts()) == R.Acc)
+    R.Value = A0;
+  else
+    return std::nullopt;
+  R.Kind = IsMax ? PassKind::Max : PassKind::Min;
+  R.Callee = sourceText(Ctx, CE->getCallee()->getSourceRange());
+  if (R.Callee.empty())
+    return std::nullopt;
+  return R;
+}
+
+/// The pass that loop \p L is, or std::nullopt: one store to an element, or
+/// reductions into distinct accumulators (one statement each).
 std::optional<Pass> passOf(ASTContext &Ctx, const ForStmt *L) {
   Pass P;
   P.Loop = L;
   P.IV = simpleLoop(Ctx, L, P.K0, P.End);
   if (!P.IV)
     return std::nullopt;
-  const Stmt *B = L->getBody();
-  if (const auto *CS = dyn_cast<CompoundStmt>(B)) {
-    if (CS->size() != 1)
-      return std::nullopt;
-    B = CS->body_front();
-  }
-  auto LocalAcc = [&](const Expr *E) -> const VarDecl * {
-    const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParens());
-    const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
-    return V && V->hasLocalStorage() && !isa<ParmVarDecl>(V) &&
-                   V->getType()->isArithmeticType()
-               ? V
-               : nullptr;
-  };
-  if (const auto *CA = dyn_cast<CompoundAssignOperator>(B)) {
-    if (const VarDecl *Acc = LocalAcc(CA->getLHS())) {
-      if (CA->getOpcode() != BO_AddAssign)
-        return std::nullopt;
-      P.Kind = PassKind::Sum;
-      P.Acc = Acc;
-      P.Value = CA->getRHS();
-      return P;
-    }
-    if (!isa<ArraySubscriptExpr>(CA->getLHS()->IgnoreParens()))
-      return std::nullopt;
-    P.Kind = PassKind::Write;
-    P.Store = CA->getLHS()->IgnoreParens();
-    P.Value = CA->getRHS();
-    return P;
-  }
-  const auto *BO = dyn_cast<BinaryOperator>(B);
-  if (!BO || BO->getOpcode() != BO_Assign)
+  std::vector<const Stmt *> Body;
+  if (const auto *CS = dyn_cast<CompoundStmt>(L->getBody()))
+    Body.assign(CS->body_begin(), CS->body_end());
+  else
+    Body.push_back(L->getBody());
+  if (Body.empty())
     return std::nullopt;
-  if (const VarDecl *Acc = LocalAcc(BO->getLHS())) {
-    // acc = max(acc, e) / max(e, acc), the min and fmax/fmaxf forms.
-    const auto *CE = dyn_cast<CallExpr>(BO->getRHS()->IgnoreParenImpCasts());
-    const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
-    if (!FD || CE->getNumArgs() != 2 || !systemCallee(Ctx, CE))
-      return std::nullopt;
-    std::string N = FD->getNameAsString();
-    bool IsMax = N == "max" || N == "fmaxf" || N == "fmax";
-    bool IsMin = N == "min" || N == "fminf" || N == "fmin";
-    if (!IsMax && !IsMin)
-      return std::nullopt;
-    const Expr *A0 = CE->getArg(0), *A1 = CE->getArg(1);
-    if (LocalAcc(A0->IgnoreImpCasts()) == Acc)
-      P.Value = A1;
-    else if (LocalAcc(A1->IgnoreImpCasts()) == Acc)
-      P.Value = A0;
-    else
-      return std::nullopt;
-    P.Kind = IsMax ? PassKind::Max : PassKind::Min;
-    P.Acc = Acc;
-    P.Callee = sourceText(Ctx, CE->getCallee()->getSourceRange());
-    if (P.Callee.empty())
-      return std::nullopt;
-    return P;
+  std::set<const VarDecl *> Accs;
+  for (const Stmt *B : Body) {
+    auto R = reductionOf(Ctx, B);
+    if (!R)
+      break;
+    if (!Accs.insert(R->Acc).second)
+      return std::nullopt; // one accumulator reduced twice per iteration
+    P.Reds.push_back(*R);
   }
-  if (!isa<ArraySubscriptExpr>(BO->getLHS()->IgnoreParens()))
+  if (P.Reds.size() == Body.size())
+    return P;
+  if (Body.size() != 1 || !P.Reds.empty())
     return std::nullopt;
-  P.Kind = PassKind::Write;
+  const auto *BO = dyn_cast<BinaryOperator>(Body.front());
+  if (!BO || !BO->isAssignmentOp() || localAcc(BO->getLHS()) ||
+      !isa<ArraySubscriptExpr>(BO->getLHS()->IgnoreParens()))
+    return std::nullopt;
   P.Store = BO->getLHS()->IgnoreParens();
   P.Value = BO->getRHS();
   return P;
@@ -291,6 +318,7 @@ std::optional<Shape> matchShape(ASTContext &Ctx, const FunctionDecl *K,
   std::map<const VarDecl *, std::string> Syms;
   bool SeenRow = !InBody;
   bool PrevStore = false;
+  std::set<const VarDecl *> Assigned; // by the statements so far
   for (const Stmt *S : Blk->body()) {
     if (S == Sh.RowDS) {
       SeenRow = true;
@@ -310,6 +338,17 @@ std::optional<Shape> matchShape(ASTContext &Ctx, const FunctionDecl *K,
     }
     if (!SeenRow)
       return std::nullopt;
+    // An assignment of a local (`m2 /= n;`, `s = s / n;`): every lane holds
+    // the same values outside the passes, so every lane runs it.
+    if (const auto *BO = dyn_cast<BinaryOperator>(S);
+        BO && BO->isAssignmentOp() && localAcc(BO->getLHS())) {
+      if (!sideEffectFree(Ctx, BO->getRHS()))
+        return std::nullopt;
+      Sh.Decls.push_back(S);
+      Assigned.insert(localAcc(BO->getLHS()));
+      PrevStore = false;
+      continue;
+    }
     if (const auto *BO = dyn_cast<BinaryOperator>(S);
         BO && BO->isAssignmentOp() &&
         isa<ArraySubscriptExpr>(BO->getLHS()->IgnoreParens())) {
@@ -343,6 +382,8 @@ std::optional<Shape> matchShape(ASTContext &Ctx, const FunctionDecl *K,
       if (!AS || !rowWalkAccess(AS, F, Syms, Idx) || !walksRowPerThread(Idx))
         return std::nullopt;
     }
+    for (Reduction &R : P->Reds)
+      R.AssignedBefore = Assigned.count(R.Acc) > 0;
     Sh.Passes.push_back(*P);
   }
   if (Sh.Passes.empty())
@@ -359,7 +400,8 @@ bool reportable(const Shape &Sh) {
     return false;
   if (Sh.Passes.size() >= 2)
     return true;
-  return Sh.Passes[0].Kind != PassKind::Sum;
+  const Pass &P = Sh.Passes[0];
+  return P.writes() || P.Reds.size() > 1 || P.Reds[0].Kind != PassKind::Sum;
 }
 
 } // namespace
@@ -394,10 +436,12 @@ RuleInfo CoalescingWarpPerRowPasses::info() const {
       "blockDim.x + threadIdx.x`, guarded by a condition on the row "
       "(`if (row >= n) return;` or a final `if (row < n) { ... }`), whose "
       "body is a sequence of scalar declarations and passes over the "
-      "row: `for` loops with the same bounds in every thread, each one "
-      "statement, either a reduction (`acc += e`, `acc = max(acc, e)`, "
-      "`fmaxf`, `fmax`, `min`, `fminf`, `fmin`) into a local declared "
-      "before it, or a store to an element of the thread's row (`y[row * "
+      "row: `for` loops with the same bounds in every thread, each either "
+      "reductions, one statement each (`acc += e`, `acc = max(acc, e)`, "
+      "`fmaxf`, `fmax`, `min`, `fminf`, `fmin`), into distinct locals "
+      "declared before it (the sums of a row's moments, `m2 += d * d; m3 += "
+      "d * d * d;`, are one pass), or one store to an element of the "
+      "thread's row (`y[row * "
       "n + j] = e`, `y[row][j] /= s`; a store along a column, a "
       "transpose's coalesced write, is not a pass over the row), with at least one pass reading or writing "
       "the row one thread per row (`x[row * n + j]`). A single sum pass is "
@@ -464,16 +508,18 @@ softmax<<<((rows + 255) / 256) * 32, 256>>>(x, y, rows, cols);)cuda";
       "grid is multiplied by 32 (`(g) * 32`, or `dim3((g).x * 32, (g).y, "
       "(g).z)` for a dim3 variable); a pass that writes is followed by "
       "`__syncwarp()` when another pass comes after it. A sum that starts from something "
-      "else than zero keeps its start in lane 0 only (`if (cudal1_lane != "
+      "else than zero (its initialiser, or an assignment between the passes) "
+      "keeps its start in lane 0 only (`if (cudal1_lane != "
       "0u) s = 0;` before the pass); a max or min may start anywhere (it "
       "is idempotent).\n"
       "\n"
       "Float sums are reassociated, and float max/min may return the other "
       "zero when both signs meet: the verifier compares within tolerance; "
       "integer reductions are exact. Everything outside the passes runs in "
-      "all 32 lanes: declarations only (no stores, no calls but CUDA's and "
-      "the C library's), on values every lane holds the same; except stores "
-      "of one element per row between the passes (`mean[r] = s / cols;`, "
+      "all 32 lanes: declarations and assignments of locals (`m2 /= cols;`; "
+      "no stores, no calls but CUDA's and the C library's), on values every "
+      "lane holds the same; except stores of one element per row between "
+      "or after the passes (`mean[r] = s / cols;`, "
       "`var[r] = v / cols;` of a layer normalisation that keeps its "
       "statistics, or what memory-register-accumulation leaves of `mean[r] "
       "+= ...`), which lane 0 runs between two `__syncwarp()`: the lanes' "
@@ -489,8 +535,9 @@ softmax<<<((rows + 255) / 256) * 32, 256>>>(x, y, rows, cols);)cuda";
       "- the block's x-extent is not a constant multiple of 32 at "
       "every launch, no launch is visible, or a grid is neither an integer "
       "expression nor a `dim3` variable;\n"
-      "- a reduction's value reads its accumulator, or a sum starting from "
-      "something else than zero carries a `#pragma`;\n"
+      "- a reduction's value reads its accumulator or another accumulator "
+      "of its pass, or a sum starting from something else than zero (an "
+      "initialiser, an assignment before the pass) carries a `#pragma`;\n"
       "- a pass reads an element of a buffer the kernel writes other than "
       "the one the same iteration writes (another lane may write it);\n"
       "- a pass or a declaration reaches memory through a dereference, a "
@@ -522,9 +569,10 @@ void CoalescingWarpPerRowPasses::checkKernel(const KernelUnit &Kernel) {
   unsigned Writes = 0;
   std::set<const VarDecl *> Named;
   for (const Pass &P : Sh->Passes) {
-    if (P.Acc && Named.insert(P.Acc).second)
-      Accs += (Accs.empty() ? "'" : ", '") + P.Acc->getNameAsString() + "'";
-    Writes += P.Kind == PassKind::Write;
+    for (const Reduction &R : P.Reds)
+      if (Named.insert(R.Acc).second)
+        Accs += (Accs.empty() ? "'" : ", '") + R.Acc->getNameAsString() + "'";
+    Writes += P.writes();
   }
   const ForStmt *L0 = Sh->Passes.front().Loop;
   Finding &Fd = reportLater(finding(
@@ -559,7 +607,7 @@ void CoalescingWarpPerRowPasses::checkKernel(const KernelUnit &Kernel) {
   // Values: no side effects, a reduction does not read its accumulator.
   std::set<const ParmVarDecl *> Written;
   bool AnyFloat = false;
-  for (const DeclStmt *DS : Sh->Decls)
+  for (const Stmt *DS : Sh->Decls)
     if (!plainAccesses(DS)) {
       refuse(Fd, "'" + sourceText(C, DS->getSourceRange()) +
                      "' reads memory other than through a parameter's "
@@ -581,27 +629,38 @@ void CoalescingWarpPerRowPasses::checkKernel(const KernelUnit &Kernel) {
                      "parentheses");
       return;
     }
-    if (P.Acc && P.Acc->getType()->isIntegerType() &&
-        !P.Value->getType()->isIntegerType()) {
-      refuse(Fd, "'" + P.Acc->getNameAsString() +
-                     "' is an integer reduced from floating values: each "
-                     "step truncates, so the order matters");
-      return;
+    for (const Reduction &R : P.Reds) {
+      if (R.Acc->getType()->isIntegerType() &&
+          !R.Value->getType()->isIntegerType()) {
+        refuse(Fd, "'" + R.Acc->getNameAsString() +
+                       "' is an integer reduced from floating values: each "
+                       "step truncates, so the order matters");
+        return;
+      }
+      if (!sideEffectFree(C, R.Value)) {
+        refuse(Fd, "a pass calls a user function, stores or counts in its "
+                   "value (it would run in another lane)");
+        return;
+      }
+      // The lanes' partial values of this pass's accumulators are not the
+      // thread's running values.
+      for (const Reduction &Q : P.Reds)
+        if (readsVar(R.Value, Q.Acc)) {
+          refuse(Fd, "the value reduced into '" + R.Acc->getNameAsString() +
+                         "' reads '" + Q.Acc->getNameAsString() +
+                         "', reduced in the same pass");
+          return;
+        }
+      if (!R.Acc->getType()->isIntegerType())
+        AnyFloat = true;
     }
-    if (!sideEffectFree(C, P.Value) ||
-        (P.Store && !sideEffectFree(C, P.Store))) {
+    if (P.writes() &&
+        (!sideEffectFree(C, P.Value) || !sideEffectFree(C, P.Store))) {
       refuse(Fd, "a pass calls a user function, stores or counts in its "
                  "value (it would run in another lane)");
       return;
     }
-    if (P.Acc && readsVar(P.Value, P.Acc)) {
-      refuse(Fd, "the value reduced into '" + P.Acc->getNameAsString() +
-                     "' reads it");
-      return;
-    }
-    if (P.Acc && !P.Acc->getType()->isIntegerType())
-      AnyFloat = true;
-    if (P.Kind == PassKind::Write) {
+    if (P.writes()) {
       std::map<const VarDecl *, std::string> Syms{{P.IV, "k@iv"}};
       AffineExpr Idx;
       const ParmVarDecl *B =
@@ -619,7 +678,7 @@ void CoalescingWarpPerRowPasses::checkKernel(const KernelUnit &Kernel) {
   // Every read of a written buffer is the element its iteration writes.
   std::map<const ParmVarDecl *, AffineExpr> WriteIdx;
   for (const Pass &P : Sh->Passes)
-    if (P.Kind == PassKind::Write) {
+    if (P.writes()) {
       std::map<const VarDecl *, std::string> Syms{{P.IV, "k@iv"}};
       AffineExpr Idx;
       const ParmVarDecl *B =
@@ -655,7 +714,7 @@ void CoalescingWarpPerRowPasses::checkKernel(const KernelUnit &Kernel) {
   }
   // Declarations outside the passes read no written buffer either (lane 0
   // may have written the element another lane reads).
-  for (const DeclStmt *DS : Sh->Decls) {
+  for (const Stmt *DS : Sh->Decls) {
     bool Bad = false;
     forEachStmt(DS, [&](const Stmt *X) {
       if (const auto *AS = dyn_cast<ArraySubscriptExpr>(X))
@@ -778,7 +837,7 @@ void CoalescingWarpPerRowPasses::checkKernel(const KernelUnit &Kernel) {
     X.Edits.push_back(makeTextEdit(C, *IR, Start));
     X.Edits.push_back(makeTextEdit(C, *NR, IVN + " += 32"));
     std::string Ind = indentOf(C, L->getBeginLoc());
-    if (!P.Acc) {
+    if (P.writes()) {
       // A later pass may start elsewhere (another lane reaches the
       // element): the warp's stores are ordered before it.
       if (&P != &Sh->Passes.back())
@@ -786,36 +845,48 @@ void CoalescingWarpPerRowPasses::checkKernel(const KernelUnit &Kernel) {
             makeInsertion(C, stmtEnd(C, L), "\n" + Ind + "__syncwarp();"));
       continue;
     }
-    std::string A = P.Acc->getNameAsString();
-    // A sum that does not start at zero in every lane (another start, or
-    // the total of an earlier pass that every lane holds): lane 0 keeps it.
-    bool Reset = P.Kind == PassKind::Sum &&
-                 (Reduced.count(P.Acc) ||
-                  !(P.Acc->getInit() &&
-                    isZeroConstant(C, P.Acc->getInit(),
-                                   /*RejectNegativeZero=*/true)));
-    Reduced.insert(P.Acc);
-    if (Reset) {
+    std::string Resets, Combines, FirstReset;
+    for (const Reduction &R : P.Reds) {
+      std::string A = R.Acc->getNameAsString();
+      // A sum that does not start at zero in every lane (another start, an
+      // assignment before the pass, or the total of an earlier pass that
+      // every lane holds): lane 0 keeps it.
+      bool Reset = R.Kind == PassKind::Sum &&
+                   (Reduced.count(R.Acc) || R.AssignedBefore ||
+                    !(R.Acc->getInit() &&
+                      isZeroConstant(C, R.Acc->getInit(),
+                                     /*RejectNegativeZero=*/true)));
+      Reduced.insert(R.Acc);
+      if (Reset && FirstReset.empty())
+        FirstReset = A;
+      if (Reset)
+        Resets += "if (" + Lane + " != 0u)\n" + Ind + "  " + A + " = 0;\n" +
+                  Ind;
+      std::string Shfl =
+          "__shfl_xor_sync(0xffffffffu, " + A + ", " + O + ")";
+      Combines += "\n" + Ind + "  " +
+                  (R.Kind == PassKind::Sum
+                       ? A + " += " + Shfl + ";"
+                       : A + " = " + R.Callee + "(" + A + ", " + Shfl + ");");
+    }
+    if (!Resets.empty()) {
       if (loopStatement(C, L) != L) {
-        refuse(Fd, "the sum into '" + A +
+        refuse(Fd, "the sum into '" + FirstReset +
                        "' does not start at zero and its pass carries a "
                        "'#pragma' (the lanes' reset would come between "
                        "them)");
         return;
       }
-      X.Edits.push_back(makeInsertion(
-          C, SM.getExpansionLoc(L->getBeginLoc()),
-          "if (" + Lane + " != 0u)\n" + Ind + "  " + A + " = 0;\n" + Ind));
+      X.Edits.push_back(
+          makeInsertion(C, SM.getExpansionLoc(L->getBeginLoc()), Resets));
     }
-    std::string Shfl = "__shfl_xor_sync(0xffffffffu, " + A + ", " + O + ")";
-    std::string Combine = P.Kind == PassKind::Sum
-                              ? A + " += " + Shfl + ";"
-                              : A + " = " + P.Callee + "(" + A + ", " + Shfl +
-                                    ");";
+    std::string Head =
+        "for (int " + O + " = 16; " + O + " > 0; " + O + " >>= 1)";
     X.Edits.push_back(makeInsertion(
         C, stmtEnd(C, L),
-        "\n" + Ind + "for (int " + O + " = 16; " + O + " > 0; " + O +
-            " >>= 1)\n" + Ind + "  " + Combine));
+        "\n" + Ind + Head +
+            (P.Reds.size() > 1 ? " {" + Combines + "\n" + Ind + "}"
+                               : Combines)));
   }
   // Stores between the passes: lane 0, after the lanes' earlier reads and
   // before their later ones.

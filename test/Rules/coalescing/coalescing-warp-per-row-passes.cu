@@ -9,6 +9,7 @@
 // RUN: cp %t/t.cu %t/once.cu
 // RUN: %cuda-l1-rewrite --rules='-*,coalescing-warp-per-row-passes' --fix --allow-unverified %t/t.cu 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=SECOND --implicit-check-not='warning:'
+// SECOND: warning: each thread makes 1 pass over its own row (reducing into 'a', 'b')
 // SECOND: warning: each thread makes 2 passes over its own row (reducing into 's')
 // SECOND: warning: each thread makes 2 passes over its own row (reducing into 's')
 // SECOND: warning: each thread makes 1 pass over its own row and writes it
@@ -49,6 +50,9 @@
 // RUNS: layernorm_mean: 
 // RUNS: layernorm_var: 
 // RUNS: stats_exit: 
+// RUNS: row_moments_m2: 
+// RUNS: row_moments_m3: 
+// RUNS: restart_sum: 
 // RUNS: done
 #include <cmath>
 #include <cstdio>
@@ -236,7 +240,91 @@ __global__ void stats_exit(const float *x, float *y, float *mean, float *rstd, i
 // CHECK-FIXES-NEXT:   }
 // CHECK-FIXES-NEXT:   __syncwarp();
 
+// Row moments: three sums in one pass, locals divided between the passes
+// (every lane holds the same totals) and stores after the last pass, in
+// lane 0.
+__global__ void row_moments(const float *x, float *mean, float *m2o, float *m3o, int rows, int cols) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < rows) {
+    float sum = 0;
+    for (int c = 0; c < cols; c++)
+      // CHECK-MESSAGES: t.cu:[[@LINE-1]]:5: warning: each thread makes 2 passes over its own row (reducing into 'sum', 'm2', 'm3'){{.*}} [coalescing-warp-per-row-passes]
+      sum += x[r * cols + c];
+    mean[r] = sum / cols;
+    float m2 = 0, m3 = 0;
+    for (int c = 0; c < cols; c++) {
+      m2 += (x[r * cols + c] - mean[r]) * (x[r * cols + c] - mean[r]);
+      m3 += (x[r * cols + c] - mean[r]) * (x[r * cols + c] - mean[r]) * (x[r * cols + c] - mean[r]);
+    }
+    m2 /= cols;
+    m3 = m3 / cols;
+    m2o[r] = m2;
+    m3o[r] = m3 / (m2 * sqrtf(m2));
+  }
+}
+// CHECK-FIXES:      for (int c = (int)cudal1_lane; c < cols; c += 32) {
+// CHECK-FIXES-NEXT:   m2 += (x[r * cols + c] - mean[r]) * (x[r * cols + c] - mean[r]);
+// CHECK-FIXES-NEXT:   m3 += (x[r * cols + c] - mean[r]) * (x[r * cols + c] - mean[r]) * (x[r * cols + c] - mean[r]);
+// CHECK-FIXES-NEXT: }
+// CHECK-FIXES-NEXT: for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1) {
+// CHECK-FIXES-NEXT:   m2 += __shfl_xor_sync(0xffffffffu, m2, cudal1_o);
+// CHECK-FIXES-NEXT:   m3 += __shfl_xor_sync(0xffffffffu, m3, cudal1_o);
+// CHECK-FIXES-NEXT: }
+// CHECK-FIXES-NEXT: m2 /= cols;
+// CHECK-FIXES-NEXT: m3 = m3 / cols;
+// CHECK-FIXES-NEXT: __syncwarp();
+// CHECK-FIXES-NEXT: if (cudal1_lane == 0u) {
+// CHECK-FIXES-NEXT:   m2o[r] = m2;
+// CHECK-FIXES-NEXT:   m3o[r] = m3 / (m2 * sqrtf(m2));
+// CHECK-FIXES-NEXT: }
+// CHECK-FIXES-NEXT: __syncwarp();
+
+// A sum assigned between the passes before its own pass (it starts from
+// the first pass's total, which every lane holds): lane 0 keeps the start,
+// the other lanes start at zero; a max pass beside a sum in one loop.
+__global__ void restart_sum(const float *x, float *y, int rows, int cols) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rows)
+    return;
+  float s = 0.0f, t = 0.0f;
+  float m = -1e30f;
+  for (int c = 0; c < cols; c++) {
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: each thread makes 2 passes over its own row (reducing into 's', 'm', 't'){{.*}} [coalescing-warp-per-row-passes]
+    s += x[r * cols + c];
+    m = fmaxf(m, x[r * cols + c]);
+  }
+  t = s * 0.5f;
+  for (int c = 0; c < cols; c++)
+    t += x[r * cols + c] * x[r * cols + c];
+  y[r] = t - m;
+}
+// CHECK-FIXES:      for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1) {
+// CHECK-FIXES-NEXT:   s += __shfl_xor_sync(0xffffffffu, s, cudal1_o);
+// CHECK-FIXES-NEXT:   m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, cudal1_o));
+// CHECK-FIXES-NEXT: }
+// CHECK-FIXES-NEXT: t = s * 0.5f;
+// CHECK-FIXES-NEXT: if (cudal1_lane != 0u)
+// CHECK-FIXES-NEXT:   t = 0;
+// CHECK-FIXES-NEXT: for (int c = (int)cudal1_lane; c < cols; c += 32)
+
 // --- no fix, or not this rule ------------------------------------------------
+
+// A sum whose value reads another accumulator of the same pass: the
+// lanes' partial values are not the thread's running ones.
+__global__ void cross_acc(const float *x, float *y, int rows, int cols) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rows)
+    return;
+  float a = 0.0f, b = 0.0f;
+  for (int c = 0; c < cols; c++) {
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: each thread makes 1 pass over its own row (reducing into 'a', 'b'){{.*}} [coalescing-warp-per-row-passes]
+    // CHECK-MESSAGES: note: no fix: the value reduced into 'b' reads 'a', reduced in the same pass
+    a += x[r * cols + c];
+    b += a * x[r * cols + c];
+  }
+  y[r] = b;
+}
+
 
 // A store between the passes into the row a pass writes, and one whose
 // element another row reads: no fix.
@@ -464,6 +552,14 @@ int main() {
     cudaMalloc((void **)&rs, rows * sizeof(float));
     stats_exit<<<(rows + 63) / 64, 64>>>(src, dest, mu, rs, rows, cols);
     printf5("stats_exit", dest, rows * cols);
+    float *m3;
+    cudaMalloc((void **)&m3, rows * sizeof(float));
+    row_moments<<<(rows + 63) / 64, 64>>>(src, mu, va, m3, rows, cols);
+    printf5("row_moments_m2", va, rows);
+    printf5("row_moments_m3", m3, rows);
+    restart_sum<<<(rows + 63) / 64, 64>>>(src, va, rows, cols);
+    printf5("restart_sum", va, rows);
+    cross_acc<<<(rows + 63) / 64, 64>>>(src, va, rows, cols);
     store_in_row<<<(rows + 63) / 64, 64>>>(src, dest, rows, cols);
     neighbour_stat<<<(rows + 63) / 64, 64>>>(src, dest, mu, rows, cols);
   }
