@@ -43,19 +43,6 @@ namespace cudal1 {
 
 namespace {
 
-enum class PassKind { Sum, Max, Min, Write };
-
-/// One reduction of a pass: `acc += e`, `acc = max(acc, e)`, ...
-struct Reduction {
-  PassKind Kind = PassKind::Sum;
-  const VarDecl *Acc = nullptr;
-  std::string Callee;          ///< Max/Min: the function as written
-  const Expr *Value = nullptr; ///< the reduced value
-  /// A statement between the passes assigns the accumulator before this
-  /// pass: its start is not its initialiser.
-  bool AssignedBefore = false;
-};
-
 struct Pass {
   const ForStmt *Loop = nullptr;
   const VarDecl *IV = nullptr;
@@ -82,35 +69,6 @@ struct Shape {
   bool WalksRow = false; ///< some pass reads or writes the row per thread
 };
 
-bool systemCallee(const ASTContext &Ctx, const CallExpr *CE) {
-  const FunctionDecl *FD = CE->getDirectCallee();
-  if (!FD)
-    return false;
-  if (FD->getBuiltinID())
-    return true;
-  const SourceManager &SM = Ctx.getSourceManager();
-  return SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation()));
-}
-
-/// No stores, no increments, no calls but CUDA's and the C library's.
-bool sideEffectFree(const ASTContext &Ctx, const Stmt *S) {
-  bool Ok = true;
-  forEachStmt(S, [&](const Stmt *X) {
-    if (const auto *B = dyn_cast<BinaryOperator>(X))
-      Ok &= !B->isAssignmentOp();
-    if (const auto *U = dyn_cast<UnaryOperator>(X))
-      Ok &= !U->isIncrementDecrementOp();
-    if (const auto *CE = dyn_cast<CallExpr>(X))
-      Ok &= systemCallee(Ctx, CE) &&
-            !containsCallTo(CE, {"atomic*", "__shfl*", "__syncthreads*",
-                                 "__syncwarp", "printf", "__ballot*",
-                                 "__any*", "__all*", "__activemask",
-                                 "__match*", "__reduce*", "clock*",
-                                 "__nanosleep"});
-  });
-  return Ok;
-}
-
 /// Every memory access of \p S is `P[i]` or `P[i][j]` with P a parameter
 /// named directly: no dereference, no member access through a pointer, no
 /// offset base (`(y - 1)[i]`), whose element the index would not say.
@@ -135,56 +93,6 @@ bool plainAccesses(const Stmt *S) {
 
 bool readsVar(const Stmt *S, const VarDecl *V) {
   return varsRead(S).count(V);
-}
-
-/// A local arithmetic variable named by \p E, or null.
-const VarDecl *localAcc(const Expr *E) {
-  const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParens());
-  const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
-  return V && V->hasLocalStorage() && !isa<ParmVarDecl>(V) &&
-                 V->getType()->isArithmeticType()
-             ? V
-             : nullptr;
-}
-
-/// The reduction statement \p B is (`acc += e`, `acc = max(acc, e)`,
-/// `acc = max(e, acc)`, the min and fmax/fmaxf/fmin/fminf forms), or
-/// std::nullopt.
-std::optional<Reduction> reductionOf(ASTContext &Ctx, const Stmt *B) {
-  Reduction R;
-  if (const auto *CA = dyn_cast<CompoundAssignOperator>(B)) {
-    R.Acc = localAcc(CA->getLHS());
-    if (!R.Acc || CA->getOpcode() != BO_AddAssign)
-      return std::nullopt;
-    R.Kind = PassKind::Sum;
-    R.Value = CA->getRHS();
-    return R;
-  }
-  const auto *BO = dyn_cast<BinaryOperator>(B);
-  if (!BO || BO->getOpcode() != BO_Assign)
-    return std::nullopt;
-  R.Acc = localAcc(BO->getLHS());
-  const auto *CE = dyn_cast<CallExpr>(BO->getRHS()->IgnoreParenImpCasts());
-  const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
-  if (!R.Acc || !FD || CE->getNumArgs() != 2 || !systemCallee(Ctx, CE))
-    return std::nullopt;
-  std::string N = FD->getNameAsString();
-  bool IsMax = N == "max" || N == "fmaxf" || N == "fmax";
-  bool IsMin = N == "min" || N == "fminf" || N == "fmin";
-  if (!IsMax && !IsMin)
-    return std::nullopt;
-  const Expr *A0 = CE->getArg(0), *A1 = CE->getArg(1);
-  if (localAcc(A0->IgnoreImpCasts()) == R.Acc)
-    R.Value = A1;
-  else if (localAcc(A1->IgnoreImpCasts()) == R.Acc)
-    R.Value = A0;
-  else
-    return std::nullopt;
-  R.Kind = IsMax ? PassKind::Max : PassKind::Min;
-  R.Callee = sourceText(Ctx, CE->getCallee()->getSourceRange());
-  if (R.Callee.empty())
-    return std::nullopt;
-  return R;
 }
 
 /// The pass that loop \p L is, or std::nullopt: one store to an element, or
@@ -401,7 +309,7 @@ bool reportable(const Shape &Sh) {
   if (Sh.Passes.size() >= 2)
     return true;
   const Pass &P = Sh.Passes[0];
-  return P.writes() || P.Reds.size() > 1 || P.Reds[0].Kind != PassKind::Sum;
+  return P.writes() || P.Reds.size() > 1 || P.Reds[0].Kind != ReductionKind::Sum;
 }
 
 } // namespace
@@ -851,7 +759,7 @@ void CoalescingWarpPerRowPasses::checkKernel(const KernelUnit &Kernel) {
       // A sum that does not start at zero in every lane (another start, an
       // assignment before the pass, or the total of an earlier pass that
       // every lane holds): lane 0 keeps it.
-      bool Reset = R.Kind == PassKind::Sum &&
+      bool Reset = R.Kind == ReductionKind::Sum &&
                    (Reduced.count(R.Acc) || R.AssignedBefore ||
                     !(R.Acc->getInit() &&
                       isZeroConstant(C, R.Acc->getInit(),
@@ -865,7 +773,7 @@ void CoalescingWarpPerRowPasses::checkKernel(const KernelUnit &Kernel) {
       std::string Shfl =
           "__shfl_xor_sync(0xffffffffu, " + A + ", " + O + ")";
       Combines += "\n" + Ind + "  " +
-                  (R.Kind == PassKind::Sum
+                  (R.Kind == ReductionKind::Sum
                        ? A + " += " + Shfl + ";"
                        : A + " = " + R.Callee + "(" + A + ", " + Shfl + ");");
     }

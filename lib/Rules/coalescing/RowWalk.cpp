@@ -7,6 +7,7 @@
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/Basic/SourceManager.h"
 #include "cudal1/Rules/RuleSupport.h"
 
 using namespace clang;
@@ -157,6 +158,85 @@ bool gridTimes32(ASTContext &Ctx, const CUDAKernelCallExpr *Site,
   }
   Edits.push_back(makeTextEdit(Ctx, *Range, New));
   return true;
+}
+
+bool systemCallee(const ASTContext &Ctx, const CallExpr *CE) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!FD)
+    return false;
+  if (FD->getBuiltinID())
+    return true;
+  const SourceManager &SM = Ctx.getSourceManager();
+  return SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation()));
+}
+
+/// No stores, no increments, no calls but CUDA's and the C library's.
+bool sideEffectFree(const ASTContext &Ctx, const Stmt *S) {
+  bool Ok = true;
+  forEachStmt(S, [&](const Stmt *X) {
+    if (const auto *B = dyn_cast<BinaryOperator>(X))
+      Ok &= !B->isAssignmentOp();
+    if (const auto *U = dyn_cast<UnaryOperator>(X))
+      Ok &= !U->isIncrementDecrementOp();
+    if (const auto *CE = dyn_cast<CallExpr>(X))
+      Ok &= systemCallee(Ctx, CE) &&
+            !containsCallTo(CE, {"atomic*", "__shfl*", "__syncthreads*",
+                                 "__syncwarp", "printf", "__ballot*",
+                                 "__any*", "__all*", "__activemask",
+                                 "__match*", "__reduce*", "clock*",
+                                 "__nanosleep"});
+  });
+  return Ok;
+}
+
+/// A local arithmetic variable named by \p E, or null.
+const VarDecl *localAcc(const Expr *E) {
+  const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParens());
+  const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  return V && V->hasLocalStorage() && !isa<ParmVarDecl>(V) &&
+                 V->getType()->isArithmeticType()
+             ? V
+             : nullptr;
+}
+
+/// The reduction statement \p B is (`acc += e`, `acc = max(acc, e)`,
+/// `acc = max(e, acc)`, the min and fmax/fmaxf/fmin/fminf forms), or
+/// std::nullopt.
+std::optional<Reduction> reductionOf(ASTContext &Ctx, const Stmt *B) {
+  Reduction R;
+  if (const auto *CA = dyn_cast<CompoundAssignOperator>(B)) {
+    R.Acc = localAcc(CA->getLHS());
+    if (!R.Acc || CA->getOpcode() != BO_AddAssign)
+      return std::nullopt;
+    R.Kind = ReductionKind::Sum;
+    R.Value = CA->getRHS();
+    return R;
+  }
+  const auto *BO = dyn_cast<BinaryOperator>(B);
+  if (!BO || BO->getOpcode() != BO_Assign)
+    return std::nullopt;
+  R.Acc = localAcc(BO->getLHS());
+  const auto *CE = dyn_cast<CallExpr>(BO->getRHS()->IgnoreParenImpCasts());
+  const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
+  if (!R.Acc || !FD || CE->getNumArgs() != 2 || !systemCallee(Ctx, CE))
+    return std::nullopt;
+  std::string N = FD->getNameAsString();
+  bool IsMax = N == "max" || N == "fmaxf" || N == "fmax";
+  bool IsMin = N == "min" || N == "fminf" || N == "fmin";
+  if (!IsMax && !IsMin)
+    return std::nullopt;
+  const Expr *A0 = CE->getArg(0), *A1 = CE->getArg(1);
+  if (localAcc(A0->IgnoreImpCasts()) == R.Acc)
+    R.Value = A1;
+  else if (localAcc(A1->IgnoreImpCasts()) == R.Acc)
+    R.Value = A0;
+  else
+    return std::nullopt;
+  R.Kind = IsMax ? ReductionKind::Max : ReductionKind::Min;
+  R.Callee = sourceText(Ctx, CE->getCallee()->getSourceRange());
+  if (R.Callee.empty())
+    return std::nullopt;
+  return R;
 }
 
 } // namespace cudal1

@@ -15,12 +15,14 @@
 #include "clang/AST/Stmt.h"
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 namespace clang {
 class ArraySubscriptExpr;
+class CallExpr;
 class CUDAKernelCallExpr;
 class ASTContext;
 class ParmVarDecl;
@@ -84,6 +86,39 @@ const clang::Stmt *loopStatement(clang::ASTContext &Ctx,
 bool gridTimes32(clang::ASTContext &Ctx, const clang::CUDAKernelCallExpr *Site,
                  std::vector<TextEdit> &Edits, std::string &Why);
 
+// --- reductions ------------------------------------------------------------------
+
+enum class ReductionKind { Sum, Max, Min };
+
+/// One reduction statement: `acc += e`, `acc = max(acc, e)`, ...
+struct Reduction {
+  ReductionKind Kind = ReductionKind::Sum;
+  const clang::VarDecl *Acc = nullptr;
+  std::string Callee;                 ///< Max/Min: the function as written
+  const clang::Expr *Value = nullptr; ///< the reduced value
+  /// A statement before the loop assigns the accumulator: its start is not
+  /// its initialiser.
+  bool AssignedBefore = false;
+};
+
+/// A local arithmetic variable (not a parameter) named by \p E, or null.
+const clang::VarDecl *localAcc(const clang::Expr *E);
+
+/// The reduction statement \p S is (`acc += e`, `acc = max(acc, e)`,
+/// `acc = max(e, acc)`, the min and fmax/fmaxf/fmin/fminf forms, with acc a
+/// localAcc), or std::nullopt.
+std::optional<Reduction> reductionOf(clang::ASTContext &Ctx,
+                                     const clang::Stmt *S);
+
+/// \p CE calls a builtin or a function declared in a system header.
+bool systemCallee(const clang::ASTContext &Ctx, const clang::CallExpr *CE);
+
+/// No stores, no increments, no calls but CUDA's and the C library's (and
+/// none of those with effects on other threads: atomics, shuffles,
+/// barriers, printf, clocks).
+bool sideEffectFree(const clang::ASTContext &Ctx, const clang::Stmt *S);
+
 } // namespace cudal1
+
 
 #endif
