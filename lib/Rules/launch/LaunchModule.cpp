@@ -4,11 +4,13 @@
 #include "LaunchLoopSync.h"
 #include "LaunchPartialWarp.h"
 #include "LaunchRedundantThreads.h"
+#include "LaunchSingleThreadReduction.h"
 #include "LaunchSmallBlock.h"
 #include "LaunchSmallGrid.h"
 
 namespace cudal1 {
 static RuleModule<LaunchBounds, LaunchDistributeLoop, LaunchLoopSync, LaunchPartialWarp,
-                  LaunchRedundantThreads, LaunchSmallBlock, LaunchSmallGrid>
+                  LaunchRedundantThreads, LaunchSingleThreadReduction,
+                  LaunchSmallBlock, LaunchSmallGrid>
     LaunchRules;
 } // namespace cudal1
