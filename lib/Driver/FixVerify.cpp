@@ -72,6 +72,29 @@ struct KernelWork {
   std::map<size_t, std::pair<Dims, Dims>> Launch;
 };
 
+/// The offset of the comma that ends the grid of the chevron launch whose
+/// text starts at \p At (`k<<<grid, block>>>`): the first comma after `<<<`
+/// outside parentheses, brackets and braces; std::nullopt when there is no
+/// `<<<` within the next 4096 characters or no such comma before `>>>`.
+std::optional<size_t> configComma(const std::string &Text, size_t At) {
+  size_t Open = Text.find("<<<", At);
+  if (Open == std::string::npos || Open > At + 4096)
+    return std::nullopt;
+  int Depth = 0;
+  for (size_t I = Open + 3; I < Text.size() && I < Open + 4096; ++I) {
+    char Ch = Text[I];
+    if (Ch == '(' || Ch == '[' || Ch == '{')
+      ++Depth;
+    else if (Ch == ')' || Ch == ']' || Ch == '}')
+      --Depth;
+    else if (Depth == 0 && Ch == ',')
+      return I;
+    else if (Depth == 0 && Text.compare(I, 3, ">>>") == 0)
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 /// Takes the edits of \p Edits that rewrite the grid or block expression of
 /// one of the kernel's launch sites out of \p Edits and derives the
 /// candidate's launch shape from them (deriveCandidateDims). Edits elsewhere
@@ -101,9 +124,16 @@ bool takeLaunchEdits(const KernelWork &W, const Harness &H,
       if (!IsGrid && !IsBlock)
         continue;
       if (IsGrid && IsBlock) {
-        Why = "a launch-site edit of '" + LS.Grid.Text +
-              "' is both the grid and the block expression";
-        return false;
+        // `<<<1, 1>>>`: the edit's place says which: before the first
+        // top-level comma after the chevrons is the grid.
+        std::optional<size_t> Comma = configComma(W.FileText, At);
+        if (!Comma) {
+          Why = "a launch-site edit of '" + LS.Grid.Text +
+                "' is both the grid and the block expression";
+          return false;
+        }
+        IsGrid = E.Offset < *Comma;
+        IsBlock = !IsGrid;
       }
       Dims D;
       if (!deriveCandidateDims(IsGrid ? LS.Grid.Text : LS.Block.Text,

@@ -108,6 +108,30 @@ bool splitDim3(const std::string &S, std::vector<std::string> &Parts) {
   return Depth == 0 && Parts.size() <= 3;
 }
 
+/// Launch expression \p O (spaces removed) evaluates, over constants and
+/// \p Names, to \p Dims: the harness runs the launch at its own values, so
+/// a candidate's constant launch expression means what it says.
+bool constantLaunch(const std::string &O, const std::array<uint64_t, 3> &Dims,
+                    const ExprEnv &Names) {
+  std::vector<std::string> Parts;
+  if (!splitDim3(dropCasts(O), Parts))
+    Parts = {dropCasts(O)};
+  for (size_t I = 0; I < 3; ++I) {
+    uint64_t Want = Dims[I];
+    if (I >= Parts.size()) {
+      if (Want != 1)
+        return false;
+      continue;
+    }
+    ExprValue V;
+    std::string E;
+    if (!evalExpr(Parts[I], Names, V, E) || V.IsFloat || V.I <= 0 ||
+        uint64_t(V.I) != Want)
+      return false;
+  }
+  return true;
+}
+
 } // namespace
 
 bool deriveCandidateDims(const std::string &OriginalText,
@@ -134,9 +158,14 @@ bool deriveCandidateDims(const std::string &OriginalText,
                        std::string(" __orig_") + Axis[A] + " ");
   T = replaceToken(T, "(" + O + ")", " __orig ");
   T = replaceToken(T, O, " __orig ");
-  if (T.find("__orig") == std::string::npos) {
+  // Without the original's expression the candidate's must be a value of
+  // its own: constants and the launch's scalar arguments (`<<<1, 256>>>`
+  // for `<<<1, 1>>>`); anything else is not known for the harness.
+  bool Relative = T.find("__orig") != std::string::npos;
+  if (!Relative && !constantLaunch(O, Original, Names)) {
     Why = "the candidate's launch expression '" + CandidateText +
-          "' does not contain the original's '" + OriginalText + "'";
+          "' does not contain the original's '" + OriginalText +
+          "', which is not a constant equal to the harness's shape";
     return false;
   }
   T = dropCasts(withoutSpaces(T));

@@ -655,4 +655,11 @@ TEST(CandidateLaunch, DerivedFromRewrittenLaunchSites) {
   EXPECT_EQ(Out, (std::array<uint64_t, 3>{5, 2048, 1}));
   EXPECT_FALSE(deriveCandidateDims("grid3", "dim3(grid3.x, n, grid3.z)",
                                    {5, 1, 1}, Out, Why));
+  // launch-single-thread-reduction: a constant block replaces `1`.
+  ASSERT_TRUE(deriveCandidateDims("1", "256", {1, 1, 1}, Out, Why)) << Why;
+  EXPECT_EQ(Out, (std::array<uint64_t, 3>{256, 1, 1}));
+  ASSERT_TRUE(deriveCandidateDims("dim3(1)", "dim3(256, 1)", {1, 1, 1}, Out,
+                                  Why))
+      << Why;
+  EXPECT_EQ(Out, (std::array<uint64_t, 3>{256, 1, 1}));
 }
