@@ -23,7 +23,6 @@ constexpr unsigned BlockThreads = 256;
 /// them), the loop, and what follows it (thread 0 runs it).
 struct Shape {
   const ForStmt *Loop = nullptr;
-  const Stmt *LoopStmt = nullptr; ///< the loop or its #pragma'd statement
   LoopShape LS;
   bool IVOutside = false; ///< `for (x = 0; ...)` with x declared before
   std::vector<Reduction> Reds;
@@ -90,7 +89,6 @@ std::optional<Shape> matchShape(ASTContext &Ctx, const CompoundStmt *Body) {
     if (Sh.Reds.empty())
       return std::nullopt;
     Sh.Loop = L;
-    Sh.LoopStmt = S;
     Sh.LS = *LS;
     Sh.IVOutside = !isa_and_nonnull<DeclStmt>(L->getInit());
   }
@@ -215,8 +213,6 @@ col_norm<<<1, 256>>>(A, R, k, m, n);)cuda";
       "- the loop variable is declared before the loop and read after it, "
       "or is narrower than `int`;\n"
       "- a reduced value reads an accumulator of the loop;\n"
-      "- a sum that does not start at zero carries a `#pragma` (the other "
-      "threads' reset would come between them);\n"
       "- a launch's block is written in a macro;\n"
       "- the code calls a function of the program (it might read "
       "`blockDim`) or uses shared memory, barriers or warp operations.\n"
@@ -390,7 +386,8 @@ void LaunchSingleThreadReduction::checkKernel(const KernelUnit &Kernel) {
                     isZeroConstant(C, R.Acc->getInit(),
                                    /*RejectNegativeZero=*/true)));
     if (Reset)
-      Resets += "if (threadIdx.x != 0u)\n" + Ind + "  " + A + " = 0;\n" + Ind;
+      Resets += "\n" + Ind + "if (threadIdx.x != 0u)\n" + Ind + "  " + A +
+                " = 0;";
     Store += "\n" + Ind + P + "[threadIdx.x] = " + A + ";";
     std::string Mine = P + "[threadIdx.x]", Other = P + "[threadIdx.x + " + S + "]";
     Combine += "\n" + Ind + "    " +
@@ -400,19 +397,21 @@ void LaunchSingleThreadReduction::checkKernel(const KernelUnit &Kernel) {
                           ");");
     Take += "\n" + Ind + A + " = " + P + "[0];";
   }
-  if (!Resets.empty()) {
-    if (Sh->LoopStmt != L) {
-      refuse(Fd, "a sum does not start at zero and the loop carries a "
-                 "'#pragma' (the other threads' reset would come between "
-                 "them)");
-      return;
-    }
-    X.Edits.push_back(
-        makeInsertion(C, SM.getExpansionLoc(L->getBeginLoc()), Resets));
-  }
   if (inMacro(Body->getLBracLoc()) || inMacro(L->getSourceRange())) {
     refuse(Fd, "the code comes from a macro expansion");
     return;
+  }
+  // The resets go after the statement before the loop (before a '#pragma'
+  // the loop may carry), or with the shared arrays at the body's start.
+  const Stmt *Prev = Sh->Before.empty() ? nullptr : Sh->Before.back();
+  if (Prev && !Resets.empty()) {
+    if (inMacro(Prev->getSourceRange())) {
+      refuse(Fd, "the code comes from a macro expansion");
+      return;
+    }
+    X.Edits.push_back(makeInsertion(C, stmtEnd(C, Prev), Resets));
+  } else {
+    Decls += Resets;
   }
   X.Edits.push_back(
       makeInsertion(C, Body->getLBracLoc().getLocWithOffset(1), Decls));

@@ -14,7 +14,6 @@
 // SECOND: warning: 'last_index' runs in one thread
 // SECOND: warning: 'chained' runs in one thread
 // SECOND: warning: 'calls_helper' runs in one thread
-// SECOND: warning: 'pragma_start' runs in one thread
 // SECOND: applied 0 fixes
 // RUN: diff %t/once.cu %t/t.cu
 // The fixes offered, with their exactness (JSON): float sums reassociate,
@@ -23,6 +22,7 @@
 // FIX: "exactness": "reassociating"
 // FIX: "exactness": "reassociating"
 // FIX: "exactness": "bitwise"
+// FIX: "exactness": "reassociating"
 // The rewritten file compiles (nvcc, NVRTC) and computes the same results on
 // the CPU emulation (utils/bench/cuemu): printed to 5 digits for the float
 // sums, exactly for the integer max.
@@ -39,6 +39,7 @@
 // RUNS: sum_partials: 
 // RUNS: offset_sum: 
 // RUNS: imax: 
+// RUNS: pragma_start: 
 // RUNS: done
 #include <cstdio>
 
@@ -117,6 +118,23 @@ __global__ void imax(const int *v, int *out, int n) {
 }
 // CHECK-FIXES:      cudal1_part[threadIdx.x] = max(cudal1_part[threadIdx.x], cudal1_part[threadIdx.x + cudal1_s]);
 
+// A sum from a loaded start under a '#pragma unroll' (what
+// memory-register-accumulation and unrolling-param-bound leave of
+// `e[0] += e[i]`): the reset comes before the pragma.
+__global__ void pragma_start(float *e, int n) {
+  float e_acc = e[0];
+#pragma unroll 4
+  for (int i = 1; i < n; i++)
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: 'pragma_start' runs in one thread{{.*}} reducing into 'e_acc'
+    e_acc += e[i];
+  e[0] = e_acc;
+}
+// CHECK-FIXES:      float e_acc = e[0];
+// CHECK-FIXES-NEXT:   if (threadIdx.x != 0u)
+// CHECK-FIXES-NEXT:     e_acc = 0;
+// CHECK-FIXES-NEXT: #pragma unroll 4
+// CHECK-FIXES-NEXT:   for (int i = (1) + (int)threadIdx.x; i < n; i += (int)blockDim.x)
+
 // --- no fix, or not this rule ------------------------------------------------
 
 // The loop variable is read after the loop.
@@ -151,17 +169,6 @@ __global__ void calls_helper(const float *v, float *out, int n) {
     // CHECK-MESSAGES: note: no fix: the kernel calls a function of the program
     s += v[i];
   out[0] = twice(s);
-}
-
-// A sum from a loaded start under a '#pragma unroll'.
-__global__ void pragma_start(const float *v, float *out, int n) {
-  float s = v[0];
-#pragma unroll 4
-  for (int i = 1; i < n; i++)
-    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: 'pragma_start' runs in one thread
-    // CHECK-MESSAGES: note: no fix: a sum does not start at zero and the loop carries a '#pragma'
-    s += v[i];
-  out[0] = s;
 }
 
 // Silent: launched with a block of 32 threads; reads threadIdx; a loop of
@@ -237,10 +244,11 @@ int main() {
   int hm;
   cudaMemcpy(&hm, io, sizeof(int), cudaMemcpyDeviceToHost);
   printf("imax: %d\n", hm);
+  pragma_start<<<1, 1>>>(P, 3000);
+  printf5("pragma_start", P, 1);
   last_index<<<1, 1>>>(P, out, 100);
   chained<<<1, 1>>>(P, out, 100);
   calls_helper<<<1, 1>>>(P, out, 100);
-  pragma_start<<<1, 1>>>(P, out, 100);
   warp_sum<<<1, 32>>>(P, out, 100);
   tid_sum<<<1, 1>>>(P, out, 100);
   short_sum<<<1, 1>>>(P, out);
