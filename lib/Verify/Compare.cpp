@@ -341,7 +341,8 @@ static std::string valueText(const uint8_t *P, ElemKind K, unsigned Size) {
 BufferDiff compareBuffer(const std::string &Name, ElemKind K, unsigned ElemSize,
                          const Bytes &Ref, const Bytes &Got,
                          const Bytes &Poison, bool Bitwise,
-                         const Tolerance &Tol) {
+                         const Tolerance &Tol,
+                         const std::vector<double> *Allow) {
   BufferDiff D;
   D.Buffer = Name;
   uint64_t N = ElemSize ? Ref.size() / ElemSize : 0;
@@ -386,7 +387,9 @@ BufferDiff compareBuffer(const std::string &Name, ElemKind K, unsigned ElemSize,
           if (std::isfinite(Rel))
             D.MaxRelErr = std::max(D.MaxRelErr, Rel);
           D.MaxUlp = std::max(D.MaxUlp, Ulp);
-          bool WithinTol = Abs <= Atol + Rtol * std::fabs(RV) + ScaleTol;
+          double Extra = Allow && I < Allow->size() ? (*Allow)[I] : 0;
+          bool WithinTol =
+              Abs <= Atol + Rtol * std::fabs(RV) + ScaleTol + Extra;
           bool WithinUlp = Tol.MaxUlp && Ulp <= Tol.MaxUlp &&
                            K != ElemKind::F16 && K != ElemKind::BF16;
           if (std::isinf(RV) || std::isinf(GV))
@@ -405,6 +408,38 @@ BufferDiff compareBuffer(const std::string &Name, ElemKind K, unsigned ElemSize,
     }
   }
   return D;
+}
+
+std::vector<double> conditioningAllowance(ElemKind K, unsigned ElemSize,
+                                          const Bytes &Ref,
+                                          const Bytes &Perturbed,
+                                          double Factor) {
+  uint64_t N = ElemSize ? Ref.size() / ElemSize : 0;
+  std::vector<double> Out(N, 0.0);
+  if (!isFloatKind(K) || Perturbed.size() != Ref.size())
+    return Out;
+  for (uint64_t I = 0; I < N; ++I) {
+    double A = loadValue(&Ref[I * ElemSize], K);
+    double B = loadValue(&Perturbed[I * ElemSize], K);
+    if (std::isfinite(A) && std::isfinite(B))
+      Out[I] = Factor * std::fabs(A - B);
+  }
+  return Out;
+}
+
+void perturbWithinRounding(ElemKind K, unsigned ElemSize, Bytes &B,
+                           uint64_t Seed) {
+  if (!isFloatKind(K) || !ElemSize)
+    return;
+  uint64_t S = Seed * 6364136223846793005ull + 1442695040888963407ull;
+  const double Eps = std::ldexp(1.0, -22);
+  for (uint64_t I = 0; I + ElemSize <= B.size(); I += ElemSize) {
+    S = S * 6364136223846793005ull + 1442695040888963407ull;
+    double V = loadValue(&B[I], K);
+    if (!std::isfinite(V))
+      continue;
+    storeValue(&B[I], K, ElemSize, V * (1.0 + ((S >> 33) & 1 ? Eps : -Eps)));
+  }
 }
 
 std::string BufferDiff::str() const {

@@ -202,6 +202,54 @@ TEST(Compare, ScaleRtolForCancellingSums) {
                              {}, true, T).ok());
 }
 
+// The original's own sensitivity: per element, Factor times its move under
+// perturbed inputs; an element allowed more passes, the others do not.
+TEST(Compare, ConditioningAllowancePerElement) {
+  Bytes Ref = floats({1e6f, 1.0f, 2.0f, NAN});
+  Bytes Moved = floats({1e6f + 64, 1.0f, 2.0f, 3.0f});
+  std::vector<double> A =
+      conditioningAllowance(ElemKind::F32, 4, Ref, Moved, 4.0);
+  ASSERT_EQ(A.size(), 4u);
+  EXPECT_DOUBLE_EQ(A[0], 256.0);
+  EXPECT_DOUBLE_EQ(A[1], 0.0);
+  EXPECT_DOUBLE_EQ(A[3], 0.0); // not finite: no allowance
+  Tolerance T;
+  Bytes Got = floats({1e6f + 200, 1.0f, 2.0f, NAN});
+  EXPECT_FALSE(
+      compareBuffer("y", ElemKind::F32, 4, Ref, Got, {}, false, T).ok());
+  EXPECT_TRUE(
+      compareBuffer("y", ElemKind::F32, 4, Ref, Got, {}, false, T, &A).ok());
+  // The allowance of element 0 does not cover element 1.
+  Bytes Off = floats({1e6f, 1.5f, 2.0f, NAN});
+  EXPECT_FALSE(
+      compareBuffer("y", ElemKind::F32, 4, Ref, Off, {}, false, T, &A).ok());
+  // Bitwise stays bitwise.
+  EXPECT_FALSE(
+      compareBuffer("y", ElemKind::F32, 4, Ref, Got, {}, true, T, &A).ok());
+}
+
+TEST(Compare, PerturbWithinRoundingMovesFloatsByTwoToTheMinus22) {
+  Bytes B = floats({1.0f, -3.0f, 0.0f, INFINITY, 1024.0f});
+  Bytes C = B;
+  perturbWithinRounding(ElemKind::F32, 4, C, 7);
+  for (size_t I = 0; I < 5; ++I) {
+    float Was = at(B, I), Now = at(C, I);
+    if (!std::isfinite(Was) || Was == 0) {
+      EXPECT_TRUE(Was == Now || (std::isnan(Was) && std::isnan(Now)));
+      continue;
+    }
+    EXPECT_NE(Was, Now) << I;
+    EXPECT_NEAR(std::fabs(Now / Was - 1), std::ldexp(1.0, -22), 1e-7) << I;
+  }
+  Bytes D = B;
+  perturbWithinRounding(ElemKind::F32, 4, D, 7);
+  EXPECT_EQ(C, D); // deterministic
+  Bytes Ints(8, 5);
+  Bytes Same = Ints;
+  perturbWithinRounding(ElemKind::I32, 4, Ints, 7);
+  EXPECT_EQ(Ints, Same);
+}
+
 // A per-thread atomic sum reordered by a warp sum: the tolerance grows with
 // the number of terms, 2(n-1)u, between the kind's rtol and 1e-2, only for
 // the buffers named in GridSums.

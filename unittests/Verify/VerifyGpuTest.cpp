@@ -284,6 +284,51 @@ TEST(VerifyGpu, NondeterministicOriginalMeasuredAndSaid) {
   EXPECT_FALSE(V.Accepted); // same code: not faster
 }
 
+namespace {
+CandidateVerdict verifySubst(const std::string &Candidate) {
+  std::string Dir = inputsDir() + "/subst/";
+  VerifyJob J;
+  J.Kernel = "forward_subst";
+  J.Params = {makeParam("L", "const float *", "const float", true, true, 8, 4),
+              makeParam("B", "const float *", "const float", true, true, 8, 4),
+              makeParam("Y", "float *", "float", true, false, 8, 4),
+              makeParam("n", "int", "int", false, false, 4, 4),
+              makeParam("nrhs", "int", "int", false, false, 4, 4)};
+  std::string Err;
+  EXPECT_TRUE(parseHarnessSpec(readFile(Dir + "harness.yaml"),
+                               Dir + "harness.yaml", "forward_subst",
+                               J.Params, {}, J.H, Err))
+      << Err;
+  J.Original = {"original.cu", readFile(Dir + "original.cu"), "original.cu",
+                "forward_subst", "", ""};
+  J.Candidate = {Candidate, readFile(Dir + Candidate), Candidate,
+                 "forward_subst", "", ""};
+  J.Exact = Exactness::Reassociating;
+  CandidateVerdict V = runVerifyJob(J, options(), gpu());
+  save("subst_" + Candidate, V);
+  return V;
+}
+} // namespace
+
+// An ill-conditioned recurrence (forward substitution on a random
+// triangular matrix): a reassociated candidate differs from the original by
+// more than the tolerance, but by no more than the original itself moves
+// when its inputs are perturbed within rounding: correct, with a note. A
+// candidate that leaves out a term is still rejected.
+TEST(VerifyGpu, IllConditionedReassociationWithinTheOriginalsOwnSensitivity) {
+  REQUIRE_GPU();
+  CandidateVerdict V = verifySubst("reordered.cu");
+  EXPECT_TRUE(V.Correct) << V.RejectKind << ": " << V.Reason;
+  bool Said = false;
+  for (const auto &N : V.Notes)
+    Said |= N.find("'Y' on input set") != std::string::npos &&
+            N.find("perturbed by 2^-22") != std::string::npos;
+  EXPECT_TRUE(Said);
+  CandidateVerdict W = verifySubst("dropped_term.cu");
+  EXPECT_FALSE(W.Correct);
+  EXPECT_EQ(W.RejectKind, "mismatch") << W.Reason;
+}
+
 TEST(VerifyGpu, OutputReadBeforeWrittenIsAHarnessError) {
   REQUIRE_GPU();
   std::string Dir = inputsDir() + "/sum/";

@@ -69,10 +69,30 @@ struct BufferDiff {
 /// integers must be equal.
 /// \p Poison is the poison pattern written before the run, used to count
 /// unwritten elements.
+/// \p Allow (floats, not bitwise): a further absolute allowance per
+/// element (the original's own sensitivity, conditioningAllowance).
 BufferDiff compareBuffer(const std::string &Name, ElemKind K, unsigned ElemSize,
                          const Bytes &Ref, const Bytes &Got,
                          const Bytes &Poison, bool Bitwise,
-                         const Tolerance &Tol);
+                         const Tolerance &Tol,
+                         const std::vector<double> *Allow = nullptr);
+
+/// How far the original's float output \p Ref moves when its inputs are
+/// perturbed within rounding (\p Perturbed: its output on those inputs):
+/// per element, \p Factor times |Ref - Perturbed| (0 where either is not
+/// finite). An element an ill-conditioned computation (a triangular solve
+/// on a random matrix) cannot determine better than that is allowed that
+/// much more error.
+std::vector<double> conditioningAllowance(ElemKind K, unsigned ElemSize,
+                                          const Bytes &Ref,
+                                          const Bytes &Perturbed,
+                                          double Factor);
+
+/// Multiplies every finite element of float buffer \p B by (1 + s * 2^-22),
+/// s = +1 or -1 from a fixed sequence seeded by \p Seed: inputs perturbed
+/// within a few units of rounding. Other kinds are left as they are.
+void perturbWithinRounding(ElemKind K, unsigned ElemSize, Bytes &B,
+                           uint64_t Seed);
 
 /// Tolerance for kind \p K: (atol, rtol).
 void toleranceFor(ElemKind K, const Tolerance &Tol, double &Atol, double &Rtol);
