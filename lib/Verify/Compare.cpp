@@ -432,7 +432,7 @@ void perturbWithinRounding(ElemKind K, unsigned ElemSize, Bytes &B,
   if (!isFloatKind(K) || !ElemSize)
     return;
   uint64_t S = Seed * 6364136223846793005ull + 1442695040888963407ull;
-  const double Eps = std::ldexp(1.0, -22);
+  const double Eps = std::ldexp(1.0, -18);
   for (uint64_t I = 0; I + ElemSize <= B.size(); I += ElemSize) {
     S = S * 6364136223846793005ull + 1442695040888963407ull;
     double V = loadValue(&B[I], K);

@@ -960,7 +960,7 @@ JobRun::conditioning(unsigned Set, const RunOutcome &Ref,
     V.Notes.push_back(
         formatv("'{0}' on input set {1}: the original itself moves by up to "
                 "{2:e} ({3:e} of the largest |value|) when its float inputs "
-                "are perturbed by 2^-22 (ill-conditioned there): each "
+                "are perturbed by 2^-18 (ill-conditioned there): each "
                 "element is allowed {4} times its own move on top of the "
                 "tolerance",
                 B.Param, Set, Max / ConditioningFactor,

@@ -88,7 +88,7 @@ std::vector<double> conditioningAllowance(ElemKind K, unsigned ElemSize,
                                           const Bytes &Perturbed,
                                           double Factor);
 
-/// Multiplies every finite element of float buffer \p B by (1 + s * 2^-22),
+/// Multiplies every finite element of float buffer \p B by (1 + s * 2^-18),
 /// s = +1 or -1 from a fixed sequence seeded by \p Seed: inputs perturbed
 /// within a few units of rounding. Other kinds are left as they are.
 void perturbWithinRounding(ElemKind K, unsigned ElemSize, Bytes &B,
