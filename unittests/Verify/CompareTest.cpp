@@ -226,6 +226,16 @@ TEST(Compare, ConditioningAllowancePerElement) {
   // Bitwise stays bitwise.
   EXPECT_FALSE(
       compareBuffer("y", ElemKind::F32, 4, Ref, Got, {}, true, T, &A).ok());
+  // Overflow: NaN against inf matches only with an allowance.
+  Bytes Nan = floats({1e6f, 1.0f, 2.0f, INFINITY});
+  EXPECT_FALSE(
+      compareBuffer("y", ElemKind::F32, 4, Ref, Nan, {}, false, T).ok());
+  EXPECT_TRUE(
+      compareBuffer("y", ElemKind::F32, 4, Ref, Nan, {}, false, T, &A).ok());
+  // ... and never a finite value against a non-finite one.
+  Bytes Fin = floats({1e6f, 1.0f, 2.0f, 5.0f});
+  EXPECT_FALSE(
+      compareBuffer("y", ElemKind::F32, 4, Ref, Fin, {}, false, T, &A).ok());
 }
 
 TEST(Compare, PerturbWithinRoundingMovesFloatsByTwoToTheMinus18) {

@@ -70,7 +70,9 @@ struct BufferDiff {
 /// \p Poison is the poison pattern written before the run, used to count
 /// unwritten elements.
 /// \p Allow (floats, not bitwise): a further absolute allowance per
-/// element (the original's own sensitivity, conditioningAllowance).
+/// element (the original's own sensitivity, conditioningAllowance); with
+/// it, an element the original does not compute as a finite number matches
+/// any non-finite value (inf and NaN: overflow in either order).
 BufferDiff compareBuffer(const std::string &Name, ElemKind K, unsigned ElemSize,
                          const Bytes &Ref, const Bytes &Got,
                          const Bytes &Poison, bool Bitwise,
