@@ -8,12 +8,13 @@
 #include "AlgebraicPowSmallExponent.h"
 #include "AlgebraicReciprocalHoist.h"
 #include "AlgebraicRepeatedSubexpr.h"
+#include "AlgebraicWrapModulo.h"
 
 namespace cudal1 {
 static RuleModule<AlgebraicDivisionConstant, AlgebraicFloatLiteral,
                   AlgebraicFloatMath, AlgebraicInvariantFactor,
                   AlgebraicInvariantTable, AlgebraicPow2Divmod,
                   AlgebraicPowSmallExponent, AlgebraicReciprocalHoist,
-                  AlgebraicRepeatedSubexpr>
+                  AlgebraicRepeatedSubexpr, AlgebraicWrapModulo>
     AlgebraicRules;
 } // namespace cudal1
