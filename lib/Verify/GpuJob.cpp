@@ -929,8 +929,13 @@ JobRun::conditioning(unsigned Set, const RunOutcome &Ref,
   bool Any = false;
   for (unsigned I = 0; I < S->Bufs.size(); ++I) {
     const BufferSpec &B = *S->Bufs[I].Spec;
-    if (S->Bufs[I].IsOutput() || !isFloatKind(B.Kind))
-      continue; // poisoned outputs are not inputs
+    // Poisoned outputs are not inputs; only continuous values are moved (a
+    // float holding an index, a label or a mask would change class).
+    if (S->Bufs[I].IsOutput() || !isFloatKind(B.Kind) || B.Init.empty())
+      continue;
+    Distribution::Kind DK = B.Init[Set % B.Init.size()].K;
+    if (DK != Distribution::Uniform && DK != Distribution::Normal)
+      continue;
     perturbWithinRounding(B.Kind, B.ElemSize, S->Inputs[I], Set * 131 + I);
     Any = true;
   }
@@ -963,7 +968,8 @@ JobRun::conditioning(unsigned Set, const RunOutcome &Ref,
     V.Notes.push_back(
         formatv("'{0}' on input set {1}: the original itself moves by up to "
                 "{2:e} ({3:e} of the largest |value|) when its float inputs "
-                "are perturbed by 2^-18 (ill-conditioned there): each "
+                "are perturbed by about 32 units of rounding (1 +- 2^-18 for "
+                "float, 2^-47 for double; ill-conditioned there): each "
                 "element is allowed {4} times its own move on top of the "
                 "tolerance",
                 B.Param, Set, Max / ConditioningFactor,

@@ -232,6 +232,16 @@ TEST(Compare, ConditioningAllowancePerElement) {
       compareBuffer("y", ElemKind::F32, 4, Ref, Nan, {}, false, T).ok());
   EXPECT_TRUE(
       compareBuffer("y", ElemKind::F32, 4, Ref, Nan, {}, false, T, &A).ok());
+  // Not the other infinity, not the poison of an unwritten element.
+  Bytes PosInf = floats({1e6f, 1.0f, 2.0f, INFINITY});
+  Bytes NegInf = floats({1e6f, 1.0f, 2.0f, -INFINITY});
+  EXPECT_FALSE(compareBuffer("y", ElemKind::F32, 4, PosInf, NegInf, {}, false,
+                             T, &A)
+                   .ok());
+  Bytes Poison = floats({0, 0, 0, NAN});
+  EXPECT_FALSE(compareBuffer("y", ElemKind::F32, 4, PosInf, Poison, Poison,
+                             false, T, &A)
+                   .ok());
   // ... and never a finite value against a non-finite one.
   Bytes Fin = floats({1e6f, 1.0f, 2.0f, 5.0f});
   EXPECT_FALSE(
@@ -254,6 +264,18 @@ TEST(Compare, PerturbWithinRoundingMovesFloatsByTwoToTheMinus18) {
   Bytes D = B;
   perturbWithinRounding(ElemKind::F32, 4, D, 7);
   EXPECT_EQ(C, D); // deterministic
+  // Doubles move by 2^-47; half is not perturbed.
+  Bytes Dbl(8);
+  double One = 1.0;
+  std::memcpy(Dbl.data(), &One, 8);
+  perturbWithinRounding(ElemKind::F64, 8, Dbl, 3);
+  double Moved;
+  std::memcpy(&Moved, Dbl.data(), 8);
+  EXPECT_NEAR(std::fabs(Moved - 1.0), std::ldexp(1.0, -47), 1e-16);
+  Bytes Half(4, 0x3c);
+  Bytes HalfSame = Half;
+  perturbWithinRounding(ElemKind::F16, 2, Half, 3);
+  EXPECT_EQ(Half, HalfSame);
   Bytes Ints(8, 5);
   Bytes Same = Ints;
   perturbWithinRounding(ElemKind::I32, 4, Ints, 7);

@@ -324,7 +324,7 @@ TEST(VerifyGpu, IllConditionedReassociationWithinTheOriginalsOwnSensitivity) {
   bool Said = false;
   for (const auto &N : V.Notes)
     Said |= N.find("'Y' on input set") != std::string::npos &&
-            N.find("perturbed by 2^-18") != std::string::npos;
+            N.find("perturbed by about 32 units of rounding") != std::string::npos;
   EXPECT_TRUE(Said);
   CandidateVerdict W = verifySubst("dropped_term.cu");
   EXPECT_FALSE(W.Correct);

@@ -72,7 +72,8 @@ struct BufferDiff {
 /// \p Allow (floats, not bitwise): a further absolute allowance per
 /// element (the original's own sensitivity, conditioningAllowance); with
 /// it, an element the original does not compute as a finite number matches
-/// any non-finite value (inf and NaN: overflow in either order).
+/// a non-finite value of the candidate (inf and NaN: overflow in either
+/// order), but not the other infinity nor the poison left unwritten.
 BufferDiff compareBuffer(const std::string &Name, ElemKind K, unsigned ElemSize,
                          const Bytes &Ref, const Bytes &Got,
                          const Bytes &Poison, bool Bitwise,
@@ -90,9 +91,10 @@ std::vector<double> conditioningAllowance(ElemKind K, unsigned ElemSize,
                                           const Bytes &Perturbed,
                                           double Factor);
 
-/// Multiplies every finite element of float buffer \p B by (1 + s * 2^-18),
-/// s = +1 or -1 from a fixed sequence seeded by \p Seed: inputs perturbed
-/// within a few units of rounding. Other kinds are left as they are.
+/// Multiplies every finite element of float buffer \p B by (1 + s * e),
+/// s = +1 or -1 from a fixed sequence seeded by \p Seed, e = 2^-18 for
+/// float and 2^-47 for double (about 32 units of rounding). Other kinds are
+/// left as they are.
 void perturbWithinRounding(ElemKind K, unsigned ElemSize, Bytes &B,
                            uint64_t Seed);
 

@@ -1151,17 +1151,11 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
     return Refuse("the code comes from a macro expansion");
 
   // --- launch-site edits ---------------------------------------------------------
-  FixIt Fix;
   bool AllInt = true;
   for (const VarDecl *A : Accs)
     if (!A->getType()->isIntegerType())
       AllInt = false;
-  Fix.Exact = AllInt ? Exactness::Bitwise : Exactness::Reassociating;
-  if (!AllInt) {
-    Fix.Rtol = 1e-4;
-    Fix.Atol = 1e-5;
-    Fix.ScaleRtol = 1e-4;
-  }
+  FixIt Fix = reductionFix(!AllInt);
   // The split row loop's rows run in parallel: a buffer it writes must not
   // overlap one it reads (or the fix is offered for --verify=run only).
   if (Map)

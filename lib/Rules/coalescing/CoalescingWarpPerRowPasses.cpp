@@ -685,13 +685,7 @@ void CoalescingWarpPerRowPasses::checkKernel(const KernelUnit &Kernel) {
   }
 
   // --- edits -------------------------------------------------------------------
-  FixIt X;
-  X.Exact = AnyFloat ? Exactness::Reassociating : Exactness::Bitwise;
-  if (AnyFloat) {
-    X.Rtol = 1e-4;
-    X.Atol = 1e-5;
-    X.ScaleRtol = 1e-4;
-  }
+  FixIt X = reductionFix(AnyFloat);
   for (const CUDAKernelCallExpr *Site : Sites) {
     if (!gridTimes32(C, Site, X.Edits, Why)) {
       refuse(Fd, Why);

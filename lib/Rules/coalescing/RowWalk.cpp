@@ -239,4 +239,15 @@ std::optional<Reduction> reductionOf(ASTContext &Ctx, const Stmt *B) {
   return R;
 }
 
+FixIt reductionFix(bool AnyFloat) {
+  FixIt X;
+  X.Exact = AnyFloat ? Exactness::Reassociating : Exactness::Bitwise;
+  if (AnyFloat) {
+    X.Rtol = 1e-4;
+    X.Atol = 1e-5;
+    X.ScaleRtol = 1e-4;
+  }
+  return X;
+}
+
 } // namespace cudal1

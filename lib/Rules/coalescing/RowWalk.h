@@ -110,6 +110,12 @@ const clang::VarDecl *localAcc(const clang::Expr *E);
 std::optional<Reduction> reductionOf(clang::ASTContext &Ctx,
                                      const clang::Stmt *S);
 
+/// A fix that reorders reductions: bitwise when every accumulator is an
+/// integer (\p AnyFloat false), else reassociating, compared within rtol
+/// 1e-4, atol 1e-5 and 1e-4 of the output's largest value (sums that
+/// cancel).
+FixIt reductionFix(bool AnyFloat);
+
 /// \p CE calls a builtin or a function declared in a system header.
 bool systemCallee(const clang::ASTContext &Ctx, const clang::CallExpr *CE);
 

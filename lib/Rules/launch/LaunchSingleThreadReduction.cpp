@@ -325,13 +325,7 @@ void LaunchSingleThreadReduction::checkKernel(const KernelUnit &Kernel) {
   }
 
   // --- edits -------------------------------------------------------------------
-  FixIt X;
-  X.Exact = AnyFloat ? Exactness::Reassociating : Exactness::Bitwise;
-  if (AnyFloat) {
-    X.Rtol = 1e-4;
-    X.Atol = 1e-5;
-    X.ScaleRtol = 1e-4;
-  }
+  FixIt X = reductionFix(AnyFloat);
   std::string Why;
   for (const CUDAKernelCallExpr *Site : Sites) {
     const CallExpr *Cfg = Site->getConfig();
