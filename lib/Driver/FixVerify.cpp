@@ -119,6 +119,10 @@ bool takeLaunchEdits(const KernelWork &W, const Harness &H,
       size_t At = offsetOfLineColumn(W.FileText, LS.Loc.Line, LS.Loc.Column);
       if (E.Offset < At || E.Offset > At + 4096)
         continue;
+      // The edit lies in this launch's configuration, not a later one's.
+      size_t Close = W.FileText.find(">>>", At);
+      if (Close != std::string::npos && E.Offset >= Close)
+        continue;
       bool IsGrid = Orig == withoutSpaces(LS.Grid.Text);
       bool IsBlock = Orig == withoutSpaces(LS.Block.Text);
       if (!IsGrid && !IsBlock)

@@ -95,16 +95,22 @@ struct WrapProof {
   std::vector<std::string> Why;
 };
 
+/// \p T is the type of the `%`: every sum and difference of the dividend
+/// is computed in it (a narrower one that wraps and is then widened would
+/// break the range), leaves may be widened (their values are kept).
 bool collectTerms(const Expr *E, int Sign, const VarDecl *M, const Known &K,
-                  const FunctionFacts &F, ASTContext &Ctx, WrapProof &P) {
+                  const FunctionFacts &F, ASTContext &Ctx, QualType T,
+                  WrapProof &P) {
   E = E->IgnoreParenImpCasts();
   if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
+    if (!Ctx.hasSameUnqualifiedType(BO->getType(), T))
+      return false;
     if (BO->getOpcode() == BO_Add)
-      return collectTerms(BO->getLHS(), Sign, M, K, F, Ctx, P) &&
-             collectTerms(BO->getRHS(), Sign, M, K, F, Ctx, P);
+      return collectTerms(BO->getLHS(), Sign, M, K, F, Ctx, T, P) &&
+             collectTerms(BO->getRHS(), Sign, M, K, F, Ctx, T, P);
     if (BO->getOpcode() == BO_Sub)
-      return collectTerms(BO->getLHS(), Sign, M, K, F, Ctx, P) &&
-             collectTerms(BO->getRHS(), -Sign, M, K, F, Ctx, P);
+      return collectTerms(BO->getLHS(), Sign, M, K, F, Ctx, T, P) &&
+             collectTerms(BO->getRHS(), -Sign, M, K, F, Ctx, T, P);
     return false;
   }
   Expr::EvalResult R;
@@ -234,12 +240,11 @@ void AlgebraicWrapModulo::checkKernel(const KernelUnit &Kernel) {
           !BO->getType()->isIntegerType())
         return;
       const VarDecl *M = wrapVarOf(BO->getRHS());
-      if (!M || F.isMutated(M) || !M->getType()->isIntegerType() ||
-          !C.hasSameUnqualifiedType(BO->getLHS()->getType(),
-                                    BO->getRHS()->getType()))
+      if (!M || F.isMutated(M) || !M->getType()->isIntegerType())
         return;
       WrapProof P;
-      if (!collectTerms(BO->getLHS(), 1, M, Kn, F, C, P) || !P.X ||
+      if (!collectTerms(BO->getLHS(), 1, M, Kn, F, C, BO->getType(), P) ||
+          !P.X ||
           P.C < 0 || P.C > 1 || P.Lo + P.C < 0 || P.Hi > 2 - P.C)
         return;
       if (!firstInUserCode(BO->getOperatorLoc()))
@@ -294,6 +299,10 @@ void AlgebraicWrapModulo::checkKernel(const KernelUnit &Kernel) {
       return;
     if (const auto *CS = dyn_cast<CompoundStmt>(S)) {
       for (const Stmt *X : CS->body()) {
+        // A case or goto label is reached without passing the earlier
+        // exits of this block.
+        if (isa<SwitchCase>(X) || isa<LabelStmt>(X))
+          Kn.False.clear();
         Walk(X, Kn);
         if (const auto *If = dyn_cast<IfStmt>(X))
           if (!If->getElse() && !If->getInit() && !If->getConditionVariable()) {

@@ -103,17 +103,28 @@ bool readsBuiltin(const Stmt *S) {
   forEachStmt(S, [&](const Stmt *X) {
     if (const auto *E = dyn_cast<Expr>(X))
       Any |= !builtinName(E).empty();
+    // The whole struct (`dim3 b = blockDim;`), not only its components.
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(X)) {
+      std::string N = DRE->getDecl()->getNameAsString();
+      Any |= N == "threadIdx" || N == "blockIdx" || N == "blockDim" ||
+             N == "gridDim" || N == "warpSize";
+    }
   });
   return Any;
 }
 
 /// A call of a function that is neither a builtin nor declared in a system
-/// header (a device function might read blockDim), or a shared variable.
+/// header (a device function might read blockDim), a non-trivial
+/// constructor, or a shared variable.
 bool callsUserOrShares(const ASTContext &Ctx, const Stmt *S) {
   bool Any = false;
   forEachStmt(S, [&](const Stmt *X) {
     if (const auto *CE = dyn_cast<CallExpr>(X))
       Any |= !systemCallee(Ctx, CE);
+    // A constructor or destructor of the program's (it runs in every
+    // thread of the block now).
+    if (const auto *CC = dyn_cast<CXXConstructExpr>(X))
+      Any |= !CC->getConstructor()->isTrivial();
     if (const auto *DRE = dyn_cast<DeclRefExpr>(X))
       if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
         Any |= V->hasAttr<CUDASharedAttr>();
@@ -211,11 +222,16 @@ col_norm<<<1, 256>>>(A, R, k, m, n);)cuda";
       "## When there is no fix\n"
       "\n"
       "- the loop variable is declared before the loop and read after it, "
-      "or is narrower than `int`;\n"
+      "is not a local, or is narrower than `int`; the loop's condition "
+      "compares in another type (`int i` against an `unsigned n`); its "
+      "start or bound reads an accumulator;\n"
+      "- the kernel has `__launch_bounds__`, or reads a built-in variable "
+      "as a whole (`dim3 b = blockDim;`);\n"
       "- a reduced value reads an accumulator of the loop;\n"
       "- a launch's block is written in a macro;\n"
       "- the code calls a function of the program (it might read "
-      "`blockDim`) or uses shared memory, barriers or warp operations.\n"
+      "`blockDim`) or a non-trivial constructor, or uses shared memory, "
+      "barriers or warp operations.\n"
       "\n"
       "When not every launch of the kernel is visible in the file, the "
       "fix is offered unproven (for `--verify=run`).";
@@ -287,6 +303,37 @@ void LaunchSingleThreadReduction::checkKernel(const KernelUnit &Kernel) {
   if (C.getTypeSize(Sh->LS.IV->getType()) < 32 ||
       !Sh->LS.IV->getType()->isIntegerType()) {
     refuse(Fd, "the loop variable '" + IVN + "' is narrower than int");
+    return;
+  }
+  if (!Sh->LS.IV->hasLocalStorage()) {
+    refuse(Fd, "the loop variable '" + IVN +
+                   "' is not a local (every thread would share it)");
+    return;
+  }
+  // The comparison is made in the loop variable's type (`i < n` with an
+  // unsigned n would compare a negative start as a huge value).
+  if (const auto *Cmp = dyn_cast_or_null<BinaryOperator>(L->getCond());
+      !Cmp ||
+      !C.hasSameUnqualifiedType(Cmp->getLHS()->getType(),
+                                Sh->LS.IV->getType()) ||
+      !C.hasSameUnqualifiedType(Cmp->getRHS()->getType(),
+                                Sh->LS.IV->getType())) {
+    refuse(Fd, "the loop's condition compares '" + IVN +
+                   "' in another type than its own");
+    return;
+  }
+  // The start and bound are the same in every thread: they read no
+  // accumulator (the other threads reset theirs, or reduce their own).
+  for (const Reduction &R : Sh->Reds)
+    if (varsRead(Sh->LS.Init).count(R.Acc) ||
+        varsRead(Sh->LS.Bound).count(R.Acc)) {
+      refuse(Fd, "the loop's start or bound reads '" +
+                     R.Acc->getNameAsString() + "', which the loop reduces");
+      return;
+    }
+  if (K->hasAttr<CUDALaunchBoundsAttr>()) {
+    refuse(Fd, "the kernel has __launch_bounds__ (a block of " +
+                   std::to_string(BlockThreads) + " threads may exceed it)");
     return;
   }
   if (Sh->IVOutside) {

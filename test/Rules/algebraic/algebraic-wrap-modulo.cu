@@ -74,6 +74,26 @@ __global__ void not_proven(const int *a, int *b, int n, int m, int k) {
       b[i] += a[(i + d) % n];
 }
 
+// A difference computed in 32-bit unsigned and then widened to size_t
+// (x - 1 wraps at x == 0 before n is added): the range is not shown.
+__global__ void widened(float *out, const float *in, size_t n) {
+  unsigned x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x < n)
+    out[x] = in[(x - 1 + n) % n];
+}
+
+// An exit before a case label does not hold after it.
+__global__ void by_case(const float *in, float *out, int n, int mode) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  switch (mode) {
+  case 0:
+    if (x >= n)
+      return;
+  case 1:
+    out[0] = in[(x + 1 + n) % n];
+  }
+}
+
 int main() {
   const int n = 37;
   int *board, *next;

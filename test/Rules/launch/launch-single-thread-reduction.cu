@@ -14,6 +14,9 @@
 // SECOND: warning: 'last_index' runs in one thread
 // SECOND: warning: 'chained' runs in one thread
 // SECOND: warning: 'calls_helper' runs in one thread
+// SECOND: warning: 'start_from_acc' runs in one thread
+// SECOND: warning: 'mixed_sign' runs in one thread
+// SECOND: warning: 'bounded' runs in one thread
 // SECOND: applied 0 fixes
 // RUN: diff %t/once.cu %t/t.cu
 // The fixes offered, with their exactness (JSON): float sums reassociate,
@@ -171,6 +174,46 @@ __global__ void calls_helper(const float *v, float *out, int n) {
   out[0] = twice(s);
 }
 
+// The loop starts at the accumulator's own start value.
+__global__ void start_from_acc(const int *a, int *out, int n) {
+  int s = 1;
+  for (int i = s; i < n; i++)
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: 'start_from_acc' runs in one thread
+    // CHECK-MESSAGES: note: no fix: the loop's start or bound reads 's', which the loop reduces
+    s += a[i];
+  out[0] = s;
+}
+
+// An int loop variable against an unsigned bound: -5 < n compares as
+// unsigned.
+__global__ void mixed_sign(const float *v, float *out, unsigned n) {
+  float s = 0.0f;
+  for (int i = -5; i < n; i++)
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: 'mixed_sign' runs in one thread
+    // CHECK-MESSAGES: note: no fix: the loop's condition compares 'i' in another type than its own
+    s += v[i + 5];
+  out[0] = s;
+}
+
+// __launch_bounds__ below the new block.
+__global__ void __launch_bounds__(64) bounded(const float *v, float *out, int n) {
+  float s = 0.0f;
+  for (int i = 0; i < n; i++)
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: 'bounded' runs in one thread
+    // CHECK-MESSAGES: note: no fix: the kernel has __launch_bounds__
+    s += v[i];
+  out[0] = s;
+}
+
+// Silent: reads blockDim as a whole.
+__global__ void whole_dim(const float *v, float *out, int n) {
+  dim3 b = blockDim;
+  float s = 0.0f;
+  for (int i = 0; i < n; i++)
+    s += v[i];
+  out[0] = s / b.x;
+}
+
 // Silent: launched with a block of 32 threads; reads threadIdx; a loop of
 // 16 iterations.
 __global__ void warp_sum(const float *v, float *out, int n) {
@@ -249,6 +292,10 @@ int main() {
   last_index<<<1, 1>>>(P, out, 100);
   chained<<<1, 1>>>(P, out, 100);
   calls_helper<<<1, 1>>>(P, out, 100);
+  start_from_acc<<<1, 1>>>(io, io, 10);
+  mixed_sign<<<1, 1>>>(P, out, 10u);
+  bounded<<<1, 1>>>(P, out, 100);
+  whole_dim<<<1, 1>>>(P, out, 100);
   warp_sum<<<1, 32>>>(P, out, 100);
   tid_sum<<<1, 1>>>(P, out, 100);
   short_sum<<<1, 1>>>(P, out);
