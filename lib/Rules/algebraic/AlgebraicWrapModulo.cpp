@@ -24,11 +24,6 @@ struct Known {
   std::map<const VarDecl *, std::pair<int64_t, int64_t>> Loops;
 };
 
-const VarDecl *wrapVarOf(const Expr *E) {
-  const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
-  return DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
-}
-
 /// \p C split at the top-level \p Op (&& or ||).
 void splitAt(const Expr *C, BinaryOperatorKind Op,
              std::vector<const Expr *> &Out) {
@@ -49,9 +44,9 @@ bool knownBelow(const Known &K, const VarDecl *X, const VarDecl *M) {
     if (!BO)
       return false;
     if (BO->getOpcode() == Lt)
-      return wrapVarOf(BO->getLHS()) == X && wrapVarOf(BO->getRHS()) == M;
+      return varOf(BO->getLHS()) == X && varOf(BO->getRHS()) == M;
     if (BO->getOpcode() == Gt)
-      return wrapVarOf(BO->getLHS()) == M && wrapVarOf(BO->getRHS()) == X;
+      return varOf(BO->getLHS()) == M && varOf(BO->getRHS()) == X;
     return false;
   };
   for (const Expr *C : K.True) {
@@ -120,7 +115,7 @@ bool collectTerms(const Expr *E, int Sign, const VarDecl *M, const Known &K,
     P.Hi += V;
     return true;
   }
-  const VarDecl *V = wrapVarOf(E);
+  const VarDecl *V = varOf(E);
   if (!V)
     return false;
   if (V == M) {
@@ -159,10 +154,10 @@ loopRange(ASTContext &Ctx, const ForStmt *L, const VarDecl *&IV) {
   bool Assigned = false;
   forEachStmt(L->getBody(), [&](const Stmt *X) {
     if (const auto *BO = dyn_cast<BinaryOperator>(X))
-      Assigned |= BO->isAssignmentOp() && wrapVarOf(BO->getLHS()) == S->IV;
+      Assigned |= BO->isAssignmentOp() && varOf(BO->getLHS()) == S->IV;
     if (const auto *U = dyn_cast<UnaryOperator>(X))
       Assigned |= (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf) &&
-                  wrapVarOf(U->getSubExpr()) == S->IV;
+                  varOf(U->getSubExpr()) == S->IV;
   });
   if (Assigned)
     return std::nullopt;
@@ -239,7 +234,7 @@ void AlgebraicWrapModulo::checkKernel(const KernelUnit &Kernel) {
       if (!BO || BO->getOpcode() != BO_Rem ||
           !BO->getType()->isIntegerType())
         return;
-      const VarDecl *M = wrapVarOf(BO->getRHS());
+      const VarDecl *M = varOf(BO->getRHS());
       if (!M || F.isMutated(M) || !M->getType()->isIntegerType())
         return;
       WrapProof P;
