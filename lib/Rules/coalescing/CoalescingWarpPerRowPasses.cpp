@@ -103,25 +103,12 @@ std::optional<Pass> passOf(ASTContext &Ctx, const ForStmt *L) {
   P.IV = simpleLoop(Ctx, L, P.K0, P.End);
   if (!P.IV)
     return std::nullopt;
-  std::vector<const Stmt *> Body;
-  if (const auto *CS = dyn_cast<CompoundStmt>(L->getBody()))
-    Body.assign(CS->body_begin(), CS->body_end());
-  else
-    Body.push_back(L->getBody());
-  if (Body.empty())
-    return std::nullopt;
-  std::set<const VarDecl *> Accs;
-  for (const Stmt *B : Body) {
-    auto R = reductionOf(Ctx, B);
-    if (!R)
-      break;
-    if (!Accs.insert(R->Acc).second)
-      return std::nullopt; // one accumulator reduced twice per iteration
-    P.Reds.push_back(*R);
-  }
-  if (P.Reds.size() == Body.size())
+  if (auto Rs = loopReductions(Ctx, L)) {
+    P.Reds = std::move(*Rs);
     return P;
-  if (Body.size() != 1 || !P.Reds.empty())
+  }
+  std::vector<const Stmt *> Body = loopBodyStatements(L);
+  if (Body.size() != 1)
     return std::nullopt;
   const auto *BO = dyn_cast<BinaryOperator>(Body.front());
   if (!BO || !BO->isAssignmentOp() || localAcc(BO->getLHS()) ||
@@ -753,11 +740,8 @@ void CoalescingWarpPerRowPasses::checkKernel(const KernelUnit &Kernel) {
       // A sum that does not start at zero in every lane (another start, an
       // assignment before the pass, or the total of an earlier pass that
       // every lane holds): lane 0 keeps it.
-      bool Reset = R.Kind == ReductionKind::Sum &&
-                   (Reduced.count(R.Acc) || R.AssignedBefore ||
-                    !(R.Acc->getInit() &&
-                      isZeroConstant(C, R.Acc->getInit(),
-                                     /*RejectNegativeZero=*/true)));
+      bool Reset = sumStartsElsewhere(C, R) ||
+                   (R.Kind == ReductionKind::Sum && Reduced.count(R.Acc));
       Reduced.insert(R.Acc);
       if (Reset && FirstReset.empty())
         FirstReset = A;

@@ -250,4 +250,33 @@ FixIt reductionFix(bool AnyFloat) {
   return X;
 }
 
+std::vector<const Stmt *> loopBodyStatements(const ForStmt *L) {
+  if (const auto *CS = dyn_cast<CompoundStmt>(L->getBody()))
+    return {CS->body_begin(), CS->body_end()};
+  return {L->getBody()};
+}
+
+std::optional<std::vector<Reduction>> loopReductions(ASTContext &Ctx,
+                                                     const ForStmt *L) {
+  std::vector<Reduction> Out;
+  std::set<const VarDecl *> Accs;
+  for (const Stmt *B : loopBodyStatements(L)) {
+    auto R = reductionOf(Ctx, B);
+    if (!R || !Accs.insert(R->Acc).second)
+      return std::nullopt;
+    Out.push_back(*R);
+  }
+  if (Out.empty())
+    return std::nullopt;
+  return Out;
+}
+
+bool sumStartsElsewhere(ASTContext &Ctx, const Reduction &R) {
+  return R.Kind == ReductionKind::Sum &&
+         (R.AssignedBefore ||
+          !(R.Acc->getInit() &&
+            isZeroConstant(Ctx, R.Acc->getInit(),
+                           /*RejectNegativeZero=*/true)));
+}
+
 } // namespace cudal1

@@ -23,6 +23,8 @@
 namespace clang {
 class ArraySubscriptExpr;
 class CallExpr;
+class ForStmt;
+class Stmt;
 class CUDAKernelCallExpr;
 class ASTContext;
 class ParmVarDecl;
@@ -109,6 +111,22 @@ const clang::VarDecl *localAcc(const clang::Expr *E);
 /// localAcc), or std::nullopt.
 std::optional<Reduction> reductionOf(clang::ASTContext &Ctx,
                                      const clang::Stmt *S);
+
+/// The statements of \p L's body: those of a braced body, or the one
+/// statement.
+std::vector<const clang::Stmt *> loopBodyStatements(const clang::ForStmt *L);
+
+/// Every statement of \p L's body is a reduction (reductionOf) into an
+/// accumulator no other statement of the body reduces: those reductions;
+/// std::nullopt otherwise, or for an empty body.
+std::optional<std::vector<Reduction>> loopReductions(clang::ASTContext &Ctx,
+                                                     const clang::ForStmt *L);
+
+/// \p R is a sum that does not start at zero where its loop begins (its
+/// initialiser is not a literal zero, or a statement before the loop
+/// assigns it): when the loop is split across lanes or threads, only one
+/// may keep that start and the others begin at zero.
+bool sumStartsElsewhere(clang::ASTContext &Ctx, const Reduction &R);
 
 /// A fix that reorders reductions: bitwise when every accumulator is an
 /// integer (\p AnyFloat false), else reassociating, compared within rtol

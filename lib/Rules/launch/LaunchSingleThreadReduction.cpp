@@ -73,21 +73,15 @@ std::optional<Shape> matchShape(ASTContext &Ctx, const CompoundStmt *Body) {
     if (!LS || LS->Step != 1 || (LS->Cmp != BO_LT && LS->Cmp != BO_LE) ||
         !L->getInc())
       return std::nullopt;
-    std::vector<const Stmt *> Stmts;
-    if (const auto *CS = dyn_cast<CompoundStmt>(L->getBody()))
-      Stmts.assign(CS->body_begin(), CS->body_end());
-    else
-      Stmts.push_back(L->getBody());
-    std::set<const VarDecl *> Accs;
-    for (const Stmt *B : Stmts) {
-      auto R = reductionOf(Ctx, B);
-      if (!R || R->Acc == LS->IV || !Accs.insert(R->Acc).second)
-        return std::nullopt;
-      R->AssignedBefore = Assigned.count(R->Acc) > 0;
-      Sh.Reds.push_back(*R);
-    }
-    if (Sh.Reds.empty())
+    auto Rs = loopReductions(Ctx, L);
+    if (!Rs)
       return std::nullopt;
+    for (Reduction &R : *Rs) {
+      if (R.Acc == LS->IV)
+        return std::nullopt;
+      R.AssignedBefore = Assigned.count(R.Acc) > 0;
+    }
+    Sh.Reds = std::move(*Rs);
     Sh.Loop = L;
     Sh.LS = *LS;
     Sh.IVOutside = !isa_and_nonnull<DeclStmt>(L->getInit());
@@ -421,12 +415,7 @@ void LaunchSingleThreadReduction::checkKernel(const KernelUnit &Kernel) {
     std::string P = freshName(C, context(), K, "cudal1_part");
     Decls += "\n" + BodyInd + "__shared__ " + spelledType(C, R.Acc) + " " +
              P + "[" + std::to_string(BlockThreads) + "];";
-    bool Reset = R.Kind == ReductionKind::Sum &&
-                 (R.AssignedBefore ||
-                  !(R.Acc->getInit() &&
-                    isZeroConstant(C, R.Acc->getInit(),
-                                   /*RejectNegativeZero=*/true)));
-    if (Reset)
+    if (sumStartsElsewhere(C, R))
       Resets += "\n" + Ind + "if (threadIdx.x != 0u)\n" + Ind + "  " + A +
                 " = 0;";
     Store += "\n" + Ind + P + "[threadIdx.x] = " + A + ";";
