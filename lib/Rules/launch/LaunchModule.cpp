@@ -5,12 +5,14 @@
 #include "LaunchPartialWarp.h"
 #include "LaunchRedundantThreads.h"
 #include "LaunchSingleThreadReduction.h"
+#include "LaunchStepDoublingScan.h"
 #include "LaunchSmallBlock.h"
 #include "LaunchSmallGrid.h"
 
 namespace cudal1 {
 static RuleModule<LaunchBounds, LaunchDistributeLoop, LaunchLoopSync, LaunchPartialWarp,
                   LaunchRedundantThreads, LaunchSingleThreadReduction,
+                  LaunchStepDoublingScan,
                   LaunchSmallBlock, LaunchSmallGrid>
     LaunchRules;
 } // namespace cudal1
