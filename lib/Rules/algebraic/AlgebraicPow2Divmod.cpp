@@ -181,6 +181,13 @@ void AlgebraicPow2Divmod::check(const MatchFinder::MatchResult &R) {
   Expr::EvalResult ER;
   if (!BO->getRHS()->EvaluateAsInt(ER, C))
     return;
+  // A constant (an array bound, `N / 32` of two macros): the compiler
+  // folds it, nothing is paid at run time.
+  {
+    Expr::EvalResult Whole;
+    if (BO->EvaluateAsInt(Whole, C))
+      return;
+  }
   llvm::APSInt V = ER.Val.getInt();
   if (V.isSigned() && V.isNegative())
     return;

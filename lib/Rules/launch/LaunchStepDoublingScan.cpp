@@ -551,6 +551,7 @@ __global__ void cudal1_scan_tile_sums(const T *in, long long n) {
   U *sums = reinterpret_cast<U *>(cudal1_scan_sums);
   long long base = (long long)blockIdx.x * CUDAL1_SCAN_TILE;
   U s = 0;
+#pragma unroll
   for (int k = 0; k < 8; k++) {
     long long i = base + k * 256 + threadIdx.x;
     if (i < n)
@@ -590,18 +591,21 @@ template <typename U> __global__ void cudal1_scan_tile_carry(long long tiles) {
     __syncthreads();
   }
 }
+// in and out are one buffer when the loop ends on its input (even steps).
 template <typename T, typename U>
-__global__ void cudal1_scan_tiles(const T *in, T *out, long long n) {
-  __shared__ U tile[CUDAL1_SCAN_TILE + CUDAL1_SCAN_TILE / 32];
+__global__ void cudal1_scan_tiles(const T *in, T *out, long long n) { // NOLINT(memory-restrict)
+  __shared__ U tile[CUDAL1_SCAN_TILE + 64];
   __shared__ U part[8];
   const U *sums = reinterpret_cast<const U *>(cudal1_scan_sums);
   long long base = (long long)blockIdx.x * CUDAL1_SCAN_TILE;
+#pragma unroll
   for (int k = 0; k < 8; k++) {
     int j = k * 256 + threadIdx.x;
     tile[j + (j >> 5)] = base + j < n ? (U)in[base + j] : (U)0;
   }
   __syncthreads();
   U mine[8], run = 0;
+#pragma unroll
   for (int k = 0; k < 8; k++) {
     int j = threadIdx.x * 8 + k;
     run += tile[j + (j >> 5)];
@@ -615,11 +619,13 @@ __global__ void cudal1_scan_tiles(const T *in, T *out, long long n) {
   U w = cudal1_scan_warp(lane < 8 ? part[lane] : (U)0);
   U prev = __shfl_sync(0xffffffffu, w, (warp + 31) & 31);
   U before = sums[blockIdx.x] + (warp > 0 ? prev : (U)0) + x - run;
+#pragma unroll
   for (int k = 0; k < 8; k++) {
     int j = threadIdx.x * 8 + k;
     tile[j + (j >> 5)] = before + mine[k];
   }
   __syncthreads();
+#pragma unroll
   for (int k = 0; k < 8; k++) {
     int j = k * 256 + threadIdx.x;
     if (base + j < n)
@@ -627,7 +633,7 @@ __global__ void cudal1_scan_tiles(const T *in, T *out, long long n) {
   }
 }
 template <typename T, typename U>
-__global__ void cudal1_scan_window(const T *s, T *other, long long n, long long w) {
+__global__ void cudal1_scan_window(const T *__restrict__ s, T *__restrict__ other, long long n, long long w) {
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x)
     other[i] = i >= w ? (T)((U)s[i] - (U)s[i - w]) : s[i];
@@ -656,7 +662,7 @@ static void cudal1_step_scan_run(T *p, T *q, long long n, int steps, long long w
   T *dst = (steps & 1) ? q : p, *other = (steps & 1) ? p : q;
   long long tiles = (n + CUDAL1_SCAN_TILE - 1) / CUDAL1_SCAN_TILE;
   cudal1_scan_tile_sums<T, U><<<(unsigned int)tiles, 256>>>(p, n);
-  cudal1_scan_tile_carry<U><<<1, 1024>>>(tiles);
+  cudal1_scan_tile_carry<U><<<1, 1024>>>(tiles); // NOLINT(launch-small-grid): one block carries the tile sums
   cudal1_scan_tiles<T, U><<<(unsigned int)tiles, 256>>>(p, dst, n);
   if (steps > 1) {
     long long blocks = (n + 255) / 256;
@@ -832,15 +838,24 @@ void LaunchStepDoublingScan::checkTranslationUnit() {
       if (!SameN || !P || !Q || P == Q || !P->hasLocalStorage() ||
           !Q->hasLocalStorage())
         continue;
-      // Idempotence: the loop kept as the fallback of an earlier fix.
+      // Idempotence: the loop kept as the fallback of an earlier fix (the
+      // else branch, or a statement of its block).
       {
-        auto Ps = C.getParents(*L);
-        if (!Ps.empty())
+        bool Fallback = false;
+        DynTypedNode N = DynTypedNode::create(*(const Stmt *)L);
+        for (unsigned D = 0; D < 2 && !Fallback; ++D) {
+          auto Ps = C.getParents(N);
+          if (Ps.empty())
+            break;
           if (const auto *If = Ps[0].get<IfStmt>())
-            if (If->getElse() == L &&
-                sourceText(C, If->getCond()->getSourceRange())
-                        .find("cudal1_step_scan_fits") != std::string::npos)
-              continue;
+            Fallback = If->getElse() == N.get<Stmt>() &&
+                       sourceText(C, If->getCond()->getSourceRange())
+                               .find("cudal1_step_scan_fits") !=
+                           std::string::npos;
+          N = Ps[0];
+        }
+        if (Fallback)
+          continue;
       }
       if (!firstInUserCode(L->getBeginLoc()))
         continue;
@@ -1062,7 +1077,8 @@ void LaunchStepDoublingScan::checkTranslationUnit() {
           Ind + "  }\n" + Ind + "  if (" + SV + " > 0) {\n" + Ind +
           "    cudal1_step_scan_run(" + PV + ", " + QV + ", " + NT + ", " +
           SV + ", " + WV + ");" + CheckText + "\n" + Ind + "  }\n" + Ind +
-          "} else\n" + Ind + "  " + reindent(LoopText, "  ");
+          "} else {\n" + Ind + "  " + reindent(LoopText, "  ") + "\n" + Ind +
+          "}";
       FixIt X;
       X.Exact = Exactness::Bitwise;
       X.HostOnly = true;

@@ -64,3 +64,13 @@ __global__ void no_fix(int *out, int groups, int n) {
   }
   // CHECK-FIXES: out[j] = (j - groups) / 64;
 }
+
+// Constants (an array bound, a size of two macros): folded by the
+// compiler, nothing to gain: silent.
+#define TILE_ELEMS 2048
+__global__ void constant_bound(int *out) {
+  __shared__ int tile[TILE_ELEMS + TILE_ELEMS / 32];
+  tile[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  out[threadIdx.x] = tile[threadIdx.x] + TILE_ELEMS % 64;
+}

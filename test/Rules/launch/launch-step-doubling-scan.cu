@@ -102,7 +102,7 @@ ELEM *textbook(ELEM *a, ELEM *b, int n) {
 // CHECK-FIXES-NEXT:       CHECK(cudaGetLastError());
 // CHECK-FIXES-NEXT:       CHECK(cudaDeviceSynchronize());
 // CHECK-FIXES-NEXT:     }
-// CHECK-FIXES-NEXT:   } else
+// CHECK-FIXES-NEXT:   } else {
 // CHECK-FIXES-NEXT:     for (int offset = 1; offset < n; offset *= 2) {
 // CHECK-FIXES-NEXT:       scan_step<<<grid, block>>>(in, out, offset, n);
 
