@@ -406,6 +406,11 @@ static bool distinctArgs(ASTContext &Ctx, const FunctionDecl *Fn,
   return false;
 }
 
+bool distinctHostArgs(ASTContext &Ctx, const FunctionDecl *Fn,
+                      const Expr *AP, const Expr *AQ, std::string &Why) {
+  return distinctArgs(Ctx, Fn, AP, AQ, 0, Why);
+}
+
 bool provenDistinct(ASTContext &Ctx, const CheckContext &CC,
                     const FunctionDecl *K, const ParmVarDecl *P,
                     const ParmVarDecl *Q, std::string &How, std::string &Why) {

@@ -195,6 +195,15 @@ bool provenDistinct(clang::ASTContext &Ctx, const CheckContext &CC,
                     const clang::ParmVarDecl *Q, std::string &How,
                     std::string &Why);
 
+/// The values of \p AP and \p AQ (pointer arguments written in host
+/// function \p Fn) point into different objects: different locals each set
+/// only by cudaMalloc, a fresh allocation and a parameter of \p Fn, or two
+/// parameters of \p Fn whose arguments are distinct at every call in the
+/// file (3 levels). \p Why says what fails.
+bool distinctHostArgs(clang::ASTContext &Ctx, const clang::FunctionDecl *Fn,
+                      const clang::Expr *AP, const clang::Expr *AQ,
+                      std::string &Why);
+
 /// No two pointer arguments alias at any launch of \p Kernel, and every
 /// launch is visible (allLaunchesVisible): each launch passes separate
 /// allocations (provenDistinct's launch-site proof) for every pair of

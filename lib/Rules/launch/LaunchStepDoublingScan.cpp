@@ -37,6 +37,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "LaunchStepDoublingScan.h"
+#include "HostStatements.h"
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
@@ -53,29 +54,6 @@ namespace cudal1 {
 namespace {
 
 const Expr *bare(const Expr *E) { return E ? E->IgnoreParenImpCasts() : nullptr; }
-
-/// `blockIdx.x * blockDim.x + threadIdx.x` in any operand order, through
-/// parentheses and casts.
-bool isGlobalXIndex(const Expr *E) {
-  const auto *B = dyn_cast_or_null<BinaryOperator>(E ? E->IgnoreParenCasts()
-                                                     : nullptr);
-  if (!B || B->getOpcode() != BO_Add)
-    return false;
-  auto IsMul = [](const Expr *X) {
-    const auto *M = dyn_cast<BinaryOperator>(X->IgnoreParenCasts());
-    if (!M || M->getOpcode() != BO_Mul)
-      return false;
-    std::string A = builtinName(M->getLHS()->IgnoreParenCasts());
-    std::string C = builtinName(M->getRHS()->IgnoreParenCasts());
-    return (A == "blockIdx.x" && C == "blockDim.x") ||
-           (A == "blockDim.x" && C == "blockIdx.x");
-  };
-  auto IsTid = [](const Expr *X) {
-    return builtinName(X->IgnoreParenCasts()) == "threadIdx.x";
-  };
-  return (IsTid(B->getRHS()) && IsMul(B->getLHS())) ||
-         (IsTid(B->getLHS()) && IsMul(B->getRHS()));
-}
 
 /// The one statement of \p S (itself, or the only statement of a block).
 const Stmt *single(const Stmt *S) {
@@ -386,76 +364,6 @@ bool doubles(ASTContext &C, const Expr *Inc, const VarDecl *O) {
   }
 }
 
-/// Calls a statement of the loop may make besides the launch and the swap:
-/// error checks and synchronisations.
-bool checkOnlyCall(const ASTContext &C, const CallExpr *CE, unsigned Depth);
-
-/// \p S only checks errors or synchronises: calls of cudaGetLastError,
-/// cudaPeekAtLastError, cudaDeviceSynchronize, ..., of functions of system
-/// headers that are not CUDA's (fprintf, exit), or of the program's own
-/// functions doing only that (2 levels deep); it assigns only variables it
-/// declares and reads none of \p Avoid.
-bool checkOnly(const ASTContext &C, const Stmt *S,
-               const std::set<const VarDecl *> &Avoid, unsigned Depth) {
-  bool Ok = true;
-  std::set<const VarDecl *> Own;
-  forEachStmt(S, [&](const Stmt *X) {
-    if (const auto *DS = dyn_cast<DeclStmt>(X))
-      for (const Decl *D : DS->decls())
-        if (const auto *V = dyn_cast<VarDecl>(D))
-          Own.insert(V);
-  });
-  forEachStmt(S, [&](const Stmt *X) {
-    if (!Ok)
-      return;
-    if (isa<CUDAKernelCallExpr>(X) || isa<ReturnStmt>(X) ||
-        isa<GotoStmt>(X) || isa<CXXThrowExpr>(X) || isa<BreakStmt>(X) ||
-        isa<ContinueStmt>(X)) {
-      // `break` of the error macro's own do-while is not used in practice.
-      Ok = false;
-      return;
-    }
-    if (const auto *CE = dyn_cast<CallExpr>(X))
-      if (!isa<CXXOperatorCallExpr>(CE) && !checkOnlyCall(C, CE, Depth))
-        Ok = false;
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(X))
-      if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
-        if (Avoid.count(V))
-          Ok = false;
-  });
-  if (!Ok)
-    return false;
-  for (const VarDecl *V : varsWrittenIn(S))
-    if (!Own.count(V) && V->hasLocalStorage())
-      return false;
-  return true;
-}
-
-bool checkOnlyCall(const ASTContext &C, const CallExpr *CE, unsigned Depth) {
-  const FunctionDecl *FD = CE->getDirectCallee();
-  if (!FD || !FD->getIdentifier())
-    return false;
-  StringRef N = FD->getName();
-  static const std::set<std::string> Cuda = {
-      "cudaGetLastError",      "cudaPeekAtLastError", "cudaDeviceSynchronize",
-      "cudaThreadSynchronize", "cudaGetErrorString",  "cudaGetErrorName"};
-  if (Cuda.count(N.str()))
-    return true;
-  if (N == "cudaStreamSynchronize")
-    return CE->getNumArgs() == 1 &&
-           CE->getArg(0)->IgnoreParenImpCasts()->isNullPointerConstant(
-               const_cast<ASTContext &>(C), Expr::NPC_ValueDependentIsNotNull);
-  if (N.starts_with("cuda") || N.starts_with("cu"))
-    return false;
-  const SourceManager &SM = C.getSourceManager();
-  if (SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation())))
-    return true; // fprintf, exit, abort, printf, ...
-  const FunctionDecl *Def = nullptr;
-  if (Depth >= 2 || !FD->hasBody(Def) || !Def || Def->isTemplated())
-    return false;
-  return checkOnly(C, Def->getBody(), {}, Depth + 1);
-}
-
 /// `T *t = P; P = Q; Q = t;` at \p I of \p Ss (or with P and Q exchanged),
 /// or `std::swap(P, Q);`: the statements it takes (0 when none).
 unsigned swapAt(const std::vector<const Stmt *> &Ss, size_t I,
@@ -490,38 +398,6 @@ unsigned swapAt(const std::vector<const Stmt *> &Ss, size_t I,
   if (Assign(Ss[I + 1], First, Second) && Assign(Ss[I + 2], Second, T))
     return 3;
   return 0;
-}
-
-/// The statement of the block \p Parent that is (or holds) \p E.
-const Stmt *childOf(ASTContext &C, const Stmt *E, const CompoundStmt *&Parent) {
-  DynTypedNode N = DynTypedNode::create(*E);
-  for (unsigned D = 0; D < 16; ++D) {
-    auto Ps = C.getParents(N);
-    if (Ps.empty())
-      return nullptr;
-    if (const auto *CS = Ps[0].get<CompoundStmt>()) {
-      Parent = CS;
-      return N.get<Stmt>();
-    }
-    if (!Ps[0].get<Expr>() && !Ps[0].get<ExprWithCleanups>())
-      return nullptr;
-    N = Ps[0];
-  }
-  return nullptr;
-}
-
-/// The top-level declaration of the translation unit that holds \p D.
-const Decl *topLevel(ASTContext &C, const Decl *D) {
-  DynTypedNode N = DynTypedNode::create(*D);
-  for (unsigned Depth = 0; Depth < 64; ++Depth) {
-    auto Ps = C.getParents(N);
-    if (Ps.empty())
-      return N.get<Decl>();
-    if (Ps[0].get<TranslationUnitDecl>())
-      return N.get<Decl>();
-    N = Ps[0];
-  }
-  return nullptr;
 }
 
 /// The helpers the fix inserts once per translation unit (guarded).
@@ -791,7 +667,7 @@ void LaunchStepDoublingScan::checkTranslationUnit() {
           Fn->isTemplated())
         continue;
       const CompoundStmt *Body = nullptr;
-      const Stmt *LaunchStmt = childOf(C, Site, Body);
+      const Stmt *LaunchStmt = statementInBlock(C, Site, Body);
       if (!LaunchStmt || !Body)
         continue;
       const auto *L = dyn_cast_or_null<ForStmt>([&]() -> const Stmt * {
@@ -972,7 +848,7 @@ void LaunchStepDoublingScan::checkTranslationUnit() {
           I += N;
           continue;
         }
-        if (checkOnly(C, Ss[I], Avoid, 0)) {
+        if (errorCheckOnly(C, Ss[I], Avoid)) {
           Checks.push_back(Ss[I]);
           ++I;
           continue;
@@ -1007,7 +883,7 @@ void LaunchStepDoublingScan::checkTranslationUnit() {
       // --- edits --------------------------------------------------------------
       CharSourceRange LR = CharSourceRange::getTokenRange(L->getSourceRange());
       auto ER = editableRange(C, LR, Why);
-      const Decl *Top = topLevel(C, Fn);
+      const Decl *Top = topLevelDecl(C, Fn);
       if (!ER || !Top || inMacro(L->getSourceRange())) {
         refuse(F, Why.empty() ? "the loop comes from a macro expansion" : Why);
         continue;
@@ -1036,18 +912,7 @@ void LaunchStepDoublingScan::checkTranslationUnit() {
       // The pointer-only loop: the header as written, the swap.
       std::string Header =
           sourceText(C, SourceRange(L->getBeginLoc(), L->getRParenLoc()));
-      // A statement of the loop as written (through its macros), with its
-      // ';'.
-      auto StmtText = [&](const Stmt *S) {
-        CharSourceRange R = SM.getExpansionRange(S->getSourceRange());
-        SourceLocation E = Lexer::findLocationAfterToken(
-            R.getEnd(), tok::semi, SM, C.getLangOpts(), false);
-        if (E.isInvalid())
-          E = Lexer::getLocForEndOfToken(R.getEnd(), 0, SM, C.getLangOpts());
-        return std::string(Lexer::getSourceText(
-            CharSourceRange::getCharRange(R.getBegin(), E), SM,
-            C.getLangOpts()));
-      };
+      auto StmtText = [&](const Stmt *S) { return statementText(C, S); };
       std::string SwapText, CheckText;
       bool ChecksOk = true;
       for (size_t I = SwapBegin; I < SwapEnd; ++I) {

@@ -1,0 +1,48 @@
+//===- HostStatements.h - host statements around launches -----*- C++ -*-===//
+//
+// What the launch-* rules that rewrite host code around launches
+// (launch-step-doubling-scan, launch-fuse-elementwise) ask about the
+// statements next to a launch, and about the one-thread-per-element index.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDAL1_LIB_RULES_LAUNCH_HOSTSTATEMENTS_H
+#define CUDAL1_LIB_RULES_LAUNCH_HOSTSTATEMENTS_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/Stmt.h"
+
+#include <set>
+#include <string>
+
+namespace cudal1 {
+
+/// `blockIdx.x * blockDim.x + threadIdx.x` in any operand order, through
+/// parentheses and casts.
+bool isGlobalXIndex(const clang::Expr *E);
+
+/// \p S only checks errors or synchronises: calls of cudaGetLastError,
+/// cudaPeekAtLastError, cudaDeviceSynchronize, cudaStreamSynchronize(0),
+/// ..., of functions of system headers that are not CUDA's (fprintf, exit),
+/// or of the program's own functions doing only that (2 levels deep); no
+/// launch, return, goto, throw, break or continue; it assigns only
+/// variables it declares and reads none of \p Avoid.
+bool errorCheckOnly(const clang::ASTContext &C, const clang::Stmt *S,
+                    const std::set<const clang::VarDecl *> &Avoid);
+
+/// The statement of a block that is (or holds, through expressions) \p E,
+/// and that block (\p Parent); null when \p E is not in an expression
+/// statement of a block.
+const clang::Stmt *statementInBlock(clang::ASTContext &C, const clang::Stmt *E,
+                                    const clang::CompoundStmt *&Parent);
+
+/// The top-level declaration of the translation unit that holds \p D.
+const clang::Decl *topLevelDecl(clang::ASTContext &C, const clang::Decl *D);
+
+/// The text of statement \p S as written in the file (a macro invocation
+/// whole), with its ';'; "" when it cannot be read.
+std::string statementText(const clang::ASTContext &C, const clang::Stmt *S);
+
+} // namespace cudal1
+
+#endif
