@@ -620,10 +620,13 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
     Cands.push_back({&F, I});
   }
 
-  // 2. Priority: bitwise first, then ulp, reassociating, fast-math; then the
-  // order of the findings (file, line).
+  // 2. Priority: fixes that copy code other fixes change last; then bitwise
+  // first, then ulp, reassociating, fast-math; then the order of the
+  // findings (file, line).
   std::stable_sort(Cands.begin(), Cands.end(),
                    [](const Candidate &A, const Candidate &B) {
+                     if (A.F->Fix->AfterOtherFixes != B.F->Fix->AfterOtherFixes)
+                       return B.F->Fix->AfterOtherFixes;
                      int RA = exactRank(A.F->Fix->Exact),
                          RB = exactRank(B.F->Fix->Exact);
                      if (RA != RB)

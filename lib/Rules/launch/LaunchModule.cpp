@@ -1,6 +1,7 @@
 //===- LaunchModule.cpp - the launch-* rules ------------------------------===//
 #include "LaunchBounds.h"
 #include "LaunchDistributeLoop.h"
+#include "LaunchFuseElementwise.h"
 #include "LaunchLoopSync.h"
 #include "LaunchPartialWarp.h"
 #include "LaunchRedundantThreads.h"
@@ -10,7 +11,8 @@
 #include "LaunchSmallGrid.h"
 
 namespace cudal1 {
-static RuleModule<LaunchBounds, LaunchDistributeLoop, LaunchLoopSync, LaunchPartialWarp,
+static RuleModule<LaunchBounds, LaunchDistributeLoop, LaunchFuseElementwise,
+                  LaunchLoopSync, LaunchPartialWarp,
                   LaunchRedundantThreads, LaunchSingleThreadReduction,
                   LaunchStepDoublingScan,
                   LaunchSmallBlock, LaunchSmallGrid>
