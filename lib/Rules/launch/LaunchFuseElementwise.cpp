@@ -61,9 +61,34 @@ std::optional<Elementwise> elementwise(const ASTContext &C,
   if (!K->hasBody() || K->isTemplated() || K->isVariadic())
     return std::nullopt;
   const auto *Body = dyn_cast<CompoundStmt>(K->getBody());
-  if (!Body || Body->size() < 2)
+  if (!Body || Body->size() == 0)
     return std::nullopt;
-  const auto *DS = dyn_cast<DeclStmt>(Body->body_front());
+  // `i = blockIdx.x * blockDim.x + threadIdx.x;` first, or a grid-stride
+  // loop over the elements (`for (i = ...; i < n; i += blockDim.x *
+  // gridDim.x)`) as the whole body: every element has one thread, the same
+  // in every kernel launched with the same grid and block.
+  const Stmt *Front = Body->body_front();
+  const Expr *Stride = nullptr;
+  if (const auto *FS = dyn_cast<ForStmt>(Front)) {
+    if (Body->size() != 1)
+      return std::nullopt;
+    Front = FS->getInit();
+    const auto *Inc = dyn_cast_or_null<CompoundAssignOperator>(FS->getInc());
+    const auto *M = Inc ? dyn_cast<BinaryOperator>(bare(Inc->getRHS()))
+                        : nullptr;
+    if (!Front || !Inc || Inc->getOpcode() != BO_AddAssign || !M ||
+        M->getOpcode() != BO_Mul)
+      return std::nullopt;
+    std::string A = builtinName(bare(M->getLHS())),
+                B = builtinName(bare(M->getRHS()));
+    if (!((A == "blockDim.x" && B == "gridDim.x") ||
+          (A == "gridDim.x" && B == "blockDim.x")))
+      return std::nullopt;
+    Stride = Inc;
+  } else if (Body->size() < 2) {
+    return std::nullopt;
+  }
+  const auto *DS = dyn_cast_or_null<DeclStmt>(Front);
   const auto *I = DS && DS->isSingleDecl()
                       ? dyn_cast<VarDecl>(DS->getSingleDecl())
                       : nullptr;
@@ -71,8 +96,18 @@ std::optional<Elementwise> elementwise(const ASTContext &C,
       !isGlobalXIndex(I->getInit()))
     return std::nullopt;
   FunctionFacts F = FunctionFacts::compute(K);
-  if (F.isMutated(I))
+  if (Stride) {
+    // The loop's step is the only write of its variable.
+    const auto *FS = cast<ForStmt>(Body->body_front());
+    if (varOf(cast<CompoundAssignOperator>(Stride)->getLHS()) != I ||
+        varsWrittenIn(FS->getBody()).count(I))
+      return std::nullopt;
+  } else if (F.isMutated(I)) {
     return std::nullopt;
+  }
+  std::set<const Stmt *> InStride;
+  if (Stride)
+    forEachStmt(Stride, [&](const Stmt *X) { InStride.insert(X); });
   Elementwise E;
   E.Idx = I;
   bool Ok = true;
@@ -108,16 +143,19 @@ std::optional<Elementwise> elementwise(const ASTContext &C,
           Ok = false;
         // blockIdx.y, gridDim, warpSize, ...: not one element per thread.
         StringRef N = V->getName();
-        if (N == "gridDim" || N == "warpSize")
+        if ((N == "gridDim" && !InStride.count(D)) || N == "warpSize")
           Ok = false;
       }
     }
-    if (const auto *M = dyn_cast<MemberExpr>(X)) {
-      std::string B = builtinName(M);
+    if (const auto *XE = dyn_cast<Expr>(X)) {
+      std::string B = builtinName(XE);
       if (!B.empty() && B != "blockIdx.x" && B != "blockDim.x" &&
-          B != "threadIdx.x")
+          B != "threadIdx.x" && !(B == "gridDim.x" && InStride.count(XE)))
         Ok = false;
     }
+    if (const auto *B = dyn_cast<BinaryOperator>(X))
+      if (B->isAssignmentOp() && X != Stride && varOf(B->getLHS()) == E.Idx)
+        Ok = false;
     if (const auto *CE = dyn_cast<CallExpr>(X))
       Ok &= systemCallee(C, CE) &&
             !containsCallTo(CE, {"atomic*", "__shfl*", "__syncthreads*",

@@ -38,6 +38,7 @@
 // RUN: FileCheck --check-prefix=RUNS %s < %t/new.txt
 // RUNS: chain: a {{[0-9a-f]+}}, b {{[0-9a-f]+}}, out {{[0-9a-f]+}}
 // RUNS: in_place: {{[0-9a-f]+}}
+// RUNS: grid_stride: {{[0-9a-f]+}} {{[0-9a-f]+}}
 // RUNS: done
 #include <cstdio>
 #include <cstdlib>
@@ -121,6 +122,24 @@ void in_place(float *d_v, int n) {
 }
 // CHECK-FIXES: cudal1_fused_scale_shift<<<(n + 127) / 128, 128>>>(d_v, 3.0f, n, d_v, 0.5f, n);
 
+// Grid-stride loops: each element has one thread, the same in both.
+__global__ void gs_square(float *v, float *w, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    w[i] = v[i] * v[i];
+}
+__global__ void gs_add(float *w, float *v, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    float t = w[i];
+    v[i] = t + 1.0f;
+  }
+}
+void grid_stride(float *d_v, float *d_w, int n) {
+  gs_square<<<4, 256>>>(d_v, d_w, n);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: element-wise kernels 'gs_square', 'gs_add' are launched
+  gs_add<<<4, 256>>>(d_w, d_v, n);
+}
+// CHECK-FIXES: cudal1_fused_gs_square_gs_add<<<4, 256>>>(d_v, d_w, n, d_w, d_v, n);
+
 // --- reported without a fix ---------------------------------------------------
 
 // An offset pointer: shift at element i reads what scale writes at i + 1.
@@ -153,6 +172,16 @@ __global__ void smooth(float *in, float *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i > 0 && i < n - 1)
     out[i] = 0.5f * (in[i - 1] + in[i + 1]);
+}
+// Reads threadIdx.y: not one thread per element.
+__global__ void row0_only(float *v, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && threadIdx.y == 0)
+    v[i] += 1.0f;
+}
+void uses_y(float *d_v, int n) {
+  row0_only<<<(n + 127) / 128, 128>>>(d_v, n);
+  scale<<<(n + 127) / 128, 128>>>(d_v, 2.0f, n);
 }
 // Different grids; a statement between the launches that is not a check.
 void not_a_chain(float *d_v, float *d_w, int n) {
@@ -198,6 +227,9 @@ int main() {
   in_place(d_y, n);
   CUDA_CHECK(cudaDeviceSynchronize());
   printf("in_place: %llx\n", hash(d_y, n));
+  grid_stride(d_y, d_b, n);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  printf("grid_stride: %llx %llx\n", hash(d_y, n), hash(d_b, n));
   printf("done\n");
   return 0;
 }
