@@ -620,13 +620,13 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
     Cands.push_back({&F, I});
   }
 
-  // 2. Priority: fixes that copy code other fixes change last; then bitwise
-  // first, then ulp, reassociating, fast-math; then the order of the
-  // findings (file, line).
+  // 2. Priority: fixes that move code other fixes would edit first; then
+  // bitwise first, then ulp, reassociating, fast-math; then the order of
+  // the findings (file, line).
   std::stable_sort(Cands.begin(), Cands.end(),
                    [](const Candidate &A, const Candidate &B) {
-                     if (A.F->Fix->AfterOtherFixes != B.F->Fix->AfterOtherFixes)
-                       return B.F->Fix->AfterOtherFixes;
+                     if (A.F->Fix->FirstInRound != B.F->Fix->FirstInRound)
+                       return A.F->Fix->FirstInRound;
                      int RA = exactRank(A.F->Fix->Exact),
                          RB = exactRank(B.F->Fix->Exact);
                      if (RA != RB)

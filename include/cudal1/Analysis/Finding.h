@@ -45,11 +45,11 @@ struct FixIt {
   /// for --verify=run to run, so a proven bitwise one is applied there as
   /// plain --fix applies it (and --app-test runs the user's tests on it).
   bool HostOnly = false;
-  /// Applied after every other fix of the round: a fix that copies code
-  /// other fixes may change (launch-fuse-elementwise copies kernel bodies)
-  /// also edits that code in place, so that a fix of the same round there
-  /// defers it to the next round, where it copies the changed code.
-  bool AfterOtherFixes = false;
+  /// Applied before every other fix of the round: a fix that moves code
+  /// other fixes would edit (launch-fuse-elementwise moves kernel bodies
+  /// into device functions) takes it as written and edits it whole; the
+  /// overlapping fixes wait for the next round, where they no longer match.
+  bool FirstInRound = false;
 };
 
 struct FindingNote {

@@ -10,9 +10,11 @@
 // where every kernel is `i = blockIdx.x * blockDim.x + threadIdx.x` and
 // accesses its pointer parameters only at [i]. Each launch reads back from
 // DRAM what the one before wrote. The fix launches one kernel that runs
-// each body in turn (the bodies become `__noinline__` device functions, so
-// the compiler contracts nothing across them and every body computes
-// bitwise what its kernel computes).
+// each body in turn: each kernel's body moves into a `__noinline__` device
+// function declared before it, which the kernel now calls (other launches
+// of it are unchanged) and the fused kernel calls in launch order. Not
+// inlined, the compiler contracts nothing across two bodies, and every
+// body computes bitwise what its kernel computes.
 //
 // Legality. Thread i of the fused kernel runs body 1 at element i, then
 // body 2 at element i. Against the launches one after the other, the
@@ -339,12 +341,15 @@ __global__ void step2(float *a, float *b, int n) {
 step1<<<grid, block>>>(d_x, d_a, n);   // warning
 CUDA_CHECK(cudaGetLastError());
 step2<<<grid, block>>>(d_a, d_b, n);)cuda";
-  I.Doc.Fixed = R"cuda(// before the launching function (#ifndef-guarded):
+  I.Doc.Fixed = R"cuda(// cuda-l1 launch-fuse-elementwise: the body of 'step1', also run by a fused launch
 static __device__ __noinline__ void cudal1_body_step1(float *x, float *a, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) a[i] = sinf(x[i]) + 1.0f;
 }
-static __device__ __noinline__ void cudal1_body_step2(float *a, float *b, int n) { ... }
+__global__ void step1(float *x, float *a, int n) {
+  cudal1_body_step1(x, a, n);
+}
+// ... the same for step2, then before the launching function:
 __global__ void cudal1_fused_step1_step2(float *cudal1_0_0, float *cudal1_0_1, int cudal1_0_2,
                                          float *cudal1_1_0, float *cudal1_1_1, int cudal1_1_2) {
   cudal1_body_step1(cudal1_0_0, cudal1_0_1, cudal1_0_2);
@@ -354,26 +359,29 @@ __global__ void cudal1_fused_step1_step2(float *cudal1_0_0, float *cudal1_0_1, i
 cudal1_fused_step1_step2<<<grid, block>>>(d_x, d_a, n, d_a, d_b, n);
 CUDA_CHECK(cudaGetLastError());)cuda";
   I.Doc.Fix =
-      "Inserts before the launching function a `static __device__ "
-      "__noinline__` copy of each kernel's body (its parameters and body as "
-      "written; not inlined, so the compiler contracts no arithmetic across "
-      "two bodies and each computes bitwise what its kernel computes) and a "
-      "kernel that calls them in launch order, each with the arguments of "
-      "its launch; the first launch becomes a launch of that kernel with "
-      "every launch's arguments, the others are removed (the error checks "
-      "between them stay). The original kernels stay (other code may "
-      "launch them). Legal when, for every two launches of the chain, "
-      "every pair of pointer arguments of which one is written by its "
-      "kernel is the same variable (thread i then reads the element it "
-      "wrote itself) or two separate allocations (different locals each "
-      "set only by cudaMalloc, followed through host functions' "
-      "parameters); the launches are one-dimensional, so each element has "
-      "one thread. The fix copies code that other fixes may change: it is "
-      "applied after every other fix of the round, and when one of them "
-      "changes a kernel of the chain, in the next round "
-      "(`--compose-rounds`), copying the changed kernel. Host code and new "
-      "device code only: `--fix` applies it, and so does `--fix "
-      "--verify=run`.";
+      "Moves each kernel's body into a `static __device__ __noinline__` "
+      "function declared just before the kernel (its parameters and body "
+      "as written), which the kernel now calls: other launches of the "
+      "kernel run the same code. Not inlined, the compiler contracts no "
+      "arithmetic across two bodies, and each computes bitwise what its "
+      "kernel computed. Before the launching function, a kernel calls the "
+      "functions in launch order, each with the arguments of its launch "
+      "(parameter types as written, without `__restrict__`: one pointer "
+      "may go to several bodies); the first launch becomes a launch of that "
+      "kernel with every launch's arguments, the others are removed (the "
+      "error checks between them stay). Legal when, for every two launches "
+      "of the chain, every pair of pointer arguments of which one is "
+      "written by its kernel is the same variable (thread i then reads the "
+      "element it wrote itself) or two separate allocations (different "
+      "locals each set only by cudaMalloc, followed through host "
+      "functions' parameters); the launches are one-dimensional, so each "
+      "element has one thread. The fix moves code that other fixes would "
+      "edit: it is applied before every other fix of the round, takes the "
+      "kernels as written, and the kernels' own fixes of that round no "
+      "longer match (their code is now in device functions, which the "
+      "kernel rules do not rewrite). Host code and device code only moved "
+      "or called: `--fix` applies it, and so does `--fix --verify=run` "
+      "(nothing new to run on its own; it says so).";
   return I;
 }
 
@@ -541,7 +549,7 @@ void LaunchFuseElementwise::checkTranslationUnit() {
       FixIt Fx;
       Fx.Exact = Exactness::Bitwise;
       Fx.HostOnly = true;
-      Fx.AfterOtherFixes = true;
+      Fx.FirstInRound = true;
       std::string Helpers, FusedName = "cudal1_fused", Params, Calls, Args;
       std::set<const FunctionDecl *> Bodies;
       bool TextOk = true;
@@ -561,19 +569,38 @@ void LaunchFuseElementwise::checkTranslationUnit() {
           break;
         }
         if (Bodies.insert(Def).second) {
-          std::string G = "CUDAL1_BODY_" + KN;
-          Helpers += "#ifndef " + G + "\n#define " + G +
-                     "\n// cuda-l1 launch-fuse-elementwise: the body of '" +
-                     KN + "' as a device function\nstatic __device__ "
-                     "__noinline__ void cudal1_body_" +
-                     KN + ParamText + " " + BodyText + "\n#endif\n";
-          // The kernel itself, edited in place (the same text): a fix of
-          // this round that changes it defers this one to the next round.
+          // The body moves into a device function declared just before the
+          // kernel, and the kernel calls it: one copy of the code, used by
+          // the kernel (other launches) and by the fused kernel.
+          std::string Fwd;
+          for (const ParmVarDecl *P : Def->parameters()) {
+            if (!P->getIdentifier()) {
+              TextOk = false;
+              break;
+            }
+            Fwd += std::string(Fwd.empty() ? "" : ", ") + P->getName().str();
+          }
+          SourceLocation KB = SM.getExpansionLoc(Def->getBeginLoc());
+          SourceLocation PB = SM.getExpansionLoc(FTL.getLParenLoc());
+          SourceLocation BE = SM.getExpansionLoc(Def->getBody()->getEndLoc());
+          if (!TextOk || !KB.isFileID() || !PB.isFileID() ||
+              SM.getFileID(KB) != SM.getFileID(BE)) {
+            TextOk = false;
+            break;
+          }
+          Fx.Edits.push_back(makeInsertion(
+              C, KB,
+              "// cuda-l1 launch-fuse-elementwise: the body of '" + KN +
+                  "', also run by a fused launch\nstatic __device__ "
+                  "__noinline__ void cudal1_body_" +
+                  KN + ParamText + " " + BodyText + "\n"));
+          // The kernel from its parameter list to its end (parameters as
+          // written, a body that calls the function): a fix of the same
+          // round there waits for the next round.
           Fx.Edits.push_back(makeTextEdit(
               C,
-              CharSourceRange::getTokenRange(
-                  SM.getExpansionRange(Def->getSourceRange()).getAsRange()),
-              sourceText(C, Def->getSourceRange())));
+              CharSourceRange::getTokenRange(SourceRange(PB, BE)),
+              ParamText + " {\n  cudal1_body_" + KN + "(" + Fwd + ");\n}"));
         }
         std::string CallArgs;
         for (unsigned P = 0; P < Def->getNumParams(); ++P) {

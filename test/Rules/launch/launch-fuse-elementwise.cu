@@ -5,24 +5,23 @@
 // RUN: %cuda-l1-rewrite --rules='-*,launch-fuse-elementwise' --fix --allow-unverified %t/t.cu 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not='{{t.cu:[0-9]+:[0-9]+: warning}}'
 // RUN: grep -v '// CHECK' %t/t.cu | FileCheck --check-prefix=CHECK-FIXES %s
-// Idempotent: the fused launches are single launches; the refused chains
-// are reported again.
+// Idempotent: the fused launches are single launches, and the fused
+// kernels are now calls of their bodies (the refused chains of 'scale' and
+// 'shift' are no longer element-wise kernels of their own).
 // RUN: cp %t/t.cu %t/once.cu
 // RUN: %cuda-l1-rewrite --rules='-*,launch-fuse-elementwise' --fix --allow-unverified %t/t.cu 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=SECOND --implicit-check-not='warning:'
-// SECOND: warning: element-wise kernels 'scale', 'shift' are launched
-// SECOND: warning: element-wise kernels 'scale', 'shift' are launched
-// SECOND: warning: element-wise kernels 'scale', 'shift' are launched
 // SECOND: applied 0 fixes
 // RUN: diff %t/once.cu %t/t.cu
 // RUN: %cuda-l1-rewrite --rules='-*,launch-fuse-elementwise' --format=json %s | FileCheck --check-prefix=FIX %s
 // FIX: "exactness": "bitwise"
-// With the other rules: the kernels' own fixes come first (round 1), the
-// chain is fused in round 2 with the changed bodies.
+// With the other rules: the fusion comes first (round 1) and takes the
+// kernels as written; a kernel fix of the same round waits, and applies in
+// round 2 to the moved body where it still matches.
 // RUN: cp %s %t/all.cu
 // RUN: %cuda-l1-rewrite --rules='-*,launch-fuse-elementwise,algebraic-float-literal' --fix %t/all.cu 2>&1 | FileCheck --check-prefix=ROUNDS %s
-// ROUNDS: [launch-fuse-elementwise] fix not applied: its edit overlaps the fix of {{.*}} [algebraic-float-literal], which has priority
-// ROUNDS: algebraic-float-literal (round 1) + launch-fuse-elementwise (round 2): applied
+// ROUNDS: [algebraic-float-literal] fix not applied: its edit overlaps the fix of {{.*}} [launch-fuse-elementwise], which has priority
+// ROUNDS: launch-fuse-elementwise (round 1) + {{.*}}algebraic-float-literal (round 2): applied
 // RUN: grep -A3 'cudal1_body_step2(float \*a' %t/all.cu | FileCheck --check-prefix=ROUNDS-BODY %s
 // ROUNDS-BODY: expf(-a[i] * a[i] / 2.0f)
 // The rewritten file compiles (nvcc, NVRTC) and computes bitwise the same
@@ -85,11 +84,16 @@ void chain(float *d_x, float *d_y, float *d_a, float *d_b, float *d_out, int n) 
   step3<<<grid, block>>>(d_x, d_b, d_a, d_out, n);
   CUDA_CHECK(cudaDeviceSynchronize());
 }
-// CHECK-FIXES:      #ifndef CUDAL1_BODY_step1
-// CHECK-FIXES-NEXT: #define CUDAL1_BODY_step1
-// CHECK-FIXES-NEXT: // cuda-l1 launch-fuse-elementwise: the body of 'step1' as a device function
+// CHECK-FIXES:      // cuda-l1 launch-fuse-elementwise: the body of 'step1', also run by a fused launch
 // CHECK-FIXES-NEXT: static __device__ __noinline__ void cudal1_body_step1(float *x, float *y, float *a, int n) {
+// CHECK-FIXES-NEXT:   int i = blockIdx.x * blockDim.x + threadIdx.x;
+// CHECK-FIXES:      __global__ void step1(float *x, float *y, float *a, int n) {
+// CHECK-FIXES-NEXT:   cudal1_body_step1(x, y, a, n);
+// CHECK-FIXES-NEXT: }
 // CHECK-FIXES:      static __device__ __noinline__ void cudal1_body_step3(const DATA_TYPE *__restrict__ x, float *b, float *a,
+// CHECK-FIXES:      __global__ void step3(const DATA_TYPE *__restrict__ x, float *b, float *a,
+// CHECK-FIXES-NEXT:                       float *out, int n) {
+// CHECK-FIXES-NEXT:   cudal1_body_step3(x, b, a, out, n);
 // CHECK-FIXES:      // cuda-l1 launch-fuse-elementwise: 'step1', 'step2', 'step3' in one launch
 // CHECK-FIXES-NEXT: __global__ void cudal1_fused_step1_step2_step3(float *cudal1_0_0, float *cudal1_0_1, float *cudal1_0_2, int cudal1_0_3, float *cudal1_1_0, float *cudal1_1_1, int cudal1_1_2, const DATA_TYPE *cudal1_2_0, float *cudal1_2_1, float *cudal1_2_2, float *cudal1_2_3, int cudal1_2_4) {
 // CHECK-FIXES-NEXT:   cudal1_body_step1(cudal1_0_0, cudal1_0_1, cudal1_0_2, cudal1_0_3);
