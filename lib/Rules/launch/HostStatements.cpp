@@ -34,73 +34,136 @@ bool isGlobalXIndex(const Expr *E) {
 }
 
 namespace {
-bool checkOnlyCall(const ASTContext &C, const CallExpr *CE, unsigned Depth);
-
-bool checkOnly(const ASTContext &C, const Stmt *S,
-               const std::set<const VarDecl *> &Avoid, unsigned Depth) {
-  bool Ok = true;
-  std::set<const VarDecl *> Own;
-  forEachStmt(S, [&](const Stmt *X) {
-    if (const auto *DS = dyn_cast<DeclStmt>(X))
-      for (const Decl *D : DS->decls())
-        if (const auto *V = dyn_cast<VarDecl>(D))
-          Own.insert(V);
+/// An expression of type cudaError_t (or the driver's CUresult).
+bool mentionsCudaError(const Stmt *Cond) {
+  bool Any = false;
+  forEachStmt(Cond, [&](const Stmt *X) {
+    if (const auto *E = dyn_cast<Expr>(X))
+      if (const auto *ET = E->getType()->getAs<EnumType>())
+        if (const auto *ED = ET->getDecl(); ED && ED->getIdentifier()) {
+          StringRef N = ED->getName();
+          Any |= N == "cudaError" || N == "cudaError_enum";
+        }
   });
-  forEachStmt(S, [&](const Stmt *X) {
-    if (!Ok)
+  return Any;
+}
+
+/// The walk of errorCheckOnly: \p Own are the variables the checked code
+/// declares (its own locals, a called function's parameters and locals).
+class CheckWalk {
+public:
+  CheckWalk(const ASTContext &C, const std::set<const VarDecl *> &Avoid)
+      : C(C), Avoid(Avoid) {}
+  bool Ok = true;
+
+  void walk(const Stmt *X, bool InError, unsigned Depth,
+            std::set<const VarDecl *> &Own) {
+    if (!X || !Ok)
       return;
     if (isa<CUDAKernelCallExpr>(X) || isa<ReturnStmt>(X) ||
         isa<GotoStmt>(X) || isa<CXXThrowExpr>(X) || isa<BreakStmt>(X) ||
-        isa<ContinueStmt>(X)) {
-      // `break` of the error macro's own do-while is not used in practice.
+        isa<ContinueStmt>(X) || isa<GCCAsmStmt>(X)) {
       Ok = false;
       return;
     }
-    if (const auto *CE = dyn_cast<CallExpr>(X))
-      if (!isa<CXXOperatorCallExpr>(CE) && !checkOnlyCall(C, CE, Depth))
-        Ok = false;
+    if (const auto *DS = dyn_cast<DeclStmt>(X))
+      for (const Decl *D : DS->decls())
+        if (const auto *V = dyn_cast<VarDecl>(D)) {
+          if (!V->hasLocalStorage()) { // a static local keeps state
+            Ok = false;
+            return;
+          }
+          Own.insert(V);
+        }
+    if (const auto *If = dyn_cast<IfStmt>(X)) {
+      walk(If->getInit(), InError, Depth, Own);
+      walk(If->getConditionVariableDeclStmt(), InError, Depth, Own);
+      walk(If->getCond(), InError, Depth, Own);
+      // What runs only when a CUDA call failed: the report and the exit.
+      walk(If->getThen(), InError || mentionsCudaError(If->getCond()), Depth,
+           Own);
+      walk(If->getElse(), InError, Depth, Own);
+      return;
+    }
     if (const auto *DRE = dyn_cast<DeclRefExpr>(X))
       if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
         if (Avoid.count(V))
           Ok = false;
-  });
-  if (!Ok)
-    return false;
-  for (const VarDecl *V : varsWrittenIn(S))
-    if (!Own.count(V) && V->hasLocalStorage())
-      return false;
-  return true;
-}
+    // Writes: only of the code's own variables.
+    auto OwnTarget = [&](const Expr *L) {
+      const auto *D = dyn_cast<DeclRefExpr>(L->IgnoreParenImpCasts());
+      const auto *V = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
+      return V && Own.count(V);
+    };
+    if (const auto *B = dyn_cast<BinaryOperator>(X))
+      if (B->isAssignmentOp() && !OwnTarget(B->getLHS()))
+        Ok = false;
+    if (const auto *U = dyn_cast<UnaryOperator>(X))
+      if (U->isIncrementDecrementOp() && !OwnTarget(U->getSubExpr()))
+        Ok = false;
+    if (const auto *CE = dyn_cast<CallExpr>(X))
+      if (!isa<CXXOperatorCallExpr>(CE) && !call(CE, InError, Depth))
+        Ok = false;
+    if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(X))
+      if (!InError) // std::cerr << ...: output only on the error path
+        Ok = false;
+    if (!Ok)
+      return;
+    if (const auto *PO = dyn_cast<PseudoObjectExpr>(X)) {
+      walk(PO->getSyntacticForm(), InError, Depth, Own);
+      return;
+    }
+    if (const auto *DS = dyn_cast<DeclStmt>(X)) {
+      for (const Decl *D : DS->decls())
+        if (const auto *V = dyn_cast<VarDecl>(D))
+          walk(V->getInit(), InError, Depth, Own);
+      return;
+    }
+    for (const Stmt *Ch : X->children())
+      walk(Ch, InError, Depth, Own);
+  }
 
-bool checkOnlyCall(const ASTContext &C, const CallExpr *CE, unsigned Depth) {
-  const FunctionDecl *FD = CE->getDirectCallee();
-  if (!FD || !FD->getIdentifier())
-    return false;
-  StringRef N = FD->getName();
-  static const std::set<std::string> Cuda = {
-      "cudaGetLastError",      "cudaPeekAtLastError", "cudaDeviceSynchronize",
-      "cudaThreadSynchronize", "cudaGetErrorString",  "cudaGetErrorName"};
-  if (Cuda.count(N.str()))
-    return true;
-  if (N == "cudaStreamSynchronize")
-    return CE->getNumArgs() == 1 &&
-           CE->getArg(0)->IgnoreParenImpCasts()->isNullPointerConstant(
-               const_cast<ASTContext &>(C), Expr::NPC_ValueDependentIsNotNull);
-  if (N.starts_with("cuda") || N.starts_with("cu"))
-    return false;
-  const SourceManager &SM = C.getSourceManager();
-  if (SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation())))
-    return true; // fprintf, exit, abort, printf, ...
-  const FunctionDecl *Def = nullptr;
-  if (Depth >= 2 || !FD->hasBody(Def) || !Def || Def->isTemplated())
-    return false;
-  return checkOnly(C, Def->getBody(), {}, Depth + 1);
-}
+private:
+  const ASTContext &C;
+  const std::set<const VarDecl *> &Avoid;
+
+  bool call(const CallExpr *CE, bool InError, unsigned Depth) {
+    const FunctionDecl *FD = CE->getDirectCallee();
+    if (!FD || !FD->getIdentifier())
+      return false;
+    StringRef N = FD->getName();
+    static const std::set<std::string> Cuda = {
+        "cudaGetLastError",      "cudaPeekAtLastError",
+        "cudaDeviceSynchronize", "cudaThreadSynchronize",
+        "cudaGetErrorString",    "cudaGetErrorName"};
+    if (Cuda.count(N.str()))
+      return true;
+    if (N == "cudaStreamSynchronize")
+      return CE->getNumArgs() == 1 &&
+             CE->getArg(0)->IgnoreParenImpCasts()->isNullPointerConstant(
+                 const_cast<ASTContext &>(C),
+                 Expr::NPC_ValueDependentIsNotNull);
+    if (N.starts_with("cuda") || N.starts_with("cu"))
+      return false;
+    const SourceManager &SM = C.getSourceManager();
+    if (SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation())))
+      return InError; // fprintf, exit, abort: reporting a failed CUDA call
+    const FunctionDecl *Def = nullptr;
+    if (Depth >= 2 || !FD->hasBody(Def) || !Def || Def->isTemplated())
+      return false;
+    std::set<const VarDecl *> Own(Def->param_begin(), Def->param_end());
+    walk(Def->getBody(), InError, Depth + 1, Own);
+    return Ok;
+  }
+};
 } // namespace
 
 bool errorCheckOnly(const ASTContext &C, const Stmt *S,
                     const std::set<const VarDecl *> &Avoid) {
-  return checkOnly(C, S, Avoid, 0);
+  CheckWalk W(C, Avoid);
+  std::set<const VarDecl *> Own;
+  W.walk(S, false, 0, Own);
+  return W.Ok;
 }
 
 const Stmt *statementInBlock(ASTContext &C, const Stmt *E,
@@ -134,15 +197,46 @@ const Decl *topLevelDecl(ASTContext &C, const Decl *D) {
   return nullptr;
 }
 
-std::string statementText(const ASTContext &C, const Stmt *S) {
+std::optional<CharSourceRange> statementRange(const ASTContext &C,
+                                              const Stmt *S) {
   const SourceManager &SM = C.getSourceManager();
   CharSourceRange R = SM.getExpansionRange(S->getSourceRange());
+  SourceLocation B = R.getBegin();
   SourceLocation E = Lexer::findLocationAfterToken(R.getEnd(), tok::semi, SM,
                                                    C.getLangOpts(), false);
   if (E.isInvalid())
     E = Lexer::getLocForEndOfToken(R.getEnd(), 0, SM, C.getLangOpts());
-  return std::string(Lexer::getSourceText(
-      CharSourceRange::getCharRange(R.getBegin(), E), SM, C.getLangOpts()));
+  if (!B.isFileID() || !E.isFileID() || SM.getFileID(B) != SM.getFileID(E))
+    return std::nullopt;
+  return CharSourceRange::getCharRange(B, E);
+}
+
+std::string statementText(const ASTContext &C, const Stmt *S) {
+  auto R = statementRange(C, S);
+  if (!R)
+    return "";
+  return std::string(
+      Lexer::getSourceText(*R, C.getSourceManager(), C.getLangOpts()));
+}
+
+CharSourceRange wholeLines(const ASTContext &C, CharSourceRange R) {
+  const SourceManager &SM = C.getSourceManager();
+  SourceLocation Begin = R.getBegin(), End = R.getEnd();
+  bool Invalid = false;
+  StringRef Buf = SM.getBufferData(SM.getFileID(Begin), &Invalid);
+  if (Invalid)
+    return R;
+  unsigned BO = SM.getFileOffset(Begin), EO = SM.getFileOffset(End);
+  unsigned LS = BO, LE = EO;
+  while (LS > 0 && (Buf[LS - 1] == ' ' || Buf[LS - 1] == '\t'))
+    --LS;
+  while (LE < Buf.size() && (Buf[LE] == ' ' || Buf[LE] == '\t'))
+    ++LE;
+  if ((LS == 0 || Buf[LS - 1] == '\n') && LE < Buf.size() && Buf[LE] == '\n')
+    return CharSourceRange::getCharRange(
+        Begin.getLocWithOffset(-(int)(BO - LS)),
+        End.getLocWithOffset(LE - EO + 1));
+  return R;
 }
 
 } // namespace cudal1

@@ -12,6 +12,7 @@
 #include "clang/AST/Decl.h"
 #include "clang/AST/Stmt.h"
 
+#include <optional>
 #include <set>
 #include <string>
 
@@ -23,10 +24,12 @@ bool isGlobalXIndex(const clang::Expr *E);
 
 /// \p S only checks errors or synchronises: calls of cudaGetLastError,
 /// cudaPeekAtLastError, cudaDeviceSynchronize, cudaStreamSynchronize(0),
-/// ..., of functions of system headers that are not CUDA's (fprintf, exit),
-/// or of the program's own functions doing only that (2 levels deep); no
-/// launch, return, goto, throw, break or continue; it assigns only
-/// variables it declares and reads none of \p Avoid.
+/// ..., of the program's own functions doing only that (2 levels deep),
+/// and, only in the branch of an `if` whose condition tests a cudaError_t,
+/// of functions of system headers (fprintf, exit) and stream output; no
+/// launch, return, goto, throw, break, continue or static local; it
+/// assigns only variables it declares (or the called function's own) and
+/// reads none of \p Avoid.
 bool errorCheckOnly(const clang::ASTContext &C, const clang::Stmt *S,
                     const std::set<const clang::VarDecl *> &Avoid);
 
@@ -39,9 +42,19 @@ const clang::Stmt *statementInBlock(clang::ASTContext &C, const clang::Stmt *E,
 /// The top-level declaration of the translation unit that holds \p D.
 const clang::Decl *topLevelDecl(clang::ASTContext &C, const clang::Decl *D);
 
-/// The text of statement \p S as written in the file (a macro invocation
-/// whole), with its ';'; "" when it cannot be read.
+/// The characters of statement \p S as written in the file (a macro
+/// invocation whole), with its ';'; std::nullopt when they are not in one
+/// file.
+std::optional<clang::CharSourceRange>
+statementRange(const clang::ASTContext &C, const clang::Stmt *S);
+/// The text of statement \p S as written in the file (statementRange); ""
+/// when it cannot be read.
 std::string statementText(const clang::ASTContext &C, const clang::Stmt *S);
+/// \p R (a character range) widened to its whole lines, end of line
+/// included, when nothing but blanks shares them: what removing a statement
+/// alone on its line removes.
+clang::CharSourceRange wholeLines(const clang::ASTContext &C,
+                                  clang::CharSourceRange R);
 
 } // namespace cudal1
 

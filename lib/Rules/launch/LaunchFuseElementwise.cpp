@@ -121,11 +121,35 @@ std::optional<Elementwise> elementwise(const ASTContext &C,
             bare(A->getIdx())->getStmtClass() == Stmt::DeclRefExprClass)
           AtIdx.insert(D);
   });
+  // The element a write goes to: `p[i]`, `p[i].x` (p a pointer parameter)
+  // or a local's own storage; anything else (through a loaded pointer,
+  // `pp[i][k]`, `*q`, `s->f`) is not an element-wise write.
   auto WrittenBase = [&](const Expr *L) {
-    if (const auto *A = dyn_cast<ArraySubscriptExpr>(bare(L)))
-      if (const auto *D = dyn_cast<DeclRefExpr>(bare(A->getBase())))
-        if (const auto *P = dyn_cast<ParmVarDecl>(D->getDecl()))
+    const Expr *X = bare(L);
+    while (const auto *M = dyn_cast<MemberExpr>(X)) {
+      if (M->isArrow()) {
+        Ok = false;
+        return;
+      }
+      X = bare(M->getBase());
+    }
+    if (const auto *A = dyn_cast<ArraySubscriptExpr>(X)) {
+      if (const auto *D = dyn_cast<DeclRefExpr>(bare(A->getBase()))) {
+        if (const auto *P = dyn_cast<ParmVarDecl>(D->getDecl())) {
           E.Written.insert(P->getFunctionScopeIndex());
+          return;
+        }
+        if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
+          if (V->hasLocalStorage() && V->getType()->isArrayType())
+            return;
+      }
+      Ok = false;
+      return;
+    }
+    const VarDecl *V = varOf(X);
+    if (!V || !V->hasLocalStorage() || isa<ParmVarDecl>(V) ||
+        V->getType()->isReferenceType())
+      Ok = false;
   };
   forEachStmt(Body, [&](const Stmt *X) {
     if (!Ok)
@@ -165,24 +189,36 @@ std::optional<Elementwise> elementwise(const ASTContext &C,
                                  "__all*", "__activemask", "__match*",
                                  "__reduce*", "printf", "clock*",
                                  "__nanosleep", "__threadfence*", "assert",
-                                 "__assert*", "__trap", "__brkpt"});
+                                 "__assert*", "__trap", "__brkpt", "tex*",
+                                 "surf*", "__ldg*", "memcpy", "memset"});
     if (isa<GCCAsmStmt>(X) || isa<MSAsmStmt>(X) || isa<CXXNewExpr>(X))
       Ok = false;
+    // Memory only as p[i] of a parameter or a local array's element.
+    if (const auto *A = dyn_cast<ArraySubscriptExpr>(X)) {
+      const auto *D = dyn_cast<DeclRefExpr>(bare(A->getBase()));
+      const auto *V = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
+      if (!V || (!isa<ParmVarDecl>(V) &&
+                 !(V->hasLocalStorage() && V->getType()->isArrayType())))
+        Ok = false;
+    }
+    if (const auto *U = dyn_cast<UnaryOperator>(X))
+      if (U->getOpcode() == UO_Deref)
+        Ok = false;
+    if (const auto *M = dyn_cast<MemberExpr>(X))
+      if (M->isArrow())
+        Ok = false;
+    // Global variables other threads may write (not __constant__ or const).
+    if (const auto *D = dyn_cast<DeclRefExpr>(X))
+      if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
+        if (V->hasGlobalStorage() && !V->getType().isConstQualified() &&
+            !V->hasAttr<CUDAConstantAttr>())
+          Ok = false;
     if (const auto *B = dyn_cast<BinaryOperator>(X))
-      if (B->isAssignmentOp()) {
+      if (B->isAssignmentOp() && X != Stride)
         WrittenBase(B->getLHS());
-        // A global variable written: other threads may read it.
-        if (const VarDecl *V = varOf(B->getLHS()))
-          if (!V->hasLocalStorage())
-            Ok = false;
-      }
     if (const auto *U = dyn_cast<UnaryOperator>(X)) {
-      if (U->isIncrementDecrementOp()) {
+      if (U->isIncrementDecrementOp())
         WrittenBase(U->getSubExpr());
-        if (const VarDecl *V = varOf(U->getSubExpr()))
-          if (!V->hasLocalStorage())
-            Ok = false;
-      }
       if (U->getOpcode() == UO_AddrOf)
         if (const auto *A = dyn_cast<ArraySubscriptExpr>(bare(U->getSubExpr())))
           if (const auto *D = dyn_cast<DeclRefExpr>(bare(A->getBase())))
@@ -198,6 +234,23 @@ std::optional<Elementwise> elementwise(const ASTContext &C,
   return E;
 }
 
+/// A member of \p V assigned in \p Body (`block.y = 2;`).
+bool memberWritten(const Stmt *Body, const VarDecl *V) {
+  bool Any = false;
+  forEachStmt(Body, [&](const Stmt *X) {
+    const Expr *L = nullptr;
+    if (const auto *B = dyn_cast<BinaryOperator>(X))
+      if (B->isAssignmentOp())
+        L = B->getLHS();
+    if (const auto *U = dyn_cast<UnaryOperator>(X))
+      if (U->isIncrementDecrementOp())
+        L = U->getSubExpr();
+    if (const auto *M = dyn_cast_or_null<MemberExpr>(L ? bare(L) : nullptr))
+      Any |= varOf(M->getBase()) == V;
+  });
+  return Any;
+}
+
 /// A launch dimension written with one component (an integer, `dim3(n)`,
 /// `{n}`, `dim3 v(n)` of a variable not changed in \p Fn).
 bool oneDimensional(ASTContext &C, const FunctionDecl *Fn, const Expr *E) {
@@ -209,7 +262,8 @@ bool oneDimensional(ASTContext &C, const FunctionDecl *Fn, const Expr *E) {
     if (const auto *D = dyn_cast<DeclRefExpr>(bare(W)))
       if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
         if (V->getInit() && V->hasLocalStorage() &&
-            !varsWrittenIn(Fn->getBody()).count(V)) {
+            !varsWrittenIn(Fn->getBody()).count(V) &&
+            !memberWritten(Fn->getBody(), V)) {
           const Expr *I = writtenLaunchDim(V->getInit());
           Comps = I ? writtenDimComponents(I) : std::nullopt;
           if (!Comps && I && I->getType()->isIntegerType())
@@ -223,34 +277,6 @@ bool oneDimensional(ASTContext &C, const FunctionDecl *Fn, const Expr *E) {
       return false;
   }
   return !Comps->empty();
-}
-
-/// The source range of a statement to remove: the whole line when it is
-/// alone on it.
-std::optional<CharSourceRange> removal(ASTContext &C, const Stmt *S) {
-  const SourceManager &SM = C.getSourceManager();
-  CharSourceRange R = SM.getExpansionRange(S->getSourceRange());
-  SourceLocation Begin = R.getBegin();
-  SourceLocation End = Lexer::findLocationAfterToken(
-      R.getEnd(), tok::semi, SM, C.getLangOpts(), false);
-  if (End.isInvalid() || !Begin.isFileID() ||
-      SM.getFileID(Begin) != SM.getFileID(End))
-    return std::nullopt;
-  bool Invalid = false;
-  StringRef Buf = SM.getBufferData(SM.getFileID(Begin), &Invalid);
-  if (Invalid)
-    return std::nullopt;
-  unsigned BO = SM.getFileOffset(Begin), EO = SM.getFileOffset(End);
-  unsigned LS = BO, LE = EO;
-  while (LS > 0 && (Buf[LS - 1] == ' ' || Buf[LS - 1] == '\t'))
-    --LS;
-  while (LE < Buf.size() && (Buf[LE] == ' ' || Buf[LE] == '\t'))
-    ++LE;
-  if ((LS == 0 || Buf[LS - 1] == '\n') && LE < Buf.size() && Buf[LE] == '\n') {
-    Begin = Begin.getLocWithOffset(-(int)(BO - LS));
-    End = End.getLocWithOffset(LE - EO + 1);
-  }
-  return CharSourceRange::getCharRange(Begin, End);
 }
 
 /// The type of parameter \p P as its declaration writes it (macros and
@@ -499,10 +525,12 @@ void LaunchFuseElementwise::checkTranslationUnit() {
                         KEnd, SM.getExpansionLoc(Fn->getBeginLoc())) ||
             SM.getFileID(KEnd) != SM.getFileID(SM.getExpansionLoc(
                                       First->getBeginLoc())) ||
-            Def->hasAttr<CUDALaunchBoundsAttr>()) {
+            Def->hasAttr<CUDALaunchBoundsAttr>() ||
+            !isa<TranslationUnitDecl>(Def->getDeclContext())) {
           Why = "'" + L.K->getNameAsString() +
-                "' is not defined before the launching function in this file "
-                "(or has __launch_bounds__)";
+                "' is not defined at file scope before the launching "
+                "function in this file (or has __launch_bounds__, or is in a "
+                "namespace or extern \"C\")";
           break;
         }
       }
@@ -640,12 +668,12 @@ void LaunchFuseElementwise::checkTranslationUnit() {
                                           BlockT + ">>>(" + Args + ")"));
       bool Removable = true;
       for (size_t I = 1; I < Run.size(); ++I) {
-        auto R = removal(C, Run[I].S);
+        auto R = statementRange(C, Run[I].S);
         if (!R) {
           Removable = false;
           break;
         }
-        Fx.Edits.push_back(makeTextEdit(C, *R, ""));
+        Fx.Edits.push_back(makeTextEdit(C, wholeLines(C, *R), ""));
       }
       if (!Removable) {
         refuse(F, "a launch of the chain cannot be removed from the file");

@@ -41,6 +41,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "LaunchLoopSync.h"
+#include "HostStatements.h"
 
 #include "clang/AST/Decl.h"
 #include "clang/AST/ExprCXX.h"
@@ -531,39 +532,17 @@ void LaunchLoopSync::runOnLoop(const Stmt *Loop,
                                 "the statement around a synchronisation "
                                 "keeps its result in a variable");
     }
-    CharSourceRange R = SM.getExpansionRange(S->getSourceRange());
-    SourceLocation Begin = R.getBegin();
-    SourceLocation End = Lexer::findLocationAfterToken(
-        R.getEnd(), tok::semi, SM, C.getLangOpts(), false);
-    if (End.isInvalid())
-      End = Lexer::getLocForEndOfToken(R.getEnd(), 0, SM, C.getLangOpts());
-    if (!Begin.isFileID() || !End.isFileID() ||
-        SM.getFileID(Begin) != SM.getFileID(End) ||
-        !isUserCode(Begin))
+    auto R = statementRange(C, S);
+    if (!R || !isUserCode(R->getBegin()))
       return reportWithoutFix(std::move(F),
                               "a synchronisation is not written in the "
                               "file being fixed");
-    std::string Text = std::string(
-        Lexer::getSourceText(CharSourceRange::getCharRange(Begin, End), SM,
-                             C.getLangOpts()));
+    std::string Text =
+        std::string(Lexer::getSourceText(*R, SM, C.getLangOpts()));
     if (FirstText.empty())
       FirstText = Text;
     // Remove the whole line when the statement is alone on it.
-    bool Invalid = false;
-    StringRef Buf = SM.getBufferData(SM.getFileID(Begin), &Invalid);
-    unsigned BO = SM.getFileOffset(Begin), EO = SM.getFileOffset(End);
-    unsigned LS = BO, LE = EO;
-    while (LS > 0 && (Buf[LS - 1] == ' ' || Buf[LS - 1] == '\t'))
-      --LS;
-    while (LE < Buf.size() && (Buf[LE] == ' ' || Buf[LE] == '\t'))
-      ++LE;
-    if (!Invalid && (LS == 0 || Buf[LS - 1] == '\n') && LE < Buf.size() &&
-        Buf[LE] == '\n') {
-      Begin = Begin.getLocWithOffset(-(int)(BO - LS));
-      End = End.getLocWithOffset(LE - EO + 1);
-    }
-    X.Edits.push_back(
-        makeTextEdit(C, CharSourceRange::getCharRange(Begin, End), ""));
+    X.Edits.push_back(makeTextEdit(C, wholeLines(C, *R), ""));
   }
   // One synchronisation after the loop, unless the next statement is one.
   const CompoundStmt *Outer = nullptr;

@@ -370,8 +370,9 @@ unsigned swapAt(const std::vector<const Stmt *> &Ss, size_t I,
                 const VarDecl *P, const VarDecl *Q) {
   if (const auto *CE = dyn_cast<CallExpr>(Ss[I])) {
     const FunctionDecl *FD = CE->getDirectCallee();
+    // std::swap only: a function of the program named swap may do anything.
     if (FD && FD->getIdentifier() && FD->getName() == "swap" &&
-        CE->getNumArgs() == 2) {
+        FD->isInStdNamespace() && CE->getNumArgs() == 2) {
       const VarDecl *A = varOf(CE->getArg(0)), *B = varOf(CE->getArg(1));
       if ((A == P && B == Q) || (A == Q && B == P))
         return 1;
@@ -384,7 +385,7 @@ unsigned swapAt(const std::vector<const Stmt *> &Ss, size_t I,
   const auto *T = DS && DS->isSingleDecl()
                       ? dyn_cast<VarDecl>(DS->getSingleDecl())
                       : nullptr;
-  if (!T || !T->getInit())
+  if (!T || !T->getInit() || T->getType()->isReferenceType())
     return 0;
   const VarDecl *First = varOf(T->getInit());
   if (First != P && First != Q)
@@ -410,7 +411,7 @@ const char *HelperText = R"cuda(#ifndef CUDAL1_STEP_DOUBLING_SCAN
 // sums S, the other one the loop's last-but-one step, S[i] - S[i - w].
 #define CUDAL1_SCAN_TILE 2048
 #define CUDAL1_SCAN_MAX_TILES (1 << 20)
-__device__ unsigned long long cudal1_scan_sums[CUDAL1_SCAN_MAX_TILES];
+static __device__ unsigned long long cudal1_scan_sums[CUDAL1_SCAN_MAX_TILES];
 template <int Bytes> struct cudal1_scan_word { typedef unsigned long long type; };
 template <> struct cudal1_scan_word<4> { typedef unsigned int type; };
 template <typename U> __device__ U cudal1_scan_warp(U x) {
@@ -668,7 +669,12 @@ void LaunchStepDoublingScan::checkTranslationUnit() {
         continue;
       const CompoundStmt *Body = nullptr;
       const Stmt *LaunchStmt = statementInBlock(C, Site, Body);
-      if (!LaunchStmt || !Body)
+      // The launch is the statement (not a part of `c ? launch : x`).
+      if (const auto *EWC = dyn_cast_or_null<ExprWithCleanups>(LaunchStmt))
+        if (EWC->getSubExpr()->IgnoreImplicit() != Site)
+          continue;
+      if (!LaunchStmt || !Body ||
+          (LaunchStmt != Site && !isa<ExprWithCleanups>(LaunchStmt)))
         continue;
       const auto *L = dyn_cast_or_null<ForStmt>([&]() -> const Stmt * {
         auto Ps = C.getParents(*Body);
@@ -753,13 +759,35 @@ void LaunchStepDoublingScan::checkTranslationUnit() {
                       "only for int, unsigned, long and long long)");
         continue;
       }
-      if (P->getType().getCanonicalType() != Q->getType().getCanonicalType() ||
-          P->getType().getCanonicalType() !=
-              SK->In->getType().getCanonicalType().getUnqualifiedType()) {
+      auto Pointee = [](QualType T) {
+        return T->isPointerType() ? T->getPointeeType() : QualType();
+      };
+      QualType PE = Pointee(P->getType()), QE = Pointee(Q->getType());
+      if (PE.isNull() || QE.isNull() || PE.isConstQualified() ||
+          QE.isConstQualified() ||
+          PE.getCanonicalType() != QE.getCanonicalType() ||
+          PE.getCanonicalType().getUnqualifiedType() !=
+              Elem.getCanonicalType().getUnqualifiedType()) {
         refuse(F, "the buffers '" + P->getNameAsString() + "' and '" +
                       Q->getNameAsString() +
-                      "' are not both of the kernel's pointer type");
+                      "' are not both writable pointers to the kernel's "
+                      "element type");
         continue;
+      }
+      // The kernel's index, offset and size hold every value the loop
+      // gives them (a narrower parameter would wrap).
+      {
+        auto Bits = [&](QualType T) { return C.getTypeSize(T); };
+        uint64_t LoopBits =
+            std::max(Bits(O->getType()), Bits(Bound->getType()));
+        if (Bits(SK->Off->getType()) < LoopBits ||
+            Bits(SK->N->getType()) < LoopBits ||
+            Bits(SK->Idx->getType()) < Bits(SK->N->getType()) ||
+            Bits(SK->Idx->getType()) < 32) {
+          refuse(F, "the kernel's index, offset or size parameter is "
+                    "narrower than the loop's values");
+          continue;
+        }
       }
       const CallExpr *Cfg = Site->getConfig();
       if (!Cfg || Cfg->getNumArgs() < 2) {

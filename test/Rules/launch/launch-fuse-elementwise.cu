@@ -7,10 +7,12 @@
 // RUN: grep -v '// CHECK' %t/t.cu | FileCheck --check-prefix=CHECK-FIXES %s
 // Idempotent: the fused launches are single launches, and the fused
 // kernels are now calls of their bodies (the refused chains of 'scale' and
-// 'shift' are no longer element-wise kernels of their own).
+// 'shift' are no longer element-wise kernels of their own; 'bump_x' and
+// 'take_x' were not fused and are reported again).
 // RUN: cp %t/t.cu %t/once.cu
 // RUN: %cuda-l1-rewrite --rules='-*,launch-fuse-elementwise' --fix --allow-unverified %t/t.cu 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=SECOND --implicit-check-not='warning:'
+// SECOND: warning: element-wise kernels 'bump_x', 'take_x' are launched
 // SECOND: applied 0 fixes
 // RUN: diff %t/once.cu %t/t.cu
 // RUN: %cuda-l1-rewrite --rules='-*,launch-fuse-elementwise' --format=json %s | FileCheck --check-prefix=FIX %s
@@ -169,7 +171,56 @@ void unknown(float *p, float *q, int n) {
   shift<<<(n + 127) / 128, 128>>>(q, 1.0f, n);
 }
 
+// A block made two-dimensional after its declaration.
+void two_d_later(float *d_v, int n) {
+  dim3 b(128);
+  b.y = 2;
+  scale<<<(n + 127) / 128, b>>>(d_v, 2.0f, n);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: element-wise kernels 'scale', 'shift' are launched
+  // CHECK-MESSAGES: note: no fix: the grid or the block is not written as one-dimensional
+  shift<<<(n + 127) / 128, b>>>(d_v, 1.0f, n);
+}
+// A member of an element written: still a write of v's element i, so the
+// offset pointer of the second launch is refused.
+__global__ void bump_x(float2 *v, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    v[i].x = v[i].x + 1.0f;
+}
+__global__ void take_x(float2 *w, float *o, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    o[i] = w[i].x;
+}
+void members(float2 *d_v, float *d_o, int n) {
+  bump_x<<<(n + 127) / 128, 128>>>(d_v, n);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: element-wise kernels 'bump_x', 'take_x' are launched
+  // CHECK-MESSAGES: note: no fix: 'd_v' and 'd_v + 1' may point into one allocation at different offsets
+  take_x<<<(n + 127) / 128, 128>>>(d_v + 1, d_o, n - 1);
+}
+
 // --- silent -------------------------------------------------------------------
+
+// A global array other threads write: not element-wise.
+__device__ float g_stage[4096];
+__global__ void to_stage(float *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    g_stage[i] = a[i];
+}
+__global__ void from_stage(float *o, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i + 1 < n)
+    o[i] = g_stage[i + 1];
+}
+// A statement between the launches that changes an argument of the second.
+int g_count = 8;
+void staged(float *d_a, float *d_o, int n) {
+  to_stage<<<(n + 127) / 128, 128>>>(d_a, g_count);
+  g_count = n;
+  scale<<<(n + 127) / 128, 128>>>(d_o, 2.0f, g_count);
+  from_stage<<<(n + 127) / 128, 128>>>(d_o, n);
+}
 
 // A neighbour read: not element-wise.
 __global__ void smooth(float *in, float *out, int n) {

@@ -14,6 +14,9 @@
 // SECOND: warning: a prefix sum by step doubling
 // SECOND: warning: a prefix sum by step doubling
 // SECOND: warning: a prefix sum by step doubling
+// SECOND: warning: a prefix sum by step doubling
+// SECOND: warning: a prefix sum by step doubling
+// SECOND: warning: a prefix sum by step doubling
 // SECOND: applied 0 fixes
 // RUN: diff %t/once.cu %t/t.cu
 // The fixes are host code, exact (JSON).
@@ -177,7 +180,60 @@ int *add_after(int *a, int *b, int n) {
   return in;
 }
 
+// A const input, as the kernel is most often written.
+__global__ void scan_step_const(const int *in, int *out, int offset, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = i >= offset ? in[i] + in[i - offset] : in[i];
+}
+int *const_input(int *a, int *b, int n) {
+  for (int offset = 1; offset < n; offset *= 2) {
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: a prefix sum by step doubling over global memory: 'scan_step_const'
+    scan_step_const<<<(n + 255) / 256, 256>>>(a, b, offset, n);
+    std::swap(a, b);
+  }
+  return a;
+}
+// CHECK-FIXES: if (cudal1_step_scan_fits(a, b, (long long)(n), (n + 255) / 256, 256)) {
+
 // --- reported without a fix ---------------------------------------------------
+
+// Output in every step: it would print once.
+void printed(int *a, int *b, int n) {
+  for (int offset = 1; offset < n; offset *= 2) {
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: a prefix sum by step doubling over global memory: 'scan_step_add_after'
+    // CHECK-MESSAGES: note: no fix: the loop does more than the launch
+    scan_step_add_after<<<(n + 255) / 256, 256>>>(a, b, offset, n);
+    printf("step %d\n", offset);
+    std::swap(a, b);
+  }
+}
+
+// A function of the program named swap (by value: it swaps nothing).
+void swap(int *x, int *y) { int *t = x; x = y; y = t; }
+void own_swap(int *a, int *b, int n) {
+  for (int offset = 1; offset < n; offset *= 2) {
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: a prefix sum by step doubling over global memory: 'scan_step_add_after'
+    // CHECK-MESSAGES: note: no fix: the loop does more than the launch
+    scan_step_add_after<<<(n + 255) / 256, 256>>>(a, b, offset, n);
+    swap(a, b);
+  }
+}
+
+// The kernel's offset is narrower than the loop's: it would wrap.
+__global__ void scan_step_narrow(int *in, int *out, unsigned char offset, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = i >= offset ? in[i] + in[i - offset] : in[i];
+}
+void narrow(int *a, int *b, int n) {
+  for (int offset = 1; offset < n; offset *= 2) {
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: a prefix sum by step doubling over global memory: 'scan_step_narrow'
+    // CHECK-MESSAGES: note: no fix: the kernel's index, offset or size parameter is narrower than the loop's values
+    scan_step_narrow<<<(n + 255) / 256, 256>>>(a, b, offset, n);
+    std::swap(a, b);
+  }
+}
 
 // Floating-point sums: another association order.
 __global__ void scan_step_float(float *in, float *out, int offset, int n) {
@@ -233,6 +289,13 @@ __global__ void scan_step_max(int *in, int *out, int offset, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
     out[i] = i >= offset ? max(in[i], in[i - offset]) : in[i];
+}
+// The launch is part of an expression, not a statement.
+void conditional(int *a, int *b, int n) {
+  for (int offset = 1; offset < n; offset *= 2) {
+    offset < 64 ? scan_step<<<(n + 255) / 256, 256>>>(a, b, offset, n) : (void)0;
+    std::swap(a, b);
+  }
 }
 // Steps from 2: not the loop of a scan.
 void from_two(int *a, int *b, int n) {
