@@ -213,6 +213,15 @@ __global__ void from_stage(float *o, int n) {
   if (i + 1 < n)
     o[i] = g_stage[i + 1];
 }
+// The grid changes between the launches (HeCBench ddbp's pattern): the
+// same expression, another value.
+void regrid(float *d_v, float *d_w, int n) {
+  dim3 grid(1), block(128);
+  grid.x = (n + 127) / 128;
+  scale<<<grid, block>>>(d_v, 2.0f, n);
+  grid.x = 1;
+  shift<<<grid, block>>>(d_w, 1.0f, n);
+}
 // A statement between the launches that changes an argument of the second.
 int g_count = 8;
 void staged(float *d_a, float *d_o, int n) {
