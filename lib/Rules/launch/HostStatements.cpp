@@ -158,6 +158,24 @@ private:
 };
 } // namespace
 
+bool defaultStreamNoSharedMemory(const ASTContext &C,
+                                 const CUDAKernelCallExpr *Launch) {
+  const CallExpr *Cfg = Launch->getConfig();
+  if (!Cfg)
+    return false;
+  for (unsigned A = 2; A < Cfg->getNumArgs(); ++A) {
+    const Expr *X = Cfg->getArg(A)->IgnoreParenImpCasts();
+    if (isa<CXXDefaultArgExpr>(X))
+      continue;
+    auto V = evalInt(const_cast<ASTContext &>(C), X);
+    if (!(V && *V == 0) &&
+        !X->isNullPointerConstant(const_cast<ASTContext &>(C),
+                                  Expr::NPC_ValueDependentIsNotNull))
+      return false;
+  }
+  return true;
+}
+
 bool errorCheckOnly(const ASTContext &C, const Stmt *S,
                     const std::set<const VarDecl *> &Avoid) {
   CheckWalk W(C, Avoid);

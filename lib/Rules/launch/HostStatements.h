@@ -10,6 +10,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
+#include "clang/AST/ExprCXX.h"
 #include "clang/AST/Stmt.h"
 
 #include <optional>
@@ -21,6 +22,12 @@ namespace cudal1 {
 /// `blockIdx.x * blockDim.x + threadIdx.x` in any operand order, through
 /// parentheses and casts.
 bool isGlobalXIndex(const clang::Expr *E);
+
+/// The launch's configuration names no dynamic shared memory and no stream
+/// other than the default one (its 3rd and 4th arguments absent, 0 or a
+/// null pointer).
+bool defaultStreamNoSharedMemory(const clang::ASTContext &C,
+                                 const clang::CUDAKernelCallExpr *Launch);
 
 /// \p S only checks errors or synchronises: calls of cudaGetLastError,
 /// cudaPeekAtLastError, cudaDeviceSynchronize, cudaStreamSynchronize(0),

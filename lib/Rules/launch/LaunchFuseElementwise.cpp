@@ -490,13 +490,7 @@ void LaunchFuseElementwise::checkTranslationUnit() {
       }
       bool Plain = true;
       for (const Launch &L : Run)
-        for (unsigned A = 2; A < L.Call->getConfig()->getNumArgs(); ++A) {
-          const Expr *X = L.Call->getConfig()->getArg(A)->IgnoreParenImpCasts();
-          auto V = evalInt(C, X);
-          Plain &= isa<CXXDefaultArgExpr>(X) || (V && *V == 0) ||
-                   X->isNullPointerConstant(C,
-                                            Expr::NPC_ValueDependentIsNotNull);
-        }
+        Plain &= defaultStreamNoSharedMemory(C, L.Call);
       if (!Plain) {
         refuse(F, "a launch names dynamic shared memory or a stream");
         continue;

@@ -794,17 +794,7 @@ void LaunchStepDoublingScan::checkTranslationUnit() {
         refuse(F, "the launch's configuration is not visible");
         continue;
       }
-      bool DefaultStream = true;
-      for (unsigned A = 2; A < Cfg->getNumArgs(); ++A) {
-        const Expr *X = Cfg->getArg(A)->IgnoreParenImpCasts();
-        if (isa<CXXDefaultArgExpr>(X))
-          continue;
-        auto V = evalInt(C, X);
-        DefaultStream &= (V && *V == 0) ||
-                         X->isNullPointerConstant(
-                             C, Expr::NPC_ValueDependentIsNotNull);
-      }
-      if (!DefaultStream) {
+      if (!defaultStreamNoSharedMemory(C, Site)) {
         refuse(F, "the launch names dynamic shared memory or a stream");
         continue;
       }
