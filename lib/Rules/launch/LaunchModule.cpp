@@ -1,5 +1,6 @@
 //===- LaunchModule.cpp - the launch-* rules ------------------------------===//
 #include "LaunchBounds.h"
+#include "LaunchCopyBackPingpong.h"
 #include "LaunchDistributeLoop.h"
 #include "LaunchFuseElementwise.h"
 #include "LaunchLoopSync.h"
@@ -11,7 +12,7 @@
 #include "LaunchSmallGrid.h"
 
 namespace cudal1 {
-static RuleModule<LaunchBounds, LaunchDistributeLoop, LaunchFuseElementwise,
+static RuleModule<LaunchBounds, LaunchCopyBackPingpong, LaunchDistributeLoop, LaunchFuseElementwise,
                   LaunchLoopSync, LaunchPartialWarp,
                   LaunchRedundantThreads, LaunchSingleThreadReduction,
                   LaunchStepDoublingScan,
