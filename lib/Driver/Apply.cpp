@@ -128,6 +128,8 @@ struct KernelFixes {
   std::vector<std::pair<unsigned, std::string>> Fixes;
   FixIt Combined; ///< exactness and tolerances: the widest of its fixes
   bool Later = false; ///< a fix of round 2 or later
+  /// Every fix is host code proven bitwise exact (nothing to run on a GPU).
+  bool HostProven = true;
   std::optional<Finding> First; ///< the first fix's finding (its place)
   void add(unsigned Round, const Finding &F) {
     Fixes.push_back({Round, F.RuleId});
@@ -137,6 +139,8 @@ struct KernelFixes {
       Combined = FixIt();
     }
     widenTo(Combined, X);
+    HostProven &= X.HostOnly && X.Proven && X.Exact == Exactness::Bitwise &&
+                  !X.NeedsMeasurement;
     Later |= Round > 1;
   }
 };
@@ -545,6 +549,11 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
       Finding C = *ByKernel[K0].First;
       FixIt X = ByKernel[K0].Combined;
       std::string Rules;
+      // Host code only, each fix proven bitwise exact: the composition is
+      // too (applied like its parts, without a GPU run).
+      bool Host = true;
+      for (const std::string &K : G.second)
+        Host &= K.empty() && ByKernel[K].HostProven;
       for (const std::string &K : G.second) {
         widenTo(X, ByKernel[K].Combined);
         for (auto &F : ByKernel[K].Fixes)
@@ -553,6 +562,7 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
         InComposite.insert(K);
       }
       X.Proven = true;
+      X.HostOnly = Host;
       X.Description = "composed: " + Rules;
       for (auto &KV : Edits)
         for (const ComposedEdit &E : KV.second)

@@ -52,13 +52,14 @@ bool mentionsCudaError(const Stmt *Cond) {
 /// declares (its own locals, a called function's parameters and locals).
 class CheckWalk {
 public:
-  CheckWalk(const ASTContext &C, const std::set<const VarDecl *> &Avoid)
-      : C(C), Avoid(Avoid) {}
+  CheckWalk(const ASTContext &C, const std::set<const VarDecl *> &Avoid,
+            const CallExpr *Allowed)
+      : C(C), Avoid(Avoid), Allowed(Allowed) {}
   bool Ok = true;
 
   void walk(const Stmt *X, bool InError, unsigned Depth,
             std::set<const VarDecl *> &Own) {
-    if (!X || !Ok)
+    if (!X || !Ok || X == Allowed)
       return;
     if (isa<CUDAKernelCallExpr>(X) || isa<ReturnStmt>(X) ||
         isa<GotoStmt>(X) || isa<CXXThrowExpr>(X) || isa<BreakStmt>(X) ||
@@ -126,6 +127,7 @@ public:
 private:
   const ASTContext &C;
   const std::set<const VarDecl *> &Avoid;
+  const CallExpr *Allowed;
 
   bool call(const CallExpr *CE, bool InError, unsigned Depth) {
     const FunctionDecl *FD = CE->getDirectCallee();
@@ -177,8 +179,9 @@ bool defaultStreamNoSharedMemory(const ASTContext &C,
 }
 
 bool errorCheckOnly(const ASTContext &C, const Stmt *S,
-                    const std::set<const VarDecl *> &Avoid) {
-  CheckWalk W(C, Avoid);
+                    const std::set<const VarDecl *> &Avoid,
+                    const CallExpr *Allowed) {
+  CheckWalk W(C, Avoid, Allowed);
   std::set<const VarDecl *> Own;
   W.walk(S, false, 0, Own);
   return W.Ok;

@@ -37,8 +37,11 @@ bool defaultStreamNoSharedMemory(const clang::ASTContext &C,
 /// launch, return, goto, throw, break, continue or static local; it
 /// assigns only variables it declares (or the called function's own) and
 /// reads none of \p Avoid.
+/// \p Allowed, a call in \p S, is not looked at (the statement that checks
+/// its result is then an error check of that call).
 bool errorCheckOnly(const clang::ASTContext &C, const clang::Stmt *S,
-                    const std::set<const clang::VarDecl *> &Avoid);
+                    const std::set<const clang::VarDecl *> &Avoid,
+                    const clang::CallExpr *Allowed = nullptr);
 
 /// The statement of a block that is (or holds, through expressions) \p E,
 /// and that block (\p Parent); null when \p E is not in an expression

@@ -399,6 +399,123 @@ const CallExpr *allocationOf(const ASTContext &C, const FunctionDecl *Fn,
   return Found;
 }
 
+/// The step launch \p L1 of \p K1 (\p SW) in \p Fn reads A (\p AArg, the
+/// variable \p VA) through exactly one parameter (\p InP), writes B (\p BArg,
+/// \p VB) and nothing else, does not read B, and every other array it reads
+/// is a separate allocation; A and B are separate allocations. \p Why says
+/// what fails.
+bool stepLegal(const ASTContext &C, const FunctionDecl *Fn,
+               const FunctionDecl *K1, const CUDAKernelCallExpr *L1,
+               const GuardedWrite &SW, const VarDecl *VA, const VarDecl *VB,
+               const Expr *AArg, const Expr *BArg, const ParmVarDecl *&InP,
+               std::string &Why) {
+  std::string N1 = K1->getNameAsString();
+  std::string AN = VA->getNameAsString(), BN = VB->getNameAsString();
+  InP = nullptr;
+  unsigned AUses = 0, BUses = 0;
+  for (const ParmVarDecl *P : K1->parameters()) {
+    const VarDecl *V = argVar(L1, P);
+    if (V == VA) {
+      ++AUses;
+      InP = P;
+    }
+    if (V == VB)
+      ++BUses;
+  }
+  if (AUses != 1 || BUses != 1) {
+    Why = "'" + N1 + "' is not passed '" + AN + "' and '" + BN + "' once each";
+    return false;
+  }
+  if (L1->getNumArgs() != K1->getNumParams()) {
+    Why = "a launch passes default arguments";
+    return false;
+  }
+  std::set<const ParmVarDecl *> Reads;
+  if (!plainKernel(C, K1, SW, Reads, Why))
+    return false;
+  if (Reads.count(SW.Dst)) {
+    Why = "'" + N1 + "' reads '" + BN + "', which it writes";
+    return false;
+  }
+  for (const ParmVarDecl *P : Reads) {
+    if (P == InP)
+      continue;
+    const Expr *Arg = L1->getArg(P->getFunctionScopeIndex());
+    for (const Expr *Other : {AArg, BArg}) {
+      std::string W;
+      if (!distinctHostArgs(const_cast<ASTContext &>(C), Fn, Arg, Other, W)) {
+        Why = "'" + N1 + "' reads '" + sourceText(C, Arg->getSourceRange()) +
+              "', which may point into '" + varOf(Other)->getNameAsString() +
+              "' (" + W + ")";
+        return false;
+      }
+    }
+  }
+  std::string W;
+  if (!distinctHostArgs(const_cast<ASTContext &>(C), Fn, AArg, BArg, W)) {
+    Why = "'" + AN + "' and '" + BN + "' are not proven separate allocations (" +
+          W + ")";
+    return false;
+  }
+  return true;
+}
+
+/// The variables \p E reads are never written in \p Fn, and locals among
+/// them are declared in a block that holds \p At.
+bool fixedAt(const ASTContext &C, const FunctionDecl *Fn, const Expr *E,
+             const Stmt *At) {
+  const SourceManager &SM = C.getSourceManager();
+  std::set<const VarDecl *> Written = varsWrittenIn(Fn->getBody());
+  bool Fixed = isPure(const_cast<ASTContext &>(C), E);
+  forEachStmt(E, [&](const Stmt *X) {
+    const auto *D = dyn_cast<DeclRefExpr>(X);
+    const auto *V = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
+    if (!V)
+      return;
+    Fixed &= !Written.count(V) &&
+             (V->hasLocalStorage() || V->getType().isConstQualified());
+    if (isa<ParmVarDecl>(V) || !V->hasLocalStorage())
+      return;
+    DynTypedNode N = DynTypedNode::create(*V);
+    const CompoundStmt *Scope = nullptr;
+    for (unsigned Depth = 0; Depth < 3 && !Scope; ++Depth) {
+      auto Ps = const_cast<ASTContext &>(C).getParents(N);
+      if (Ps.empty())
+        break;
+      Scope = Ps[0].get<CompoundStmt>();
+      N = Ps[0];
+    }
+    Fixed &= Scope &&
+             !SM.isBeforeInTranslationUnit(SM.getExpansionLoc(At->getBeginLoc()),
+                                           SM.getExpansionLoc(V->getLocation())) &&
+             !SM.isBeforeInTranslationUnit(SM.getExpansionLoc(Scope->getRBracLoc()),
+                                           SM.getExpansionLoc(At->getEndLoc()));
+  });
+  return Fixed;
+}
+
+/// The one cudaMemcpy / cudaMemcpyAsync call in \p S.
+const CallExpr *memcpyIn(const Stmt *S) {
+  const CallExpr *Found = nullptr;
+  unsigned N = 0;
+  forEachStmt(S, [&](const Stmt *X) {
+    const auto *CE = dyn_cast<CallExpr>(X);
+    const FunctionDecl *F = CE ? CE->getDirectCallee() : nullptr;
+    if (F && F->getIdentifier() &&
+        (F->getName() == "cudaMemcpy" || F->getName() == "cudaMemcpyAsync")) {
+      Found = CE;
+      ++N;
+    }
+  });
+  return N == 1 ? Found : nullptr;
+}
+
+/// The plain variable \p E names, through parentheses and casts.
+const VarDecl *plainVar(const Expr *E) {
+  const auto *D = dyn_cast<DeclRefExpr>(E->IgnoreParenCasts());
+  return D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
+}
+
 const char *HelperText = R"cuda(#ifndef CUDAL1_PINGPONG_COPY
 #define CUDAL1_PINGPONG_COPY
 // cuda-l1 (launch-copy-back-pingpong): the copy of a whole cudaMalloc
@@ -452,8 +569,14 @@ RuleInfo LaunchCopyBackPingpong::info() const {
       "compared as syntax trees with each launch's arguments in place of "
       "the parameters; locals may have other names). A and B are local "
       "pointers, each set only by one `cudaMalloc` in the function before "
-      "the loop, not changed in the loop. Reported without a fix when a "
-      "condition of the rewrite fails (the message says which).";
+      "the loop, not changed in the loop. Also the copy back written as `cudaMemcpy(A, B, bytes, "
+      "cudaMemcpyDeviceToDevice)` (or `cudaMemcpyDefault`, `cudaMemcpyAsync` "
+      "on the default stream, inside an error-check macro or not) after a "
+      "step kernel that stores one element of B: `bytes` must be the size "
+      "expression of both `cudaMalloc` calls, and what decides the element "
+      "the step writes (its declarations, guard and index) must read no "
+      "memory and no argument the loop changes. Reported without a fix when "
+      "a condition of the rewrite fails (the message says which).";
   I.Doc.WhySlow =
       "A stencil step reads its grid and writes the new one: two passes "
       "over memory. Copying the new grid back is two more. On large grids "
@@ -525,7 +648,13 @@ for (int t = 0; t < tsteps; t++) {   // warning
       "on A's current one and on A's first value outside the written "
       "elements, which the scratch copy holds too. Host code and a new copy "
       "kernel: `--fix` applies it, and so does `--fix --verify=run` "
-      "(nothing new to run on its own; it says so).";
+      "(nothing new to run on its own; it says so). The cudaMemcpy variant "
+      "needs no scratch: after the first step and copy, written as before, "
+      "A and B are equal everywhere, so the later steps alternate between "
+      "them (the copy's statement becomes the swap of two pointers), and "
+      "the copy's statement, with the two pointers in place of A and B, "
+      "copies the last step's buffer into the other one after the loop, "
+      "when the loop made two steps or more.";
   return I;
 }
 
@@ -625,33 +754,20 @@ void LaunchCopyBackPingpong::checkTranslationUnit() {
       note(F, L2->getBeginLoc(), "the copy back");
 
       // --- legality -----------------------------------------------------------
-      // The step reads A through exactly one parameter and B only as its
-      // store; every other array it reads is neither.
       const ParmVarDecl *InP = nullptr;
-      unsigned AUses = 0, BUses = 0;
-      for (const ParmVarDecl *P : K1->parameters()) {
-        const VarDecl *V = argVar(L1, P);
-        if (V == VA) {
-          ++AUses;
-          InP = P;
-        }
-        if (V == VB)
-          ++BUses;
-      }
-      if (AUses != 1 || BUses != 1) {
-        refuse(F, "'" + N1 + "' is not passed '" + AN + "' and '" + BN +
-                      "' once each");
+      std::string Why;
+      if (!stepLegal(C, Fn, K1, L1, *SW, VA, VB,
+                     L2->getArg(CW->Dst->getFunctionScopeIndex()),
+                     L2->getArg(SrcP->getFunctionScopeIndex()), InP, Why)) {
+        refuse(F, Why);
         continue;
       }
-      if (L1->getNumArgs() != K1->getNumParams() ||
-          L2->getNumArgs() != K2->getNumParams()) {
+      std::set<const ParmVarDecl *> Reads2;
+      if (L2->getNumArgs() != K2->getNumParams()) {
         refuse(F, "a launch passes default arguments");
         continue;
       }
-      std::string Why;
-      std::set<const ParmVarDecl *> Reads1, Reads2;
-      if (!plainKernel(C, K1, *SW, Reads1, Why) ||
-          !plainKernel(C, K2, *CW, Reads2, Why)) {
+      if (!plainKernel(C, K2, *CW, Reads2, Why)) {
         refuse(F, Why);
         continue;
       }
@@ -663,40 +779,6 @@ void LaunchCopyBackPingpong::checkTranslationUnit() {
           countReferences(K2->getBody(), CW->Dst) != 1) {
         refuse(F, "'" + N2 + "' reads memory other than its source element");
         continue;
-      }
-      if (Reads1.count(SW->Dst)) {
-        refuse(F, "'" + N1 + "' reads '" + BN + "', which it writes");
-        continue;
-      }
-      for (const ParmVarDecl *P : Reads1) {
-        if (P == InP)
-          continue;
-        const Expr *Arg = L1->getArg(P->getFunctionScopeIndex());
-        std::string W;
-        for (const VarDecl *V : {VA, VB}) {
-          if (!Why.empty())
-            break;
-          const Expr *Other = V == VA ? L2->getArg(CW->Dst->getFunctionScopeIndex())
-                                      : L2->getArg(SrcP->getFunctionScopeIndex());
-          if (!distinctHostArgs(C, Fn, Arg, Other, W))
-            Why = "'" + N1 + "' reads '" +
-                  sourceText(C, Arg->getSourceRange()) +
-                  "', which may point into '" + V->getNameAsString() +
-                  "' (" + W + ")";
-        }
-      }
-      if (!Why.empty()) {
-        refuse(F, Why);
-        continue;
-      }
-      {
-        std::string W;
-        if (!distinctHostArgs(C, Fn, L2->getArg(CW->Dst->getFunctionScopeIndex()),
-                              L2->getArg(SrcP->getFunctionScopeIndex()), W)) {
-          refuse(F, "'" + AN + "' and '" + BN +
-                        "' are not proven separate allocations (" + W + ")");
-          continue;
-        }
       }
       // Both kernels write the same elements: the same statements before
       // the store, the same guard, the same index, with the launches'
@@ -802,44 +884,11 @@ void LaunchCopyBackPingpong::checkTranslationUnit() {
         continue;
       }
       const Expr *Size = Alloc->getArg(1);
-      {
-        std::set<const VarDecl *> Written = varsWrittenIn(Fn->getBody());
-        bool Fixed = isPure(C, Size);
-        forEachStmt(Size, [&](const Stmt *X) {
-          if (const auto *D = dyn_cast<DeclRefExpr>(X))
-            if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
-              Fixed &= !Written.count(V) &&
-                       (V->hasLocalStorage() || V->getType().isConstQualified());
-        });
-        // Locals it reads are declared in a block that holds the loop.
-        forEachStmt(Size, [&](const Stmt *X) {
-          const auto *D = dyn_cast<DeclRefExpr>(X);
-          const auto *V = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
-          if (!V || isa<ParmVarDecl>(V) || !V->hasLocalStorage())
-            return;
-          DynTypedNode N = DynTypedNode::create(*V);
-          const CompoundStmt *Scope = nullptr;
-          for (unsigned Depth = 0; Depth < 3 && !Scope; ++Depth) {
-            auto Ps = C.getParents(N);
-            if (Ps.empty())
-              break;
-            Scope = Ps[0].get<CompoundStmt>();
-            N = Ps[0];
-          }
-          Fixed &= Scope &&
-                   !SM.isBeforeInTranslationUnit(
-                       SM.getExpansionLoc(Loop->getBeginLoc()),
-                       SM.getExpansionLoc(V->getLocation())) &&
-                   !SM.isBeforeInTranslationUnit(
-                       SM.getExpansionLoc(Scope->getRBracLoc()),
-                       SM.getExpansionLoc(Loop->getEndLoc()));
-        });
-        if (!Fixed) {
-          refuse(F, "the size of the allocation of '" + AN +
-                        "' reads a variable the function changes or that is "
-                        "not visible at the loop");
-          continue;
-        }
+      if (!fixedAt(C, Fn, Size, Loop)) {
+        refuse(F, "the size of the allocation of '" + AN +
+                      "' reads a variable the function changes or that is "
+                      "not visible at the loop");
+        continue;
       }
       // --- edits --------------------------------------------------------------
       CharSourceRange LR = CharSourceRange::getTokenRange(Loop->getSourceRange());
@@ -945,6 +994,272 @@ void LaunchCopyBackPingpong::checkTranslationUnit() {
               .empty())
         X.Edits.push_back(
             makeInsertion(C, TopLoc, std::string(HelperText) + "\n"));
+      F.Fix = std::move(X);
+    }
+  }
+  checkMemcpyLoops();
+}
+
+void LaunchCopyBackPingpong::checkMemcpyLoops() {
+  ASTContext &C = ctx();
+  const SourceManager &SM = C.getSourceManager();
+  const SharedRuleFacts &SF = sharedFacts(C, context());
+  for (const FunctionDecl *K1 : SF.Kernels) {
+    auto SW = guardedWrite(K1);
+    if (!SW)
+      continue;
+    for (const CUDAKernelCallExpr *L1 : launchSitesOf(C, context(), K1)) {
+      if (!isUserCode(L1->getBeginLoc()))
+        continue;
+      const FunctionDecl *Fn = functionOf(*L1);
+      if (!Fn || !isHostCode(Fn) || isInInstantiation(Fn) || Fn->isTemplated())
+        continue;
+      const CompoundStmt *Body = nullptr;
+      const Stmt *S1 = statementInBlock(C, L1, Body);
+      if (!S1 || !Body || launchStatement(S1) != L1)
+        continue;
+      const auto *Loop = dyn_cast_or_null<ForStmt>([&]() -> const Stmt * {
+        auto Ps = C.getParents(*Body);
+        return Ps.empty() ? nullptr : Ps[0].get<ForStmt>();
+      }());
+      if (!Loop || Loop->getBody() != Body)
+        continue;
+      // One launch; one device-to-device copy after it, from what the step
+      // writes into what it reads.
+      std::vector<const Stmt *> Ss(Body->body_begin(), Body->body_end());
+      const Stmt *SM2 = nullptr;
+      const CallExpr *Copy = nullptr;
+      unsigned Launches = 0, Copies = 0;
+      bool After = false;
+      for (const Stmt *S : Ss) {
+        forEachStmt(S, [&](const Stmt *X) {
+          Launches += isa<CUDAKernelCallExpr>(X);
+        });
+        if (S == S1) {
+          After = true;
+          continue;
+        }
+        if (const CallExpr *M = memcpyIn(S)) {
+          ++Copies;
+          if (After) {
+            SM2 = S;
+            Copy = M;
+          }
+        }
+      }
+      if (Launches != 1 || Copies != 1 || !Copy || Copy->getNumArgs() < 4)
+        continue;
+      const VarDecl *VA = plainVar(Copy->getArg(0));
+      const VarDecl *VB = plainVar(Copy->getArg(1));
+      if (!VA || !VB || VA == VB || argVar(L1, SW->Dst) != VB)
+        continue;
+      // Device to device (or default, the pointers being device memory).
+      {
+        const Expr *Kind = Copy->getArg(3)->IgnoreParenImpCasts();
+        const auto *D = dyn_cast<DeclRefExpr>(Kind);
+        std::string KN = D ? D->getDecl()->getNameAsString() : "";
+        if (KN != "cudaMemcpyDeviceToDevice" && KN != "cudaMemcpyDefault")
+          continue;
+      }
+      // Idempotence: a loop this rule wrote.
+      if (sourceText(C, Loop->getBody()->getSourceRange())
+              .find("cudal1_pingpong") != std::string::npos)
+        continue;
+      if (!firstInUserCode(Loop->getBeginLoc()))
+        continue;
+      std::string N1 = K1->getNameAsString();
+      std::string AN = VA->getNameAsString(), BN = VB->getNameAsString();
+      Finding &F = reportLater(finding(
+          Loop->getBeginLoc(),
+          "every step of this loop copies '" + BN + "' back into '" + AN +
+              "' with cudaMemcpy (after '" + N1 +
+              "'): after the first step the two are equal, and stepping "
+              "alternately between them leaves one copy, at the end",
+          nullptr, SourceRange(Loop->getBeginLoc(), Loop->getRParenLoc())));
+      note(F, L1->getBeginLoc(), "the step");
+      note(F, Copy->getBeginLoc(), "the copy back");
+
+      // --- legality -----------------------------------------------------------
+      const ParmVarDecl *InP = nullptr;
+      std::string Why;
+      if (!stepLegal(C, Fn, K1, L1, *SW, VA, VB, Copy->getArg(0),
+                     Copy->getArg(1), InP, Why)) {
+        refuse(F, Why);
+        continue;
+      }
+      if (Copy->getNumArgs() > 4) {
+        const Expr *St = Copy->getArg(4);
+        if (!isa<CXXDefaultArgExpr>(St) && !isZeroConstant(C, St) &&
+            !St->IgnoreParenImpCasts()->isNullPointerConstant(
+                C, Expr::NPC_ValueDependentIsNotNull)) {
+          refuse(F, "the copy is on a stream");
+          continue;
+        }
+      }
+      if (!defaultStreamNoSharedMemory(C, L1)) {
+        refuse(F, "the launch names dynamic shared memory or a stream");
+        continue;
+      }
+      // The copy covers both allocations whole: after it, the two buffers
+      // are equal everywhere the step can read.
+      const CallExpr *AllocA = allocationOf(C, Fn, VA, Loop->getBeginLoc());
+      const CallExpr *AllocB = allocationOf(C, Fn, VB, Loop->getBeginLoc());
+      const Expr *Bytes = Copy->getArg(2);
+      auto SameSize = [&](const CallExpr *Al) {
+        if (!Al)
+          return false;
+        const Expr *S = Al->getArg(1);
+        if (sameExpr(C, S, Bytes))
+          return true;
+        auto X = evalInt(C, S), Y = evalInt(C, Bytes);
+        return X && Y && *X == *Y;
+      };
+      if (!SameSize(AllocA) || !SameSize(AllocB) ||
+          !fixedAt(C, Fn, Bytes, Loop)) {
+        refuse(F, "the copy is not of the whole of both allocations (the "
+                  "same size expression as both cudaMalloc calls of this "
+                  "function, reading variables the function never changes)");
+        continue;
+      }
+      // The step writes the same elements in every iteration: what decides
+      // its element reads no memory and no argument the loop changes.
+      std::set<const VarDecl *> Changed = varsChangedIn(Loop);
+      bool Fixed = true;
+      auto Decides = [&](const Stmt *S) {
+        forEachStmt(S, [&](const Stmt *X) {
+          const auto *D = dyn_cast<DeclRefExpr>(X);
+          const auto *P = D ? dyn_cast<ParmVarDecl>(D->getDecl()) : nullptr;
+          if (!P)
+            return;
+          if (P->getType()->isPointerType() || P->getType()->isArrayType()) {
+            Fixed = false;
+            return;
+          }
+          const Expr *Arg = L1->getArg(P->getFunctionScopeIndex());
+          Fixed &= isPure(C, Arg);
+          forEachStmt(Arg, [&](const Stmt *Y) {
+            if (const auto *DA = dyn_cast<DeclRefExpr>(Y))
+              if (const auto *V = dyn_cast<VarDecl>(DA->getDecl()))
+                Fixed &= !Changed.count(V);
+          });
+        });
+      };
+      for (const Stmt *S : SW->Prefix)
+        Decides(S);
+      Decides(SW->Guard);
+      Decides(SW->Index);
+      const CallExpr *Cfg1 = L1->getConfig();
+      if (!Fixed || !Cfg1 || Cfg1->getNumArgs() < 2) {
+        refuse(F, "the elements '" + N1 + "' writes may change from one step "
+                  "to the next (its guard or index reads memory or an "
+                  "argument the loop changes)");
+        continue;
+      }
+      for (const Expr *D : {Cfg1->getArg(0), Cfg1->getArg(1)}) {
+        const Expr *W = writtenLaunchDim(D);
+        forEachStmt(W ? W : D, [&](const Stmt *Y) {
+          if (const auto *DA = dyn_cast<DeclRefExpr>(Y))
+            if (const auto *V = dyn_cast<VarDecl>(DA->getDecl()))
+              Fixed &= !Changed.count(V);
+        });
+      }
+      bool ArgsPure = true;
+      for (const Expr *A : L1->arguments())
+        ArgsPure &= isPure(C, A);
+      if (!Fixed || !ArgsPure) {
+        refuse(F, "the launch shape changes in the loop, or an argument has "
+                  "side effects");
+        continue;
+      }
+      if (Changed.count(VA) || Changed.count(VB)) {
+        refuse(F, "the loop changes '" + AN + "' or '" + BN + "'");
+        continue;
+      }
+      for (const Stmt *S : Ss) {
+        if (S == S1)
+          continue;
+        if (!errorCheckOnly(C, S, {VA, VB}, S == SM2 ? Copy : nullptr)) {
+          Why = "the loop does more than the launch, the copy and error "
+                "checks (line " +
+                std::to_string(SM.getExpansionLineNumber(S->getBeginLoc())) +
+                ")";
+          break;
+        }
+      }
+      if (!Why.empty()) {
+        refuse(F, Why);
+        continue;
+      }
+      // --- edits --------------------------------------------------------------
+      CharSourceRange LR = CharSourceRange::getTokenRange(Loop->getSourceRange());
+      auto ER = editableRange(C, LR, Why);
+      if (!ER || inMacro(Loop->getSourceRange())) {
+        refuse(F, Why.empty() ? "the loop comes from a macro expansion" : Why);
+        continue;
+      }
+      std::string Ind = indentOf(C, Loop->getBeginLoc());
+      std::string Header =
+          sourceText(C, SourceRange(Loop->getBeginLoc(), Loop->getRParenLoc()));
+      std::string SrcV = freshName(C, context(), Fn, "cudal1_src");
+      std::string DstV = freshName(C, context(), Fn, "cudal1_dst");
+      std::string TmpV = freshName(C, context(), Fn, "cudal1_t");
+      std::string StepsV = freshName(C, context(), Fn, "cudal1_pingpong_steps");
+      std::string Args;
+      bool TextOk = !Header.empty();
+      for (unsigned I = 0; I < L1->getNumArgs(); ++I) {
+        std::string A = I == InP->getFunctionScopeIndex() ? SrcV
+                        : I == SW->Dst->getFunctionScopeIndex()
+                            ? DstV
+                            : sourceText(C, L1->getArg(I)->getSourceRange());
+        TextOk &= !A.empty();
+        Args += (I ? ", " : "") + A;
+      }
+      std::string G = sourceText(C, Cfg1->getArg(0)->getSourceRange());
+      std::string B = sourceText(C, Cfg1->getArg(1)->getSourceRange());
+      std::string CopyText = statementText(C, SM2);
+      std::string Final = rewrittenText(C, SM2, {{Copy->getArg(0), DstV},
+                                                 {Copy->getArg(1), SrcV}});
+      if (!Final.empty() && !CopyText.empty() && CopyText.back() == ';' &&
+          Final.back() != ';')
+        Final += ";";
+      TextOk &= !G.empty() && !B.empty() && !CopyText.empty() && !Final.empty();
+      std::string I1 = Ind + "  ", I2 = Ind + "    ", I3 = Ind + "      ";
+      std::string BodyText;
+      for (const Stmt *S : Ss) {
+        if (S == S1) {
+          BodyText += "\n" + I2 + N1 + "<<<" + G + ", " + B + ">>>(" + Args +
+                      ");";
+        } else if (S == SM2) {
+          BodyText += "\n" + I2 + "if (" + StepsV + " == 0) {\n" + I3 +
+                      CopyText + "\n" + I2 + "} else {\n" + I3 + "decltype(" +
+                      AN + ") " + TmpV + " = " + SrcV + ";\n" + I3 + SrcV +
+                      " = " + DstV + ";\n" + I3 + DstV + " = " + TmpV +
+                      ";\n" + I2 + "}\n" + I2 + "++" + StepsV + ";";
+        } else {
+          std::string T = statementText(C, S);
+          TextOk &= !T.empty();
+          BodyText += "\n" + I2 + T;
+        }
+      }
+      if (!TextOk) {
+        refuse(F, "the loop's statements cannot be read from the file");
+        continue;
+      }
+      std::string Text =
+          "{\n" + I1 + "// cuda-l1 launch-copy-back-pingpong: after the first "
+          "step '" + AN + "' and '" + BN + "' are equal; the steps ('" + N1 +
+          "') alternate between them and one copy at the end makes them "
+          "equal again\n" + I1 + "decltype(" + AN + ") " + SrcV + " = " + AN +
+          ", " + DstV + " = " + BN + ";\n" + I1 + "long long " + StepsV +
+          " = 0;\n" + I1 + Header + " {" + BodyText + "\n" + I1 + "}\n" +
+          I1 + "if (" + StepsV + " > 1) {\n" + I2 + Final + "\n" + I1 +
+          "}\n" + Ind + "}";
+      FixIt X;
+      X.Exact = Exactness::Bitwise;
+      X.HostOnly = true;
+      X.Description = "the steps of '" + N1 + "' alternate between '" + AN +
+                      "' and '" + BN + "'; one copy after the loop";
+      X.Edits.push_back(makeTextEdit(C, *ER, Text));
       F.Fix = std::move(X);
     }
   }

@@ -19,6 +19,11 @@ public:
 
 protected:
   void checkTranslationUnit() override;
+
+private:
+  /// The variant with `cudaMemcpy(A, B, bytes, cudaMemcpyDeviceToDevice)`
+  /// in place of the copy kernel.
+  void checkMemcpyLoops();
 };
 
 } // namespace cudal1

@@ -11,7 +11,7 @@
 // RUN: cp %t/t.cu %t/once.cu
 // RUN: %cuda-l1-rewrite --rules='-*,launch-copy-back-pingpong' --fix --allow-unverified %t/t.cu 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=SECOND --implicit-check-not='warning:'
-// SECOND-COUNT-5: warning: every step of this loop copies
+// SECOND-COUNT-7: warning: every step of this loop copies
 // SECOND: applied 0 fixes
 // RUN: diff %t/once.cu %t/t.cu
 // The fixes are host code, exact (JSON).
@@ -36,6 +36,7 @@
 // RUN: FileCheck --check-prefix=RUNS %s < %t/new.txt
 // RUNS: textbook n=37 steps=5:
 // RUNS: early_return n=1000 steps=5: t=6
+// RUNS: memcpy_back n=37 steps=5:
 // RUNS: coefficients n=1000 steps=6:
 // RUNS: done
 #include <cstdio>
@@ -229,6 +230,61 @@ void coefficients(int n, int steps, const float *x0, const float *w0, float *x_o
 }
 // CHECK-FIXES:        weighted<<<(n + 255) / 256, 256>>>(cudal1_src, cudal1_dst, w, n);
 
+// The copy back by cudaMemcpy (device to device, the whole allocation): the
+// new grid starts as zeros, so its border differs from the old one's until
+// the first copy.
+__global__ void heat_step(const float *t_old, float *t_new, int n, float k) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x > 0 && x < n - 1 && y > 0 && y < n - 1) {
+    float c = t_old[y * n + x];
+    t_new[y * n + x] = c + k * (t_old[y * n + x - 1] + t_old[y * n + x + 1] +
+                                t_old[(y - 1) * n + x] + t_old[(y + 1) * n + x] - 4.0f * c);
+  }
+}
+
+void memcpy_back(int n, int steps, const float *t0, float *a, float *b) {
+  size_t bytes = sizeof(float) * n * n;
+  float *d_old, *d_new;
+  CHECK(cudaMalloc(&d_old, bytes));
+  CHECK(cudaMalloc(&d_new, bytes));
+  CHECK(cudaMemcpy(d_old, t0, bytes, cudaMemcpyHostToDevice));
+  CHECK(cudaMemset(d_new, 0, bytes));
+  dim3 threads(16, 16);
+  dim3 blocks((n + 15) / 16, (n + 15) / 16);
+  for (int s = 0; s < steps; ++s) {
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: every step of this loop copies 'd_new' back into 'd_old' with cudaMemcpy (after 'heat_step'): after the first step the two are equal, and stepping alternately between them leaves one copy, at the end [launch-copy-back-pingpong]
+    heat_step<<<blocks, threads>>>(d_old, d_new, n, 0.1f);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(d_old, d_new, bytes, cudaMemcpyDeviceToDevice));
+  }
+  CHECK(cudaMemcpy(a, d_old, bytes, cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(b, d_new, bytes, cudaMemcpyDeviceToHost));
+  cudaFree(d_old);
+  cudaFree(d_new);
+}
+// CHECK-FIXES:        dim3 blocks((n + 15) / 16, (n + 15) / 16);
+// CHECK-FIXES-NEXT:   {
+// CHECK-FIXES-NEXT:     // cuda-l1 launch-copy-back-pingpong: after the first step 'd_old' and 'd_new' are equal; the steps ('heat_step') alternate between them and one copy at the end makes them equal again
+// CHECK-FIXES-NEXT:     decltype(d_old) cudal1_src = d_old, cudal1_dst = d_new;
+// CHECK-FIXES-NEXT:     long long cudal1_pingpong_steps = 0;
+// CHECK-FIXES-NEXT:     for (int s = 0; s < steps; ++s) {
+// CHECK-FIXES-NEXT:       heat_step<<<blocks, threads>>>(cudal1_src, cudal1_dst, n, 0.1f);
+// CHECK-FIXES-NEXT:       CHECK(cudaGetLastError());
+// CHECK-FIXES-NEXT:       if (cudal1_pingpong_steps == 0) {
+// CHECK-FIXES-NEXT:         CHECK(cudaMemcpy(d_old, d_new, bytes, cudaMemcpyDeviceToDevice));
+// CHECK-FIXES-NEXT:       } else {
+// CHECK-FIXES-NEXT:         decltype(d_old) cudal1_t = cudal1_src;
+// CHECK-FIXES-NEXT:         cudal1_src = cudal1_dst;
+// CHECK-FIXES-NEXT:         cudal1_dst = cudal1_t;
+// CHECK-FIXES-NEXT:       }
+// CHECK-FIXES-NEXT:       ++cudal1_pingpong_steps;
+// CHECK-FIXES-NEXT:     }
+// CHECK-FIXES-NEXT:     if (cudal1_pingpong_steps > 1) {
+// CHECK-FIXES-NEXT:       CHECK(cudaMemcpy(cudal1_dst, cudal1_src, bytes, cudaMemcpyDeviceToDevice));
+// CHECK-FIXES-NEXT:     }
+// CHECK-FIXES-NEXT:   }
+
 // --- refused --------------------------------------------------------------
 
 // The copy takes the whole array (the border too): not the elements the
@@ -331,6 +387,48 @@ void aliased_coefficients(int n, int steps) {
   cudaFree(y);
 }
 
+// A copy of part of the buffers: the rest of them stays different.
+void memcpy_part(int n, int steps) {
+  float *d_old, *d_new;
+  CHECK(cudaMalloc(&d_old, sizeof(float) * n * n));
+  CHECK(cudaMalloc(&d_new, sizeof(float) * n * n));
+  dim3 threads(16, 16);
+  dim3 blocks((n + 15) / 16, (n + 15) / 16);
+  for (int s = 0; s < steps; ++s) {
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: every step of this loop copies 'd_new' back into 'd_old' with cudaMemcpy
+    // CHECK-MESSAGES: note: no fix: the copy is not of the whole of both allocations
+    heat_step<<<blocks, threads>>>(d_old, d_new, n, 0.1f);
+    CHECK(cudaMemcpy(d_old, d_new, sizeof(float) * n * (n / 2), cudaMemcpyDeviceToDevice));
+  }
+  cudaFree(d_old);
+  cudaFree(d_new);
+}
+
+// Which elements the step writes depends on data: where it does not write,
+// the new grid keeps an older value than the copy would give.
+__global__ void masked_step(const float *in, float *out, const int *mask, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i > 0 && i < n - 1 && mask[i])
+    out[i] = 0.5f * (in[i - 1] + in[i + 1]);
+}
+
+void memcpy_masked(int n, int steps) {
+  float *d_old, *d_new;
+  int *d_mask;
+  CHECK(cudaMalloc(&d_old, sizeof(float) * n));
+  CHECK(cudaMalloc(&d_new, sizeof(float) * n));
+  CHECK(cudaMalloc(&d_mask, sizeof(int) * n));
+  for (int s = 0; s < steps; ++s) {
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: every step of this loop copies 'd_new' back into 'd_old' with cudaMemcpy
+    // CHECK-MESSAGES: note: no fix: the elements 'masked_step' writes may change from one step to the next
+    masked_step<<<(n + 255) / 256, 256>>>(d_old, d_new, d_mask, n);
+    CHECK(cudaMemcpy(d_old, d_new, sizeof(float) * n, cudaMemcpyDeviceToDevice));
+  }
+  cudaFree(d_old);
+  cudaFree(d_new);
+  cudaFree(d_mask);
+}
+
 // --- silent ---------------------------------------------------------------
 
 // The copy goes the other way (B from A): not a copy back of the step.
@@ -378,6 +476,9 @@ int main() {
     int t = early_return(n1, steps, u0, u, v);
     printf("early_return n=%d steps=%d: t=%d u %016llx v %016llx\n", n1, steps, t,
            hash(u, sizeof(float) * n1), hash(v, sizeof(float) * n1));
+    memcpy_back(n2, steps, a0, a, b);
+    printf("memcpy_back n=%d steps=%d: old %016llx new %016llx\n", n2, steps,
+           hash(a, sizeof(float) * n2 * n2), hash(b, sizeof(float) * n2 * n2));
     coefficients(n1, steps, u0, w0, u, v);
     printf("coefficients n=%d steps=%d: x %016llx y %016llx\n", n1, steps,
            hash(u, sizeof(float) * n1), hash(v, sizeof(float) * n1));
