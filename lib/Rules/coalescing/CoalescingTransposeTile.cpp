@@ -58,7 +58,12 @@ RuleInfo CoalescingTransposeTile::info() const {
       "Transpose-like copies: the kernel's last statement is `[if (guard)] "
       "out[IO] = f(in[II]);` where `in[II]` is contiguous along "
       "`threadIdx.x` and `out[IO]` is a row apart per lane and contiguous "
-      "along `threadIdx.y` (`out[x * H + y] = in[y * W + x]`).";
+      "along `threadIdx.y` (`out[x * H + y] = in[y * W + x]`). Also the "
+      "mirror image: a store contiguous along `threadIdx.x` whose value "
+      "reads one element a row apart per lane and contiguous along "
+      "`threadIdx.y` (`C[y * W + x] = alpha * At[x * H + y] + B[y * W + "
+      "x]`), its other reads contiguous along `threadIdx.x` or the same in "
+      "every lane.";
   I.Doc.WhySlow =
       "One of the two accesses is always column-strided: with a 32x32 "
       "block, every warp's write touches 32 sectors instead of 4.";
@@ -87,6 +92,12 @@ if (x < W && y < H)
       "`if (cond) return;` among the index declarations becomes part of the "
       "guard (`!(cond) && ...`), evaluated in both phases, so every thread "
       "reaches the barrier.\n"
+      "\n"
+      "For a transposed read the phases are mirrored: phase 1 loads the "
+      "element the partner thread reads (with the partner's index "
+      "declarations and guard, contiguous along the lanes), phase 2 "
+      "computes and stores as written, with the tile's element in place of "
+      "the read. Bitwise.\n"
       "\n"
       "## When there is no fix\n"
       "\n"
@@ -136,22 +147,15 @@ void CoalescingTransposeTile::runOn(ASTContext &Ctx, const CheckContext &CC,
   const ParmVarDecl *OutP = rootPointerParam(OutAcc->getBase(), F);
   if (!OutP)
     return;
-  const ArraySubscriptExpr *InAcc = nullptr;
-  unsigned Reads = 0;
+  std::vector<const ArraySubscriptExpr *> RhsReads;
   forEachStmt(BO->getRHS(), [&](const Stmt *S) {
-    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(S)) {
-      ++Reads;
-      InAcc = AS;
-    }
+    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(S))
+      RhsReads.push_back(AS);
   });
-  if (Reads != 1 || !InAcc)
+  if (RhsReads.empty())
     return;
-  const ParmVarDecl *InP = rootPointerParam(InAcc->getBase(), F);
-  if (!InP || InP == OutP)
-    return;
-  AffineExpr II = toAffine(InAcc->getIdx(), F);
   AffineExpr IO = toAffine(OutAcc->getIdx(), F);
-  if (!II.isKnown() || !IO.isKnown())
+  if (!IO.isKnown())
     return;
   auto Unit = [](const AffineExpr &C) {
     auto V = C.constantValue();
@@ -161,19 +165,66 @@ void CoalescingTransposeTile::runOn(ASTContext &Ctx, const CheckContext &CC,
     auto V = C.constantValue();
     return C.isKnown() && !(V && *V >= -1 && *V <= 1);
   };
-  // Read coalesced along x, write along y.
-  if (!Unit(II.coefficientOf("threadIdx.x")) ||
-      !Far(IO.coefficientOf("threadIdx.x")) ||
-      !Unit(IO.coefficientOf("threadIdx.y")))
+  auto Zero = [](const AffineExpr &C) {
+    auto V = C.constantValue();
+    return V && *V == 0;
+  };
+  // The transposed access: the store (read coalesced along x, the one read)
+  // or, with the store coalesced along x, the one read that walks a column
+  // (`C[y * W + x] = alpha * At[x * H + y] + B[y * W + x]`; ReadT): the
+  // other reads coalesced along x or the same in every lane.
+  const ArraySubscriptExpr *InAcc = nullptr;
+  bool ReadT = false;
+  if (RhsReads.size() == 1) {
+    AffineExpr II = toAffine(RhsReads[0]->getIdx(), F);
+    if (II.isKnown() && Unit(II.coefficientOf("threadIdx.x")) &&
+        Far(IO.coefficientOf("threadIdx.x")) &&
+        Unit(IO.coefficientOf("threadIdx.y")))
+      InAcc = RhsReads[0];
+  }
+  if (!InAcc && Unit(IO.coefficientOf("threadIdx.x"))) {
+    for (const ArraySubscriptExpr *A : RhsReads) {
+      AffineExpr IA = toAffine(A->getIdx(), F);
+      if (!IA.isKnown()) {
+        InAcc = nullptr;
+        break;
+      }
+      AffineExpr CX = IA.coefficientOf("threadIdx.x");
+      if (Far(CX) && Unit(IA.coefficientOf("threadIdx.y"))) {
+        if (InAcc) { // two transposed reads: not this shape
+          InAcc = nullptr;
+          break;
+        }
+        InAcc = A;
+        continue;
+      }
+      if (!Unit(CX) && !Zero(CX)) {
+        InAcc = nullptr;
+        break;
+      }
+    }
+    ReadT = InAcc != nullptr;
+  }
+  if (!InAcc)
+    return;
+  const ParmVarDecl *InP = rootPointerParam(InAcc->getBase(), F);
+  if (!InP || InP == OutP)
     return;
 
   Finding Fd = makeFinding(
-      Ctx, RuleId, OutAcc->getBeginLoc(),
-      "transpose-like copy: '" + sourceText(Ctx, InAcc->getSourceRange()) +
-          "' is read along the row but '" +
-          sourceText(Ctx, OutAcc->getSourceRange()) +
-          "' is written a row apart per lane (one 32-byte sector per lane); "
-          "a shared-memory tile makes both contiguous",
+      Ctx, RuleId, ReadT ? InAcc->getBeginLoc() : OutAcc->getBeginLoc(),
+      ReadT ? "transposed read: '" + sourceText(Ctx, InAcc->getSourceRange()) +
+                  "' is read a row apart per lane (one 32-byte sector per "
+                  "lane) while '" +
+                  sourceText(Ctx, OutAcc->getSourceRange()) +
+                  "' is written along the row; a shared-memory tile makes "
+                  "the read contiguous"
+            : "transpose-like copy: '" +
+                  sourceText(Ctx, InAcc->getSourceRange()) +
+                  "' is read along the row but '" +
+                  sourceText(Ctx, OutAcc->getSourceRange()) +
+                  "' is written a row apart per lane (one 32-byte sector "
+                  "per lane); a shared-memory tile makes both contiguous",
       K);
   Out.push_back(Fd);
   Finding &R = Out.back();
@@ -251,8 +302,10 @@ void CoalescingTransposeTile::runOn(ASTContext &Ctx, const CheckContext &CC,
         RhsOk = false;
   });
   if (!RhsOk) {
-    refuse(R, "the stored value is not plain arithmetic on the one input "
-              "element");
+    refuse(R, ReadT ? "the stored value is not plain arithmetic on array "
+                      "elements"
+                    : "the stored value is not plain arithmetic on the one "
+                      "input element");
     return;
   }
   std::string How;
@@ -347,6 +400,17 @@ void CoalescingTransposeTile::runOn(ASTContext &Ctx, const CheckContext &CC,
     });
   }
   std::string RhsW = rewrittenText(Ctx, BO->getRHS(), RhsReps);
+  // ReadT: phase 1 loads the read for the partner, phase 2 computes as
+  // written with the tile's element in place of the read.
+  std::string InW = SwapXY(InAcc);
+  std::string OutT = sourceText(Ctx, OutAcc->getSourceRange());
+  std::string RhsT = rewrittenText(
+      Ctx, BO->getRHS(), {{InAcc, Tile + "[threadIdx.y][threadIdx.x]"}});
+  if (ReadT) {
+    RhsW = RhsT;
+    OutW = OutT;
+    InT = InW;
+  }
   // RHS may use thread-dependent locals too: swap them as well by
   // re-evaluating in phase 2's scope (the re-declared locals shadow).
   if ((Cond && (CondT.empty() || CondW.empty())) || InT.empty() ||
@@ -364,24 +428,40 @@ void CoalescingTransposeTile::runOn(ASTContext &Ctx, const CheckContext &CC,
          " shared-memory tile (" + PadNote + ")\n";
   Txt += Ind + "__shared__ " + ETs + " " + Tile + "[" + BYs + "][" +
          std::to_string(BX) + " + " + std::to_string(Pad) + "];\n";
-  Txt += Ind + "{ // load: coalesced along threadIdx.x\n";
-  Txt += Decls;
-  Txt += I1 + (Guard.empty() ? "" : "if (" + Guard + ")\n" + I1 + "  ") +
-         Tile + "[threadIdx.y][threadIdx.x] = " + InT + ";\n";
-  Txt += Ind + "}\n";
-  Txt += Ind + "__syncthreads();\n";
-  if (Square)
-    Txt += Ind + "{ // store: each thread takes its transposed partner's "
-                 "element\n";
-  else
-    Txt += Ind + "{ // store: thread l takes the role of thread (l / " + BYs +
-           ", l % " + BYs + "): runs of " + BYs +
-           " contiguous output elements\n" + I1 + "const unsigned " + Lane +
-           " = threadIdx.y * " + std::to_string(BX) + " + threadIdx.x;\n";
-  Txt += SwappedDecls;
-  Txt += I1 + (GuardW.empty() ? "" : "if (" + GuardW + ")\n" + I1 + "  ") +
-         OutW + " = " + RhsW + ";\n";
-  Txt += Ind + "}";
+  std::string Partner =
+      Square ? " each thread takes its transposed partner's element"
+             : " thread l takes the role of thread (l / " + BYs + ", l % " +
+                   BYs + "): runs of " + BYs + " contiguous " +
+                   (ReadT ? "input" : "output") + " elements";
+  std::string LaneDecl = Square ? "" : I1 + "const unsigned " + Lane +
+                                           " = threadIdx.y * " +
+                                           std::to_string(BX) +
+                                           " + threadIdx.x;\n";
+  if (ReadT) {
+    Txt += Ind + "{ // load:" + Partner + "\n" + LaneDecl;
+    Txt += SwappedDecls;
+    Txt += I1 + (GuardW.empty() ? "" : "if (" + GuardW + ")\n" + I1 + "  ") +
+           Tile + "[" + TyRole + "][" + TxRole + "] = " + InT + ";\n";
+    Txt += Ind + "}\n";
+    Txt += Ind + "__syncthreads();\n";
+    Txt += Ind + "{ // compute: coalesced along threadIdx.x\n";
+    Txt += Decls;
+    Txt += I1 + (Guard.empty() ? "" : "if (" + Guard + ")\n" + I1 + "  ") +
+           OutW + " = " + RhsW + ";\n";
+    Txt += Ind + "}";
+  } else {
+    Txt += Ind + "{ // load: coalesced along threadIdx.x\n";
+    Txt += Decls;
+    Txt += I1 + (Guard.empty() ? "" : "if (" + Guard + ")\n" + I1 + "  ") +
+           Tile + "[threadIdx.y][threadIdx.x] = " + InT + ";\n";
+    Txt += Ind + "}\n";
+    Txt += Ind + "__syncthreads();\n";
+    Txt += Ind + "{ // store:" + Partner + "\n" + LaneDecl;
+    Txt += SwappedDecls;
+    Txt += I1 + (GuardW.empty() ? "" : "if (" + GuardW + ")\n" + I1 + "  ") +
+           OutW + " = " + RhsW + ";\n";
+    Txt += Ind + "}";
+  }
   const SourceManager &SM = Ctx.getSourceManager();
   SourceLocation BB = SM.getExpansionLoc(Body->body_front()->getBeginLoc());
   SourceLocation BE = SM.getExpansionLoc(Body->getRBracLoc());
