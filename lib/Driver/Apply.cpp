@@ -632,11 +632,15 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
       } else {
         Annot[I] = D->second.Annotation;
         Speed[I] = D->second.Speedup;
-        Outcome[I] = D->second.Speedup
-                         ? formatv("verified against the original, {0:f2}x",
-                                   *D->second.Speedup)
-                               .str()
-                         : "verified against the original";
+        Outcome[I] =
+            Composites[I].Fix && Composites[I].Fix->HostOnly
+                ? "applied: host code proven exact by the analysis (no GPU "
+                  "run)"
+            : D->second.Speedup
+                ? formatv("verified against the original, {0:f2}x",
+                          *D->second.Speedup)
+                      .str()
+                : "verified against the original";
       }
       if (!Keep[I]) {
         Mixed = true;
