@@ -301,6 +301,25 @@ void CoalescingTransposeTile::runOn(ASTContext &Ctx, const CheckContext &CC,
       if (B2->isAssignmentOp())
         RhsOk = false;
   });
+  // The tile loads the element whenever the guard holds: the value must
+  // read it unconditionally too (not under ?:, && or ||).
+  {
+    DynTypedNode N = DynTypedNode::create(*(const Stmt *)InAcc);
+    for (unsigned D = 0; D < 64 && RhsOk; ++D) {
+      auto Ps = Ctx.getParents(N);
+      if (Ps.empty())
+        break;
+      const Stmt *P = Ps[0].get<Stmt>();
+      if (!P || P == BO)
+        break;
+      if (isa<ConditionalOperator, BinaryConditionalOperator>(P))
+        RhsOk = false;
+      if (const auto *B2 = dyn_cast<BinaryOperator>(P))
+        if (B2->isLogicalOp())
+          RhsOk = false;
+      N = Ps[0];
+    }
+  }
   if (!RhsOk) {
     refuse(R, ReadT ? "the stored value is not plain arithmetic on array "
                       "elements"

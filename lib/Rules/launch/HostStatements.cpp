@@ -12,26 +12,30 @@ using namespace llvm;
 
 namespace cudal1 {
 
-bool isGlobalXIndex(const Expr *E) {
+bool isGlobalIndex(const Expr *E, char Dim) {
   const auto *B = dyn_cast_or_null<BinaryOperator>(E ? E->IgnoreParenCasts()
                                                      : nullptr);
   if (!B || B->getOpcode() != BO_Add)
     return false;
-  auto IsMul = [](const Expr *X) {
+  std::string Bi = std::string("blockIdx.") + Dim,
+              Bd = std::string("blockDim.") + Dim,
+              Ti = std::string("threadIdx.") + Dim;
+  auto IsMul = [&](const Expr *X) {
     const auto *M = dyn_cast<BinaryOperator>(X->IgnoreParenCasts());
     if (!M || M->getOpcode() != BO_Mul)
       return false;
     std::string A = builtinName(M->getLHS()->IgnoreParenCasts());
     std::string C = builtinName(M->getRHS()->IgnoreParenCasts());
-    return (A == "blockIdx.x" && C == "blockDim.x") ||
-           (A == "blockDim.x" && C == "blockIdx.x");
+    return (A == Bi && C == Bd) || (A == Bd && C == Bi);
   };
-  auto IsTid = [](const Expr *X) {
-    return builtinName(X->IgnoreParenCasts()) == "threadIdx.x";
+  auto IsTid = [&](const Expr *X) {
+    return builtinName(X->IgnoreParenCasts()) == Ti;
   };
   return (IsTid(B->getRHS()) && IsMul(B->getLHS())) ||
          (IsTid(B->getLHS()) && IsMul(B->getRHS()));
 }
+
+bool isGlobalXIndex(const Expr *E) { return isGlobalIndex(E, 'x'); }
 
 namespace {
 /// An expression of type cudaError_t (or the driver's CUresult).

@@ -22,6 +22,8 @@ namespace cudal1 {
 /// `blockIdx.x * blockDim.x + threadIdx.x` in any operand order, through
 /// parentheses and casts.
 bool isGlobalXIndex(const clang::Expr *E);
+/// The same along \p Dim ('x', 'y' or 'z').
+bool isGlobalIndex(const clang::Expr *E, char Dim);
 
 /// The launch's configuration names no dynamic shared memory and no stream
 /// other than the default one (its 3rd and 4th arguments absent, 0 or a

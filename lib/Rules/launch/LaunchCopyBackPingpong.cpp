@@ -323,6 +323,11 @@ bool plainKernel(const ASTContext &C, const FunctionDecl *K,
       if (const auto *V = dyn_cast<VarDecl>(D->getDecl())) {
         if (V->hasAttr<CUDASharedAttr>())
           Ok = false;
+        // A pointer in a global variable may point into either buffer.
+        if (V->hasGlobalStorage() && !isa<ParmVarDecl>(V) &&
+            (V->getType()->isPointerType() ||
+             V->getType()->isReferenceType()))
+          Ok = false;
         if (const auto *P = dyn_cast<ParmVarDecl>(V)) {
           if (P->getType()->isPointerType() || P->getType()->isArrayType()) {
             if (D == WriteBase)
@@ -412,6 +417,11 @@ bool stepLegal(const ASTContext &C, const FunctionDecl *Fn,
   std::string N1 = K1->getNameAsString();
   std::string AN = VA->getNameAsString(), BN = VB->getNameAsString();
   InP = nullptr;
+  if (!isa<TranslationUnitDecl>(K1->getDeclContext())) {
+    Why = "'" + N1 + "' is in a namespace or a class (the launches are "
+          "written with its plain name)";
+    return false;
+  }
   unsigned AUses = 0, BUses = 0;
   for (const ParmVarDecl *P : K1->parameters()) {
     const VarDecl *V = argVar(L1, P);
@@ -467,6 +477,17 @@ bool fixedAt(const ASTContext &C, const FunctionDecl *Fn, const Expr *E,
   const SourceManager &SM = C.getSourceManager();
   std::set<const VarDecl *> Written = varsWrittenIn(Fn->getBody());
   bool Fixed = isPure(const_cast<ASTContext &>(C), E);
+  // Another declaration of one of its names in the function may hide it
+  // at the loop.
+  std::map<std::string, unsigned> Declared;
+  forEachStmt(Fn->getBody(), [&](const Stmt *X) {
+    if (const auto *DS = dyn_cast<DeclStmt>(X))
+      for (const Decl *D : DS->decls())
+        if (const auto *V = dyn_cast<VarDecl>(D))
+          ++Declared[V->getNameAsString()];
+  });
+  for (const ParmVarDecl *P : Fn->parameters())
+    ++Declared[P->getNameAsString()];
   forEachStmt(E, [&](const Stmt *X) {
     const auto *D = dyn_cast<DeclRefExpr>(X);
     const auto *V = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
@@ -474,6 +495,7 @@ bool fixedAt(const ASTContext &C, const FunctionDecl *Fn, const Expr *E,
       return;
     Fixed &= !Written.count(V) &&
              (V->hasLocalStorage() || V->getType().isConstQualified());
+    Fixed &= !V->hasLocalStorage() || Declared[V->getNameAsString()] == 1;
     if (isa<ParmVarDecl>(V) || !V->hasLocalStorage())
       return;
     DynTypedNode N = DynTypedNode::create(*V);
@@ -508,6 +530,43 @@ const CallExpr *memcpyIn(const Stmt *S) {
     }
   });
   return N == 1 ? Found : nullptr;
+}
+
+/// \p Call runs whenever statement \p S does: between them only casts,
+/// parentheses, comparisons, a declaration's initialiser, blocks, an `if`'s
+/// condition and `do ... while (0)` (an error-check macro around the call).
+bool unconditional(ASTContext &C, const CallExpr *Call, const Stmt *S) {
+  DynTypedNode N = DynTypedNode::create(*(const Stmt *)Call);
+  for (unsigned D = 0; D < 32; ++D) {
+    const Stmt *Cur = N.get<Stmt>();
+    if (Cur == S)
+      return true;
+    auto Ps = C.getParents(N);
+    if (Ps.empty())
+      return false;
+    const DynTypedNode &P = Ps[0];
+    if (const auto *PS = P.get<Stmt>()) {
+      if (isa<ImplicitCastExpr, ParenExpr, CStyleCastExpr, ExprWithCleanups,
+              CompoundStmt, DeclStmt>(PS)) {
+      } else if (const auto *B = dyn_cast<BinaryOperator>(PS)) {
+        if (B->isLogicalOp() || B->isAssignmentOp() || B->isCommaOp())
+          return false;
+      } else if (const auto *If = dyn_cast<IfStmt>(PS)) {
+        if (If->getCond() != Cur)
+          return false;
+      } else if (const auto *Do = dyn_cast<DoStmt>(PS)) {
+        auto Zero = evalInt(C, Do->getCond());
+        if (!Zero || *Zero != 0)
+          return false;
+      } else {
+        return false;
+      }
+    } else if (!P.get<VarDecl>()) {
+      return false;
+    }
+    N = P;
+  }
+  return false;
 }
 
 /// The plain variable \p E names, through parentheses and casts.
@@ -765,6 +824,11 @@ void LaunchCopyBackPingpong::checkTranslationUnit() {
       std::set<const ParmVarDecl *> Reads2;
       if (L2->getNumArgs() != K2->getNumParams()) {
         refuse(F, "a launch passes default arguments");
+        continue;
+      }
+      if (!isa<TranslationUnitDecl>(K2->getDeclContext())) {
+        refuse(F, "'" + N2 + "' is in a namespace or a class (the launches "
+                      "are written with its plain name)");
         continue;
       }
       if (!plainKernel(C, K2, *CW, Reads2, Why)) {
@@ -1051,7 +1115,9 @@ void LaunchCopyBackPingpong::checkMemcpyLoops() {
         continue;
       const VarDecl *VA = plainVar(Copy->getArg(0));
       const VarDecl *VB = plainVar(Copy->getArg(1));
-      if (!VA || !VB || VA == VB || argVar(L1, SW->Dst) != VB)
+      if (!VA || !VB || VA == VB || argVar(L1, SW->Dst) != VB ||
+          !VA->getType()->isPointerType() || !VB->getType()->isPointerType() ||
+          !C.hasSameType(VA->getType(), VB->getType()))
         continue;
       // Device to device (or default, the pointers being device memory).
       {
@@ -1086,6 +1152,69 @@ void LaunchCopyBackPingpong::checkMemcpyLoops() {
                      Copy->getArg(1), InP, Why)) {
         refuse(F, Why);
         continue;
+      }
+      // The copy runs in every step, as a statement of its own that the
+      // fix can run after the loop: no declaration the body uses later,
+      // nothing declared in the loop (its variable included).
+      std::set<const VarDecl *> Changed = varsChangedIn(Loop);
+      {
+        std::set<const VarDecl *> Own;
+        forEachStmt(SM2, [&](const Stmt *X) {
+          if (const auto *DS = dyn_cast<DeclStmt>(X))
+            for (const Decl *D : DS->decls())
+              if (const auto *V = dyn_cast<VarDecl>(D))
+                Own.insert(V);
+        });
+        bool Outside = false;
+        forEachStmt(SM2, [&](const Stmt *X) {
+          if (const auto *D = dyn_cast<DeclRefExpr>(X))
+            if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
+              Outside |= Changed.count(V) && !Own.count(V);
+        });
+        if (isa<DeclStmt>(SM2) || Outside ||
+            !unconditional(C, Copy, SM2)) {
+          refuse(F, "the copy is not a statement that runs in every step on "
+                    "its own (it is conditional, declares a variable, or "
+                    "reads one the loop changes)");
+          continue;
+        }
+      }
+      // The loop's header neither calls nor reads the buffers.
+      {
+        bool Plain = true;
+        for (const Stmt *H : {Loop->getInit(), (const Stmt *)Loop->getCond(),
+                              (const Stmt *)Loop->getInc()})
+          forEachStmt(H, [&](const Stmt *X) {
+            if (isa<CallExpr>(X))
+              Plain = false;
+            if (const auto *D = dyn_cast<DeclRefExpr>(X))
+              if (D->getDecl() == VA || D->getDecl() == VB)
+                Plain = false;
+          });
+        if (!Plain) {
+          refuse(F, "the loop's header calls a function or reads the buffers");
+          continue;
+        }
+      }
+      // The element written is decided before the guard's block.
+      {
+        std::set<const VarDecl *> Inner;
+        for (const Stmt *S : SW->Before)
+          if (const auto *DS = dyn_cast<DeclStmt>(S))
+            for (const Decl *D : DS->decls())
+              if (const auto *V = dyn_cast<VarDecl>(D))
+                Inner.insert(V);
+        bool UsesInner = false;
+        forEachStmt(SW->Index, [&](const Stmt *X) {
+          if (const auto *D = dyn_cast<DeclRefExpr>(X))
+            if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
+              UsesInner |= Inner.count(V) > 0;
+        });
+        if (UsesInner) {
+          refuse(F, "the index '" + N1 + "' writes at depends on a value "
+                    "computed inside its guard");
+          continue;
+        }
       }
       if (Copy->getNumArgs() > 4) {
         const Expr *St = Copy->getArg(4);
@@ -1123,7 +1252,6 @@ void LaunchCopyBackPingpong::checkMemcpyLoops() {
       }
       // The step writes the same elements in every iteration: what decides
       // its element reads no memory and no argument the loop changes.
-      std::set<const VarDecl *> Changed = varsChangedIn(Loop);
       bool Fixed = true;
       auto Decides = [&](const Stmt *S) {
         forEachStmt(S, [&](const Stmt *X) {

@@ -3,6 +3,7 @@
 #include "LaunchCopyBackPingpong.h"
 #include "LaunchDistributeLoop.h"
 #include "LaunchFuseElementwise.h"
+#include "LaunchIdleBlocks.h"
 #include "LaunchLoopSync.h"
 #include "LaunchPartialWarp.h"
 #include "LaunchRedundantThreads.h"
@@ -12,7 +13,7 @@
 #include "LaunchSmallGrid.h"
 
 namespace cudal1 {
-static RuleModule<LaunchBounds, LaunchCopyBackPingpong, LaunchDistributeLoop, LaunchFuseElementwise,
+static RuleModule<LaunchBounds, LaunchCopyBackPingpong, LaunchDistributeLoop, LaunchFuseElementwise, LaunchIdleBlocks,
                   LaunchLoopSync, LaunchPartialWarp,
                   LaunchRedundantThreads, LaunchSingleThreadReduction,
                   LaunchStepDoublingScan,
