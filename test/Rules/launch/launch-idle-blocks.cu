@@ -206,7 +206,11 @@ void silent(float *x, int *hits, int n) {
 }
 
 int main() {
+#ifdef BIG
+  const int n = 1029;
+#else
   const int n = 77;
+#endif
   float *h = (float *)malloc(sizeof(float) * n * n);
   auto fill = [&]() {
     for (int i = 0; i < n; i++)
