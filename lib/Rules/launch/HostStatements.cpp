@@ -12,24 +12,53 @@ using namespace llvm;
 
 namespace cudal1 {
 
+/// \p E without parentheses and casts that keep every bit of a 32-bit
+/// unsigned value (not to char, short or bool).
+static const Expr *stripWideCasts(const Expr *E) {
+  while (E) {
+    E = E->IgnoreParens();
+    const auto *CE = dyn_cast<CastExpr>(E);
+    if (!CE)
+      return E;
+    QualType T = CE->getType();
+    if (const auto *BT = T->getAs<BuiltinType>()) {
+      switch (BT->getKind()) {
+      case BuiltinType::Int:
+      case BuiltinType::UInt:
+      case BuiltinType::Long:
+      case BuiltinType::ULong:
+      case BuiltinType::LongLong:
+      case BuiltinType::ULongLong:
+        break;
+      default:
+        if (!isa<ImplicitCastExpr>(CE) || CE->getCastKind() != CK_LValueToRValue)
+          return E;
+      }
+    } else if (!T->isRecordType()) {
+      return E;
+    }
+    E = CE->getSubExpr();
+  }
+  return E;
+}
+
 bool isGlobalIndex(const Expr *E, char Dim) {
-  const auto *B = dyn_cast_or_null<BinaryOperator>(E ? E->IgnoreParenCasts()
-                                                     : nullptr);
+  const auto *B = dyn_cast_or_null<BinaryOperator>(stripWideCasts(E));
   if (!B || B->getOpcode() != BO_Add)
     return false;
   std::string Bi = std::string("blockIdx.") + Dim,
               Bd = std::string("blockDim.") + Dim,
               Ti = std::string("threadIdx.") + Dim;
   auto IsMul = [&](const Expr *X) {
-    const auto *M = dyn_cast<BinaryOperator>(X->IgnoreParenCasts());
+    const auto *M = dyn_cast_or_null<BinaryOperator>(stripWideCasts(X));
     if (!M || M->getOpcode() != BO_Mul)
       return false;
-    std::string A = builtinName(M->getLHS()->IgnoreParenCasts());
-    std::string C = builtinName(M->getRHS()->IgnoreParenCasts());
+    std::string A = builtinName(stripWideCasts(M->getLHS()));
+    std::string C = builtinName(stripWideCasts(M->getRHS()));
     return (A == Bi && C == Bd) || (A == Bd && C == Bi);
   };
   auto IsTid = [&](const Expr *X) {
-    return builtinName(X->IgnoreParenCasts()) == Ti;
+    return builtinName(stripWideCasts(X)) == Ti;
   };
   return (IsTid(B->getRHS()) && IsMul(B->getLHS())) ||
          (IsTid(B->getLHS()) && IsMul(B->getRHS()));

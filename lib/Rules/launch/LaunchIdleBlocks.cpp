@@ -32,6 +32,7 @@
 //===----------------------------------------------------------------------===//
 #include "LaunchIdleBlocks.h"
 #include "HostStatements.h"
+#include "../coalescing/RowWalk.h"
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
@@ -116,10 +117,11 @@ void addBound(const BinaryOperator *B, BinaryOperatorKind Op,
   if (!paramsOnly(Other))
     return;
   QualType CT = L->getType().getCanonicalType().getUnqualifiedType();
-  if (!CT->isIntegerType() ||
-      (CT->isUnsignedIntegerType() && CT->castAs<BuiltinType>()->getKind() !=
-                                           BuiltinType::UInt))
-    return;
+  const auto *BT = CT->getAs<BuiltinType>();
+  if (!BT || (BT->getKind() != BuiltinType::Int &&
+              BT->getKind() != BuiltinType::UInt))
+    return; // 32-bit comparisons only: the host adds 1 in 64 bits
+
   DimBounds &D = S.D[Vars.at(V)];
   switch (Op) {
   case BO_LT:
@@ -185,10 +187,40 @@ const Expr *earlyReturnCond(const Stmt *S) {
 /// The bounds of the kernel's guard on its global indices, when a thread
 /// that fails them does nothing.
 std::optional<Shape> shapeOf(const ASTContext &C, const FunctionDecl *K) {
-  if (!K->hasBody() || K->isTemplated() || K->isVariadic())
+  if (!K->hasBody() || K->isTemplated() || K->isVariadic() ||
+      K->isFunctionTemplateSpecialization() ||
+      K->getTemplateSpecializationInfo())
     return std::nullopt;
+  for (const ParmVarDecl *P : K->parameters())
+    if (P->hasDefaultArg())
+      return std::nullopt;
   const auto *Body = dyn_cast<CompoundStmt>(K->getBody());
   if (!Body || Body->size() < 2)
+    return std::nullopt;
+  // Block and grid coordinates only as blockIdx.<d> written in the body
+  // (the copy renumbers those): no call of a function that could read
+  // them (system math only), no whole-struct use, no asm.
+  bool Opaque = false;
+  forEachStmt(Body, [&](const Stmt *X) {
+    if (isa<GCCAsmStmt, MSAsmStmt>(X))
+      Opaque = true;
+    if (const auto *CE = dyn_cast<CallExpr>(X))
+      Opaque |= !systemCallee(C, CE) ||
+                containsCallTo(CE, {"atomic*", "printf", "__syncthreads*",
+                                    "this_grid", "this_thread_block",
+                                    "tiled_partition", "clock*", "__nanosleep",
+                                    "__trap", "assert", "__assert*"});
+    if (const auto *D = dyn_cast<DeclRefExpr>(X)) {
+      StringRef N = D->getDecl()->getName();
+      if (N == "blockIdx" || N == "gridDim") {
+        const auto &Ps = const_cast<ASTContext &>(C).getParents(*D);
+        const Stmt *P = Ps.empty() ? nullptr : Ps[0].get<Stmt>();
+        if (!P || !isa<MSPropertyRefExpr, MemberExpr>(P))
+          Opaque = true;
+      }
+    }
+  });
+  if (Opaque)
     return std::nullopt;
   FunctionFacts F = FunctionFacts::compute(K);
   for (const ParmVarDecl *P : K->parameters())
@@ -233,7 +265,8 @@ std::optional<Shape> shapeOf(const ASTContext &C, const FunctionDecl *K) {
   }
   if (const auto *If = dyn_cast<IfStmt>(Last))
     if (!If->getElse() && !If->getInit() && !If->getConditionVariable() &&
-        !earlyReturnCond(Last))
+        !earlyReturnCond(Last) &&
+        isPure(const_cast<ASTContext &>(C), If->getCond()))
       conjuncts(If->getCond(), Vars, S);
   for (auto &KV : Vars)
     S.D[KV.second].V = KV.first;
@@ -333,7 +366,7 @@ __global__ void cudal1_idle_update(float *A, int k, int n, unsigned cudal1_ox, u
 for (int k = 0; k < n; k++)
   {
     // cuda-l1 launch-idle-blocks: ...
-    dim3 cudal1_g(grid), cudal1_b(block);
+    dim3 cudal1_g = dim3(grid), cudal1_b = dim3(block);
     ... the blocks from floor((k + 1) / b.d) to ceil(n / b.d) along x and y ...
     if (!cudal1_fits)
       update<<<grid, block>>>(A, k, n);
@@ -350,7 +383,13 @@ for (int k = 0; k < n; k++)
       "is on the smaller grid; with a lower bound, a copy of the kernel "
       "(inserted after it, once per file) takes the first block of each "
       "dimension as parameters and adds it to blockIdx. The original "
-      "launch runs when a dimension's extent exceeds 2^31 - 1 threads. "
+      "launch runs when a dimension's extent exceeds 2^31 - 1 threads or "
+      "the shape is one CUDA rejects (an empty or too large block, a grid "
+      "over its limits), so that its error stays. Refused: kernels that "
+      "call functions other than the system's math (they could read "
+      "blockIdx), use blockIdx or gridDim other than as `.x/.y/.z`, asm, "
+      "overloaded, specialised or with default arguments, launches from "
+      "macros, grids or blocks with side effects. "
       "Host code and a copy of the kernel with renumbered blocks: `--fix` "
       "applies it, and so does `--fix --verify=run` (nothing new to run on "
       "its own; it says so).";
@@ -452,6 +491,39 @@ void LaunchIdleBlocks::checkTranslationUnit() {
                       "written with its plain name)");
         continue;
       }
+      if (inMacro(S->getSourceRange()) || inMacro(L->getSourceRange())) {
+        refuse(F, "the launch comes from a macro expansion");
+        continue;
+      }
+      if ([&] {
+            for (const NamedDecl *D :
+                 C.getTranslationUnitDecl()->lookup(K->getDeclName()))
+              if (D->getCanonicalDecl() != K->getCanonicalDecl())
+                return true;
+            return false;
+          }()) {
+        refuse(F, "'" + KN + "' is overloaded");
+        continue;
+      }
+      {
+        auto PureDim = [&](const Expr *E) {
+          bool Ok = isPure(C, E);
+          if (!Ok)
+            if (const auto *CE = dyn_cast<CXXConstructExpr>(bare(E))) {
+              Ok = true;
+              for (const Expr *A : CE->arguments())
+                Ok &= isa<CXXDefaultArgExpr>(A) || isPure(C, A);
+            }
+          return Ok;
+        };
+        const Expr *GW = writtenLaunchDim(Cfg->getArg(0));
+        const Expr *BW = writtenLaunchDim(Cfg->getArg(1));
+        if (!PureDim(GW ? GW : Cfg->getArg(0)) ||
+            !PureDim(BW ? BW : Cfg->getArg(1))) {
+          refuse(F, "the grid or the block has side effects");
+          continue;
+        }
+      }
       if (!defaultStreamNoSharedMemory(C, L)) {
         refuse(F, "the launch names dynamic shared memory or a stream");
         continue;
@@ -515,9 +587,15 @@ void LaunchIdleBlocks::checkTranslationUnit() {
       }
       std::string Text = "{\n" + I1 + "// cuda-l1 launch-idle-blocks: only the blocks of '" +
                          KN + "' that hold a thread inside its guard\n" + I1 +
-                         "dim3 " + G + "(" + GridT + "), " + Bk + "(" + BlockT +
-                         ");\n" + I1 + "unsigned " + O + "[3] = {0, 0, 0};\n" +
-                         I1 + "bool " + Fits + " = true;\n";
+                         "dim3 " + G + " = dim3(" + GridT + "), " + Bk +
+                         " = dim3(" + BlockT + ");\n" + I1 + "unsigned " + O +
+                         "[3] = {0, 0, 0};\n" + I1 +
+                         "// a shape CUDA accepts, else the launch as written\n" +
+                         I1 + "bool " + Fits + " = " + Bk + ".x && " + Bk +
+                         ".y && " + Bk + ".z && (long long)" + Bk + ".x * " +
+                         Bk + ".y * " + Bk + ".z <= 1024 && " + G +
+                         ".x <= 2147483647u && " + G + ".y <= 65535 && " + G +
+                         ".z <= 65535;\n";
       for (int D = 0; D < 3; ++D) {
         const DimBounds &DB = Sh->D[D];
         if (DB.Hi.empty() && DB.Lo.empty())

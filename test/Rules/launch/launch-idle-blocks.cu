@@ -87,7 +87,7 @@ void lu(int n, float *h) {
   CHECK(cudaMemcpy(h, A, sizeof(float) * n * n, cudaMemcpyDeviceToHost));
   cudaFree(A);
 }
-// CHECK-FIXES:      dim3 cudal1_g_2(grid2), cudal1_b_2(block2);
+// CHECK-FIXES:      dim3 cudal1_g_2 = dim3(grid2), cudal1_b_2 = dim3(block2);
 // CHECK-FIXES:          if ((long long)(int)(((int)(k))) + 1 > cudal1_lo)
 // CHECK-FIXES-NEXT:       cudal1_lo = (long long)(int)(((int)(k))) + 1;
 // CHECK-FIXES:        if (!cudal1_fits_2)
@@ -175,6 +175,36 @@ void in_namespace(float *x, int n) {
 }
 
 // --- silent -----------------------------------------------------------------
+
+// A device function reads blockIdx (a copy could not renumber it).
+__device__ int global_id() { return blockIdx.x * blockDim.x + threadIdx.x; }
+__global__ void through_helper(float *x, int k, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= k && i < n)
+    x[global_id()] += 1.0f;
+}
+
+// The guard has a side effect in every thread.
+__global__ void counting_guard(float *x, int *count, int k, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (atomicAdd(count, 1) >= 0 && i >= k && i < n)
+    x[i] += 1.0f;
+}
+
+// A narrowing cast: not the global index.
+__global__ void narrow(float *x, int k, int n) {
+  int i = (short)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= k && i < n)
+    x[i] += 1.0f;
+}
+
+void silent_too(float *x, int *count, int n) {
+  for (int k = 0; k < n; k++) {
+    through_helper<<<(n + 255) / 256, 256>>>(x, k, n);
+    counting_guard<<<(n + 255) / 256, 256>>>(x, count, k, n);
+    narrow<<<(n + 255) / 256, 256>>>(x, k, n);
+  }
+}
 
 // The guard's bound does not move with the loop.
 __global__ void scale(float *x, float s, int n) {
