@@ -1,6 +1,7 @@
 //===- HostStatements.cpp - host statements around launches --------------===//
 #include "HostStatements.h"
 #include "cudal1/Analysis/AstFacts.h"
+#include "cudal1/Rules/RuleSupport.h"
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
@@ -236,6 +237,43 @@ const Stmt *statementInBlock(ASTContext &C, const Stmt *E,
     N = Ps[0];
   }
   return nullptr;
+}
+
+const ForStmt *loopOfLaunch(ASTContext &C, const CUDAKernelCallExpr *L,
+                            const Stmt *&S, const CompoundStmt *&Body) {
+  Body = nullptr;
+  S = statementInBlock(C, L, Body);
+  if (!S || !Body)
+    return nullptr;
+  if (const auto *EWC = dyn_cast<ExprWithCleanups>(S)) {
+    if (EWC->getSubExpr()->IgnoreImplicit() != L)
+      return nullptr;
+  } else if (S != L) {
+    return nullptr;
+  }
+  auto Ps = C.getParents(*Body);
+  const auto *Loop = Ps.empty() ? nullptr : Ps[0].get<ForStmt>();
+  return Loop && Loop->getBody() == Body ? Loop : nullptr;
+}
+
+std::optional<std::pair<CharSourceRange, SourceLocation>>
+loopEdit(ASTContext &C, const Stmt *Loop, const FunctionDecl *Fn,
+         std::string &Why) {
+  const SourceManager &SM = C.getSourceManager();
+  CharSourceRange LR = CharSourceRange::getTokenRange(Loop->getSourceRange());
+  auto ER = editableRange(C, LR, Why);
+  const Decl *Top = topLevelDecl(C, Fn);
+  if (!ER || !Top || inMacro(Loop->getSourceRange())) {
+    if (Why.empty())
+      Why = "the loop comes from a macro expansion";
+    return std::nullopt;
+  }
+  SourceLocation TopLoc = SM.getExpansionLoc(Top->getBeginLoc());
+  if (SM.getFileID(TopLoc) != SM.getFileID(ER->getBegin())) {
+    Why = "the function holding the loop starts in another file";
+    return std::nullopt;
+  }
+  return std::make_pair(*ER, TopLoc);
 }
 
 const Decl *topLevelDecl(ASTContext &C, const Decl *D) {

@@ -51,6 +51,22 @@ bool errorCheckOnly(const clang::ASTContext &C, const clang::Stmt *S,
 const clang::Stmt *statementInBlock(clang::ASTContext &C, const clang::Stmt *E,
                                     const clang::CompoundStmt *&Parent);
 
+/// The `for` loop whose body, a block, has launch \p L as one of its
+/// statements (the launch is the statement, not part of one); \p S gets
+/// that statement and \p Body the block. Null otherwise.
+const clang::ForStmt *loopOfLaunch(clang::ASTContext &C,
+                                   const clang::CUDAKernelCallExpr *L,
+                                   const clang::Stmt *&S,
+                                   const clang::CompoundStmt *&Body);
+
+/// Where a fix that replaces loop \p Loop of host function \p Fn edits
+/// (the loop's characters) and where it inserts helpers (before the
+/// top-level declaration holding \p Fn, in the same file); std::nullopt
+/// with \p Why (possibly empty: a macro expansion) otherwise.
+std::optional<std::pair<clang::CharSourceRange, clang::SourceLocation>>
+loopEdit(clang::ASTContext &C, const clang::Stmt *Loop,
+         const clang::FunctionDecl *Fn, std::string &Why);
+
 /// The top-level declaration of the translation unit that holds \p D.
 const clang::Decl *topLevelDecl(clang::ASTContext &C, const clang::Decl *D);
 

@@ -742,14 +742,9 @@ void LaunchCopyBackPingpong::checkTranslationUnit() {
       if (!Fn || !isHostCode(Fn) || isInInstantiation(Fn) || Fn->isTemplated())
         continue;
       const CompoundStmt *Body = nullptr;
-      const Stmt *S2 = statementInBlock(C, L2, Body);
-      if (!S2 || !Body || launchStatement(S2) != L2)
-        continue;
-      const auto *Loop = dyn_cast_or_null<ForStmt>([&]() -> const Stmt * {
-        auto Ps = C.getParents(*Body);
-        return Ps.empty() ? nullptr : Ps[0].get<ForStmt>();
-      }());
-      if (!Loop || Loop->getBody() != Body)
+      const Stmt *S2 = nullptr;
+      const ForStmt *Loop = loopOfLaunch(C, L2, S2, Body);
+      if (!Loop)
         continue;
       // The step launch: the other launch of the loop, before the copy.
       std::vector<const Stmt *> Ss(Body->body_begin(), Body->body_end());
@@ -955,18 +950,13 @@ void LaunchCopyBackPingpong::checkTranslationUnit() {
         continue;
       }
       // --- edits --------------------------------------------------------------
-      CharSourceRange LR = CharSourceRange::getTokenRange(Loop->getSourceRange());
-      auto ER = editableRange(C, LR, Why);
-      const Decl *Top = topLevelDecl(C, Fn);
-      if (!ER || !Top || inMacro(Loop->getSourceRange())) {
-        refuse(F, Why.empty() ? "the loop comes from a macro expansion" : Why);
+      auto Edit = loopEdit(C, Loop, Fn, Why);
+      if (!Edit) {
+        refuse(F, Why);
         continue;
       }
-      SourceLocation TopLoc = SM.getExpansionLoc(Top->getBeginLoc());
-      if (SM.getFileID(TopLoc) != SM.getFileID(ER->getBegin())) {
-        refuse(F, "the function holding the loop starts in another file");
-        continue;
-      }
+      const CharSourceRange *ER = &Edit->first;
+      SourceLocation TopLoc = Edit->second;
       std::string Ind = indentOf(C, Loop->getBeginLoc());
       std::string LoopText = sourceText(C, Loop->getSourceRange());
       std::string Header =
@@ -1079,14 +1069,9 @@ void LaunchCopyBackPingpong::checkMemcpyLoops() {
       if (!Fn || !isHostCode(Fn) || isInInstantiation(Fn) || Fn->isTemplated())
         continue;
       const CompoundStmt *Body = nullptr;
-      const Stmt *S1 = statementInBlock(C, L1, Body);
-      if (!S1 || !Body || launchStatement(S1) != L1)
-        continue;
-      const auto *Loop = dyn_cast_or_null<ForStmt>([&]() -> const Stmt * {
-        auto Ps = C.getParents(*Body);
-        return Ps.empty() ? nullptr : Ps[0].get<ForStmt>();
-      }());
-      if (!Loop || Loop->getBody() != Body)
+      const Stmt *S1 = nullptr;
+      const ForStmt *Loop = loopOfLaunch(C, L1, S1, Body);
+      if (!Loop)
         continue;
       // One launch; one device-to-device copy after it, from what the step
       // writes into what it reads.
@@ -1319,12 +1304,12 @@ void LaunchCopyBackPingpong::checkMemcpyLoops() {
         continue;
       }
       // --- edits --------------------------------------------------------------
-      CharSourceRange LR = CharSourceRange::getTokenRange(Loop->getSourceRange());
-      auto ER = editableRange(C, LR, Why);
-      if (!ER || inMacro(Loop->getSourceRange())) {
-        refuse(F, Why.empty() ? "the loop comes from a macro expansion" : Why);
+      auto Edit = loopEdit(C, Loop, Fn, Why);
+      if (!Edit) {
+        refuse(F, Why);
         continue;
       }
+      const CharSourceRange *ER = &Edit->first;
       std::string Ind = indentOf(C, Loop->getBeginLoc());
       std::string Header =
           sourceText(C, SourceRange(Loop->getBeginLoc(), Loop->getRParenLoc()));

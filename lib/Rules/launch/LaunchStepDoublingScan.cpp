@@ -667,20 +667,12 @@ void LaunchStepDoublingScan::checkTranslationUnit() {
       if (!Fn || !isHostCode(Fn) || isInInstantiation(Fn) ||
           Fn->isTemplated())
         continue;
+      // The launch is a statement (not a part of `c ? launch : x`) of the
+      // body of a for loop.
       const CompoundStmt *Body = nullptr;
-      const Stmt *LaunchStmt = statementInBlock(C, Site, Body);
-      // The launch is the statement (not a part of `c ? launch : x`).
-      if (const auto *EWC = dyn_cast_or_null<ExprWithCleanups>(LaunchStmt))
-        if (EWC->getSubExpr()->IgnoreImplicit() != Site)
-          continue;
-      if (!LaunchStmt || !Body ||
-          (LaunchStmt != Site && !isa<ExprWithCleanups>(LaunchStmt)))
-        continue;
-      const auto *L = dyn_cast_or_null<ForStmt>([&]() -> const Stmt * {
-        auto Ps = C.getParents(*Body);
-        return Ps.empty() ? nullptr : Ps[0].get<ForStmt>();
-      }());
-      if (!L || L->getBody() != Body)
+      const Stmt *LaunchStmt = nullptr;
+      const ForStmt *L = loopOfLaunch(C, Site, LaunchStmt, Body);
+      if (!L)
         continue;
       // The loop header: offset from 1, doubling, below the bound.
       const VarDecl *O = nullptr;
@@ -899,18 +891,13 @@ void LaunchStepDoublingScan::checkTranslationUnit() {
         }
       }
       // --- edits --------------------------------------------------------------
-      CharSourceRange LR = CharSourceRange::getTokenRange(L->getSourceRange());
-      auto ER = editableRange(C, LR, Why);
-      const Decl *Top = topLevelDecl(C, Fn);
-      if (!ER || !Top || inMacro(L->getSourceRange())) {
-        refuse(F, Why.empty() ? "the loop comes from a macro expansion" : Why);
+      auto Edit = loopEdit(C, L, Fn, Why);
+      if (!Edit) {
+        refuse(F, Why);
         continue;
       }
-      SourceLocation TopLoc = SM.getExpansionLoc(Top->getBeginLoc());
-      if (SM.getFileID(TopLoc) != SM.getFileID(ER->getBegin())) {
-        refuse(F, "the function holding the loop starts in another file");
-        continue;
-      }
+      const CharSourceRange *ER = &Edit->first;
+      SourceLocation TopLoc = Edit->second;
       std::string LoopText = sourceText(C, L->getSourceRange());
       std::string Ind = indentOf(C, L->getBeginLoc());
       std::string PN = P->getNameAsString(), QN = Q->getNameAsString();
