@@ -259,7 +259,7 @@ TEST(ChatClient, AnUnreachableServerIsRetriedAsAConnectionError) {
 
 TEST(ChatClient, KeepsToItsConcurrencyLimit) {
   ScriptedServer Srv(R"({"rules": [{"name": "slowish", "replies": [
-      {"delay": 0.3, "content": "ok"}]}]})");
+      {"delay": 1.0, "content": "ok"}]}]})");
   ASSERT_TRUE(Srv.ok()) << Srv.Error;
   LlmSettings S;
   S.Concurrency = 2;
