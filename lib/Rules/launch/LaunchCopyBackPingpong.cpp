@@ -455,8 +455,8 @@ bool stepLegal(const ASTContext &C, const FunctionDecl *Fn,
       std::string W;
       if (!distinctHostArgs(const_cast<ASTContext &>(C), Fn, Arg, Other, W)) {
         Why = "'" + N1 + "' reads '" + sourceText(C, Arg->getSourceRange()) +
-              "', which may point into '" + varOf(Other)->getNameAsString() +
-              "' (" + W + ")";
+              "', which may point into '" +
+              (Other == AArg ? AN : BN) + "' (" + W + ")";
         return false;
       }
     }
@@ -1133,8 +1133,18 @@ void LaunchCopyBackPingpong::checkMemcpyLoops() {
       // --- legality -----------------------------------------------------------
       const ParmVarDecl *InP = nullptr;
       std::string Why;
-      if (!stepLegal(C, Fn, K1, L1, *SW, VA, VB, Copy->getArg(0),
-                     Copy->getArg(1), InP, Why)) {
+      // The step's own arguments for A and B (plain variables; the copy's
+      // may be cast to void *).
+      const Expr *AArg = nullptr;
+      for (const ParmVarDecl *P : K1->parameters())
+        if (argVar(L1, P) == VA)
+          AArg = L1->getArg(P->getFunctionScopeIndex());
+      const Expr *BArg = L1->getArg(SW->Dst->getFunctionScopeIndex());
+      if (!AArg) {
+        refuse(F, "'" + N1 + "' is not passed '" + AN + "'");
+        continue;
+      }
+      if (!stepLegal(C, Fn, K1, L1, *SW, VA, VB, AArg, BArg, InP, Why)) {
         refuse(F, Why);
         continue;
       }
@@ -1330,8 +1340,9 @@ void LaunchCopyBackPingpong::checkMemcpyLoops() {
       std::string G = sourceText(C, Cfg1->getArg(0)->getSourceRange());
       std::string B = sourceText(C, Cfg1->getArg(1)->getSourceRange());
       std::string CopyText = statementText(C, SM2);
-      std::string Final = rewrittenText(C, SM2, {{Copy->getArg(0), DstV},
-                                                 {Copy->getArg(1), SrcV}});
+      std::string Final =
+          rewrittenText(C, SM2, {{Copy->getArg(0)->IgnoreParenCasts(), DstV},
+                                 {Copy->getArg(1)->IgnoreParenCasts(), SrcV}});
       if (!Final.empty() && !CopyText.empty() && CopyText.back() == ';' &&
           Final.back() != ';')
         Final += ";";

@@ -256,7 +256,7 @@ void memcpy_back(int n, int steps, const float *t0, float *a, float *b) {
     // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: every step of this loop copies 'd_new' back into 'd_old' with cudaMemcpy (after 'heat_step'): after the first step the two are equal, and stepping alternately between them leaves one copy, at the end [launch-copy-back-pingpong]
     heat_step<<<blocks, threads>>>(d_old, d_new, n, 0.1f);
     CHECK(cudaGetLastError());
-    CHECK(cudaMemcpy(d_old, d_new, bytes, cudaMemcpyDeviceToDevice));
+    CHECK(cudaMemcpy((void *)d_old, (const void *)d_new, bytes, cudaMemcpyDeviceToDevice));
   }
   CHECK(cudaMemcpy(a, d_old, bytes, cudaMemcpyDeviceToHost));
   CHECK(cudaMemcpy(b, d_new, bytes, cudaMemcpyDeviceToHost));
@@ -272,7 +272,7 @@ void memcpy_back(int n, int steps, const float *t0, float *a, float *b) {
 // CHECK-FIXES-NEXT:       heat_step<<<blocks, threads>>>(cudal1_src, cudal1_dst, n, 0.1f);
 // CHECK-FIXES-NEXT:       CHECK(cudaGetLastError());
 // CHECK-FIXES-NEXT:       if (cudal1_pingpong_steps == 0) {
-// CHECK-FIXES-NEXT:         CHECK(cudaMemcpy(d_old, d_new, bytes, cudaMemcpyDeviceToDevice));
+// CHECK-FIXES-NEXT:         CHECK(cudaMemcpy((void *)d_old, (const void *)d_new, bytes, cudaMemcpyDeviceToDevice));
 // CHECK-FIXES-NEXT:       } else {
 // CHECK-FIXES-NEXT:         decltype(d_old) cudal1_t = cudal1_src;
 // CHECK-FIXES-NEXT:         cudal1_src = cudal1_dst;
@@ -281,7 +281,7 @@ void memcpy_back(int n, int steps, const float *t0, float *a, float *b) {
 // CHECK-FIXES-NEXT:       ++cudal1_pingpong_steps;
 // CHECK-FIXES-NEXT:     }
 // CHECK-FIXES-NEXT:     if (cudal1_pingpong_steps > 1) {
-// CHECK-FIXES-NEXT:       CHECK(cudaMemcpy(cudal1_dst, cudal1_src, bytes, cudaMemcpyDeviceToDevice));
+// CHECK-FIXES-NEXT:       CHECK(cudaMemcpy((void *)cudal1_dst, (const void *)cudal1_src, bytes, cudaMemcpyDeviceToDevice));
 // CHECK-FIXES-NEXT:     }
 // CHECK-FIXES-NEXT:   }
 
