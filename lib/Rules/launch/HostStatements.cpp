@@ -2,6 +2,7 @@
 #include "HostStatements.h"
 #include "cudal1/Analysis/AstFacts.h"
 #include "cudal1/Rules/RuleSupport.h"
+#include "../coalescing/RowWalk.h"
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
@@ -274,6 +275,29 @@ loopEdit(ASTContext &C, const Stmt *Loop, const FunctionDecl *Fn,
     return std::nullopt;
   }
   return std::make_pair(*ER, TopLoc);
+}
+
+bool pureLaunchValue(ASTContext &C, const Expr *E) {
+  if (isPure(C, E))
+    return true;
+  const auto *CE = dyn_cast<CXXConstructExpr>(E->IgnoreParenImpCasts());
+  if (!CE)
+    return false;
+  for (const Expr *A : CE->arguments())
+    if (!isa<CXXDefaultArgExpr>(A) && !isPure(C, A))
+      return false;
+  return true;
+}
+
+bool plainMathCall(const ASTContext &C, const CallExpr *CE) {
+  return systemCallee(C, CE) &&
+         !containsCallTo(CE, {"atomic*", "__shfl*", "__syncthreads*",
+                              "__syncwarp", "__ballot*", "__any*", "__all*",
+                              "__activemask", "__match*", "__reduce*",
+                              "printf", "clock*", "__nanosleep",
+                              "__threadfence*", "assert", "__assert*",
+                              "__trap", "__brkpt", "tex*", "surf*", "memcpy",
+                              "memset"});
 }
 
 const Decl *topLevelDecl(ASTContext &C, const Decl *D) {

@@ -67,6 +67,16 @@ std::optional<std::pair<clang::CharSourceRange, clang::SourceLocation>>
 loopEdit(clang::ASTContext &C, const clang::Stmt *Loop,
          const clang::FunctionDecl *Fn, std::string &Why);
 
+/// A value a launch may be given without side effects: isPure, or a
+/// constructor call (`dim3(a, b)`) whose arguments are.
+bool pureLaunchValue(clang::ASTContext &C, const clang::Expr *E);
+
+/// A call device code may make without touching memory other than through
+/// its arguments' values or cooperating with other threads: a function of
+/// the system headers, not an atomic, shuffle, barrier, vote, fence, clock,
+/// printf, assert, trap, texture or surface access, memcpy or memset.
+bool plainMathCall(const clang::ASTContext &C, const clang::CallExpr *CE);
+
 /// The top-level declaration of the translation unit that holds \p D.
 const clang::Decl *topLevelDecl(clang::ASTContext &C, const clang::Decl *D);
 

@@ -309,16 +309,10 @@ bool plainKernel(const ASTContext &C, const FunctionDecl *K,
         Ok = false;
     if (isa<GCCAsmStmt, MSAsmStmt, CXXNewExpr, CXXDeleteExpr, LambdaExpr>(X))
       Ok = false;
+    // The cache-hinted stores write memory too.
     if (const auto *CE = dyn_cast<CallExpr>(X))
-      Ok &= systemCallee(C, CE) &&
-            !containsCallTo(CE, {"atomic*", "__shfl*", "__syncthreads*",
-                                 "__syncwarp", "__ballot*", "__any*",
-                                 "__all*", "__activemask", "__match*",
-                                 "__reduce*", "printf", "clock*",
-                                 "__nanosleep", "__threadfence*", "assert",
-                                 "__assert*", "__trap", "__brkpt", "tex*",
-                                 "surf*", "memcpy", "memset", "__stcs",
-                                 "__stcg", "__stwb", "__stwt"});
+      Ok &= plainMathCall(C, CE) &&
+            !containsCallTo(CE, {"__stcs", "__stcg", "__stwb", "__stwt"});
     if (const auto *D = dyn_cast<DeclRefExpr>(X)) {
       if (const auto *V = dyn_cast<VarDecl>(D->getDecl())) {
         if (V->hasAttr<CUDASharedAttr>())
@@ -881,13 +875,7 @@ void LaunchCopyBackPingpong::checkTranslationUnit() {
       }
       std::set<const VarDecl *> Changed = varsChangedIn(Loop);
       auto Invariant = [&](const Expr *E) {
-        bool Ok = isPure(C, E);
-        if (!Ok)
-          if (const auto *CE = dyn_cast<CXXConstructExpr>(bare(E))) {
-            Ok = true;
-            for (const Expr *A : CE->arguments())
-              Ok &= isa<CXXDefaultArgExpr>(A) || isPure(C, A);
-          }
+        bool Ok = pureLaunchValue(C, E);
         forEachStmt(E, [&](const Stmt *X) {
           if (const auto *D = dyn_cast<DeclRefExpr>(X))
             if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))

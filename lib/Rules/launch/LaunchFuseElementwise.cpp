@@ -182,15 +182,10 @@ std::optional<Elementwise> elementwise(const ASTContext &C,
     if (const auto *B = dyn_cast<BinaryOperator>(X))
       if (B->isAssignmentOp() && X != Stride && varOf(B->getLHS()) == E.Idx)
         Ok = false;
+    // __ldg: a later body may read through the read-only cache what an
+    // earlier one wrote.
     if (const auto *CE = dyn_cast<CallExpr>(X))
-      Ok &= systemCallee(C, CE) &&
-            !containsCallTo(CE, {"atomic*", "__shfl*", "__syncthreads*",
-                                 "__syncwarp", "__ballot*", "__any*",
-                                 "__all*", "__activemask", "__match*",
-                                 "__reduce*", "printf", "clock*",
-                                 "__nanosleep", "__threadfence*", "assert",
-                                 "__assert*", "__trap", "__brkpt", "tex*",
-                                 "surf*", "__ldg*", "memcpy", "memset"});
+      Ok &= plainMathCall(C, CE) && !containsCallTo(CE, {"__ldg*"});
     if (isa<GCCAsmStmt>(X) || isa<MSAsmStmt>(X) || isa<CXXNewExpr>(X))
       Ok = false;
     // Memory only as p[i] of a parameter or a local array's element.

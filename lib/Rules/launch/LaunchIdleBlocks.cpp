@@ -506,20 +506,10 @@ void LaunchIdleBlocks::checkTranslationUnit() {
         continue;
       }
       {
-        auto PureDim = [&](const Expr *E) {
-          bool Ok = isPure(C, E);
-          if (!Ok)
-            if (const auto *CE = dyn_cast<CXXConstructExpr>(bare(E))) {
-              Ok = true;
-              for (const Expr *A : CE->arguments())
-                Ok &= isa<CXXDefaultArgExpr>(A) || isPure(C, A);
-            }
-          return Ok;
-        };
         const Expr *GW = writtenLaunchDim(Cfg->getArg(0));
         const Expr *BW = writtenLaunchDim(Cfg->getArg(1));
-        if (!PureDim(GW ? GW : Cfg->getArg(0)) ||
-            !PureDim(BW ? BW : Cfg->getArg(1))) {
+        if (!pureLaunchValue(C, GW ? GW : Cfg->getArg(0)) ||
+            !pureLaunchValue(C, BW ? BW : Cfg->getArg(1))) {
           refuse(F, "the grid or the block has side effects");
           continue;
         }

@@ -794,13 +794,7 @@ void LaunchStepDoublingScan::checkTranslationUnit() {
       auto Invariant = [&](const Expr *E) {
         // dim3(a, b), {a, b}: pure components.
         const Expr *B = E->IgnoreParenImpCasts();
-        bool Pure = isPure(C, E);
-        if (!Pure)
-          if (const auto *CE = dyn_cast<CXXConstructExpr>(B)) {
-            Pure = true;
-            for (const Expr *A : CE->arguments())
-              Pure &= isa<CXXDefaultArgExpr>(A) || isPure(C, A);
-          }
+        bool Pure = pureLaunchValue(C, E);
         if (!Pure)
           if (const auto *IL = dyn_cast<InitListExpr>(B)) {
             Pure = true;
