@@ -12,6 +12,7 @@
 #include "FloatTypes.h"
 
 #include "clang/AST/Expr.h"
+#include "clang/Lex/Lexer.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -85,6 +86,78 @@ bool containsFloatPromotion(const Expr *E, unsigned D = 0) {
   return false;
 }
 
+/// A call of a double math function on float data alone (its arguments
+/// float-derived, double literals included): another candidate of this
+/// rule, float data in double.
+bool floatMathCall(const Expr *E) {
+  const auto *CE = dyn_cast<CallExpr>(E->IgnoreParens());
+  if (!CE || !isDouble(CE->getType()) || CE->getNumArgs() == 0)
+    return false;
+  const FunctionDecl *Fn = CE->getDirectCallee();
+  if (!Fn || !Fn->getIdentifier() || !isDoubleMathName(Fn->getName()))
+    return false;
+  bool Any = false;
+  for (const Expr *A : CE->arguments())
+    if (!floatDerived(A, Any))
+      return false;
+  return Any;
+}
+
+/// The double result of \p Call goes back to float through double + - * /
+/// whose other operands are float data computed in double (promoted floats,
+/// double literals, their arithmetic, or double math calls on them):
+/// `sin(x * PI) * cos(y * PI) + 1.0` stored to a float. The double
+/// precision of the call's result does not survive the final conversion
+/// beyond what the arithmetic in between can amplify.
+bool reachesFloat(ASTContext &C, const Expr *Call) {
+  const Expr *E = Call;
+  for (unsigned D = 0; D < 8; ++D) {
+    const Expr *P = parentSkippingParens(C, E);
+    if (!P)
+      return false;
+    if (const auto *IC = dyn_cast<ImplicitCastExpr>(P))
+      return IC->getCastKind() == CK_FloatingCast && isFloat(IC->getType());
+    if (const auto *U = dyn_cast<UnaryOperator>(P)) {
+      if (U->getOpcode() != UO_Minus && U->getOpcode() != UO_Plus)
+        return false;
+      E = P;
+      continue;
+    }
+    const auto *B = dyn_cast<BinaryOperator>(P);
+    if (!B || !isDouble(B->getType()) ||
+        !(B->isAdditiveOp() || B->isMultiplicativeOp()) ||
+        B->getOpcode() == BO_Rem)
+      return false;
+    const Expr *Other = B->getLHS()->IgnoreParens() == E->IgnoreParens()
+                            ? B->getRHS()
+                            : B->getLHS();
+    bool Any = false;
+    if (!floatDerived(Other, Any) && !floatMathCall(Other))
+      return false;
+    E = P;
+  }
+  return false;
+}
+
+/// The text of the file range a double literal can be edited at, and
+/// whether it is a macro of its own (`PI` for `#define PI 3.14159`): the
+/// macro's use is edited, never its definition.
+std::optional<std::pair<CharSourceRange, bool>>
+literalRange(const ASTContext &C, const FloatingLiteral *L) {
+  const SourceManager &SM = C.getSourceManager();
+  SourceLocation B = L->getBeginLoc(), E = L->getEndLoc();
+  if (B.isFileID() && E.isFileID())
+    return std::make_pair(CharSourceRange::getTokenRange(B, E), false);
+  // A whole object-like macro expansion written in the file.
+  SourceLocation MB, ME;
+  if (!B.isMacroID() || SM.isMacroArgExpansion(B) ||
+      !Lexer::isAtStartOfMacroExpansion(B, SM, C.getLangOpts(), &MB) ||
+      !Lexer::isAtEndOfMacroExpansion(E, SM, C.getLangOpts(), &ME) ||
+      !MB.isFileID() || !ME.isFileID() || MB != ME)
+    return std::nullopt;
+  return std::make_pair(CharSourceRange::getTokenRange(MB, ME), true);
+}
+
 } // namespace
 
 RuleInfo AlgebraicFloatMath::info() const {
@@ -99,17 +172,25 @@ RuleInfo AlgebraicFloatMath::info() const {
            "result is rounded back to float. The float version is exact "
            "(bitwise) for correctly rounded functions (sqrt, fabs, floor, "
            "fmin, ...) and within the function's documented ulp bound plus "
-           "one otherwise. Calls whose result stays double, or whose "
-           "arguments mix in double values, are reported without a fix.";
+           "one otherwise. A double literal float cannot hold (`x * PI`) "
+           "is rounded to float, and a result that reaches float through "
+           "double arithmetic on float data (`sin(a) * cos(b) + 1.0` "
+           "stored to a float) keeps that arithmetic: both are compared "
+           "within tolerance. Calls whose result stays double, or whose "
+           "arguments mix in double variables, are reported without a fix.";
   I.ExactnessNote =
       "bitwise for correctly rounded functions (sqrt, fabs, floor, ceil, "
       "fmin, fmax, ...); ulp otherwise (documented CUDA bound + 1, +2 when "
-      "arithmetic in the arguments moves to float)";
+      "arithmetic in the arguments moves to float); within tolerance "
+      "(reassociating) when a double literal is rounded to float or the "
+      "result reaches float through double arithmetic";
   I.Doc.Detects =
       "A double-precision math function (`sqrt`, `exp`, `sin`, ...) whose "
       "arguments are float values promoted to double (possibly with "
-      "exactly representable double literals, `sqrt(x * 2.0)`), in device "
-      "code, and whose result is converted back to float.\n"
+      "double literals, `sqrt(x * 2.0)`, `sin(x * PI)`), in device "
+      "code, and whose result is converted back to float: right away, or "
+      "through double `+ - * /` with other float data "
+      "(`a[i] = sin(x * PI) * cos(y * PI) + 1.0;`).\n"
       "\n"
       "It also reports, without a fix, calls whose result stays double or "
       "whose arguments mix in double values (this rule took over "
@@ -118,12 +199,19 @@ RuleInfo AlgebraicFloatMath::info() const {
       "The double routine runs on the FP64 units (and is longer); the "
       "precision is thrown away when the result is stored as float.";
   I.Doc.Example = R"cuda(out[i] = sqrt(x * 2.0);
-out[i] = exp(x + 1.0);)cuda";
+out[i] = exp(x + 1.0);
+#define PI 3.14159265358979
+a[i] = sin(x[i] * PI) * cos(y[i] * PI) + 1.0;)cuda";
   I.Doc.Fixed = R"cuda(out[i] = sqrtf(x * 2.0f);
-out[i] = expf(x + 1.0f);)cuda";
+out[i] = expf(x + 1.0f);
+#define PI 3.14159265358979
+a[i] = sinf(x[i] * (float)PI) * cosf(y[i] * (float)PI) + 1.0;)cuda";
   I.Doc.Fix =
       "Renames the function to its float version and suffixes the double "
-      "literals of the arguments. Calls that already resolve to the float "
+      "literals of the arguments (a literal that is a macro of its own, "
+      "`PI`, is cast where it is used: `(float)PI`; the macro is not "
+      "changed). The arithmetic around the call is left as it is (other "
+      "rules move it to float). Calls that already resolve to the float "
       "overloads of CUDA's headers (`sqrt(x)` with float x) are not "
       "reported.";
   return I;
@@ -166,7 +254,7 @@ void AlgebraicFloatMath::check(const MatchFinder::MatchResult &R) {
   // promotion (a promoted float, an exactly representable double literal,
   // or + - * / of those).
   std::vector<const FloatingLiteral *> Lits;
-  bool AnyFloat = false, Inner = false;
+  bool AnyFloat = false, Inner = false, Rounded = false;
   std::function<bool(const Expr *)> FloatDerived = [&](const Expr *E) {
     E = E->IgnoreParens();
     if (isPromotedFloat(E)) {
@@ -174,8 +262,11 @@ void AlgebraicFloatMath::check(const MatchFinder::MatchResult &R) {
       return true;
     }
     if (const auto *L = dyn_cast<FloatingLiteral>(E)) {
-      if (!isDouble(L->getType()) || !exactlyFloat(L->getValue()))
+      if (!isDouble(L->getType()))
         return false;
+      // A literal float cannot hold (`x * 3.14159265358979`) is rounded
+      // to float: the argument moves by up to half an ulp of float.
+      Rounded |= !exactlyFloat(L->getValue());
       Lits.push_back(L);
       return true;
     }
@@ -187,6 +278,9 @@ void AlgebraicFloatMath::check(const MatchFinder::MatchResult &R) {
       Inner = true;
       return FloatDerived(B->getLHS()) && FloatDerived(B->getRHS());
     }
+    if (const auto *U = dyn_cast<UnaryOperator>(E))
+      if (U->getOpcode() == UO_Minus || U->getOpcode() == UO_Plus)
+        return FloatDerived(U->getSubExpr());
     return false;
   };
   if (NoFix.empty())
@@ -197,9 +291,16 @@ void AlgebraicFloatMath::check(const MatchFinder::MatchResult &R) {
                 "else";
   if (NoFix.empty() && !AnyFloat)
     return;
-  if (NoFix.empty() && !convertedToFloat(C, Call))
-    NoFix = "the double result is used as a double, not converted back to "
-            "float";
+  // The result goes back to float, right away or through double arithmetic
+  // on float data (then only within tolerance: the arithmetic in between
+  // can amplify the float function's error).
+  bool Through = false;
+  if (NoFix.empty() && !convertedToFloat(C, Call)) {
+    Through = reachesFloat(C, Call);
+    if (!Through)
+      NoFix = "the double result is used as a double, not converted back "
+              "to float";
+  }
   if (!NoFix.empty() && !OnFloatData)
     return;
   const FunctionDecl *FD = functionOf(*Call);
@@ -226,14 +327,21 @@ void AlgebraicFloatMath::check(const MatchFinder::MatchResult &R) {
   if (ER) {
     X.Edits.push_back(makeTextEdit(C, *ER, Name + "f"));
     for (const FloatingLiteral *L : Lits) {
-      std::string T = sourceText(C, L->getSourceRange());
-      auto LR = editableRange(
-          C, CharSourceRange::getTokenRange(L->getSourceRange()), Why);
-      if (!LR || T.empty()) {
+      auto LR = literalRange(C, L);
+      std::string T = LR ? sourceText(C, LR->first.getAsRange()) : "";
+      std::optional<CharSourceRange> Ed =
+          LR ? editableRange(C, LR->first, Why) : std::nullopt;
+      if (!Ed || T.empty()) {
+        if (Why.empty())
+          Why = "a double literal of the arguments is spelled in a macro "
+                "that is more than the literal";
         ER.reset();
         break;
       }
-      X.Edits.push_back(makeTextEdit(C, *LR, T + "f"));
+      // A macro of its own is cast where it is used; a literal in the
+      // file gets the f suffix.
+      X.Edits.push_back(
+          makeTextEdit(C, *Ed, LR->second ? "(float)" + T : T + "f"));
     }
   }
   if (!ER) {
@@ -244,6 +352,18 @@ void AlgebraicFloatMath::check(const MatchFinder::MatchResult &R) {
     unsigned U = *Ulp + (Inner ? 2 : 0);
     X.Exact = U == 0 ? Exactness::Bitwise : Exactness::Ulp;
     X.Ulp = U;
+    if (Rounded || Through) {
+      // No ulp bound on the stored value: compared within tolerance.
+      X.Exact = Exactness::Reassociating;
+      X.Ulp = 0;
+      F.Notes.push_back(makeNote(
+          C, Call->getBeginLoc(),
+          Rounded ? "a double literal of the arguments is rounded to float: "
+                    "the fix is checked within tolerance, not an ulp bound"
+                  : "the result reaches float through double arithmetic, "
+                    "which can amplify the float function's error: the fix "
+                    "is checked within tolerance, not an ulp bound"));
+    }
     F.Fix = std::move(X);
   }
   report(std::move(F));

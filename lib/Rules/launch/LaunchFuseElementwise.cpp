@@ -599,25 +599,34 @@ void LaunchFuseElementwise::checkTranslationUnit() {
           }
           SourceLocation KB = SM.getExpansionLoc(Def->getBeginLoc());
           SourceLocation PB = SM.getExpansionLoc(FTL.getLParenLoc());
+          SourceLocation PE = SM.getExpansionLoc(FTL.getRParenLoc());
           SourceLocation BE = SM.getExpansionLoc(Def->getBody()->getEndLoc());
           if (!TextOk || !KB.isFileID() || !PB.isFileID() ||
               SM.getFileID(KB) != SM.getFileID(BE)) {
             TextOk = false;
             break;
           }
-          Fx.Edits.push_back(makeInsertion(
-              C, KB,
+          // The kernel becomes the device function where it stands: only
+          // its head (from the declaration's start to the parameter list)
+          // changes, so a fix of the same round inside the body or the
+          // parameters (float math, const, restrict), verified on the kernel
+          // as written, applies with the fusion and runs in the fused
+          // launch as verified. The kernel follows it with the parameters as
+          // written and a body that calls the function.
+          std::string Head = sourceText(C, SourceRange(KB, PE));
+          if (Head.empty()) {
+            TextOk = false;
+            break;
+          }
+          Fx.Edits.push_back(makeTextEdit(
+              C, CharSourceRange::getCharRange(KB, PB),
               "// cuda-l1 launch-fuse-elementwise: the body of '" + KN +
                   "', also run by a fused launch\nstatic __device__ "
                   "__noinline__ void cudal1_body_" +
-                  KN + ParamText + " " + BodyText + "\n"));
-          // The kernel from its parameter list to its end (parameters as
-          // written, a body that calls the function): a fix of the same
-          // round there waits for the next round.
-          Fx.Edits.push_back(makeTextEdit(
-              C,
-              CharSourceRange::getTokenRange(SourceRange(PB, BE)),
-              ParamText + " {\n  cudal1_body_" + KN + "(" + Fwd + ");\n}"));
+                  KN));
+          Fx.Edits.push_back(makeInsertion(
+              C, BE.getLocWithOffset(1),
+              "\n" + Head + " {\n  cudal1_body_" + KN + "(" + Fwd + ");\n}"));
         }
         std::string CallArgs;
         for (unsigned P = 0; P < Def->getNumParams(); ++P) {

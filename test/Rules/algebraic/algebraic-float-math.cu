@@ -34,16 +34,51 @@ __global__ void math(const float *in, float *out) {
   // CHECK-FIXES: out[2] = sqrtf(x) + expf(x) + sqrt(x);
 }
 
+// Double literals float cannot hold, written or from a macro of their own,
+// and results that reach float through double arithmetic on float data:
+// fixed, checked within tolerance (the verifier's reassociating class).
+#define PI 3.14159265358979
+#define HALF 0.5
+__global__ void tolerance(const float *x, const float *y, float *a, float *c) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  a[i] = sin(x[i] * PI) * cos(y[i] * PI) + 1.0;
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:10: warning: 'sin' computes in double on a float value{{.*}} [algebraic-float-math]
+  // CHECK-MESSAGES: note: a double literal of the arguments is rounded to float: the fix is checked within tolerance, not an ulp bound
+  // CHECK-MESSAGES: t.cu:[[@LINE-3]]:27: warning: 'cos' computes in double on a float value{{.*}} [algebraic-float-math]
+  // CHECK-FIXES: a[i] = sinf(x[i] * (float)PI) * cosf(y[i] * (float)PI) + 1.0;
+  c[i] = sqrt(x[i] + HALF) + powf(y[i], 2.0f);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:10: warning: 'sqrt' computes in double on a float value{{.*}} [algebraic-float-math]
+  // CHECK-MESSAGES: note: the result reaches float through double arithmetic, which can amplify the float function's error: the fix is checked within tolerance, not an ulp bound
+  // CHECK-FIXES: c[i] = sqrtf(x[i] + (float)HALF) + powf(y[i], 2.0f);
+  c[i + 1] = -exp(x[i] + 1e-5) / 3.0;
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:15: warning: 'exp' computes in double on a float value{{.*}} [algebraic-float-math]
+  // CHECK-MESSAGES: note: a double literal of the arguments is rounded to float{{.*}}
+  // CHECK-FIXES: c[i + 1] = -expf(x[i] + 1e-5f) / 3.0;
+}
+// BITWISE: a[i] = sin(x[i] * PI) * cos(y[i] * PI) + 1.0;
+// BITWISE: c[i] = sqrt(x[i] + HALF) + powf(y[i], 2.0f);
+// FORMAT: "rule": "algebraic-float-math"
+// FORMAT: "exactness": "reassociating"
+// RUN: %cuda-l1-rewrite --rules='-*,algebraic-float-math' --format=json %s 2>/dev/null | FileCheck --check-prefix=FORMAT %s
+
 // Taken over from algebraic-double-math: reported without a fix.
+#define TWO_PI (2.0 * 3.14159265358979)
 __global__ void no_fix(const float *in, double *dout, float *out, double d) {
   float x = in[threadIdx.x];
-  out[0] = sqrt(x + 1e-5);
+  out[0] = sqrt(x + d);
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:12: warning: 'sqrt' computes in double on a float value{{.*}} [algebraic-float-math]
   // CHECK-MESSAGES: note: no fix: an argument is not float data alone{{.*}}
   out[1] = exp(x * 2.0) * d;
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:12: warning: 'exp' computes in double on a float value{{.*}} [algebraic-float-math]
   // CHECK-MESSAGES: note: no fix: the double result is used as a double{{.*}}
+  out[2] = sin(x * TWO_PI);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:12: warning: 'sin' computes in double on a float value{{.*}} [algebraic-float-math]
+  // CHECK-MESSAGES: note: no fix: a double literal of the arguments is spelled in a macro that is more than the literal
+  dout[1] = exp(x + 1.0) * 2.0;
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:13: warning: 'exp' computes in double on a float value{{.*}} [algebraic-float-math]
+  // CHECK-MESSAGES: note: no fix: the double result is used as a double{{.*}}
   // Negative: the code asks for double.
   dout[0] = sqrt((double)x);
-  // CHECK-FIXES: out[0] = sqrt(x + 1e-5);
+  // CHECK-FIXES: out[0] = sqrt(x + d);
+  // CHECK-FIXES: out[2] = sin(x * TWO_PI);
 }

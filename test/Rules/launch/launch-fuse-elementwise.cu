@@ -17,13 +17,13 @@
 // RUN: diff %t/once.cu %t/t.cu
 // RUN: %cuda-l1-rewrite --rules='-*,launch-fuse-elementwise' --format=json %s | FileCheck --check-prefix=FIX %s
 // FIX: "exactness": "bitwise"
-// With the other rules: the fusion comes first (round 1) and takes the
-// kernels as written; a kernel fix of the same round waits, and applies in
-// round 2 to the moved body where it still matches.
+// With the other rules: the kernel becomes the device function where it
+// stands (only its head changes), so a kernel fix of the same round inside
+// the body applies with the fusion (verified on the kernel as written, it
+// runs as verified in the fused launch).
 // RUN: cp %s %t/all.cu
-// RUN: %cuda-l1-rewrite --rules='-*,launch-fuse-elementwise,algebraic-float-literal' --fix %t/all.cu 2>&1 | FileCheck --check-prefix=ROUNDS %s
-// ROUNDS: [algebraic-float-literal] fix not applied: its edit overlaps the fix of {{.*}} [launch-fuse-elementwise], which has priority
-// ROUNDS: launch-fuse-elementwise (round 1) + {{.*}}algebraic-float-literal (round 2): applied
+// RUN: %cuda-l1-rewrite --rules='-*,launch-fuse-elementwise,algebraic-float-literal' --fix %t/all.cu 2>&1 | FileCheck --check-prefix=ROUNDS --implicit-check-not=overlaps --implicit-check-not='round 2' %s
+// ROUNDS: applied 4 fixes in 1 file
 // RUN: grep -A3 'cudal1_body_step2(float \*a' %t/all.cu | FileCheck --check-prefix=ROUNDS-BODY %s
 // ROUNDS-BODY: expf(-a[i] * a[i] / 2.0f)
 // The rewritten file compiles (nvcc, NVRTC) and computes bitwise the same
@@ -89,7 +89,10 @@ void chain(float *d_x, float *d_y, float *d_a, float *d_b, float *d_out, int n) 
 // CHECK-FIXES:      // cuda-l1 launch-fuse-elementwise: the body of 'step1', also run by a fused launch
 // CHECK-FIXES-NEXT: static __device__ __noinline__ void cudal1_body_step1(float *x, float *y, float *a, int n) {
 // CHECK-FIXES-NEXT:   int i = blockIdx.x * blockDim.x + threadIdx.x;
-// CHECK-FIXES:      __global__ void step1(float *x, float *y, float *a, int n) {
+// CHECK-FIXES-NEXT:   if (i < n)
+// CHECK-FIXES-NEXT:     a[i] = sinf(x[i]) * cosf(y[i]) + 1.0f;
+// CHECK-FIXES-NEXT: }
+// CHECK-FIXES-NEXT: __global__ void step1(float *x, float *y, float *a, int n) {
 // CHECK-FIXES-NEXT:   cudal1_body_step1(x, y, a, n);
 // CHECK-FIXES-NEXT: }
 // CHECK-FIXES:      static __device__ __noinline__ void cudal1_body_step3(const DATA_TYPE *__restrict__ x, float *b, float *a,
