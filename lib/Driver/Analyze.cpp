@@ -175,6 +175,28 @@ private:
       if ((F.Fix || AllKernels) && !F.Kernel.empty() &&
           !Run.Kernels.count(F.Kernel))
         Names.insert(F.Kernel);
+    // Fixes in device functions (no kernel): the kernels that call the
+    // function, which --verify=run verifies them through. The function is
+    // the last one the kernels call that starts before the fix.
+    for (const Finding &F : Out) {
+      if (!F.Fix || !F.Kernel.empty() || F.Fix->HostOnly)
+        continue;
+      const CalleeInfo *In = nullptr;
+      for (const KernelInfo &KI : Model.Kernels)
+        for (const CalleeInfo &C : KI.DeviceFunctions)
+          if (C.Loc.File == F.Loc.File &&
+              std::tie(C.Loc.Line, C.Loc.Column) <=
+                  std::tie(F.Loc.Line, F.Loc.Column) &&
+              (!In || std::tie(In->Loc.Line, In->Loc.Column) <
+                          std::tie(C.Loc.Line, C.Loc.Column)))
+            In = &C;
+      if (!In)
+        continue;
+      for (const KernelInfo &KI : Model.Kernels)
+        for (const CalleeInfo &C : KI.DeviceFunctions)
+          if (C.Loc == In->Loc && !Run.Kernels.count(KI.QualifiedName))
+            Names.insert(KI.QualifiedName);
+    }
     // --kernel names a kernel model proposals are asked for, findings or not.
     const std::string &Named = P.options().Kernel;
     if (AllKernels && !Named.empty())

@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 
 using namespace llvm;
 
@@ -65,8 +66,10 @@ struct KernelWork {
   /// Launches recorded by cuda-l1-capture (--capture): more input sets, and
   /// the timed input when there is no harness.
   std::vector<ReplayLaunch> Captured;
-  std::vector<size_t> Findings;            ///< all of this kernel
-  std::map<size_t, std::string> Candidate; ///< finding -> new definition
+  std::vector<size_t> Findings; ///< all of this kernel
+  /// finding -> the candidate's whole extracted source (the kernel and the
+  /// device functions it calls, with the fix's edits)
+  std::map<size_t, std::string> Candidate;
   /// finding -> the candidate's own launch shape (a fix that rewrites the
   /// kernel's launch sites too: thread-mapping swap, warp per row)
   std::map<size_t, std::pair<Dims, Dims>> Launch;
@@ -160,6 +163,53 @@ bool takeLaunchEdits(const KernelWork &W, const Harness &H,
   return true;
 }
 
+/// A device function copied into a kernel's extracted source: where it
+/// stands in its file and in the source.
+struct DevicePiece {
+  std::string Name; ///< "cnd"
+  std::string File;
+  size_t FileBegin = 0, FileEnd = 0, SrcBegin = 0;
+};
+
+/// The device functions of \p KS found verbatim in its extracted source
+/// (\p Text gives a file's text, nullptr when unreadable).
+std::vector<DevicePiece>
+devicePieces(const KernelSources &KS,
+             const std::function<const std::string *(const std::string &)>
+                 &Text) {
+  std::vector<DevicePiece> Out;
+  const ExtractedKernel &K = KS.K;
+  for (const CopiedPiece &P : K.Pieces) {
+    StringRef What = P.What;
+    if (!What.consume_front("device function ") || P.Begin.File.empty() ||
+        P.Begin.File != P.End.File)
+      continue;
+    const std::string *FT = Text(P.Begin.File);
+    if (!FT)
+      continue;
+    size_t B = offsetOfLineColumn(*FT, P.Begin.Line, P.Begin.Column);
+    size_t E = offsetOfLineColumn(*FT, P.End.Line, P.End.Column) + 1;
+    if (B >= E || E > FT->size())
+      continue;
+    size_t At = K.Source.find(FT->substr(B, E - B));
+    if (At == std::string::npos ||
+        (At < K.KernelEnd && At + (E - B) > K.KernelBegin))
+      continue;
+    Out.push_back({What.str(), P.Begin.File, B, E, At});
+  }
+  return Out;
+}
+
+/// The device piece of \p Ps that holds edit \p E, or nullptr.
+const DevicePiece *pieceOf(const std::vector<DevicePiece> &Ps,
+                           const TextEdit &E) {
+  for (const DevicePiece &P : Ps)
+    if (P.File == E.File && E.Offset >= P.FileBegin &&
+        E.Offset + E.Length <= P.FileEnd)
+      return &P;
+  return nullptr;
+}
+
 /// The fixes applyFixes would consider (the others it reports itself).
 bool isCandidateFix(const Finding &F, bool FastMathOk) {
   return F.Fix && !F.Fix->Edits.empty() && F.Fix->Exact != Exactness::None &&
@@ -196,7 +246,7 @@ private:
   const Finding &finding(size_t I) const { return Run.Findings[I]; }
   void decline(size_t I, std::string Why) { Result.Decisions[I].Why = Why; }
   CandidateVerdict runJob(KernelWork &W, const std::vector<size_t> &Fs,
-                          const std::string &Def, const std::string &Label,
+                          const std::string &Src, const std::string &Label,
                           KernelReport &KR);
   /// An accepted \p V of the job \p Main: rejected unless the candidate is
   /// also correct on the kernel's other launch values (HarnessAnswer::
@@ -207,12 +257,27 @@ private:
                           const std::string &Tag, CandidateVerdict &V);
   void chooseApplied(KernelWork &W,
                      std::vector<std::pair<size_t, CandidateVerdict>> Accepted,
+                     std::vector<std::pair<size_t, CandidateVerdict>> NotFaster,
                      KernelReport &KR);
+
+  /// The candidate source of \p W with \p Edits: edits in the kernel's
+  /// definition and in the device functions copied with it; false with
+  /// \p Why when an edit lies elsewhere or two overlap.
+  bool candidateSource(const KernelWork &W, std::vector<TextEdit> Edits,
+                       std::string &Src, std::string &Why);
+  /// A file's text (an editor's buffer first), read once; nullptr when it
+  /// cannot be read.
+  const std::string *fileText(const std::string &Path);
+  /// The kernels whose extracted source copies the device function that
+  /// holds every edit of \p F (its callers, direct or not), and that
+  /// function's name.
+  std::vector<std::string> callersOf(const Finding &F, std::string &Fn);
 
   Pipeline &P;
   const Options &Opts;
   const AnalysisRun &Run;
   FixVerifyResult &Result;
+  std::map<std::string, std::optional<std::string>> Files;
   ExprEnv Env;
   VerifyOptions VO;
   GpuInfo Gpu;
@@ -229,6 +294,7 @@ bool FixVerifier::group() {
     if (!isCandidateFix(F, Opts.AllowFastMath))
       continue;
     Result.Decisions[I]; // a candidate: it has a decision
+    std::string Key = F.Kernel;
     if (F.Kernel.empty()) {
       const FixIt &X = *F.Fix;
       if (X.HostOnly && X.Proven && X.Exact == Exactness::Bitwise &&
@@ -240,18 +306,128 @@ bool FixVerifier::group() {
                   "without a GPU run (--app-test runs your tests on it)\n";
         continue;
       }
-      decline(I, "not in a kernel: --verify=run verifies kernels (this fix "
-                 "is in a device function or host code)");
-      continue;
+      // A fix in a device function: verified through the one kernel that
+      // calls it (its extracted source copies the function).
+      std::string Fn;
+      std::vector<std::string> Callers = callersOf(F, Fn);
+      if (Callers.size() != 1) {
+        std::string List;
+        for (const std::string &K : Callers)
+          List += (List.empty() ? "'" : ", '") + K + "'";
+        decline(I, Callers.empty()
+                       ? "not in a kernel: --verify=run verifies kernels and "
+                         "the device functions a kernel of this file calls "
+                         "(this fix is in host code, or in a device function "
+                         "no kernel here calls)"
+                       : "in device function '" + Fn +
+                             "', which several kernels call (" + List +
+                             "): --verify=run verifies a device function's "
+                             "fix through the one kernel that calls it");
+        continue;
+      }
+      if (!Opts.Quiet)
+        errs() << "cuda-l1: " << shortLoc(F.Loc) << " [" << F.RuleId
+               << "]: in device function '" << Fn
+               << "': verified through kernel '" << Callers[0]
+               << "', its only caller\n";
+      Key = Callers[0];
     }
-    auto It = WorkOf.find(F.Kernel);
+    auto It = WorkOf.find(Key);
     if (It == WorkOf.end()) {
-      It = WorkOf.emplace(F.Kernel, Work.size()).first;
+      It = WorkOf.emplace(Key, Work.size()).first;
       Work.emplace_back();
-      Work.back().Kernel = F.Kernel;
+      Work.back().Kernel = Key;
     }
     Work[It->second].Findings.push_back(I);
   }
+  return true;
+}
+
+const std::string *FixVerifier::fileText(const std::string &Path) {
+  auto It = Files.find(Path);
+  if (It == Files.end()) {
+    std::optional<std::string> T;
+    if (auto Ov = Opts.Overlay.find(Path); Ov != Opts.Overlay.end())
+      T = Ov->second;
+    else if (auto Buf = MemoryBuffer::getFile(Path))
+      T = (*Buf)->getBuffer().str();
+    It = Files.emplace(Path, std::move(T)).first;
+  }
+  return It->second ? &*It->second : nullptr;
+}
+
+std::vector<std::string> FixVerifier::callersOf(const Finding &F,
+                                                std::string &Fn) {
+  std::vector<std::string> Out;
+  auto Text = [&](const std::string &P) { return fileText(P); };
+  for (const auto &KV : Run.Kernels) {
+    if (!KV.second.K.Problems.empty())
+      continue;
+    std::vector<DevicePiece> Ps = devicePieces(KV.second, Text);
+    const DevicePiece *In = nullptr;
+    bool All = !F.Fix->Edits.empty();
+    for (const TextEdit &E : F.Fix->Edits) {
+      const DevicePiece *P = pieceOf(Ps, E);
+      if (!P || (In && P->FileBegin != In->FileBegin)) {
+        All = false;
+        break;
+      }
+      In = P;
+    }
+    if (All && In) {
+      Fn = In->Name;
+      Out.push_back(KV.first);
+    }
+  }
+  return Out;
+}
+
+bool FixVerifier::candidateSource(const KernelWork &W,
+                                  std::vector<TextEdit> Edits,
+                                  std::string &Src, std::string &Why) {
+  size_t KB = W.KernelOffset, KE = W.KernelOffset + W.KernelText.size();
+  std::vector<TextEdit> InKernel;
+  std::vector<std::pair<size_t, const TextEdit *>> InPieces; // source offset
+  auto Text = [&](const std::string &P) { return fileText(P); };
+  std::vector<DevicePiece> Ps = devicePieces(*W.KS, Text);
+  for (const TextEdit &E : Edits) {
+    if (E.File == W.File && E.Offset >= KB && E.Offset + E.Length <= KE) {
+      InKernel.push_back(E);
+      continue;
+    }
+    const DevicePiece *P = pieceOf(Ps, E);
+    if (!P) {
+      Why = "it edits code outside the kernel's definition and the device "
+            "functions it calls (a launch site or a declaration elsewhere)";
+      return false;
+    }
+    InPieces.push_back({P->SrcBegin + (E.Offset - P->FileBegin), &E});
+  }
+  std::string Def;
+  if (!applyEditsToKernel(W.KernelText, W.KernelOffset, InKernel, Def, Why))
+    return false;
+  ExtractedKernel K = W.KS->K;
+  // From the end of the source: each offset stays valid; the kernel moves
+  // by what the edits before it add.
+  std::sort(InPieces.begin(), InPieces.end(), [](const auto &A, const auto &B) {
+    return A.first > B.first ||
+           (A.first == B.first && A.second->Length > B.second->Length);
+  });
+  size_t Limit = std::string::npos;
+  for (const auto &[At, E] : InPieces) {
+    if (At + E->Length > Limit || At + E->Length > K.Source.size()) {
+      Why = "two of its edits overlap";
+      return false;
+    }
+    Limit = At;
+    K.Source.replace(At, E->Length, E->Replacement);
+    if (At < K.KernelBegin) {
+      long D = long(E->Replacement.size()) - long(E->Length);
+      K.KernelBegin += D;
+      K.KernelEnd += D;
+    }
+  }
+  Src = replaceKernel(K, Def);
   return true;
 }
 
@@ -332,8 +508,7 @@ bool FixVerifier::prepare(KernelWork &W) {
             "derive the new shape from (captured launches keep the "
             "original's)";
     }
-    if (!Ok || !applyEditsToKernel(W.KernelText, W.KernelOffset, KernelEdits,
-                                   Def, Why)) {
+    if (!Ok || !candidateSource(W, KernelEdits, Def, Why)) {
       decline(I, "not verifiable as a kernel candidate: " + Why);
       continue;
     }
@@ -367,7 +542,7 @@ void FixVerifier::printPlan() const {
 
 CandidateVerdict FixVerifier::runJob(KernelWork &W,
                                      const std::vector<size_t> &Fs,
-                                     const std::string &Def,
+                                     const std::string &Src,
                                      const std::string &Label,
                                      KernelReport &KR) {
   const ExtractedKernel &K = W.KS->K;
@@ -397,7 +572,7 @@ CandidateVerdict FixVerifier::runJob(KernelWork &W,
     }
   std::string FileName = sys::path::filename(W.File).str();
   J.Original = {"original", K.Source, FileName, K.NameExpr, "", ""};
-  J.Candidate = {Label, replaceKernel(K, Def), FileName, K.NameExpr, "", ""};
+  J.Candidate = {Label, Src, FileName, K.NameExpr, "", ""};
   J.Exact = X;
   J.Origin = "rule:" + Rules;
   // The candidates counted up front are the fixes one by one; a job that
@@ -455,7 +630,7 @@ void FixVerifier::verifyKernel(KernelWork &W, VerifyReport &Report) {
   KR.File = W.File;
   KR.HarnessSource = W.HA.Source;
   // Each fix alone.
-  std::vector<std::pair<size_t, CandidateVerdict>> Accepted;
+  std::vector<std::pair<size_t, CandidateVerdict>> Accepted, NotFaster;
   for (auto &C : W.Candidate) {
     const Finding &F = finding(C.first);
     CandidateVerdict V = runJob(W, {C.first}, C.second,
@@ -468,30 +643,42 @@ void FixVerifier::verifyKernel(KernelWork &W, VerifyReport &Report) {
       decline(C.first, V.Reason);
     else
       decline(C.first, "rejected [" + V.RejectKind + "] " + V.Reason);
-    if (!V.Accepted && V.RejectKind == "not-faster")
+    if (!V.Accepted && V.RejectKind == "not-faster") {
       Result.Decisions[C.first].NotFaster = true;
+      NotFaster.push_back({C.first, V});
+    }
   }
-  if (!Accepted.empty())
-    chooseApplied(W, std::move(Accepted), KR);
+  if (!Accepted.empty() || NotFaster.size() > 1)
+    chooseApplied(W, std::move(Accepted), std::move(NotFaster), KR);
   Report.Kernels.push_back(std::move(KR));
 }
 
 /// Several accepted fixes of one kernel: verified together, or only the
-/// fastest is applied. The applied ones get the kernel's annotation.
+/// fastest is applied. Fixes that were right but each too small to be
+/// measured faster (`not-faster`: a double literal here, a double call
+/// there, in one expression) join that trial: together they can be. The
+/// applied ones get the kernel's annotation.
 void FixVerifier::chooseApplied(
     KernelWork &W, std::vector<std::pair<size_t, CandidateVerdict>> Accepted,
+    std::vector<std::pair<size_t, CandidateVerdict>> NotFaster,
     KernelReport &KR) {
   std::sort(Accepted.begin(), Accepted.end(), [](const auto &A, const auto &B) {
     return A.second.Timing->Speedup > B.second.Timing->Speedup;
   });
-  std::vector<size_t> Apply = {Accepted[0].first};
-  CandidateVerdict Chosen = Accepted[0].second;
-  if (Accepted.size() > 1) {
-    std::vector<size_t> All;
+  std::vector<size_t> Apply;
+  std::optional<CandidateVerdict> Chosen;
+  if (!Accepted.empty()) {
+    Apply = {Accepted[0].first};
+    Chosen = Accepted[0].second;
+  }
+  std::vector<size_t> All;
+  std::string Rules, Together;
+  std::vector<std::pair<size_t, CandidateVerdict>> Pool = Accepted;
+  Pool.insert(Pool.end(), NotFaster.begin(), NotFaster.end());
+  if (Pool.size() > 1) {
     std::vector<TextEdit> Edits;
-    std::string Rules;
     bool Overlap = false;
-    for (auto &A : Accepted) {
+    for (auto &A : Pool) {
       const std::vector<TextEdit> &FE = finding(A.first).Fix->Edits;
       if (editsOverlap(Edits, FE) || (!All.empty() && W.Launch.count(A.first))) {
         Overlap = true;
@@ -501,12 +688,13 @@ void FixVerifier::chooseApplied(
       Edits.insert(Edits.end(), FE.begin(), FE.end());
       Rules += (Rules.empty() ? "" : " + ") + finding(A.first).RuleId;
     }
-    std::string Def, Why, Together;
+    std::string Def, Why;
     std::optional<Dims> LG, LB;
     if (All.size() > 1 && takeLaunchEdits(W, W.HA.H, Edits, LG, LB, Why) &&
-        applyEditsToKernel(W.KernelText, W.KernelOffset, Edits, Def, Why)) {
+        candidateSource(W, Edits, Def, Why)) {
       CandidateVerdict V = runJob(W, All, Def, "together: " + Rules, KR);
-      if (V.Accepted && V.Timing->Speedup >= Chosen.Timing->Speedup) {
+      if (V.Accepted &&
+          (!Chosen || V.Timing->Speedup >= Chosen->Timing->Speedup)) {
         Apply = All;
         Chosen = V;
       } else {
@@ -521,26 +709,31 @@ void FixVerifier::chooseApplied(
                            "change the launch)"
                          : "together: " + Why;
     }
-    std::string AppliedRules =
-        Apply.size() > 1 ? Rules : finding(Accepted[0].first).RuleId;
-    for (auto &A : Accepted) {
-      if (std::find(Apply.begin(), Apply.end(), A.first) != Apply.end())
-        continue;
-      bool LeftOut = std::find(All.begin(), All.end(), A.first) == All.end();
-      Result.Decisions[A.first].LeftOut = LeftOut;
-      std::string But =
-          LeftOut || Together.empty()
-              ? std::string("its edits overlap those of another accepted fix "
-                            "(or both change the launch)")
-              : Together;
-      decline(A.first,
-              formatv("verified alone ({0:f2}x), but {1}; [{2}] ({3:f2}x) is "
-                      "applied to kernel '{4}': run again to verify this fix "
-                      "on top",
-                      A.second.Timing->Speedup, But, AppliedRules,
-                      Chosen.Timing->Speedup, W.Kernel));
-    }
   }
+  if (!Chosen)
+    return; // none faster, alone or together
+  std::string AppliedRules =
+      Apply.size() > 1 ? Rules : finding(Apply.front()).RuleId;
+  for (auto &A : Accepted) {
+    if (std::find(Apply.begin(), Apply.end(), A.first) != Apply.end())
+      continue;
+    bool LeftOut = std::find(All.begin(), All.end(), A.first) == All.end();
+    Result.Decisions[A.first].LeftOut = LeftOut;
+    std::string But =
+        LeftOut || Together.empty()
+            ? std::string("its edits overlap those of another accepted fix "
+                          "(or both change the launch)")
+            : Together;
+    decline(A.first,
+            formatv("verified alone ({0:f2}x), but {1}; [{2}] ({3:f2}x) is "
+                    "applied to kernel '{4}': run again to verify this fix "
+                    "on top",
+                    A.second.Timing->Speedup, But, AppliedRules,
+                    Chosen->Timing->Speedup, W.Kernel));
+  }
+  // Not faster alone, faster with the others: applied with them.
+  for (size_t I : Apply)
+    Result.Decisions[I].NotFaster = false;
   std::sort(Apply.begin(), Apply.end());
   std::string Applied;
   for (size_t I : Apply) {
@@ -549,7 +742,7 @@ void FixVerifier::chooseApplied(
     Applied += (Applied.empty() ? "" : ", ") + finding(I).RuleId;
   }
   std::string Annotation = formatAnnotation(
-      Gpu, *Chosen.Timing, Applied, Chosen.Exact, Chosen.InputSets.size());
+      Gpu, *Chosen->Timing, Applied, Chosen->Exact, Chosen->InputSets.size());
   Result.Decisions[Apply.front()].Annotation =
       annotationEdit(W.FileText, W.File, W.KernelOffset, Annotation);
   if (!Opts.Quiet)

@@ -86,27 +86,57 @@ bool containsFloatPromotion(const Expr *E, unsigned D = 0) {
   return false;
 }
 
-/// A call of a double math function on float data alone (its arguments
-/// float-derived, double literals included): another candidate of this
-/// rule, float data in double.
-bool floatMathCall(const Expr *E) {
-  const auto *CE = dyn_cast<CallExpr>(E->IgnoreParens());
-  if (!CE || !isDouble(CE->getType()) || CE->getNumArgs() == 0)
+/// A double constant: a const double variable initialised with a literal
+/// (`const double A1 = 0.31938153;`).
+bool doubleConstant(const Expr *E) {
+  const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+  const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  if (!V || !isDouble(V->getType()) || !V->getType().isConstQualified() ||
+      !V->getInit())
     return false;
-  const FunctionDecl *Fn = CE->getDirectCallee();
-  if (!Fn || !Fn->getIdentifier() || !isDoubleMathName(Fn->getName()))
+  const Expr *I = V->getInit()->IgnoreParenImpCasts();
+  if (const auto *U = dyn_cast<UnaryOperator>(I))
+    if (U->getOpcode() == UO_Minus || U->getOpcode() == UO_Plus)
+      I = U->getSubExpr()->IgnoreParenImpCasts();
+  return isa<FloatingLiteral>(I);
+}
+
+/// Float data computed in double: promoted floats, double literals and
+/// constants, double math calls on float data, and + - * / of those.
+bool floatData(const Expr *E, unsigned D = 0) {
+  E = E->IgnoreParens();
+  if (D > 16)
     return false;
-  bool Any = false;
-  for (const Expr *A : CE->arguments())
-    if (!floatDerived(A, Any))
+  if (isPromotedFloat(E) || doubleConstant(E))
+    return true;
+  if (const auto *L = dyn_cast<FloatingLiteral>(E))
+    return isDouble(L->getType());
+  if (const auto *U = dyn_cast<UnaryOperator>(E))
+    return (U->getOpcode() == UO_Minus || U->getOpcode() == UO_Plus) &&
+           floatData(U->getSubExpr(), D + 1);
+  if (const auto *B = dyn_cast<BinaryOperator>(E))
+    return isDouble(B->getType()) &&
+           (B->isAdditiveOp() || B->isMultiplicativeOp()) &&
+           B->getOpcode() != BO_Rem && floatData(B->getLHS(), D + 1) &&
+           floatData(B->getRHS(), D + 1);
+  if (const auto *CE = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *Fn = CE->getDirectCallee();
+    if (!Fn || !Fn->getIdentifier() || !isDoubleMathName(Fn->getName()) ||
+        !isDouble(CE->getType()) || CE->getNumArgs() == 0)
       return false;
-  return Any;
+    for (const Expr *A : CE->arguments())
+      if (!floatData(A, D + 1))
+        return false;
+    return true;
+  }
+  return false;
 }
 
 /// The double result of \p Call goes back to float through double + - * /
 /// whose other operands are float data computed in double (promoted floats,
 /// double literals, their arithmetic, or double math calls on them):
-/// `sin(x * PI) * cos(y * PI) + 1.0` stored to a float. The double
+/// `sin(x * PI) * cos(y * PI) + 1.0` stored to a float, `RSQRT2PI *
+/// exp(-0.5 * d * d) * poly` with const double coefficients. The double
 /// precision of the call's result does not survive the final conversion
 /// beyond what the arithmetic in between can amplify.
 bool reachesFloat(ASTContext &C, const Expr *Call) {
@@ -131,8 +161,7 @@ bool reachesFloat(ASTContext &C, const Expr *Call) {
     const Expr *Other = B->getLHS()->IgnoreParens() == E->IgnoreParens()
                             ? B->getRHS()
                             : B->getLHS();
-    bool Any = false;
-    if (!floatDerived(Other, Any) && !floatMathCall(Other))
+    if (!floatData(Other))
       return false;
     E = P;
   }
