@@ -21,6 +21,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cctype>
 #include <array>
 #include <functional>
 
@@ -98,6 +99,42 @@ std::optional<size_t> configComma(const std::string &Text, size_t At) {
   return std::nullopt;
 }
 
+/// \p Text (no spaces) with the components of launch value \p Other (its
+/// text, no spaces: `(grid).x`, `grid.x`, and `(grid)` for a number) as
+/// the numbers \p Dims.
+std::string otherLaunchValues(std::string Text, const std::string &Other,
+                              const Dims &D) {
+  if (Other.empty())
+    return Text;
+  auto IdentChar = [](char C) { return std::isalnum((unsigned char)C) || C == '_'; };
+  auto ReplaceAll = [&](const std::string &What, const std::string &With) {
+    std::string Out;
+    size_t I = 0;
+    while (true) {
+      size_t P = Text.find(What, I);
+      if (P == std::string::npos) {
+        Out += Text.substr(I);
+        break;
+      }
+      bool Left = P == 0 || !IdentChar(Text[P - 1]) || !IdentChar(What[0]);
+      bool Right = P + What.size() >= Text.size() ||
+                   !IdentChar(Text[P + What.size()]) ||
+                   !IdentChar(What.back());
+      Out += Text.substr(I, P - I) + (Left && Right ? With : What);
+      I = P + What.size();
+    }
+    Text = Out;
+  };
+  const char *Axis[] = {"x", "y", "z"};
+  for (int A = 0; A < 3; ++A) {
+    ReplaceAll("(" + Other + ")." + Axis[A], std::to_string(D[A]));
+    ReplaceAll(Other + "." + Axis[A], std::to_string(D[A]));
+  }
+  if (D[1] == 1 && D[2] == 1)
+    ReplaceAll("(" + Other + ")", std::to_string(D[0]));
+  return Text;
+}
+
 /// Takes the edits of \p Edits that rewrite the grid or block expression of
 /// one of the kernel's launch sites out of \p Edits and derives the
 /// candidate's launch shape from them (deriveCandidateDims). Edits elsewhere
@@ -143,9 +180,16 @@ bool takeLaunchEdits(const KernelWork &W, const Harness &H,
         IsBlock = !IsGrid;
       }
       Dims D;
-      if (!deriveCandidateDims(IsGrid ? LS.Grid.Text : LS.Block.Text,
-                               E.Replacement, IsGrid ? H.Grid : H.Block, D,
-                               Why, launchArgNames(LS.Args, H)))
+      // The other launch value may appear in this one (a block that
+      // depends on the grid: launch-small-block's fold): its components
+      // are the harness's.
+      std::string Repl = otherLaunchValues(
+          withoutSpaces(E.Replacement),
+          withoutSpaces(IsGrid ? LS.Block.Text : LS.Grid.Text),
+          IsGrid ? H.Block : H.Grid);
+      if (!deriveCandidateDims(IsGrid ? LS.Grid.Text : LS.Block.Text, Repl,
+                               IsGrid ? H.Grid : H.Block, D, Why,
+                               launchArgNames(LS.Args, H)))
         return false;
       auto &Slot = IsGrid ? Grid : Block;
       if (Slot && *Slot != D) {

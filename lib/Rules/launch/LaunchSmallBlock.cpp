@@ -1,40 +1,212 @@
 //===- LaunchSmallBlock.cpp - launch-small-block --------------------------===//
+//
+// Blocks of fewer than MinThreads threads: the per-SM limit of resident
+// blocks caps occupancy. The fix (bitwise) folds blocks together where the
+// kernel cannot tell: a one-dimensional block of B threads becomes one of
+// B * M (256 threads), and the grid M times smaller, when the kernel uses
+// the built-ins only as the global index `blockIdx.x * blockDim.x +
+// threadIdx.x` (and the grid-stride `blockDim.x * gridDim.x`), in its body
+// and in every function it calls, and threads do not cooperate (no shared
+// memory, barriers, warp operations or atomics). Every thread then has the
+// same global index, the same stride and the same work as before; the
+// launch keeps the original shape when the grid's x extent is not a
+// multiple of M (checked at run time).
+//
+//===----------------------------------------------------------------------===//
 #include "LaunchSmallBlock.h"
+#include "HostStatements.h"
+
+#include "cudal1/Model/KernelModel.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/Basic/SourceManager.h"
 
 #include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
 
 using namespace clang;
 using namespace llvm;
 
 namespace cudal1 {
 
+namespace {
+
+/// A reference to one of CUDA's index built-ins.
+const VarDecl *builtinVar(const Expr *E) {
+  const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+  const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  if (!V || !V->getIdentifier())
+    return nullptr;
+  StringRef N = V->getName();
+  return N == "threadIdx" || N == "blockIdx" || N == "blockDim" ||
+                 N == "gridDim"
+             ? V
+             : nullptr;
+}
+
+/// `blockDim.x * gridDim.x` in either order: the grid-stride step.
+bool isGridStrideX(const Expr *E) {
+  const auto *B = dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts());
+  if (!B || B->getOpcode() != BO_Mul)
+    return false;
+  std::string L = builtinName(B->getLHS()->IgnoreParenImpCasts());
+  std::string R = builtinName(B->getRHS()->IgnoreParenImpCasts());
+  return (L == "blockDim.x" && R == "gridDim.x") ||
+         (L == "gridDim.x" && R == "blockDim.x");
+}
+
+/// The kernel (and what it calls) uses the index built-ins only as the
+/// global x index and the grid-stride step, and its threads do not
+/// cooperate; "" when so, else why not.
+std::string foldable(const ASTContext &C, const FunctionDecl *K) {
+  std::string Why;
+  std::set<const FunctionDecl *> Seen;
+  std::function<bool(const Stmt *, unsigned)> Walk = [&](const Stmt *S,
+                                                         unsigned Depth) {
+    if (!S)
+      return true;
+    if (const auto *E = dyn_cast<Expr>(S))
+      if (isGlobalXIndex(E) || isGridStrideX(E))
+        return true;
+    if (isa<AsmStmt>(S)) {
+      Why = "it holds inline assembly";
+      return false;
+    }
+    if (const auto *E = dyn_cast<Expr>(S))
+      if (std::string N = builtinName(E); !N.empty()) {
+        Why = "it reads '" + N +
+              "' other than in `blockIdx.x * blockDim.x + threadIdx.x` or "
+              "`blockDim.x * gridDim.x`";
+        return false;
+      }
+    if (const auto *E = dyn_cast<Expr>(S))
+      if (const VarDecl *V = builtinVar(E)) {
+        Why = "it reads '" + V->getName().str() +
+              "' other than in `blockIdx.x * blockDim.x + threadIdx.x` or "
+              "`blockDim.x * gridDim.x`";
+        return false;
+      }
+    if (const auto *DS = dyn_cast<DeclStmt>(S))
+      for (const Decl *D : DS->decls())
+        if (const auto *V = dyn_cast<VarDecl>(D))
+          if (V->hasAttr<CUDASharedAttr>()) {
+            Why = "it uses shared memory (shared by the threads of a block)";
+            return false;
+          }
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+      if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
+        if (V->hasAttr<CUDASharedAttr>()) {
+          Why = "it uses shared memory (shared by the threads of a block)";
+          return false;
+        }
+    if (const auto *CE = dyn_cast<CallExpr>(S)) {
+      const FunctionDecl *Fn = CE->getDirectCallee();
+      const FunctionDecl *Def = Fn ? Fn->getDefinition() : nullptr;
+      if (Def && Def->hasBody() &&
+          !C.getSourceManager().isInSystemHeader(Def->getLocation())) {
+        if (Depth > 8) {
+          Why = "its calls are nested too deep to follow";
+          return false;
+        }
+        if (Seen.insert(Def).second && !Walk(Def->getBody(), Depth + 1))
+          return false;
+      } else if (!plainMathCall(C, CE)) {
+        Why = Fn ? "it calls '" + Fn->getNameAsString() +
+                       "' (threads may cooperate or read the index there)"
+                 : "it calls through a pointer";
+        return false;
+      }
+    }
+    if (const auto *CE = dyn_cast<CXXConstructExpr>(S))
+      if (const CXXConstructorDecl *Ctor = CE->getConstructor())
+        if (!Ctor->isTrivial() &&
+            !C.getSourceManager().isInSystemHeader(Ctor->getLocation())) {
+          Why = "it constructs objects with constructors of its own";
+          return false;
+        }
+    for (const Stmt *Ch : S->children())
+      if (!Walk(Ch, Depth))
+        return false;
+    return true;
+  };
+  if (!K->hasBody() || !Walk(K->getBody(), 0))
+    return Why.empty() ? "its body is not visible" : Why;
+  return "";
+}
+
+} // namespace
+
 RuleInfo LaunchSmallBlock::info() const {
   RuleInfo I;
   I.Id = "launch-small-block";
   I.Category = "launch";
   I.Summary = "blocks so small that the per-SM block limit caps occupancy";
+  I.Exactness = Exactness::Bitwise;
+  I.ExactnessNote =
+      "bitwise (every thread keeps its global index, its grid-stride step "
+      "and its work; threads do not cooperate)";
   I.Help = "An SM holds at most 32 resident blocks (sm_80-sm_90). With "
            "blocks of fewer than 64 threads it cannot reach its 2048 "
            "resident threads: 32-thread blocks cap occupancy at 50%, which "
-           "limits latency hiding.";
+           "limits latency hiding. Where the kernel only knows its threads "
+           "by their global index, the fix launches 256-thread blocks, "
+           "fewer of them, with the same threads.";
   I.DefaultOptions["MinThreads"] = "64";
   I.Doc.Detects =
       "A launch with fewer than `MinThreads` (default 64) threads per "
-      "block.";
+      "block (a known constant shape).";
   I.Doc.WhySlow =
       "An SM holds at most 32 resident blocks (sm_80 to sm_90); with "
       "32-thread blocks it holds 1024 of its 2048 threads, so occupancy is "
       "capped at 50% and latency is poorly hidden.";
-  I.Doc.Example = R"cuda(kernel<<<n / 32, 32>>>(...);   // warning: occupancy at most 50%)cuda";
+  I.Doc.Example = R"cuda(__global__ void price(const float *s, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = f(s[i]);
+}
+...
+dim3 grid((n + 31) / 32), block(32);
+price<<<grid, block>>>(s, out, n);   // warning: occupancy at most 50%)cuda";
+  I.Doc.Fixed = R"cuda(price<<<dim3((grid).x % 8 == 0 ? (grid).x / 8 : (grid).x, (grid).y, (grid).z),
+        dim3((grid).x % 8 == 0 ? (block).x * 8 : (block).x, (block).y, (block).z)>>>(s, out, n);)cuda";
   I.Doc.Fix =
-      "Use 128 to 256 threads per block.";
+      "When the block is one-dimensional with B threads (B divides 256) "
+      "and the kernel uses `threadIdx`, `blockIdx`, `blockDim` and "
+      "`gridDim` only as the global index `blockIdx.x * blockDim.x + "
+      "threadIdx.x` and the grid-stride step `blockDim.x * gridDim.x` (in "
+      "its body and in every function it calls), without shared memory, "
+      "barriers, warp operations, atomics, inline assembly or calls it "
+      "cannot see, the launch folds M = 256 / B blocks into one: blocks of "
+      "B * M threads and a grid M times smaller along x. When the grid's x "
+      "extent is not a multiple of M (checked at run time, in the launch "
+      "expression) the launch keeps its shape.\n"
+      "\n"
+      "Bitwise: every thread has the same global index and the same "
+      "grid-stride step as before, so it does the same work, and threads "
+      "do not interact. The grid and the block must be expressions without "
+      "side effects (the grid is read several times); launches with "
+      "dynamic shared memory or a stream, and launches written in macros, "
+      "keep the finding without a fix.";
   return I;
 }
 
 void LaunchSmallBlock::checkTranslationUnit() {
   if (!context().Model)
     return;
+  ASTContext &C = ctx();
+  const SourceManager &SM = C.getSourceManager();
   int64_t Min = optionInt("MinThreads", 64);
+  // The AST launches by their place.
+  std::map<std::string,
+           std::pair<const CUDAKernelCallExpr *, const FunctionDecl *>>
+      At;
+  const SharedRuleFacts &SF = sharedFacts(C, context());
+  for (const FunctionDecl *K : SF.Kernels)
+    for (const CUDAKernelCallExpr *L : launchSitesOf(C, context(), K))
+      At[makeSourceLoc(SM, L->getBeginLoc()).str()] = {L, K};
   for (const LaunchSite &L : context().Model->LaunchSites) {
     if (!L.Block.Dim || !isUserFile(L.Loc))
       continue;
@@ -42,7 +214,7 @@ void LaunchSmallBlock::checkTranslationUnit() {
     if (T == 0 || (int64_t)T >= Min)
       continue;
     uint64_t Occ = std::min<uint64_t>(100, 32 * T * 100 / 2048);
-    report(finding(
+    Finding &F = reportLater(finding(
         L, "blocks of " + std::to_string(T) +
                " threads: with at most 32 resident blocks per SM, an SM "
                "holds only " +
@@ -51,7 +223,105 @@ void LaunchSmallBlock::checkTranslationUnit() {
                std::to_string(Occ) +
                "%); use at least 64 (better 128-256) "
                "threads per block"));
+    // --- the fix ----------------------------------------------------------------
+    auto It = At.find(L.Loc.str());
+    if (It == At.end()) {
+      refuse(F, "the launch is not a `<<<>>>` launch of a kernel defined in "
+                "this file");
+      continue;
+    }
+    const CUDAKernelCallExpr *Call = It->second.first;
+    const FunctionDecl *K = It->second.second;
+    uint64_t B = (*L.Block.Dim)[0];
+    if ((*L.Block.Dim)[1] != 1 || (*L.Block.Dim)[2] != 1 || 256 % B != 0) {
+      refuse(F, "the block is not one-dimensional with a size that divides "
+                "256");
+      continue;
+    }
+    uint64_t M = 256 / B;
+    if (K->isTemplated() || K->isTemplateInstantiation()) {
+      refuse(F, "the kernel is a template");
+      continue;
+    }
+    if (std::string Why = foldable(C, K->getDefinition() ? K->getDefinition()
+                                                          : K);
+        !Why.empty()) {
+      refuse(F, "the kernel could tell larger blocks apart: " + Why);
+      continue;
+    }
+    const CallExpr *Cfg = Call->getConfig();
+    if (!Cfg || Cfg->getNumArgs() < 2 ||
+        !defaultStreamNoSharedMemory(C, Call)) {
+      refuse(F, "the launch names dynamic shared memory or a stream");
+      continue;
+    }
+    if (inMacro(Call->getSourceRange())) {
+      refuse(F, "the launch comes from a macro expansion");
+      continue;
+    }
+    const Expr *GW = writtenLaunchDim(Cfg->getArg(0));
+    const Expr *BW = writtenLaunchDim(Cfg->getArg(1));
+    GW = GW ? GW : Cfg->getArg(0);
+    BW = BW ? BW : Cfg->getArg(1);
+    if (!pureLaunchValue(C, GW) || !pureLaunchValue(C, BW)) {
+      refuse(F, "the grid or the block has side effects (the grid is read "
+                "several times)");
+      continue;
+    }
+    // A constant grid: decided here (a plain launch, no run-time check).
+    std::optional<uint64_t> ConstGX;
+    if (L.Grid.Dim)
+      ConstGX = (*L.Grid.Dim)[0];
+    if (ConstGX && *ConstGX % M != 0) {
+      refuse(F, "the grid's " + std::to_string(*ConstGX) +
+                    " blocks are not a multiple of " + std::to_string(M) +
+                    ", so blocks of 256 threads would not make the same "
+                    "threads");
+      continue;
+    }
+    std::string Why;
+    auto GR = editableRange(
+        C, CharSourceRange::getTokenRange(Cfg->getArg(0)->getSourceRange()),
+        Why);
+    auto BR = editableRange(
+        C, CharSourceRange::getTokenRange(Cfg->getArg(1)->getSourceRange()),
+        Why);
+    std::string GT = sourceText(C, Cfg->getArg(0)->getSourceRange());
+    std::string BT = sourceText(C, Cfg->getArg(1)->getSourceRange());
+    if (!GR || !BR || GT.empty() || BT.empty()) {
+      refuse(F, Why.empty() ? "the launch configuration cannot be edited"
+                            : Why);
+      continue;
+    }
+    // A dim3 (or uint3) is read by component, an integer as it is.
+    auto IsInt = [](const Expr *E) {
+      return E->IgnoreParenImpCasts()->getType()->isIntegerType();
+    };
+    std::string Ms = std::to_string(M);
+    std::string GX = IsInt(GW) ? "(" + GT + ")" : "(" + GT + ").x";
+    std::string Cond = GX + " % " + Ms + " == 0";
+    std::string NewG =
+        IsInt(GW) ? "(" + Cond + " ? " + GX + " / " + Ms + " : " + GX + ")"
+                  : "dim3(" + Cond + " ? " + GX + " / " + Ms + " : " + GX +
+                        ", (" + GT + ").y, (" + GT + ").z)";
+    std::string BX = IsInt(BW) ? "(" + BT + ")" : "(" + BT + ").x";
+    std::string NewB =
+        IsInt(BW) ? "(" + Cond + " ? " + BX + " * " + Ms + " : " + BX + ")"
+                  : "dim3(" + Cond + " ? " + BX + " * " + Ms + " : " + BX +
+                        ", (" + BT + ").y, (" + BT + ").z)";
+    if (ConstGX && IsInt(GW) && IsInt(BW)) {
+      NewG = std::to_string(*ConstGX / M);
+      NewB = std::to_string(B * M);
+    }
+    FixIt X;
+    X.Exact = Exactness::Bitwise;
+    X.Description = "fold " + Ms + " blocks of " + std::to_string(B) +
+                    " threads into one of 256";
+    X.Edits.push_back(makeTextEdit(C, *GR, NewG));
+    X.Edits.push_back(makeTextEdit(C, *BR, NewB));
+    F.Fix = std::move(X);
   }
+  (void)SM;
 }
 
 } // namespace cudal1

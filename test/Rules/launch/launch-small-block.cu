@@ -1,19 +1,37 @@
-// launch-small-block: blocks so small that the per-SM block limit caps occupancy.
-// RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu
-// RUN: %cuda-l1-rewrite --rules='-*,launch-small-block' --fix --allow-unverified %t/t.cu 2>&1 \
+// launch-small-block: blocks so small that the per-SM block limit caps
+// occupancy. Where the kernel knows its threads only by their global index
+// (and the grid-stride step), blocks fold into 256-thread ones with the same
+// threads: bitwise, checked on the CPU emulation below.
+// RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu && cp %s %t/orig.cu
+// RUN: %cuda-l1-rewrite --rules='-*,launch-small-block' --fix %t/t.cu 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not='{{t.cu:[0-9]+:[0-9]+: warning}}'
 // RUN: grep -v '// CHECK' %t/t.cu | FileCheck --check-prefix=CHECK-FIXES %s
 // Idempotent: a second run changes nothing.
 // RUN: cp %t/t.cu %t/once.cu
-// RUN: %cuda-l1-rewrite --rules='-*,launch-small-block' --fix --allow-unverified %t/t.cu
+// RUN: %cuda-l1-rewrite --rules='-*,launch-small-block' --fix %t/t.cu
 // RUN: diff %t/once.cu %t/t.cu
-// The rewritten file compiles: nvcc, and NVRTC for every kernel extracted
-// with its context.
+// RUN: %cuda-l1-rewrite --rules='-*,launch-small-block' --format=json %s | FileCheck --check-prefix=JSON %s
+// JSON: "exactness": "bitwise"
+// The rewritten file compiles (nvcc, NVRTC) and computes bitwise the same
+// arrays as the original on the CPU emulation (utils/bench/cuemu), for
+// sizes whose grid folds and sizes whose grid does not.
 // RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
 // RUN: %if nvrtc %{ %cuda-l1-rewrite --extract=all --verify=compile -o %t/ex %t/t.cu | FileCheck --check-prefix=NVRTC %s %}
 // NVRTC: compiled, 0 failed
-#include <cuda_runtime.h>
+// RUN: %python %srcroot/utils/bench/cuemu.py --nvcc -o %t/orig %t/orig.cu
+// RUN: %python %srcroot/utils/bench/cuemu.py --nvcc -o %t/new %t/t.cu
+// RUN: %t/orig > %t/orig.txt
+// RUN: %t/new > %t/new.txt
+// RUN: diff %t/orig.txt %t/new.txt
+// RUN: FileCheck --check-prefix=RUNS %s < %t/new.txt
+// RUNS: n=4096: {{[0-9a-f]+}} {{[0-9a-f]+}} {{[0-9a-f]+}} {{[0-9a-f]+}}
+// RUNS: n=3001: {{[0-9a-f]+}} {{[0-9a-f]+}} {{[0-9a-f]+}} {{[0-9a-f]+}}
+#include <cstdio>
+#include <cstdlib>
+#include <cmath>
 
+// Grid-stride loop: the step is blockDim.x * gridDim.x, the same after
+// folding.
 __global__ void axpy(float a, const float *__restrict__ x,
                      float *__restrict__ y, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
@@ -21,12 +39,109 @@ __global__ void axpy(float a, const float *__restrict__ x,
     y[i] = a * x[i] + y[i];
 }
 
-void launch(const float *x, float *y, int n) {
-  axpy<<<4096, 32>>>(2.0f, x, y, n);
-  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: blocks of 32 threads: with at most 32 resident blocks per SM, an SM holds only 1024 of its 2048 threads{{.*}} [launch-small-block]
-  // Negative:
-  axpy<<<4096, 64>>>(2.0f, x, y, n);
-  axpy<<<4096, dim3(16, 8)>>>(2.0f, x, y, n);
+// A device function that only computes: followed, it reads no index.
+__device__ float cnd(float d) {
+  float k = 1.0f / (1.0f + 0.2316419f * fabsf(d));
+  return k * (0.31938153f + k * -0.356563782f);
 }
-// Finding only: the file is not changed.
-// CHECK-FIXES: axpy<<<4096, 32>>>(2.0f, x, y, n);
+__global__ void price(const float *s, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = s[i] * cnd(s[i]) - cnd(-s[i]);
+}
+
+// Reads threadIdx.x on its own: the block's first thread is special.
+__global__ void first_of_block(const float *s, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && threadIdx.x == 0)
+    out[i] = s[i];
+}
+
+// Shared memory: the block's threads cooperate.
+__global__ void staged(const float *s, float *out, int n) {
+  __shared__ float tile[32];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    tile[threadIdx.x] = s[i];
+  __syncthreads();
+  if (i < n)
+    out[i] = tile[threadIdx.x] * 2.0f;
+}
+
+// Atomics: left alone.
+__global__ void count_positive(const float *s, int *count, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && s[i] > 0.0f)
+    atomicAdd(count, 1);
+}
+
+void run(const float *d_s, float *d_a, float *d_b, float *d_c, int *d_n,
+         int n) {
+  axpy<<<64, 32>>>(2.0f, d_s, d_a, n);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: blocks of 32 threads: with at most 32 resident blocks per SM, an SM holds only 1024 of its 2048 threads{{.*}} [launch-small-block]
+  // CHECK-FIXES: axpy<<<8, 256>>>(2.0f, d_s, d_a, n);
+  dim3 grid((n + 31) / 32), block(32);
+  price<<<grid, block>>>(d_s, d_b, n);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: blocks of 32 threads{{.*}} [launch-small-block]
+  // CHECK-FIXES: price<<<dim3((grid).x % 8 == 0 ? (grid).x / 8 : (grid).x, (grid).y, (grid).z), dim3((grid).x % 8 == 0 ? (block).x * 8 : (block).x, (block).y, (block).z)>>>(d_s, d_b, n);
+  price<<<(n + 15) / 16, 16>>>(d_s, d_c, n);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: blocks of 16 threads{{.*}} [launch-small-block]
+  // CHECK-FIXES: price<<<(((n + 15) / 16) % 16 == 0 ? ((n + 15) / 16) / 16 : ((n + 15) / 16)), (((n + 15) / 16) % 16 == 0 ? (16) * 16 : (16))>>>(d_s, d_c, n);
+  first_of_block<<<(n + 31) / 32, 32>>>(d_s, d_c, n);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: blocks of 32 threads{{.*}} [launch-small-block]
+  // CHECK-MESSAGES: note: no fix: the kernel could tell larger blocks apart: it reads 'threadIdx.x' other than in `blockIdx.x * blockDim.x + threadIdx.x` or `blockDim.x * gridDim.x`
+  staged<<<(n + 31) / 32, 32>>>(d_s, d_c, n);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: blocks of 32 threads{{.*}} [launch-small-block]
+  // CHECK-MESSAGES: note: no fix: the kernel could tell larger blocks apart: it uses shared memory (shared by the threads of a block)
+  count_positive<<<(n + 31) / 32, 32>>>(d_s, d_n, n);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: blocks of 32 threads{{.*}} [launch-small-block]
+  // CHECK-MESSAGES: note: no fix: the kernel could tell larger blocks apart: it calls 'atomicAdd'
+  axpy<<<65, 32>>>(2.0f, d_s, d_a, n);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: blocks of 32 threads{{.*}} [launch-small-block]
+  // CHECK-MESSAGES: note: no fix: the grid's 65 blocks are not a multiple of 8, so blocks of 256 threads would not make the same threads
+  // Negative: 64 threads and more.
+  axpy<<<4096, 64>>>(2.0f, d_s, d_a, n);
+  axpy<<<4096, dim3(16, 8)>>>(2.0f, d_s, d_a, n);
+}
+
+static unsigned long long hash(const void *d, int n, size_t elem) {
+  size_t bytes = (size_t)n * elem;
+  unsigned char *h = (unsigned char *)malloc(bytes);
+  cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost);
+  unsigned long long x = 1469598103934665603ull;
+  for (size_t i = 0; i < bytes; i++)
+    x = (x ^ h[i]) * 1099511628211ull;
+  free(h);
+  return x;
+}
+
+int main() {
+  for (int n : {4096, 3001}) {
+    float *h = (float *)malloc(sizeof(float) * n);
+    float *d_s, *d_a, *d_b, *d_c;
+    int *d_n;
+    cudaMalloc(&d_s, sizeof(float) * n);
+    cudaMalloc(&d_a, sizeof(float) * n);
+    cudaMalloc(&d_b, sizeof(float) * n);
+    cudaMalloc(&d_c, sizeof(float) * n);
+    cudaMalloc(&d_n, sizeof(int));
+    for (int i = 0; i < n; i++)
+      h[i] = (float)((i * 37) % 101) / 25.0f - 2.0f;
+    cudaMemcpy(d_s, h, sizeof(float) * n, cudaMemcpyHostToDevice);
+    cudaMemset(d_a, 0, sizeof(float) * n);
+    cudaMemset(d_b, 0, sizeof(float) * n);
+    cudaMemset(d_c, 0, sizeof(float) * n);
+    cudaMemset(d_n, 0, sizeof(int));
+    run(d_s, d_a, d_b, d_c, d_n, n);
+    cudaDeviceSynchronize();
+    printf("n=%d: %llx %llx %llx %llx\n", n, hash(d_a, n, 4), hash(d_b, n, 4),
+           hash(d_c, n, 4), hash(d_n, 1, 4));
+    cudaFree(d_s);
+    cudaFree(d_a);
+    cudaFree(d_b);
+    cudaFree(d_c);
+    cudaFree(d_n);
+    free(h);
+  }
+  return 0;
+}
