@@ -108,6 +108,49 @@ bool splitDim3(const std::string &S, std::vector<std::string> &Parts) {
   return Depth == 0 && Parts.size() <= 3;
 }
 
+/// `dim3(a, b, c).y` and `(dim3(a, b, c)).y` (no spaces) become `(b)`
+/// (a missing component is 1): a fix that rewrites a launch value already
+/// rewritten as a dim3 (a composition over rounds) reads its components.
+std::string projectDim3(std::string T) {
+  for (size_t From = 0;;) {
+    size_t P = T.find("dim3(", From);
+    if (P == std::string::npos)
+      return T;
+    if (P > 0 && identChar(T[P - 1])) {
+      From = P + 5;
+      continue;
+    }
+    int Depth = 0;
+    size_t Q = P + 4;
+    for (; Q < T.size(); ++Q) {
+      if (T[Q] == '(')
+        ++Depth;
+      else if (T[Q] == ')' && --Depth == 0)
+        break;
+    }
+    if (Q >= T.size())
+      return T;
+    size_t B = P, E = Q + 1;
+    if (P > 0 && T[P - 1] == '(' && E < T.size() && T[E] == ')') {
+      B = P - 1;
+      E = E + 1;
+    }
+    if (E + 1 < T.size() && T[E] == '.' &&
+        (T[E + 1] == 'x' || T[E + 1] == 'y' || T[E + 1] == 'z') &&
+        (E + 2 >= T.size() || !identChar(T[E + 2]))) {
+      std::vector<std::string> Parts;
+      if (splitDim3(T.substr(P, Q + 1 - P), Parts)) {
+        size_t A = T[E + 1] - 'x';
+        std::string C = A < Parts.size() ? Parts[A] : "1";
+        T = T.substr(0, B) + "(" + C + ")" + T.substr(E + 2);
+        From = B;
+        continue;
+      }
+    }
+    From = P + 5;
+  }
+}
+
 /// Launch expression \p O (spaces removed) evaluates, over constants and
 /// \p Names, to \p Dims: the harness runs the launch at its own values, so
 /// a candidate's constant launch expression means what it says.
@@ -168,7 +211,7 @@ bool deriveCandidateDims(const std::string &OriginalText,
           "', which is not a constant equal to the harness's shape";
     return false;
   }
-  T = dropCasts(withoutSpaces(T));
+  T = projectDim3(dropCasts(withoutSpaces(T)));
   ExprEnv Env = Names;
   for (int A = 0; A < 3; ++A)
     Env[std::string("__orig_") + Axis[A]] =

@@ -631,6 +631,23 @@ TEST(CandidateLaunch, DerivedFromRewrittenLaunchSites) {
   ASSERT_TRUE(deriveCandidateDims("dim3(16, 16)", "dim3(16,16)", {8, 8, 1},
                                   Out, Why));
   EXPECT_EQ(Out, (std::array<uint64_t, 3>{8, 8, 1}));
+  // launch-small-block on a block launch-redundant-threads rewrote in an
+  // earlier round (the grid already given as numbers): the components of
+  // the dim3 written in the candidate are read.
+  ASSERT_TRUE(deriveCandidateDims(
+      "block",
+      "dim3(262144 % 8 == 0 ? (dim3(block.x, 1, block.z)).x * 8 : "
+      "(dim3(block.x, 1, block.z)).x, (dim3(block.x, 1, block.z)).y, "
+      "(dim3(block.x, 1, block.z)).z)",
+      {32, 8, 1}, Out, Why))
+      << Why;
+  EXPECT_EQ(Out, (std::array<uint64_t, 3>{256, 1, 1}));
+  ASSERT_TRUE(deriveCandidateDims("grid",
+                                  "dim3((grid).x % 8 == 0 ? (grid).x / 8 : "
+                                  "(grid).x, (grid).y, (grid).z)",
+                                  {262145, 1, 1}, Out, Why))
+      << Why;
+  EXPECT_EQ(Out, (std::array<uint64_t, 3>{262145, 1, 1}));
   // Not built around the original: cannot tell.
   EXPECT_FALSE(deriveCandidateDims("(M + 255) / 256", "M / 8", {4, 1, 1}, Out,
                                    Why));
