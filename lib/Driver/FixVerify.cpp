@@ -375,6 +375,7 @@ bool FixVerifier::group() {
                << "': verified through kernel '" << Callers[0]
                << "', its only caller\n";
       Key = Callers[0];
+      Result.Decisions[I].Kernel = Key;
     }
     auto It = WorkOf.find(Key);
     if (It == WorkOf.end()) {

@@ -146,8 +146,14 @@ int runAdvise(Pipeline &P, const ModeFlags &M) {
              << " of the baseline left out\n";
   }
   FixVerifyResult Verified;
-  if (VerifyFixes)
+  if (VerifyFixes) {
     Verified = P.verifyFixes(Run);
+    // A fix in a device function verified through its only caller is that
+    // kernel's: composed with its other fixes, under its annotation.
+    for (const auto &KV : Verified.Decisions)
+      if (!KV.second.Kernel.empty() && KV.first < Run.Findings.size())
+        Run.Findings[KV.first].Kernel = KV.second.Kernel;
+  }
   ProposalResult Proposed;
   if (Llm)
     Proposed = P.proposeWithModel(Run, VerifyFixes ? &Verified : nullptr);

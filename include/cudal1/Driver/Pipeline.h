@@ -130,6 +130,10 @@ struct FixDecision {
   /// composition tries it in place of that fix when the analysis of its
   /// result gives another rule a fix (docs/fixes.md, "Alternatives").
   bool LeftOut = false;
+  /// A fix in a device function: the kernel it was verified through (its
+  /// only caller); the finding is that kernel's from then on (composition,
+  /// annotation, JSON).
+  std::string Kernel;
 };
 
 /// verifyFixes()' result.

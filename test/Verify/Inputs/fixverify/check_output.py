@@ -36,7 +36,11 @@ if len(sys.argv) > 2:
         want(len(c) == 1 and c[0].get("accepted") is True, "iterate: one accepted candidate")
     if "shift" in kernels:
         c = kernels["shift"]["candidates"]
-        want(len(c) == 2 and all(x.get("accepted") is False for x in c), "shift: two rejected candidates")
+        # The two fixes alone, and (both right but not faster alone) the
+        # two together: all rejected (the kernel is memory-bound).
+        alone = [x for x in c if not str(x.get("name", "")).startswith("together")]
+        want(len(alone) == 2 and len(c) <= 3 and all(x.get("accepted") is False for x in c),
+             "shift: two rejected candidates (and at most their joint trial, rejected)")
 for f in fail:
     print("check_output: FAIL: " + f)
 print("check_output: %s" % ("FAIL" if fail else "ok"))
