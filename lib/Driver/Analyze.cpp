@@ -7,6 +7,7 @@
 #include "cudal1/Model/KernelModel.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CrashRecoveryContext.h"
@@ -15,6 +16,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
 #include <set>
 #include <tuple>
 
@@ -175,6 +177,7 @@ private:
       if ((F.Fix || AllKernels) && !F.Kernel.empty() &&
           !Run.Kernels.count(F.Kernel))
         Names.insert(F.Kernel);
+    using RunCallers = AnalysisRun::Callers;
     // Fixes in device functions (no kernel): the kernels that call the
     // function, which --verify=run verifies them through. The function is
     // the last one the kernels call that starts before the fix.
@@ -192,10 +195,37 @@ private:
             In = &C;
       if (!In)
         continue;
+      RunCallers &RC = Run.DeviceFunctionCallers[In->QualifiedName];
       for (const KernelInfo &KI : Model.Kernels)
         for (const CalleeInfo &C : KI.DeviceFunctions)
-          if (C.Loc == In->Loc && !Run.Kernels.count(KI.QualifiedName))
-            Names.insert(KI.QualifiedName);
+          if (C.Loc == In->Loc) {
+            RC.Kernels.insert(KI.QualifiedName);
+            if (!Run.Kernels.count(KI.QualifiedName))
+              Names.insert(KI.QualifiedName);
+          }
+      // Host code may call it too: a fix there is not the kernels' alone.
+      const clang::SourceManager &SM = Ctx.getSourceManager();
+      std::function<void(const clang::DeclContext *)> Find =
+          [&](const clang::DeclContext *DC) {
+            for (const clang::Decl *D : DC->decls()) {
+              if (const auto *FD = llvm::dyn_cast<clang::FunctionDecl>(D)) {
+                if (FD->hasAttr<clang::CUDAHostAttr>() &&
+                    FD->hasAttr<clang::CUDADeviceAttr>() &&
+                    makeSourceLoc(SM, FD->getLocation()) == In->Loc)
+                  RC.Host = true;
+              } else if (const auto *FT = llvm::dyn_cast<clang::FunctionTemplateDecl>(D)) {
+                const clang::FunctionDecl *FD = FT->getTemplatedDecl();
+                if (FD->hasAttr<clang::CUDAHostAttr>() &&
+                    FD->hasAttr<clang::CUDADeviceAttr>() &&
+                    makeSourceLoc(SM, FD->getLocation()) == In->Loc)
+                  RC.Host = true;
+              } else if (const auto *Inner = llvm::dyn_cast<clang::DeclContext>(D)) {
+                if (llvm::isa<clang::NamespaceDecl>(D) || llvm::isa<clang::LinkageSpecDecl>(D))
+                  Find(Inner);
+              }
+            }
+          };
+      Find(Ctx.getTranslationUnitDecl());
     }
     // --kernel names a kernel model proposals are asked for, findings or not.
     const std::string &Named = P.options().Kernel;

@@ -235,8 +235,12 @@ devicePieces(const KernelSources &KS,
     size_t E = offsetOfLineColumn(*FT, P.End.Line, P.End.Column) + 1;
     if (B >= E || E > FT->size())
       continue;
-    size_t At = K.Source.find(FT->substr(B, E - B));
+    std::string PieceText = FT->substr(B, E - B);
+    size_t At = K.Source.find(PieceText);
+    // Found once: a second copy of the same text (two namespaces' functions
+    // written alike) would leave the edit's place ambiguous.
     if (At == std::string::npos ||
+        K.Source.find(PieceText, At + 1) != std::string::npos ||
         (At < K.KernelEnd && At + (E - B) > K.KernelBegin))
       continue;
     Out.push_back({What.str(), P.Begin.File, B, E, At});
@@ -354,6 +358,19 @@ bool FixVerifier::group() {
       // calls it (its extracted source copies the function).
       std::string Fn;
       std::vector<std::string> Callers = callersOf(F, Fn);
+      // Every kernel of the file that calls it, not only those extracted;
+      // and host code that may call it too.
+      if (auto DC = Run.DeviceFunctionCallers.find(Fn);
+          !Callers.empty() && DC != Run.DeviceFunctionCallers.end()) {
+        if (DC->second.Host) {
+          decline(I, "in __host__ __device__ function '" + Fn +
+                         "': host code may call it too, and --verify=run "
+                         "verifies only the device side");
+          continue;
+        }
+        if (DC->second.Kernels.size() > 1)
+          Callers.assign(DC->second.Kernels.begin(), DC->second.Kernels.end());
+      }
       if (Callers.size() != 1) {
         std::string List;
         for (const std::string &K : Callers)
@@ -718,43 +735,61 @@ void FixVerifier::chooseApplied(
   }
   std::vector<size_t> All;
   std::string Rules, Together;
+  // The joint trial of a pool of fixes (non-overlapping, one launch change
+  // at most); true when it was run.
+  auto TryTogether =
+      [&](const std::vector<std::pair<size_t, CandidateVerdict>> &Pool) {
+        All.clear();
+        Rules.clear();
+        std::vector<TextEdit> Edits;
+        bool Overlap = false;
+        for (auto &A : Pool) {
+          const std::vector<TextEdit> &FE = finding(A.first).Fix->Edits;
+          if (editsOverlap(Edits, FE) ||
+              (!All.empty() && W.Launch.count(A.first))) {
+            Overlap = true;
+            continue;
+          }
+          All.push_back(A.first);
+          Edits.insert(Edits.end(), FE.begin(), FE.end());
+          Rules += (Rules.empty() ? "" : " + ") + finding(A.first).RuleId;
+        }
+        std::string Def, Why;
+        std::optional<Dims> LG, LB;
+        if (All.size() > 1 && takeLaunchEdits(W, W.HA.H, Edits, LG, LB, Why) &&
+            candidateSource(W, Edits, Def, Why)) {
+          CandidateVerdict V = runJob(W, All, Def, "together: " + Rules, KR);
+          if (V.Accepted &&
+              (!Chosen || V.Timing->Speedup >= Chosen->Timing->Speedup)) {
+            Apply = All;
+            Chosen = V;
+            Together.clear();
+          } else {
+            Together =
+                V.Accepted ? formatv("together they are slower ({0:f2}x)",
+                                     V.Timing->Speedup)
+                                 .str()
+                           : "together: rejected [" + V.RejectKind + "] " +
+                                 V.Reason;
+          }
+          return true;
+        }
+        Together = Overlap ? "its edits overlap those of a faster fix (or "
+                             "both change the launch)"
+                           : "together: " + Why;
+        return false;
+      };
   std::vector<std::pair<size_t, CandidateVerdict>> Pool = Accepted;
   Pool.insert(Pool.end(), NotFaster.begin(), NotFaster.end());
+  bool Joined = false;
   if (Pool.size() > 1) {
-    std::vector<TextEdit> Edits;
-    bool Overlap = false;
-    for (auto &A : Pool) {
-      const std::vector<TextEdit> &FE = finding(A.first).Fix->Edits;
-      if (editsOverlap(Edits, FE) || (!All.empty() && W.Launch.count(A.first))) {
-        Overlap = true;
-        continue;
-      }
-      All.push_back(A.first);
-      Edits.insert(Edits.end(), FE.begin(), FE.end());
-      Rules += (Rules.empty() ? "" : " + ") + finding(A.first).RuleId;
-    }
-    std::string Def, Why;
-    std::optional<Dims> LG, LB;
-    if (All.size() > 1 && takeLaunchEdits(W, W.HA.H, Edits, LG, LB, Why) &&
-        candidateSource(W, Edits, Def, Why)) {
-      CandidateVerdict V = runJob(W, All, Def, "together: " + Rules, KR);
-      if (V.Accepted &&
-          (!Chosen || V.Timing->Speedup >= Chosen->Timing->Speedup)) {
-        Apply = All;
-        Chosen = V;
-      } else {
-        Together = V.Accepted ? formatv("together they are slower ({0:f2}x)",
-                                        V.Timing->Speedup)
-                                    .str()
-                              : "together: rejected [" + V.RejectKind + "] " +
-                                    V.Reason;
-      }
-    } else {
-      Together = Overlap ? "its edits overlap those of a faster fix (or both "
-                           "change the launch)"
-                         : "together: " + Why;
-    }
+    Joined = TryTogether(Pool);
+    // The fixes that were not faster alone spoil it: the accepted ones
+    // together, as without them.
+    if (Apply.size() <= 1 && !NotFaster.empty() && Accepted.size() > 1)
+      Joined = TryTogether(Accepted);
   }
+  (void)Joined;
   if (!Chosen)
     return; // none faster, alone or together
   std::string AppliedRules =
@@ -776,9 +811,14 @@ void FixVerifier::chooseApplied(
                     A.second.Timing->Speedup, But, AppliedRules,
                     Chosen->Timing->Speedup, W.Kernel));
   }
-  // Not faster alone, faster with the others: applied with them.
-  for (size_t I : Apply)
+  // Not faster alone, faster with the others: applied with them; each
+  // applied fix records what the kernel gets with it (the composition
+  // compares its own result with that).
+  for (size_t I : Apply) {
     Result.Decisions[I].NotFaster = false;
+    if (Apply.size() > 1)
+      Result.Decisions[I].Speedup = Chosen->Timing->Speedup;
+  }
   std::sort(Apply.begin(), Apply.end());
   std::string Applied;
   for (size_t I : Apply) {

@@ -109,6 +109,15 @@ struct AnalysisRun {
   /// With CollectKernels: the kernels that have fixes, extracted with their
   /// context, and their launch sites (for verifying the fixes on a GPU).
   std::map<std::string, KernelSources> Kernels;
+  /// With CollectKernels, per device function holding a fix (qualified
+  /// name): every kernel of the model that calls it, directly or not, and
+  /// whether host code may call it too (`__host__ __device__`).
+  /// --verify=run verifies such a fix only through a sole kernel caller.
+  struct Callers {
+    std::set<std::string> Kernels;
+    bool Host = false;
+  };
+  std::map<std::string, Callers> DeviceFunctionCallers;
   unsigned errors() const;
   unsigned warnings() const;
 };

@@ -294,8 +294,17 @@ void AlgebraicFloatMath::check(const MatchFinder::MatchResult &R) {
       if (!isDouble(L->getType()))
         return false;
       // A literal float cannot hold (`x * 3.14159265358979`) is rounded
-      // to float: the argument moves by up to half an ulp of float.
-      Rounded |= !exactlyFloat(L->getValue());
+      // to float: the argument moves by up to half an ulp of float. Not
+      // one that would overflow, or underflow to zero or a subnormal
+      // (`p + 1e-300`, a guard against log(0)).
+      if (!exactlyFloat(L->getValue())) {
+        APFloat V = L->getValue();
+        bool Loses = false;
+        V.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &Loses);
+        if (!V.isFiniteNonZero() || V.isDenormal())
+          return false;
+        Rounded = true;
+      }
       Lits.push_back(L);
       return true;
     }
@@ -356,21 +365,33 @@ void AlgebraicFloatMath::check(const MatchFinder::MatchResult &R) {
   if (ER) {
     X.Edits.push_back(makeTextEdit(C, *ER, Name + "f"));
     for (const FloatingLiteral *L : Lits) {
-      auto LR = literalRange(C, L);
-      std::string T = LR ? sourceText(C, LR->first.getAsRange()) : "";
-      std::optional<CharSourceRange> Ed =
-          LR ? editableRange(C, LR->first, Why) : std::nullopt;
+      // Written in the file (or a macro argument): the f suffix; a macro of
+      // its own: a cast where it is used.
+      std::string W;
+      std::optional<CharSourceRange> Ed = editableRange(
+          C, CharSourceRange::getTokenRange(L->getSourceRange()), W);
+      std::string T = Ed ? sourceText(C, L->getSourceRange()) : "";
+      bool OwnMacro = false;
       if (!Ed || T.empty()) {
-        if (Why.empty())
-          Why = "a double literal of the arguments is spelled in a macro "
-                "that is more than the literal";
+        auto LR = literalRange(C, L);
+        if (LR && LR->second) {
+          T = sourceText(C, LR->first.getAsRange());
+          Ed = editableRange(C, LR->first, W);
+          OwnMacro = true;
+        }
+      }
+      if (!Ed || T.empty()) {
+        Why = C.getSourceManager().isMacroArgExpansion(L->getBeginLoc())
+                  ? "a double literal of the arguments is written in a "
+                    "macro's argument"
+              : L->getBeginLoc().isMacroID() || W.empty()
+                  ? "a double literal of the arguments is spelled in a macro "
+                    "that is more than the literal"
+                  : W;
         ER.reset();
         break;
       }
-      // A macro of its own is cast where it is used; a literal in the
-      // file gets the f suffix.
-      X.Edits.push_back(
-          makeTextEdit(C, *Ed, LR->second ? "(float)" + T : T + "f"));
+      X.Edits.push_back(makeTextEdit(C, *Ed, OwnMacro ? "(float)" + T : T + "f"));
     }
   }
   if (!ER) {

@@ -16,6 +16,8 @@
 #include "LaunchSmallBlock.h"
 #include "HostStatements.h"
 
+#include "cudal1/Rules/BuiltinUse.h"
+
 #include "cudal1/Model/KernelModel.h"
 
 #include "clang/AST/ExprCXX.h"
@@ -243,10 +245,38 @@ void LaunchSmallBlock::checkTranslationUnit() {
       refuse(F, "the kernel is a template");
       continue;
     }
-    if (std::string Why = foldable(C, K->getDefinition() ? K->getDefinition()
-                                                          : K);
-        !Why.empty()) {
+    const FunctionDecl *Def = K->getDefinition() ? K->getDefinition() : K;
+    if (std::string Why = foldable(C, Def); !Why.empty()) {
       refuse(F, "the kernel could tell larger blocks apart: " + Why);
+      continue;
+    }
+    // Library code that reads the thread index itself (cooperative groups,
+    // cub, libcu++) or makes threads cooperate, seen through the call graph.
+    {
+      BuiltinUse BU = builtinUse(C, Def);
+      if (!BU.Unknown.empty() || BU.Atomic || BU.WarpOp || BU.BarrierCount) {
+        refuse(F, "the kernel could tell larger blocks apart: " +
+                      (BU.Unknown.empty()
+                           ? std::string("its threads cooperate")
+                           : BU.Unknown));
+        continue;
+      }
+    }
+    // A block of 256 must be one the kernel can be launched with.
+    if (const auto *LB = Def->getAttr<CUDALaunchBoundsAttr>()) {
+      std::optional<llvm::APSInt> Max =
+          LB->getMaxThreads()
+              ? LB->getMaxThreads()->getIntegerConstantExpr(C)
+              : std::nullopt;
+      if (!Max || Max->getExtValue() < 256) {
+        refuse(F, "the kernel's __launch_bounds__ allows fewer than 256 "
+                  "threads per block");
+        continue;
+      }
+    }
+    if (Def->hasAttr<CUDAClusterDimsAttr>()) {
+      refuse(F, "the kernel has __cluster_dims__ (the grid must stay a "
+                "multiple of the cluster)");
       continue;
     }
     const CallExpr *Cfg = Call->getConfig();
@@ -293,11 +323,34 @@ void LaunchSmallBlock::checkTranslationUnit() {
                             : Why);
       continue;
     }
-    // A dim3 (or uint3) is read by component, an integer as it is.
-    auto IsInt = [](const Expr *E) {
-      return E->IgnoreParenImpCasts()->getType()->isIntegerType();
+    // A dim3 (or uint3) is read by component, an integer as it is, a
+    // floating value (`ceil(n / 32.0)`) converted as the launch converts
+    // it; braces and other forms are not rewritten.
+    auto Kind = [](const Expr *E) {
+      QualType T = E->getType();
+      if (isa<InitListExpr>(E->IgnoreParens()))
+        return 0;
+      if (T->isIntegerType())
+        return 1;
+      if (T->isRealFloatingType())
+        return 2;
+      if (const auto *RD = T->getAsCXXRecordDecl())
+        if (RD->getIdentifier() &&
+            (RD->getName() == "dim3" || RD->getName() == "uint3"))
+          return 3;
+      return 0;
     };
+    if (!Kind(GW) || !Kind(BW)) {
+      refuse(F, "the grid or the block is not written as a dim3, an integer "
+                "or a floating value");
+      continue;
+    }
+    auto IsInt = [&](const Expr *E) { return Kind(E) != 3; };
     std::string Ms = std::to_string(M);
+    if (Kind(GW) == 2)
+      GT = "(unsigned)(" + GT + ")";
+    if (Kind(BW) == 2)
+      BT = "(unsigned)(" + BT + ")";
     std::string GX = IsInt(GW) ? "(" + GT + ")" : "(" + GT + ").x";
     std::string Cond = GX + " % " + Ms + " == 0";
     std::string NewG =

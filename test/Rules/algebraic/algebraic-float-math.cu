@@ -39,6 +39,7 @@ __global__ void math(const float *in, float *out) {
 // fixed, checked within tolerance (the verifier's reassociating class).
 #define PI 3.14159265358979
 #define HALF 0.5
+#define STORE(dst, v) dst = (v)
 __global__ void tolerance(const float *x, const float *y, float *a, float *c) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   a[i] = sin(x[i] * PI) * cos(y[i] * PI) + 1.0;
@@ -50,6 +51,11 @@ __global__ void tolerance(const float *x, const float *y, float *a, float *c) {
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:10: warning: 'sqrt' computes in double on a float value{{.*}} [algebraic-float-math]
   // CHECK-MESSAGES: note: the result reaches float through double arithmetic, which can amplify the float function's error: the fix is checked within tolerance, not an ulp bound
   // CHECK-FIXES: c[i] = sqrtf(x[i] + (float)HALF) + powf(y[i], 2.0f);
+  // In a macro's argument: rewritten where it is written.
+  STORE(c[i + 2], sqrt(x[i] * 0.1));
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: 'sqrt' computes in double on a float value{{.*}} [algebraic-float-math]
+  // CHECK-MESSAGES: note: a double literal of the arguments is rounded to float{{.*}}
+  // CHECK-FIXES: STORE(c[i + 2], sqrtf(x[i] * 0.1f));
   c[i + 1] = -exp(x[i] + 1e-5) / 3.0;
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:15: warning: 'exp' computes in double on a float value{{.*}} [algebraic-float-math]
   // CHECK-MESSAGES: note: a double literal of the arguments is rounded to float{{.*}}
@@ -77,8 +83,12 @@ __global__ void no_fix(const float *in, double *dout, float *out, double d) {
   dout[1] = exp(x + 1.0) * 2.0;
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:13: warning: 'exp' computes in double on a float value{{.*}} [algebraic-float-math]
   // CHECK-MESSAGES: note: no fix: the double result is used as a double{{.*}}
+  out[3] = log(x + 1e-300);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:12: warning: 'log' computes in double on a float value{{.*}} [algebraic-float-math]
+  // CHECK-MESSAGES: note: no fix: an argument is not float data alone{{.*}}
   // Negative: the code asks for double.
   dout[0] = sqrt((double)x);
   // CHECK-FIXES: out[0] = sqrt(x + d);
   // CHECK-FIXES: out[2] = sin(x * TWO_PI);
+  // CHECK-FIXES: out[3] = log(x + 1e-300);
 }

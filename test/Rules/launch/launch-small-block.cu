@@ -75,6 +75,13 @@ __global__ void count_positive(const float *s, int *count, int n) {
     atomicAdd(count, 1);
 }
 
+// Launch bounds below 256 threads: a block of 256 could not be launched.
+__global__ void __launch_bounds__(64) bounded(const float *s, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = s[i] + 1.0f;
+}
+
 void run(const float *d_s, float *d_a, float *d_b, float *d_c, int *d_n,
          int n) {
   axpy<<<64, 32>>>(2.0f, d_s, d_a, n);
@@ -99,6 +106,13 @@ void run(const float *d_s, float *d_a, float *d_b, float *d_c, int *d_n,
   axpy<<<65, 32>>>(2.0f, d_s, d_a, n);
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: blocks of 32 threads{{.*}} [launch-small-block]
   // CHECK-MESSAGES: note: no fix: the grid's 65 blocks are not a multiple of 8, so blocks of 256 threads would not make the same threads
+  bounded<<<(n + 31) / 32, 32>>>(d_s, d_c, n);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: blocks of 32 threads{{.*}} [launch-small-block]
+  // CHECK-MESSAGES: note: no fix: the kernel's __launch_bounds__ allows fewer than 256 threads per block
+  // A floating grid (converted as the launch converts it).
+  price<<<ceil(n / 32.0), 32>>>(d_s, d_b, n);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: blocks of 32 threads{{.*}} [launch-small-block]
+  // CHECK-FIXES: price<<<(((unsigned)(ceil(n / 32.0))) % 8 == 0 ? ((unsigned)(ceil(n / 32.0))) / 8 : ((unsigned)(ceil(n / 32.0)))), (((unsigned)(ceil(n / 32.0))) % 8 == 0 ? (32) * 8 : (32))>>>(d_s, d_b, n);
   // Negative: 64 threads and more.
   axpy<<<4096, 64>>>(2.0f, d_s, d_a, n);
   axpy<<<4096, dim3(16, 8)>>>(2.0f, d_s, d_a, n);
