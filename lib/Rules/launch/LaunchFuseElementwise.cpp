@@ -380,10 +380,11 @@ __global__ void cudal1_fused_step1_step2(float *cudal1_0_0, float *cudal1_0_1, i
 cudal1_fused_step1_step2<<<grid, block>>>(d_x, d_a, n, d_a, d_b, n);
 CUDA_CHECK(cudaGetLastError());)cuda";
   I.Doc.Fix =
-      "Moves each kernel's body into a `static __device__ __noinline__` "
-      "function declared just before the kernel (its parameters and body "
-      "as written), which the kernel now calls: other launches of the "
-      "kernel run the same code. Not inlined, the compiler contracts no "
+      "Turns each kernel into a `static __device__ __noinline__` function "
+      "where it stands (only its head changes: parameters and body stay as "
+      "written), and adds right after it a kernel of the same name and "
+      "parameters that calls it: other launches of the kernel run the same "
+      "code. Not inlined, the compiler contracts no "
       "arithmetic across two bodies, and each computes bitwise what its "
       "kernel computed. Before the launching function, a kernel calls the "
       "functions in launch order, each with the arguments of its launch "
@@ -396,13 +397,16 @@ CUDA_CHECK(cudaGetLastError());)cuda";
       "element it wrote itself) or two separate allocations (different "
       "locals each set only by cudaMalloc, followed through host "
       "functions' parameters); the launches are one-dimensional, so each "
-      "element has one thread. The fix moves code that other fixes would "
-      "edit: it is applied before every other fix of the round, takes the "
-      "kernels as written, and the kernels' own fixes of that round no "
-      "longer match (their code is now in device functions, which the "
-      "kernel rules do not rewrite). Host code and device code only moved "
-      "or called: `--fix` applies it, and so does `--fix --verify=run` "
-      "(nothing new to run on its own; it says so).";
+      "element has one thread. The fix is applied before every other fix "
+      "of the round and takes the kernels as written; the kernels' own "
+      "fixes of that round inside their parameters or bodies (float math, "
+      "`const`, `__restrict__`) do not overlap its edits and apply with "
+      "it: under `--verify=run` each is verified on its kernel as written, "
+      "and the fused launch runs that verified code. Fixes of the kernels' "
+      "heads or launches (launch bounds, launch shapes) overlap and wait. "
+      "Host code and device code only moved or called: `--fix` applies it, "
+      "and so does `--fix --verify=run` (nothing new to run on its own; it "
+      "says so).";
   return I;
 }
 
