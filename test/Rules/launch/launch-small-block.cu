@@ -50,6 +50,28 @@ __global__ void price(const float *s, float *out, int n) {
     out[i] = s[i] * cnd(s[i]) - cnd(-s[i]);
 }
 
+// Seen in third-party code (a fractal flame renderer): the index written
+// blockDim.x * blockIdx.x + threadIdx.x, a struct of parameters by value
+// handed to a helper by reference, and a dim3 grid and block from macros.
+#define NUM_THREADS 2048
+#define THREADS_PER_BLOCK 32
+struct Params {
+  int split[4];
+};
+__device__ int pick(int idx, const Params &p) {
+  int f = 0;
+  idx &= ~31;
+  for (int k = 0; k < 4; k++)
+    if (p.split[k] <= idx)
+      f = k;
+  return f;
+}
+__global__ void iterate(float *pts, const Params p) {
+  int idx = blockDim.x * blockIdx.x + threadIdx.x;
+  int f = pick(idx, p);
+  pts[idx] = pts[idx] * 0.5f + (float)f;
+}
+
 // Reads threadIdx.x on its own: the block's first thread is special.
 __global__ void first_of_block(const float *s, float *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -113,6 +135,15 @@ void run(const float *d_s, float *d_a, float *d_b, float *d_c, int *d_n,
   price<<<ceil(n / 32.0), 32>>>(d_s, d_b, n);
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: blocks of 32 threads{{.*}} [launch-small-block]
   // CHECK-FIXES: price<<<(((unsigned)(ceil(n / 32.0))) % 8 == 0 ? ((unsigned)(ceil(n / 32.0))) / 8 : ((unsigned)(ceil(n / 32.0)))), (((unsigned)(ceil(n / 32.0))) % 8 == 0 ? (32) * 8 : (32))>>>(d_s, d_b, n);
+  {
+    Params p = {{0, 512, 1024, 1536}};
+    dim3 fgrid(NUM_THREADS / THREADS_PER_BLOCK, 1, 1);
+    dim3 fblock(THREADS_PER_BLOCK, 1, 1);
+    if (n >= NUM_THREADS)
+      iterate<<<fgrid, fblock>>>(d_a, p);
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:7: warning: blocks of 32 threads{{.*}} [launch-small-block]
+    // CHECK-FIXES: iterate<<<dim3((fgrid).x % 8 == 0 ? (fgrid).x / 8 : (fgrid).x, (fgrid).y, (fgrid).z), dim3((fgrid).x % 8 == 0 ? (fblock).x * 8 : (fblock).x, (fblock).y, (fblock).z)>>>(d_a, p);
+  }
   // Negative: 64 threads and more.
   axpy<<<4096, 64>>>(2.0f, d_s, d_a, n);
   axpy<<<4096, dim3(16, 8)>>>(2.0f, d_s, d_a, n);
