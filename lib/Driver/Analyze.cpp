@@ -178,6 +178,7 @@ private:
           !Run.Kernels.count(F.Kernel))
         Names.insert(F.Kernel);
     using RunCallers = AnalysisRun::Callers;
+    std::map<std::string, RunCallers *> Wanted; // by the function's place
     // Fixes in device functions (no kernel): the kernels that call the
     // function, which --verify=run verifies them through. The function is
     // the last one the kernels call that starts before the fix.
@@ -203,25 +204,31 @@ private:
             if (!Run.Kernels.count(KI.QualifiedName))
               Names.insert(KI.QualifiedName);
           }
-      // Host code may call it too: a fix there is not the kernels' alone.
+      Wanted[In->Loc.str()] = &RC;
+    }
+    // Host code may call them too (`__host__ __device__`): a fix there is
+    // not the kernels' alone. One walk over the user's declarations.
+    if (!Wanted.empty()) {
       const clang::SourceManager &SM = Ctx.getSourceManager();
       std::function<void(const clang::DeclContext *)> Find =
           [&](const clang::DeclContext *DC) {
             for (const clang::Decl *D : DC->decls()) {
-              if (const auto *FD = llvm::dyn_cast<clang::FunctionDecl>(D)) {
+              if (SM.isInSystemHeader(D->getLocation()))
+                continue;
+              const auto *FD = llvm::dyn_cast<clang::FunctionDecl>(D);
+              if (const auto *FT =
+                      llvm::dyn_cast<clang::FunctionTemplateDecl>(D))
+                FD = FT->getTemplatedDecl();
+              if (FD) {
                 if (FD->hasAttr<clang::CUDAHostAttr>() &&
-                    FD->hasAttr<clang::CUDADeviceAttr>() &&
-                    makeSourceLoc(SM, FD->getLocation()) == In->Loc)
-                  RC.Host = true;
-              } else if (const auto *FT = llvm::dyn_cast<clang::FunctionTemplateDecl>(D)) {
-                const clang::FunctionDecl *FD = FT->getTemplatedDecl();
-                if (FD->hasAttr<clang::CUDAHostAttr>() &&
-                    FD->hasAttr<clang::CUDADeviceAttr>() &&
-                    makeSourceLoc(SM, FD->getLocation()) == In->Loc)
-                  RC.Host = true;
-              } else if (const auto *Inner = llvm::dyn_cast<clang::DeclContext>(D)) {
-                if (llvm::isa<clang::NamespaceDecl>(D) || llvm::isa<clang::LinkageSpecDecl>(D))
-                  Find(Inner);
+                    FD->hasAttr<clang::CUDADeviceAttr>())
+                  if (auto W = Wanted.find(
+                          makeSourceLoc(SM, FD->getLocation()).str());
+                      W != Wanted.end())
+                    W->second->Host = true;
+              } else if (llvm::isa<clang::NamespaceDecl>(D) ||
+                         llvm::isa<clang::LinkageSpecDecl>(D)) {
+                Find(llvm::cast<clang::DeclContext>(D));
               }
             }
           };

@@ -99,42 +99,6 @@ std::optional<size_t> configComma(const std::string &Text, size_t At) {
   return std::nullopt;
 }
 
-/// \p Text (no spaces) with the components of launch value \p Other (its
-/// text, no spaces: `(grid).x`, `grid.x`, and `(grid)` for a number) as
-/// the numbers \p Dims.
-std::string otherLaunchValues(std::string Text, const std::string &Other,
-                              const Dims &D) {
-  if (Other.empty())
-    return Text;
-  auto IdentChar = [](char C) { return std::isalnum((unsigned char)C) || C == '_'; };
-  auto ReplaceAll = [&](const std::string &What, const std::string &With) {
-    std::string Out;
-    size_t I = 0;
-    while (true) {
-      size_t P = Text.find(What, I);
-      if (P == std::string::npos) {
-        Out += Text.substr(I);
-        break;
-      }
-      bool Left = P == 0 || !IdentChar(Text[P - 1]) || !IdentChar(What[0]);
-      bool Right = P + What.size() >= Text.size() ||
-                   !IdentChar(Text[P + What.size()]) ||
-                   !IdentChar(What.back());
-      Out += Text.substr(I, P - I) + (Left && Right ? With : What);
-      I = P + What.size();
-    }
-    Text = Out;
-  };
-  const char *Axis[] = {"x", "y", "z"};
-  for (int A = 0; A < 3; ++A) {
-    ReplaceAll("(" + Other + ")." + Axis[A], std::to_string(D[A]));
-    ReplaceAll(Other + "." + Axis[A], std::to_string(D[A]));
-  }
-  if (D[1] == 1 && D[2] == 1)
-    ReplaceAll("(" + Other + ")", std::to_string(D[0]));
-  return Text;
-}
-
 /// Takes the edits of \p Edits that rewrite the grid or block expression of
 /// one of the kernel's launch sites out of \p Edits and derives the
 /// candidate's launch shape from them (deriveCandidateDims). Edits elsewhere
@@ -183,10 +147,10 @@ bool takeLaunchEdits(const KernelWork &W, const Harness &H,
       // The other launch value may appear in this one (a block that
       // depends on the grid: launch-small-block's fold): its components
       // are the harness's.
-      std::string Repl = otherLaunchValues(
-          withoutSpaces(E.Replacement),
-          withoutSpaces(IsGrid ? LS.Block.Text : LS.Grid.Text),
-          IsGrid ? H.Block : H.Grid);
+      std::string Repl =
+          withOtherLaunchValue(E.Replacement,
+                               IsGrid ? LS.Block.Text : LS.Grid.Text,
+                               IsGrid ? H.Block : H.Grid);
       if (!deriveCandidateDims(IsGrid ? LS.Grid.Text : LS.Block.Text, Repl,
                                IsGrid ? H.Grid : H.Block, D, Why,
                                launchArgNames(LS.Args, H)))
@@ -316,6 +280,8 @@ private:
   /// A file's text (an editor's buffer first), read once; nullptr when it
   /// cannot be read.
   const std::string *fileText(const std::string &Path);
+  /// devicePieces of \p KS, found once.
+  const std::vector<DevicePiece> &piecesOf(const KernelSources &KS);
   /// The kernels whose extracted source copies the device function that
   /// holds every edit of \p F (its callers, direct or not), and that
   /// function's name.
@@ -326,6 +292,7 @@ private:
   const AnalysisRun &Run;
   FixVerifyResult &Result;
   std::map<std::string, std::optional<std::string>> Files;
+  std::map<const KernelSources *, std::vector<DevicePiece>> Pieces;
   ExprEnv Env;
   VerifyOptions VO;
   GpuInfo Gpu;
@@ -418,14 +385,25 @@ const std::string *FixVerifier::fileText(const std::string &Path) {
   return It->second ? &*It->second : nullptr;
 }
 
+const std::vector<DevicePiece> &
+FixVerifier::piecesOf(const KernelSources &KS) {
+  auto It = Pieces.find(&KS);
+  if (It == Pieces.end())
+    It = Pieces
+             .emplace(&KS, devicePieces(KS, [&](const std::string &P) {
+                        return fileText(P);
+                      }))
+             .first;
+  return It->second;
+}
+
 std::vector<std::string> FixVerifier::callersOf(const Finding &F,
                                                 std::string &Fn) {
   std::vector<std::string> Out;
-  auto Text = [&](const std::string &P) { return fileText(P); };
   for (const auto &KV : Run.Kernels) {
     if (!KV.second.K.Problems.empty())
       continue;
-    std::vector<DevicePiece> Ps = devicePieces(KV.second, Text);
+    const std::vector<DevicePiece> &Ps = piecesOf(KV.second);
     const DevicePiece *In = nullptr;
     bool All = !F.Fix->Edits.empty();
     for (const TextEdit &E : F.Fix->Edits) {
@@ -450,8 +428,7 @@ bool FixVerifier::candidateSource(const KernelWork &W,
   size_t KB = W.KernelOffset, KE = W.KernelOffset + W.KernelText.size();
   std::vector<TextEdit> InKernel;
   std::vector<std::pair<size_t, const TextEdit *>> InPieces; // source offset
-  auto Text = [&](const std::string &P) { return fileText(P); };
-  std::vector<DevicePiece> Ps = devicePieces(*W.KS, Text);
+  const std::vector<DevicePiece> &Ps = piecesOf(*W.KS);
   for (const TextEdit &E : Edits) {
     if (E.File == W.File && E.Offset >= KB && E.Offset + E.Length <= KE) {
       InKernel.push_back(E);

@@ -177,6 +177,23 @@ bool constantLaunch(const std::string &O, const std::array<uint64_t, 3> &Dims,
 
 } // namespace
 
+std::string withOtherLaunchValue(const std::string &CandidateText,
+                                 const std::string &OtherText,
+                                 const std::array<uint64_t, 3> &D) {
+  std::string T = withoutSpaces(CandidateText);
+  std::string O = withoutSpaces(OtherText);
+  if (O.empty())
+    return T;
+  const char *Axis[] = {"x", "y", "z"};
+  for (int A = 0; A < 3; ++A) {
+    T = replaceToken(T, "(" + O + ")." + Axis[A], std::to_string(D[A]));
+    T = replaceToken(T, O + "." + Axis[A], std::to_string(D[A]));
+  }
+  if (D[1] == 1 && D[2] == 1)
+    T = replaceToken(T, "(" + O + ")", std::to_string(D[0]));
+  return T;
+}
+
 bool deriveCandidateDims(const std::string &OriginalText,
                          const std::string &CandidateText,
                          const std::array<uint64_t, 3> &Original,

@@ -648,6 +648,12 @@ TEST(CandidateLaunch, DerivedFromRewrittenLaunchSites) {
                                   {262145, 1, 1}, Out, Why))
       << Why;
   EXPECT_EQ(Out, (std::array<uint64_t, 3>{262145, 1, 1}));
+  // A block that depends on the grid: the grid's components are numbers
+  // first (a longer name that contains 'grid' is left alone).
+  EXPECT_EQ(withOtherLaunchValue("dim3((grid).x % 8 == 0 ? (block).x * 8 : "
+                                 "(block).x, (block).y, grids.x)",
+                                 "grid", {64, 1, 1}),
+            "dim3(64%8==0?(block).x*8:(block).x,(block).y,grids.x)");
   // Not built around the original: cannot tell.
   EXPECT_FALSE(deriveCandidateDims("(M + 255) / 256", "M / 8", {4, 1, 1}, Out,
                                    Why));

@@ -183,6 +183,15 @@ bool deriveCandidateDims(const std::string &OriginalText,
                          const std::array<uint64_t, 3> &Original,
                          std::array<uint64_t, 3> &Out, std::string &Why,
                          const ExprEnv &Names = {});
+/// \p CandidateText with the components of the launch's other value (its
+/// grid when this is the block, and the other way round), written
+/// \p OtherText, as the numbers \p OtherDims: `(grid).x`, `grid.x`, and
+/// `(grid)` for a one-dimensional value; spaces are removed. What a block
+/// that depends on the grid (launch-small-block's fold) needs before
+/// deriveCandidateDims.
+std::string withOtherLaunchValue(const std::string &CandidateText,
+                                 const std::string &OtherText,
+                                 const std::array<uint64_t, 3> &OtherDims);
 /// The scalar arguments of a launch written as plain names (\p ArgTexts, in
 /// parameter order), with the values \p H gives their parameters.
 ExprEnv launchArgNames(const std::vector<std::string> &ArgTexts,

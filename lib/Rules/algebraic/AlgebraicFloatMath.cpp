@@ -168,23 +168,20 @@ bool reachesFloat(ASTContext &C, const Expr *Call) {
   return false;
 }
 
-/// The text of the file range a double literal can be edited at, and
-/// whether it is a macro of its own (`PI` for `#define PI 3.14159`): the
-/// macro's use is edited, never its definition.
-std::optional<std::pair<CharSourceRange, bool>>
-literalRange(const ASTContext &C, const FloatingLiteral *L) {
+/// The use of an object-like macro that is the whole literal (`PI` for
+/// `#define PI 3.14159`), as a file range: the macro's use is edited, never
+/// its definition. std::nullopt for any other literal.
+std::optional<CharSourceRange> ownMacroRange(const ASTContext &C,
+                                             const FloatingLiteral *L) {
   const SourceManager &SM = C.getSourceManager();
   SourceLocation B = L->getBeginLoc(), E = L->getEndLoc();
-  if (B.isFileID() && E.isFileID())
-    return std::make_pair(CharSourceRange::getTokenRange(B, E), false);
-  // A whole object-like macro expansion written in the file.
   SourceLocation MB, ME;
   if (!B.isMacroID() || SM.isMacroArgExpansion(B) ||
       !Lexer::isAtStartOfMacroExpansion(B, SM, C.getLangOpts(), &MB) ||
       !Lexer::isAtEndOfMacroExpansion(E, SM, C.getLangOpts(), &ME) ||
       !MB.isFileID() || !ME.isFileID() || MB != ME)
     return std::nullopt;
-  return std::make_pair(CharSourceRange::getTokenRange(MB, ME), true);
+  return CharSourceRange::getTokenRange(MB, ME);
 }
 
 } // namespace
@@ -373,10 +370,9 @@ void AlgebraicFloatMath::check(const MatchFinder::MatchResult &R) {
       std::string T = Ed ? sourceText(C, L->getSourceRange()) : "";
       bool OwnMacro = false;
       if (!Ed || T.empty()) {
-        auto LR = literalRange(C, L);
-        if (LR && LR->second) {
-          T = sourceText(C, LR->first.getAsRange());
-          Ed = editableRange(C, LR->first, W);
+        if (auto MR = ownMacroRange(C, L)) {
+          T = sourceText(C, MR->getAsRange());
+          Ed = editableRange(C, *MR, W);
           OwnMacro = true;
         }
       }

@@ -251,16 +251,11 @@ void LaunchSmallBlock::checkTranslationUnit() {
       continue;
     }
     // Library code that reads the thread index itself (cooperative groups,
-    // cub, libcu++) or makes threads cooperate, seen through the call graph.
-    {
-      BuiltinUse BU = builtinUse(C, Def);
-      if (!BU.Unknown.empty() || BU.Atomic || BU.WarpOp || BU.BarrierCount) {
-        refuse(F, "the kernel could tell larger blocks apart: " +
-                      (BU.Unknown.empty()
-                           ? std::string("its threads cooperate")
-                           : BU.Unknown));
-        continue;
-      }
+    // cub, libcu++), seen through the call graph (atomics, shuffles and
+    // barriers foldable() refuses already).
+    if (std::string Why = builtinUse(C, Def).Unknown; !Why.empty()) {
+      refuse(F, "the kernel could tell larger blocks apart: " + Why);
+      continue;
     }
     // A block of 256 must be one the kernel can be launched with.
     if (const auto *LB = Def->getAttr<CUDALaunchBoundsAttr>()) {
@@ -374,7 +369,6 @@ void LaunchSmallBlock::checkTranslationUnit() {
     X.Edits.push_back(makeTextEdit(C, *BR, NewB));
     F.Fix = std::move(X);
   }
-  (void)SM;
 }
 
 } // namespace cudal1
