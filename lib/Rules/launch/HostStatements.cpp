@@ -14,6 +14,23 @@ using namespace llvm;
 
 namespace cudal1 {
 
+bool isWideInteger(QualType T) {
+  const auto *B = dyn_cast<BuiltinType>(T.getCanonicalType().getTypePtr());
+  if (!B)
+    return false;
+  switch (B->getKind()) {
+  case BuiltinType::Int:
+  case BuiltinType::UInt:
+  case BuiltinType::Long:
+  case BuiltinType::ULong:
+  case BuiltinType::LongLong:
+  case BuiltinType::ULongLong:
+    return true;
+  default:
+    return false;
+  }
+}
+
 /// \p E without parentheses and casts that keep every bit of a 32-bit
 /// unsigned value (not to char, short or bool).
 static const Expr *stripWideCasts(const Expr *E) {
@@ -23,19 +40,10 @@ static const Expr *stripWideCasts(const Expr *E) {
     if (!CE)
       return E;
     QualType T = CE->getType();
-    if (const auto *BT = T->getAs<BuiltinType>()) {
-      switch (BT->getKind()) {
-      case BuiltinType::Int:
-      case BuiltinType::UInt:
-      case BuiltinType::Long:
-      case BuiltinType::ULong:
-      case BuiltinType::LongLong:
-      case BuiltinType::ULongLong:
-        break;
-      default:
-        if (!isa<ImplicitCastExpr>(CE) || CE->getCastKind() != CK_LValueToRValue)
-          return E;
-      }
+    if (T->getAs<BuiltinType>()) {
+      if (!isWideInteger(T) &&
+          (!isa<ImplicitCastExpr>(CE) || CE->getCastKind() != CK_LValueToRValue))
+        return E;
     } else if (!T->isRecordType()) {
       return E;
     }

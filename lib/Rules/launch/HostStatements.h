@@ -19,6 +19,10 @@
 
 namespace cudal1 {
 
+/// \p T (through typedefs) is int, long or long long, signed or unsigned:
+/// an integer type of at least 32 bits.
+bool isWideInteger(clang::QualType T);
+
 /// `blockIdx.x * blockDim.x + threadIdx.x` in any operand order, through
 /// parentheses and casts.
 bool isGlobalXIndex(const clang::Expr *E);

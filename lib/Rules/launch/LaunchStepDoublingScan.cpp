@@ -312,22 +312,7 @@ std::optional<StepKernel> matchStepKernel(const FunctionDecl *FD) {
 }
 
 /// The integer element types the fix computes exactly (and their typedefs).
-bool exactElement(QualType T) {
-  const auto *B = dyn_cast<BuiltinType>(T.getCanonicalType().getTypePtr());
-  if (!B)
-    return false;
-  switch (B->getKind()) {
-  case BuiltinType::Int:
-  case BuiltinType::UInt:
-  case BuiltinType::Long:
-  case BuiltinType::ULong:
-  case BuiltinType::LongLong:
-  case BuiltinType::ULongLong:
-    return true;
-  default:
-    return false;
-  }
-}
+bool exactElement(QualType T) { return isWideInteger(T); }
 
 /// The step-variable update of the loop: `o *= 2`, `o <<= 1`, `o = o * 2`,
 /// `o = 2 * o`, `o += o`, `o = o + o`, `o = o << 1`.
