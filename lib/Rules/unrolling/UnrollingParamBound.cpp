@@ -2,14 +2,25 @@
 //
 // unrolling-param-bound: a small innermost loop bounded by an unchanged
 // parameter gets '#pragma unroll N' (the compiler keeps a remainder loop:
-// any trip count, same results).
+// any trip count, same results). When the loop is nested in another loop of
+// a kernel and every launch the model evaluates passes the same small value
+// for the bound, the loop is specialised instead: `if (n == V) { <the loop
+// with bound V> } else { <the loop as written> }`. The compiler then unrolls
+// the copy fully, unswitches the outer loop on the test, and keeps the loads
+// the outer loop repeats (a row walked once per centroid, per candidate...)
+// in registers. Other values run the loop as written: bitwise either way.
 //
 //===----------------------------------------------------------------------===//
 #include "UnrollingParamBound.h"
 #include "UnrollPragma.h"
 
+#include "cudal1/Rules/RuleSupport.h"
+
+#include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
+#include "clang/Lex/Lexer.h"
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -31,6 +42,7 @@ RuleInfo UnrollingParamBound::info() const {
            "handled and results are unchanged.";
   I.DefaultOptions["Factor"] = "4";
   I.DefaultOptions["MaxBodyStatements"] = "8";
+  I.DefaultOptions["SpecializeMax"] = "64";
   I.Doc.Detects =
       "A small (at most MaxBodyStatements, default 8) innermost loop in "
       "device code bounded by a parameter that is never changed (or a "
@@ -47,8 +59,112 @@ for (int j = 0; j < k; ++j) {
 })cuda";
   I.Doc.Fix =
       "Inserts `#pragma unroll Factor` (option, default 4). The compiler "
-      "keeps a remainder loop, so every trip count stays correct.";
+      "keeps a remainder loop, so every trip count stays correct.\n\n"
+      "When the loop is nested in another loop of a kernel, the bound is "
+      "a parameter of that kernel (or a local copy of one), and every "
+      "launch the tool evaluates in the file passes the same value V "
+      "(2 <= V <= SpecializeMax, default 64; 0 turns this off), the loop "
+      "is specialised instead: `if (n == V) { <the loop with bound V> } "
+      "else { <the loop as written> }`. With a constant trip count the "
+      "compiler unrolls the copy fully, moves the test out of the "
+      "enclosing loop, and keeps in registers the loads that the "
+      "enclosing loop repeats (k-means' assignment loads a point's "
+      "coordinates once instead of once per centroid). Any other "
+      "value runs the loop as written, so the fix is exact for every "
+      "launch, also ones the tool did not see. Not when the loop comes "
+      "from a macro or holds a label or a `__shared__` declaration.";
   return I;
+}
+
+namespace {
+
+/// \p For lies in another loop of \p FD.
+bool nestedInLoop(ASTContext &C, const ForStmt *For, const FunctionDecl *FD) {
+  DynTypedNode N = DynTypedNode::create(*For);
+  for (unsigned Depth = 0; Depth < 64; ++Depth) {
+    auto P = C.getParents(N);
+    if (P.empty())
+      return false;
+    N = P[0];
+    if (const auto *S = N.get<Stmt>()) {
+      if (isLoop(S))
+        return true;
+      if (S == FD->getBody())
+        return false;
+    } else if (N.get<Decl>()) {
+      return false;
+    }
+  }
+  return false;
+}
+
+/// Labels or __shared__ declarations in \p S: a copy of it would not
+/// compile or would double the block's shared memory.
+bool copyUnsafe(const Stmt *S) {
+  if (!S)
+    return false;
+  if (isa<LabelStmt>(S))
+    return true;
+  if (const auto *DS = dyn_cast<DeclStmt>(S))
+    for (const Decl *D : DS->decls())
+      if (const auto *V = dyn_cast<VarDecl>(D))
+        if (V->hasAttr<CUDASharedAttr>())
+          return true;
+  for (const Stmt *Ch : S->children())
+    if (copyUnsafe(Ch))
+      return true;
+  return false;
+}
+
+/// \p For is the else branch of this rule's specialisation: the only
+/// statement of the else block of `if (B == <integer>)`.
+bool specialisedElse(ASTContext &C, const ForStmt *For, const VarDecl *B) {
+  auto P = C.getParents(*For);
+  const auto *Block = P.empty() ? nullptr : P[0].get<CompoundStmt>();
+  if (!Block || Block->size() != 1)
+    return false;
+  auto PP = C.getParents(*Block);
+  const auto *If = PP.empty() ? nullptr : PP[0].get<IfStmt>();
+  if (!If || If->getElse() != Block)
+    return false;
+  const auto *Eq = dyn_cast<BinaryOperator>(If->getCond()->IgnoreParenImpCasts());
+  return Eq && Eq->getOpcode() == BO_EQ && varOf(Eq->getLHS()) == B &&
+         isa<IntegerLiteral>(Eq->getRHS()->IgnoreParenImpCasts());
+}
+
+} // namespace
+
+/// The value every launch of \p K passes for parameter \p P, when all the
+/// model's evaluated launches of the file agree on one integer; \p Sites
+/// counts the launches.
+static std::optional<int64_t> launchConstant(const CheckContext &CC,
+                                             const FunctionDecl *K,
+                                             const ParmVarDecl *P,
+                                             unsigned &Sites) {
+  if (!CC.Model)
+    return std::nullopt;
+  unsigned Idx = P->getFunctionScopeIndex();
+  std::string QN = K->getQualifiedNameAsString();
+  std::optional<int64_t> V;
+  Sites = 0;
+  for (const LaunchSite &S : CC.Model->LaunchSites) {
+    if (S.Kernel != QN)
+      continue;
+    ++Sites;
+    if (S.Values.empty())
+      return std::nullopt;
+    for (const LaunchValues &LV : S.Values) {
+      if (Idx >= LV.Args.size())
+        return std::nullopt;
+      const ValueInfo &A = LV.Args[Idx];
+      if (A.Kind != ValueInfo::Integer || !A.known())
+        return std::nullopt;
+      if (V && *V != A.Int)
+        return std::nullopt;
+      V = A.Int;
+    }
+  }
+  return V;
 }
 
 void UnrollingParamBound::registerMatchers(MatchFinder &F) {
@@ -83,6 +199,69 @@ void UnrollingParamBound::check(const MatchFinder::MatchResult &R) {
     return;
   if (!firstInUserCode(For->getBeginLoc()))
     return;
+  // The loop as written beside its specialised copy: done.
+  if (specialisedElse(C, For, B))
+    return;
+  // Specialised for the one value every launch passes (see the header).
+  const ParmVarDecl *Param = dyn_cast<ParmVarDecl>(B);
+  if (!Param)
+    Param = dyn_cast<ParmVarDecl>(varOf(B->getInit()));
+  int64_t SpecMax = optionInt("SpecializeMax", 64);
+  unsigned Sites = 0;
+  std::optional<int64_t> V;
+  if (SpecMax >= 2 && Param && FD->hasAttr<CUDAGlobalAttr>() &&
+      Param->getDeclContext() == FD && nestedInLoop(C, For, FD) &&
+      !inMacro(For->getSourceRange()) && !copyUnsafe(For->getBody()))
+    V = launchConstant(context(), FD, Param, Sites);
+  if (V && *V >= 2 && *V <= SpecMax) {
+    const SourceManager &SM = C.getSourceManager();
+    SourceLocation Begin = For->getBeginLoc(), End = stmtEnd(C, For);
+    SourceLocation BB = S->Bound->getBeginLoc(),
+                   BE = Lexer::getLocForEndOfToken(S->Bound->getEndLoc(), 0,
+                                                   SM, C.getLangOpts());
+    auto Indent = lineIndent(C, Begin);
+    std::string Why;
+    auto Range =
+        editableRange(C, CharSourceRange::getCharRange(Begin, End), Why);
+    if (Indent && Range && End.isValid() && BE.isValid() &&
+        SM.getFileID(BB) == SM.getFileID(Begin)) {
+      unsigned B0 = SM.getFileOffset(Begin), E0 = SM.getFileOffset(End),
+               Bb = SM.getFileOffset(BB), Be = SM.getFileOffset(BE);
+      StringRef Buf = SM.getBufferData(SM.getFileID(Begin));
+      if (B0 <= Bb && Bb < Be && Be <= E0 && E0 <= Buf.size()) {
+        std::string Loop = Buf.substr(B0, E0 - B0).str();
+        std::string Copy = Loop.substr(0, Bb - B0) + std::to_string(*V) +
+                           Loop.substr(Be - B0);
+        std::string Name = B->getName().str(), Val = std::to_string(*V);
+        std::string In = *Indent + "  ";
+        std::string Text = "if (" + Name + " == " + Val + ") {\n" + In +
+                           reindent(Copy, "  ") + "\n" + *Indent +
+                           "} else {\n" + In + reindent(Loop, "  ") + "\n" +
+                           *Indent + "}";
+        Finding F = makeFinding(
+            C, id(), For->getBeginLoc(),
+            "small loop bounded by parameter '" + B->getName().str() +
+                "' is compiled for any trip count, although every launch "
+                "passes " + Name + " = " + Val +
+                "; a copy of the loop for " + Val +
+                " is unrolled fully, and the loads the enclosing loop "
+                "repeats stay in registers",
+            FD);
+        F.Notes.push_back(makeNote(
+            C, Param->getLocation(),
+            "'" + Param->getName().str() + "' is " + Val + " at " +
+                (Sites == 1 ? std::string("the launch")
+                            : "all " + std::to_string(Sites) + " launches") +
+                " in this file; other values run the loop as written"));
+        FixIt X;
+        X.Description = "specialise the loop for " + Name + " == " + Val;
+        X.Exact = Exactness::Bitwise;
+        X.Edits.push_back(makeTextEdit(C, *Range, Text));
+        reportFixOr(std::move(F), true, std::move(X), "");
+        return;
+      }
+    }
+  }
   int64_t Factor = optionInt("Factor", 4);
   if (Factor < 2)
     return;
