@@ -1,5 +1,6 @@
 //===- LaunchModule.cpp - the launch-* rules ------------------------------===//
 #include "LaunchBounds.h"
+#include "LaunchCoarsenRows.h"
 #include "LaunchCopyBackPingpong.h"
 #include "LaunchDistributeLoop.h"
 #include "LaunchFuseElementwise.h"
@@ -13,7 +14,7 @@
 #include "LaunchSmallGrid.h"
 
 namespace cudal1 {
-static RuleModule<LaunchBounds, LaunchCopyBackPingpong, LaunchDistributeLoop, LaunchFuseElementwise, LaunchIdleBlocks,
+static RuleModule<LaunchBounds, LaunchCoarsenRows, LaunchCopyBackPingpong, LaunchDistributeLoop, LaunchFuseElementwise, LaunchIdleBlocks,
                   LaunchLoopSync, LaunchPartialWarp,
                   LaunchRedundantThreads, LaunchSingleThreadReduction,
                   LaunchStepDoublingScan,
