@@ -174,7 +174,9 @@ scale2d<<<grid, block>>>(in, out, W, H, a);)cuda";
       "bitwise.\n"
       "\n"
       "With a 32x8 block the swapped block is 8x32: a warp then spans 8 "
-      "consecutive elements (32 bytes), not 32. So when the kernel uses "
+      "consecutive elements (32 bytes), not 32. So when the kernel has no "
+      "loop (one element per thread; kernels with loops keep the plain "
+      "swap, which coalescing-matmul-tile can build on), uses "
       "the x and y built-ins only as global indices (`blockIdx.D * "
       "blockDim.D + threadIdx.D`, operands in any order; no `gridDim`, no "
       "`threadIdx` on its own), every launch's block has a multiple of 32 "
@@ -414,7 +416,10 @@ void CoalescingThreadMappingSwap::runOn(ASTContext &Ctx, const CheckContext &CC,
   // kernel uses the x and y built-ins only as `blockIdx.D * blockDim.D +
   // threadIdx.D`, and at every launch (values known) the swapped extents
   // divide by the block.
-  bool Reshape = CC.Model != nullptr;
+  // Only kernels without loops (one element per thread, bandwidth-bound):
+  // a kernel with a loop keeps the plain swap, whose constant block the
+  // structural rules of the next round (coalescing-matmul-tile) build on.
+  bool Reshape = CC.Model != nullptr && !containsLoop(K->getBody());
   for (const Expr *B : Builtins) {
     std::string N = builtinName(B);
     if (N.back() != 'z' && !inGlobalIndex(Ctx, B))
