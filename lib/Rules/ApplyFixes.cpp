@@ -621,12 +621,18 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
   }
 
   // 2. Priority: fixes that move code other fixes would edit first; then
-  // bitwise first, then ulp, reassociating, fast-math; then the order of
-  // the findings (file, line).
+  // fixes that pay everywhere before those applied because a GPU measured
+  // them faster (removing a kernel launch, launch-copy-back-pingpong, wins
+  // over reshaping that launch's block, launch-coarsen-rows: the latter
+  // is tried again in the next round); then bitwise first, then ulp,
+  // reassociating, fast-math; then the order of the findings (file, line).
   std::stable_sort(Cands.begin(), Cands.end(),
                    [](const Candidate &A, const Candidate &B) {
                      if (A.F->Fix->FirstInRound != B.F->Fix->FirstInRound)
                        return A.F->Fix->FirstInRound;
+                     if (A.F->Fix->NeedsMeasurement !=
+                         B.F->Fix->NeedsMeasurement)
+                       return B.F->Fix->NeedsMeasurement;
                      int RA = exactRank(A.F->Fix->Exact),
                          RB = exactRank(B.F->Fix->Exact);
                      if (RA != RB)
