@@ -88,7 +88,7 @@ private:
   }
   /// c ? a : b (both branches parsed, one taken), as in C.
   bool parseCond(ExprValue &V) {
-    if (!parseCmp(V))
+    if (!parseOr(V))
       return false;
     skipWs();
     if (!eat('?'))
@@ -104,6 +104,35 @@ private:
       return false;
     V = V.asDouble() != 0 ? A : B;
     return true;
+  }
+  /// a || b, a && b (both sides parsed, && binding tighter): 1 or 0.
+  bool parseOr(ExprValue &V) {
+    if (!parseAnd(V))
+      return false;
+    for (;;) {
+      skipWs();
+      if (Text.compare(Pos, 2, "||") != 0)
+        return true;
+      Pos += 2;
+      ExprValue R;
+      if (!parseAnd(R))
+        return false;
+      V = ExprValue{false, (V.asDouble() != 0 || R.asDouble() != 0) ? 1 : 0, 0};
+    }
+  }
+  bool parseAnd(ExprValue &V) {
+    if (!parseCmp(V))
+      return false;
+    for (;;) {
+      skipWs();
+      if (Text.compare(Pos, 2, "&&") != 0)
+        return true;
+      Pos += 2;
+      ExprValue R;
+      if (!parseCmp(R))
+        return false;
+      V = ExprValue{false, (V.asDouble() != 0 && R.asDouble() != 0) ? 1 : 0, 0};
+    }
   }
   /// a < b, a <= b, a > b, a >= b, a == b, a != b: 1 or 0.
   bool parseCmp(ExprValue &V) {

@@ -678,6 +678,48 @@ TEST(CandidateLaunch, DerivedFromRewrittenLaunchSites) {
   EXPECT_EQ(Out, (std::array<uint64_t, 3>{5, 2048, 1}));
   EXPECT_FALSE(deriveCandidateDims("grid3", "dim3(grid3.x, n, grid3.z)",
                                    {5, 1, 1}, Out, Why));
+  // coalescing-thread-mapping-swap's reshape: the grid of the swapped
+  // extents when they divide by the block and fit gridDim.y, else grid and
+  // block swapped; the block's components substituted first (as FixVerify
+  // does), the condition read with && and ||.
+  {
+    const std::string C = "((grid).y * (block).y % (block).x + (grid).x * "
+                          "(block).x % (block).y == 0 && (grid).x * "
+                          "(block).x / (block).y <= 65535)";
+    const std::string G = "dim3(" + C + " ? (grid).y * (block).y / (block).x"
+                          " : (grid).y, " + C + " ? (grid).x * (block).x / "
+                          "(block).y : (grid).x, (grid).z)";
+    const std::string B = "dim3(" + C + " ? (block).x : (block).y, " + C +
+                          " ? (block).y : (block).x, (block).z)";
+    // 2048 x 2048 with 32x8 blocks: grid (64, 256) becomes (64, 256).
+    ASSERT_TRUE(deriveCandidateDims(
+        "grid", withOtherLaunchValue(G, "block", {32, 8, 1}), {64, 256, 1},
+        Out, Why))
+        << Why;
+    EXPECT_EQ(Out, (std::array<uint64_t, 3>{64, 256, 1}));
+    ASSERT_TRUE(deriveCandidateDims(
+        "block", withOtherLaunchValue(B, "grid", {64, 256, 1}), {32, 8, 1},
+        Out, Why))
+        << Why;
+    EXPECT_EQ(Out, (std::array<uint64_t, 3>{32, 8, 1}));
+    // 200 x 150: grid (7, 19); 19 * 8 = 152 does not divide by 32: swapped.
+    ASSERT_TRUE(deriveCandidateDims(
+        "grid", withOtherLaunchValue(G, "block", {32, 8, 1}), {7, 19, 1}, Out,
+        Why))
+        << Why;
+    EXPECT_EQ(Out, (std::array<uint64_t, 3>{19, 7, 1}));
+    ASSERT_TRUE(deriveCandidateDims(
+        "block", withOtherLaunchValue(B, "grid", {7, 19, 1}), {32, 8, 1}, Out,
+        Why))
+        << Why;
+    EXPECT_EQ(Out, (std::array<uint64_t, 3>{8, 32, 1}));
+    ExprValue V;
+    std::string E;
+    ASSERT_TRUE(evalExpr("1 && 0 || 2 > 1", {}, V, E)) << E;
+    EXPECT_EQ(V.I, 1);
+    ASSERT_TRUE(evalExpr("0 || 1 && 0", {}, V, E)) << E;
+    EXPECT_EQ(V.I, 0);
+  }
   // launch-single-thread-reduction: a constant block replaces `1`.
   ASSERT_TRUE(deriveCandidateDims("1", "256", {1, 1, 1}, Out, Why)) << Why;
   EXPECT_EQ(Out, (std::array<uint64_t, 3>{256, 1, 1}));

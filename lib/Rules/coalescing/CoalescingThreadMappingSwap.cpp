@@ -123,8 +123,10 @@ bool inGlobalIndex(ASTContext &Ctx, const Expr *B) {
 /// `(e)` for a dim3 expression, `dim3(e)` for an integer one.
 std::string dim3Text(ASTContext &Ctx, const Expr *W) {
   std::string T = sourceText(Ctx, W->getSourceRange());
-  return W->getType()->isIntegralOrEnumerationType() ? "dim3(" + T + ")"
-                                                      : "(" + T + ")";
+  QualType Ty = W->getType();
+  return Ty->isIntegralOrEnumerationType() || Ty->isRealFloatingType()
+             ? "dim3(" + T + ")"
+             : "(" + T + ")";
 }
 
 } // namespace
@@ -186,8 +188,13 @@ scale2d<<<grid, block>>>(in, out, W, H, a);)cuda";
       "become `dim3(grid.y * block.y / block.x, grid.x * block.x / "
       "block.y)` blocks. A warp then spans 32 consecutive elements. This "
       "needs the swapped extents to divide by the block; the launch tests "
-      "it at run time and otherwise swaps grid and block as above (also "
-      "exact for the rewritten kernel), so every size stays right. On an "
+      "it at run time (with the 65535 limit of `gridDim.y`) and otherwise "
+      "swaps grid and block as above (also exact for the rewritten "
+      "kernel). The fallback puts the old `grid.x` in `gridDim.y`: a "
+      "launch with more than 65535 blocks along x (over 2 million rows "
+      "with 32-wide blocks) then fails to launch (an error, not wrong "
+      "results); the tool reshapes only when every launch it evaluates "
+      "stays within both limits. On an "
       "H200, FDTD's `hz` update at 2048x2048 ran in 20.5 us reshaped "
       "against 41.5 us with the 8x32 block "
       "(utils/experiments/coarsen-remap.cu).\n"
@@ -510,7 +517,8 @@ void CoalescingThreadMappingSwap::runOn(ASTContext &Ctx, const CheckContext &CC,
       // grid and block (also exact for the swapped kernel).
       std::string G = dim3Text(Ctx, WG), B = dim3Text(Ctx, WB);
       std::string C = "(" + G + ".y * " + B + ".y % " + B + ".x + " + G +
-                      ".x * " + B + ".x % " + B + ".y == 0)";
+                      ".x * " + B + ".x % " + B + ".y == 0 && " + G +
+                      ".x * " + B + ".x / " + B + ".y <= 65535)";
       std::string NewGrid = "dim3(" + C + " ? " + G + ".y * " + B + ".y / " +
                             B + ".x : " + G + ".y, " + C + " ? " + G +
                             ".x * " + B + ".x / " + B + ".y : " + G +

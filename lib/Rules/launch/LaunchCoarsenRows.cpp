@@ -12,12 +12,14 @@
 // Bitwise: every logical thread (threadIdx.x, threadIdx.y * R + r,
 // threadIdx.z) of every block runs the original body once, with the same
 // built-in values, and threads do not interact (no shared memory,
-// barriers, warp operations, atomics, asm or calls other than math).
+// barriers, warp operations, atomics, asm, lambdas, calls outside CUDA's
+// headers, or CUDA library code that reads the index itself).
 // `return` ends one logical thread: it becomes `continue`.
 //
 //===----------------------------------------------------------------------===//
 #include "LaunchCoarsenRows.h"
 #include "HostStatements.h"
+#include "cudal1/Rules/BuiltinUse.h"
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
@@ -47,7 +49,8 @@ RuleInfo LaunchCoarsenRows::info() const {
   I.Doc.Detects =
       "Kernels without loops that read at least MinLoads (default 3) "
       "global array elements, use `threadIdx.y`, access every array "
-      "element with consecutive `threadIdx.x` on consecutive (or the same) "
+      "element whose index the tool can analyse with consecutive "
+      "`threadIdx.x` on consecutive (or the same) "
       "elements (rows along x are coalescing-thread-mapping-swap's), and "
       "are launched with the "
       "same compile-time constant 2-D block at every launch in the file, "
@@ -100,8 +103,9 @@ step<<<grid, dim3((block).x, (block).y / 4, (block).z)>>>(n, A, B);)cuda";
       "## When there is no fix\n"
       "\n"
       "- the kernel uses shared memory, barriers, warp operations, atomics, "
-      "inline assembly, or calls other than math functions (threads would "
-      "see a different block);\n"
+      "inline assembly, lambdas, calls other than CUDA's own functions, or "
+      "library code that reads the thread index itself (cooperative "
+      "groups, cub): threads would see a different block;\n"
       "- it names `threadIdx` or `blockDim` as a whole (not `.x`/`.y`/`.z`), "
       "or the built-ins come from a macro;\n"
       "- a launch is not visible in the file, its block is not a `dim3` "
@@ -197,12 +201,16 @@ void LaunchCoarsenRows::checkKernel(const KernelUnit &Kernel) {
     }
     if (const auto *Ret = dyn_cast<ReturnStmt>(S))
       Returns.push_back(Ret);
+    if (isa<LambdaExpr>(S)) {
+      Why = "it holds a lambda";
+      return false;
+    }
     if (const auto *E = dyn_cast<Expr>(S)) {
-      std::string N = builtinName(E);
+      // builtinName looks through parentheses and implicit casts: the
+      // built-in itself is the PseudoObjectExpr below them.
+      std::string N = isa<PseudoObjectExpr>(E) ? builtinName(E) : "";
       if (N == "threadIdx.y" || N == "blockDim.y") {
-        const auto *PO = dyn_cast<PseudoObjectExpr>(E);
-        if (!PO || E->getBeginLoc().isMacroID() ||
-            E->getEndLoc().isMacroID()) {
+        if (E->getBeginLoc().isMacroID() || E->getEndLoc().isMacroID()) {
           Why = "'" + N + "' is written in a macro";
           return false;
         }
@@ -251,6 +259,12 @@ void LaunchCoarsenRows::checkKernel(const KernelUnit &Kernel) {
   };
   if (!Walk(Body)) {
     refuse(F, "the rows of a block could tell they share a thread: " + Why);
+    return;
+  }
+  // Library code from CUDA's headers that reads the thread index itself
+  // (cooperative groups, cub) would see the real threadIdx.y.
+  if (std::string U = builtinUse(C, K).Unknown; !U.empty()) {
+    refuse(F, "the rows of a block could tell they share a thread: " + U);
     return;
   }
   if (!allLaunchesVisible(C, context(), K, Why)) {
@@ -320,7 +334,7 @@ void LaunchCoarsenRows::checkKernel(const KernelUnit &Kernel) {
         makeTextEdit(C, CharSourceRange::getTokenRange(E->getSourceRange()),
                      "(blockDim.y * " + Rs + ")"));
   for (const ReturnStmt *Ret : Returns) {
-    if (Ret->getRetValue() || Ret->getBeginLoc().isMacroID()) {
+    if (Ret->getBeginLoc().isMacroID()) {
       refuse(F, "a return statement comes from a macro expansion");
       return;
     }

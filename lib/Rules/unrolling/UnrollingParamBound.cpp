@@ -72,7 +72,8 @@ for (int j = 0; j < k; ++j) {
       "coordinates once instead of once per centroid). Any other "
       "value runs the loop as written, so the fix is exact for every "
       "launch, also ones the tool did not see. Not when the loop comes "
-      "from a macro or holds a label or a `__shared__` declaration.";
+      "from a macro or holds a label, a `__shared__` declaration or a "
+      "static local.";
   return I;
 }
 
@@ -108,7 +109,7 @@ bool copyUnsafe(const Stmt *S) {
   if (const auto *DS = dyn_cast<DeclStmt>(S))
     for (const Decl *D : DS->decls())
       if (const auto *V = dyn_cast<VarDecl>(D))
-        if (V->hasAttr<CUDASharedAttr>())
+        if (V->hasAttr<CUDASharedAttr>() || V->isStaticLocal())
           return true;
   for (const Stmt *Ch : S->children())
     if (copyUnsafe(Ch))
@@ -230,8 +231,16 @@ void UnrollingParamBound::check(const MatchFinder::MatchResult &R) {
       StringRef Buf = SM.getBufferData(SM.getFileID(Begin));
       if (B0 <= Bb && Bb < Be && Be <= E0 && E0 <= Buf.size()) {
         std::string Loop = Buf.substr(B0, E0 - B0).str();
-        std::string Copy = Loop.substr(0, Bb - B0) + std::to_string(*V) +
-                           Loop.substr(Be - B0);
+        // The value in the bound's own type (an unsigned bound keeps the
+        // comparison unsigned: `d < 3u` with d = -1 runs as `d < r` does).
+        QualType BT = B->getType().getCanonicalType();
+        std::string Lit = std::to_string(*V);
+        if (BT->isUnsignedIntegerType())
+          Lit += C.getTypeSize(BT) > 32 ? "ull" : "u";
+        else if (C.getTypeSize(BT) > 32)
+          Lit += "ll";
+        std::string Copy =
+            Loop.substr(0, Bb - B0) + Lit + Loop.substr(Be - B0);
         std::string Name = B->getName().str(), Val = std::to_string(*V);
         std::string In = *Indent + "  ";
         std::string Text = "if (" + Name + " == " + Val + ") {\n" + In +
@@ -242,7 +251,7 @@ void UnrollingParamBound::check(const MatchFinder::MatchResult &R) {
             C, id(), For->getBeginLoc(),
             "small loop bounded by parameter '" + B->getName().str() +
                 "' is compiled for any trip count, although every launch "
-                "passes " + Name + " = " + Val +
+                "passes " + Param->getName().str() + " = " + Val +
                 "; a copy of the loop for " + Val +
                 " is unrolled fully, and the loads the enclosing loop "
                 "repeats stay in registers",

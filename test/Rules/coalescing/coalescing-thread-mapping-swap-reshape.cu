@@ -70,7 +70,7 @@ void run(int nx, int ny, const float *ex, const float *ey, float *hz, float *out
   scaled_copy<<<grid, block>>>(ex, out, nx, ny);
   first_lane<<<grid, block>>>(ey, out2, nx, ny);
 }
-// CHECK-FIXES: hz_update<<<dim3(((grid).y * (block).y % (block).x + (grid).x * (block).x % (block).y == 0) ? (grid).y * (block).y / (block).x : (grid).y, ((grid).y * (block).y % (block).x + (grid).x * (block).x % (block).y == 0) ? (grid).x * (block).x / (block).y : (grid).x, (grid).z), dim3(((grid).y * (block).y % (block).x + (grid).x * (block).x % (block).y == 0) ? (block).x : (block).y, ((grid).y * (block).y % (block).x + (grid).x * (block).x % (block).y == 0) ? (block).y : (block).x, (block).z)>>>(ex, ey, hz, nx, ny);
+// CHECK-FIXES: hz_update<<<dim3(((grid).y * (block).y % (block).x + (grid).x * (block).x % (block).y == 0 && (grid).x * (block).x / (block).y <= 65535) ? (grid).y * (block).y / (block).x : (grid).y, ((grid).y * (block).y % (block).x + (grid).x * (block).x % (block).y == 0 && (grid).x * (block).x / (block).y <= 65535) ? (grid).x * (block).x / (block).y : (grid).x, (grid).z), dim3(((grid).y * (block).y % (block).x + (grid).x * (block).x % (block).y == 0 && (grid).x * (block).x / (block).y <= 65535) ? (block).x : (block).y, ((grid).y * (block).y % (block).x + (grid).x * (block).x % (block).y == 0 && (grid).x * (block).x / (block).y <= 65535) ? (block).y : (block).x, (block).z)>>>(ex, ey, hz, nx, ny);
 // CHECK-FIXES-NEXT: scaled_copy<<<dim3(((grid).y
 // CHECK-FIXES-NEXT: first_lane<<<grid, dim3((block).y, (block).x, (block).z)>>>(ey, out2, nx, ny);
 

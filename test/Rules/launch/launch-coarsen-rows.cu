@@ -42,18 +42,21 @@ __global__ void jacobi_step(int n, const float *__restrict__ A, float *__restric
 // CHECK-FIXES-NEXT:   for (int cudal1_r = 0; cudal1_r < 4; ++cudal1_r) {
 // CHECK-FIXES-NEXT:   int i = blockIdx.y * (blockDim.y * 4) + (threadIdx.y * 4 + cudal1_r);
 
-// An early return, blockDim.y in a row count, indices that are not affine;
+// threadIdx.y converted to int, an early return, blockDim.y in a row count,
+// indices that are not affine;
 // a 64x4 block becomes 64x1.
 __global__ void edge_rows(const float *__restrict__ u, float *__restrict__ v, int nx, int ny) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
-  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  int ty = threadIdx.y;
+  int y = blockIdx.y * blockDim.y + ty;
   if (x >= nx || y >= ny)
     return;
   int below = y + 1 < ny ? y + 1 : y;
   float rows = (float)(blockDim.y * gridDim.y);
   v[y * nx + x] = u[y * nx + x] - u[below * nx + x] + u[y * nx + (x > 0 ? x - 1 : x)] / rows;
 }
-// CHECK-MESSAGES: t.cu:[[@LINE-9]]:17: warning: each thread of 'edge_rows' computes one element of a 64x4 block from 3 global loads{{.*}}running 4 rows of the block in each thread (blocks of 64x1){{.*}} [launch-coarsen-rows]
+// CHECK-MESSAGES: t.cu:[[@LINE-10]]:17: warning: each thread of 'edge_rows' computes one element of a 64x4 block from 3 global loads{{.*}}running 4 rows of the block in each thread (blocks of 64x1){{.*}} [launch-coarsen-rows]
+// CHECK-FIXES:      int ty = (threadIdx.y * 4 + cudal1_r);
 // CHECK-FIXES:      if (x >= nx || y >= ny)
 // CHECK-FIXES-NEXT:   continue;
 // CHECK-FIXES:      float rows = (float)((blockDim.y * 4) * gridDim.y);

@@ -80,7 +80,7 @@ __global__ void window_sums(const float *x, float *y, int n, int width) {
   if (i < n)
     y[i] = s;
 }
-// CHECK-MESSAGES: t.cu:[[@LINE-7]]:5: warning: small loop bounded by parameter 'w' is compiled for any trip count, although every launch passes w = 8;{{.*}} [unrolling-param-bound]
+// CHECK-MESSAGES: t.cu:[[@LINE-7]]:5: warning: small loop bounded by parameter 'w' is compiled for any trip count, although every launch passes width = 8;{{.*}} [unrolling-param-bound]
 // CHECK-MESSAGES: note: 'width' is 8 at the launch in this file
 // CHECK-FIXES:      while (step < 4) {
 // CHECK-FIXES-NEXT:   if (w == 8) {
@@ -91,6 +91,22 @@ __global__ void window_sums(const float *x, float *y, int n, int width) {
 // CHECK-FIXES-NEXT:       s += x[(i + j + step) % n];
 // CHECK-FIXES-NEXT:   }
 // CHECK-FIXES-NEXT:   step++;
+
+// An unsigned bound keeps its comparison unsigned in the copy: with d = -1
+// the loop as written runs no iteration (-1 converts to a huge unsigned),
+// and so does the copy.
+__global__ void unsigned_bound(const float *x, float *y, unsigned r) {
+  float s = 0.0f;
+  for (int k = 0; k < 2; k++) {
+    for (int d = -1; d < r; ++d)
+      s += x[d + 1 + k];
+  }
+  y[threadIdx.x] = s;
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-5]]:5: warning: small loop bounded by parameter 'r' is compiled for any trip count, although every launch passes r = 3;{{.*}} [unrolling-param-bound]
+// CHECK-MESSAGES: note: 'r' is 3 at the launch in this file
+// CHECK-FIXES:      if (r == 3) {
+// CHECK-FIXES-NEXT:   for (int d = -1; d < 3u; ++d)
 
 // Negative: the two launches pass different values (pragma).
 __global__ void two_values(const float *x, float *y, int n, int m) {
@@ -160,6 +176,7 @@ int main(int argc, char **argv) {
   assign<<<n / 256, 256>>>(p, c, m, n, k, dim);
   assign<<<n / 256, 256>>>(p, c, m, n, k, DIM);
   window_sums<<<n / 256, 256>>>(x, y, n, 8);
+  unsigned_bound<<<1, 32>>>(x, y, 3u);
   two_values<<<n / 256, 256>>>(x, y, n, 8);
   two_values<<<n / 256, 256>>>(x, y, n, 16);
   int a = argc > 1 ? atoi(argv[1]) : 8;

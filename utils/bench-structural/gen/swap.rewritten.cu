@@ -17,6 +17,6 @@ __global__ void scale2d(const float *in, float *out, int W, int H, float a) {
 void launch_scale2d(const float *in, float *out) {
   dim3 block(32, 8);
   dim3 grid(4096 / 32, 4096 / 8);
-  scale2d<<<dim3((grid).y, (grid).x, (grid).z), dim3((block).y, (block).x, (block).z)>>>(in, out, 4096, 4096, 3.0f);
+  scale2d<<<dim3(((grid).y * (block).y % (block).x + (grid).x * (block).x % (block).y == 0 && (grid).x * (block).x / (block).y <= 65535) ? (grid).y * (block).y / (block).x : (grid).y, ((grid).y * (block).y % (block).x + (grid).x * (block).x % (block).y == 0 && (grid).x * (block).x / (block).y <= 65535) ? (grid).x * (block).x / (block).y : (grid).x, (grid).z), dim3(((grid).y * (block).y % (block).x + (grid).x * (block).x % (block).y == 0 && (grid).x * (block).x / (block).y <= 65535) ? (block).x : (block).y, ((grid).y * (block).y % (block).x + (grid).x * (block).x % (block).y == 0 && (grid).x * (block).x / (block).y <= 65535) ? (block).y : (block).x, (block).z)>>>(in, out, 4096, 4096, 3.0f);
 }
 #endif
