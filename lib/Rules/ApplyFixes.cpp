@@ -621,18 +621,22 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
   }
 
   // 2. Priority: fixes that move code other fixes would edit first; then
-  // fixes that pay everywhere before those applied because a GPU measured
-  // them faster (removing a kernel launch, launch-copy-back-pingpong, wins
-  // over reshaping that launch's block, launch-coarsen-rows: the latter
-  // is tried again in the next round); then bitwise first, then ulp,
+  // host-code rewrites proven exact (a host loop rewritten whole:
+  // launch-copy-back-pingpong removing a copy kernel wins over
+  // launch-coarsen-rows reshaping a launch in that loop, which is tried
+  // again in the next round); then bitwise first, then ulp,
   // reassociating, fast-math; then the order of the findings (file, line).
+  auto HostProven = [](const FixIt &X) {
+    return X.HostOnly && X.Proven && !X.NeedsMeasurement &&
+           X.Exact == Exactness::Bitwise;
+  };
   std::stable_sort(Cands.begin(), Cands.end(),
-                   [](const Candidate &A, const Candidate &B) {
+                   [&](const Candidate &A, const Candidate &B) {
                      if (A.F->Fix->FirstInRound != B.F->Fix->FirstInRound)
                        return A.F->Fix->FirstInRound;
-                     if (A.F->Fix->NeedsMeasurement !=
-                         B.F->Fix->NeedsMeasurement)
-                       return B.F->Fix->NeedsMeasurement;
+                     bool HA = HostProven(*A.F->Fix), HB = HostProven(*B.F->Fix);
+                     if (HA != HB)
+                       return HA;
                      int RA = exactRank(A.F->Fix->Exact),
                          RB = exactRank(B.F->Fix->Exact);
                      if (RA != RB)
