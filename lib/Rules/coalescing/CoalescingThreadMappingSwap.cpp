@@ -492,6 +492,18 @@ void CoalescingThreadMappingSwap::runOn(ASTContext &Ctx, const CheckContext &CC,
     Fix.Edits.push_back(makeTextEdit(
         Ctx, CharSourceRange::getTokenRange(ML, ML), Dim == 'x' ? "y" : "x"));
   }
+  // Replaces a launch argument's text, or refuses the fix.
+  auto EditArg = [&](const Expr *W, const std::string &Text) {
+    std::string EW;
+    auto Range = editableRange(
+        Ctx, CharSourceRange::getTokenRange(W->getSourceRange()), EW);
+    if (!Range) {
+      refuse(R, EW);
+      return false;
+    }
+    Fix.Edits.push_back(makeTextEdit(Ctx, *Range, Text));
+    return true;
+  };
   for (const CUDAKernelCallExpr *Site : Sites) {
     const CallExpr *Cfg = Site->getConfig();
     if (!Cfg || Cfg->getNumArgs() < 2) {
@@ -526,17 +538,8 @@ void CoalescingThreadMappingSwap::runOn(ASTContext &Ctx, const CheckContext &CC,
       std::string NewBlock = "dim3(" + C + " ? " + B + ".x : " + B + ".y, " +
                              C + " ? " + B + ".y : " + B + ".x, " + B +
                              ".z)";
-      for (const auto &[W, Text] :
-           {std::pair{WG, NewGrid}, std::pair{WB, NewBlock}}) {
-        std::string EW;
-        auto Range = editableRange(
-            Ctx, CharSourceRange::getTokenRange(W->getSourceRange()), EW);
-        if (!Range) {
-          refuse(R, EW);
-          return;
-        }
-        Fix.Edits.push_back(makeTextEdit(Ctx, *Range, Text));
-      }
+      if (!EditArg(WG, NewGrid) || !EditArg(WB, NewBlock))
+        return;
       R.Notes.push_back(makeNote(
           Ctx, Site->getBeginLoc(),
           "grid reshaped at this launch, the block kept (grid and block "
@@ -551,14 +554,8 @@ void CoalescingThreadMappingSwap::runOn(ASTContext &Ctx, const CheckContext &CC,
         refuse(R, Why);
         return;
       }
-      std::string EW;
-      auto Range = editableRange(
-          Ctx, CharSourceRange::getTokenRange(W->getSourceRange()), EW);
-      if (!Range) {
-        refuse(R, EW);
+      if (!EditArg(W, NewText))
         return;
-      }
-      Fix.Edits.push_back(makeTextEdit(Ctx, *Range, NewText));
     }
     R.Notes.push_back(makeNote(Ctx, Site->getBeginLoc(),
                                BlockOnly ? "block swapped at this launch (the "
