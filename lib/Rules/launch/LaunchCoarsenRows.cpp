@@ -27,6 +27,7 @@
 #include "clang/Lex/Lexer.h"
 
 #include <functional>
+#include <set>
 
 using namespace clang;
 using namespace llvm;
@@ -103,9 +104,11 @@ step<<<grid, dim3((block).x, (block).y / 4, (block).z)>>>(n, A, B);)cuda";
       "## When there is no fix\n"
       "\n"
       "- the kernel uses shared memory, barriers, warp operations, atomics, "
-      "inline assembly, lambdas, calls other than CUDA's own functions, or "
+      "inline assembly, lambdas, calls through pointers, functions of the "
+      "program that read `threadIdx.y` or `blockDim.y` themselves, or "
       "library code that reads the thread index itself (cooperative "
-      "groups, cub): threads would see a different block;\n"
+      "groups, cub): threads would see a different block (device "
+      "functions it calls are followed);\n"
       "- it names `threadIdx` or `blockDim` as a whole (not `.x`/`.y`/`.z`), "
       "or the built-ins come from a macro;\n"
       "- a launch is not visible in the file, its block is not a `dim3` "
@@ -188,7 +191,12 @@ void LaunchCoarsenRows::checkKernel(const KernelUnit &Kernel) {
   // --- legality: threads independent, built-ins by component ---------------
   std::vector<const Expr *> TY, BDY;
   std::vector<const ReturnStmt *> Returns;
-  std::function<bool(const Stmt *)> Walk = [&](const Stmt *S) {
+  // In = the device function of the program being walked (null: the
+  // kernel). A called function runs once per logical thread as before; it
+  // must not read threadIdx.y or blockDim.y itself (its text stays).
+  std::set<const FunctionDecl *> Seen;
+  std::function<bool(const Stmt *, const FunctionDecl *)> Walk =
+      [&](const Stmt *S, const FunctionDecl *In) {
     if (!S)
       return true;
     if (isa<AsmStmt>(S)) {
@@ -199,7 +207,7 @@ void LaunchCoarsenRows::checkKernel(const KernelUnit &Kernel) {
       Why = "it uses goto";
       return false;
     }
-    if (const auto *Ret = dyn_cast<ReturnStmt>(S))
+    if (const auto *Ret = dyn_cast<ReturnStmt>(S); Ret && !In)
       Returns.push_back(Ret);
     if (isa<LambdaExpr>(S)) {
       Why = "it holds a lambda";
@@ -209,6 +217,11 @@ void LaunchCoarsenRows::checkKernel(const KernelUnit &Kernel) {
       // builtinName looks through parentheses and implicit casts: the
       // built-in itself is the PseudoObjectExpr below them.
       std::string N = isa<PseudoObjectExpr>(E) ? builtinName(E) : "";
+      if ((N == "threadIdx.y" || N == "blockDim.y") && In) {
+        Why = "'" + In->getNameAsString() + "', which it calls, reads '" +
+              N + "'";
+        return false;
+      }
       if (N == "threadIdx.y" || N == "blockDim.y") {
         if (E->getBeginLoc().isMacroID() || E->getEndLoc().isMacroID()) {
           Why = "'" + N + "' is written in a macro";
@@ -238,14 +251,24 @@ void LaunchCoarsenRows::checkKernel(const KernelUnit &Kernel) {
           Why = "it uses shared memory (shared by the threads of a block)";
           return false;
         }
-    if (const auto *CE = dyn_cast<CallExpr>(S))
-      if (!plainMathCall(C, CE)) {
-        const FunctionDecl *Fn = CE->getDirectCallee();
+    if (const auto *CE = dyn_cast<CallExpr>(S)) {
+      const FunctionDecl *Fn = CE->getDirectCallee();
+      const FunctionDecl *Def = Fn ? Fn->getDefinition() : nullptr;
+      if (Def && Def->hasBody() && !Def->hasAttr<CUDAGlobalAttr>() &&
+          !SM.isInSystemHeader(SM.getExpansionLoc(Def->getLocation()))) {
+        if (Seen.size() > 16) {
+          Why = "its calls are too many to follow";
+          return false;
+        }
+        if (Seen.insert(Def).second && !Walk(Def->getBody(), Def))
+          return false;
+      } else if (!plainMathCall(C, CE)) {
         Why = Fn ? "it calls '" + Fn->getNameAsString() +
                        "' (threads may cooperate or read the index there)"
                  : "it calls through a pointer";
         return false;
       }
+    }
     if (const auto *CE = dyn_cast<CXXConstructExpr>(S))
       if (const CXXConstructorDecl *Ctor = CE->getConstructor())
         if (!Ctor->isTrivial() && !SM.isInSystemHeader(Ctor->getLocation())) {
@@ -253,11 +276,11 @@ void LaunchCoarsenRows::checkKernel(const KernelUnit &Kernel) {
           return false;
         }
     for (const Stmt *Ch : S->children())
-      if (!Walk(Ch))
+      if (!Walk(Ch, In))
         return false;
     return true;
   };
-  if (!Walk(Body)) {
+  if (!Walk(Body, nullptr)) {
     refuse(F, "the rows of a block could tell they share a thread: " + Why);
     return;
   }

@@ -61,6 +61,31 @@ __global__ void edge_rows(const float *__restrict__ u, float *__restrict__ v, in
 // CHECK-FIXES-NEXT:   continue;
 // CHECK-FIXES:      float rows = (float)((blockDim.y * 4) * gridDim.y);
 
+// Device functions it calls are followed (ace's phase-field kernels): one
+// that knows nothing of the thread index keeps the fix; one that reads
+// threadIdx.y itself refuses it.
+__device__ float lap(const float *u, int i, int n) {
+  return u[i - 1] + u[i + 1] + u[i - n] + u[i + n] - 4.0f * u[i];
+}
+__device__ float row_weight() { return 1.0f + 0.5f * threadIdx.y; }
+__global__ void diffuse(const float *u, float *v, int n) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x > 0 && x < n - 1 && y > 0 && y < n - 1)
+    v[y * n + x] = u[y * n + x] + 0.1f * lap(u, y * n + x, n) + 0.01f * (u[(y - 1) * n + x] - u[y * n + x + 1]);
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-6]]:17: warning: each thread of 'diffuse'{{.*}} [launch-coarsen-rows]
+// CHECK-FIXES:      __global__ void diffuse(const float *u, float *v, int n) {
+// CHECK-FIXES-NEXT:   // cuda-l1 launch-coarsen-rows: 4 rows of the original block per thread
+__global__ void weighted(const float *u, float *v, int n) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < n && y < n)
+    v[y * n + x] = row_weight() * (u[y * n + x] + u[y * n + x + 1] + u[y * n + x + 2]);
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-6]]:17: warning: each thread of 'weighted'{{.*}} [launch-coarsen-rows]
+// CHECK-MESSAGES: note: no fix: the rows of a block could tell they share a thread: 'row_weight', which it calls, reads 'threadIdx.y'
+
 // Negative: a loop (the Game of Life's 3x3 window); rows along x
 // (coalescing-thread-mapping-swap's); shared memory; an atomic; a 1-D
 // block; too few loads.
@@ -148,6 +173,8 @@ int main() {
   counted<<<grid, block>>>(a, c, cnt, nx);
   flat<<<nx / 32, dim3(32)>>>(a, c, nx);
   two_loads<<<grid, block>>>(a, c, nx);
+  diffuse<<<grid, block>>>(a, c, nx);
+  weighted<<<grid, block>>>(a, c, nx);
   cudaDeviceSynchronize();
   // Only the two rewritten kernels' outputs are compared (the others
   // stay as they are).
