@@ -4,6 +4,7 @@
 #include "cudal1/Rules/RuleSupport.h"
 #include "../coalescing/RowWalk.h"
 
+#include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/Basic/SourceManager.h"
@@ -306,6 +307,39 @@ bool plainMathCall(const ASTContext &C, const CallExpr *CE) {
                               "__threadfence*", "assert", "__assert*",
                               "__trap", "__brkpt", "tex*", "surf*", "memcpy",
                               "memset"});
+}
+
+std::string threadCooperationWhy(const ASTContext &C, const Stmt *S,
+                                 const FunctionDecl *&Callee) {
+  Callee = nullptr;
+  const SourceManager &SM = C.getSourceManager();
+  const char *Shared =
+      "it uses shared memory (shared by the threads of a block)";
+  if (isa<AsmStmt>(S))
+    return "it holds inline assembly";
+  if (const auto *DS = dyn_cast<DeclStmt>(S))
+    for (const Decl *D : DS->decls())
+      if (D->hasAttr<CUDASharedAttr>())
+        return Shared;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+    if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
+      if (V->hasAttr<CUDASharedAttr>())
+        return Shared;
+  if (const auto *CE = dyn_cast<CallExpr>(S)) {
+    const FunctionDecl *Fn = CE->getDirectCallee();
+    const FunctionDecl *Def = Fn ? Fn->getDefinition() : nullptr;
+    if (Def && Def->hasBody() && !SM.isInSystemHeader(Def->getLocation()))
+      Callee = Def;
+    else if (!plainMathCall(C, CE))
+      return Fn ? "it calls '" + Fn->getNameAsString() +
+                      "' (threads may cooperate or read the index there)"
+                : "it calls through a pointer";
+  }
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(S))
+    if (const CXXConstructorDecl *Ctor = CE->getConstructor())
+      if (!Ctor->isTrivial() && !SM.isInSystemHeader(Ctor->getLocation()))
+        return "it constructs objects with constructors of its own";
+  return "";
 }
 
 const Decl *topLevelDecl(ASTContext &C, const Decl *D) {

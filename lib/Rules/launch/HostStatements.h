@@ -81,6 +81,17 @@ bool pureLaunchValue(clang::ASTContext &C, const clang::Expr *E);
 /// printf, assert, trap, texture or surface access, memcpy or memset.
 bool plainMathCall(const clang::ASTContext &C, const clang::CallExpr *CE);
 
+/// For the walks that prove a kernel's threads do not interact
+/// (launch-small-block's fold, launch-coarsen-rows): why \p S breaks that,
+/// "" when it does not. Refused: inline assembly, shared memory (declared
+/// or named), a call that is not plain math into code the program does
+/// not define, a constructor of the program's own. \p Callee: the
+/// definition of a function of the program that \p S calls (with a body,
+/// outside system headers), which the walk follows itself; null otherwise.
+std::string threadCooperationWhy(const clang::ASTContext &C,
+                                 const clang::Stmt *S,
+                                 const clang::FunctionDecl *&Callee);
+
 /// The top-level declaration of the translation unit that holds \p D.
 const clang::Decl *topLevelDecl(clang::ASTContext &C, const clang::Decl *D);
 

@@ -199,10 +199,6 @@ void LaunchCoarsenRows::checkKernel(const KernelUnit &Kernel) {
       [&](const Stmt *S, const FunctionDecl *In) {
     if (!S)
       return true;
-    if (isa<AsmStmt>(S)) {
-      Why = "it holds inline assembly";
-      return false;
-    }
     if (isa<LabelStmt>(S) || isa<GotoStmt>(S)) {
       Why = "it uses goto";
       return false;
@@ -239,42 +235,26 @@ void LaunchCoarsenRows::checkKernel(const KernelUnit &Kernel) {
             Why = "it names '" + VN.str() + "' as a whole";
             return false;
           }
-          if (V->hasAttr<CUDASharedAttr>()) {
-            Why = "it uses shared memory (shared by the threads of a block)";
-            return false;
-          }
         }
     }
-    if (const auto *DS = dyn_cast<DeclStmt>(S))
-      for (const Decl *D : DS->decls())
-        if (D->hasAttr<CUDASharedAttr>()) {
-          Why = "it uses shared memory (shared by the threads of a block)";
-          return false;
-        }
-    if (const auto *CE = dyn_cast<CallExpr>(S)) {
-      const FunctionDecl *Fn = CE->getDirectCallee();
-      const FunctionDecl *Def = Fn ? Fn->getDefinition() : nullptr;
-      if (Def && Def->hasBody() && !Def->hasAttr<CUDAGlobalAttr>() &&
-          !SM.isInSystemHeader(SM.getExpansionLoc(Def->getLocation()))) {
-        if (Seen.size() > 16) {
-          Why = "its calls are too many to follow";
-          return false;
-        }
-        if (Seen.insert(Def).second && !Walk(Def->getBody(), Def))
-          return false;
-      } else if (!plainMathCall(C, CE)) {
-        Why = Fn ? "it calls '" + Fn->getNameAsString() +
-                       "' (threads may cooperate or read the index there)"
-                 : "it calls through a pointer";
+    // A kernel launched from this one is not followed: refused as a call.
+    if (isa<CUDAKernelCallExpr>(S)) {
+      Why = "it launches a kernel";
+      return false;
+    }
+    const FunctionDecl *Callee;
+    if (std::string W = threadCooperationWhy(C, S, Callee); !W.empty()) {
+      Why = W;
+      return false;
+    }
+    if (Callee) {
+      if (Seen.size() > 16) {
+        Why = "its calls are too many to follow";
         return false;
       }
+      if (Seen.insert(Callee).second && !Walk(Callee->getBody(), Callee))
+        return false;
     }
-    if (const auto *CE = dyn_cast<CXXConstructExpr>(S))
-      if (const CXXConstructorDecl *Ctor = CE->getConstructor())
-        if (!Ctor->isTrivial() && !SM.isInSystemHeader(Ctor->getLocation())) {
-          Why = "it constructs objects with constructors of its own";
-          return false;
-        }
     for (const Stmt *Ch : S->children())
       if (!Walk(Ch, In))
         return false;

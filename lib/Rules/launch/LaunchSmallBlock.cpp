@@ -73,10 +73,6 @@ std::string foldable(const ASTContext &C, const FunctionDecl *K) {
     if (const auto *E = dyn_cast<Expr>(S))
       if (isGlobalXIndex(E) || isGridStrideX(E))
         return true;
-    if (isa<AsmStmt>(S)) {
-      Why = "it holds inline assembly";
-      return false;
-    }
     if (const auto *E = dyn_cast<Expr>(S))
       if (std::string N = builtinName(E); !N.empty()) {
         Why = "it reads '" + N +
@@ -91,44 +87,19 @@ std::string foldable(const ASTContext &C, const FunctionDecl *K) {
               "`blockDim.x * gridDim.x`";
         return false;
       }
-    if (const auto *DS = dyn_cast<DeclStmt>(S))
-      for (const Decl *D : DS->decls())
-        if (const auto *V = dyn_cast<VarDecl>(D))
-          if (V->hasAttr<CUDASharedAttr>()) {
-            Why = "it uses shared memory (shared by the threads of a block)";
-            return false;
-          }
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
-      if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
-        if (V->hasAttr<CUDASharedAttr>()) {
-          Why = "it uses shared memory (shared by the threads of a block)";
-          return false;
-        }
-    if (const auto *CE = dyn_cast<CallExpr>(S)) {
-      const FunctionDecl *Fn = CE->getDirectCallee();
-      const FunctionDecl *Def = Fn ? Fn->getDefinition() : nullptr;
-      if (Def && Def->hasBody() &&
-          !C.getSourceManager().isInSystemHeader(Def->getLocation())) {
-        if (Depth > 8) {
-          Why = "its calls are nested too deep to follow";
-          return false;
-        }
-        if (Seen.insert(Def).second && !Walk(Def->getBody(), Depth + 1))
-          return false;
-      } else if (!plainMathCall(C, CE)) {
-        Why = Fn ? "it calls '" + Fn->getNameAsString() +
-                       "' (threads may cooperate or read the index there)"
-                 : "it calls through a pointer";
+    const FunctionDecl *Callee;
+    if (std::string W = threadCooperationWhy(C, S, Callee); !W.empty()) {
+      Why = W;
+      return false;
+    }
+    if (Callee) {
+      if (Depth > 8) {
+        Why = "its calls are nested too deep to follow";
         return false;
       }
+      if (Seen.insert(Callee).second && !Walk(Callee->getBody(), Depth + 1))
+        return false;
     }
-    if (const auto *CE = dyn_cast<CXXConstructExpr>(S))
-      if (const CXXConstructorDecl *Ctor = CE->getConstructor())
-        if (!Ctor->isTrivial() &&
-            !C.getSourceManager().isInSystemHeader(Ctor->getLocation())) {
-          Why = "it constructs objects with constructors of its own";
-          return false;
-        }
     for (const Stmt *Ch : S->children())
       if (!Walk(Ch, Depth))
         return false;
