@@ -139,8 +139,7 @@ struct KernelFixes {
       Combined = FixIt();
     }
     widenTo(Combined, X);
-    HostProven &= X.HostOnly && X.Proven && X.Exact == Exactness::Bitwise &&
-                  !X.NeedsMeasurement;
+    HostProven &= hostProvenFix(X);
     Later |= Round > 1;
   }
 };

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "HarnessResolve.h"
 #include "cudal1/Driver/Pipeline.h"
+#include "cudal1/Rules/ApplyFixes.h"
 #include "cudal1/Verify/FixCandidate.h"
 #include "cudal1/Verify/HarnessSelect.h"
 #include "cudal1/Verify/Runner.h"
@@ -312,8 +313,7 @@ bool FixVerifier::group() {
     std::string Key = F.Kernel;
     if (F.Kernel.empty()) {
       const FixIt &X = *F.Fix;
-      if (X.HostOnly && X.Proven && X.Exact == Exactness::Bitwise &&
-          !X.NeedsMeasurement) {
+      if (hostProvenFix(X)) {
         // Host code proven exact by the analysis: nothing to run on the GPU.
         Result.Decisions[I].Apply = true;
         errs() << "cuda-l1: " << F.Loc.str() << " [" << F.RuleId

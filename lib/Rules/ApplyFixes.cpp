@@ -550,6 +550,11 @@ static bool isHeaderName(StringRef P) {
          !P.ends_with(".cxx") && !P.ends_with(".c");
 }
 
+bool hostProvenFix(const FixIt &X) {
+  return X.HostOnly && X.Proven && X.Exact == Exactness::Bitwise &&
+         !X.NeedsMeasurement;
+}
+
 int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
                std::vector<FixOutcome> *Outcomes) {
   int Exit = 0;
@@ -626,15 +631,12 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
   // launch-coarsen-rows reshaping a launch in that loop, which is tried
   // again in the next round); then bitwise first, then ulp,
   // reassociating, fast-math; then the order of the findings (file, line).
-  auto HostProven = [](const FixIt &X) {
-    return X.HostOnly && X.Proven && !X.NeedsMeasurement &&
-           X.Exact == Exactness::Bitwise;
-  };
   std::stable_sort(Cands.begin(), Cands.end(),
-                   [&](const Candidate &A, const Candidate &B) {
+                   [](const Candidate &A, const Candidate &B) {
                      if (A.F->Fix->FirstInRound != B.F->Fix->FirstInRound)
                        return A.F->Fix->FirstInRound;
-                     bool HA = HostProven(*A.F->Fix), HB = HostProven(*B.F->Fix);
+                     bool HA = hostProvenFix(*A.F->Fix),
+                          HB = hostProvenFix(*B.F->Fix);
                      if (HA != HB)
                        return HA;
                      int RA = exactRank(A.F->Fix->Exact),

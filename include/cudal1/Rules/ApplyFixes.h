@@ -91,6 +91,12 @@ struct FixOutcome {
   std::string Why;
 };
 
+/// A fix in host code only, proven bitwise exact by the analysis and not
+/// waiting for a measurement: --verify=run applies it as plain --fix does
+/// (nothing of the user's runs on a GPU for it), and it goes before other
+/// fixes when edits overlap.
+bool hostProvenFix(const FixIt &X);
+
 /// Applies the fixes of \p Findings as \p Opts says. Notes about fixes not
 /// applied go to stderr. Returns the exit status: 0, or 2 when a file could
 /// not be read or written or was refused because it changed since parsing.
