@@ -124,10 +124,16 @@ bool candidateLaunch(const ProjectModel &OM, const ProjectModel &CM,
     std::array<uint64_t, 3> Gi, Bi;
     std::string Why;
     ExprEnv Names = launchArgNames(OS[I]->Args, H);
-    if (!deriveCandidateDims(OS[I]->Grid.Text, CS[I]->Grid.Text, H.Grid, Gi,
-                             Why, Names) ||
-        !deriveCandidateDims(OS[I]->Block.Text, CS[I]->Block.Text, H.Block, Bi,
-                             Why, Names)) {
+    // Each launch value may use the other one (the reshaped swap's grid
+    // reads the block): the other's components are the harness's.
+    if (!deriveCandidateDims(OS[I]->Grid.Text,
+                             withOtherLaunchValue(CS[I]->Grid.Text,
+                                                  OS[I]->Block.Text, H.Block),
+                             H.Grid, Gi, Why, Names) ||
+        !deriveCandidateDims(OS[I]->Block.Text,
+                             withOtherLaunchValue(CS[I]->Block.Text,
+                                                  OS[I]->Grid.Text, H.Grid),
+                             H.Block, Bi, Why, Names)) {
       Err = CS[I]->Loc.str() + ": the candidate launches '" + Kernel +
             "' as <<<" + CS[I]->Grid.Text + ", " + CS[I]->Block.Text +
             ">>> where the original (" + OS[I]->Loc.str() + ") has <<<" +

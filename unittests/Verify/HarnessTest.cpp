@@ -654,6 +654,32 @@ TEST(CandidateLaunch, DerivedFromRewrittenLaunchSites) {
                                  "(block).x, (block).y, grids.x)",
                                  "grid", {64, 1, 1}),
             "dim3(64%8==0?(block).x*8:(block).x,(block).y,grids.x)");
+  // coalescing-thread-mapping-swap's reshape: the grid reads the block
+  // (and the other way round), as the rewritten launch site writes them.
+  const std::string C = "((grid).y * (block).y % (block).x + (grid).x * "
+                        "(block).x % (block).y == 0 && (grid).x * (block).x "
+                        "/ (block).y <= 65535)";
+  const std::string Grid = "dim3(" + C + " ? (grid).y * (block).y / (block).x"
+                           " : (grid).y, " + C + " ? (grid).x * (block).x / "
+                           "(block).y : (grid).x, (grid).z)";
+  const std::string Block = "dim3(" + C + " ? (block).x : (block).y, " + C +
+                            " ? (block).y : (block).x, (block).z)";
+  ASSERT_TRUE(deriveCandidateDims(
+      "grid", withOtherLaunchValue(Grid, "block", {32, 8, 1}), {128, 512, 1},
+      Out, Why))
+      << Why;
+  EXPECT_EQ(Out, (std::array<uint64_t, 3>{128, 512, 1}));
+  ASSERT_TRUE(deriveCandidateDims(
+      "block", withOtherLaunchValue(Block, "grid", {128, 512, 1}), {32, 8, 1},
+      Out, Why))
+      << Why;
+  EXPECT_EQ(Out, (std::array<uint64_t, 3>{32, 8, 1}));
+  // Extents that do not divide: the fallback swaps grid and block.
+  ASSERT_TRUE(deriveCandidateDims(
+      "grid", withOtherLaunchValue(Grid, "block", {32, 8, 1}), {4, 3, 1}, Out,
+      Why))
+      << Why;
+  EXPECT_EQ(Out, (std::array<uint64_t, 3>{3, 4, 1}));
   // Not built around the original: cannot tell.
   EXPECT_FALSE(deriveCandidateDims("(M + 255) / 256", "M / 8", {4, 1, 1}, Out,
                                    Why));
