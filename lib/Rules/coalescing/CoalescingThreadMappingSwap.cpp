@@ -120,15 +120,6 @@ bool inGlobalIndex(ASTContext &Ctx, const Expr *B) {
          builtinName(Other(Add, Op)) == "threadIdx." + D;
 }
 
-/// `(e)` for a dim3 expression, `dim3(e)` for an integer one.
-std::string dim3Text(ASTContext &Ctx, const Expr *W) {
-  std::string T = sourceText(Ctx, W->getSourceRange());
-  QualType Ty = W->getType();
-  return Ty->isIntegralOrEnumerationType() || Ty->isRealFloatingType()
-             ? "dim3(" + T + ")"
-             : "(" + T + ")";
-}
-
 } // namespace
 
 RuleInfo CoalescingThreadMappingSwap::info() const {
@@ -527,7 +518,7 @@ void CoalescingThreadMappingSwap::runOn(ASTContext &Ctx, const CheckContext &CC,
       // At run time: the reshaped grid when the swapped extents divide by
       // the block (every launch the tool evaluated), else the full swap of
       // grid and block (also exact for the swapped kernel).
-      std::string G = dim3Text(Ctx, WG), B = dim3Text(Ctx, WB);
+      std::string G = launchDimText(Ctx, WG), B = launchDimText(Ctx, WB);
       std::string C = "(" + G + ".y * " + B + ".y % " + B + ".x + " + G +
                       ".x * " + B + ".x % " + B + ".y == 0 && " + G +
                       ".x * " + B + ".x / " + B + ".y <= 65535)";

@@ -279,4 +279,12 @@ bool sumStartsElsewhere(ASTContext &Ctx, const Reduction &R) {
                            /*RejectNegativeZero=*/true)));
 }
 
+std::string launchDimText(ASTContext &Ctx, const Expr *W) {
+  std::string T = sourceText(Ctx, W->getSourceRange());
+  QualType Ty = W->getType();
+  return Ty->isIntegralOrEnumerationType() || Ty->isRealFloatingType()
+             ? "dim3(" + T + ")"
+             : "(" + T + ")";
+}
+
 } // namespace cudal1

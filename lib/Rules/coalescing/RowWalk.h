@@ -142,6 +142,10 @@ bool systemCallee(const clang::ASTContext &Ctx, const clang::CallExpr *CE);
 /// barriers, printf, clocks).
 bool sideEffectFree(const clang::ASTContext &Ctx, const clang::Stmt *S);
 
+/// A launch value written \p W (writtenLaunchDim) as a dim3 a launch edit can
+/// take components of: `(e)` for a dim3 expression, `dim3(e)` for a number.
+std::string launchDimText(clang::ASTContext &Ctx, const clang::Expr *W);
+
 } // namespace cudal1
 
 

@@ -21,6 +21,7 @@
 // RUN: diff %t/orig.txt %t/new.txt
 // RUN: FileCheck --check-prefix=RUNS %s < %t/new.txt
 // RUNS: scale_add 45x70:
+// RUNS: scale_add 64x40:
 // RUNS: centre 33x17:
 // RUNS: antisymmetric 50:
 // RUNS: done
@@ -53,22 +54,33 @@ __global__ void scale_add(float *At, float *B, float *C, float alpha, int rows, 
     C[row * cols + col] = alpha * At[col * rows + row] + B[row * cols + col];
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-2]]:35: warning: transposed read: 'At[col * rows + row]' is read a row apart per lane (one 32-byte sector per lane) while 'C[row * cols + col]' is written along the row; a shared-memory tile makes the read contiguous [coalescing-transpose-tile]
+// With its launches edited: a tall 32x32 tile, 4 of the 32x8 blocks along y
+// in each block; 45 rows (grid.y 6) take 32x2 blocks, 64 rows (grid.y 8) a
+// quarter of the grid: both run below.
 // CHECK-FIXES:      __global__ void scale_add(float *At, float *B, float *C, float alpha, int rows, int cols) {
-// CHECK-FIXES-NEXT:   // cuda-l1 coalescing-transpose-tile: through a 32x8 shared-memory tile (+4 padding columns)
-// CHECK-FIXES-NEXT:   __shared__ float cudal1_tile[8][32 + 4];
-// CHECK-FIXES-NEXT:   { // load: thread l takes the role of thread (l / 8, l % 8): runs of 8 contiguous input elements
-// CHECK-FIXES-NEXT:     const unsigned cudal1_lane = threadIdx.y * 32 + threadIdx.x;
-// CHECK-FIXES-NEXT:     int col = blockIdx.x * blockDim.x + (cudal1_lane / 8);
-// CHECK-FIXES-NEXT:     int row = blockIdx.y * blockDim.y + (cudal1_lane % 8);
+// CHECK-FIXES-NEXT:   // cuda-l1 coalescing-transpose-tile: through a 32x32 shared-memory tile (+1 padding column), 4 of the 32x8 blocks along y in each block
+// CHECK-FIXES-NEXT:   __shared__ float cudal1_tile[32][32 + 1];
+// CHECK-FIXES-NEXT:   // rows of the original threads per block: 32 with 32x8 blocks, 8 with 32x2 blocks (the launch's choice)
+// CHECK-FIXES-NEXT:   const unsigned cudal1_tshift = blockDim.y == 8 ? 5 : 3;
+// CHECK-FIXES-NEXT:   #pragma unroll
+// CHECK-FIXES-NEXT:   for (unsigned cudal1_k = 0; cudal1_k < 4; ++cudal1_k) { // load: consecutive lanes take consecutive input elements of a tile column
+// CHECK-FIXES-NEXT:     const unsigned cudal1_e = (threadIdx.y + cudal1_k * blockDim.y) * 32 + threadIdx.x;
+// CHECK-FIXES-NEXT:     const unsigned cudal1_q = cudal1_e & ((1u << cudal1_tshift) - 1u), cudal1_c = cudal1_e >> cudal1_tshift;
+// CHECK-FIXES-NEXT:     const unsigned cudal1_by = ((blockIdx.y << cudal1_tshift) + cudal1_q) / 8u, cudal1_ty = ((blockIdx.y << cudal1_tshift) + cudal1_q) % 8u;
+// CHECK-FIXES-NEXT:     int col = blockIdx.x * blockDim.x + cudal1_c;
+// CHECK-FIXES-NEXT:     int row = cudal1_by * 8u + cudal1_ty;
 // CHECK-FIXES-NEXT:     if (row < rows && col < cols)
-// CHECK-FIXES-NEXT:       cudal1_tile[(cudal1_lane % 8)][(cudal1_lane / 8)] = At[col * rows + row];
+// CHECK-FIXES-NEXT:       cudal1_tile[cudal1_q][cudal1_c] = At[col * rows + row];
 // CHECK-FIXES-NEXT:   }
 // CHECK-FIXES-NEXT:   __syncthreads();
-// CHECK-FIXES-NEXT:   { // compute: coalesced along threadIdx.x
+// CHECK-FIXES-NEXT:   #pragma unroll
+// CHECK-FIXES-NEXT:   for (unsigned cudal1_k = 0; cudal1_k < 4; ++cudal1_k) { // compute: coalesced along threadIdx.x
+// CHECK-FIXES-NEXT:     const unsigned cudal1_q = threadIdx.y + cudal1_k * blockDim.y;
+// CHECK-FIXES-NEXT:     const unsigned cudal1_by = ((blockIdx.y << cudal1_tshift) + cudal1_q) / 8u, cudal1_ty = ((blockIdx.y << cudal1_tshift) + cudal1_q) % 8u;
 // CHECK-FIXES-NEXT:     int col = blockIdx.x * blockDim.x + threadIdx.x;
-// CHECK-FIXES-NEXT:     int row = blockIdx.y * blockDim.y + threadIdx.y;
+// CHECK-FIXES-NEXT:     int row = cudal1_by * 8u + cudal1_ty;
 // CHECK-FIXES-NEXT:     if (row < rows && col < cols)
-// CHECK-FIXES-NEXT:       C[row * cols + col] = alpha * cudal1_tile[threadIdx.y][threadIdx.x] + B[row * cols + col];
+// CHECK-FIXES-NEXT:       C[row * cols + col] = alpha * cudal1_tile[cudal1_q][threadIdx.x] + B[row * cols + col];
 // CHECK-FIXES-NEXT:   }
 // CHECK-FIXES-NEXT: }
 
@@ -140,12 +152,15 @@ int main() {
   for (size_t i = 0; i < big; i++)
     h[i] = (float)((i * 37) % 101) / 7 - 5;
   float *At, *B, *C, *in, *mean, *scale, *out, *a, *b, *d;
-  UPLOAD(At, h, rows * cols);
-  UPLOAD(B, h + 7, rows * cols);
-  UPLOAD(C, h, rows * cols);
+  UPLOAD(At, h, 4000);
+  UPLOAD(B, h + 7, 4000);
+  UPLOAD(C, h, 4000);
   scale_add<<<dim3((cols + 31) / 32, (rows + 7) / 8), dim3(32, 8)>>>(At, B, C, 1.5f, rows, cols);
   CHECK(cudaMemcpy(r, C, rows * cols * sizeof(float), cudaMemcpyDeviceToHost));
   printf("scale_add %dx%d: %016llx\n", rows, cols, hash(r, rows * cols));
+  scale_add<<<dim3((40 + 31) / 32, (64 + 7) / 8), dim3(32, 8)>>>(At, B, C, 1.5f, 64, 40);
+  CHECK(cudaMemcpy(r, C, 64 * 40 * sizeof(float), cudaMemcpyDeviceToHost));
+  printf("scale_add 64x40: %016llx\n", hash(r, 64 * 40));
   UPLOAD(in, h, W * H);
   UPLOAD(mean, h + 3, W);
   UPLOAD(scale, h + 9, 1);

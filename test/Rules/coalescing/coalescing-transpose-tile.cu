@@ -50,10 +50,12 @@ __global__ void transpose(const float *in, float *out, int W, int H,
 // CHECK-FIXES-NEXT:   }
 // CHECK-FIXES-NEXT: }
 
-// A 32x8 block (the usual hand-written transpose): phase 2 numbers the
-// threads and gives each the role of thread (l / 8, l % 8), so a warp writes
-// four runs of 8 contiguous floats; the row padding of 32 / 8 = 4 keeps
-// phase 2's tile reads on distinct banks.
+// A 32x8 block (the usual hand-written transpose) whose launches the tool
+// can edit: a tall 32x32 tile, 4 of the original blocks along y in each
+// block (4 elements per thread; a warp writes 32 contiguous floats). The
+// launch takes a quarter of grid.y when it divides by 4, else the grid as
+// it was with 32x2 blocks: each block covers blockDim.y * 4 of the original
+// thread rows (coalescing-transpose-tile-tall.cu runs both on the CPU).
 __global__ void transpose_32x8(const float *in, float *out, int W, int H) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -61,24 +63,32 @@ __global__ void transpose_32x8(const float *in, float *out, int W, int H) {
     out[x * H + y] = in[y * W + x];
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: transpose-like copy{{.*}} [coalescing-transpose-tile]
-// FIX: "description": "transpose through a 32x8 shared-memory tile (+4 padding columns)
+// FIX: "description": "transpose through a 32x32 shared-memory tile (+1 padding column), 4 of the 32x8 blocks in each block
 // FIX: "exactness": "bitwise"
 // CHECK-FIXES:      __global__ void transpose_32x8(const float *in, float *out, int W, int H) {
-// CHECK-FIXES-NEXT:   // cuda-l1 coalescing-transpose-tile: through a 32x8 shared-memory tile (+4 padding columns)
-// CHECK-FIXES-NEXT:   __shared__ float cudal1_tile[8][32 + 4];
-// CHECK-FIXES-NEXT:   { // load: coalesced along threadIdx.x
+// CHECK-FIXES-NEXT:   // cuda-l1 coalescing-transpose-tile: through a 32x32 shared-memory tile (+1 padding column), 4 of the 32x8 blocks along y in each block
+// CHECK-FIXES-NEXT:   __shared__ float cudal1_tile[32][32 + 1];
+// CHECK-FIXES-NEXT:   // rows of the original threads per block: 32 with 32x8 blocks, 8 with 32x2 blocks (the launch's choice)
+// CHECK-FIXES-NEXT:   const unsigned cudal1_tshift = blockDim.y == 8 ? 5 : 3;
+// CHECK-FIXES-NEXT:   #pragma unroll
+// CHECK-FIXES-NEXT:   for (unsigned cudal1_k = 0; cudal1_k < 4; ++cudal1_k) { // load: coalesced along threadIdx.x
+// CHECK-FIXES-NEXT:     const unsigned cudal1_q = threadIdx.y + cudal1_k * blockDim.y;
+// CHECK-FIXES-NEXT:     const unsigned cudal1_by = ((blockIdx.y << cudal1_tshift) + cudal1_q) / 8u, cudal1_ty = ((blockIdx.y << cudal1_tshift) + cudal1_q) % 8u;
 // CHECK-FIXES-NEXT:     int x = blockIdx.x * blockDim.x + threadIdx.x;
-// CHECK-FIXES-NEXT:     int y = blockIdx.y * blockDim.y + threadIdx.y;
+// CHECK-FIXES-NEXT:     int y = cudal1_by * 8u + cudal1_ty;
 // CHECK-FIXES-NEXT:     if (x < W && y < H)
-// CHECK-FIXES-NEXT:       cudal1_tile[threadIdx.y][threadIdx.x] = in[y * W + x];
+// CHECK-FIXES-NEXT:       cudal1_tile[cudal1_q][threadIdx.x] = in[y * W + x];
 // CHECK-FIXES-NEXT:   }
 // CHECK-FIXES-NEXT:   __syncthreads();
-// CHECK-FIXES-NEXT:   { // store: thread l takes the role of thread (l / 8, l % 8): runs of 8 contiguous output elements
-// CHECK-FIXES-NEXT:     const unsigned cudal1_lane = threadIdx.y * 32 + threadIdx.x;
-// CHECK-FIXES-NEXT:     int x = blockIdx.x * blockDim.x + (cudal1_lane / 8);
-// CHECK-FIXES-NEXT:     int y = blockIdx.y * blockDim.y + (cudal1_lane % 8);
+// CHECK-FIXES-NEXT:   #pragma unroll
+// CHECK-FIXES-NEXT:   for (unsigned cudal1_k = 0; cudal1_k < 4; ++cudal1_k) { // store: consecutive lanes take consecutive output elements of a tile column
+// CHECK-FIXES-NEXT:     const unsigned cudal1_e = (threadIdx.y + cudal1_k * blockDim.y) * 32 + threadIdx.x;
+// CHECK-FIXES-NEXT:     const unsigned cudal1_q = cudal1_e & ((1u << cudal1_tshift) - 1u), cudal1_c = cudal1_e >> cudal1_tshift;
+// CHECK-FIXES-NEXT:     const unsigned cudal1_by = ((blockIdx.y << cudal1_tshift) + cudal1_q) / 8u, cudal1_ty = ((blockIdx.y << cudal1_tshift) + cudal1_q) % 8u;
+// CHECK-FIXES-NEXT:     int x = blockIdx.x * blockDim.x + cudal1_c;
+// CHECK-FIXES-NEXT:     int y = cudal1_by * 8u + cudal1_ty;
 // CHECK-FIXES-NEXT:     if (x < W && y < H)
-// CHECK-FIXES-NEXT:       out[x * H + y] = cudal1_tile[(cudal1_lane % 8)][(cudal1_lane / 8)];
+// CHECK-FIXES-NEXT:       out[x * H + y] = cudal1_tile[cudal1_q][cudal1_c];
 // CHECK-FIXES-NEXT:   }
 // CHECK-FIXES-NEXT: }
 
@@ -149,6 +159,7 @@ int main() {
   cudaMalloc(&off, sizeof(int));
   transpose<<<dim3(256, 256), dim3(16, 16)>>>(in, out, 4096, 4096, 2.0f);
   transpose_32x8<<<dim3(128, 512), dim3(32, 8)>>>(in, out, 4096, 4096);
+// CHECK-FIXES: transpose_32x8<<<dim3((dim3(128, 512)).x, ((dim3(128, 512)).y % 4 == 0) ? (dim3(128, 512)).y / 4 : (dim3(128, 512)).y, (dim3(128, 512)).z), dim3((dim3(32, 8)).x, ((dim3(128, 512)).y % 4 == 0) ? (dim3(32, 8)).y : (dim3(32, 8)).y / 4, (dim3(32, 8)).z)>>>(in, out, 4096, 4096);
   transpose_256x1<<<dim3(16, 4096), dim3(256, 1)>>>(in, out, 4096, 4096);
   double *din, *dout;
   cudaMalloc(&din, 1024 * 1024 * sizeof(double));
