@@ -5,6 +5,7 @@
 #include "cudal1/Verify/FixCandidate.h"
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 #include <set>
 
@@ -153,6 +154,9 @@ struct World {
   std::map<std::string, KernelFixes> ByKernel;
   unsigned Rounds = 0;
   std::vector<Finding> Composites; ///< one per group with a later-round fix
+  /// Per composite: the edits to verify it with when they differ from its
+  /// own (host code proven exact left out; see hostLaunchEdits).
+  std::vector<std::optional<std::vector<TextEdit>>> VerifyEdits;
   std::vector<std::vector<std::string>> CompositeKernels;
   std::set<std::string> InComposite;
   /// (rule, kernel) not offered in later rounds: an alternative's kernel
@@ -544,7 +548,16 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
         Later |= ByKernel[K].Later;
       if (!Later)
         continue;
-      const std::string &K0 = G.second.front();
+      // Host code proven exact (kernel "") with one kernel's fixes: the
+      // composite is that kernel's, verified with the host edits left out
+      // (proven) but the launch shapes they give the kernel taken in.
+      std::vector<std::string> Real;
+      for (const std::string &K : G.second)
+        if (!K.empty())
+          Real.push_back(K);
+      bool HostPart = Real.size() == 1 && G.second.size() == 2 &&
+                      ByKernel[""].HostProven;
+      const std::string &K0 = HostPart ? Real[0] : G.second.front();
       Finding C = *ByKernel[K0].First;
       FixIt X = ByKernel[K0].Combined;
       std::string Rules;
@@ -567,12 +580,31 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
         for (const ComposedEdit &E : KV.second)
           if (Find(*E.Kernels.begin()) == G.first)
             X.Edits.push_back(E.Edit);
+      std::optional<std::vector<TextEdit>> VE;
+      if (HostPart) {
+        std::string Name = K0.substr(K0.rfind("::") == std::string::npos
+                                         ? 0
+                                         : K0.rfind("::") + 2);
+        Name = Name.substr(0, Name.find('<'));
+        VE.emplace();
+        for (auto &KV : Edits)
+          for (const ComposedEdit &E : KV.second) {
+            if (!VE || Find(*E.Kernels.begin()) != G.first)
+              continue;
+            if (!E.Kernels.count(""))
+              VE->push_back(E.Edit);
+            else if (!Orig.count(KV.first) ||
+                     !hostLaunchEdits(E.Edit, Orig[KV.first], Name, *VE))
+              VE.reset();
+          }
+      }
       C.RuleId = Rules;
       C.Message = "fixes composed over rounds: " + Rules;
       C.Fix = std::move(X);
       C.Notes.clear();
       Composites.push_back(std::move(C));
       CompositeKernels.push_back(G.second);
+      W.VerifyEdits.push_back(std::move(VE));
     }
   };
   World A;
@@ -606,6 +638,9 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
   if (Verified && !Composites.empty()) {
     AnalysisRun CR;
     CR.Findings = Composites;
+    for (size_t I = 0; I < Composites.size(); ++I)
+      if (A.VerifyEdits[I])
+        CR.Findings[I].Fix->Edits = *A.VerifyEdits[I];
     for (const Finding &C : Composites)
       if (auto It = Run.Kernels.find(C.Kernel); It != Run.Kernels.end())
         CR.Kernels[C.Kernel] = It->second;
@@ -757,6 +792,8 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
       if (!Al.Composite || !New)
         continue; // nothing new after it: the first choice stands
       CR.Findings.push_back(B.Composites[*Al.Composite]);
+      if (B.VerifyEdits[*Al.Composite])
+        CR.Findings.back().Fix->Edits = *B.VerifyEdits[*Al.Composite];
       if (auto It = Run.Kernels.find(Al.Kernel); It != Run.Kernels.end())
         CR.Kernels[Al.Kernel] = It->second;
       Which.push_back(AI);

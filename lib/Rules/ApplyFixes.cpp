@@ -26,6 +26,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "cudal1/Support/SafeWrite.h"
 
+#include <cctype>
 #include <chrono>
 #include <map>
 #include <set>
@@ -987,6 +988,104 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
                (Files.size() == 1 ? "" : "s"));
   }
   return Exit;
+}
+
+namespace {
+/// The launches `Name<<<grid, block ...>>>` in \p Text: the offsets and
+/// lengths of their grid and block arguments.
+struct LaunchArgs {
+  size_t GridAt, GridLen, BlockAt, BlockLen;
+};
+std::vector<LaunchArgs> launchesIn(const std::string &Text,
+                                   const std::string &Name) {
+  std::vector<LaunchArgs> Out;
+  for (size_t At = Text.find("<<<"); At != std::string::npos;
+       At = Text.find("<<<", At + 3)) {
+    size_t E = At;
+    while (E > 0 && std::isspace((unsigned char)Text[E - 1]))
+      --E;
+    size_t B = E;
+    while (B > 0 && (std::isalnum((unsigned char)Text[B - 1]) ||
+                     Text[B - 1] == '_'))
+      --B;
+    if (Text.compare(B, E - B, Name) != 0 || E - B != Name.size())
+      continue;
+    // Top-level commas up to ">>>".
+    std::vector<size_t> Cuts{At + 3};
+    int Depth = 0;
+    size_t I = At + 3;
+    for (; I < Text.size(); ++I) {
+      char C = Text[I];
+      if (Depth == 0 && Text.compare(I, 3, ">>>") == 0)
+        break;
+      if (C == '(' || C == '[' || C == '{')
+        ++Depth;
+      else if (C == ')' || C == ']' || C == '}')
+        --Depth;
+      else if (C == ',' && Depth == 0)
+        Cuts.push_back(I + 1);
+    }
+    if (I >= Text.size() || Cuts.size() < 2)
+      continue;
+    Cuts.push_back(I + 1); // as if a comma stood before ">>>"
+    auto Trim = [&](size_t From, size_t To, size_t &Off, size_t &Len) {
+      while (From < To && std::isspace((unsigned char)Text[From]))
+        ++From;
+      while (To > From && std::isspace((unsigned char)Text[To - 1]))
+        --To;
+      Off = From;
+      Len = To - From;
+    };
+    LaunchArgs L;
+    Trim(Cuts[0], Cuts[1] - 1, L.GridAt, L.GridLen);
+    Trim(Cuts[1], Cuts[2] - 1, L.BlockAt, L.BlockLen);
+    Out.push_back(L);
+  }
+  return Out;
+}
+
+std::string spaceless(const std::string &S) {
+  std::string O;
+  for (char C : S)
+    if (!std::isspace((unsigned char)C))
+      O += C;
+  return O;
+}
+
+} // namespace
+
+bool hostLaunchEdits(const TextEdit &E, const std::string &Original,
+                     const std::string &Name, std::vector<TextEdit> &Out) {
+  if (E.Offset + E.Length > Original.size())
+    return false;
+  std::string Region = Original.substr(E.Offset, E.Length);
+  std::vector<LaunchArgs> OL = launchesIn(Region, Name),
+                          RL = launchesIn(E.Replacement, Name);
+  if (RL.empty())
+    return OL.empty();
+  if (OL.empty())
+    return false;
+  auto Texts = [](const std::string &T, const LaunchArgs &L) {
+    return std::make_pair(spaceless(T.substr(L.GridAt, L.GridLen)),
+                          spaceless(T.substr(L.BlockAt, L.BlockLen)));
+  };
+  auto New = Texts(E.Replacement, RL[0]), Old = Texts(Region, OL[0]);
+  for (const LaunchArgs &L : RL)
+    if (Texts(E.Replacement, L) != New)
+      return false;
+  for (const LaunchArgs &L : OL)
+    if (Texts(Region, L) != Old)
+      return false;
+  for (const LaunchArgs &L : OL) {
+    if (New.first != Old.first)
+      Out.push_back({E.File, unsigned(E.Offset + L.GridAt), unsigned(L.GridLen),
+                     E.Replacement.substr(RL[0].GridAt, RL[0].GridLen)});
+    if (New.second != Old.second)
+      Out.push_back({E.File, unsigned(E.Offset + L.BlockAt),
+                     unsigned(L.BlockLen),
+                     E.Replacement.substr(RL[0].BlockAt, RL[0].BlockLen)});
+  }
+  return true;
 }
 
 } // namespace cudal1

@@ -133,3 +133,52 @@ TEST(ApplyFixes, OutputDirKeepsTheTree) {
 }
 
 } // namespace
+
+// A host-loop rewrite proven exact (launch-copy-back-pingpong) that holds a
+// later round's block change of the step kernel: verifying the kernel takes
+// that block change as an edit of the original launch, and nothing else.
+TEST(ApplyFixes, HostLaunchEditsPairTheKernelsLaunches) {
+  const std::string Orig =
+      "void run() {\n"
+      "  for (int t = 0; t < n; t++) {\n"
+      "    step<<<grid, block>>>(n, A, B);\n"
+      "    copy<<<grid, block>>>(n, A, B);\n"
+      "  }\n"
+      "}\n";
+  size_t From = Orig.find("  for"), To = Orig.find("  }\n") + 4;
+  TextEdit E{"f.cu", unsigned(From), unsigned(To - From),
+             "  if (pp) {\n"
+             "    for (int t = 0; t < n; t++)\n"
+             "      step<<<grid, dim3((block).x, (block).y / 4, "
+             "(block).z)>>>(n, s, d);\n"
+             "  } else {\n"
+             "    for (int t = 0; t < n; t++) {\n"
+             "      step <<< grid , dim3((block).x, (block).y / 4, "
+             "(block).z) >>>(n, A, B);\n"
+             "      copy<<<grid, block>>>(n, A, B);\n"
+             "    }\n"
+             "  }\n"};
+  std::vector<TextEdit> Out;
+  ASSERT_TRUE(hostLaunchEdits(E, Orig, "step", Out));
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_EQ(Out[0].File, "f.cu");
+  EXPECT_EQ(Orig.substr(Out[0].Offset, Out[0].Length), "block");
+  EXPECT_EQ(Out[0].Offset, Orig.find("block>>>(n, A, B);\n    copy"));
+  EXPECT_EQ(Out[0].Replacement, "dim3((block).x, (block).y / 4, (block).z)");
+  // The copy kernel keeps its launch: no edit.
+  Out.clear();
+  ASSERT_TRUE(hostLaunchEdits(E, Orig, "copy", Out));
+  EXPECT_TRUE(Out.empty());
+  // A name that only ends like the kernel's is another kernel.
+  Out.clear();
+  ASSERT_TRUE(hostLaunchEdits(E, Orig, "tep", Out));
+  EXPECT_TRUE(Out.empty());
+  // Two shapes for the kernel in the replacement: cannot pair.
+  TextEdit Two = E;
+  Two.Replacement += "  step<<<grid, block>>>(n, A, B);\n";
+  Out.clear();
+  EXPECT_FALSE(hostLaunchEdits(Two, Orig, "step", Out));
+  // A launch the original region did not have: cannot pair.
+  TextEdit New{"f.cu", 0, 0, "step<<<1, 32>>>(n, A, B);\n"};
+  EXPECT_FALSE(hostLaunchEdits(New, Orig, "step", Out));
+}

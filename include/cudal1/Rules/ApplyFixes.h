@@ -122,6 +122,17 @@ void composeEdit(std::vector<ComposedEdit> &Done, const std::string &Original,
 std::string applyComposed(const std::vector<ComposedEdit> &Done,
                           const std::string &Original);
 
+/// \p E, an edit of host code proven exact (a composed edit that holds a
+/// later round's launch edit of kernel \p Name, e.g. a block change inside
+/// the loop launch-copy-back-pingpong rewrote), as the launch edits it makes
+/// to that kernel, appended to \p Out: the grid or block each launch of
+/// \p Name in the text \p E replaces in \p Original had, replaced by the one
+/// its launches have in the replacement (all alike). What verifying the
+/// kernel needs of it: the rest is proven. False when the launches cannot
+/// be paired that way (none left, none before, or different shapes).
+bool hostLaunchEdits(const TextEdit &E, const std::string &Original,
+                     const std::string &Name, std::vector<TextEdit> &Out);
+
 /// Unified diff (3 lines of context) of \p Old -> \p New, labelled
 /// a/<Path> and b/<Path>; "" when equal.
 std::string unifiedDiff(const std::string &Path, const std::string &Old,
