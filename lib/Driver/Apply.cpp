@@ -178,17 +178,39 @@ std::string absolutePath(StringRef P) {
   return std::string(A);
 }
 
+/// Appended to a kernel's name in ComposedEdit::Kernels for an edit of one
+/// of its launches' grid or block (composeRound).
+const std::string LaunchShapeTag = "\x1flaunch-shape";
+std::string untagged(const std::string &K) {
+  return K.substr(0, K.find('\x1f'));
+}
+/// The last name of a kernel, without namespaces or template arguments.
+std::string lastName(const std::string &K) {
+  size_t C = K.rfind("::");
+  std::string N = K.substr(C == std::string::npos ? 0 : C + 2);
+  return N.substr(0, N.find('<'));
+}
+
 /// Adds the edits of the fixes applied in a round, \p Applied (edits in the
-/// coordinates of the round's input), to \p Edits.
+/// coordinates of the round's input, \p Base), to \p Edits.
 void composeRound(std::map<std::string, std::vector<ComposedEdit>> &Edits,
                   const std::map<std::string, std::string> &Orig,
-                  const std::vector<const Finding *> &Applied) {
+                  const std::vector<const Finding *> &Applied,
+                  const std::map<std::string, std::string> &Base) {
   std::map<std::string, std::vector<std::pair<TextEdit, std::string>>> ByFile;
   std::set<TextEdit> Seen;
   for (const Finding *F : Applied)
     for (const TextEdit &E : F->Fix->Edits)
-      if (Seen.insert(E).second)
-        ByFile[E.File].push_back({E, F->Kernel});
+      if (Seen.insert(E).second) {
+        // A kernel fix's edit of one of its launches' grid or block: tagged,
+        // so that a composition can tell it from the kernel's other edits.
+        std::string K = F->Kernel;
+        auto B = Base.find(E.File);
+        if (!K.empty() && !hostProvenFix(*F->Fix) && B != Base.end() &&
+            isLaunchShapeEdit(B->second, E, lastName(K)))
+          K += LaunchShapeTag;
+        ByFile[E.File].push_back({E, K});
+      }
   for (auto &KV : ByFile) {
     // From the end of the file: each edit's offsets stay valid.
     std::stable_sort(KV.second.begin(), KV.second.end(),
@@ -450,7 +472,7 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
     std::map<std::string, std::vector<ComposedEdit>> Edits;
     bool Consistent = true;
     if (!Texts.empty()) {
-      composeRound(Edits, Orig, Round);
+      composeRound(Edits, Orig, Round, Orig);
       for (const auto &KV : Texts)
         Consistent &= cudal1::applyComposed(Edits[KV.first], Orig[KV.first]) == KV.second;
     }
@@ -508,7 +530,7 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
       if (!Consistent)
         break;
       auto Saved = Edits;
-      composeRound(Edits, Orig, Applied);
+      composeRound(Edits, Orig, Applied, Texts);
       for (const auto &KV : Next)
         if (cudal1::applyComposed(Edits[KV.first], Orig[KV.first]) != KV.second)
           Consistent = false;
@@ -534,7 +556,7 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
     for (auto &KV : Edits)
       for (const ComposedEdit &E : KV.second)
         for (const std::string &K : E.Kernels)
-          Parent[Find(K)] = Find(*E.Kernels.begin());
+          Parent[Find(untagged(K))] = Find(untagged(*E.Kernels.begin()));
     // Groups with a fix of a later round become one composed fix.
     std::map<std::string, std::vector<std::string>> Groups;
     for (auto &KV : ByKernel)
@@ -578,23 +600,27 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
       X.Description = "composed: " + Rules;
       for (auto &KV : Edits)
         for (const ComposedEdit &E : KV.second)
-          if (Find(*E.Kernels.begin()) == G.first)
+          if (Find(untagged(*E.Kernels.begin())) == G.first)
             X.Edits.push_back(E.Edit);
       std::optional<std::vector<TextEdit>> VE;
       if (HostPart) {
-        std::string Name = K0.substr(K0.rfind("::") == std::string::npos
-                                         ? 0
-                                         : K0.rfind("::") + 2);
-        Name = Name.substr(0, Name.find('<'));
+        std::string Name = lastName(K0);
         VE.emplace();
         for (auto &KV : Edits)
           for (const ComposedEdit &E : KV.second) {
-            if (!VE || Find(*E.Kernels.begin()) != G.first)
+            if (!VE || Find(untagged(*E.Kernels.begin())) != G.first)
               continue;
-            if (!E.Kernels.count(""))
+            if (!E.Kernels.count("")) {
               VE->push_back(E.Edit);
-            else if (!Orig.count(KV.first) ||
-                     !hostLaunchEdits(E.Edit, Orig[KV.first], Name, *VE))
+              continue;
+            }
+            // Host code proven exact, with nothing of the kernel's fixes
+            // in it but launch shapes.
+            bool OnlyShapes = Orig.count(KV.first) != 0;
+            for (const std::string &K : E.Kernels)
+              OnlyShapes &= K.empty() || K == K0 + LaunchShapeTag;
+            if (!OnlyShapes ||
+                !hostLaunchEdits(E.Edit, Orig[KV.first], Name, *VE))
               VE.reset();
           }
       }
@@ -621,14 +647,21 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
   // \p Kernel (what the kernel gets without its composition).
   auto RoundOneBest = [&](const std::string &Kernel) {
     std::optional<double> Best;
-    // A fix the verifier accepted with the others but round 1 did not
-    // apply (it lost a conflict to host code proven exact): the speedups
-    // recorded were measured with it, not what the kernel gets now.
-    for (const auto &KV : Verified->Decisions)
-      if (KV.second.Apply && !Applied1.count(KV.first) &&
-          KV.first < Run.Findings.size() &&
-          Run.Findings[KV.first].Kernel == Kernel)
-        return Best;
+    // A fix the verifier accepted with the others that round 1 did not
+    // apply because it lost a conflict to host code proven exact: the
+    // speedups recorded were measured with it, not what the kernel gets.
+    for (const auto &KV : Verified->Decisions) {
+      if (!KV.second.Apply || Applied1.count(KV.first) ||
+          KV.first >= Run.Findings.size() ||
+          Run.Findings[KV.first].Kernel != Kernel ||
+          !Run.Findings[KV.first].Fix)
+        continue;
+      for (size_t H : Applied1)
+        if (Run.Findings[H].Fix && hostProvenFix(*Run.Findings[H].Fix) &&
+            editsOverlap(Run.Findings[H].Fix->Edits,
+                         Run.Findings[KV.first].Fix->Edits))
+          return Best;
+    }
     for (size_t J : Applied1)
       if (Run.Findings[J].Kernel == Kernel)
         if (auto V = Verified->Decisions.find(J);

@@ -991,23 +991,43 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
 }
 
 namespace {
-/// The launches `Name<<<grid, block ...>>>` in \p Text: the offsets and
-/// lengths of their grid and block arguments.
+/// A launch `Name<<<grid, block ...>>>` in a text: the offsets and lengths
+/// of its grid and block arguments.
 struct LaunchArgs {
   size_t GridAt, GridLen, BlockAt, BlockLen;
 };
-std::vector<LaunchArgs> launchesIn(const std::string &Text,
-                                   const std::string &Name) {
-  std::vector<LaunchArgs> Out;
+/// The launches of kernel \p Name (its last name, without template
+/// arguments) in \p Text. False when a launch cannot be told to be of
+/// \p Name or not (no name before `<<<`, as in `(k)<<<`), or its arguments
+/// cannot be read.
+bool launchesIn(const std::string &Text, const std::string &Name,
+                std::vector<LaunchArgs> &Out) {
   for (size_t At = Text.find("<<<"); At != std::string::npos;
        At = Text.find("<<<", At + 3)) {
     size_t E = At;
-    while (E > 0 && std::isspace((unsigned char)Text[E - 1]))
-      --E;
+    auto SkipSpace = [&] {
+      while (E > 0 && std::isspace((unsigned char)Text[E - 1]))
+        --E;
+    };
+    SkipSpace();
+    if (E > 0 && Text[E - 1] == '>') { // template arguments: k<float><<<
+      int Depth = 0;
+      while (E > 0) {
+        char C = Text[--E];
+        Depth += C == '>' ? 1 : C == '<' ? -1 : 0;
+        if (Depth == 0)
+          break;
+      }
+      if (Depth != 0)
+        return false;
+      SkipSpace();
+    }
     size_t B = E;
     while (B > 0 && (std::isalnum((unsigned char)Text[B - 1]) ||
                      Text[B - 1] == '_'))
       --B;
+    if (B == E)
+      return false; // not a name: cannot tell whose launch it is
     if (Text.compare(B, E - B, Name) != 0 || E - B != Name.size())
       continue;
     // Top-level commas up to ">>>".
@@ -1026,7 +1046,7 @@ std::vector<LaunchArgs> launchesIn(const std::string &Text,
         Cuts.push_back(I + 1);
     }
     if (I >= Text.size() || Cuts.size() < 2)
-      continue;
+      return false;
     Cuts.push_back(I + 1); // as if a comma stood before ">>>"
     auto Trim = [&](size_t From, size_t To, size_t &Off, size_t &Len) {
       while (From < To && std::isspace((unsigned char)Text[From]))
@@ -1041,7 +1061,7 @@ std::vector<LaunchArgs> launchesIn(const std::string &Text,
     Trim(Cuts[1], Cuts[2] - 1, L.BlockAt, L.BlockLen);
     Out.push_back(L);
   }
-  return Out;
+  return true;
 }
 
 std::string spaceless(const std::string &S) {
@@ -1051,7 +1071,6 @@ std::string spaceless(const std::string &S) {
       O += C;
   return O;
 }
-
 } // namespace
 
 bool hostLaunchEdits(const TextEdit &E, const std::string &Original,
@@ -1059,8 +1078,9 @@ bool hostLaunchEdits(const TextEdit &E, const std::string &Original,
   if (E.Offset + E.Length > Original.size())
     return false;
   std::string Region = Original.substr(E.Offset, E.Length);
-  std::vector<LaunchArgs> OL = launchesIn(Region, Name),
-                          RL = launchesIn(E.Replacement, Name);
+  std::vector<LaunchArgs> OL, RL;
+  if (!launchesIn(Region, Name, OL) || !launchesIn(E.Replacement, Name, RL))
+    return false;
   if (RL.empty())
     return OL.empty();
   if (OL.empty())
@@ -1086,6 +1106,18 @@ bool hostLaunchEdits(const TextEdit &E, const std::string &Original,
                      E.Replacement.substr(RL[0].BlockAt, RL[0].BlockLen)});
   }
   return true;
+}
+
+bool isLaunchShapeEdit(const std::string &Text, const TextEdit &E,
+                       const std::string &Name) {
+  std::vector<LaunchArgs> L;
+  if (!launchesIn(Text, Name, L))
+    return false;
+  for (const LaunchArgs &A : L)
+    if ((A.GridAt == E.Offset && A.GridLen == E.Length) ||
+        (A.BlockAt == E.Offset && A.BlockLen == E.Length))
+      return true;
+  return false;
 }
 
 } // namespace cudal1

@@ -181,4 +181,35 @@ TEST(ApplyFixes, HostLaunchEditsPairTheKernelsLaunches) {
   // A launch the original region did not have: cannot pair.
   TextEdit New{"f.cu", 0, 0, "step<<<1, 32>>>(n, A, B);\n"};
   EXPECT_FALSE(hostLaunchEdits(New, Orig, "step", Out));
+  // A launch whose kernel cannot be named ((step)<<<...>>>): cannot tell.
+  TextEdit Paren = E;
+  Paren.Replacement += "  (step)<<<grid, block>>>(n, A, B);\n";
+  Out.clear();
+  EXPECT_FALSE(hostLaunchEdits(Paren, Orig, "copy", Out));
+  // Template arguments before <<< are the kernel's.
+  const std::string TOrig = "  step<float><<<grid, block>>>(n, A, B);\n";
+  TextEdit T{"f.cu", 0, unsigned(TOrig.size()),
+             "  if (pp)\n    step<float> <<<grid, dim3(8, 2)>>>(n, s, d);\n"};
+  Out.clear();
+  ASSERT_TRUE(hostLaunchEdits(T, TOrig, "step", Out));
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_EQ(Out[0].Replacement, "dim3(8, 2)");
+}
+
+// Which edits of a kernel fix are edits of a launch's grid or block.
+TEST(ApplyFixes, LaunchShapeEdits) {
+  const std::string Text = "  step<<<grid, block>>>(n, A, B);\n"
+                           "  step<<<dim3(g), 256, 0, s>>>(n, A, B);\n";
+  auto At = [&](const std::string &What, size_t From = 0) {
+    return unsigned(Text.find(What, From));
+  };
+  EXPECT_TRUE(isLaunchShapeEdit(Text, {"f.cu", At("block"), 5, "b2"}, "step"));
+  EXPECT_TRUE(isLaunchShapeEdit(Text, {"f.cu", At("grid"), 4, "g2"}, "step"));
+  EXPECT_TRUE(
+      isLaunchShapeEdit(Text, {"f.cu", At("dim3(g)"), 7, "g2"}, "step"));
+  EXPECT_TRUE(isLaunchShapeEdit(Text, {"f.cu", At("256"), 3, "128"}, "step"));
+  // The arguments, a part of the block, another kernel's launch: no.
+  EXPECT_FALSE(isLaunchShapeEdit(Text, {"f.cu", At("(n, A"), 9, "()"}, "step"));
+  EXPECT_FALSE(isLaunchShapeEdit(Text, {"f.cu", At("lock"), 4, "x"}, "step"));
+  EXPECT_FALSE(isLaunchShapeEdit(Text, {"f.cu", At("block"), 5, "b2"}, "copy"));
 }

@@ -122,16 +122,23 @@ void composeEdit(std::vector<ComposedEdit> &Done, const std::string &Original,
 std::string applyComposed(const std::vector<ComposedEdit> &Done,
                           const std::string &Original);
 
-/// \p E, an edit of host code proven exact (a composed edit that holds a
-/// later round's launch edit of kernel \p Name, e.g. a block change inside
-/// the loop launch-copy-back-pingpong rewrote), as the launch edits it makes
-/// to that kernel, appended to \p Out: the grid or block each launch of
-/// \p Name in the text \p E replaces in \p Original had, replaced by the one
-/// its launches have in the replacement (all alike). What verifying the
-/// kernel needs of it: the rest is proven. False when the launches cannot
-/// be paired that way (none left, none before, or different shapes).
+/// \p E, an edit of host code proven exact into which later rounds put
+/// nothing but launch-shape edits of kernel \p Name (isLaunchShapeEdit; e.g.
+/// a block change inside the loop launch-copy-back-pingpong rewrote), as the
+/// launch edits it makes to that kernel, appended to \p Out: the grid or
+/// block each launch of \p Name in the region \p E replaces in \p Original
+/// had, replaced by the one its launches have in the replacement (all
+/// alike). What verifying the kernel needs of it: the rest is proven. False
+/// when the launches cannot be paired that way (one that cannot be told to
+/// be \p Name's or not, as `(k)<<<`; none before or none after; different
+/// shapes).
 bool hostLaunchEdits(const TextEdit &E, const std::string &Original,
                      const std::string &Name, std::vector<TextEdit> &Out);
+
+/// \p E (an edit of \p Text) replaces exactly the grid or the block argument
+/// of a launch of kernel \p Name (its last name) in \p Text.
+bool isLaunchShapeEdit(const std::string &Text, const TextEdit &E,
+                       const std::string &Name);
 
 /// Unified diff (3 lines of context) of \p Old -> \p New, labelled
 /// a/<Path> and b/<Path>; "" when equal.

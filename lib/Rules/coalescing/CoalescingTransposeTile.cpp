@@ -402,6 +402,30 @@ void CoalescingTransposeTile::runOn(ASTContext &Ctx, const CheckContext &CC,
     }
   if (TallSites.empty())
     Tall = false;
+  // The tall tile rewrites blockIdx.y and blockDim.y too: none of the
+  // built-ins it maps may be spelled in a macro (the 32x8 tile maps only
+  // threadIdx), and every launch argument must be editable.
+  for (const Stmt *S : Body->body())
+    forEachStmt(S, [&](const Stmt *X) {
+      if (const auto *PO = dyn_cast<PseudoObjectExpr>(X)) {
+        std::string Bn = builtinName(PO);
+        if ((Bn == "blockIdx.y" || Bn == "blockDim.y" ||
+             StringRef(Bn).starts_with("threadIdx.")) &&
+            (PO->getBeginLoc().isMacroID() || PO->getEndLoc().isMacroID()))
+          Tall = false;
+      }
+    });
+  for (const auto &[WG, WB] : TallSites)
+    for (const Expr *W : {WG, WB}) {
+      std::string EW;
+      if (Tall && !editableRange(Ctx,
+                                 CharSourceRange::getTokenRange(
+                                     W->getSourceRange()),
+                                 EW))
+        Tall = false;
+    }
+  if (!Tall)
+    TallSites.clear(); // no launch is edited for the 32x8 tile
 
   // --- rewrite ------------------------------------------------------------
   // Two thread mappings, A (the original's: coalesced along threadIdx.x)

@@ -24,10 +24,14 @@
 // RUNS-NEXT: transpose16 100x70: [[A]]
 // RUNS-NEXT: transpose_d 100x70: {{[0-9a-f]+}}
 // RUNS-NEXT: transpose_m 100x70: [[A]]
+// RUNS-NEXT: transpose_brow 100x70: [[A]]
+// RUNS-NEXT: add_transposed_m 100x70: {{[0-9a-f]+}}
 // RUNS-NEXT: transpose 128x96: [[B:[0-9a-f]+]]
 // RUNS-NEXT: transpose16 128x96: [[B]]
 // RUNS-NEXT: transpose_d 128x96: {{[0-9a-f]+}}
 // RUNS-NEXT: transpose_m 128x96: [[B]]
+// RUNS-NEXT: transpose_brow 128x96: [[B]]
+// RUNS-NEXT: add_transposed_m 128x96: {{[0-9a-f]+}}
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -89,9 +93,67 @@ __global__ void transpose_m(const float *in, float *out, int rows, int cols) {
     out[col * rows + row] = in[row * cols + col];
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: transpose-like copy{{.*}} [coalescing-transpose-tile]
-// CHECK-FIXES:      // cuda-l1 coalescing-transpose-tile: through a 32x8 shared-memory tile (+4 padding columns)
-// CHECK-FIXES-NEXT: __shared__ float cudal1_tile[8][32 + 4];
+// CHECK-FIXES:      __global__ void transpose_m(const float *in, float *out, int rows, int cols) {
+// CHECK-FIXES-NEXT:   // cuda-l1 coalescing-transpose-tile: through a 32x8 shared-memory tile (+4 padding columns)
+// CHECK-FIXES-NEXT:   __shared__ float cudal1_tile[8][32 + 4];
+// CHECK-FIXES-NEXT:   { // load: coalesced along threadIdx.x
+// CHECK-FIXES-NEXT:     int col = blockIdx.x * blockDim.x + threadIdx.x;
+// CHECK-FIXES-NEXT:     int row = blockIdx.y * blockDim.y + threadIdx.y;
+// CHECK-FIXES-NEXT:     if (row < rows && col < cols)
+// CHECK-FIXES-NEXT:       cudal1_tile[threadIdx.y][threadIdx.x] = in[row * cols + col];
+// CHECK-FIXES-NEXT:   }
+// CHECK-FIXES-NEXT:   __syncthreads();
+// CHECK-FIXES-NEXT:   { // store: thread l takes the role of thread (l / 8, l % 8): runs of 8 contiguous output elements
+// CHECK-FIXES-NEXT:     const unsigned cudal1_lane = threadIdx.y * 32 + threadIdx.x;
+// CHECK-FIXES-NEXT:     int col = blockIdx.x * blockDim.x + (cudal1_lane / 8);
+// CHECK-FIXES-NEXT:     int row = blockIdx.y * blockDim.y + (cudal1_lane % 8);
+// CHECK-FIXES-NEXT:     if (row < rows && col < cols)
+// CHECK-FIXES-NEXT:       out[col * rows + row] = cudal1_tile[(cudal1_lane % 8)][(cudal1_lane / 8)];
+// CHECK-FIXES-NEXT:   }
+// CHECK-FIXES-NEXT: }
 #define LAUNCH_M(g, b, ...) transpose_m<<<g, b>>>(__VA_ARGS__)
+
+// The mirrored form (a transposed read), launched through a macro too: the
+// 32x8 tile, its load phase walking the input column in runs of 8.
+__global__ void add_transposed_m(const float *At, const float *B, float *C, int rows, int cols) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row < rows && col < cols)
+    C[row * cols + col] = At[col * rows + row] + B[row * cols + col];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:27: warning: transposed read{{.*}} [coalescing-transpose-tile]
+// CHECK-FIXES:      __global__ void add_transposed_m(const float *At, const float *B, float *C, int rows, int cols) {
+// CHECK-FIXES-NEXT:   // cuda-l1 coalescing-transpose-tile: through a 32x8 shared-memory tile (+4 padding columns)
+// CHECK-FIXES-NEXT:   __shared__ float cudal1_tile[8][32 + 4];
+// CHECK-FIXES-NEXT:   { // load: thread l takes the role of thread (l / 8, l % 8): runs of 8 contiguous input elements
+// CHECK-FIXES-NEXT:     const unsigned cudal1_lane = threadIdx.y * 32 + threadIdx.x;
+// CHECK-FIXES-NEXT:     int col = blockIdx.x * blockDim.x + (cudal1_lane / 8);
+// CHECK-FIXES-NEXT:     int row = blockIdx.y * blockDim.y + (cudal1_lane % 8);
+// CHECK-FIXES-NEXT:     if (row < rows && col < cols)
+// CHECK-FIXES-NEXT:       cudal1_tile[(cudal1_lane % 8)][(cudal1_lane / 8)] = At[col * rows + row];
+// CHECK-FIXES-NEXT:   }
+// CHECK-FIXES-NEXT:   __syncthreads();
+// CHECK-FIXES-NEXT:   { // compute: coalesced along threadIdx.x
+// CHECK-FIXES-NEXT:     int col = blockIdx.x * blockDim.x + threadIdx.x;
+// CHECK-FIXES-NEXT:     int row = blockIdx.y * blockDim.y + threadIdx.y;
+// CHECK-FIXES-NEXT:     if (row < rows && col < cols)
+// CHECK-FIXES-NEXT:       C[row * cols + col] = cudal1_tile[threadIdx.y][threadIdx.x] + B[row * cols + col];
+// CHECK-FIXES-NEXT:   }
+// CHECK-FIXES-NEXT: }
+#define LAUNCH_AT(g, b, ...) add_transposed_m<<<g, b>>>(__VA_ARGS__)
+
+// The block's row offset spelled in a macro: the tall tile would rewrite
+// it, so the 32x8 tile (which keeps blockIdx.y) is used.
+#define BROW (blockIdx.y * blockDim.y)
+__global__ void transpose_brow(const float *in, float *out, int rows, int cols) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = BROW + threadIdx.y;
+  if (row < rows && col < cols)
+    out[col * rows + row] = in[row * cols + col];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: transpose-like copy{{.*}} [coalescing-transpose-tile]
+// CHECK-FIXES:      // cuda-l1 coalescing-transpose-tile: through a 32x8 shared-memory tile (+4 padding columns)
+// CHECK-FIXES:          int row = BROW + (cudal1_lane % 8);
 
 unsigned long long hash(const void *d, size_t bytes) {
   unsigned char *h = (unsigned char *)malloc(bytes);
@@ -121,6 +183,12 @@ void run(int rows, int cols, float *in, float *out, double *din, double *dout) {
   cudaMemset(out, 0, n * sizeof(float));
   LAUNCH_M(grid, block, in, out, rows, cols);
   printf("transpose_m %dx%d: %016llx\n", rows, cols, hash(out, n * sizeof(float)));
+  cudaMemset(out, 0, n * sizeof(float));
+  transpose_brow<<<grid, block>>>(in, out, rows, cols);
+  printf("transpose_brow %dx%d: %016llx\n", rows, cols, hash(out, n * sizeof(float)));
+  cudaMemset(out, 0, n * sizeof(float));
+  LAUNCH_AT(grid, block, in, in, out, rows, cols);
+  printf("add_transposed_m %dx%d: %016llx\n", rows, cols, hash(out, n * sizeof(float)));
 }
 // CHECK-FIXES: transpose<<<dim3((grid).x, ((grid).y % 4 == 0) ? (grid).y / 4 : (grid).y, (grid).z), dim3((block).x, ((grid).y % 4 == 0) ? (block).y : (block).y / 4, (block).z)>>>(in, out, rows, cols);
 // CHECK-FIXES: transpose16<<<dim3((grid16).x, ((grid16).y % 2 == 0) ? (grid16).y / 2 : (grid16).y, (grid16).z), dim3((block16).x, ((grid16).y % 2 == 0) ? (block16).y : (block16).y / 2, (block16).z)>>>(in, out, rows, cols);
