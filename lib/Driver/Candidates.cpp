@@ -125,14 +125,20 @@ bool candidateLaunch(const ProjectModel &OM, const ProjectModel &CM,
     std::string Why;
     ExprEnv Names = launchArgNames(OS[I]->Args, H);
     // Each launch value may use the other one (the reshaped swap's grid
-    // reads the block): the other's components are the harness's.
+    // reads the block): the other's components are the harness's (the text
+    // as written when it does not).
+    auto WithOther = [](const std::string &C, const std::string &Other,
+                        const std::array<uint64_t, 3> &D) {
+      std::string T = withOtherLaunchValue(C, Other, D);
+      return T == withoutSpaces(C) ? C : T;
+    };
     if (!deriveCandidateDims(OS[I]->Grid.Text,
-                             withOtherLaunchValue(CS[I]->Grid.Text,
-                                                  OS[I]->Block.Text, H.Block),
+                             WithOther(CS[I]->Grid.Text, OS[I]->Block.Text,
+                                       H.Block),
                              H.Grid, Gi, Why, Names) ||
         !deriveCandidateDims(OS[I]->Block.Text,
-                             withOtherLaunchValue(CS[I]->Block.Text,
-                                                  OS[I]->Grid.Text, H.Grid),
+                             WithOther(CS[I]->Block.Text, OS[I]->Grid.Text,
+                                       H.Grid),
                              H.Block, Bi, Why, Names)) {
       Err = CS[I]->Loc.str() + ": the candidate launches '" + Kernel +
             "' as <<<" + CS[I]->Grid.Text + ", " + CS[I]->Block.Text +
