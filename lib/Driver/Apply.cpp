@@ -656,10 +656,21 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
           Run.Findings[KV.first].Kernel != Kernel ||
           !Run.Findings[KV.first].Fix)
         continue;
+      // An edit both make alike is not a conflict (applyFixes keeps one).
+      auto Without = [](std::vector<TextEdit> A, const std::vector<TextEdit> &B) {
+        A.erase(std::remove_if(A.begin(), A.end(),
+                               [&](const TextEdit &X) {
+                                 return std::find(B.begin(), B.end(), X) !=
+                                        B.end();
+                               }),
+                A.end());
+        return A;
+      };
       for (size_t H : Applied1)
         if (Run.Findings[H].Fix && hostProvenFix(*Run.Findings[H].Fix) &&
             editsOverlap(Run.Findings[H].Fix->Edits,
-                         Run.Findings[KV.first].Fix->Edits))
+                         Without(Run.Findings[KV.first].Fix->Edits,
+                                 Run.Findings[H].Fix->Edits)))
           return Best;
     }
     for (size_t J : Applied1)

@@ -997,11 +997,12 @@ struct LaunchArgs {
   size_t GridAt, GridLen, BlockAt, BlockLen;
 };
 /// The launches of kernel \p Name (its last name, without template
-/// arguments) in \p Text. False when a launch cannot be told to be of
-/// \p Name or not (no name before `<<<`, as in `(k)<<<`), or its arguments
-/// cannot be read.
+/// arguments) in \p Text. When \p Strict: false when a `<<<` cannot be told
+/// to be a launch of \p Name or not (no name before it, as in `(k)<<<`), or
+/// a launch's grid and block cannot be read (no `>>>`, angle brackets in
+/// them); otherwise such text is skipped.
 bool launchesIn(const std::string &Text, const std::string &Name,
-                std::vector<LaunchArgs> &Out) {
+                std::vector<LaunchArgs> &Out, bool Strict = true) {
   for (size_t At = Text.find("<<<"); At != std::string::npos;
        At = Text.find("<<<", At + 3)) {
     size_t E = At;
@@ -1018,16 +1019,22 @@ bool launchesIn(const std::string &Text, const std::string &Name,
         if (Depth == 0)
           break;
       }
-      if (Depth != 0)
-        return false;
+      if (Depth != 0) {
+        if (Strict)
+          return false;
+        continue;
+      }
       SkipSpace();
     }
     size_t B = E;
     while (B > 0 && (std::isalnum((unsigned char)Text[B - 1]) ||
                      Text[B - 1] == '_'))
       --B;
-    if (B == E)
-      return false; // not a name: cannot tell whose launch it is
+    if (B == E) { // not a name: cannot tell whose launch it is
+      if (Strict)
+        return false;
+      continue;
+    }
     if (Text.compare(B, E - B, Name) != 0 || E - B != Name.size())
       continue;
     // Top-level commas up to ">>>".
@@ -1045,9 +1052,19 @@ bool launchesIn(const std::string &Text, const std::string &Name,
       else if (C == ',' && Depth == 0)
         Cuts.push_back(I + 1);
     }
-    if (I >= Text.size() || Cuts.size() < 2)
-      return false;
+    if (I >= Text.size() || Cuts.size() < 2) {
+      if (Strict)
+        return false;
+      continue;
+    }
     Cuts.push_back(I + 1); // as if a comma stood before ">>>"
+    // Angle brackets in the grid or block (`Cfg<1, 2>::b`, `n > 1 ? ...`):
+    // the commas may not be the arguments' own.
+    if (Text.find_first_of("<>", Cuts[0]) < Cuts[2] - 1) {
+      if (Strict)
+        return false;
+      continue;
+    }
     auto Trim = [&](size_t From, size_t To, size_t &Off, size_t &Len) {
       while (From < To && std::isspace((unsigned char)Text[From]))
         ++From;
@@ -1110,9 +1127,9 @@ bool hostLaunchEdits(const TextEdit &E, const std::string &Original,
 
 bool isLaunchShapeEdit(const std::string &Text, const TextEdit &E,
                        const std::string &Name) {
+  // Text it cannot read is skipped: it can only leave an edit untagged.
   std::vector<LaunchArgs> L;
-  if (!launchesIn(Text, Name, L))
-    return false;
+  launchesIn(Text, Name, L, /*Strict=*/false);
   for (const LaunchArgs &A : L)
     if ((A.GridAt == E.Offset && A.GridLen == E.Length) ||
         (A.BlockAt == E.Offset && A.BlockLen == E.Length))

@@ -212,4 +212,17 @@ TEST(ApplyFixes, LaunchShapeEdits) {
   EXPECT_FALSE(isLaunchShapeEdit(Text, {"f.cu", At("(n, A"), 9, "()"}, "step"));
   EXPECT_FALSE(isLaunchShapeEdit(Text, {"f.cu", At("lock"), 4, "x"}, "step"));
   EXPECT_FALSE(isLaunchShapeEdit(Text, {"f.cu", At("block"), 5, "b2"}, "copy"));
+  // Text elsewhere that reads like a launch it cannot attribute (a comment,
+  // a launch through a pointer) does not hide the kernel's own launches.
+  const std::string Noisy = "  // <<< here\n  (fp)<<<1, 1>>>();\n" + Text;
+  EXPECT_TRUE(isLaunchShapeEdit(
+      Noisy, {"f.cu", unsigned(Noisy.find("block")), 5, "b2"}, "step"));
+  // Angle brackets in the block: its commas may not be its own.
+  const std::string Tpl = "  step<<<g, Cfg<1, 2>::b>>>(n);\n";
+  EXPECT_FALSE(isLaunchShapeEdit(
+      Tpl, {"f.cu", unsigned(Tpl.find("Cfg")), 5, "b2"}, "step"));
+  TextEdit TE{"f.cu", 0, unsigned(Tpl.size()),
+              "  step<<<g, dim3(8)>>>(n);\n"};
+  std::vector<TextEdit> Out;
+  EXPECT_FALSE(hostLaunchEdits(TE, Tpl, "step", Out));
 }
