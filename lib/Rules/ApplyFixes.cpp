@@ -1058,9 +1058,14 @@ bool launchesIn(const std::string &Text, const std::string &Name,
       continue;
     }
     Cuts.push_back(I + 1); // as if a comma stood before ">>>"
-    // Angle brackets in the grid or block (`Cfg<1, 2>::b`, `n > 1 ? ...`):
-    // the commas may not be the arguments' own.
-    if (Text.find_first_of("<>", Cuts[0]) < Cuts[2] - 1) {
+    // Angle brackets in the grid or block (`Cfg<1, 2>::b`; a bare `n > 1`
+    // too, but not `<=`, `>=`, shifts): the commas may not be the
+    // arguments' own.
+    std::string Args = Text.substr(Cuts[0], Cuts[2] - 1 - Cuts[0]);
+    for (const char *Op : {"<=", ">=", "<<", ">>"})
+      for (size_t P = Args.find(Op); P != std::string::npos; P = Args.find(Op))
+        Args.replace(P, 2, "  ");
+    if (Args.find_first_of("<>") != std::string::npos) {
       if (Strict)
         return false;
       continue;

@@ -221,6 +221,10 @@ TEST(ApplyFixes, LaunchShapeEdits) {
   const std::string Tpl = "  step<<<g, Cfg<1, 2>::b>>>(n);\n";
   EXPECT_FALSE(isLaunchShapeEdit(
       Tpl, {"f.cu", unsigned(Tpl.find("Cfg")), 5, "b2"}, "step"));
+  // Comparisons are not brackets (the reshaped swap's `<= 65535`).
+  const std::string Cmp = "  step<<<dim3(g.x <= 65535 ? 1 : 2), b>>>(n);\n";
+  EXPECT_TRUE(isLaunchShapeEdit(
+      Cmp, {"f.cu", unsigned(Cmp.find("b>>>")), 1, "b2"}, "step"));
   TextEdit TE{"f.cu", 0, unsigned(Tpl.size()),
               "  step<<<g, dim3(8)>>>(n);\n"};
   std::vector<TextEdit> Out;
