@@ -378,7 +378,12 @@ void CoalescingTransposeTile::runOn(ASTContext &Ctx, const CheckContext &CC,
               !uses(K->getBody(), "gridDim.y") &&
               32 * 33 * EB <= 40 * 1024;
   std::string VisWhy;
-  std::vector<std::pair<const Expr *, const Expr *>> TallSites;
+  // Each launch's grid and block as written, and their editable ranges.
+  struct TallSite {
+    const Expr *Grid, *Block;
+    CharSourceRange GridRange, BlockRange;
+  };
+  std::vector<TallSite> TallSites;
   if (Tall && !allLaunchesVisible(Ctx, context(), K, VisWhy))
     Tall = false;
   if (Tall)
@@ -395,17 +400,25 @@ void CoalescingTransposeTile::runOn(ASTContext &Ctx, const CheckContext &CC,
                (isa<DeclRefExpr>(W->IgnoreParenImpCasts()) ||
                 isPureNoMemory(W));
       };
-      if (!Simple(WG) || !Simple(WB) || inMacro(Call->getSourceRange())) {
+      std::string EW;
+      std::optional<CharSourceRange> GR, BR;
+      if (Simple(WG) && Simple(WB) && !inMacro(Call->getSourceRange())) {
+        GR = editableRange(
+            Ctx, CharSourceRange::getTokenRange(WG->getSourceRange()), EW);
+        BR = editableRange(
+            Ctx, CharSourceRange::getTokenRange(WB->getSourceRange()), EW);
+      }
+      if (!GR || !BR) {
         Tall = false;
         break;
       }
-      TallSites.push_back({WG, WB});
+      TallSites.push_back({WG, WB, *GR, *BR});
     }
   if (TallSites.empty())
     Tall = false;
   // The tall tile rewrites blockIdx.y and blockDim.y too: none of the
   // built-ins it maps may be spelled in a macro (the 32x8 tile maps only
-  // threadIdx), and every launch argument must be editable.
+  // threadIdx).
   for (const Stmt *S : Body->body())
     forEachStmt(S, [&](const Stmt *X) {
       if (const auto *PO = dyn_cast<PseudoObjectExpr>(X)) {
@@ -416,15 +429,6 @@ void CoalescingTransposeTile::runOn(ASTContext &Ctx, const CheckContext &CC,
           Tall = false;
       }
     });
-  for (const auto &[WG, WB] : TallSites)
-    for (const Expr *W : {WG, WB}) {
-      std::string EW;
-      if (Tall && !editableRange(Ctx,
-                                 CharSourceRange::getTokenRange(
-                                     W->getSourceRange()),
-                                 EW))
-        Tall = false;
-    }
   if (!Tall)
     TallSites.clear(); // no launch is edited for the 32x8 tile
 
@@ -646,25 +650,18 @@ void CoalescingTransposeTile::runOn(ASTContext &Ctx, const CheckContext &CC,
       (Tall ? ", " + Rows + " of the " + Shape + " blocks in each block" : "");
   // A tall tile's launches: grid.y / RT blocks of BX x BY when grid.y
   // divides, else the grid as it was with blocks of BX x BY/RT.
-  for (const auto &[WG, WB] : TallSites) {
-    std::string G = launchDimText(Ctx, WG), B = launchDimText(Ctx, WB);
+  for (const TallSite &TS : TallSites) {
+    std::string G = launchDimText(Ctx, TS.Grid),
+                B = launchDimText(Ctx, TS.Block);
     std::string C = "(" + G + ".y % " + Rows + " == 0)";
     std::string NewGrid = "dim3(" + G + ".x, " + C + " ? " + G + ".y / " +
                           Rows + " : " + G + ".y, " + G + ".z)";
     std::string NewBlock = "dim3(" + B + ".x, " + C + " ? " + B + ".y : " + B +
                            ".y / " + Rows + ", " + B + ".z)";
-    for (auto [W, T] : {std::pair{WG, NewGrid}, std::pair{WB, NewBlock}}) {
-      std::string EW;
-      auto Range = editableRange(
-          Ctx, CharSourceRange::getTokenRange(W->getSourceRange()), EW);
-      if (!Range) {
-        refuse(R, EW);
-        return;
-      }
-      Fix.Edits.push_back(makeTextEdit(Ctx, *Range, T));
-    }
+    Fix.Edits.push_back(makeTextEdit(Ctx, TS.GridRange, NewGrid));
+    Fix.Edits.push_back(makeTextEdit(Ctx, TS.BlockRange, NewBlock));
     R.Notes.push_back(makeNote(
-        Ctx, WG->getBeginLoc(),
+        Ctx, TS.Grid->getBeginLoc(),
         "launched here with " + Rows + " times fewer blocks along y (or, "
         "when grid.y does not divide by " + Rows + ", blocks of " +
             std::to_string(BX) + "x" + std::to_string(BY / RT) + ")"));
