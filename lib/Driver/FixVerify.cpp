@@ -14,6 +14,7 @@
 #include "cudal1/Rules/ApplyFixes.h"
 #include "cudal1/Verify/FixCandidate.h"
 #include "cudal1/Verify/HarnessSelect.h"
+#include "cudal1/Verify/LaunchText.h"
 #include "cudal1/Verify/Runner.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -126,8 +127,19 @@ bool takeLaunchEdits(const KernelWork &W, const Harness &H,
         continue;
       // The edit lies in this launch's configuration, not a later one's.
       size_t Close = W.FileText.find(">>>", At);
-      if (Close != std::string::npos && E.Offset >= Close)
-        continue;
+      if (Close != std::string::npos && E.Offset >= Close) {
+        // An edit of one of this launch's scalar arguments that keeps its
+        // value at the harness's launch.
+        std::optional<size_t> Index =
+            launchArgIndexAt(W.FileText, Close, E.Offset);
+        if (!Index || *Index >= LS.Args.size() ||
+            withoutSpaces(LS.Args[*Index]) != Orig)
+          continue;
+        if (!launchArgEditKeepsValue(LS, H, *Index, E.Replacement, Why))
+          return false;
+        Taken = true;
+        break;
+      }
       bool IsGrid = Orig == withoutSpaces(LS.Grid.Text);
       bool IsBlock = Orig == withoutSpaces(LS.Block.Text);
       if (!IsGrid && !IsBlock)

@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cudal1/Verify/Harness.h"
+#include "cudal1/Verify/LaunchText.h"
+#include "cudal1/Model/KernelInfo.h"
 
 #include <cctype>
 #include <cstring>
@@ -55,9 +57,11 @@ std::string replaceToken(const std::string &S, const std::string &What,
   return Out;
 }
 
+} // namespace
+
 /// Drops C-style casts to integer types, which launch expressions often carry
 /// and the harness evaluator does not know.
-std::string dropCasts(std::string S) {
+std::string dropLaunchCasts(std::string S) {
   static const char *Casts[] = {"(unsignedint)", "(unsigned)", "(int)",
                                 "(size_t)",      "(long)",     "(uint32_t)",
                                 "(int64_t)",     "(uint64_t)", "(longlong)"};
@@ -84,6 +88,8 @@ std::string dropCasts(std::string S) {
   }
   return Out;
 }
+
+namespace {
 
 /// Splits "dim3(a,b,c)" into its arguments; false when \p S is not one call.
 bool splitDim3(const std::string &S, std::vector<std::string> &Parts) {
@@ -157,8 +163,8 @@ std::string projectDim3(std::string T) {
 bool constantLaunch(const std::string &O, const std::array<uint64_t, 3> &Dims,
                     const ExprEnv &Names) {
   std::vector<std::string> Parts;
-  if (!splitDim3(dropCasts(O), Parts))
-    Parts = {dropCasts(O)};
+  if (!splitDim3(dropLaunchCasts(O), Parts))
+    Parts = {dropLaunchCasts(O)};
   for (size_t I = 0; I < 3; ++I) {
     uint64_t Want = Dims[I];
     if (I >= Parts.size()) {
@@ -228,7 +234,7 @@ bool deriveCandidateDims(const std::string &OriginalText,
           "', which is not a constant equal to the harness's shape";
     return false;
   }
-  T = projectDim3(dropCasts(withoutSpaces(T)));
+  T = projectDim3(dropLaunchCasts(withoutSpaces(T)));
   ExprEnv Env = Names;
   for (int A = 0; A < 3; ++A)
     Env[std::string("__orig_") + Axis[A]] =
@@ -275,6 +281,74 @@ ExprEnv launchArgNames(const std::vector<std::string> &ArgTexts,
       Env[T] = H.Args[I].Scalar.Value;
   }
   return Env;
+}
+
+/// The index of the kernel argument at \p Offset of the chevron launch whose
+/// `>>>` is at \p Close: top-level commas counted from the `(` after it;
+/// std::nullopt when \p Offset is not inside that argument list.
+std::optional<size_t> launchArgIndexAt(const std::string &Text, size_t Close,
+                                       size_t Offset) {
+  size_t I = Close + 3;
+  while (I < Text.size() && std::isspace((unsigned char)Text[I]))
+    ++I;
+  if (I >= Text.size() || Text[I] != '(' || Offset <= I)
+    return std::nullopt;
+  int Depth = 0;
+  size_t Index = 0;
+  for (++I; I < Text.size() && I < Close + 8192; ++I) {
+    if (I == Offset)
+      return Index;
+    char Ch = Text[I];
+    if (Ch == '(' || Ch == '[' || Ch == '{')
+      ++Depth;
+    else if (Ch == ')' || Ch == ']' || Ch == '}') {
+      if (Depth-- == 0)
+        return std::nullopt;
+    } else if (Ch == ',' && Depth == 0)
+      ++Index;
+  }
+  return std::nullopt;
+}
+
+/// A launch-site edit of scalar argument \p Index (sync-warp-atomic-
+/// reduction's grid-stride form passes `min(n, grid.x * block.x)` for n):
+/// true when the replacement, with the harness's grid, block and scalar
+/// arguments for the launch's own texts, evaluates to the harness's value
+/// of that argument, so that the candidate run with the harness's arguments
+/// is the rewritten program at the harness's values.
+bool launchArgEditKeepsValue(const LaunchSite &LS, const Harness &H,
+                            size_t Index, const std::string &Replacement,
+                            std::string &Why) {
+  if (Index >= H.Args.size() || Index >= LS.Args.size() ||
+      H.Args[Index].IsBuffer) {
+    Why = "a launch-site edit changes a buffer argument";
+    return false;
+  }
+  std::string T = withOtherLaunchValue(Replacement, LS.Grid.Text, H.Grid);
+  T = withOtherLaunchValue(T, LS.Block.Text, H.Block);
+  for (size_t J = 0; J < LS.Args.size() && J < H.Args.size(); ++J) {
+    const ExprValue &V = H.Args[J].Scalar.Value;
+    if (H.Args[J].IsBuffer || V.IsFloat)
+      continue;
+    std::string A = "(" + withoutSpaces(LS.Args[J]) + ")";
+    for (size_t At = T.find(A); At != std::string::npos; At = T.find(A, At))
+      T.replace(At, A.size(), "(" + std::to_string(V.I) + ")");
+  }
+  ExprValue Got;
+  std::string E;
+  const ExprValue &Want = H.Args[Index].Scalar.Value;
+  if (!evalExpr(dropLaunchCasts(T), launchArgNames(LS.Args, H), Got, E)) {
+    Why = "cannot evaluate the launch-site edit of argument '" +
+          LS.Args[Index] + "' at the harness's values: " + E;
+    return false;
+  }
+  if (Got.IsFloat || Want.IsFloat || Got.I != Want.I) {
+    Why = "the launch-site edit of argument '" + LS.Args[Index] +
+          "' gives " + std::to_string(Got.asInt()) +
+          " at the harness's values, not its " + std::to_string(Want.asInt());
+    return false;
+  }
+  return true;
 }
 
 } // namespace cudal1

@@ -1,6 +1,8 @@
 //===- HarnessTest.cpp - spec parsing, expressions, inference -------------===//
 #include "cudal1/Verify/Harness.h"
 #include "cudal1/Verify/Compare.h"
+#include "cudal1/Verify/LaunchText.h"
+#include "cudal1/Model/KernelInfo.h"
 
 #include "gtest/gtest.h"
 
@@ -753,4 +755,74 @@ TEST(CandidateLaunch, DerivedFromRewrittenLaunchSites) {
                                   Why))
       << Why;
   EXPECT_EQ(Out, (std::array<uint64_t, 3>{256, 1, 1}));
+}
+
+// sync-warp-atomic-reduction's grid-stride form: the grid capped at 2048
+// blocks, and n passed as min(n, grid.x * block.x), which is n wherever the
+// harness's grid covers it.
+TEST(CandidateLaunch, GridStrideLaunch) {
+  std::array<uint64_t, 3> Out{};
+  std::string Why;
+  // The capped grid of an int grid, then of a dim3 grid.
+  ASSERT_TRUE(deriveCandidateDims("blocks",
+                                  "((blocks) < 2048 ? (blocks) : 2048)",
+                                  {65536, 1, 1}, Out, Why))
+      << Why;
+  EXPECT_EQ(Out, (std::array<uint64_t, 3>{2048, 1, 1}));
+  ASSERT_TRUE(deriveCandidateDims("(n + 255) / 256",
+                                  "(((n + 255) / 256) < 2048 ? ((n + 255) / "
+                                  "256) : 2048)",
+                                  {100, 1, 1}, Out, Why))
+      << Why;
+  EXPECT_EQ(Out, (std::array<uint64_t, 3>{100, 1, 1}));
+  ASSERT_TRUE(deriveCandidateDims(
+      "grid", "dim3((grid).x < 2048u ? (grid).x : 2048u, (grid).y, (grid).z)",
+      {4096, 2, 1}, Out, Why))
+      << Why;
+  EXPECT_EQ(Out, (std::array<uint64_t, 3>{2048, 2, 1}));
+
+  // The argument: where the harness's grid covers n, the edit keeps n.
+  LaunchSite LS;
+  LS.Grid.Text = "blocks";
+  LS.Block.Text = "BLOCK_SIZE";
+  LS.Args = {"d_x", "d_sum", "n"};
+  Harness H;
+  H.Grid = {65536, 1, 1};
+  H.Block = {256, 1, 1};
+  H.Args.resize(3);
+  H.Args[0].IsBuffer = H.Args[1].IsBuffer = true;
+  H.Args[2].Scalar.Value = ExprValue{false, 16777216, 0};
+  const std::string NArg = "((n) < 1ll * (blocks) * (BLOCK_SIZE) ? (n) : 1ll "
+                           "* (blocks) * (BLOCK_SIZE))";
+  EXPECT_TRUE(launchArgEditKeepsValue(LS, H, 2, NArg, Why)) << Why;
+  // n not a multiple of the block: still n.
+  H.Args[2].Scalar.Value = ExprValue{false, 16777000, 0};
+  EXPECT_TRUE(launchArgEditKeepsValue(LS, H, 2, NArg, Why)) << Why;
+  // A grid that does not reach n: the candidate would get another n.
+  H.Grid = {1000, 1, 1};
+  EXPECT_FALSE(launchArgEditKeepsValue(LS, H, 2, NArg, Why));
+  EXPECT_NE(Why.find("gives 256000"), std::string::npos) << Why;
+  // An expression argument and dim3 launch values.
+  LS.Grid.Text = "grid";
+  LS.Block.Text = "block";
+  LS.Args = {"d_x", "d_sum", "rows * cols"};
+  H.Grid = {64, 1, 1};
+  H.Block = {128, 1, 1};
+  H.Args[2].Scalar.Value = ExprValue{false, 8000, 0};
+  EXPECT_TRUE(launchArgEditKeepsValue(
+      LS, H, 2,
+      "((rows * cols) < 1ll * (grid).x * (block).x ? (rows * cols) : 1ll * "
+      "(grid).x * (block).x)",
+      Why))
+      << Why;
+  // A buffer argument is never edited this way.
+  EXPECT_FALSE(launchArgEditKeepsValue(LS, H, 0, "d_x + 1", Why));
+
+  // Where the argument is: commas inside parentheses do not count.
+  const std::string Text = "k<<<g, b>>>(x, f(a, b), n + 1);";
+  size_t Close = Text.find(">>>");
+  EXPECT_EQ(launchArgIndexAt(Text, Close, Text.find("x,")), 0u);
+  EXPECT_EQ(launchArgIndexAt(Text, Close, Text.find("a,")), 1u);
+  EXPECT_EQ(launchArgIndexAt(Text, Close, Text.find("n + 1")), 2u);
+  EXPECT_EQ(launchArgIndexAt(Text, Close, Text.find(";")), std::nullopt);
 }

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "SyncWarpAtomicReduction.h"
 #include "ReadsData.h"
+#include "../coalescing/RowWalk.h"
 #include "cudal1/Rules/SpelledType.h"
 
 #include "clang/AST/Attr.h"
@@ -44,7 +45,10 @@ RuleInfo SyncWarpAtomicReduction::info() const {
            "warp for a shared-memory accumulator). atomicAdd of any shuffled type; atomicMax, atomicMin, "
            "atomicOr, atomicAnd, atomicXor of CUDA's integer overloads. "
            "Every lane must reach the atomic (no earlier return, only one "
-           "guard, block size a multiple of 32). Bitwise for integers, "
+           "guard, block size a multiple of 32). A guarded `if (i < n)` "
+           "atomic whose launches are all in the file also gets a grid of "
+           "at most 2048 blocks, each thread first combining the values of "
+           "several of the original blocks. Bitwise for integers, "
            "reassociating for floating point.";
   I.ExactnessNote =
       "reassociating (bitwise for integer types)";
@@ -149,6 +153,52 @@ if (i < n)
       "the reduction sits behind `if (((blockDim.x * blockDim.y * "
       "blockDim.z) & 31u) == 0u)`, the same for the whole block, and other "
       "blocks do one atomic per thread of its register.\n"
+      "\n"
+      "## Grid-stride form\n"
+      "\n"
+      "One atomic per block is still one per original block: a "
+      "16M-element sum launched as 65536 blocks of 256 threads queues "
+      "65536 atomics on one address (measured on the H200, "
+      "utils/experiments/atomic-grid-stride.cu: a 64 MiB maximum took "
+      "63 us as 65536 blocks after the warp reduction, 32 us as 2048 "
+      "blocks each covering 32 of them; returning early from the surplus "
+      "blocks of an unchanged launch does not help, 65536 empty blocks "
+      "alone take 41 us). When the atomic is guarded by `if (i < n)` "
+      "(or `n > i`) with `i = blockIdx.x * blockDim.x + threadIdx.x` "
+      "declared at the top of the kernel, every launch of the kernel is "
+      "in the file with its grid, block and `n` written at the launch, "
+      "and one of those grids is not a constant of at most 2048 blocks, "
+      "the launches keep at most 2048 blocks and each thread first "
+      "combines, in its register, the values of its lane in the original "
+      "blocks `blockIdx.x`, `blockIdx.x + gridDim.x`, ...:\n"
+      "\n"
+      "```cuda\n"
+      "float cudal1_v = (float)0;\n"
+      "for (unsigned int cudal1_b = blockIdx.x; (long long)cudal1_b * "
+      "blockDim.x < (long long)(n); cudal1_b += gridDim.x) {\n"
+      "  int i = cudal1_b * blockDim.x + threadIdx.x;\n"
+      "  if (i < n)\n"
+      "    cudal1_v += (float)(in[i]);\n"
+      "}\n"
+      "// ... the warp and block reduction as above\n"
+      "\n"
+      "total<<<((blocks) < 2048 ? (blocks) : 2048), 256>>>(in, sum, "
+      "((n) < 1ll * (blocks) * (256) ? (n) : 1ll * (blocks) * (256)));\n"
+      "```\n"
+      "\n"
+      "The launch passes `min(n, grid.x * block.x)` for `n`: the elements "
+      "the original's grid reached, so a grid that does not reach `n` "
+      "keeps its meaning; a dim3 grid becomes `dim3((grid).x < 2048u ? "
+      "(grid).x : 2048u, (grid).y, (grid).z)`. The index declaration moves "
+      "into the loop. The kernel must read `blockIdx.x`, the index and "
+      "`n` nowhere else and `gridDim.x` nowhere, call none of the "
+      "program's own functions (which could read `blockIdx`), and an "
+      "unsigned comparison must not hold a signed `n` (a negative `n` "
+      "passes every index there). Integers stay bitwise; a sum is "
+      "reassociated as before. `--verify=run` runs the candidate with "
+      "the capped grid and the harness's arguments, after checking that "
+      "the new `n` argument evaluates to the harness's `n` (its grid "
+      "covers `n`); otherwise the fix is not verified.\n"
       "\n"
       "## When there is no fix\n"
       "\n"
@@ -343,6 +393,261 @@ std::string reduction(const ReductionText &R, const std::string &I1) {
   T += I1 + "  " + R.Callee + "(" + R.AddrText + ", " + R.V + ");\n";
   T += I1 + "}\n";
   return T;
+}
+
+/// How many blocks the grid-stride form keeps at most: 2048 blocks of 256
+/// threads fill an H200 (132 SMs) and leave 2048 atomics on the address.
+constexpr unsigned GridStrideBlocks = 2048;
+
+/// The grid-stride form of a guarded atomic `if (i < n) atomic(addr, v)`
+/// with `i = blockIdx.x * blockDim.x + threadIdx.x`: every launch takes at
+/// most GridStrideBlocks blocks, each summing in its register the values of
+/// the original blocks blockIdx.x, blockIdx.x + gridDim.x, ... (their
+/// threadIdx.x lane), so that one atomic per block covers many of the
+/// original blocks. The launch passes min(n, grid.x * block.x) for n: the
+/// elements the original's grid reached, which the loop then covers.
+struct GridStrideText {
+  std::string Head;  ///< the loop, up to its `{`
+  std::string Index; ///< `int i = cudal1_b * blockDim.x + threadIdx.x;`
+  /// The launch edits, and the removal of the original index declaration.
+  std::vector<TextEdit> LaunchEdits;
+};
+
+/// `blockIdx.x * blockDim.x + threadIdx.x` (operands in either order,
+/// through parentheses and casts).
+bool isGlobalIndexX(const Expr *E) {
+  const auto *Add = dyn_cast<BinaryOperator>(E->IgnoreParenCasts());
+  if (!Add || Add->getOpcode() != BO_Add)
+    return false;
+  const Expr *L = Add->getLHS()->IgnoreParenCasts(),
+             *R = Add->getRHS()->IgnoreParenCasts();
+  if (builtinName(L) == "threadIdx.x")
+    std::swap(L, R);
+  if (builtinName(R) != "threadIdx.x")
+    return false;
+  const auto *Mul = dyn_cast<BinaryOperator>(L);
+  if (!Mul || Mul->getOpcode() != BO_Mul)
+    return false;
+  std::string A = builtinName(Mul->getLHS()->IgnoreParenCasts()),
+              B = builtinName(Mul->getRHS()->IgnoreParenCasts());
+  return (A == "blockIdx.x" && B == "blockDim.x") ||
+         (A == "blockDim.x" && B == "blockIdx.x");
+}
+
+/// Built-ins named \p Name in \p S (each counted once).
+unsigned countBuiltin(const Stmt *S, StringRef Name) {
+  unsigned N = 0;
+  forEachStmt(S, [&](const Stmt *X) {
+    if (isa<PseudoObjectExpr>(X) && builtinName(cast<Expr>(X)) == Name)
+      ++N;
+  });
+  return N;
+}
+
+std::optional<GridStrideText>
+gridStride(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
+           const FunctionFacts &F, const Expr *Guard, const Expr *Value,
+           std::string &Why) {
+  const auto *Body = cast<CompoundStmt>(K->getBody());
+  const auto *Cmp = dyn_cast<BinaryOperator>(Guard->IgnoreParens());
+  if (!Cmp || (Cmp->getOpcode() != BO_LT && Cmp->getOpcode() != BO_GT)) {
+    Why = "the guard is not 'i < n'";
+    return std::nullopt;
+  }
+  const Expr *IE = Cmp->getOpcode() == BO_LT ? Cmp->getLHS() : Cmp->getRHS();
+  const Expr *NE = Cmp->getOpcode() == BO_LT ? Cmp->getRHS() : Cmp->getLHS();
+  const auto *ID = dyn_cast<DeclRefExpr>(IE->IgnoreParenImpCasts());
+  const auto *ND = dyn_cast<DeclRefExpr>(NE->IgnoreParenImpCasts());
+  const auto *I = ID ? dyn_cast<VarDecl>(ID->getDecl()) : nullptr;
+  const auto *N = ND ? dyn_cast<ParmVarDecl>(ND->getDecl()) : nullptr;
+  if (!I || isa<ParmVarDecl>(I) || !I->hasLocalStorage() || !N ||
+      !I->getType()->isIntegerType() || !N->getType()->isIntegerType()) {
+    Why = "the guard is not 'i < n' with a local index and a parameter";
+    return std::nullopt;
+  }
+  // A negative n converted to an unsigned comparison passes every index.
+  bool SignedCmp = IE->getType()->isSignedIntegerType();
+  if (!SignedCmp && N->getType()->isSignedIntegerType()) {
+    Why = "the guard compares a signed bound as unsigned";
+    return std::nullopt;
+  }
+  // i: declared alone at the top level of the body from blockIdx.x *
+  // blockDim.x + threadIdx.x, never assigned, used only in the guard and
+  // the value; n used only in the guard; blockIdx.x nowhere else, gridDim.x
+  // nowhere.
+  const DeclStmt *IDecl = nullptr;
+  for (const Stmt *S : Body->body())
+    if (const auto *DS = dyn_cast<DeclStmt>(S);
+        DS && DS->isSingleDecl() && DS->getSingleDecl() == I)
+      IDecl = DS;
+  if (!IDecl || !I->getInit() || !isGlobalIndexX(I->getInit()) ||
+      F.isMutated(I) || F.isMutated(N)) {
+    Why = "the index is not 'blockIdx.x * blockDim.x + threadIdx.x' declared "
+          "at the top of the kernel";
+    return std::nullopt;
+  }
+  if (countReferences(Body, I) !=
+          countReferences(Guard, I) + countReferences(Value, I) ||
+      countReferences(Body, N) != countReferences(Guard, N)) {
+    Why = "the index or the bound is used elsewhere in the kernel";
+    return std::nullopt;
+  }
+  if (countBuiltin(Body, "blockIdx.x") != 1 ||
+      countBuiltin(Body, "gridDim.x") != 0) {
+    Why = "the kernel reads blockIdx.x or gridDim.x elsewhere";
+    return std::nullopt;
+  }
+  // A device function of the program could read blockIdx itself.
+  bool OwnCalls = false;
+  forEachStmt(Body, [&](const Stmt *X) {
+    if (const auto *C = dyn_cast<CallExpr>(X))
+      OwnCalls |= !systemCallee(Ctx, C);
+  });
+  if (OwnCalls || !sideEffectFree(Ctx, Value) || !sideEffectFree(Ctx, Guard)) {
+    Why = "the kernel calls its own functions, or the value has effects";
+    return std::nullopt;
+  }
+  std::string VisWhy;
+  if (!allLaunchesVisible(Ctx, CC, K, VisWhy)) {
+    Why = VisWhy;
+    return std::nullopt;
+  }
+  // The index declaration inside the loop: the original's text with the
+  // loop's block in place of blockIdx.x.
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (inMacro(IDecl->getSourceRange())) {
+    Why = "the index comes from a macro";
+    return std::nullopt;
+  }
+  std::string B = uniqueName(K, "cudal1_b");
+  std::string DeclText = sourceText(Ctx, IDecl->getSourceRange());
+  unsigned DeclBegin = SM.getFileOffset(IDecl->getBeginLoc());
+  std::string Index;
+  forEachStmt(I->getInit(), [&](const Stmt *X) {
+    if (!isa<PseudoObjectExpr>(X) ||
+        builtinName(cast<Expr>(X)) != "blockIdx.x" || !Index.empty())
+      return;
+    unsigned At = SM.getFileOffset(X->getBeginLoc()) - DeclBegin;
+    unsigned End = SM.getFileOffset(Lexer::getLocForEndOfToken(
+                       X->getEndLoc(), 0, SM, Ctx.getLangOpts())) -
+                   DeclBegin;
+    if (End <= DeclText.size() && At < End)
+      Index = DeclText.substr(0, At) + B + DeclText.substr(End);
+  });
+  if (Index.empty()) {
+    Why = "the index declaration cannot be copied";
+    return std::nullopt;
+  }
+  if (Index.back() != ';')
+    Index += ";";
+  std::string Wide = SignedCmp ? "long long" : "unsigned long long";
+  GridStrideText G;
+  // The original declaration goes (the loop declares the index): with its
+  // line when it stands alone on it.
+  {
+    FileID FID = SM.getFileID(IDecl->getBeginLoc());
+    StringRef Buf = SM.getBufferData(FID);
+    unsigned Bgn = DeclBegin,
+             End = SM.getFileOffset(IDecl->getEndLoc()) + 1; // past ';'
+    if (End > Buf.size() || Buf[End - 1] != ';') {
+      Why = "the index declaration cannot be delimited";
+      return std::nullopt;
+    }
+    unsigned LB = Bgn, LE = End;
+    while (LB > 0 && (Buf[LB - 1] == ' ' || Buf[LB - 1] == '\t'))
+      --LB;
+    while (LE < Buf.size() && (Buf[LE] == ' ' || Buf[LE] == '\t'))
+      ++LE;
+    if ((LB == 0 || Buf[LB - 1] == '\n') && LE < Buf.size() &&
+        Buf[LE] == '\n') {
+      Bgn = LB;
+      End = LE + 1;
+    }
+    SourceLocation FB = SM.getLocForStartOfFile(FID);
+    G.LaunchEdits.push_back(makeTextEdit(
+        Ctx,
+        CharSourceRange::getCharRange(FB.getLocWithOffset(Bgn),
+                                      FB.getLocWithOffset(End)),
+        ""));
+  }
+  G.Index = Index;
+  G.Head = "for (unsigned int " + B + " = blockIdx.x; (" + Wide + ")" + B +
+           " * blockDim.x < (" + Wide + ")(" + N->getName().str() + "); " +
+           B + " += gridDim.x) {";
+  // Every launch: the grid's x capped, n capped to the threads it reached.
+  unsigned NIdx = N->getFunctionScopeIndex();
+  std::string Cap = std::to_string(GridStrideBlocks);
+  bool AnyLarge = false;
+  for (const CUDAKernelCallExpr *Call : launchSitesOf(Ctx, CC, K)) {
+    const CallExpr *Cfg = Call->getConfig();
+    const Expr *WG = Cfg && Cfg->getNumArgs() >= 2
+                         ? writtenLaunchDim(Cfg->getArg(0))
+                         : nullptr;
+    const Expr *WB = WG ? writtenLaunchDim(Cfg->getArg(1)) : nullptr;
+    const Expr *NA = NIdx < Call->getNumArgs() ? Call->getArg(NIdx) : nullptr;
+    auto Pure = [&](const Expr *W) {
+      return W && !inMacro(W->getSourceRange()) &&
+             !W->getType()->isRealFloatingType() &&
+             (isa<DeclRefExpr>(W->IgnoreParenImpCasts()) || isPureNoMemory(W));
+    };
+    std::string EW;
+    std::optional<CharSourceRange> GR, NR;
+    // The block is only read: a macro (`BLOCK_SIZE`) is fine.
+    bool BlockOk = WB && !WB->getType()->isRealFloatingType() &&
+                   (isa<DeclRefExpr>(WB->IgnoreParenImpCasts()) ||
+                    isPureNoMemory(WB)) &&
+                   !sourceText(Ctx, WB->getSourceRange()).empty();
+    if (Pure(WG) && BlockOk && Pure(NA) && !inMacro(Call->getSourceRange())) {
+      GR = editableRange(Ctx,
+                         CharSourceRange::getTokenRange(WG->getSourceRange()),
+                         EW);
+      NR = editableRange(Ctx,
+                         CharSourceRange::getTokenRange(NA->getSourceRange()),
+                         EW);
+    }
+    if (!GR || !NR) {
+      Why = "a launch's grid, block or bound is not a plain expression "
+            "written at the launch";
+      return std::nullopt;
+    }
+    bool GInt = WG->getType()->isIntegralOrEnumerationType(),
+         BInt = WB->getType()->isIntegralOrEnumerationType();
+    std::string GT = sourceText(Ctx, WG->getSourceRange()),
+                BT = sourceText(Ctx, WB->getSourceRange()),
+                NAT = sourceText(Ctx, NA->getSourceRange());
+    std::string GX = GInt ? "(" + GT + ")" : "(" + GT + ").x";
+    std::string BX = BInt ? "(" + BT + ")" : "(" + BT + ").x";
+    std::string NewGrid =
+        GInt ? "(" + GX + " < " + Cap + " ? " + GX + " : " + Cap + ")"
+             : "dim3(" + GX + " < " + Cap + "u ? " + GX + " : " + Cap +
+                   "u, (" + GT + ").y, (" + GT + ").z)";
+    // Products in long long (`1ll *`), compared with n's own value; the
+    // smaller is n's value or below it, so it converts back exactly.
+    std::string Reach = "1ll * " + GX + " * " + BX;
+    std::string NewN = "((" + NAT + ") < " + Reach + " ? (" + NAT + ") : " +
+                       Reach + ")";
+    // A grid of at most GridStrideBlocks blocks written as a constant
+    // gains nothing.
+    const Expr *GXE = GInt ? WG : nullptr;
+    if (!GInt)
+      if (auto Comps = writtenDimComponents(WG); Comps && !Comps->empty())
+        GXE = (*Comps)[0];
+    Expr::EvalResult ER;
+    if (!GXE || !GXE->EvaluateAsInt(ER, Ctx) ||
+        ER.Val.getInt().getExtValue() > (int64_t)GridStrideBlocks)
+      AnyLarge = true;
+    G.LaunchEdits.push_back(makeTextEdit(Ctx, *GR, NewGrid));
+    G.LaunchEdits.push_back(makeTextEdit(Ctx, *NR, NewN));
+  }
+  if (G.LaunchEdits.size() < 3) {
+    Why = "no launch of the kernel";
+    return std::nullopt;
+  }
+  if (!AnyLarge) {
+    Why = "every launch has a constant grid of at most " + Cap + " blocks";
+    return std::nullopt;
+  }
+  return G;
 }
 } // namespace
 
@@ -759,7 +1064,21 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
     return;
   }
   std::string T = "{ // cuda-l1 sync-warp-atomic-reduction\n";
-  if (Guard)
+  // The grid-stride form where the launches can take fewer blocks: one
+  // atomic per block is still one per original block otherwise.
+  std::string GSWhy;
+  std::optional<GridStrideText> GS =
+      Guard ? gridStride(Ctx, CC, K, F, Guard, CE->getArg(1), GSWhy)
+            : std::nullopt;
+  if (GS) {
+    T += I1 + VTs + " " + V + " = (" + VTs + ")" + Identity + ";\n";
+    T += I1 + GS->Head + "\n";
+    T += I1 + "  " + GS->Index + "\n";
+    T += I1 + "  if (" + GuardText + ")\n";
+    T += I1 + "    " + combine(*Op, V, VTs, "(" + VTs + ")(" + ValText + ")") +
+         "\n";
+    T += I1 + "}\n";
+  } else if (Guard)
     T += I1 + VTs + " " + V + " = (" + GuardText + ") ? (" + VTs + ")(" +
          ValText + ") : (" + VTs + ")" + Identity + ";\n";
   else
@@ -779,6 +1098,14 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
   Fix.Description = std::string("warp-shuffle ") + opWord(*Op) +
                     (P ? ", per-block through shared memory" : "") +
                     ", then one " + Callee.str() + Per;
+  if (GS) {
+    for (TextEdit &E : GS->LaunchEdits)
+      Fix.Edits.push_back(std::move(E));
+    Fix.Description += "; the launches keep at most " +
+                       std::to_string(GridStrideBlocks) +
+                       " blocks, each summing the values of the original "
+                       "blocks blockIdx.x + k * gridDim.x first";
+  }
   Fd.Fix = Fix;
   Out.push_back(Fd);
 }

@@ -5,9 +5,13 @@
 #endif
 
 __global__ void total(const float *in, float *sum, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
   { // cuda-l1 sync-warp-atomic-reduction
-    float cudal1_v = (i < n) ? (float)(in[i]) : (float)0;
+    float cudal1_v = (float)0;
+    for (unsigned int cudal1_b = blockIdx.x; (long long)cudal1_b * blockDim.x < (long long)(n); cudal1_b += gridDim.x) {
+      int i = cudal1_b * blockDim.x + threadIdx.x;
+      if (i < n)
+        cudal1_v += (float)(in[i]);
+    }
     for (int cudal1_o = 16; cudal1_o > 0; cudal1_o >>= 1)
       cudal1_v += __shfl_down_sync(0xffffffffu, cudal1_v, cudal1_o);
     __shared__ float cudal1_w[32];
@@ -29,6 +33,6 @@ void app_total() {
   float *in, *sum;
   cudaMalloc(&in, 4096 * 4096 * sizeof(float));
   cudaMalloc(&sum, sizeof(float));
-  total<<<4096 * 4096 / 256, 256>>>(in, sum, 4096 * 4096);
+  total<<<((4096 * 4096 / 256) < 2048 ? (4096 * 4096 / 256) : 2048), 256>>>(in, sum, ((4096 * 4096) < 1ll * (4096 * 4096 / 256) * (256) ? (4096 * 4096) : 1ll * (4096 * 4096 / 256) * (256)));
 }
 #endif
