@@ -756,8 +756,11 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
   struct AltCand {
     std::optional<size_t> Fix;    ///< round 1: the fix tried
     std::vector<size_t> Replaced; ///< round 1: the applied fixes it overlaps
-    std::string Exclude;          ///< later round: the rule left out
+    /// later round: the rules left out (a deeper alternative leaves out
+    /// the winner of the alternative before it too)
+    std::vector<std::string> Excludes;
     unsigned Round = 1;
+    bool Deeper = false; ///< tried after an alternative of the same kernel
   };
   std::map<std::string, std::vector<AltCand>> AltBy;
   if (Verified && Opts.ComposeRounds > 1) {
@@ -767,7 +770,7 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
           KV.first >= Run.Findings.size() || !Run.Findings[KV.first].Fix)
         continue;
       const Finding &X = Run.Findings[KV.first];
-      AltCand Ca{KV.first, {}, "", 1};
+      AltCand Ca{KV.first, {}, {}, 1, false};
       for (size_t Y : Applied1)
         if (Run.Findings[Y].Kernel == X.Kernel &&
             editsOverlap(Run.Findings[Y].Fix->Edits, X.Fix->Edits))
@@ -788,21 +791,25 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
     for (const World::LaterConflict &C : A.LaterConflicts) {
       bool Dup = false;
       for (const AltCand &Ca : AltBy[C.Kernel])
-        Dup |= Ca.Exclude == C.Winner;
+        Dup |= Ca.Excludes == std::vector<std::string>{C.Winner};
       if (!Dup)
-        AltBy[C.Kernel].push_back({std::nullopt, {}, C.Winner, C.Round});
+        AltBy[C.Kernel].push_back(
+            {std::nullopt, {}, {C.Winner}, C.Round, false});
     }
   }
   std::set<std::string> AltDone; // kernels given an alternative
+  // The alternative written per kernel: its speedup and its entry of
+  // AltFinal (a deeper alternative that is faster takes its place).
+  std::map<std::string, std::pair<double, size_t>> AltWritten;
   for (unsigned T = 0; T < MaxEnablerTrials; ++T) {
     struct Alternative {
       std::string Kernel;
-      const AltCand &Cand;
+      AltCand Cand;
       std::optional<size_t> Composite; ///< in the trial's composites
     };
     std::vector<Alternative> Alts;
     for (const auto &[K, Cs] : AltBy)
-      if (T < Cs.size() && !AltDone.count(K))
+      if (T < Cs.size() && (!AltDone.count(K) || Cs[T].Deeper))
         Alts.push_back({K, Cs[T], std::nullopt});
     if (Alts.empty())
       break;
@@ -819,7 +826,8 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
         AltD.Decisions[*Al.Cand.Fix].Apply = true;
         AltD.Decisions[*Al.Cand.Fix].Why.clear();
       } else {
-        B.Excluded.insert({Al.Cand.Exclude, Al.Kernel});
+        for (const std::string &X : Al.Cand.Excludes)
+          B.Excluded.insert({X, Al.Kernel});
       }
     }
     ComposeWorld(&AltD, B, /*WithOutput=*/false);
@@ -857,6 +865,7 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
              << " alternative composition(s): the other choice between "
                 "overlapping fixes leads to another rule\n";
     FixVerifyResult CV = verifyFixes(CR);
+    std::vector<std::pair<std::string, AltCand>> Deeper;
     for (size_t C = 0; C < Which.size(); ++C) {
       Alternative &Al = Alts[Which[C]];
       // What the first composition gives this kernel.
@@ -872,6 +881,8 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
       if (!First || (FirstComposite && !Keep[*FirstComposite]))
         if (std::optional<double> R1 = RoundOneBest(Al.Kernel))
           First = std::max(First.value_or(0.0), *R1);
+      if (auto It = AltWritten.find(Al.Kernel); It != AltWritten.end())
+        First = std::max(First.value_or(0.0), It->second.first);
       auto D = CV.Decisions.find(C);
       Composition::Part P;
       P.Kernel = Al.Kernel;
@@ -880,9 +891,12 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
       std::string Instead;
       for (size_t Y : Al.Cand.Replaced)
         Instead += (Instead.empty() ? "" : " + ") + Run.Findings[Y].RuleId;
+      std::string Left;
+      for (const std::string &X : Al.Cand.Excludes)
+        Left += (Left.empty() ? "" : " and ") + X;
       Instead = Al.Cand.Fix ? "alternative to " + Instead + " in round 1"
-                            : "alternative to " + Al.Cand.Exclude +
-                                  " in round " + std::to_string(Al.Cand.Round);
+                            : "alternative to " + Left + " in round " +
+                                  std::to_string(Al.Cand.Round);
       bool Grouped =
           FirstComposite && CompositeKernels[*FirstComposite].size() > 1;
       if (D == CV.Decisions.end() || !D->second.Apply || !D->second.Speedup) {
@@ -918,12 +932,38 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
         InComposite.insert(Al.Kernel); // its round-1 fixes are not written
         Mixed = true;
         AltDone.insert(Al.Kernel);
-        AltFinal.push_back(CR.Findings[C]);
+        Finding W = CR.Findings[C];
         if (D->second.Annotation)
-          AltFinal.back().Fix->Edits.push_back(*D->second.Annotation);
+          W.Fix->Edits.push_back(*D->second.Annotation);
+        if (auto It = AltWritten.find(Al.Kernel); It != AltWritten.end()) {
+          // A deeper alternative, faster than the one written before.
+          AltFinal[It->second.second] = std::move(W);
+          It->second.first = *D->second.Speedup;
+        } else {
+          AltWritten[Al.Kernel] = {*D->second.Speedup, AltFinal.size()};
+          AltFinal.push_back(std::move(W));
+        }
       }
+      // The alternative's own rounds chose again between overlapping fixes
+      // of this kernel (column split over warp per row, once staging is
+      // left out): leaving that winner out too is the next alternative.
+      if (!Al.Cand.Fix && D != CV.Decisions.end() && D->second.Apply)
+        for (const World::LaterConflict &LC : B.LaterConflicts) {
+          if (LC.Kernel != Al.Kernel ||
+              llvm::is_contained(Al.Cand.Excludes, LC.Winner))
+            continue;
+          AltCand Next{std::nullopt, {}, Al.Cand.Excludes, LC.Round, true};
+          Next.Excludes.push_back(LC.Winner);
+          bool Dup = false;
+          for (const AltCand &Ca : AltBy[Al.Kernel])
+            Dup |= Ca.Excludes == Next.Excludes;
+          if (!Dup)
+            Deeper.push_back({Al.Kernel, std::move(Next)});
+        }
       Composed.AltParts.push_back(std::move(P));
     }
+    for (auto &[K, Ca] : Deeper)
+      AltBy[K].push_back(std::move(Ca));
   }
   for (size_t I = 0; I < Composites.size(); ++I) {
     Composition::Part P;
