@@ -147,7 +147,7 @@ bool mentionsAny(const Stmt *S, const std::set<const Decl *> &Ds) {
 }
 
 /// The variable an array access \p E reads or writes through: a pointer
-/// parameter, a local const array, a __constant__ variable; null otherwise.
+/// parameter, a local, __shared__ or __constant__ array; null otherwise.
 const VarDecl *accessRoot(const ArraySubscriptExpr *E,
                           const FunctionFacts &F) {
   const Expr *B = E->getBase()->IgnoreParenImpCasts();
@@ -159,10 +159,11 @@ const VarDecl *accessRoot(const ArraySubscriptExpr *E,
   const auto *V = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
   if (!V)
     return nullptr;
-  if (V->hasAttr<CUDAConstantAttr>())
-    return V;
-  if (V->hasLocalStorage() && V->getType()->isConstantArrayType() &&
-      V->getType()->getAsArrayTypeUnsafe()->getElementType().isConstQualified())
+  // Memory the loop cannot store into (its stores go through pointer
+  // parameters or into scalars): __constant__ and __shared__ arrays (a
+  // table the kernel filled before the loop), local arrays.
+  if (V->hasAttr<CUDAConstantAttr>() || V->hasAttr<CUDASharedAttr>() ||
+      (V->hasLocalStorage() && V->getType()->isArrayType()))
     return V;
   return nullptr;
 }
@@ -381,7 +382,7 @@ void UnrollingJam::match(const FunctionDecl *K, const FunctionFacts &F,
     for (const VarDecl *R : ReadRoots) {
       const auto *Q = dyn_cast<ParmVarDecl>(R);
       if (!Q)
-        continue; // a local table or __constant__ memory: never stored
+        continue; // a local, __shared__ or __constant__ table: never stored
       if (P == Q || !provenDistinct(Ctx, context(), K, P, Q, How, Why))
         return;
     }

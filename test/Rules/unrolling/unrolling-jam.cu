@@ -25,6 +25,7 @@
 // RUN: diff %t/orig.txt %t/new.txt
 // RUN: FileCheck --check-prefix=RUNS %s < %t/new.txt
 // RUNS: blur {{[0-9a-f]+}}
+// RUNS: shared {{[0-9a-f]+}}
 // RUNS: table {{[0-9a-f]+}}
 // RUNS: offset {{[0-9a-f]+}}
 #include <cstdio>
@@ -75,6 +76,40 @@ __global__ void blur(const unsigned char *__restrict__ in, unsigned char *__rest
 // CHECK-FIXES-NEXT:       out[(y * width + x) * 3 + c] = (unsigned char)(cudal1_sum[c] / cudal1_wsum[c] + 0.5f);
 // CHECK-FIXES-NEXT:     }
 // CHECK-FIXES-NEXT:   }
+
+// The weights in a __shared__ table the block fills first (as
+// algebraic-invariant-table writes it): read in any order, never stored by
+// the loop.
+__global__ void shared_table(const unsigned char *__restrict__ in, unsigned char *__restrict__ out,
+                             int width, int height) {
+  __shared__ float wt[25];
+  for (int t = threadIdx.x + blockDim.x * threadIdx.y; t < 25; t += blockDim.x * blockDim.y)
+    wt[t] = expf(-(float)((t / 5 - 2) * (t / 5 - 2) + (t % 5 - 2) * (t % 5 - 2)) / 4.5f);
+  __syncthreads();
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < width && y < height) {
+    for (int c = 0; c < 3; c++) {
+      float sum = 0.0f, wsum = 0.0f;
+      for (int dy = -RADIUS; dy <= RADIUS; dy++) {
+#pragma unroll
+        for (int dx = -RADIUS; dx <= RADIUS; dx++) {
+          int xx = min(max(x + dx, 0), width - 1);
+          int yy = min(max(y + dy, 0), height - 1);
+          float w = wt[(dy + 2) * 5 + dx + 2];
+          sum += w * in[(yy * width + xx) * 3 + c];
+          wsum += w;
+        }
+      }
+      out[(y * width + x) * 3 + c] = (unsigned char)(sum / wsum + 0.5f);
+    }
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-16]]:5: warning: the 3 iterations of this loop are independent (own accumulators 'sum', 'wsum', own results)
+// CHECK-FIXES:      __shared__ float wt[25];
+// CHECK-FIXES:      float cudal1_sum[3];
+// CHECK-FIXES:      float w = wt[(dy + 2) * 5 + dx + 2];
+// CHECK-FIXES-NEXT: cudal1_sum[c] += w * in[(yy * width + xx) * 3 + c];
 
 // Weights from a local constant table (as algebraic-invariant-table writes
 // them), an unroll pragma on the inner loop, a typedef'd accumulator.
@@ -208,6 +243,10 @@ int main() {
   blur<<<grid, block>>>(in, ob, W, H);
   cudaMemcpy(hb, ob, N * 3, cudaMemcpyDeviceToHost);
   printf("blur %08x\n", hashBytes(hb, N * 3));
+  cudaMemset(ob, 0, N * 3);
+  shared_table<<<grid, block>>>(in, ob, W, H);
+  cudaMemcpy(hb, ob, N * 3, cudaMemcpyDeviceToHost);
+  printf("shared %08x\n", hashBytes(hb, N * 3));
   cudaMemset(of, 0, N * 3 * sizeof(float));
   table<<<grid, block>>>(in, of, W, H);
   cudaMemcpy(hf, of, N * 3 * sizeof(float), cudaMemcpyDeviceToHost);
