@@ -808,11 +808,17 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
       std::optional<size_t> Composite; ///< in the trial's composites
     };
     std::vector<Alternative> Alts;
-    for (const auto &[K, Cs] : AltBy)
+    bool Later = false; // candidates left for later trials
+    for (const auto &[K, Cs] : AltBy) {
       if (T < Cs.size() && (!AltDone.count(K) || Cs[T].Deeper))
         Alts.push_back({K, Cs[T], std::nullopt});
-    if (Alts.empty())
+      Later |= T + 1 < Cs.size();
+    }
+    if (Alts.empty()) {
+      if (Later)
+        continue; // a deeper candidate further down a kernel's list
       break;
+    }
     FixVerifyResult AltD;
     AltD.Decisions = V1->Decisions;
     World B; // the trial's composition (what is kept is copied out)

@@ -331,8 +331,10 @@ bool launchArgEditKeepsValue(const LaunchSite &LS, const Harness &H,
     if (H.Args[J].IsBuffer || V.IsFloat)
       continue;
     std::string A = "(" + withoutSpaces(LS.Args[J]) + ")";
-    for (size_t At = T.find(A); At != std::string::npos; At = T.find(A, At))
-      T.replace(At, A.size(), "(" + std::to_string(V.I) + ")");
+    std::string With = "(" + std::to_string(V.I) + ")";
+    for (size_t At = T.find(A); At != std::string::npos;
+         At = T.find(A, At + With.size()))
+      T.replace(At, A.size(), With);
   }
   ExprValue Got;
   std::string E;

@@ -815,6 +815,14 @@ TEST(CandidateLaunch, GridStrideLaunch) {
       "(grid).x * (block).x)",
       Why))
       << Why;
+  // A literal argument (its text is its value): evaluated, not looped on.
+  LS.Args = {"d_x", "d_sum", "8000"};
+  EXPECT_TRUE(launchArgEditKeepsValue(
+      LS, H, 2,
+      "((int)(8000) < 1ll * (grid).x * (block).x ? (int)(8000) : 1ll * "
+      "(grid).x * (block).x)",
+      Why))
+      << Why;
   // A buffer argument is never edited this way.
   EXPECT_FALSE(launchArgEditKeepsValue(LS, H, 0, "d_x + 1", Why));
 

@@ -183,7 +183,8 @@ if (i < n)
       "// ... the warp and block reduction as above\n"
       "\n"
       "total<<<((blocks) < 2048 ? (blocks) : 2048), 256>>>(in, sum, "
-      "((n) < 1ll * (blocks) * (256) ? (n) : 1ll * (blocks) * (256)));\n"
+      "((int)(n) < 1ll * (blocks) * (256) ? (int)(n) : 1ll * (blocks) * "
+      "(256)));\n"
       "```\n"
       "\n"
       "The launch passes `min(n, grid.x * block.x)` for `n`: the elements "
@@ -192,7 +193,11 @@ if (i < n)
       "(grid).x : 2048u, (grid).y, (grid).z)`. The index declaration moves "
       "into the loop. The kernel must read `blockIdx.x`, the index and "
       "`n` nowhere else and `gridDim.x` nowhere, call none of the "
-      "program's own functions (which could read `blockIdx`), and an "
+      "program's own functions (which could read `blockIdx`) nor "
+      "cooperative groups, and have no other effect outside its block "
+      "(no other atomic, no store to global memory: fewer blocks run it); "
+      "a `__shared__` accumulator may only be added on whole by the same "
+      "operation (`atomicAdd(sum, block_sum)`), and an "
       "unsigned comparison must not hold a signed `n` (a negative `n` "
       "passes every index there). Integers stay bitwise; a sum is "
       "reassociated as before. `--verify=run` runs the candidate with "
@@ -446,9 +451,62 @@ unsigned countBuiltin(const Stmt *S, StringRef Name) {
 
 std::optional<GridStrideText>
 gridStride(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
-           const FunctionFacts &F, const Expr *Guard, const Expr *Value,
+           const FunctionFacts &F, const Stmt *Top, const CallExpr *Atomic,
+           const VarDecl *Shared, const Expr *Guard, const Expr *Value,
            std::string &Why) {
   const auto *Body = cast<CompoundStmt>(K->getBody());
+  // Fewer blocks run the rest of the kernel: nothing else in it may have
+  // an effect outside the block (a count of blocks, a per-block maximum,
+  // a store to global memory), and a __shared__ accumulator may only be
+  // passed on whole, by the same atomic operation (each block's value is
+  // now the sum of several of the original blocks').
+  const FunctionDecl *AtomicFD = Atomic->getDirectCallee();
+  bool Effects = false;
+  for (const Stmt *S : Body->body()) {
+    if (S == Top)
+      continue;
+    forEachStmt(S, [&](const Stmt *X) {
+      const Expr *Target = nullptr;
+      if (const auto *BO = dyn_cast<BinaryOperator>(X);
+          BO && BO->isAssignmentOp())
+        Target = BO->getLHS();
+      if (const auto *UO = dyn_cast<UnaryOperator>(X);
+          UO && UO->isIncrementDecrementOp())
+        Target = UO->getSubExpr();
+      if (Target) {
+        const Expr *TE = Target->IgnoreParenImpCasts();
+        while (const auto *A = dyn_cast<ArraySubscriptExpr>(TE))
+          TE = A->getBase()->IgnoreParenImpCasts();
+        const auto *D = dyn_cast<DeclRefExpr>(TE);
+        const auto *V = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
+        if (!V || isa<ParmVarDecl>(V) ||
+            !(V->hasAttr<CUDASharedAttr>() || V->hasLocalStorage()) ||
+            (V->hasLocalStorage() && V->getType()->isPointerType()))
+          Effects = true;
+      }
+      const auto *C = dyn_cast<CallExpr>(X);
+      const FunctionDecl *D = C ? C->getDirectCallee() : nullptr;
+      if (!C)
+        return;
+      std::string QN = D ? D->getQualifiedNameAsString() : "";
+      if (StringRef(QN).contains("cooperative_groups"))
+        Effects = true; // group_index() reads the block index too
+      if (D && D->getIdentifier() && D->getName() == "__syncthreads")
+        return;
+      if (Shared && D == AtomicFD && C->getNumArgs() == 2) {
+        const auto *VR =
+            dyn_cast<DeclRefExpr>(C->getArg(1)->IgnoreParenImpCasts());
+        if (VR && VR->getDecl() == Shared && rootPointerParam(C->getArg(0), F))
+          return; // the block's accumulator added on, whole
+      }
+      if (!sideEffectFree(Ctx, C))
+        Effects = true;
+    });
+  }
+  if (Effects) {
+    Why = "another statement of the kernel has an effect outside its block";
+    return std::nullopt;
+  }
   const auto *Cmp = dyn_cast<BinaryOperator>(Guard->IgnoreParens());
   if (!Cmp || (Cmp->getOpcode() != BO_LT && Cmp->getOpcode() != BO_GT)) {
     Why = "the guard is not 'i < n'";
@@ -578,6 +636,8 @@ gridStride(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
   unsigned NIdx = N->getFunctionScopeIndex();
   std::string Cap = std::to_string(GridStrideBlocks);
   bool AnyLarge = false;
+  std::string NT = N->getType().getUnqualifiedType().getAsString(
+      Ctx.getPrintingPolicy());
   for (const CUDAKernelCallExpr *Call : launchSitesOf(Ctx, CC, K)) {
     const CallExpr *Cfg = Call->getConfig();
     const Expr *WG = Cfg && Cfg->getNumArgs() >= 2
@@ -624,8 +684,10 @@ gridStride(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
     // Products in long long (`1ll *`), compared with n's own value; the
     // smaller is n's value or below it, so it converts back exactly.
     std::string Reach = "1ll * " + GX + " * " + BX;
-    std::string NewN = "((" + NAT + ") < " + Reach + " ? (" + NAT + ") : " +
-                       Reach + ")";
+    // n converted to the parameter's type first, as the call converts it.
+    std::string NV = "(" + NT + ")(" + NAT + ")";
+    std::string NewN = "(" + NV + " < " + Reach + " ? " + NV + " : " + Reach +
+                       ")";
     // A grid of at most GridStrideBlocks blocks written as a constant
     // gains nothing.
     const Expr *GXE = GInt ? WG : nullptr;
@@ -633,7 +695,7 @@ gridStride(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
       if (auto Comps = writtenDimComponents(WG); Comps && !Comps->empty())
         GXE = (*Comps)[0];
     Expr::EvalResult ER;
-    if (!GXE || !GXE->EvaluateAsInt(ER, Ctx) ||
+    if (!GXE || GXE->isValueDependent() || !GXE->EvaluateAsInt(ER, Ctx) ||
         ER.Val.getInt().getExtValue() > (int64_t)GridStrideBlocks)
       AnyLarge = true;
     G.LaunchEdits.push_back(makeTextEdit(Ctx, *GR, NewGrid));
@@ -1068,7 +1130,8 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
   // atomic per block is still one per original block otherwise.
   std::string GSWhy;
   std::optional<GridStrideText> GS =
-      Guard ? gridStride(Ctx, CC, K, F, Guard, CE->getArg(1), GSWhy)
+      Guard ? gridStride(Ctx, CC, K, F, Top, CE, Shared, Guard, CE->getArg(1),
+                         GSWhy)
             : std::nullopt;
   if (GS) {
     T += I1 + VTs + " " + V + " = (" + VTs + ")" + Identity + ";\n";

@@ -168,6 +168,16 @@ const VarDecl *accessRoot(const ArraySubscriptExpr *E,
   return nullptr;
 }
 
+/// \p Text of a statement ending in ';' or '}': the source range of an
+/// expression statement, or of an `if` whose branch is one, ends before its
+/// ';'.
+std::string withSemicolon(std::string Text) {
+  size_t E = Text.find_last_not_of(" \t\n");
+  if (E == std::string::npos || (Text[E] != ';' && Text[E] != '}'))
+    Text += ";";
+  return Text;
+}
+
 /// The variables declared in \p S.
 std::set<const Decl *> declaredIn(const Stmt *S) {
   std::set<const Decl *> Out;
@@ -209,6 +219,12 @@ void UnrollingJam::match(const FunctionDecl *K, const FunctionFacts &F,
   const auto *Body = dyn_cast<CompoundStmt>(Outer->getBody());
   if (!Body || Body->size() < 2)
     return;
+  // `#pragma unroll` on the loop itself would be left before a block.
+  {
+    auto Ps = Ctx.getParents(*Outer);
+    if (!Ps.empty() && Ps[0].get<AttributedStmt>())
+      return;
+  }
   // Declarations of scalar accumulators, one loop nest, statements after.
   std::vector<const VarDecl *> Accs;
   std::set<const Decl *> AccSet;
@@ -241,6 +257,13 @@ void UnrollingJam::match(const FunctionDecl *K, const FunctionFacts &F,
     return;
   std::set<const Decl *> IVAndAccs = AccSet;
   IVAndAccs.insert(Sh->IV);
+  // The copies of the loop declare its index again around the innermost
+  // body and the statements after: nothing inside may have that name.
+  for (const Stmt *S : Body->body())
+    for (const Decl *D : declaredIn(S))
+      if (const auto *ND = dyn_cast<NamedDecl>(D);
+          ND && ND->getName() == Sh->IV->getName())
+        return;
   // Down the nest: headers and the declarations between loops without the
   // index or the accumulators.
   const ForStmt *Inner = Nest;
@@ -301,7 +324,18 @@ void UnrollingJam::match(const FunctionDecl *K, const FunctionFacts &F,
   if (Bad)
     return;
   std::set<const VarDecl *> ReadRoots;
-  std::set<const Decl *> NestLocals = declaredIn(Nest);
+  std::set<const Decl *> NestLocals = declaredIn(Nest),
+                         InnerLocals = declaredIn(Inner->getBody());
+  std::set<const Stmt *> InnerStmts;
+  forEachStmt(Inner->getBody(), [&](const Stmt *Z) { InnerStmts.insert(Z); });
+  // Every pointer parameter the nest names may be read through (a call's
+  // argument `buf + k`, not only a subscript).
+  forEachStmt(Nest, [&](const Stmt *Z) {
+    if (const auto *D = dyn_cast<DeclRefExpr>(Z))
+      if (const auto *P = dyn_cast<ParmVarDecl>(D->getDecl());
+          P && P->getType()->isPointerType())
+        ReadRoots.insert(P);
+  });
   forEachStmt(Nest, [&](const Stmt *Z) {
     const Expr *Target = nullptr;
     if (const auto *BO = dyn_cast<BinaryOperator>(Z); BO && BO->isAssignmentOp())
@@ -312,7 +346,12 @@ void UnrollingJam::match(const FunctionDecl *K, const FunctionFacts &F,
     if (Target) {
       const auto *D = dyn_cast<DeclRefExpr>(Target->IgnoreParenImpCasts());
       const auto *V = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
-      if (!V || !(AccSet.count(V) || NestLocals.count(V)))
+      // The innermost body runs once per iteration of the outer loop now:
+      // it may change only the accumulators and its own locals; the loop
+      // headers only their induction variables.
+      bool InInner = InnerStmts.count(Z) > 0;
+      if (!V || !(AccSet.count(V) ||
+                  (InInner ? InnerLocals.count(V) : NestLocals.count(V))))
         Bad = true;
     }
     if (const auto *UO = dyn_cast<UnaryOperator>(Z);
@@ -438,7 +477,7 @@ void UnrollingJam::match(const FunctionDecl *K, const FunctionFacts &F,
   std::string T = "{ // cuda-l1 unrolling-jam\n" + Decls;
   T += "#pragma unroll\n" + I1 + Header + " {\n";
   for (const VarDecl *V : Accs) {
-    std::string Init = sourceText(Ctx, V->getInit()->getSourceRange());
+    std::string Init = WithArrays(V->getInit());
     if (Init.empty())
       return;
     T += I1 + "  " + Arr[V] + "[" + Idx + "] = " + Init + ";\n";
@@ -447,8 +486,7 @@ void UnrollingJam::match(const FunctionDecl *K, const FunctionFacts &F,
   std::string InnerText = WithArrays(Innermost);
   if (InnerText.empty())
     return;
-  if (isa<Expr>(Innermost)) // an expression statement's text ends before ';'
-    InnerText += ";";
+  InnerText = withSemicolon(InnerText);
   std::string InnerInd = indentOf(Ctx, Inner->getBeginLoc());
   std::string NewInner = "{\n#pragma unroll\n" + InnerInd + "  " + Header +
                          " " + (isa<CompoundStmt>(Innermost) ? "" : "{ ") +
@@ -465,8 +503,7 @@ void UnrollingJam::match(const FunctionDecl *K, const FunctionFacts &F,
     std::string X = WithArrays(S);
     if (X.empty())
       return;
-    if (isa<Expr>(S))
-      X += ";";
+    X = withSemicolon(X);
     T += indentOf(Ctx, S->getBeginLoc()) + X + "\n";
   }
   T += I1 + "}\n" + Ind + "}";

@@ -153,6 +153,35 @@ __global__ void ng_small(const float *x, float *sum, int n) {
 // CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: every thread does an atomicAdd
 // CHECK-FIXES: float cudal1_v = (i < n) ? (float)(x[i]) : (float)0;
 
+// Another effect outside the block (a count of blocks): fewer blocks would
+// count fewer; one pass.
+__global__ void ng_count(const float *x, float *sum, unsigned int *nblocks, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicAdd(sum, x[i]);
+  if (threadIdx.x == 0)
+    atomicAdd(nblocks, 1u);
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:5: warning: every thread does an atomicAdd
+// CHECK-FIXES: float cudal1_v = (i < n) ? (float)(x[i]) : (float)0;
+
+// A block's shared sum passed on by another operation (a maximum over the
+// blocks' sums): merged blocks would change it; one pass.
+__global__ void ng_blockmax(const int *x, int *best, int n) {
+  __shared__ int part;
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (threadIdx.x == 0)
+    part = 0;
+  __syncthreads();
+  if (i < n)
+    atomicAdd(&part, x[i]);
+  __syncthreads();
+  if (threadIdx.x == 0)
+    atomicMax(best, part);
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-5]]:5: warning: every thread does an atomicAdd to the same shared-memory address '&part'
+// CHECK-FIXES: int cudal1_v = (i < n) ? (int)(x[i]) : (int)0;
+
 #define LAUNCH(k, g, b, ...) k<<<g, b>>>(__VA_ARGS__)
 
 int main(int argc, char **argv) {
@@ -177,7 +206,7 @@ int main(int argc, char **argv) {
 
   cudaMemset(sum, 0, sizeof(float));
   gs_sum<<<(n + 31) / 32, 32>>>(x, sum, n);
-// CHECK-FIXES: gs_sum<<<(((n + 31) / 32) < 2048 ? ((n + 31) / 32) : 2048), 32>>>(x, sum, ((n) < 1ll * ((n + 31) / 32) * (32) ? (n) : 1ll * ((n + 31) / 32) * (32)));
+// CHECK-FIXES: gs_sum<<<(((n + 31) / 32) < 2048 ? ((n + 31) / 32) : 2048), 32>>>(x, sum, ((int)(n) < 1ll * ((n + 31) / 32) * (32) ? (int)(n) : 1ll * ((n + 31) / 32) * (32)));
   cudaMemcpy(&hs, sum, sizeof(float), cudaMemcpyDeviceToHost);
   printf("sum %d: %.2f\n", n, hs);
 
@@ -188,7 +217,7 @@ int main(int argc, char **argv) {
     cudaMemset(m, 0, sizeof(int));
     dim3 gg = grids[g];
     gs_max<<<gg, block>>>(x, m, n);
-// CHECK-FIXES: gs_max<<<dim3((gg).x < 2048u ? (gg).x : 2048u, (gg).y, (gg).z), block>>>(x, m, ((n) < 1ll * (gg).x * (block).x ? (n) : 1ll * (gg).x * (block).x));
+// CHECK-FIXES: gs_max<<<dim3((gg).x < 2048u ? (gg).x : 2048u, (gg).y, (gg).z), block>>>(x, m, ((int)(n) < 1ll * (gg).x * (block).x ? (int)(n) : 1ll * (gg).x * (block).x));
     cudaMemcpy(&hm, m, sizeof(int), cudaMemcpyDeviceToHost);
     printf("max %s: %d\n", names[g], hm);
   }
@@ -217,6 +246,13 @@ int main(int argc, char **argv) {
   cudaMemcpy(&o[4], sum, sizeof(float), cudaMemcpyDeviceToHost);
   cudaMemset(sum, 0, sizeof(float));
   ng_small<<<16, 256>>>(x, sum, 16 * 256);
+  unsigned int *cnt;
+  int *ix, *best;
+  cudaMalloc((void **)&cnt, sizeof(unsigned int));
+  cudaMalloc((void **)&ix, n * sizeof(int));
+  cudaMalloc((void **)&best, sizeof(int));
+  ng_count<<<nb, 256>>>(x, sum, cnt, n);
+  ng_blockmax<<<nb, 256>>>(ix, best, n);
   float hsmall;
   cudaMemcpy(&hsmall, sum, sizeof(float), cudaMemcpyDeviceToHost);
   printf("others: %.2f %.2f %.2f %d %.2f\n", o[0], o[1], o[2], hsmall > 0 ? 3 : 0, o[4]);

@@ -28,6 +28,7 @@
 // RUNS: shared {{[0-9a-f]+}}
 // RUNS: table {{[0-9a-f]+}}
 // RUNS: offset {{[0-9a-f]+}}
+// RUNS: cond {{[0-9a-f]+}}
 #include <cstdio>
 #include <cuda_runtime.h>
 
@@ -213,6 +214,64 @@ __global__ void negatives(const float *__restrict__ a, float *__restrict__ out, 
   }
 }
 
+// A result stored under a condition (an `if` statement after the nest),
+// and an accumulator initialised from another one.
+__global__ void cond_tail(const float *__restrict__ a, float *__restrict__ out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  for (int k = 0; k < 2; k++) {
+    float base = k * 0.5f;
+    float s = base + 1.0f;
+    for (int j = 0; j < 4; j++) {
+      float v = a[(i + j) % n];
+      s += v * (k + 1);
+    }
+    if (s > 0.0f)
+      out[i * 2 + k] = s;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-11]]:3: warning: the 2 iterations of this loop are independent (own accumulators 'base', 's', own results)
+// CHECK-FIXES:      cudal1_s[k] = cudal1_base[k] + 1.0f;
+// CHECK-FIXES:      if (cudal1_s[k] > 0.0f)
+// CHECK-FIXES-NEXT:   out[i * 2 + k] = cudal1_s[k];
+
+// Not reported: the innermost body steps a variable of the nest declared
+// outside it (it would step three times); a nest variable with the loop's
+// own name; a loop under its own `#pragma unroll`.
+__global__ void jam_negatives(const float *__restrict__ a, float *__restrict__ out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int c = 0; c < 3; c++) {
+    float s = 0.0f;
+    for (int dy = 0; dy < 2; dy++) {
+      int idx = i + dy * 8;
+      for (int dx = 0; dx < 4; dx++) {
+        s += a[(idx % n) * 3 + c];
+        idx++;
+      }
+    }
+    out[i * 3 + c] = s;
+  }
+  for (int c = 0; c < 3; c++) {
+    float s = 0.0f;
+    for (int j = 0; j < 4; j++) {
+      int c2 = j * 2;
+      for (int c = 0; c < 2; c++)
+        s += a[(i + c + c2) % n];
+    }
+    out[i * 3 + c] = s;
+  }
+#pragma unroll
+  for (int c = 0; c < 3; c++) {
+    float s = 0.0f;
+    for (int j = 0; j < 4; j++) {
+      int idx = (i + j) % n;
+      s += a[idx * 3 + c];
+    }
+    out[i * 3 + c] = s;
+  }
+}
+
 static unsigned hashBytes(const void *p, size_t n) {
   const unsigned char *b = (const unsigned char *)p;
   unsigned h = 2166136261u;
@@ -254,5 +313,9 @@ int main() {
   offset<<<(N + 127) / 128, 128>>>(a, of, N);
   cudaMemcpy(hf, of, N * 3 * sizeof(float), cudaMemcpyDeviceToHost);
   printf("offset %08x\n", hashBytes(hf, N * 3 * sizeof(float)));
+  cudaMemset(of, 0, N * 3 * sizeof(float));
+  cond_tail<<<(N + 127) / 128, 128>>>(a, of, N);
+  cudaMemcpy(hf, of, N * 3 * sizeof(float), cudaMemcpyDeviceToHost);
+  printf("cond %08x\n", hashBytes(hf, N * 3 * sizeof(float)));
   return 0;
 }
