@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "SyncWarpAtomicReduction.h"
 #include "ReadsData.h"
+#include "../StoreTarget.h"
 #include "../coalescing/RowWalk.h"
 #include "cudal1/Rules/SpelledType.h"
 
@@ -466,13 +467,7 @@ gridStride(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
     if (S == Top)
       continue;
     forEachStmt(S, [&](const Stmt *X) {
-      const Expr *Target = nullptr;
-      if (const auto *BO = dyn_cast<BinaryOperator>(X);
-          BO && BO->isAssignmentOp())
-        Target = BO->getLHS();
-      if (const auto *UO = dyn_cast<UnaryOperator>(X);
-          UO && UO->isIncrementDecrementOp())
-        Target = UO->getSubExpr();
+      const Expr *Target = storeTarget(X);
       if (Target) {
         const Expr *TE = Target->IgnoreParenImpCasts();
         while (const auto *A = dyn_cast<ArraySubscriptExpr>(TE))

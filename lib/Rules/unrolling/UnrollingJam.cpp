@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "UnrollingJam.h"
+#include "../StoreTarget.h"
 #include "../coalescing/RowWalk.h"
 
 #include "clang/AST/ParentMapContext.h"
@@ -337,12 +338,7 @@ void UnrollingJam::match(const FunctionDecl *K, const FunctionFacts &F,
         ReadRoots.insert(P);
   });
   forEachStmt(Nest, [&](const Stmt *Z) {
-    const Expr *Target = nullptr;
-    if (const auto *BO = dyn_cast<BinaryOperator>(Z); BO && BO->isAssignmentOp())
-      Target = BO->getLHS();
-    if (const auto *UO = dyn_cast<UnaryOperator>(Z);
-        UO && UO->isIncrementDecrementOp())
-      Target = UO->getSubExpr();
+    const Expr *Target = storeTarget(Z);
     if (Target) {
       const auto *D = dyn_cast<DeclRefExpr>(Target->IgnoreParenImpCasts());
       const auto *V = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
@@ -389,13 +385,7 @@ void UnrollingJam::match(const FunctionDecl *K, const FunctionFacts &F,
   std::set<const ParmVarDecl *> StoreRoots;
   for (const Stmt *T : Tail)
     forEachStmt(T, [&](const Stmt *Z) {
-      const Expr *Target = nullptr;
-      if (const auto *BO = dyn_cast<BinaryOperator>(Z);
-          BO && BO->isAssignmentOp())
-        Target = BO->getLHS();
-      if (const auto *UO = dyn_cast<UnaryOperator>(Z);
-          UO && UO->isIncrementDecrementOp())
-        Target = UO->getSubExpr();
+      const Expr *Target = storeTarget(Z);
       if (!Target)
         return;
       const Expr *TE = Target->IgnoreParenImpCasts();
