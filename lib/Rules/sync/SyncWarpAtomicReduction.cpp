@@ -25,6 +25,7 @@
 #include "llvm/ADT/StringSwitch.h"
 
 #include <functional>
+#include <set>
 #include <optional>
 
 using namespace clang;
@@ -192,8 +193,9 @@ if (i < n)
       "the original's grid reached, so a grid that does not reach `n` "
       "keeps its meaning; a dim3 grid becomes `dim3((grid).x < 2048u ? "
       "(grid).x : 2048u, (grid).y, (grid).z)`. The index declaration moves "
-      "into the loop. The kernel must read `blockIdx.x`, the index and "
-      "`n` nowhere else and `gridDim.x` nowhere, call none of the "
+      "into the loop. The kernel must read `blockIdx.x` (or the whole "
+      "`blockIdx`), the index and `n` nowhere else and `gridDim.x` "
+      "nowhere, call none of the "
       "program's own functions (which could read `blockIdx`) nor "
       "cooperative groups, and have no other effect outside its block "
       "(no other atomic, no store to global memory: fewer blocks run it); "
@@ -450,6 +452,38 @@ unsigned countBuiltin(const Stmt *S, StringRef Name) {
   return N;
 }
 
+/// \p S names `blockIdx` or `gridDim` other than through one component
+/// (`uint3 b = blockIdx;` then `b.x`).
+bool wholeBlockIndex(const Stmt *S) {
+  std::set<const Stmt *> InComponent;
+  std::function<void(const Stmt *)> Mark = [&](const Stmt *X) {
+    if (!X || !InComponent.insert(X).second)
+      return;
+    for (const Stmt *C : X->children())
+      Mark(C);
+    if (const auto *PO = dyn_cast<PseudoObjectExpr>(X)) {
+      Mark(PO->getSyntacticForm());
+      for (const Expr *E : PO->semantics())
+        Mark(E);
+    }
+  };
+  forEachStmt(S, [&](const Stmt *X) {
+    if (const auto *PO = dyn_cast<PseudoObjectExpr>(X);
+        PO && !builtinName(PO).empty())
+      Mark(PO);
+  });
+  bool Whole = false;
+  forEachStmt(S, [&](const Stmt *X) {
+    if (const auto *D = dyn_cast<DeclRefExpr>(X))
+      if (D->getDecl()->getIdentifier() &&
+          (D->getDecl()->getName() == "blockIdx" ||
+           D->getDecl()->getName() == "gridDim") &&
+          !InComponent.count(X))
+        Whole = true;
+  });
+  return Whole;
+}
+
 std::optional<GridStrideText>
 gridStride(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
            const FunctionFacts &F, const Stmt *Top, const CallExpr *Atomic,
@@ -546,7 +580,7 @@ gridStride(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
     return std::nullopt;
   }
   if (countBuiltin(Body, "blockIdx.x") != 1 ||
-      countBuiltin(Body, "gridDim.x") != 0) {
+      countBuiltin(Body, "gridDim.x") != 0 || wholeBlockIndex(Body)) {
     Why = "the kernel reads blockIdx.x or gridDim.x elsewhere";
     return std::nullopt;
   }

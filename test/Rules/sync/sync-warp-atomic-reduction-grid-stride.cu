@@ -182,6 +182,16 @@ __global__ void ng_blockmax(const int *x, int *best, int n) {
 // CHECK-MESSAGES: t.cu:[[@LINE-5]]:5: warning: every thread does an atomicAdd to the same shared-memory address '&part'
 // CHECK-FIXES: int cudal1_v = (i < n) ? (int)(x[i]) : (int)0;
 
+// The whole block index read into a variable: one pass.
+__global__ void ng_whole(const float *x, float *sum, int *where, int n) {
+  uint3 b = blockIdx;
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicAdd(sum, x[i] + 0.0f * b.x);
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: every thread does an atomicAdd
+// CHECK-FIXES: float cudal1_v = (i < n) ? (float)(x[i] + 0.0f * b.x) : (float)0;
+
 #define LAUNCH(k, g, b, ...) k<<<g, b>>>(__VA_ARGS__)
 
 int main(int argc, char **argv) {
@@ -252,6 +262,7 @@ int main(int argc, char **argv) {
   cudaMalloc((void **)&ix, n * sizeof(int));
   cudaMalloc((void **)&best, sizeof(int));
   ng_count<<<nb, 256>>>(x, sum, cnt, n);
+  ng_whole<<<nb, 256>>>(x, sum, best, n);
   ng_blockmax<<<nb, 256>>>(ix, best, n);
   float hsmall;
   cudaMemcpy(&hsmall, sum, sizeof(float), cudaMemcpyDeviceToHost);
