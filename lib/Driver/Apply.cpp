@@ -797,9 +797,9 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
             {std::nullopt, {}, {C.Winner}, C.Round, false});
     }
   }
-  std::set<std::string> AltDone; // kernels given an alternative
-  // The alternative written per kernel: its speedup and its entry of
-  // AltFinal (a deeper alternative that is faster takes its place).
+  // The alternative written per kernel (the kernels given one): its
+  // speedup and its entry of AltFinal (a deeper alternative that is faster
+  // takes its place).
   std::map<std::string, std::pair<double, size_t>> AltWritten;
   for (unsigned T = 0; T < MaxEnablerTrials; ++T) {
     struct Alternative {
@@ -810,7 +810,7 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
     std::vector<Alternative> Alts;
     bool Later = false; // candidates left for later trials
     for (const auto &[K, Cs] : AltBy) {
-      if (T < Cs.size() && (!AltDone.count(K) || Cs[T].Deeper))
+      if (T < Cs.size() && (!AltWritten.count(K) || Cs[T].Deeper))
         Alts.push_back({K, Cs[T], std::nullopt});
       Later |= T + 1 < Cs.size();
     }
@@ -937,7 +937,6 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
         }
         InComposite.insert(Al.Kernel); // its round-1 fixes are not written
         Mixed = true;
-        AltDone.insert(Al.Kernel);
         Finding W = CR.Findings[C];
         if (D->second.Annotation)
           W.Fix->Edits.push_back(*D->second.Annotation);

@@ -15,7 +15,6 @@
 #include "../coalescing/RowWalk.h"
 
 #include "clang/AST/ParentMapContext.h"
-#include "clang/Basic/SourceManager.h"
 
 #include <set>
 
@@ -206,7 +205,6 @@ void UnrollingJam::checkKernel(const KernelUnit &Kernel) {
 void UnrollingJam::match(const FunctionDecl *K, const FunctionFacts &F,
                          const ForStmt *Outer) {
   ASTContext &Ctx = ctx();
-  const SourceManager &SM = Ctx.getSourceManager();
   std::optional<LoopShape> Sh = analyzeFor(Ctx, Outer);
   if (!Sh || !Sh->IV || Sh->Step != 1)
     return;
@@ -520,7 +518,6 @@ void UnrollingJam::match(const FunctionDecl *K, const FunctionFacts &F,
                     "iterations inside the innermost loop";
   Fix.Edits.push_back(makeTextEdit(Ctx, *R, T));
   Fd.Fix = Fix;
-  (void)SM;
   report(std::move(Fd));
 }
 
