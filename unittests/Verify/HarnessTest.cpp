@@ -826,6 +826,43 @@ TEST(CandidateLaunch, GridStrideLaunch) {
   // A buffer argument is never edited this way.
   EXPECT_FALSE(launchArgEditKeepsValue(LS, H, 0, "d_x + 1", Why));
 
+  // Along y (sobel's count): the grid keeps x and z and takes
+  // 2048 / (x * z) rows of blocks, at least one; h capped to the rows the
+  // original grid reached.
+  const std::string CapY = "((blocks).x * (blocks).z == 0u || (blocks).x * "
+                           "(blocks).z > 2048u ? 1u : 2048u / ((blocks).x * "
+                           "(blocks).z))";
+  const std::string GridY = "dim3((blocks).x, (blocks).y < " + CapY +
+                            " ? (blocks).y : " + CapY + ", (blocks).z)";
+  ASSERT_TRUE(
+      deriveCandidateDims("blocks", GridY, {128, 512, 1}, Out, Why))
+      << Why;
+  EXPECT_EQ(Out, (std::array<uint64_t, 3>{128, 16, 1}));
+  ASSERT_TRUE(deriveCandidateDims("blocks", GridY, {128, 3, 1}, Out, Why))
+      << Why;
+  EXPECT_EQ(Out, (std::array<uint64_t, 3>{128, 3, 1}));
+  ASSERT_TRUE(deriveCandidateDims("blocks", GridY, {4096, 64, 1}, Out, Why))
+      << Why;
+  EXPECT_EQ(Out, (std::array<uint64_t, 3>{4096, 1, 1}));
+  LaunchSite LY;
+  LY.Grid.Text = "blocks";
+  LY.Block.Text = "threads";
+  LY.Args = {"d_edges", "d_count", "width", "height"};
+  Harness HY;
+  HY.Grid = {128, 512, 1};
+  HY.Block = {32, 8, 1};
+  HY.Args.resize(4);
+  HY.Args[0].IsBuffer = HY.Args[1].IsBuffer = true;
+  HY.Args[2].Scalar.Value = ExprValue{false, 4096, 0};
+  HY.Args[3].Scalar.Value = ExprValue{false, 4096, 0};
+  const std::string HArg = "((int)(height) < 1ll * (blocks).y * (threads).y "
+                           "? (int)(height) : 1ll * (blocks).y * "
+                           "(threads).y)";
+  EXPECT_TRUE(launchArgEditKeepsValue(LY, HY, 3, HArg, Why)) << Why;
+  HY.Grid = {128, 100, 1}; // 800 rows of 4096
+  EXPECT_FALSE(launchArgEditKeepsValue(LY, HY, 3, HArg, Why));
+  EXPECT_NE(Why.find("gives 800"), std::string::npos) << Why;
+
   // Where the argument is: commas inside parentheses do not count.
   const std::string Text = "k<<<g, b>>>(x, f(a, b), n + 1);";
   size_t Close = Text.find(">>>");

@@ -193,7 +193,15 @@ if (i < n)
       "the original's grid reached, so a grid that does not reach `n` "
       "keeps its meaning; a dim3 grid becomes `dim3((grid).x < 2048u ? "
       "(grid).x : 2048u, (grid).y, (grid).z)`. The index declaration moves "
-      "into the loop. The kernel must read `blockIdx.x` (or the whole "
+      "into the loop. `i < n` may be one operand of a chain of `&&` (`i < "
+      "n && x[i] > t`), and the index may run along y: a 2-D count `if (x "
+      "< width && y < height && edges[y * width + x] == 255)` with `y = "
+      "blockIdx.y * blockDim.y + threadIdx.y` keeps its grid's x and z "
+      "extent and takes `2048 / (grid.x * grid.z)` rows of blocks (at "
+      "least one), looping over `blockIdx.y + k * gridDim.y`, with "
+      "`min(height, grid.y * block.y)` passed for `height` (y is tried "
+      "first, so that warps still read along rows; the conditions below "
+      "then apply to y, `blockIdx.y` and `gridDim.y`). The kernel must read `blockIdx.x` (or the whole "
       "`blockIdx`), the index and `n` nowhere else and `gridDim.x` "
       "nowhere, call none of the "
       "program's own functions (which could read `blockIdx`) nor "
@@ -417,29 +425,33 @@ constexpr unsigned GridStrideBlocks = 2048;
 struct GridStrideText {
   std::string Head;  ///< the loop, up to its `{`
   std::string Index; ///< `int i = cudal1_b * blockDim.x + threadIdx.x;`
+  /// The original blocks each block covers: `blockIdx.x + k * gridDim.x`.
+  std::string Axis;
   /// The launch edits, and the removal of the original index declaration.
   std::vector<TextEdit> LaunchEdits;
 };
 
-/// `blockIdx.x * blockDim.x + threadIdx.x` (operands in either order,
-/// through parentheses and casts).
-bool isGlobalIndexX(const Expr *E) {
+/// `blockIdx.D * blockDim.D + threadIdx.D` for axis \p D ('x', 'y'),
+/// operands in either order, through parentheses and casts.
+bool isGlobalIndex(const Expr *E, char D) {
+  const std::string Bi = std::string("blockIdx.") + D,
+                    Bd = std::string("blockDim.") + D,
+                    Ti = std::string("threadIdx.") + D;
   const auto *Add = dyn_cast<BinaryOperator>(E->IgnoreParenCasts());
   if (!Add || Add->getOpcode() != BO_Add)
     return false;
   const Expr *L = Add->getLHS()->IgnoreParenCasts(),
              *R = Add->getRHS()->IgnoreParenCasts();
-  if (builtinName(L) == "threadIdx.x")
+  if (builtinName(L) == Ti)
     std::swap(L, R);
-  if (builtinName(R) != "threadIdx.x")
+  if (builtinName(R) != Ti)
     return false;
   const auto *Mul = dyn_cast<BinaryOperator>(L);
   if (!Mul || Mul->getOpcode() != BO_Mul)
     return false;
   std::string A = builtinName(Mul->getLHS()->IgnoreParenCasts()),
               B = builtinName(Mul->getRHS()->IgnoreParenCasts());
-  return (A == "blockIdx.x" && B == "blockDim.x") ||
-         (A == "blockDim.x" && B == "blockIdx.x");
+  return (A == Bi && B == Bd) || (A == Bd && B == Bi);
 }
 
 /// Built-ins named \p Name in \p S (each counted once).
@@ -536,52 +548,94 @@ gridStride(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
     Why = "another statement of the kernel has an effect outside its block";
     return std::nullopt;
   }
-  const auto *Cmp = dyn_cast<BinaryOperator>(Guard->IgnoreParens());
-  if (!Cmp || (Cmp->getOpcode() != BO_LT && Cmp->getOpcode() != BO_GT)) {
-    Why = "the guard is not 'i < n'";
-    return std::nullopt;
-  }
-  const Expr *IE = Cmp->getOpcode() == BO_LT ? Cmp->getLHS() : Cmp->getRHS();
-  const Expr *NE = Cmp->getOpcode() == BO_LT ? Cmp->getRHS() : Cmp->getLHS();
-  const auto *ID = dyn_cast<DeclRefExpr>(IE->IgnoreParenImpCasts());
-  const auto *ND = dyn_cast<DeclRefExpr>(NE->IgnoreParenImpCasts());
-  const auto *I = ID ? dyn_cast<VarDecl>(ID->getDecl()) : nullptr;
-  const auto *N = ND ? dyn_cast<ParmVarDecl>(ND->getDecl()) : nullptr;
-  if (!I || isa<ParmVarDecl>(I) || !I->hasLocalStorage() || !N ||
-      !I->getType()->isIntegerType() || !N->getType()->isIntegerType()) {
-    Why = "the guard is not 'i < n' with a local index and a parameter";
-    return std::nullopt;
-  }
-  // A negative n converted to an unsigned comparison passes every index.
-  bool SignedCmp = IE->getType()->isSignedIntegerType();
-  if (!SignedCmp && N->getType()->isSignedIntegerType()) {
-    Why = "the guard compares a signed bound as unsigned";
-    return std::nullopt;
-  }
-  // i: declared alone at the top level of the body from blockIdx.x *
-  // blockDim.x + threadIdx.x, never assigned, used only in the guard and
-  // the value; n used only in the guard; blockIdx.x nowhere else, gridDim.x
-  // nowhere.
+  // The guard: `i < n`, alone or as one operand of a chain of `&&` (`x <
+  // width && y < height && edges[y * width + x] == 255`), with i the global
+  // index along y (tried first: a 2-D grid keeps its x extent, so warps
+  // still read along rows) or along x.
+  std::vector<const Expr *> Conj;
+  std::function<void(const Expr *)> Flatten = [&](const Expr *E) {
+    const auto *B = dyn_cast<BinaryOperator>(E->IgnoreParens());
+    if (B && B->getOpcode() == BO_LAnd) {
+      Flatten(B->getLHS());
+      Flatten(B->getRHS());
+    } else
+      Conj.push_back(E);
+  };
+  Flatten(Guard);
+  const VarDecl *I = nullptr;
+  const ParmVarDecl *N = nullptr;
   const DeclStmt *IDecl = nullptr;
-  for (const Stmt *S : Body->body())
-    if (const auto *DS = dyn_cast<DeclStmt>(S);
-        DS && DS->isSingleDecl() && DS->getSingleDecl() == I)
-      IDecl = DS;
-  if (!IDecl || !I->getInit() || !isGlobalIndexX(I->getInit()) ||
-      F.isMutated(I) || F.isMutated(N)) {
-    Why = "the index is not 'blockIdx.x * blockDim.x + threadIdx.x' declared "
-          "at the top of the kernel";
+  bool SignedCmp = true;
+  char Dim = 0;
+  std::string DimWhy;
+  for (char D : {'y', 'x'}) {
+    std::string DS(1, D);
+    for (const Expr *C : Conj) {
+      const auto *Cmp = dyn_cast<BinaryOperator>(C->IgnoreParens());
+      if (!Cmp || (Cmp->getOpcode() != BO_LT && Cmp->getOpcode() != BO_GT))
+        continue;
+      const Expr *IE =
+          Cmp->getOpcode() == BO_LT ? Cmp->getLHS() : Cmp->getRHS();
+      const Expr *NE =
+          Cmp->getOpcode() == BO_LT ? Cmp->getRHS() : Cmp->getLHS();
+      const auto *ID = dyn_cast<DeclRefExpr>(IE->IgnoreParenImpCasts());
+      const auto *ND = dyn_cast<DeclRefExpr>(NE->IgnoreParenImpCasts());
+      const auto *CI = ID ? dyn_cast<VarDecl>(ID->getDecl()) : nullptr;
+      const auto *CN = ND ? dyn_cast<ParmVarDecl>(ND->getDecl()) : nullptr;
+      if (!CI || isa<ParmVarDecl>(CI) || !CI->hasLocalStorage() || !CN ||
+          !CI->getType()->isIntegerType() || !CN->getType()->isIntegerType())
+        continue;
+      // i: declared alone at the top level of the body from blockIdx.D *
+      // blockDim.D + threadIdx.D, never assigned.
+      const DeclStmt *CDecl = nullptr;
+      for (const Stmt *S : Body->body())
+        if (const auto *DSt = dyn_cast<DeclStmt>(S);
+            DSt && DSt->isSingleDecl() && DSt->getSingleDecl() == CI)
+          CDecl = DSt;
+      if (!CDecl || !CI->getInit() || !isGlobalIndex(CI->getInit(), D) ||
+          F.isMutated(CI) || F.isMutated(CN))
+        continue;
+      // A negative n converted to an unsigned comparison passes every
+      // index.
+      bool Signed = IE->getType()->isSignedIntegerType();
+      if (!Signed && CN->getType()->isSignedIntegerType()) {
+        DimWhy = "the guard compares a signed bound as unsigned";
+        continue;
+      }
+      // i used only in the guard and the value, n only in its comparison;
+      // blockIdx.D nowhere else, gridDim.D nowhere.
+      if (countReferences(Body, CI) !=
+              countReferences(Guard, CI) + countReferences(Value, CI) ||
+          countReferences(Body, CN) != countReferences(C, CN)) {
+        DimWhy = "the index or the bound is used elsewhere in the kernel";
+        continue;
+      }
+      if (countBuiltin(Body, "blockIdx." + DS) != 1 ||
+          countBuiltin(Body, "gridDim." + DS) != 0) {
+        DimWhy = "the kernel reads blockIdx." + DS + " or gridDim." + DS +
+                 " elsewhere";
+        continue;
+      }
+      I = CI;
+      N = CN;
+      IDecl = CDecl;
+      SignedCmp = Signed;
+      Dim = D;
+      break;
+    }
+    if (Dim)
+      break;
+  }
+  if (!Dim) {
+    Why = DimWhy.empty() ? "the guard has no 'i < n' with i = blockIdx.x * "
+                           "blockDim.x + threadIdx.x (or along y) declared "
+                           "at the top of the kernel and n a parameter"
+                         : DimWhy;
     return std::nullopt;
   }
-  if (countReferences(Body, I) !=
-          countReferences(Guard, I) + countReferences(Value, I) ||
-      countReferences(Body, N) != countReferences(Guard, N)) {
-    Why = "the index or the bound is used elsewhere in the kernel";
-    return std::nullopt;
-  }
-  if (countBuiltin(Body, "blockIdx.x") != 1 ||
-      countBuiltin(Body, "gridDim.x") != 0 || wholeBlockIndex(Body)) {
-    Why = "the kernel reads blockIdx.x or gridDim.x elsewhere";
+  const std::string DS(1, Dim);
+  if (wholeBlockIndex(Body)) {
+    Why = "the kernel reads the whole blockIdx or gridDim";
     return std::nullopt;
   }
   // A device function of the program could read blockIdx itself.
@@ -612,7 +666,7 @@ gridStride(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
   std::string Index;
   forEachStmt(I->getInit(), [&](const Stmt *X) {
     if (!isa<PseudoObjectExpr>(X) ||
-        builtinName(cast<Expr>(X)) != "blockIdx.x" || !Index.empty())
+        builtinName(cast<Expr>(X)) != "blockIdx." + DS || !Index.empty())
       return;
     unsigned At = SM.getFileOffset(X->getBeginLoc()) - DeclBegin;
     unsigned End = SM.getFileOffset(Lexer::getLocForEndOfToken(
@@ -658,10 +712,12 @@ gridStride(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
         ""));
   }
   G.Index = Index;
-  G.Head = "for (unsigned int " + B + " = blockIdx.x; (" + Wide + ")" + B +
-           " * blockDim.x < (" + Wide + ")(" + N->getName().str() + "); " +
-           B + " += gridDim.x) {";
-  // Every launch: the grid's x capped, n capped to the threads it reached.
+  G.Axis = "blockIdx." + DS + " + k * gridDim." + DS;
+  G.Head = "for (unsigned int " + B + " = blockIdx." + DS + "; (" + Wide +
+           ")" + B + " * blockDim." + DS + " < (" + Wide + ")(" +
+           N->getName().str() + "); " + B + " += gridDim." + DS + ") {";
+  // Every launch: the grid's x (or y) capped, n capped to the threads it
+  // reached.
   unsigned NIdx = N->getFunctionScopeIndex();
   std::string Cap = std::to_string(GridStrideBlocks);
   bool AnyLarge = false;
@@ -704,29 +760,60 @@ gridStride(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
     std::string GT = sourceText(Ctx, WG->getSourceRange()),
                 BT = sourceText(Ctx, WB->getSourceRange()),
                 NAT = sourceText(Ctx, NA->getSourceRange());
-    std::string GX = GInt ? "(" + GT + ")" : "(" + GT + ").x";
-    std::string BX = BInt ? "(" + BT + ")" : "(" + BT + ").x";
-    std::string NewGrid =
-        GInt ? "(" + GX + " < " + Cap + " ? " + GX + " : " + Cap + ")"
-             : "dim3(" + GX + " < " + Cap + "u ? " + GX + " : " + Cap +
-                   "u, (" + GT + ").y, (" + GT + ").z)";
-    // Products in long long (`1ll *`), compared with n's own value; the
-    // smaller is n's value or below it, so it converts back exactly.
-    std::string Reach = "1ll * " + GX + " * " + BX;
+    std::string NewGrid, Reach;
+    auto Comps = GInt ? std::nullopt : writtenDimComponents(WG);
+    if (Dim == 'x') {
+      std::string GX = GInt ? "(" + GT + ")" : "(" + GT + ").x";
+      std::string BX = BInt ? "(" + BT + ")" : "(" + BT + ").x";
+      NewGrid =
+          GInt ? "(" + GX + " < " + Cap + " ? " + GX + " : " + Cap + ")"
+               : "dim3(" + GX + " < " + Cap + "u ? " + GX + " : " + Cap +
+                     "u, (" + GT + ").y, (" + GT + ").z)";
+      // Products in long long (`1ll *`), compared with n's own value; the
+      // smaller is n's value or below it, so it converts back exactly.
+      Reach = "1ll * " + GX + " * " + BX;
+      // A grid of at most GridStrideBlocks blocks written as a constant
+      // gains nothing.
+      const Expr *GXE = GInt ? WG : nullptr;
+      if (Comps && !Comps->empty())
+        GXE = (*Comps)[0];
+      Expr::EvalResult ER;
+      if (!GXE || GXE->isValueDependent() || !GXE->EvaluateAsInt(ER, Ctx) ||
+          ER.Val.getInt().getExtValue() > (int64_t)GridStrideBlocks)
+        AnyLarge = true;
+    } else {
+      // Along y: the grid keeps its x and z extent and takes as many rows
+      // of blocks as keep the whole grid within GridStrideBlocks blocks
+      // (at least one).
+      if (GInt) {
+        Why = "a launch's grid is one-dimensional";
+        return std::nullopt;
+      }
+      std::string GY = "(" + GT + ").y";
+      std::string BY = BInt ? "1" : "(" + BT + ").y";
+      std::string Other = "(" + GT + ").x * (" + GT + ").z";
+      std::string CapY = "(" + Other + " == 0u || " + Other + " > " + Cap +
+                         "u ? 1u : " + Cap + "u / (" + Other + "))";
+      NewGrid = "dim3((" + GT + ").x, " + GY + " < " + CapY + " ? " + GY +
+                " : " + CapY + ", (" + GT + ").z)";
+      Reach = "1ll * " + GY + " * " + BY;
+      int64_t Blocks = 1;
+      bool Known = Comps && !Comps->empty();
+      for (size_t A = 0; Known && A < Comps->size(); ++A) {
+        Expr::EvalResult ER;
+        const Expr *CE = (*Comps)[A];
+        if (CE->isValueDependent() || !CE->EvaluateAsInt(ER, Ctx))
+          Known = false;
+        else
+          Blocks *= std::max<int64_t>(ER.Val.getInt().getExtValue(), 1);
+      }
+      if (!Known || Blocks > (int64_t)GridStrideBlocks)
+        AnyLarge = true;
+    }
     // n converted to the parameter's type first, as the call converts it.
     std::string NV = "(" + NT + ")(" + NAT + ")";
     std::string NewN = "(" + NV + " < " + Reach + " ? " + NV + " : " + Reach +
                        ")";
-    // A grid of at most GridStrideBlocks blocks written as a constant
-    // gains nothing.
-    const Expr *GXE = GInt ? WG : nullptr;
-    if (!GInt)
-      if (auto Comps = writtenDimComponents(WG); Comps && !Comps->empty())
-        GXE = (*Comps)[0];
-    Expr::EvalResult ER;
-    if (!GXE || GXE->isValueDependent() || !GXE->EvaluateAsInt(ER, Ctx) ||
-        ER.Val.getInt().getExtValue() > (int64_t)GridStrideBlocks)
-      AnyLarge = true;
     G.LaunchEdits.push_back(makeTextEdit(Ctx, *GR, NewGrid));
     G.LaunchEdits.push_back(makeTextEdit(Ctx, *NR, NewN));
   }
@@ -1196,7 +1283,7 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
     Fix.Description += "; the launches keep at most " +
                        std::to_string(GridStrideBlocks) +
                        " blocks, each summing the values of the original "
-                       "blocks blockIdx.x + k * gridDim.x first";
+                       "blocks " + GS->Axis + " first";
   }
   Fd.Fix = Fix;
   Out.push_back(Fd);

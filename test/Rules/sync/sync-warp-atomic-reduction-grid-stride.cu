@@ -1,6 +1,7 @@
 // sync-warp-atomic-reduction, grid-stride form: a guarded per-thread atomic
 // `if (i < n) atomic(addr, v)` with i = blockIdx.x * blockDim.x +
-// threadIdx.x, whose launches are all in the file, gets at most 2048 blocks,
+// threadIdx.x (or along y, `i < n` one of a chain of `&&`), whose launches
+// are all in the file, gets at most 2048 blocks,
 // each summing the values of the original blocks blockIdx.x + k * gridDim.x
 // in its register first: one atomic per block then covers many of the
 // original blocks (measured on the H200: 65536 blocks of 256 threads do
@@ -36,6 +37,11 @@
 // RUNS: max short: 1092354048
 // RUNS: max long: 1101004800
 // RUNS: block sum: 487488.00
+// RUNS: count2d covering: 47479
+// RUNS: count2d short: 1177
+// RUNS: count2d long: 47479
+// RUNS: count1d: 47479
+// RUNS: flipped: 47479
 // RUNS: others: 487488.00 487488.00 487488.00 3 487488.00
 #include <cstdio>
 #include <cstdlib>
@@ -192,6 +198,53 @@ __global__ void ng_whole(const float *x, float *sum, int *where, int n) {
 // CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: every thread does an atomicAdd
 // CHECK-FIXES: float cudal1_v = (i < n) ? (float)(x[i] + 0.0f * b.x) : (float)0;
 
+// Along y: a 2-D count whose guard is a chain of `&&` (x < w, y < h, a
+// test on the pixel); h is read only in its comparison, so the grid keeps
+// its x extent and takes at most 2048 / (grid.x * grid.z) rows of blocks,
+// and h is capped to the rows the original grid reached.
+__global__ void gs_count2d(const float *img, int *count, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h && img[y * w + x] > 5.0f)
+    atomicAdd(count, 1);
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: every thread does an atomicAdd
+// CHECK-FIXES:      __global__ void gs_count2d(const float *img, int *count, int w, int h) {
+// CHECK-FIXES-NEXT:   int x = blockIdx.x * blockDim.x + threadIdx.x;
+// CHECK-FIXES-NEXT:   { // cuda-l1 sync-warp-atomic-reduction
+// CHECK-FIXES-NEXT:     int cudal1_v = (int)0;
+// CHECK-FIXES-NEXT:     for (unsigned int cudal1_b = blockIdx.y; (long long)cudal1_b * blockDim.y < (long long)(h); cudal1_b += gridDim.y) {
+// CHECK-FIXES-NEXT:       int y = cudal1_b * blockDim.y + threadIdx.y;
+// CHECK-FIXES-NEXT:       if (x < w && y < h && img[y * w + x] > 5.0f)
+// CHECK-FIXES-NEXT:         cudal1_v += (int)(1);
+// CHECK-FIXES-NEXT:     }
+
+// Along x with a further test in the guard (`i < n && x[i] > t`).
+__global__ void gs_count1d(const float *x, int *count, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && x[i] > 5.0f)
+    atomicAdd(count, 1);
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: every thread does an atomicAdd
+// CHECK-FIXES:      for (unsigned int cudal1_b = blockIdx.x; (long long)cudal1_b * blockDim.x < (long long)(n); cudal1_b += gridDim.x) {
+// CHECK-FIXES-NEXT:   int i = cudal1_b * blockDim.x + threadIdx.x;
+// CHECK-FIXES-NEXT:   if (i < n && x[i] > 5.0f)
+
+// A 2-D count whose bounds also index (h flips the rows, w is the row
+// length): neither axis can take fewer blocks; one pass.
+__global__ void ng_count2d(const float *img, int *count, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h && img[(h - 1 - y) * w + x] > 5.0f)
+    atomicAdd(count, 1);
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: every thread does an atomicAdd
+// CHECK-FIXES:      __global__ void ng_count2d(const float *img, int *count, int w, int h) {
+// CHECK-FIXES-NEXT:   int x = blockIdx.x * blockDim.x + threadIdx.x;
+// CHECK-FIXES-NEXT:   int y = blockIdx.y * blockDim.y + threadIdx.y;
+// CHECK-FIXES-NEXT:   { // cuda-l1 sync-warp-atomic-reduction
+// CHECK-FIXES-NEXT:     int cudal1_v = (x < w && y < h && img[(h - 1 - y) * w + x] > 5.0f) ? (int)(1) : (int)0;
+
 #define LAUNCH(k, g, b, ...) k<<<g, b>>>(__VA_ARGS__)
 
 int main(int argc, char **argv) {
@@ -236,6 +289,29 @@ int main(int argc, char **argv) {
   gs_block<<<(n + 127) / 128, 128>>>(x, sum, (unsigned)n);
   cudaMemcpy(&hs, sum, sizeof(float), cudaMemcpyDeviceToHost);
   printf("block sum: %.2f\n", hs);
+
+  // The 2-D counts over the data as an image of 100 columns.
+  int w = 100, h = n / 100, *count, hc;
+  cudaMalloc((void **)&count, sizeof(int));
+  dim3 threads(32, 8);
+  dim3 blocks2d((w + 31) / 32, (h + 7) / 8), short2d(4, 3), long2d(4, (h + 7) / 8 + 20);
+  dim3 grids2d[] = {blocks2d, short2d, long2d};
+  for (int g = 0; g < 3; ++g) {
+    cudaMemset(count, 0, sizeof(int));
+    dim3 g2 = grids2d[g];
+    gs_count2d<<<g2, threads>>>(x, count, w, h);
+// CHECK-FIXES: gs_count2d<<<dim3((g2).x, (g2).y < ((g2).x * (g2).z == 0u || (g2).x * (g2).z > 2048u ? 1u : 2048u / ((g2).x * (g2).z)) ? (g2).y : ((g2).x * (g2).z == 0u || (g2).x * (g2).z > 2048u ? 1u : 2048u / ((g2).x * (g2).z)), (g2).z), threads>>>(x, count, w, ((int)(h) < 1ll * (g2).y * (threads).y ? (int)(h) : 1ll * (g2).y * (threads).y));
+    cudaMemcpy(&hc, count, sizeof(int), cudaMemcpyDeviceToHost);
+    printf("count2d %s: %d\n", names[g], hc);
+  }
+  cudaMemset(count, 0, sizeof(int));
+  gs_count1d<<<(n + 255) / 256, 256>>>(x, count, n);
+  cudaMemcpy(&hc, count, sizeof(int), cudaMemcpyDeviceToHost);
+  printf("count1d: %d\n", hc);
+  cudaMemset(count, 0, sizeof(int));
+  ng_count2d<<<blocks2d, threads>>>(x, count, w, h);
+  cudaMemcpy(&hc, count, sizeof(int), cudaMemcpyDeviceToHost);
+  printf("flipped: %d\n", hc);
 
   float o[5];
   int nb = (n + 255) / 256;
