@@ -2,9 +2,10 @@
 #include "SyncSequentialReduction.h"
 #include "SyncSharedHistogram.h"
 #include "SyncWarpAtomicReduction.h"
+#include "SyncWarpShuffleTree.h"
 
 namespace cudal1 {
 static RuleModule<SyncSequentialReduction, SyncSharedHistogram,
-                  SyncWarpAtomicReduction>
+                  SyncWarpAtomicReduction, SyncWarpShuffleTree>
     SyncRules;
 } // namespace cudal1
