@@ -22,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "SyncSharedHistogram.h"
+#include "GridStride.h"
 #include "../coalescing/RowWalk.h"
 #include "ReadsData.h"
 #include "cudal1/Rules/SpelledType.h"
@@ -134,6 +135,33 @@ RuleInfo SyncSharedHistogram::info() const {
       "a copy is zeroed and added up with the linear thread index (`(tz * "
       "by + ty) * bx + tx`) whatever the block shape seen, so a 2-D launch "
       "elsewhere stays exact.\n"
+      "\n"
+      "**Grid-stride form.** One block's bins are zeroed and added up "
+      "once per block: an 8192 x 4096 image launched as 131072 blocks of "
+      "32 x 8 threads pays 131072 times up to 256 global atomics. When "
+      "every privatised atomic is inside one top-level `if` whose "
+      "condition has `i < n` (alone or in a chain of `&&`) with `i = "
+      "blockIdx.x * blockDim.x + threadIdx.x` (or along y) declared at the "
+      "top of the kernel, and every launch of the kernel is in the file "
+      "with its grid, block and `n` written there, the launches keep at "
+      "most 2048 blocks and that statement runs in a loop over the "
+      "original blocks `blockIdx.y + k * gridDim.y`, as "
+      "sync-warp-atomic-reduction's grid-stride form does (the same "
+      "conditions: `i` used only in the statement, `n` only in its "
+      "comparison, `blockIdx` and `gridDim` of that axis nowhere else, no "
+      "other effect outside the block, no early return, no call of the "
+      "program's own functions; `n` capped at the launch to the elements "
+      "the original grid reached):\n"
+      "\n"
+      "```cuda\n"
+      "int x = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "for (unsigned int cudal1_b = blockIdx.y; (long long)cudal1_b * "
+      "blockDim.y < (long long)(height); cudal1_b += gridDim.y) {\n"
+      "  int y = cudal1_b * blockDim.y + threadIdx.y;\n"
+      "  if (x < width && y < height)\n"
+      "    atomicAdd(&cudal1_bins[img[y * width + x]], 1);\n"
+      "}\n"
+      "```\n"
       "\n"
       "## When there is no fix\n"
       "\n"
@@ -806,6 +834,52 @@ void SyncSharedHistogram::checkKernel(const KernelUnit &Kernel) {
     return;
   }
   Head += Ind + "__syncthreads();";
+  // The grid-stride form: every privatised atomic inside one top-level
+  // `if (... i < n ...)`, the launches in view: fewer blocks, each running
+  // that statement for several of the original blocks, so that each
+  // block's bins are zeroed and added up once for many of them.
+  std::optional<GridStrideText> GS;
+  const IfStmt *GTop = nullptr;
+  if (Guards.empty()) {
+    for (const Stmt *S : Body->body()) {
+      const auto *If = dyn_cast<IfStmt>(S);
+      if (!If || If->getElse() || If->getInit() || If->getConditionVariable())
+        continue;
+      bool All = true;
+      for (Privatised *A : Fixed)
+        for (const BinAtomic &B : A->List)
+          All = All && If->getSourceRange().fullyContains(
+                           B.Call->getSourceRange());
+      if (All)
+        GTop = If;
+    }
+    std::string GSWhy;
+    if (GTop && !inMacro(GTop->getSourceRange()))
+      GS = gridStride(Ctx, context(), K, F, GTop, GTop->getCond(), nullptr,
+                      GSWhy);
+  }
+  if (GS) {
+    Fix.Edits.push_back(makeInsertion(
+        Ctx, GTop->getBeginLoc(),
+        GS->Head + "\n" + Ind + "  " + GS->Index + "\n" + Ind + "  "));
+    // The statement's other lines one level deeper (only where a line
+    // starts with blanks: no other edit starts there).
+    unsigned B = SM.getFileOffset(SM.getExpansionLoc(GTop->getBeginLoc())),
+             E = SM.getFileOffset(SM.getExpansionLoc(GTop->getEndLoc()));
+    StringRef Buf = SM.getBufferData(
+        SM.getFileID(SM.getExpansionLoc(GTop->getBeginLoc())));
+    SourceLocation FB = SM.getLocForStartOfFile(
+        SM.getFileID(SM.getExpansionLoc(GTop->getBeginLoc())));
+    for (unsigned At = B; At < E && At < Buf.size(); ++At)
+      if (Buf[At] == '\n' && At + 1 < Buf.size() &&
+          (Buf[At + 1] == ' ' || Buf[At + 1] == '\t'))
+        Fix.Edits.push_back(
+            makeInsertion(Ctx, FB.getLocWithOffset(At + 1), "  "));
+    Fix.Edits.push_back(
+        makeInsertion(Ctx, stmtEnd(Ctx, GTop), "\n" + Ind + "}"));
+    for (TextEdit &E : GS->LaunchEdits)
+      Fix.Edits.push_back(std::move(E));
+  }
   for (size_t I = 0; I < Guards.size(); ++I)
     Close += Ind + "}\n";
   Tail = Close + Ind + "__syncthreads();\n" + Tail;
@@ -823,6 +897,11 @@ void SyncSharedHistogram::checkKernel(const KernelUnit &Kernel) {
           : "per-block copies of " + Names +
                 " in shared memory, one atomicAdd per non-zero element per "
                 "block";
+  if (GS)
+    Fix.Description += "; the launches keep at most " +
+                       std::to_string(GridStrideBlocks) +
+                       " blocks, each covering the original blocks " +
+                       GS->Axis;
   // The fix goes with the first array's finding; the others say so.
   std::string FirstName = Fixed.front()->P->getName().str();
   for (Privatised &A : Arrays) {

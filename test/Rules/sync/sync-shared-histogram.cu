@@ -113,7 +113,7 @@ __global__ void accumulate(const float *pts, const int *member, float *sums, int
 // CHECK-MESSAGES: t.cu:[[@LINE-5]]:5: warning: threads atomically add to global 'counts' at indices read from data, and it has only 16 elements at every launch (cudaMalloc at t.cu:{{[0-9]+}}:3){{.*}} [sync-shared-histogram]
 // CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: threads atomically add to global 'sums' at indices read from data, and it has only 128 elements at every launch{{.*}} [sync-shared-histogram]
 // CHECK-MESSAGES: note: no fix: privatised by the fix given for 'counts'
-// FIX: "description": "per-block copies of 'counts', 'sums' in shared memory, one atomicAdd per non-zero element per block"
+// FIX: "description": "per-block copies of 'counts', 'sums' in shared memory, one atomicAdd per non-zero element per block; the launches keep at most 2048 blocks, each covering the original blocks blockIdx.x + k * gridDim.x"
 // CHECK-FIXES:      __global__ void accumulate(const float *pts, const int *member, float *sums, int *counts, int n, int dim) {
 // CHECK-FIXES-NEXT:   __shared__ int cudal1_bins[16]; // cuda-l1 sync-shared-histogram
 // CHECK-FIXES-NEXT:   for (unsigned int cudal1_b = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x; cudal1_b < 16u; cudal1_b += blockDim.x * blockDim.y * blockDim.z)
@@ -122,7 +122,11 @@ __global__ void accumulate(const float *pts, const int *member, float *sums, int
 // CHECK-FIXES-NEXT:   for (unsigned int cudal1_b = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x; cudal1_b < 128u; cudal1_b += blockDim.x * blockDim.y * blockDim.z)
 // CHECK-FIXES-NEXT:     cudal1_bins_2[cudal1_b] = 0;
 // CHECK-FIXES-NEXT:   __syncthreads();
-// CHECK-FIXES:          ((unsigned long long)(c) < 16ull ? atomicAdd(&cudal1_bins[c], 1) : atomicAdd(&counts[c], 1));
+// CHECK-FIXES-NEXT:   for (unsigned int cudal1_b = blockIdx.x; (long long)cudal1_b * blockDim.x < (long long)(n); cudal1_b += gridDim.x) {
+// CHECK-FIXES-NEXT:     int i = cudal1_b * blockDim.x + threadIdx.x;
+// CHECK-FIXES-NEXT:     if (i < n) {
+// CHECK-FIXES-NEXT:       int c = member[i];
+// CHECK-FIXES-NEXT:       ((unsigned long long)(c) < 16ull ? atomicAdd(&cudal1_bins[c], 1) : atomicAdd(&counts[c], 1));
 // CHECK-FIXES:            ((unsigned long long)(c * dim + f) < 128ull ? atomicAdd(&cudal1_bins_2[c * dim + f], pts[i * dim + f]) : atomicAdd(&sums[c * dim + f], pts[i * dim + f]));
 // CHECK-FIXES:        __syncthreads();
 // CHECK-FIXES-NEXT:   for (unsigned int cudal1_b = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x; cudal1_b < 16u; cudal1_b += blockDim.x * blockDim.y * blockDim.z)
@@ -245,6 +249,7 @@ void run_kmeans(const float *h_pts, int n) {
   cudaMalloc(&partial, sizeof(float) * 64);
   cudaMemcpy(pts, h_pts, sizeof(float) * n * 8, cudaMemcpyHostToDevice);
   accumulate<<<(n + 255) / 256, 256>>>(pts, member, sums, counts, n, 8);
+// CHECK-FIXES: accumulate<<<(((n + 255) / 256) < 2048 ? ((n + 255) / 256) : 2048), 256>>>(pts, member, sums, counts, ((int)(n) < 1ll * ((n + 255) / 256) * (256) ? (int)(n) : 1ll * ((n + 255) / 256) * (256)), 8);
   stepping<<<1, 256>>>(keys, seen, n);
   scatter_big<<<(n + 255) / 256, 256>>>(idx, val, out, n);
   per_block<<<64, 256>>>(pts, partial, 64 * 256);
