@@ -195,14 +195,51 @@ gridStride(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
     Why = "the kernel reads the whole blockIdx or gridDim";
     return std::nullopt;
   }
-  // A device function of the program could read blockIdx itself.
-  bool OwnCalls = false;
+  // A device function of the program could read blockIdx itself, and so
+  // could cooperative groups (group_index()) or asm (%ctaid) anywhere.
+  bool OwnCalls = false, Hidden = false, Barrier = false;
   forEachStmt(Body, [&](const Stmt *X) {
-    if (const auto *C = dyn_cast<CallExpr>(X))
+    if (isa<AsmStmt>(X))
+      Hidden = true;
+    if (const auto *C = dyn_cast<CallExpr>(X)) {
       OwnCalls |= !systemCallee(Ctx, C);
+      const FunctionDecl *D = C->getDirectCallee();
+      if (D && StringRef(D->getQualifiedNameAsString())
+                   .contains("cooperative_groups"))
+        Hidden = true;
+    }
   });
-  if (OwnCalls || !sideEffectFree(Ctx, Guard)) {
-    Why = "the kernel calls its own functions, or the guard has effects";
+  if (OwnCalls || Hidden || !sideEffectFree(Ctx, Guard)) {
+    Why = "the kernel calls its own functions, cooperative groups or asm, "
+          "or the guard has effects";
+    return std::nullopt;
+  }
+  // The statement runs several times per thread: a barrier in it would
+  // let one pass's shared-memory writes race with the previous pass's
+  // reads, and a variable declared outside it and changed in it would
+  // carry its value from one original block's element into the next.
+  forEachStmt(Top, [&](const Stmt *X) {
+    if (const auto *C = dyn_cast<CallExpr>(X))
+      if (const FunctionDecl *D = C->getDirectCallee();
+          D && D->getIdentifier() && D->getName().starts_with("__sync"))
+        Barrier = true;
+  });
+  if (Barrier) {
+    Why = "the guarded statement has a barrier";
+    return std::nullopt;
+  }
+  bool Carried = false;
+  forEachStmt(Top, [&](const Stmt *X) {
+    const auto *D = dyn_cast<DeclRefExpr>(X);
+    const auto *V = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
+    if (V && V->hasLocalStorage() &&
+        !Top->getSourceRange().fullyContains(V->getSourceRange()) &&
+        F.isMutated(V))
+      Carried = true;
+  });
+  if (Carried) {
+    Why = "the guarded statement uses a variable declared before it that "
+          "the kernel changes";
     return std::nullopt;
   }
   std::string VisWhy;

@@ -870,9 +870,17 @@ void SyncSharedHistogram::checkKernel(const KernelUnit &Kernel) {
         SM.getFileID(SM.getExpansionLoc(GTop->getBeginLoc())));
     SourceLocation FB = SM.getLocForStartOfFile(
         SM.getFileID(SM.getExpansionLoc(GTop->getBeginLoc())));
+    // Not inside another edit (a window's atomic replaced whole, written
+    // over two lines).
+    auto InsideEdit = [&](unsigned Off) {
+      for (const TextEdit &T : Fix.Edits)
+        if (T.Offset < Off && Off < T.Offset + T.Length)
+          return true;
+      return false;
+    };
     for (unsigned At = B; At < E && At < Buf.size(); ++At)
       if (Buf[At] == '\n' && At + 1 < Buf.size() &&
-          (Buf[At + 1] == ' ' || Buf[At + 1] == '\t'))
+          (Buf[At + 1] == ' ' || Buf[At + 1] == '\t') && !InsideEdit(At + 1))
         Fix.Edits.push_back(
             makeInsertion(Ctx, FB.getLocWithOffset(At + 1), "  "));
     Fix.Edits.push_back(

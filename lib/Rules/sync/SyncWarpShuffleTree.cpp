@@ -14,6 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "SyncWarpShuffleTree.h"
+#include "../coalescing/RowWalk.h"
+#include "../launch/HostStatements.h"
 #include "cudal1/Rules/SpelledType.h"
 
 #include "clang/AST/Attr.h"
@@ -110,14 +112,19 @@ RuleInfo SyncWarpShuffleTree::info() const {
       "the loop does not start with one), or a "
       "statement before it may return;\n"
       "- the step is not one of the updates above on a one-dimensional "
-      "`__shared__` array of `int`, `unsigned`, `long long`, `float` or "
-      "`double` (the types with a shuffle);\n"
+      "`__shared__` array (of constant size or `extern`) of `int`, "
+      "`unsigned`, `long long`, `float` or `double` (the types with a "
+      "shuffle), or its `max`/`min` is not CUDA's own;\n"
       "- the kernel reads an element of the array other than `X[0]` after "
-      "the loop, or already uses warp shuffles;\n"
-      "- the launches' block is one constant shape that is not a "
+      "the loop, uses the array other than as `X[k]` (a pointer to it), or "
+      "already uses warp shuffles;\n"
+      "- every launch is in the file and the launches' block is one "
+      "constant shape that is not a "
       "one-dimensional power of two from 64 to 1024 threads, or the start "
       "is a constant other than half of it (where the launches' block is "
-      "not known, the kernel tests `blockDim` and keeps the original loop "
+      "not known, or a launch is not in the file: through a pointer, "
+      "`cudaLaunchKernel`, another file, the kernel tests `blockDim` and "
+      "keeps the original loop "
       "for other blocks: `if (blockDim.x == 256 && blockDim.y == 1 && "
       "blockDim.z == 1) { ... } else for (...)`);\n"
       "- the loop comes from a macro.";
@@ -132,22 +139,8 @@ bool isThreadX(const Expr *E, const FunctionFacts &F) {
 
 /// The element types __shfl_down_sync takes.
 bool shuffleType(QualType T) {
-  const auto *BT = T.getCanonicalType()->getAs<BuiltinType>();
-  if (!BT)
-    return false;
-  switch (BT->getKind()) {
-  case BuiltinType::Int:
-  case BuiltinType::UInt:
-  case BuiltinType::Long:
-  case BuiltinType::ULong:
-  case BuiltinType::LongLong:
-  case BuiltinType::ULongLong:
-  case BuiltinType::Float:
-  case BuiltinType::Double:
-    return true;
-  default:
-    return false;
-  }
+  return isWideInteger(T) || T->isSpecificBuiltinType(BuiltinType::Float) ||
+         T->isSpecificBuiltinType(BuiltinType::Double);
 }
 
 } // namespace
@@ -249,9 +242,11 @@ void SyncWarpShuffleTree::match(ASTContext &Ctx, const CheckContext &CC,
     } else if (const auto *Call = dyn_cast<CallExpr>(R)) {
       const FunctionDecl *FD = Call->getDirectCallee();
       std::string N = FD && FD->getIdentifier() ? FD->getName().str() : "";
+      // CUDA's own max and min (a program's function of that name may
+      // compute anything).
       if ((N != "max" && N != "min" && N != "fmaxf" && N != "fminf" &&
            N != "fmax" && N != "fmin") ||
-          Call->getNumArgs() != 2 ||
+          !systemCallee(Ctx, Call) || Call->getNumArgs() != 2 ||
           !((IsElem(Call->getArg(0), false) && IsElem(Call->getArg(1), true)) ||
             (IsElem(Call->getArg(0), true) && IsElem(Call->getArg(1), false))))
         return;
@@ -318,9 +313,13 @@ void SyncWarpShuffleTree::match(ASTContext &Ctx, const CheckContext &CC,
     return;
   }
   // A scalar element of a one-dimensional array, of a type with a shuffle.
+  // (`extern __shared__ float sdata[];` too: the original's tree reads
+  // the block's elements of it as well.)
   QualType ET = LHS->getType();
-  const auto *AT = Ctx.getAsConstantArrayType(X->getType());
-  if (!AT || AT->getElementType()->isArrayType() || !shuffleType(ET)) {
+  const ArrayType *AT = Ctx.getAsArrayType(X->getType());
+  if (!AT ||
+      !(isa<ConstantArrayType>(AT) || isa<IncompleteArrayType>(AT)) ||
+      AT->getElementType()->isArrayType() || !shuffleType(ET)) {
     Refuse("'" + XName +
            "' is not a one-dimensional array of int, unsigned, long long, "
            "float or double");
@@ -332,9 +331,21 @@ void SyncWarpShuffleTree::match(ASTContext &Ctx, const CheckContext &CC,
     Refuse("the kernel already uses warp shuffles");
     return;
   }
-  // After the loop, only X[0] is read.
+  // After the loop, only X[0] is read; the array is only ever subscripted
+  // (a pointer to it could read other elements).
   const SourceManager &SM = Ctx.getSourceManager();
   std::string Why;
+  unsigned Subscripted = 0;
+  forEachStmt(K->getBody(), [&](const Stmt *St) {
+    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(St);
+        AS && varOf(AS->getBase()) == X)
+      ++Subscripted;
+  });
+  if (countReferences(K->getBody(), X) != Subscripted) {
+    Refuse("'" + XName + "' is used other than as 'X[k]' (a pointer to it "
+                         "could read other elements)");
+    return;
+  }
   forEachStmt(K->getBody(), [&](const Stmt *St) {
     const auto *AS = dyn_cast<ArraySubscriptExpr>(St);
     if (!AS || varOf(AS->getBase()) != X ||
@@ -373,7 +384,11 @@ void SyncWarpShuffleTree::match(ASTContext &Ctx, const CheckContext &CC,
     return B >= 64 && B <= 1024 && !(B & (B - 1));
   };
   std::string BlockWhy;
+  // Every launch in view (a launch through a pointer, cudaLaunchKernel or
+  // another file could use another block): else the kernel tests blockDim.
   auto Block = constantBlock(CC, K, BlockWhy);
+  if (Block && !allLaunchesVisible(Ctx, CC, K, BlockWhy))
+    Block.reset();
   uint64_t B = 0;         // the block size, where known
   std::string BlockTest;  // else the kernel's test of blockDim
   if (Block) {

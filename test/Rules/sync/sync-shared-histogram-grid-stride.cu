@@ -33,6 +33,9 @@
 // RUNS: flagged: 1636269 50 blocks 50
 // RUNS: returning: 1636269 50
 // RUNS: flipped: 1636269 50
+// RUNS: carried: 118788 1023
+// RUNS: barrier: 1633536 71
+// RUNS: window: 96128 108778
 #include <cstdio>
 #include <cuda_runtime.h>
 
@@ -114,6 +117,57 @@ __global__ void ng_flipped(const unsigned char *img, unsigned int *hist, int w, 
 // CHECK-FIXES-NEXT:   if (x < w && y < h)
 // CHECK-FIXES-NEXT:     atomicAdd(&cudal1_bins[img[(h - 1 - y) * w + x]], 1);
 
+// One pass: a variable declared before the statement and changed in it
+// (a digit sum) would carry its value from one element into the next.
+__global__ void ng_carried(const unsigned char *img, unsigned int *hist, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int s = 0;
+  if (i < n) {
+    int x = img[i];
+    while (x > 0) {
+      s += x % 10;
+      x /= 10;
+    }
+    atomicAdd(&hist[s & 63], 1);
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-3]]:5: warning: threads atomically add to 64 bins of global 'hist'
+// CHECK-FIXES:      int s = 0;
+// CHECK-FIXES-NEXT:   if (i < n) {
+
+// One pass: a barrier in the statement (a second pass's tile writes would
+// race with the first pass's reads).
+__global__ void ng_barrier(const unsigned char *img, unsigned int *hist, int n) {
+  __shared__ int tile[256];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    tile[threadIdx.x] = img[i];
+    __syncthreads();
+    atomicAdd(&hist[(tile[threadIdx.x] - tile[threadIdx.x ^ 1u]) & 255], 1);
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-3]]:5: warning: threads atomically add to 256 bins of global 'hist'
+// CHECK-FIXES:      int i = blockIdx.x * blockDim.x + threadIdx.x;
+// CHECK-FIXES-NEXT:   if (i < n) {
+// CHECK-FIXES-NEXT:     tile[threadIdx.x] = img[i];
+
+// Grid-stride with a window's atomic written over two lines (replaced
+// whole: the statement's other lines are indented around it).
+__global__ void window2(const unsigned char *img, const int *lab, float *sums, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    atomicAdd(&sums[lab[i]],
+              (float)img[i]);
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:5: warning: threads atomically add to global 'sums' at indices read from data, and it has only 16 elements at every launch
+// CHECK-FIXES:      for (unsigned int cudal1_b = blockIdx.x; (long long)cudal1_b * blockDim.x < (long long)(n); cudal1_b += gridDim.x) {
+// CHECK-FIXES-NEXT:   int i = cudal1_b * blockDim.x + threadIdx.x;
+// CHECK-FIXES-NEXT:   if (i < n) {
+// CHECK-FIXES-NEXT:     ((unsigned long long)(lab[i]) < 16ull ? atomicAdd(&cudal1_bins[lab[i]], (float)img[i]) : atomicAdd(&sums[lab[i]], (float)img[i]));
+// CHECK-FIXES-NEXT:   }
+// CHECK-FIXES-NEXT: }
+
 static void show(const char *what, const unsigned int *d, int bins) {
   unsigned int h[256];
   cudaMemcpy(h, d, bins * sizeof(unsigned int), cudaMemcpyDeviceToHost);
@@ -179,5 +233,26 @@ int main() {
   ng_flipped<<<covering, threads>>>(img, hist, w, h);
   show("flipped", hist, 256);
   printf("\n");
+  cudaMemset(hist, 0, 256 * sizeof(unsigned int));
+  ng_carried<<<(n + 255) / 256, 256>>>(img, hist, n);
+  show("carried", hist, 64);
+  printf("\n");
+
+  cudaMemset(hist, 0, 256 * sizeof(unsigned int));
+  ng_barrier<<<(n + 255) / 256, 256>>>(img, hist, n);
+  show("barrier", hist, 256);
+  printf("\n");
+
+  int *hlab = new int[n], *lab;
+  for (int i = 0; i < n; ++i)
+    hlab[i] = himg[i] & 15;
+  float *sums, hsum[16];
+  cudaMalloc((void **)&lab, n * sizeof(int));
+  cudaMalloc((void **)&sums, 16 * sizeof(float));
+  cudaMemcpy(lab, hlab, n * sizeof(int), cudaMemcpyHostToDevice);
+  cudaMemset(sums, 0, 16 * sizeof(float));
+  window2<<<(n + 127) / 128, 128>>>(img, lab, sums, n);
+  cudaMemcpy(hsum, sums, sizeof(hsum), cudaMemcpyDeviceToHost);
+  printf("window: %.0f %.0f\n", hsum[0], hsum[15]);
   return 0;
 }

@@ -11,8 +11,8 @@
 // RUN: cp %t/t.cu %t/once.cu
 // RUN: %cuda-l1-rewrite --rules='-*,sync-warp-shuffle-tree' --fix --allow-unverified %t/t.cu 2>&1 \
 // RUN:   | grep -c 'warning: shared-memory tree' | FileCheck %s --check-prefix=AGAIN
-// The 7 refused kernels only:
-// AGAIN: {{^}}7{{$}}
+// The 8 refused kernels only:
+// AGAIN: {{^}}8{{$}}
 // RUN: diff %t/once.cu %t/t.cu
 // RUN: %cuda-l1-rewrite --rules='-*,sync-warp-shuffle-tree' --format=json %s | FileCheck --check-prefix=FIX %s
 // RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
@@ -30,6 +30,8 @@
 // RUNS: max: 1995 1976 1993 1974
 // RUNS: first: 6397.00 6292.00
 // RUNS: double: 24354.00 24658.50
+// RUNS: extern: 119914 117129
+// RUNS: addr: 6141.00 6036.00 1
 #include <cstdio>
 #include <cuda_runtime.h>
 
@@ -285,6 +287,78 @@ __global__ void good_tail(const float *in, float *out) {
     out[blockIdx.x] = sdata[0];
 }
 
+// Dynamic shared memory (`extern __shared__`, the CUDA samples' form).
+__global__ void tree_extern(const int *in, int *out) {
+  extern __shared__ int dyn[];
+  unsigned int tid = threadIdx.x;
+  dyn[tid] = in[blockIdx.x * blockDim.x + tid];
+  __syncthreads();
+  for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (tid < s)
+      dyn[tid] += dyn[tid + s];
+    __syncthreads();
+  }
+  if (tid == 0)
+    out[blockIdx.x] = dyn[0];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-8]]:3: warning: shared-memory tree reduction of 'dyn'
+// CHECK-FIXES:      int cudal1_r = dyn[tid];
+
+// The kernel's address is taken (a launch elsewhere could use another
+// block): the kernel tests blockDim and keeps the original loop.
+__global__ void tree_addr(const float *in, float *out) {
+  __shared__ float sdata[BLOCK];
+  unsigned int tid = threadIdx.x;
+  sdata[tid] = in[blockIdx.x * blockDim.x + tid];
+  __syncthreads();
+  for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (tid < s)
+      sdata[tid] += sdata[tid + s];
+    __syncthreads();
+  }
+  if (tid == 0)
+    out[blockIdx.x] = sdata[0];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-8]]:3: warning: shared-memory tree reduction of 'sdata'
+// CHECK-FIXES:      if (blockDim.x >= 64 && (blockDim.x & (blockDim.x - 1)) == 0 && blockDim.y == 1 && blockDim.z == 1) { // cuda-l1 sync-warp-shuffle-tree
+// CHECK-FIXES:      cudal1_r = sdata[tid < (blockDim.x >> 5) ? tid : 0];
+// CHECK-FIXES-NEXT: for (int cudal1_o = (blockDim.x >> 6); cudal1_o > 0; cudal1_o >>= 1)
+// CHECK-FIXES:      } else for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
+
+// Refused: a pointer to the array reads other elements after the loop.
+__global__ void ng_alias(const float *in, float *out) {
+  __shared__ float sdata[BLOCK];
+  float *p = sdata;
+  unsigned int tid = threadIdx.x;
+  sdata[tid] = in[blockIdx.x * BLOCK + tid];
+  __syncthreads();
+  for (unsigned int s = BLOCK / 2; s > 0; s >>= 1) {
+    if (tid < s)
+      sdata[tid] += sdata[tid + s];
+    __syncthreads();
+  }
+  if (tid == 0)
+    out[blockIdx.x] = sdata[0] + p[1];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-8]]:3: warning: shared-memory tree reduction of 'sdata'
+// CHECK-MESSAGES: note: no fix: 'sdata' is used other than as 'X[k]'
+
+// Not reported: a program's own function named fmax (it computes |a - b|,
+// not a maximum).
+__device__ int fmax(int a, int b) { return a > b ? a - b : b - a; }
+__global__ void own_fmax(const int *in, int *out) {
+  __shared__ int m[BLOCK];
+  m[threadIdx.x] = in[blockIdx.x * BLOCK + threadIdx.x];
+  __syncthreads();
+  for (int s = BLOCK / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s)
+      m[threadIdx.x] = fmax(m[threadIdx.x], m[threadIdx.x + s]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = m[0];
+}
+
 int main() {
   const int n = 1000, nb = (n + BLOCK - 1) / BLOCK; // 4 blocks, the last partial
   float hin[4 * 512];
@@ -329,6 +403,16 @@ int main() {
   tree_double<<<2, 512>>>(in, dout);
   cudaMemcpy(hd, dout, 2 * sizeof(double), cudaMemcpyDeviceToHost);
   printf("double: %.2f %.2f\n", hd[0], hd[1]);
+
+  tree_extern<<<2, 128, 128 * sizeof(int)>>>(iin, iout);
+  cudaMemcpy(hm, iout, 2 * sizeof(int), cudaMemcpyDeviceToHost);
+  printf("extern: %d %d\n", hm[0], hm[1]);
+  void *where = (void *)tree_addr;
+  tree_addr<<<2, 256>>>(in, out);
+  cudaMemcpy(h, out, 2 * sizeof(float), cudaMemcpyDeviceToHost);
+  printf("addr: %.2f %.2f %d\n", h[0], h[1], where != nullptr);
+  ng_alias<<<nb, 256>>>(in, out);
+  own_fmax<<<nb, 256>>>(iin, iout);
 
   // The refused kernels, launched so that their launches are in view.
   ng_reads<<<nb, 256>>>(in, out);
