@@ -49,7 +49,9 @@ RuleInfo AlgebraicReciprocalHoist::info() const {
       "It also reports, without a fix, integer divisions and modulos by "
       "loop-invariant values, and floating divisions whose divisor is an "
       "expression or that use `/=` (this rule took over "
-      "`algebraic-division-invariant`).";
+      "`algebraic-division-invariant`), in innermost loops only: a division "
+      "in a loop that holds another loop (a tile loop around its k loop) "
+      "runs once per inner loop and is not where the time goes.";
   I.Doc.WhySlow =
       "Each iteration pays a full IEEE division; the reciprocal can be "
       "computed once.";
@@ -209,6 +211,18 @@ void AlgebraicReciprocalHoist::reportOtherInvariantDivisions(
             return; // a constant divisor
         }
         const Stmt *Loop = Loops.back();
+        // Only where the division is in an innermost loop: in a loop that
+        // holds another (a tile loop around its k loop, a row loop around
+        // its column loop) it runs once per inner loop's iterations, and
+        // its cost is not where the time goes.
+        bool Inner = false;
+        forEachStmt(cast<Stmt>(Loop), [&](const Stmt *X) {
+          if (X != Loop && (isa<ForStmt>(X) || isa<WhileStmt>(X) ||
+                            isa<DoStmt>(X) || isa<CXXForRangeStmt>(X)))
+            Inner = true;
+        });
+        if (Inner)
+          return;
         auto It = ChangedCache.find(Loop);
         if (It == ChangedCache.end())
           It = ChangedCache.emplace(Loop, varsChangedIn(Loop)).first;

@@ -49,3 +49,15 @@ __global__ void no_fix(const float *in, float *out, int *iout, float a,
   }
   // CHECK-FIXES: out[j] = in[j] / (a * b);
 }
+
+// Not reported: the division is in a loop that holds another (a tile loop
+// around its k loop): it runs once per inner loop, not where the time goes.
+__global__ void tile_loop(const float *in, float *out, int tileCols, int tiles, int k) {
+  for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+    int r0 = t / tileCols * 64, c0 = t % tileCols * 64;
+    float acc = 0;
+    for (int kk = 0; kk < k; ++kk)
+      acc += in[r0 * k + kk] * in[c0 * k + kk];
+    out[t] = acc;
+  }
+}
