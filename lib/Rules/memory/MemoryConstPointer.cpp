@@ -1,6 +1,8 @@
 //===- MemoryConstPointer.cpp - memory-const-pointer ----------------------===//
 #include "MemoryConstPointer.h"
 
+#include "clang/Lex/Lexer.h"
+
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/TypeLoc.h"
@@ -83,6 +85,20 @@ void MemoryConstPointer::checkKernel(const KernelUnit &K) {
         break;
       }
       SourceLocation B = PTL.getPointeeLoc().getBeginLoc();
+      // The element type from an object-like macro (`DATA_TYPE *a`, the
+      // macro the whole pointee and the `*` written outside it): `const`
+      // goes before the macro's name, the macro's text unchanged.
+      const SourceManager &SM = C.getSourceManager();
+      SourceLocation MacroBegin, MacroEnd;
+      SourceLocation PE = PTL.getPointeeLoc().getEndLoc();
+      if (B.isMacroID() && PE.isMacroID() && PTL.getStarLoc().isFileID() &&
+          Lexer::isAtStartOfMacroExpansion(B, SM, C.getLangOpts(),
+                                           &MacroBegin) &&
+          Lexer::isAtEndOfMacroExpansion(PE, SM, C.getLangOpts(),
+                                         &MacroEnd) &&
+          MacroBegin.isFileID() &&
+          SM.getExpansionLoc(B) == SM.getExpansionLoc(PE))
+        B = MacroBegin;
       auto ER = editableRange(C, CharSourceRange::getCharRange(B, B), Why);
       if (!ER) {
         Ok = false;

@@ -22,6 +22,27 @@ __global__ void saxpy(int n, float a, float *x, float *y) {
 // CHECK-MESSAGES: t.cu:[[@LINE-5]]:{{[0-9]+}}: warning: pointer parameter 'x' is only read; declare it 'const float *'{{.*}} [memory-const-pointer]
 // CHECK-FIXES: __global__ void saxpy(int n, float a, const float *x, float *y) {
 
+// The element type from a macro (the corpus's DATA_TYPE): `const` before
+// the macro's name, the macro unchanged (redefined as double, still right).
+#define ELEM float
+#define ELEM_PTR float *
+__global__ void macro_scale(int n, ELEM *src, ELEM *dst) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    dst[i] = 2.0f * src[i];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-5]]:{{[0-9]+}}: warning: pointer parameter 'src' is only read{{.*}} [memory-const-pointer]
+// CHECK-FIXES: __global__ void macro_scale(int n, const ELEM *src, ELEM *dst) {
+// The whole pointer type from a macro: no fix (the `*` is inside it).
+__global__ void macro_ptr(int n, ELEM_PTR src, float *dst) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    dst[i] = src[i];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-5]]:{{[0-9]+}}: warning: pointer parameter 'src' is only read{{.*}} [memory-const-pointer]
+// CHECK-MESSAGES: note: no fix: the code comes from the body of macro 'ELEM_PTR'
+// CHECK-FIXES: __global__ void macro_ptr(int n, ELEM_PTR src, float *dst) {
+
 // Already const, or written through: no finding.
 __global__ void add(const float *a, const float *b, float *c, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -43,6 +64,8 @@ int main() {
   dim3 block(128);
   add<<<n / 128, block>>>(x, x, z, n);
   scale<<<1, 32>>>(z, x);
+  macro_scale<<<(n + 255) / 256, 256>>>(n, x, z);
+  macro_ptr<<<(n + 255) / 256, 256>>>(n, x, z);
   cudaFree(x);
   cudaFree(y);
   cudaFree(z);
