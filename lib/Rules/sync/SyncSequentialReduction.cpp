@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "SyncSequentialReduction.h"
+#include "TreeStep.h"
 #include "cudal1/Rules/SpelledType.h"
 
 #include "clang/AST/Attr.h"
@@ -25,10 +26,6 @@ using namespace llvm;
 namespace cudal1 {
 
 namespace {
-
-bool isThreadX(const Expr *E, const FunctionFacts &F) {
-  return toAffine(E, F) == AffineExpr::symbol("threadIdx.x");
-}
 
 bool isPow2(uint64_t V) { return V && !(V & (V - 1)); }
 
@@ -274,8 +271,7 @@ void SyncSequentialReduction::match(ASTContext &Ctx, const CheckContext &CC,
       const auto *CE = cast<CallExpr>(St);
       const FunctionDecl *FD = CE->getDirectCallee();
       std::string N = FD && FD->getIdentifier() ? FD->getName().str() : "";
-      if (N != "max" && N != "min" && N != "fmaxf" && N != "fminf" &&
-          N != "fmax" && N != "fmin")
+      if (!isMinMaxName(N))
         Why = "the reduction step calls '" + N + "'";
     }
   });

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "SyncWarpShuffleTree.h"
+#include "TreeStep.h"
 #include "../coalescing/RowWalk.h"
 #include "../launch/HostStatements.h"
 #include "cudal1/Rules/SpelledType.h"
@@ -133,10 +134,6 @@ RuleInfo SyncWarpShuffleTree::info() const {
 
 namespace {
 
-bool isThreadX(const Expr *E, const FunctionFacts &F) {
-  return toAffine(E, F) == AffineExpr::symbol("threadIdx.x");
-}
-
 /// The element types __shfl_down_sync takes.
 bool shuffleType(QualType T) {
   return isWideInteger(T) || T->isSpecificBuiltinType(BuiltinType::Float) ||
@@ -244,8 +241,7 @@ void SyncWarpShuffleTree::match(ASTContext &Ctx, const CheckContext &CC,
       std::string N = FD && FD->getIdentifier() ? FD->getName().str() : "";
       // CUDA's own max and min (a program's function of that name may
       // compute anything).
-      if ((N != "max" && N != "min" && N != "fmaxf" && N != "fminf" &&
-           N != "fmax" && N != "fmin") ||
+      if (!isMinMaxName(N) ||
           !systemCallee(Ctx, Call) || Call->getNumArgs() != 2 ||
           !((IsElem(Call->getArg(0), false) && IsElem(Call->getArg(1), true)) ||
             (IsElem(Call->getArg(0), true) && IsElem(Call->getArg(1), false))))
