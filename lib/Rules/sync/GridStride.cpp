@@ -91,9 +91,7 @@ gridStride(ASTContext &Ctx, const CheckContext &CC, const FunctionDecl *K,
       const FunctionDecl *D = C ? C->getDirectCallee() : nullptr;
       if (!C)
         return;
-      std::string QN = D ? D->getQualifiedNameAsString() : "";
-      if (StringRef(QN).contains("cooperative_groups"))
-        Effects = true; // group_index() reads the block index too
+      // (Cooperative groups anywhere are refused below.)
       if (D && D->getIdentifier() && D->getName() == "__syncthreads")
         return;
       if (BlockEffectOk && BlockEffectOk(C))

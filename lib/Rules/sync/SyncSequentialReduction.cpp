@@ -283,17 +283,7 @@ void SyncSequentialReduction::match(ASTContext &Ctx, const CheckContext &CC,
     return;
   }
   // After the loop, only X[0] is read.
-  const SourceManager &SM = Ctx.getSourceManager();
-  forEachStmt(K->getBody(), [&](const Stmt *St) {
-    const auto *AS = dyn_cast<ArraySubscriptExpr>(St);
-    if (!AS || varOf(AS->getBase()) != X)
-      return;
-    if (!SM.isBeforeInTranslationUnit(L->getEndLoc(), AS->getBeginLoc()))
-      return;
-    if (!ConstIs(AS->getIdx(), 0))
-      Why = "the kernel reads '" + sourceText(Ctx, AS->getSourceRange()) +
-            "' after the loop; only element 0 keeps its value";
-  });
+  Why = readAfterTree(Ctx, K, X, L);
   if (!Why.empty()) {
     refuse(Fd, Why);
     Out.push_back(Fd);

@@ -864,12 +864,12 @@ void SyncSharedHistogram::checkKernel(const KernelUnit &Kernel) {
         GS->Head + "\n" + Ind + "  " + GS->Index + "\n" + Ind + "  "));
     // The statement's other lines one level deeper (only where a line
     // starts with blanks: no other edit starts there).
-    unsigned B = SM.getFileOffset(SM.getExpansionLoc(GTop->getBeginLoc())),
+    SourceLocation TB = SM.getExpansionLoc(GTop->getBeginLoc());
+    unsigned B = SM.getFileOffset(TB),
              E = SM.getFileOffset(SM.getExpansionLoc(GTop->getEndLoc()));
-    StringRef Buf = SM.getBufferData(
-        SM.getFileID(SM.getExpansionLoc(GTop->getBeginLoc())));
-    SourceLocation FB = SM.getLocForStartOfFile(
-        SM.getFileID(SM.getExpansionLoc(GTop->getBeginLoc())));
+    FileID FID = SM.getFileID(TB);
+    StringRef Buf = SM.getBufferData(FID);
+    SourceLocation FB = SM.getLocForStartOfFile(FID);
     // Not inside another edit (a window's atomic replaced whole, written
     // over two lines).
     auto InsideEdit = [&](unsigned Off) {

@@ -329,8 +329,6 @@ void SyncWarpShuffleTree::match(ASTContext &Ctx, const CheckContext &CC,
   }
   // After the loop, only X[0] is read; the array is only ever subscripted
   // (a pointer to it could read other elements).
-  const SourceManager &SM = Ctx.getSourceManager();
-  std::string Why;
   unsigned Subscripted = 0;
   forEachStmt(K->getBody(), [&](const Stmt *St) {
     if (const auto *AS = dyn_cast<ArraySubscriptExpr>(St);
@@ -342,15 +340,7 @@ void SyncWarpShuffleTree::match(ASTContext &Ctx, const CheckContext &CC,
                          "could read other elements)");
     return;
   }
-  forEachStmt(K->getBody(), [&](const Stmt *St) {
-    const auto *AS = dyn_cast<ArraySubscriptExpr>(St);
-    if (!AS || varOf(AS->getBase()) != X ||
-        !SM.isBeforeInTranslationUnit(L->getEndLoc(), AS->getBeginLoc()))
-      return;
-    if (!ConstIs(AS->getIdx(), 0))
-      Why = "the kernel reads '" + sourceText(Ctx, AS->getSourceRange()) +
-            "' after the loop; only element 0 keeps its value";
-  });
+  std::string Why = readAfterTree(Ctx, K, X, L);
   if (!Why.empty()) {
     Refuse(Why);
     return;

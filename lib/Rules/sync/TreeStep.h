@@ -22,6 +22,30 @@ inline bool isMinMaxName(llvm::StringRef N) {
          N == "fmax" || N == "fmin";
 }
 
+/// Why the tree on \p X in loop \p L of kernel \p K cannot be rewritten
+/// for what is read after it: an element other than `X[0]` read after the
+/// loop (the rewrite leaves other partial sums there). Empty when none.
+inline std::string readAfterTree(const clang::ASTContext &Ctx,
+                                 const clang::FunctionDecl *K,
+                                 const clang::VarDecl *X,
+                                 const clang::Stmt *L) {
+  const clang::SourceManager &SM = Ctx.getSourceManager();
+  std::string Why;
+  forEachStmt(K->getBody(), [&](const clang::Stmt *St) {
+    const auto *AS = llvm::dyn_cast<clang::ArraySubscriptExpr>(St);
+    if (!AS || varOf(AS->getBase()) != X ||
+        !SM.isBeforeInTranslationUnit(L->getEndLoc(), AS->getBeginLoc()))
+      return;
+    clang::Expr::EvalResult R;
+    const clang::Expr *Idx = AS->getIdx();
+    if (Idx->isValueDependent() || !Idx->EvaluateAsInt(R, Ctx) ||
+        R.Val.getInt() != 0)
+      Why = "the kernel reads '" + sourceText(Ctx, AS->getSourceRange()) +
+            "' after the loop; only element 0 keeps its value";
+  });
+  return Why;
+}
+
 } // namespace cudal1
 
 #endif
