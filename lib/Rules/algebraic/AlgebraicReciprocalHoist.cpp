@@ -215,13 +215,7 @@ void AlgebraicReciprocalHoist::reportOtherInvariantDivisions(
         // holds another (a tile loop around its k loop, a row loop around
         // its column loop) it runs once per inner loop's iterations, and
         // its cost is not where the time goes.
-        bool Inner = false;
-        forEachStmt(cast<Stmt>(Loop), [&](const Stmt *X) {
-          if (X != Loop && (isa<ForStmt>(X) || isa<WhileStmt>(X) ||
-                            isa<DoStmt>(X) || isa<CXXForRangeStmt>(X)))
-            Inner = true;
-        });
-        if (Inner)
+        if (containsLoop(Loop))
           return;
         auto It = ChangedCache.find(Loop);
         if (It == ChangedCache.end())
