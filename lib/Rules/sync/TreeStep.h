@@ -24,13 +24,26 @@ inline bool isMinMaxName(llvm::StringRef N) {
 
 /// Why the tree on \p X in loop \p L of kernel \p K cannot be rewritten
 /// for what is read after it: an element other than `X[0]` read after the
-/// loop (the rewrite leaves other partial sums there). Empty when none.
+/// loop, or the array used other than subscripted (the rewrite leaves other
+/// partial sums there). Empty when none.
 inline std::string readAfterTree(const clang::ASTContext &Ctx,
                                  const clang::FunctionDecl *K,
                                  const clang::VarDecl *X,
                                  const clang::Stmt *L) {
   const clang::SourceManager &SM = Ctx.getSourceManager();
   std::string Why;
+  // The array is only ever subscripted: a pointer to it (an alias, a
+  // function's argument) could read other elements after the loop.
+  unsigned Subscripted = 0;
+  forEachStmt(K->getBody(), [&](const clang::Stmt *St) {
+    if (const auto *AS = llvm::dyn_cast<clang::ArraySubscriptExpr>(St);
+        AS && varOf(AS->getBase()) == X)
+      ++Subscripted;
+  });
+  if (countReferences(K->getBody(), X) != Subscripted)
+    return "'" + X->getName().str() +
+           "' is used other than as 'X[k]' (a pointer to it could read "
+           "other elements)";
   forEachStmt(K->getBody(), [&](const clang::Stmt *St) {
     const auto *AS = llvm::dyn_cast<clang::ArraySubscriptExpr>(St);
     if (!AS || varOf(AS->getBase()) != X ||

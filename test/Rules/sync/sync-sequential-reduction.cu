@@ -79,6 +79,24 @@ __global__ void reads_partials(const float *in, float *out) {
 // CHECK-MESSAGES: t.cu:[[@LINE-6]]:9: warning: interleaved tree reduction:{{.*}} [sync-sequential-reduction]
 // CHECK-MESSAGES: note: no fix: the kernel reads 'sdata[tid]' after the loop; only element 0 keeps its value
 
+// Refused: a pointer to the array reads other partial sums after the loop.
+__global__ void alias_reads_partials(const float *in, float *out) {
+  __shared__ float sdata[256];
+  float *p = sdata;
+  unsigned int tid = threadIdx.x;
+  sdata[tid] = in[blockIdx.x * blockDim.x + tid];
+  __syncthreads();
+  for (unsigned int s = 1; s < blockDim.x; s *= 2) {
+    if (tid % (2 * s) == 0)
+      sdata[tid] += sdata[tid + s];
+    __syncthreads();
+  }
+  if (tid == 0)
+    out[blockIdx.x] = sdata[0] + p[4];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-7]]:9: warning: interleaved tree reduction:{{.*}} [sync-sequential-reduction]
+// CHECK-MESSAGES: note: no fix: 'sdata' is used other than as 'X[k]' (a pointer to it could read other elements)
+
 // Refused: a block of 96 threads is not a power of two.
 __global__ void odd_block(const float *in, float *out) {
   __shared__ float sdata[96];
@@ -124,6 +142,7 @@ int main() {
   reduce0<<<64, 256>>>(in, out);
   reduce_int<<<64, 128>>>(iin, iout);
   reads_partials<<<64, 256>>>(in, out);
+  alias_reads_partials<<<64, 256>>>(in, out);
   odd_block<<<64, 96>>>(in, out);
   return 0;
 }
