@@ -458,7 +458,25 @@ bool hasLoopHint(ASTContext &Ctx, const Stmt *Loop) {
 }
 
 bool isDeviceCode(const FunctionDecl *FD) {
-  return FD && (FD->hasAttr<CUDAGlobalAttr>() || FD->hasAttr<CUDADeviceAttr>());
+  if (!FD)
+    return false;
+  if (FD->hasAttr<CUDAGlobalAttr>())
+    return true;
+  const auto *A = FD->getAttr<CUDADeviceAttr>();
+  if (!A)
+    return false;
+  if (!A->isImplicit())
+    return true;
+  // Clang makes lambdas and constexpr functions implicitly __host__
+  // __device__; nvcc compiles a lambda for the device only inside device code
+  // (a lambda handed to std::thread in a host function is host code), and a
+  // constexpr function the user wrote without __device__ is written for the
+  // host.
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+      MD && MD->getParent()->isLambda())
+    return isDeviceCode(dyn_cast_or_null<FunctionDecl>(
+        MD->getParent()->getParentFunctionOrMethod()));
+  return false;
 }
 
 bool isHostCode(const FunctionDecl *FD) {
@@ -491,8 +509,7 @@ public:
   bool shouldVisitTemplateInstantiations() const { return true; }
   bool shouldVisitLambdaBodies() const { return false; }
   bool VisitFunctionDecl(FunctionDecl *FD) {
-    if ((FD->hasAttr<CUDAGlobalAttr>() || FD->hasAttr<CUDADeviceAttr>()) &&
-        FD->doesThisDeclarationHaveABody() && !FD->isDependentContext() &&
+    if (isDeviceCode(FD) && FD->doesThisDeclarationHaveABody() && !FD->isDependentContext() &&
         !FD->isInvalidDecl())
       Fns.push_back(FD);
     return true;
