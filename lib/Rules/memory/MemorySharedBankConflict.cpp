@@ -8,6 +8,8 @@
 
 #include "../AccessNotes.h"
 
+#include <map>
+
 using namespace clang;
 using namespace llvm;
 
@@ -26,7 +28,10 @@ RuleInfo MemorySharedBankConflict::info() const {
   I.DefaultOptions["MinWays"] = "2";
   I.Doc.Detects =
       "A shared-memory access whose threads hit different words of the "
-      "same bank: a column of a `[32][32]` tile, even strides.";
+      "same bank: a column of a `[32][32]` tile, even strides. One finding "
+      "per array and conflict in a kernel: the other accesses with the "
+      "same conflict (an unrolled stencil, an inlined device function) are "
+      "counted and listed by line in a note.";
   I.Doc.WhySlow =
       "Shared memory has 32 banks of 4 bytes. Threads of a warp that "
       "access distinct words in the same bank are serialized into separate "
@@ -44,11 +49,21 @@ out[i] = tile[threadIdx.x][threadIdx.y];   // warning: 32-way bank conflict)cuda
 
 void MemorySharedBankConflict::checkTranslationUnit() {
   ASTContext &Ctx = ctx();
+  const SourceManager &SM = Ctx.getSourceManager();
   const CheckContext &CC = context();
   if (!CC.Analysis)
     return;
   int64_t MinWays = optionInt("MinWays", 2);
-  for (const KernelAnalysis &K : CC.Analysis->Kernels)
+  for (const KernelAnalysis &K : CC.Analysis->Kernels) {
+    // One finding per array and conflict in a kernel: the accesses of an
+    // unrolled stencil or of an inlined device function share the cause and
+    // the remedy (pad the row once), so the others are counted in a note.
+    struct Group {
+      std::string Msg;
+      std::vector<const MemAccess *> Accesses;
+    };
+    std::vector<Group> Groups;
+    std::map<std::string, size_t> GroupOf;
     for (const MemAccess &A : K.Accesses) {
       if (A.Space != MemSpace::Shared || !A.Banks.Known || A.IsAtomic ||
           A.SparseGuard)
@@ -67,21 +82,70 @@ void MemorySharedBankConflict::checkTranslationUnit() {
               "whose words fall into the same banks";
       else
         Why = "the threads' addresses fall into the same banks";
-      std::string Msg =
+      std::string Cost =
           std::to_string(A.Banks.Ways) +
-          "-way shared memory bank conflict "
-          "on " +
-          std::string(accessVerb(A)) + " of '" + A.BaseName + "': " + Why +
-          ", so a warp request takes " + std::to_string(A.Banks.Wavefronts) +
-          " wavefronts instead of " + std::to_string(A.Banks.Ideal) + " (" +
+          "-way shared memory bank conflict on %s of '" + A.BaseName +
+          "': " + Why + ", so a warp request takes " +
+          std::to_string(A.Banks.Wavefronts) + " wavefronts instead of " +
+          std::to_string(A.Banks.Ideal) + " (" +
           factorText(double(A.Banks.Wavefronts) / A.Banks.Ideal) +
           " slower); pad the array's row (e.g. [32][33]) or swap the "
           "indices";
+      auto [It, New] = GroupOf.try_emplace(Cost, Groups.size());
+      if (New)
+        Groups.push_back({Cost, {}});
+      Groups[It->second].Accesses.push_back(&A);
+    }
+    for (Group &G : Groups) {
+      // In the kernel's order: an access in a device function is where
+      // the kernel calls it.
+      auto InKernel = [](const MemAccess *X) {
+        return X->CallChain.empty() ? X->E->getExprLoc()
+                                    : X->CallChain.front()->getBeginLoc();
+      };
+      llvm::stable_sort(G.Accesses,
+                        [&](const MemAccess *X, const MemAccess *Y) {
+                          return SM.isBeforeInTranslationUnit(InKernel(X),
+                                                              InKernel(Y));
+                        });
+      const MemAccess &A = *G.Accesses.front();
+      std::string Msg = G.Msg;
+      Msg.replace(Msg.find("%s"), 2, accessVerb(A));
       Finding F = makeFinding(Ctx, id(), A.E->getExprLoc(), Msg, K.Kernel,
                               A.E->getSourceRange());
       addAccessNotes(Ctx, F, A, K, "", A.Banks.Assumption);
+      // The other places in the kernel, each line once.
+      std::vector<unsigned> Lines;
+      unsigned First = SM.getSpellingLineNumber(InKernel(&A));
+      for (const MemAccess *O : G.Accesses) {
+        unsigned L = SM.getSpellingLineNumber(InKernel(O));
+        if (L != First && llvm::find(Lines, L) == Lines.end())
+          Lines.push_back(L);
+      }
+      if (G.Accesses.size() > 1) {
+        std::string Where;
+        for (size_t I = 0; I < Lines.size() && I < 8; ++I)
+          Where += (I ? ", " : "") + std::to_string(Lines[I]);
+        if (Lines.size() > 8)
+          Where += ", ...";
+        std::string Text = std::to_string(G.Accesses.size() - 1) +
+                           " more access" +
+                           (G.Accesses.size() > 2 ? "es" : "") + " of '" +
+                           A.BaseName +
+                           "' in this kernel with the same conflict" +
+                           (Where.empty() ? std::string(" on this line")
+                                          : " (line" +
+                                                std::string(Lines.size() > 1
+                                                                ? "s "
+                                                                : " ") +
+                                                Where + ")") +
+                           "; padding the array removes them all";
+        F.Notes.push_back(
+            makeNote(Ctx, InKernel(G.Accesses[1]), Text));
+      }
       report(std::move(F));
     }
+  }
 }
 
 } // namespace cudal1

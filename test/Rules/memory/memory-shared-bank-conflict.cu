@@ -30,8 +30,31 @@ __global__ void transpose_tile(const float *__restrict__ in,
   out[ty * n + tx] += padded[threadIdx.x][threadIdx.y];
 }
 
+// A 3-D stencil's cube (as in seismic codes: a 16^3 tile, 8x8x8 threads):
+// a warp spans four rows 16 words apart, a 2-way conflict on every access.
+// One finding per array and conflict, the other accesses in a note; a
+// different conflict on the same array is its own finding.
+__device__ float load_face(const float (*c)[16][16], int z, int y, int x) {
+  return c[z][y][x];
+}
+__global__ void stencil_cube(const float *__restrict__ in,
+                             float *__restrict__ out) {
+  __shared__ float cube[16][16][16];
+  int tx = threadIdx.x, ty = threadIdx.y, tz = threadIdx.z;
+  int g = ((blockIdx.x * 8 + tz) * 8 + ty) * 8 + tx;
+  cube[tz + 4][ty + 4][tx + 4] = in[g];
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: 2-way shared memory bank conflict on store of 'cube': the warp spans several rows{{.*}} [memory-shared-bank-conflict]
+  // CHECK-MESSAGES: t.cu:[[@LINE+2]]:{{[0-9]+}}: note: 3 more accesses of 'cube' in this kernel with the same conflict (lines [[@LINE+2]], [[@LINE+3]]); padding the array removes them all
+  __syncthreads();
+  float v = cube[tz + 4][ty + 4][tx + 3] + cube[tz + 4][ty + 4][tx + 5] +
+            load_face(cube, tz + 4, ty + 4, tx + 4);
+  out[g] = v + cube[tx][ty][tz];
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:16: warning: 16-way shared memory bank conflict on load of 'cube': consecutive threads are 256 words apart{{.*}} [memory-shared-bank-conflict]
+}
+
 void launch(const float *in, float *out, int n) {
   transpose_tile<<<dim3(n / 32, n / 32), dim3(32, 32)>>>(in, out, n);
+  stencil_cube<<<n / 512, dim3(8, 8, 8)>>>(in, out);
 }
 // Finding only: the file is not changed.
 // CHECK-FIXES: out[ty * n + tx] = tile[threadIdx.x][threadIdx.y];
