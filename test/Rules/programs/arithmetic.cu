@@ -89,6 +89,3 @@ void launch(const float *in, float *out, const float *s, int n) {
 // CHECK-MESSAGES: arithmetic.cu:27:15: warning: integer modulo by the loop-invariant 'groups' on every iteration (about 20 instructions each): hoist what you{{.*}} [algebraic-reciprocal-hoist]
 // CHECK-MESSAGES: arithmetic.cu:25:3: note: 'groups' does not change in this loop
 // CHECK-MESSAGES: arithmetic.cu:28:26: warning: signed division by 64 inside a loop: rounding toward zero needs a sign fix-up (3-4 instructions instead of 1){{.*}} [algebraic-pow2-divmod]
-// CHECK-MESSAGES: arithmetic.cu:39:3: warning: loop with constant trip count 8 is not unrolled; '#pragma unroll' removes the counter and branch and lets load{{.*}} [unrolling-constant-trip]
-// CHECK-MESSAGES: arithmetic.cu:67:5: warning: loop with constant trip count 4 is not unrolled; '#pragma unroll' removes the counter and branch and lets load{{.*}} [unrolling-constant-trip]
-// CHECK-MESSAGES: arithmetic.cu:68:7: note: the loop indexes the local array 'acc' with its induction variable: unless it is unrolled fully, 'acc' lives i{{.*}}

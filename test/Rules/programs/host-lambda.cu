@@ -10,10 +10,10 @@
 void cpu_reference(const float *in, float *out, int n, int threads) {
   auto work = [=](int t) {
     for (int r = t; r < n; r += threads) {
-      float w[3];
-      for (int j = 0; j < 3; j++)
-        w[j] = in[r * 3 + j] / 4.0f;
-      out[r] = w[0] + w[1] + w[2];
+      float w = 0.0f;
+      for (int j = 0; j < 64; j++)
+        w += in[r * 64 + j] / 4.0f * in[r + j] + in[r * 2 + j] * in[j];
+      out[r] = w;
     }
   };
   for (int t = 0; t < threads; ++t)
@@ -31,9 +31,9 @@ __global__ void in_kernel(const float *in, float *out) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   auto scaled = [&](int k) { return in[k] / 4.0f; };
   // CHECK: host-lambda.cu:[[@LINE-1]]:{{[0-9]+}}: warning: {{.*}}[algebraic-division-constant]
-  float w[3];
-  for (int j = 0; j < 3; j++)
-    w[j] = scaled(i * 3 + j);
+  float w = 0.0f;
+  for (int j = 0; j < 64; j++)
+    w += scaled(i * 64 + j) * scaled(i * 64 + j + 1) + scaled(i + j);
   // CHECK: host-lambda.cu:[[@LINE-2]]:{{[0-9]+}}: warning: {{.*}}[unrolling-constant-trip]
-  out[i] = w[0] + w[1] + w[2];
+  out[i] = w;
 }

@@ -51,8 +51,6 @@ void launch(const float *in, float *out, int n) {
 }
 
 // CHECK-MESSAGES: transpose.cu:13:5: warning: uncoalesced global store: consecutive threads are 'height' elements apart, so each lane of a warp touches its{{.*}} [coalescing-uncoalesced-access]
-// CHECK-MESSAGES: transpose.cu:21:3: warning: loop with constant trip count 4 is not unrolled; '#pragma unroll' removes the counter and branch and lets load{{.*}} [unrolling-constant-trip]
-// CHECK-MESSAGES: transpose.cu:26:3: warning: loop with constant trip count 4 is not unrolled; '#pragma unroll' removes the counter and branch and lets load{{.*}} [unrolling-constant-trip]
 // CHECK-MESSAGES: transpose.cu:27:32: warning: 32-way shared memory bank conflict on load of 'tile': consecutive threads are 32 words apart, so a warp reques{{.*}} [memory-shared-bank-conflict]
 // CHECK-MESSAGES: transpose.cu:27:50: note: index of 'tile' in elements: j + 32*threadIdx.x + threadIdx.y
 // CHECK-MESSAGES: transpose.cu:49:3: note: block shape 32x8x1 from this launch

@@ -15,43 +15,94 @@
 // NVRTC: compiled, 0 failed
 #include <cuda_runtime.h>
 
-__global__ void loops(const float *in, float *out, int k) {
-  float acc = 0.0f;
-  for (int j = 0; j < 8; ++j)
-    acc += in[threadIdx.x * 8 + j];
-  // CHECK-MESSAGES: t.cu:[[@LINE-2]]:3: warning: loop with constant trip count 8 is not unrolled{{.*}} [unrolling-constant-trip]
+// nvcc -O3 unrolls a small constant-trip loop fully by itself: the
+// pragma would change no instruction, so no finding. Reported when the trip
+// count times the body's code size (callees inlined) is beyond what nvcc
+// unrolls unasked (option CompilerUnrollSize, default 800; measured with
+// nvcc 13 for sm_90: 16 trips of four multiply-adds are not unrolled, 8 are).
+__global__ void loops(const float *in, const float *w, float *out, int k) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+  for (int j = 0; j < 16; ++j) {
+    a0 += in[i * 64 + j * 4 + 0] * w[0];
+    a1 += in[i * 64 + j * 4 + 1] * w[1];
+    a2 += in[i * 64 + j * 4 + 2] * w[2];
+    a3 += in[i * 64 + j * 4 + 3] * w[3];
+  }
+  // CHECK-MESSAGES: t.cu:[[@LINE-6]]:3: warning: loop with constant trip count 16 is not unrolled{{.*}} [unrolling-constant-trip]
   // CHECK-FIXES:      #pragma unroll
-  // CHECK-FIXES-NEXT: for (int j = 0; j < 8; ++j)
-  // Negative: already unrolled; not innermost; too long; bounded by a
-  // parameter (unrolling-param-bound's).
-#pragma unroll
-  for (int j = 0; j < 4; ++j)
-    acc += in[j];
-  for (int a = 0; a < 4; ++a)
-    for (int b = 0; b < 4; ++b)
-      acc += in[a * 4 + b];
-  // CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: loop with constant trip count 4 {{.*}} [unrolling-constant-trip]
-  for (int j = 0; j < 1000; ++j)
-    acc += in[j];
-  for (int j = 0; j < k; ++j)
-    acc += in[j];
-  // CHECK-FIXES:      acc += in[a * 4 + b];
-  // CHECK-FIXES:      for (int j = 0; j < 1000; ++j)
-  out[threadIdx.x] = acc;
+  // CHECK-FIXES-NEXT: for (int j = 0; j < 16; ++j) {
+  out[i] = a0 + a1 + a2 + a3;
 }
 
-// A local array indexed by the induction variable: said in a note.
-__global__ void tile(const float *in, float *out) {
-  float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-  for (int k = 0; k < 4; ++k)
-    acc[k] += in[threadIdx.x + k];
-  // CHECK-MESSAGES: t.cu:[[@LINE-2]]:3: warning: loop with constant trip count 4 {{.*}} [unrolling-constant-trip]
-  // CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: note: the loop indexes the local array 'acc' with its induction variable{{.*}}
-  out[threadIdx.x] = acc[0] + acc[3];
+// Negative: small enough for nvcc (8 trips of the same body; one load
+// 8 times; a 4x4 nest); already unrolled; too long; bounded by a
+// parameter (unrolling-param-bound's).
+__global__ void small_loops(const float *in, const float *w, float *out,
+                            int k) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+  for (int j = 0; j < 8; ++j) {
+    a0 += in[i * 64 + j * 4 + 0] * w[0];
+    a1 += in[i * 64 + j * 4 + 1] * w[1];
+    a2 += in[i * 64 + j * 4 + 2] * w[2];
+    a3 += in[i * 64 + j * 4 + 3] * w[3];
+  }
+  for (int j = 0; j < 8; ++j)
+    a0 += in[threadIdx.x * 8 + j];
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 4; ++b)
+      a1 += in[a * 4 + b];
+#pragma unroll
+  for (int j = 0; j < 32; ++j)
+    a2 += in[j] * w[j] + in[j + 32] * w[j + 32];
+  for (int j = 0; j < 1000; ++j)
+    a3 += in[j];
+  for (int j = 0; j < k; ++j)
+    a3 += in[j];
+  // CHECK-FIXES:      for (int j = 0; j < 8; ++j) {
+  // CHECK-FIXES:      for (int j = 0; j < 1000; ++j)
+  out[i] = a0 + a1 + a2 + a3;
+}
+
+// What a call costs counts: the device function is inlined in every
+// iteration.
+__device__ float weight(const float *w, int j, float x) {
+  float t = x * w[j] + w[j + 1];
+  float u = t * t + w[j + 2] * x;
+  return u * w[j + 3] + t * w[j + 4] - u * t * w[j + 5];
+}
+__global__ void calls(const float *in, const float *w, float *out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = 0.0f;
+  for (int j = 0; j < 16; ++j)
+    acc += weight(w, j, in[i * 16 + j]) * weight(w, j + 8, in[i * 16 + j]);
+  // CHECK-MESSAGES: t.cu:[[@LINE-2]]:3: warning: loop with constant trip count 16 is not unrolled{{.*}} [unrolling-constant-trip]
+  out[i] = acc;
+}
+
+// A local array indexed by the induction variable: said in a note. nvcc
+// unrolls such loops further by itself (twice the code: 16 trips of this
+// body are unrolled unasked), 32 are not.
+__global__ void tile(const float *in, const float *w, float *out) {
+  float acc[32];
+  for (int k = 0; k < 32; ++k)
+    acc[k] = in[threadIdx.x * 128 + k * 4] * w[0] +
+             in[threadIdx.x * 128 + k * 4 + 1] * w[1] +
+             in[threadIdx.x * 128 + k * 4 + 2] * w[2] +
+             in[threadIdx.x * 128 + k * 4 + 3] * w[3];
+  // CHECK-MESSAGES: t.cu:[[@LINE-5]]:3: warning: loop with constant trip count 32 {{.*}} [unrolling-constant-trip]
+  // CHECK-MESSAGES: t.cu:[[@LINE-5]]:5: note: the loop indexes the local array 'acc' with its induction variable{{.*}}
+  float s = 0.0f;
+#pragma unroll
+  for (int k = 0; k < 32; ++k)
+    s += acc[k] * acc[31 - k];
+  out[threadIdx.x] = s;
 }
 
 // Negative: a while loop (only counted for loops get the pragma, and the
-// access analysis counts the trips of for loops only).
+// access analysis counts the trips of for loops only); a small local-array
+// loop nvcc unrolls.
 __global__ void while_tile(const float *in, float *out) {
   float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
   int k = 0;
@@ -59,14 +110,17 @@ __global__ void while_tile(const float *in, float *out) {
     acc[k] += in[threadIdx.x + k];
     ++k;
   }
+  for (int j = 0; j < 4; ++j)
+    acc[j] *= in[j];
   out[threadIdx.x] = acc[1];
 }
 
-// Template argument bound.
+// Template argument bound: the largest instantiation decides; a template
+// never instantiated here is reported (its trip count is unknown).
 template <int N> __global__ void tmpl(const float *in, float *out) {
   float acc = 0.0f;
   for (int j = 0; j < N; ++j) {
-    acc += in[j];
+    acc += in[j] * in[j + N] + in[j + 2 * N] * in[j + 3 * N];
   }
   // CHECK-MESSAGES: t.cu:[[@LINE-3]]:3: warning: loop with constant trip count 'N' (a template argument){{.*}} [unrolling-constant-trip]
   // CHECK-FIXES: template <int N> __global__ void tmpl
@@ -74,14 +128,30 @@ template <int N> __global__ void tmpl(const float *in, float *out) {
   // CHECK-FIXES-NEXT: for (int j = 0; j < N; ++j) {
   out[0] = acc;
 }
-template __global__ void tmpl<16>(const float *, float *);
+template __global__ void tmpl<4>(const float *, float *);
+template __global__ void tmpl<64>(const float *, float *);
+template <int N> __global__ void small_tmpl(const float *in, float *out) {
+  float acc = 0.0f;
+  for (int j = 0; j < N; ++j) {
+    acc += in[j];
+  }
+  out[0] = acc;
+}
+template __global__ void small_tmpl<8>(const float *, float *);
+template <int N> __device__ float never(const float *in) {
+  float acc = 0.0f;
+  for (int j = 0; j < N; ++j)
+    acc += in[j];
+  // CHECK-MESSAGES: t.cu:[[@LINE-2]]:3: warning: loop with constant trip count 'N' (a template argument){{.*}} [unrolling-constant-trip]
+  return acc;
+}
 
 // Macro: the loop comes from a macro: finding without a fix.
-#define SUM4(acc, p) for (int q = 0; q < 4; ++q) acc += (p)[q]
+#define SUM64(acc, p) for (int q = 0; q < 64; ++q) acc += (p)[q] * (p)[q + 64] + (p)[q + 128]
 __global__ void macro(const float *in, float *out) {
   float acc = 0.0f;
-  SUM4(acc, in);
-  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: loop with constant trip count 4 {{.*}} [unrolling-constant-trip]
+  SUM64(acc, in);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: loop with constant trip count 64 {{.*}} [unrolling-constant-trip]
   out[0] = acc;
 }
 
