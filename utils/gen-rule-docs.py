@@ -44,6 +44,9 @@ def page(rule):
     out = ["# %s" % rule["id"], "",
            "Category: `%s` · Exactness: %s · %s" % (rule["category"], exactness_text(rule),
                                                    origin_text(rule)), ""]
+    if not rule.get("enabled", True):
+        out += ["**Off by default**: enable it with `--rules=%s` or in a configuration's "
+                "`Rules:` ([why](README.md#off-by-default))." % rule["id"], ""]
     out += ["## What it detects", "", doc.get("detects") or rule["summary"], ""]
     out += ["## Why it is slow", "", doc.get("why") or rule.get("help", ""), ""]
     if doc.get("example"):
@@ -69,9 +72,21 @@ def index(rules):
            "from the rules' own metadata; do not edit by hand.", "",
            "| rule | category | exactness | what it finds |", "| --- | --- | --- | --- |"]
     for r in rules:
-        out.append("| [%s](%s.md) | %s | %s | %s |" % (r["id"], r["id"], r["category"],
-                                                     r["exactness"],
-                                                     r["summary"].replace("|", "\\|")))
+        off = "" if r.get("enabled", True) else " (off by default)"
+        out.append("| [%s](%s.md)%s | %s | %s | %s |" % (r["id"], r["id"], off, r["category"],
+                                                       r["exactness"],
+                                                       r["summary"].replace("|", "\\|")))
+    off = [r["id"] for r in rules if not r.get("enabled", True)]
+    if off:
+        out += ["", "## Off by default", "",
+                "Run only when named (`--rules=<id>`, or a configuration's `Rules:`): "
+                + ", ".join("`%s`" % i for i in off) + ". Their fixes leave the machine "
+                "code nvcc emits unchanged on nearly every real program: "
+                "`utils/sass-oracle.py` applied each rule's fixes alone to the HeCBench "
+                "corpus and compared the SASS of every kernel "
+                "([docs/analysis-precision.md](../analysis-precision.md#the-sass-oracle-issue-14)). "
+                "They stay available for compilers other than nvcc and for "
+                "`const`-correctness as a style."]
     return "\n".join(out) + "\n"
 
 

@@ -12,8 +12,8 @@ fix leaves every kernel's SASS as it was changes nothing the GPU runs: it is
 noise, and the rule's conditions should not report it.
 
 Writes one JSON line per (file, rule) to --out and prints, per rule:
-findings, findings with a fix applied, and how many of those changed no
-kernel's SASS. Needs only nvcc (no GPU, no cuobjdump).
+findings, findings with a fix (one `--allow-unverified` applies), those
+compiled and compared, and how many of those changed no kernel's SASS. Needs only nvcc (no GPU, no cuobjdump).
 
   python3 utils/sass-oracle.py --tool build/bin/cuda-l1-rewrite \\
       --corpus ../shared/corpus/hecbench --out /tmp/oracle.jsonl [--only a,b] [-j 2]
@@ -24,7 +24,6 @@ from concurrent.futures import ThreadPoolExecutor
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sweep  # noqa: E402  (include_dirs, find_files)
 
-FINDING = re.compile(r"^(.*?):(\d+):(\d+): warning: (.*) \[([a-z0-9-]+)\]$")
 NVCC = os.environ.get("NVCC", "/usr/local/cuda/bin/nvcc")
 
 
@@ -92,12 +91,22 @@ def one_file(path, a):
     incs = sweep.include_dirs(path, a.corpus)
     args = ["-I" + i for i in incs]
     rel = os.path.relpath(path, a.corpus)
-    rc, out, _ = run([a.tool, path, "--"] + args, a.timeout)
+    rc, out, _ = run([a.tool, "--format=json", path, "--"] + args, a.timeout)
     per_rule = collections.defaultdict(list)
-    for line in out.split("\n"):
-        m = FINDING.match(line)
-        if m and os.path.abspath(m.group(1)) == os.path.abspath(path):
-            per_rule[m.group(5)].append(int(m.group(2)))
+    has_fix = collections.defaultdict(list)
+    try:
+        found = json.loads(out).get("findings", []) if rc in (0, 1) else []
+    except ValueError:
+        found = []
+    for f in found:
+        if os.path.abspath(f.get("file", "")) != os.path.abspath(path):
+            continue
+        fix = f.get("fix") or {}
+        per_rule[f["rule"]].append(int(f["line"]))
+        # What `--allow-unverified -o` applies: a proven fix that needs no
+        # GPU measurement first.
+        has_fix[f["rule"]].append(bool(fix) and fix.get("proven", True) and
+                                  not fix.get("needsMeasurement", False))
     if a.rules:
         per_rule = {r: v for r, v in per_rule.items() if r in a.rules}
     if not per_rule:
@@ -107,7 +116,8 @@ def one_file(path, a):
         before = sass(path, incs, t, a.timeout * 3)
         ranges = kernel_ranges(a.tool, path, args, a.timeout)
         for rule, lines in sorted(per_rule.items()):
-            row = {"file": rel, "rule": rule, "lines": lines, "findings": len(lines)}
+            row = {"file": rel, "rule": rule, "lines": lines, "findings": len(lines),
+                   "has_fix": has_fix[rule]}
             od = os.path.join(t, "o-" + rule)
             run([a.tool, "--rules=-*," + rule, "--allow-unverified", "--allow-fast-math",
                  "-o", od, path, "--"] + args, a.timeout)
@@ -180,20 +190,24 @@ def main():
 
 
 def summarize(out):
-    tot = collections.defaultdict(lambda: [0, 0, 0, 0])
+    # findings, with a fix, fix compiled and compared, changes no SASS, fix
+    # does not compile
+    tot = collections.defaultdict(lambda: [0, 0, 0, 0, 0])
     for l in open(out):
         r = json.loads(l)
         t = tot[r["rule"]]
+        fixes = r.get("has_fix", [True] * r["findings"])
         t[0] += r["findings"]
+        t[1] += sum(fixes)
         if r.get("fixed") and "line_changed" in r:
-            t[1] += r["findings"]
-            t[2] += sum(1 for c in r["line_changed"] if not c)
-        elif r.get("fixed"):
-            t[3] += r["findings"]
-    print("| rule | findings | with a fix compiled | fix changes no SASS | fix does not compile |")
-    print("|---|---:|---:|---:|---:|")
+            t[2] += sum(fixes)
+            t[3] += sum(1 for c, f in zip(r["line_changed"], fixes) if f and not c)
+        elif r.get("fixed") and r.get("compiles") is False:
+            t[4] += sum(fixes)
+    print("| rule | findings | with a fix | fix compiled and compared | fix changes no SASS | fix does not compile |")
+    print("|---|---:|---:|---:|---:|---:|")
     for rule, t in sorted(tot.items(), key=lambda kv: -kv[1][0]):
-        print("| %s | %d | %d | %d | %d |" % (rule, t[0], t[1], t[2], t[3]))
+        print("| %s | %d | %d | %d | %d | %d |" % ((rule,) + tuple(t)))
 
 
 if __name__ == "__main__":

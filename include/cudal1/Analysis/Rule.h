@@ -185,8 +185,9 @@ struct RuleLoaderRegistration {
   static ::cudal1::RuleLoaderRegistration Name##LoaderRegistration(Fn)
 
 /// The rules enabled when neither --rules nor a config file says otherwise:
-/// every rule.
-inline const char *defaultRuleGlobs() { return "*"; }
+/// every rule but those whose findings change no machine code nvcc emits
+/// (docs/rules/README.md, "Off by default"). Defined in Config.cpp.
+const char *defaultRuleGlobs();
 
 } // namespace cudal1
 

@@ -39,6 +39,36 @@ __global__ void scale(float *__restrict__ p, const float *__restrict__ q) {
 }
 // CHECK-FIXES: __global__ void scale(float *__restrict__ p, const float *__restrict__ q) {
 
+// Each written pointer has __restrict__, or only one pointer lacks it: no
+// pair can alias already and the inputs are known read-only (the read-only
+// path), so the qualifier would change no instruction: no finding.
+__global__ void convert(const float *__restrict__ in, unsigned char *out,
+                        float *__restrict__ scratch, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    scratch[i] = in[i] * 2.0f;
+    out[i] = (unsigned char)in[i];
+  }
+}
+__global__ void norm(const float *__restrict__ x, float *l2) {
+  atomicAdd(l2, x[threadIdx.x] * x[threadIdx.x]);
+}
+__global__ void gather(float *__restrict__ out, const float *in,
+                       const float *w, int n) {
+  for (int k = 0; k < n; ++k)
+    out[threadIdx.x] += in[k] * w[k];
+}
+// Reported: two pointers lack it and one of them is written (the sum is
+// stored and reloaded on every iteration).
+__global__ void accumulate(const float *__restrict__ w, float *a,
+                           const float *b, int n) {
+  for (int k = 0; k < n; ++k)
+    a[threadIdx.x] += b[k] * w[k];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-5]]:{{[0-9]+}}: warning: pointer parameters 'a', 'b' are not __restrict__{{.*}} [memory-restrict]
+// CHECK-FIXES: float *__restrict__ a,
+// CHECK-FIXES-NEXT: const float *__restrict__ b, int n) {
+
 int main() {
   int n = 1 << 20;
   float *x = nullptr, *y = nullptr, *z = nullptr;
@@ -49,6 +79,16 @@ int main() {
   dim3 block(128);
   add<<<n / 128, block>>>(x, x, z, n);
   scale<<<1, 32>>>(z, x);
+  float *u = nullptr, *v = nullptr, *w = nullptr;
+  unsigned char *c = nullptr;
+  cudaMalloc(&u, n * sizeof(float));
+  cudaMalloc(&v, n * sizeof(float));
+  cudaMalloc(&w, n * sizeof(float));
+  cudaMalloc(&c, n);
+  convert<<<n / 256, 256>>>(u, c, v, n);
+  norm<<<1, 256>>>(u, w);
+  gather<<<1, 256>>>(u, v, w, n);
+  accumulate<<<1, 256>>>(u, v, w, n);
   cudaFree(x);
   cudaFree(y);
   cudaFree(z);
