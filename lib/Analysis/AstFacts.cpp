@@ -524,10 +524,31 @@ bool containsLoop(const Stmt *S) {
 unsigned countStmts(const Stmt *S) {
   if (!S)
     return 0;
-  unsigned N = isa<Expr>(S) ? 0 : 1;
-  for (const Stmt *C : S->children())
-    if (C && !isa<Expr>(C))
-      N += countStmts(C);
+  // An expression in a statement's place (`a[i] = x;`) is a statement.
+  if (isa<Expr>(S))
+    return 1;
+  unsigned N = isa<CompoundStmt>(S) ? 0 : 1;
+  auto Sub = [&](const Stmt *C) { N += countStmts(C); };
+  if (const auto *CS = dyn_cast<CompoundStmt>(S))
+    for (const Stmt *C : CS->body())
+      Sub(C);
+  else if (const auto *F = dyn_cast<ForStmt>(S))
+    Sub(F->getBody());
+  else if (const auto *W = dyn_cast<WhileStmt>(S))
+    Sub(W->getBody());
+  else if (const auto *D = dyn_cast<DoStmt>(S))
+    Sub(D->getBody());
+  else if (const auto *I = dyn_cast<IfStmt>(S)) {
+    Sub(I->getThen());
+    Sub(I->getElse());
+  } else if (const auto *Sw = dyn_cast<SwitchStmt>(S))
+    Sub(Sw->getBody());
+  else if (const auto *Ca = dyn_cast<SwitchCase>(S))
+    Sub(Ca->getSubStmt());
+  else if (const auto *L = dyn_cast<LabelStmt>(S))
+    Sub(L->getSubStmt());
+  else if (const auto *A = dyn_cast<AttributedStmt>(S))
+    Sub(A->getSubStmt());
   return N;
 }
 

@@ -46,7 +46,9 @@ RuleInfo UnrollingParamBound::info() const {
   I.Doc.Detects =
       "A small (at most MaxBodyStatements, default 8) innermost loop in "
       "device code bounded by a parameter that is never changed (or a "
-      "local copy of one), step 1.";
+      "local copy of one), step 1, with no barrier in its body. Every "
+      "statement counts, expression statements too (an assignment, a "
+      "call).";
   I.Doc.WhySlow =
       "Each iteration pays for counter, compare and branch; partial "
       "unrolling amortises them and overlaps loads.";
@@ -197,6 +199,11 @@ void UnrollingParamBound::check(const MatchFinder::MatchResult &R) {
   if (EMA.isMutated(B))
     return;
   if (countStmts(For->getBody()) > unsigned(optionInt("MaxBodyStatements", 8)))
+    return;
+  // A barrier in the body: the iterations are phases of the block, not
+  // small independent steps to overlap.
+  if (containsCallTo(For->getBody(), {"__syncthreads*", "__syncwarp",
+                                      "__barrier_sync"}))
     return;
   if (!firstInUserCode(For->getBeginLoc()))
     return;

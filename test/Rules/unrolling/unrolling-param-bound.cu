@@ -37,6 +37,31 @@ __global__ void loops(const float *in, float *out, int k) {
   out[threadIdx.x] = acc;
 }
 
+// Negative: nine expression statements are more than MaxBodyStatements (8);
+// a barrier in the body makes each iteration a phase of the block.
+__global__ void big_or_phased(const float *in, float *out, int k) {
+  __shared__ float s[256];
+  float a = 0.0f, b = 0.0f, c = 0.0f;
+  for (int j = 0; j < k; ++j) {
+    a += in[j];
+    b += in[j + 1];
+    c += in[j + 2];
+    a *= 0.5f;
+    b *= 0.5f;
+    c *= 0.5f;
+    a += b;
+    b += c;
+    c += a;
+  }
+  for (int j = 0; j < k; ++j) {
+    s[threadIdx.x] = in[j * 256 + threadIdx.x];
+    __syncthreads();
+    a += s[255 - threadIdx.x];
+    __syncthreads();
+  }
+  out[threadIdx.x] = a + b + c;
+}
+
 // Host loops are not touched.
 void host(float *p, int n) {
   for (int j = 0; j < n; ++j)
