@@ -34,6 +34,23 @@ using namespace llvm;
 
 namespace cudal1 {
 
+namespace {
+/// The element \p A reads lies in shared memory or in a local array of the
+/// thread (not a global load): `s[ty][tx]`, `w[k]` with `float w[4]`.
+bool onChip(const ArraySubscriptExpr *A) {
+  const Expr *B = A->getBase()->IgnoreParenImpCasts();
+  while (const auto *In = dyn_cast<ArraySubscriptExpr>(B))
+    B = In->getBase()->IgnoreParenImpCasts();
+  const auto *DRE = dyn_cast<DeclRefExpr>(B);
+  const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  if (!V)
+    return false;
+  if (V->hasAttr<CUDASharedAttr>())
+    return true;
+  return V->hasLocalStorage() && V->getType()->isArrayType();
+}
+} // namespace
+
 RuleInfo LaunchCoarsenRows::info() const {
   RuleInfo I;
   I.Id = "launch-coarsen-rows";
@@ -139,7 +156,8 @@ void LaunchCoarsenRows::checkKernel(const KernelUnit &Kernel) {
       if (builtinName(E) == "threadIdx.y")
         UsesY = true;
     if (const auto *A = dyn_cast<ArraySubscriptExpr>(S)) {
-      if (!Written && A->getBase()->getType()->isPointerType())
+      if (!Written && A->getBase()->getType()->isPointerType() &&
+          !A->getType()->isArrayType() && !onChip(A))
         ++Loads;
       // Along threadIdx.x: consecutive lanes on consecutive elements (or
       // the same one). Rows along x are coalescing-thread-mapping-swap's.
@@ -182,10 +200,12 @@ void LaunchCoarsenRows::checkKernel(const KernelUnit &Kernel) {
       K->getLocation(),
       "each thread of '" + K->getNameAsString() + "' computes one element "
           "of a " + std::to_string(BX) + "x" + std::to_string(BY) +
+          (BZ > 1 ? "x" + std::to_string(BZ) : std::string()) +
           " block from " + std::to_string(Loads) +
           " global loads and then waits for them; running " + Rs +
           " rows of the block in each thread (blocks of " +
           std::to_string(BX) + "x" + std::to_string(BY / R) +
+          (BZ > 1 ? "x" + std::to_string(BZ) : std::string()) +
           ") keeps " + Rs + " times the loads in flight",
       K));
   // --- legality: threads independent, built-ins by component ---------------
@@ -283,7 +303,8 @@ void LaunchCoarsenRows::checkKernel(const KernelUnit &Kernel) {
   X.NeedsMeasurement = optionBool("MeasureFirst", true);
   X.Description = "run " + Rs + " rows of the block in each thread of '" +
                   K->getNameAsString() + "' (blocks of " +
-                  std::to_string(BX) + "x" + std::to_string(BY / R) + ")";
+                  std::to_string(BX) + "x" + std::to_string(BY / R) +
+          (BZ > 1 ? "x" + std::to_string(BZ) : std::string()) + ")";
   // Launch sites: the block's y extent divided by R.
   for (const CUDAKernelCallExpr *Call : launchSitesOf(C, context(), K)) {
     const CallExpr *Cfg = Call->getConfig();

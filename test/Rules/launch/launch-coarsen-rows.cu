@@ -134,6 +134,31 @@ __global__ void two_loads(const float *a, float *c, int n) {
   if (x < n && y < n)
     c[y * n + x] = a[y * n + x] + a[y * n + x + 1];
 }
+// Shared-memory and local-array reads are not global loads: one global
+// load and a stencil over the staged tile, or a local table, is too few.
+__global__ void stencil_smem(const float *a, float *c, int n) {
+  __shared__ float t[10][34];
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  t[threadIdx.y + 1][threadIdx.x + 1] = a[y * n + x];
+  c[y * n + x] = t[threadIdx.y][threadIdx.x + 1] + t[threadIdx.y + 2][threadIdx.x + 1] +
+                 t[threadIdx.y + 1][threadIdx.x] + t[threadIdx.y + 1][threadIdx.x + 2];
+}
+__global__ void local_table(const float *a, float *c, int n) {
+  float w[4] = {0.1f, 0.2f, 0.3f, 0.4f};
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  c[y * n + x] = a[y * n + x] * w[0] + w[1] * w[2] + w[3] + a[y * n + x + 1];
+}
+// A 3-D block is named with its three extents.
+__global__ void cube(const float *a, float *c, int n) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  int z = threadIdx.z;
+  c[(z * n + y) * n + x] = a[(z * n + y) * n + x] + a[(z * n + y) * n + x + 1] +
+                           a[(z * n + y + 1) * n + x];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-7]]:17: warning: each thread of 'cube' computes one element of a 32x8x2 block from 3 global loads{{.*}}(blocks of 32x2x2){{.*}} [launch-coarsen-rows]
 
 unsigned long long hash(const float *d, long n) {
   unsigned *h = (unsigned *)malloc(sizeof(float) * n);
@@ -173,6 +198,9 @@ int main() {
   counted<<<grid, block>>>(a, c, cnt, nx);
   flat<<<nx / 32, dim3(32)>>>(a, c, nx);
   two_loads<<<grid, block>>>(a, c, nx);
+  stencil_smem<<<grid, block>>>(a, c, nx);
+  local_table<<<grid, block>>>(a, c, nx);
+  cube<<<grid, dim3(32, 8, 2)>>>(a, c, nx);
   diffuse<<<grid, block>>>(a, c, nx);
   weighted<<<grid, block>>>(a, c, nx);
   cudaDeviceSynchronize();
