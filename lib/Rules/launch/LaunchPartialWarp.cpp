@@ -16,7 +16,9 @@ RuleInfo LaunchPartialWarp::info() const {
            "lanes (22%) do nothing but still take issue slots and "
            "registers.";
   I.Doc.Detects =
-      "A launch whose constant block size is not a multiple of 32.";
+      "A launch whose constant block size is not a multiple of 32 and is "
+      "more than one warp, with a grid of more than one block (smaller "
+      "blocks are launch-small-block's; a single block is setup work).";
   I.Doc.WhySlow =
       "Threads run in warps of 32; the last warp of every block is partly "
       "empty and its idle lanes still occupy issue slots and registers.";
@@ -35,6 +37,13 @@ void LaunchPartialWarp::checkTranslationUnit() {
       continue;
     uint64_t T = (*L.Block.Dim)[0] * (*L.Block.Dim)[1] * (*L.Block.Dim)[2];
     if (T == 0 || T % 32 == 0)
+      continue;
+    // A block smaller than a warp is launch-small-block's (its fix folds
+    // blocks into whole warps); a single block is setup work.
+    if (T < 32)
+      continue;
+    if (L.Grid.Dim &&
+        (*L.Grid.Dim)[0] * (*L.Grid.Dim)[1] * (*L.Grid.Dim)[2] == 1)
       continue;
     uint64_t Warps = (T + 31) / 32, Lanes = Warps * 32;
     report(finding(

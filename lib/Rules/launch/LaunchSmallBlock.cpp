@@ -128,9 +128,14 @@ RuleInfo LaunchSmallBlock::info() const {
            "by their global index, the fix launches 256-thread blocks, "
            "fewer of them, with the same threads.";
   I.DefaultOptions["MinThreads"] = "64";
+  I.DefaultOptions["NumSMs"] = "132";
   I.Doc.Detects =
       "A launch with fewer than `MinThreads` (default 64) threads per "
-      "block (a known constant shape).";
+      "block (a known constant shape). Not reported when the grid is known "
+      "and is one block, or has whole warps and at most 32 blocks per SM "
+      "(`NumSMs`, default 132, the H100/H200): such a grid is resident at "
+      "once, the residency limit never binds, and folding its blocks "
+      "would leave SMs idle.";
   I.Doc.WhySlow =
       "An SM holds at most 32 resident blocks (sm_80 to sm_90); with "
       "32-thread blocks it holds 1024 of its 2048 threads, so occupancy is "
@@ -186,6 +191,16 @@ void LaunchSmallBlock::checkTranslationUnit() {
     uint64_t T = (*L.Block.Dim)[0] * (*L.Block.Dim)[1] * (*L.Block.Dim)[2];
     if (T == 0 || (int64_t)T >= Min)
       continue;
+    // The limit of 32 resident blocks per SM binds only when the grid has
+    // more blocks than the SMs hold that way: a smaller grid of full warps
+    // is resident at once (folding it would leave SMs idle), and one block
+    // is setup work.
+    if (L.Grid.Dim) {
+      uint64_t G = (*L.Grid.Dim)[0] * (*L.Grid.Dim)[1] * (*L.Grid.Dim)[2];
+      if (G == 1 ||
+          (T % 32 == 0 && (int64_t)G <= 32 * optionInt("NumSMs", 132)))
+        continue;
+    }
     uint64_t Occ = std::min<uint64_t>(100, 32 * T * 100 / 2048);
     Finding &F = reportLater(finding(
         L, "blocks of " + std::to_string(T) +

@@ -24,9 +24,12 @@ __global__ void axpy(float a, const float *__restrict__ x,
 void launch(const float *x, float *y, int n) {
   axpy<<<1024, 100>>>(2.0f, x, y, n);
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: block of 100 threads is not a multiple of the warp size: its last warp runs 4 of 32 lanes{{.*}} [launch-partial-warp]
-  // Negative:
+  // Negative: whole warps; a single block (setup work); a block smaller
+  // than a warp (launch-small-block's, whose fix folds such blocks).
   axpy<<<1024, 128>>>(2.0f, x, y, n);
   axpy<<<1024, dim3(32, 4)>>>(2.0f, x, y, n);
+  axpy<<<1, 100>>>(2.0f, x, y, n);
+  axpy<<<1024, 16>>>(2.0f, x, y, n);
 }
 // Finding only: the file is not changed.
 // CHECK-FIXES: axpy<<<1024, 100>>>(2.0f, x, y, n);

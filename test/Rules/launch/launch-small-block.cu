@@ -53,7 +53,7 @@ __global__ void price(const float *s, float *out, int n) {
 // Seen in third-party code (a fractal flame renderer): the index written
 // blockDim.x * blockIdx.x + threadIdx.x, a struct of parameters by value
 // handed to a helper by reference, and a dim3 grid and block from macros.
-#define NUM_THREADS 2048
+#define NUM_THREADS 262144
 #define THREADS_PER_BLOCK 32
 struct Params {
   int split[4];
@@ -106,9 +106,15 @@ __global__ void __launch_bounds__(64) bounded(const float *s, float *out, int n)
 
 void run(const float *d_s, float *d_a, float *d_b, float *d_c, int *d_n,
          int n) {
-  axpy<<<64, 32>>>(2.0f, d_s, d_a, n);
+  axpy<<<8192, 32>>>(2.0f, d_s, d_a, n);
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: blocks of 32 threads: with at most 32 resident blocks per SM, an SM holds only 1024 of its 2048 threads{{.*}} [launch-small-block]
-  // CHECK-FIXES: axpy<<<8, 256>>>(2.0f, d_s, d_a, n);
+  // CHECK-FIXES: axpy<<<1024, 256>>>(2.0f, d_s, d_a, n);
+  // Negative: 64 blocks of one warp are resident at once on 132 SMs (the
+  // limit of 32 blocks per SM never binds; 8 blocks of 256 would leave 124
+  // SMs idle), and a single block is setup work.
+  axpy<<<64, 32>>>(2.0f, d_s, d_a, n);
+  axpy<<<1, 16>>>(2.0f, d_s, d_a, n);
+  // CHECK-FIXES: axpy<<<64, 32>>>(2.0f, d_s, d_a, n);
   dim3 grid((n + 31) / 32), block(32);
   price<<<grid, block>>>(d_s, d_b, n);
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: blocks of 32 threads{{.*}} [launch-small-block]
@@ -125,9 +131,9 @@ void run(const float *d_s, float *d_a, float *d_b, float *d_c, int *d_n,
   count_positive<<<(n + 31) / 32, 32>>>(d_s, d_n, n);
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: blocks of 32 threads{{.*}} [launch-small-block]
   // CHECK-MESSAGES: note: no fix: the kernel could tell larger blocks apart: it calls 'atomicAdd'
-  axpy<<<65, 32>>>(2.0f, d_s, d_a, n);
+  axpy<<<8193, 32>>>(2.0f, d_s, d_a, n);
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: blocks of 32 threads{{.*}} [launch-small-block]
-  // CHECK-MESSAGES: note: no fix: the grid's 65 blocks are not a multiple of 8, so blocks of 256 threads would not make the same threads
+  // CHECK-MESSAGES: note: no fix: the grid's 8193 blocks are not a multiple of 8, so blocks of 256 threads would not make the same threads
   bounded<<<(n + 31) / 32, 32>>>(d_s, d_c, n);
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: blocks of 32 threads{{.*}} [launch-small-block]
   // CHECK-MESSAGES: note: no fix: the kernel's __launch_bounds__ allows fewer than 256 threads per block
