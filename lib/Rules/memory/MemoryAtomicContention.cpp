@@ -25,7 +25,11 @@ RuleInfo MemoryAtomicContention::info() const {
            "or per block through shared memory.";
   I.Doc.Detects =
       "A global atomic whose address is the same for every thread of a "
-      "warp (`atomicAdd(sum, v)`), executed by all lanes.";
+      "warp (`atomicAdd(sum, v)`), executed by all lanes, of an operation "
+      "that combines across lanes (add, sub, min, max, and, or, xor). "
+      "Atomic loads and stores, exchanges, compare-and-swap and wrapping "
+      "increments are not reported: they cannot be reduced within the "
+      "warp first.";
   I.Doc.WhySlow =
       "Atomics to one address are serialized in the L2 atomic unit: a warp "
       "issuing 32 of them waits for 32 round trips, and the whole grid "
@@ -42,6 +46,25 @@ RuleInfo MemoryAtomicContention::info() const {
   return I;
 }
 
+namespace {
+/// The atomic call \p E combines across lanes: add, sub, min, max, and, or,
+/// xor (CUDA's atomicAdd..., the scoped _system/_block forms, nvcc's
+/// __nv_atomic_fetch_* and the __atomic_fetch_* built-ins).
+bool combinableAtomic(const Expr *E) {
+  const auto *CE = dyn_cast<CallExpr>(E);
+  const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
+  if (!FD || !FD->getIdentifier())
+    return true; // unknown form: as before
+  std::string N = StringRef(FD->getName()).lower();
+  for (StringRef Op : {"add", "sub", "min", "max", "and", "or", "xor"})
+    if (StringRef(N).contains("atomic" + Op.str()) ||
+        StringRef(N).contains("fetch_" + Op.str()) ||
+        StringRef(N).contains(Op.str() + "_fetch"))
+      return true;
+  return false;
+}
+} // namespace
+
 void MemoryAtomicContention::checkTranslationUnit() {
   ASTContext &Ctx = ctx();
   const CheckContext &CC = context();
@@ -53,6 +76,13 @@ void MemoryAtomicContention::checkTranslationUnit() {
           A.Global.Class != AccessClass::Broadcast || A.SparseGuard)
         continue;
       if (!isUserCode(A.E->getExprLoc()))
+        continue;
+      // Only operations that combine across lanes: a warp can add (min,
+      // max, and, or, xor) its values first and issue one atomic. Atomic
+      // loads and stores are not serialized read-modify-writes, and an
+      // exchange, compare-and-swap or wrapping increment cannot be combined
+      // (a lock, a counter modulo n: the contention is the design).
+      if (!combinableAtomic(A.E))
         continue;
       std::string Msg =
           "every thread of a warp performs an atomic on the same global "

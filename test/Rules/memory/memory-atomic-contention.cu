@@ -40,5 +40,21 @@ __global__ void per_warp(const float *__restrict__ in, float *sum,
     atomicAdd(sum, v);
   atomicAdd(&bins[i], v);
 }
+// A maximum combines across lanes too (warp max, then one atomic).
+__global__ void peak(const int *__restrict__ in, int *top) {
+  atomicMax(top, in[blockIdx.x * blockDim.x + threadIdx.x]);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: every thread of a warp performs an atomic on the same global address ('top'){{.*}} [memory-atomic-contention]
+}
+
+// Negative: operations that do not combine across lanes (a lock's
+// compare-and-swap, an exchange, an increment modulo n: the contention is
+// the design).
+__global__ void not_combinable(int *lock, int *last, unsigned *ring) {
+  while (atomicCAS(lock, 0, 1) != 0) {
+  }
+  atomicExch(last, (int)threadIdx.x);
+  atomicInc(ring, 16u);
+}
+
 // Finding only: the file is not changed.
 // CHECK-FIXES: atomicAdd(sum, in[i]);
