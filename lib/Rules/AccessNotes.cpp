@@ -4,6 +4,8 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/STLExtras.h"
 
 using namespace clang;
 
@@ -74,6 +76,49 @@ std::string iterationsText(const LoopInfo &L, const std::string &Prefix) {
     return (Prefix.empty() ? "" : Prefix + " ") + "every iteration";
   return (Prefix.empty() ? "" : Prefix + " ") + "each of its " + L.TripText +
          " iterations";
+}
+
+static SourceLocation inKernel(const MemAccess *X) {
+  return X->CallChain.empty() ? X->E->getExprLoc()
+                              : X->CallChain.front()->getBeginLoc();
+}
+
+void sortInKernelOrder(const ASTContext &Ctx,
+                       std::vector<const MemAccess *> &Group) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  llvm::stable_sort(Group, [&](const MemAccess *X, const MemAccess *Y) {
+    return SM.isBeforeInTranslationUnit(inKernel(X), inKernel(Y));
+  });
+}
+
+void addSameCauseNote(const ASTContext &Ctx, Finding &F,
+                      const std::vector<const MemAccess *> &Group,
+                      const std::string &Same, const std::string &Remedy) {
+  if (Group.size() < 2)
+    return;
+  const SourceManager &SM = Ctx.getSourceManager();
+  // The other places in the kernel, each line once.
+  unsigned First = SM.getSpellingLineNumber(inKernel(Group.front()));
+  std::vector<unsigned> Lines;
+  for (const MemAccess *O : Group) {
+    unsigned L = SM.getSpellingLineNumber(inKernel(O));
+    if (L != First && llvm::find(Lines, L) == Lines.end())
+      Lines.push_back(L);
+  }
+  std::string Where;
+  for (size_t I = 0; I < Lines.size() && I < 8; ++I)
+    Where += (I ? ", " : "") + std::to_string(Lines[I]);
+  if (Lines.size() > 8)
+    Where += ", ...";
+  size_t N = Group.size() - 1;
+  std::string Text =
+      std::to_string(N) + " more access" + (N > 1 ? "es" : "") + " of '" +
+      Group.front()->BaseName + "' in this kernel with the same " + Same +
+      (Where.empty() ? std::string(" on this line")
+                     : " (line" + std::string(Lines.size() > 1 ? "s " : " ") +
+                           Where + ")") +
+      "; " + Remedy;
+  F.Notes.push_back(makeNote(Ctx, inKernel(Group[1]), Text));
 }
 
 } // namespace cudal1

@@ -13,6 +13,7 @@
 #include "cudal1/Analysis/Finding.h"
 
 #include <string>
+#include <vector>
 
 namespace clang {
 class ASTContext;
@@ -42,6 +43,18 @@ void addAccessNotes(const clang::ASTContext &Ctx, Finding &F,
                     const MemAccess &A, const KernelAnalysis &K,
                     const std::string &Condition,
                     const std::string &Assumption);
+
+/// Accesses of one kernel with the same cause (an array and its conflict or
+/// stride): sorted in the kernel's order (an access in a device function is
+/// where the kernel calls it), so the first is the one to report.
+void sortInKernelOrder(const clang::ASTContext &Ctx,
+                       std::vector<const MemAccess *> &Group);
+/// On \p F, which reports \p Group's first access: one note at the second
+/// counting the others and listing their lines ("3 more accesses of 'X' in
+/// this kernel with the same \p Same (lines 12, 14); \p Remedy").
+void addSameCauseNote(const clang::ASTContext &Ctx, Finding &F,
+                      const std::vector<const MemAccess *> &Group,
+                      const std::string &Same, const std::string &Remedy);
 
 } // namespace cudal1
 

@@ -8,6 +8,9 @@
 
 #include "../AccessNotes.h"
 
+#include <map>
+#include <vector>
+
 using namespace clang;
 using namespace llvm;
 
@@ -27,7 +30,10 @@ RuleInfo CoalescingUncoalescedAccess::info() const {
   I.Doc.Detects =
       "A global load or store whose address moves by a whole row (a "
       "symbolic stride such as `N` elements) from one thread to the next "
-      "along `threadIdx.x`: the thread index is in the slow dimension.";
+      "along `threadIdx.x`: the thread index is in the slow dimension. One "
+      "finding per array and stride in a kernel: the other accesses with "
+      "the same stride (an unrolled loop, several fields of a row) are "
+      "counted and listed by line in a note.";
   I.Doc.WhySlow =
       "A warp's memory request is served in 32-byte sectors. When 32 "
       "consecutive threads read 32 consecutive floats the request touches "
@@ -61,27 +67,40 @@ void CoalescingUncoalescedAccess::checkTranslationUnit() {
   if (!CC.Analysis)
     return;
   double MinFactor = optionInt("MinFactor", 2);
-  for (const KernelAnalysis &K : CC.Analysis->Kernels)
+  for (const KernelAnalysis &K : CC.Analysis->Kernels) {
+    // One finding per array and stride in a kernel: the accesses of an
+    // unrolled loop or of several fields share the cause and the remedy,
+    // so the others are counted in a note.
+    std::vector<std::vector<const MemAccess *>> Groups;
+    std::map<std::string, size_t> GroupOf;
     for (const MemAccess &A : K.Accesses) {
       if (A.Space != MemSpace::Global || !A.E || A.SparseGuard)
         continue;
       if (!isUserCode(A.E->getExprLoc()))
         continue;
       const WarpRequest &W = A.Global;
-      if (W.Factor < MinFactor)
+      if (W.Factor < MinFactor || W.Class != AccessClass::Uncoalesced)
         continue;
-      std::string Msg;
-      if (W.Class == AccessClass::Uncoalesced) {
-        Msg = std::string("uncoalesced global ") + accessVerb(A) +
-              ": consecutive threads are '" + W.StrideText +
-              "' elements apart, so each lane of a warp touches its own "
-              "32-byte sector: " +
-              std::to_string(W.Sectors) + " sectors per request instead of " +
-              std::to_string(W.IdealSectors) + " (" + factorText(W.Factor) +
-              " the memory traffic)";
-      } else {
-        continue;
-      }
+      std::string Key = A.BaseName + "\n" + W.StrideText + "\n" +
+                        std::to_string(W.Sectors) + "\n" +
+                        std::to_string(W.IdealSectors);
+      auto [It, New] = GroupOf.try_emplace(Key, Groups.size());
+      if (New)
+        Groups.emplace_back();
+      Groups[It->second].push_back(&A);
+    }
+    for (std::vector<const MemAccess *> &G : Groups) {
+      sortInKernelOrder(Ctx, G);
+      const MemAccess &A = *G.front();
+      const WarpRequest &W = A.Global;
+      std::string Msg =
+          std::string("uncoalesced global ") + accessVerb(A) +
+          ": consecutive threads are '" + W.StrideText +
+          "' elements apart, so each lane of a warp touches its own "
+          "32-byte sector: " +
+          std::to_string(W.Sectors) + " sectors per request instead of " +
+          std::to_string(W.IdealSectors) + " (" + factorText(W.Factor) +
+          " the memory traffic)";
       Finding F = makeFinding(Ctx, id(), A.E->getExprLoc(), Msg, K.Kernel,
                               A.E->getSourceRange());
       std::string Cond;
@@ -90,8 +109,12 @@ void CoalescingUncoalescedAccess::checkTranslationUnit() {
                "' elements span at least 32 "
                "bytes";
       addAccessNotes(Ctx, F, A, K, Cond, W.Assumption);
+      addSameCauseNote(Ctx, F, G, "stride",
+                       "one change of the layout or of the thread mapping "
+                       "removes them all");
       report(std::move(F));
     }
+  }
 }
 
 } // namespace cudal1

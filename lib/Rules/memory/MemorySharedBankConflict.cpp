@@ -49,7 +49,6 @@ out[i] = tile[threadIdx.x][threadIdx.y];   // warning: 32-way bank conflict)cuda
 
 void MemorySharedBankConflict::checkTranslationUnit() {
   ASTContext &Ctx = ctx();
-  const SourceManager &SM = Ctx.getSourceManager();
   const CheckContext &CC = context();
   if (!CC.Analysis)
     return;
@@ -97,52 +96,15 @@ void MemorySharedBankConflict::checkTranslationUnit() {
       Groups[It->second].Accesses.push_back(&A);
     }
     for (Group &G : Groups) {
-      // In the kernel's order: an access in a device function is where
-      // the kernel calls it.
-      auto InKernel = [](const MemAccess *X) {
-        return X->CallChain.empty() ? X->E->getExprLoc()
-                                    : X->CallChain.front()->getBeginLoc();
-      };
-      llvm::stable_sort(G.Accesses,
-                        [&](const MemAccess *X, const MemAccess *Y) {
-                          return SM.isBeforeInTranslationUnit(InKernel(X),
-                                                              InKernel(Y));
-                        });
+      sortInKernelOrder(Ctx, G.Accesses);
       const MemAccess &A = *G.Accesses.front();
       std::string Msg = G.Msg;
       Msg.replace(Msg.find("%s"), 2, accessVerb(A));
       Finding F = makeFinding(Ctx, id(), A.E->getExprLoc(), Msg, K.Kernel,
                               A.E->getSourceRange());
       addAccessNotes(Ctx, F, A, K, "", A.Banks.Assumption);
-      // The other places in the kernel, each line once.
-      std::vector<unsigned> Lines;
-      unsigned First = SM.getSpellingLineNumber(InKernel(&A));
-      for (const MemAccess *O : G.Accesses) {
-        unsigned L = SM.getSpellingLineNumber(InKernel(O));
-        if (L != First && llvm::find(Lines, L) == Lines.end())
-          Lines.push_back(L);
-      }
-      if (G.Accesses.size() > 1) {
-        std::string Where;
-        for (size_t I = 0; I < Lines.size() && I < 8; ++I)
-          Where += (I ? ", " : "") + std::to_string(Lines[I]);
-        if (Lines.size() > 8)
-          Where += ", ...";
-        std::string Text = std::to_string(G.Accesses.size() - 1) +
-                           " more access" +
-                           (G.Accesses.size() > 2 ? "es" : "") + " of '" +
-                           A.BaseName +
-                           "' in this kernel with the same conflict" +
-                           (Where.empty() ? std::string(" on this line")
-                                          : " (line" +
-                                                std::string(Lines.size() > 1
-                                                                ? "s "
-                                                                : " ") +
-                                                Where + ")") +
-                           "; padding the array removes them all";
-        F.Notes.push_back(
-            makeNote(Ctx, InKernel(G.Accesses[1]), Text));
-      }
+      addSameCauseNote(Ctx, F, G.Accesses, "conflict",
+                       "padding the array removes them all");
       report(std::move(F));
     }
   }

@@ -38,9 +38,25 @@ __global__ void col_sums(const float *__restrict__ a, float *__restrict__ s,
   s[col] = acc;
 }
 
+// Several fields of a thread's row, unrolled by hand: one finding for the
+// array and its stride, the other accesses counted in a note; the store to
+// another array is its own finding.
+__global__ void row_fields(const float *__restrict__ a, float *__restrict__ s,
+                           int n) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  float x = a[r * n + 0];
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:13: warning: uncoalesced global load: consecutive threads are 'n' elements apart{{.*}} [coalescing-uncoalesced-access]
+  // CHECK-MESSAGES: t.cu:[[@LINE+2]]:{{[0-9]+}}: note: 3 more accesses of 'a' in this kernel with the same stride (lines [[@LINE+2]], [[@LINE+3]]); one change of the layout or of the thread mapping removes them all
+  // CHECK-MESSAGES: t.cu:[[@LINE+3]]:{{[0-9]+}}: warning: uncoalesced global store: consecutive threads are 'n' elements apart{{.*}} [coalescing-uncoalesced-access]
+  float y = a[r * n + 1] + a[r * n + 2];
+  float z = a[r * n + 3];
+  s[r * n] = x + y + z;
+}
+
 void launch(const float *a, float *s, int n) {
   row_sums<<<n / 128, 128>>>(a, s, n);
   col_sums<<<n / 128, 128>>>(a, s, n);
+  row_fields<<<n / 128, 128>>>(a, s, n);
 }
 // Finding only: the file is not changed.
 // CHECK-FIXES: acc += a[row * n + k];

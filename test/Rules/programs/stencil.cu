@@ -39,6 +39,3 @@ void launch(const float *in, float *out, int w, int h) {
 // CHECK-MESSAGES: stencil.cu:11:14: note: the surrounding expression is then computed in float rather than double: results may differ by a few ulp
 // CHECK-MESSAGES: stencil.cu:19:5: warning: uncoalesced global store: consecutive threads are 'w' elements apart, so each lane of a warp touches its own 3{{.*}} [coalescing-uncoalesced-access]
 // CHECK-MESSAGES: stencil.cu:19:34: warning: uncoalesced global load: consecutive threads are 'w' elements apart, so each lane of a warp touches its own 32{{.*}} [coalescing-uncoalesced-access]
-// CHECK-MESSAGES: stencil.cu:19:57: warning: uncoalesced global load: consecutive threads are 'w' elements apart, so each lane of a warp touches its own 32{{.*}} [coalescing-uncoalesced-access]
-// CHECK-MESSAGES: stencil.cu:20:34: warning: uncoalesced global load: consecutive threads are 'w' elements apart, so each lane of a warp touches its own 32{{.*}} [coalescing-uncoalesced-access]
-// CHECK-MESSAGES: stencil.cu:20:57: warning: uncoalesced global load: consecutive threads are 'w' elements apart, so each lane of a warp touches its own 32{{.*}} [coalescing-uncoalesced-access]
