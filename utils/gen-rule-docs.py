@@ -79,7 +79,8 @@ def index(rules):
     off = [r["id"] for r in rules if not r.get("enabled", True)]
     if off:
         out += ["", "## Off by default", "",
-                "Run only when named (`--rules=<id>`, or a configuration's `Rules:`): "
+                "Run only when named by their own id (`--rules=<id>`, or a configuration's "
+                "`Rules:`; `*` and `memory-*` do not turn them on): "
                 + ", ".join("`%s`" % i for i in off) + ". Their fixes leave the machine "
                 "code nvcc emits unchanged on nearly every real program: "
                 "`utils/sass-oracle.py` applied each rule's fixes alone to the HeCBench "

@@ -6,6 +6,8 @@
 #include "cudal1/Verify/Budget.h"
 #include "cudal1/Verify/Runner.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -123,6 +125,24 @@ std::string Pipeline::effectiveRules(const AnalysisConfig &C) const {
   std::string R = C.Rules.value_or(defaultRuleGlobs());
   if (!Opts.Rules.empty())
     R += "," + Opts.Rules;
+  // The rules off by default (the '-' entries of the default) run only when
+  // named by their own id: a '*' or 'memory-*' in a configuration or on the
+  // command line does not turn them on.
+  llvm::SmallVector<llvm::StringRef, 8> Default, Given;
+  llvm::StringRef(defaultRuleGlobs()).split(Default, ',');
+  const std::string Globs = R; // R grows below
+  llvm::StringRef(Globs).split(Given, ',');
+  for (llvm::StringRef D : Default) {
+    if (!D.consume_front("-"))
+      continue;
+    bool Named = llvm::any_of(Given, [&](llvm::StringRef G) {
+      G = G.trim();
+      G.consume_front("+");
+      return G == D;
+    });
+    if (!Named)
+      R += ",-" + D.str();
+  }
   return R;
 }
 

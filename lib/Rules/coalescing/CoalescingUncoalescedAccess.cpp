@@ -81,7 +81,10 @@ void CoalescingUncoalescedAccess::checkTranslationUnit() {
       const WarpRequest &W = A.Global;
       if (W.Factor < MinFactor || W.Class != AccessClass::Uncoalesced)
         continue;
-      std::string Key = A.BaseName + "\n" + W.StrideText + "\n" +
+      // The array itself (two arrays of one name in different scopes are
+      // two causes).
+      std::string Key = std::to_string((uintptr_t)A.Base) + "\n" +
+                        A.BaseName + "\n" + W.StrideText + "\n" +
                         std::to_string(W.Sectors) + "\n" +
                         std::to_string(W.IdealSectors);
       auto [It, New] = GroupOf.try_emplace(Key, Groups.size());

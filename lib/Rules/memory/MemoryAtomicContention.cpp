@@ -47,19 +47,34 @@ RuleInfo MemoryAtomicContention::info() const {
 }
 
 namespace {
-/// The atomic call \p E combines across lanes: add, sub, min, max, and, or,
-/// xor (CUDA's atomicAdd..., the scoped _system/_block forms, nvcc's
-/// __nv_atomic_fetch_* and the __atomic_fetch_* built-ins).
-bool combinableAtomic(const Expr *E) {
-  const auto *CE = dyn_cast<CallExpr>(E);
+/// \p Name (lower case) names an operation that combines across lanes.
+bool combinableName(StringRef N) {
+  if (N.contains("nand"))
+    return false;
+  for (StringRef Op : {"add", "sub", "min", "max", "and", "or", "xor"})
+    if (N.contains(("atomic" + Op).str()) || N.contains(("fetch_" + Op).str()) ||
+        N.contains((Op + "_fetch").str()) ||
+        N.contains(("__nv_atomic_" + Op).str()))
+      return true;
+  return false;
+}
+
+/// The atomic \p A combines across lanes: add, sub, min, max, and, or, xor
+/// (CUDA's atomicAdd..., the scoped _system/_block forms, nvcc's
+/// __nv_atomic_* and the __atomic_*_fetch built-ins), also when it is the
+/// compare-and-swap loop inside a function of the user's named for one
+/// (`atomicMaxFloat`, a double `atomicAdd` emulation).
+bool combinableAtomic(const MemAccess &A) {
+  const auto *CE = dyn_cast<CallExpr>(A.E);
   const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
   if (!FD || !FD->getIdentifier())
     return true; // unknown form: as before
-  std::string N = StringRef(FD->getName()).lower();
-  for (StringRef Op : {"add", "sub", "min", "max", "and", "or", "xor"})
-    if (StringRef(N).contains("atomic" + Op.str()) ||
-        StringRef(N).contains("fetch_" + Op.str()) ||
-        StringRef(N).contains(Op.str() + "_fetch"))
+  if (combinableName(StringRef(FD->getName()).lower()))
+    return true;
+  for (const CallExpr *Via : A.CallChain)
+    if (const FunctionDecl *F = Via->getDirectCallee();
+        F && F->getIdentifier() &&
+        combinableName(StringRef(F->getName()).lower()))
       return true;
   return false;
 }
@@ -82,7 +97,7 @@ void MemoryAtomicContention::checkTranslationUnit() {
       // loads and stores are not serialized read-modify-writes, and an
       // exchange, compare-and-swap or wrapping increment cannot be combined
       // (a lock, a counter modulo n: the contention is the design).
-      if (!combinableAtomic(A.E))
+      if (!combinableAtomic(A))
         continue;
       std::string Msg =
           "every thread of a warp performs an atomic on the same global "

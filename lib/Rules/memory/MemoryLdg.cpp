@@ -1,5 +1,6 @@
 //===- MemoryLdg.cpp - memory-ldg -----------------------------------------===//
 #include "MemoryLdg.h"
+#include "RestrictWrites.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
@@ -70,7 +71,11 @@ RuleInfo MemoryLdg::info() const {
   I.Doc.Detects =
       "Loads `p[i]` through a read-only pointer parameter of a type "
       "`__ldg` supports, when memory-restrict cannot prove the parameters "
-      "do not alias.";
+      "do not alias, unless every write of the kernel goes through a "
+      "pointer parameter with `__restrict__` (and it has no atomic, fence, "
+      "printf, inline assembly or call the tool cannot follow): the "
+      "compiler then knows the other data is read-only and takes the "
+      "read-only path by itself.";
   I.Doc.WhySlow =
       "`__ldg` loads through the read-only data cache path, which is not "
       "coherent with writes made during the kernel.";
@@ -93,6 +98,14 @@ void MemoryLdg::checkKernel(const KernelUnit &K) {
   if (pointerArgsDistinct(C, context(), FD, Why))
     return; // memory-restrict covers it
   ExprMutationAnalyzer EMA(*FD->getBody(), C);
+  // Every write goes through a pointer with __restrict__: an object
+  // written through a restrict pointer is reached only through it, so the
+  // compiler knows the other pointers' data is read-only and takes the
+  // read-only path by itself (compared PTX: ld.global.nc either way).
+  if (writesOnlyThrough(FD, C.getSourceManager(), [](const ParmVarDecl *P) {
+        return P->getType().isRestrictQualified();
+      }))
+    return;
   for (const ParmVarDecl *P : pointerParams(FD)) {
     QualType Pointee = P->getType()->getPointeeType();
     if (Pointee->isDependentType() || !ldgType(Pointee))

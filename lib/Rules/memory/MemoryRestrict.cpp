@@ -4,7 +4,7 @@
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/TypeLoc.h"
-#include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
+#include "RestrictWrites.h"
 
 using namespace clang;
 using namespace llvm;
@@ -29,12 +29,13 @@ RuleInfo MemoryRestrict::info() const {
       "reported without a fix";
   I.Doc.Detects =
       "A kernel with two or more pointer parameters, some without "
-      "`__restrict__`, at least two of them, one of those written "
-      "through. When every pointer written through has `__restrict__`, or "
-      "only one pointer lacks it, the compiler already knows that no pair "
-      "aliases and that the inputs are read-only (an object written "
-      "through a restrict pointer is reached only through it): the "
-      "qualifier would change no instruction, so nothing is reported.\n"
+      "`__restrict__`. Not reported when every write of the kernel goes "
+      "through a pointer parameter with `__restrict__`, or through the only "
+      "one without it, and the kernel has no atomic, fence, printf, inline "
+      "assembly or call the tool cannot follow: an object written through "
+      "a restrict pointer is reached only through it, so the compiler "
+      "already knows that no pair aliases and that the inputs are "
+      "read-only, and the qualifier would change no instruction.\n"
       "\n"
       "This rule also covers what `memory-const-restrict` reported "
       "(read-only inputs of a kernel that writes memory, without `const "
@@ -75,20 +76,17 @@ void MemoryRestrict::checkKernel(const KernelUnit &K) {
       Missing.push_back(P);
   if (Missing.empty())
     return;
-  // The qualifier informs only where two pointers without it meet and one
-  // is written: every object written through a restrict pointer is reached
-  // only through it, so when each written pointer has __restrict__ (or only
-  // one pointer lacks it) the compiler already knows no pair aliases and
-  // that the inputs are read-only (the read-only path), and the qualifier
-  // changes no instruction (HeCBench, compared SASS).
-  if (!FD->getBody())
-    return;
-  ExprMutationAnalyzer EMA(*FD->getBody(), C);
-  bool WrittenMissing = llvm::any_of(Missing, [&](const ParmVarDecl *P) {
-    return !P->getType()->getPointeeType().isConstQualified() &&
-           EMA.isPointeeMutated(P);
-  });
-  if (Missing.size() < 2 || !WrittenMissing)
+  // The qualifier changes no instruction when every write of the kernel
+  // goes through a pointer with it, or through the one pointer without it
+  // (an object written through a restrict pointer is reached only through
+  // it: the compiler knows no pair aliases and the inputs are read-only).
+  // Writes it cannot name (a global, a struct's pointer, an atomic) keep
+  // the finding (HeCBench and test kernels, compared PTX/SASS).
+  if (writesOnlyThrough(FD, C.getSourceManager(),
+                        [&](const ParmVarDecl *P) {
+                          return P->getType().isRestrictQualified() ||
+                                 (Missing.size() == 1 && P == Missing.front());
+                        }))
     return;
   std::string Names;
   for (const ParmVarDecl *P : Missing)

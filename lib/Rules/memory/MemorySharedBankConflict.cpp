@@ -90,7 +90,10 @@ void MemorySharedBankConflict::checkTranslationUnit() {
           factorText(double(A.Banks.Wavefronts) / A.Banks.Ideal) +
           " slower); pad the array's row (e.g. [32][33]) or swap the "
           "indices";
-      auto [It, New] = GroupOf.try_emplace(Cost, Groups.size());
+      // Keyed by the array itself too (two arrays of one name in
+      // different scopes are two causes).
+      auto [It, New] = GroupOf.try_emplace(
+          std::to_string((uintptr_t)A.Base) + "\n" + Cost, Groups.size());
       if (New)
         Groups.push_back({Cost, {}});
       Groups[It->second].Accesses.push_back(&A);

@@ -34,12 +34,25 @@ inline std::string readAfterTree(const clang::ASTContext &Ctx,
   std::string Why;
   // The array is only ever subscripted: a pointer to it (an alias, a
   // function's argument) could read other elements after the loop.
+  // `&X[k]` and a row of a multi-dimensional X are pointers too.
   unsigned Subscripted = 0;
+  bool Escapes = false;
   forEachStmt(K->getBody(), [&](const clang::Stmt *St) {
+    if (const auto *U = llvm::dyn_cast<clang::UnaryOperator>(St);
+        U && U->getOpcode() == clang::UO_AddrOf)
+      if (const auto *AS = llvm::dyn_cast<clang::ArraySubscriptExpr>(
+              U->getSubExpr()->IgnoreParens());
+          AS && varOf(AS->getBase()) == X)
+        Escapes = true;
     if (const auto *AS = llvm::dyn_cast<clang::ArraySubscriptExpr>(St);
-        AS && varOf(AS->getBase()) == X)
+        AS && varOf(AS->getBase()) == X) {
       ++Subscripted;
+      if (AS->getType()->isArrayType())
+        Escapes = true;
+    }
   });
+  if (Escapes)
+    Subscripted = 0;
   if (countReferences(K->getBody(), X) != Subscripted)
     return "'" + X->getName().str() +
            "' is used other than as 'X[k]' (a pointer to it could read "

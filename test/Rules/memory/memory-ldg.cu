@@ -35,6 +35,16 @@ __global__ void scale(float *__restrict__ p, const float *__restrict__ q) {
   p[threadIdx.x] *= q[0];
 }
 
+// Negative: the only pointer written through has __restrict__, so the
+// compiler knows 'a' and 'b' are read-only here and takes the read-only
+// path by itself (no aliasing is proven from the launches: same argument).
+__global__ void add_restrict_out(const float *a, const float *b,
+                                 float *__restrict__ c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    c[i] = a[i] + b[i];
+}
+
 int main() {
   int n = 1 << 20;
   float *x = nullptr, *y = nullptr, *z = nullptr;
@@ -45,6 +55,7 @@ int main() {
   dim3 block(128);
   add<<<n / 128, block>>>(x, x, z, n);
   scale<<<1, 32>>>(z, x);
+  add_restrict_out<<<n / 128, block>>>(x, x, z, n);
   cudaFree(x);
   cudaFree(y);
   cudaFree(z);

@@ -97,6 +97,24 @@ __global__ void alias_reads_partials(const float *in, float *out) {
 // CHECK-MESSAGES: t.cu:[[@LINE-7]]:9: warning: interleaved tree reduction:{{.*}} [sync-sequential-reduction]
 // CHECK-MESSAGES: note: no fix: 'sdata' is used other than as 'X[k]' (a pointer to it could read other elements)
 
+// Refused: the address of an element is a pointer into the array too.
+__device__ float first_two(const float *p) { return p[0] + p[1]; }
+__global__ void addr_reads_partials(const float *in, float *out) {
+  __shared__ float sdata[256];
+  unsigned int tid = threadIdx.x;
+  sdata[tid] = in[blockIdx.x * blockDim.x + tid];
+  __syncthreads();
+  for (unsigned int s = 1; s < blockDim.x; s *= 2) {
+    if (tid % (2 * s) == 0)
+      sdata[tid] += sdata[tid + s];
+    __syncthreads();
+  }
+  if (tid == 0)
+    out[blockIdx.x] = first_two(&sdata[0]);
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-7]]:9: warning: interleaved tree reduction:{{.*}} [sync-sequential-reduction]
+// CHECK-MESSAGES: note: no fix: 'sdata' is used other than as 'X[k]' (a pointer to it could read other elements)
+
 // Refused: a block of 96 threads is not a power of two.
 __global__ void odd_block(const float *in, float *out) {
   __shared__ float sdata[96];
@@ -143,6 +161,7 @@ int main() {
   reduce_int<<<64, 128>>>(iin, iout);
   reads_partials<<<64, 256>>>(in, out);
   alias_reads_partials<<<64, 256>>>(in, out);
+  addr_reads_partials<<<64, 256>>>(in, out);
   odd_block<<<64, 96>>>(in, out);
   return 0;
 }
