@@ -15,7 +15,7 @@
 #include <cuda_runtime.h>
 
 // Proven: every launch passes separate cudaMalloc allocations.
-__global__ void saxpy(int n, float a, float *__restrict__ x, float *__restrict__ y) {
+__global__ void saxpy(int n, float a, float *x, float *y) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
     y[i] = a * x[i] + y[i];
@@ -50,7 +50,6 @@ __global__ void convert(const float *__restrict__ in, unsigned char *out,
     out[i] = (unsigned char)in[i];
   }
 }
-
 __global__ void gather(float *__restrict__ out, const float *in,
                        const float *w, int n) {
   for (int k = 0; k < n; ++k)
@@ -59,20 +58,20 @@ __global__ void gather(float *__restrict__ out, const float *in,
 // Reported: an atomic (nvcc keeps coherent loads around it), a write
 // through a pointer that is not a parameter, two pointers without it where
 // one is written (the sum is stored and reloaded on every iteration).
-__global__ void norm(const float *__restrict__ x, float *__restrict__ l2) {
+__global__ void norm(const float *__restrict__ x, float *l2) {
   atomicAdd(l2, x[threadIdx.x] * x[threadIdx.x]);
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-3]]:{{[0-9]+}}: warning: pointer parameter 'l2' is not __restrict__{{.*}} [memory-restrict]
 struct Out {
   float *v;
 };
-__global__ void through_struct(const float *__restrict__ a, float *__restrict__ s, Out o) {
+__global__ void through_struct(const float *a, float *__restrict__ s, Out o) {
   s[threadIdx.x] = a[threadIdx.x];
   o.v[threadIdx.x] = a[threadIdx.x + 1];
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-4]]:{{[0-9]+}}: warning: pointer parameter 'a' is not __restrict__{{.*}} [memory-restrict]
-__global__ void accumulate(const float *__restrict__ w, float *__restrict__ a,
-                           const float *__restrict__ b, int n) {
+__global__ void accumulate(const float *__restrict__ w, float *a,
+                           const float *b, int n) {
   for (int k = 0; k < n; ++k)
     a[threadIdx.x] += b[k] * w[k];
 }
