@@ -11,6 +11,12 @@ compared. A finding whose
 fix leaves every kernel's SASS as it was changes nothing the GPU runs: it is
 noise, and the rule's conditions should not report it.
 
+Limits: only the kernels' code sections are compared, so a fix that edits
+host code only (a launch configuration) or only the kernel's attributes
+(`__launch_bounds__` changes .nv.info, the register budget) counts as
+"changes no SASS"; a rule's fixes in one file are applied together, and a
+kernel's change is credited to each of the rule's findings in it.
+
 Writes one JSON line per (file, rule) to --out and prints, per rule:
 findings, findings with a fix (one `--allow-unverified` applies), those
 compiled and compared, and how many of those changed no kernel's SASS. Needs only nvcc (no GPU, no cuobjdump).
@@ -91,7 +97,7 @@ def one_file(path, a):
     incs = sweep.include_dirs(path, a.corpus)
     args = ["-I" + i for i in incs]
     rel = os.path.relpath(path, a.corpus)
-    rc, out, _ = run([a.tool, "--format=json", path, "--"] + args, a.timeout)
+    rc, out, _ = run([a.tool, "--format=json"] + a.every_rule + [path, "--"] + args, a.timeout)
     per_rule = collections.defaultdict(list)
     has_fix = collections.defaultdict(list)
     try:
@@ -177,7 +183,12 @@ def main():
     a = ap.parse_args()
     a.corpus = os.path.abspath(a.corpus)
     a.rules = set(a.rules.split(",")) if a.rules else None
+    # Every rule, those off by default too (they run only when named).
+    a.every_rule = []
     if not a.summarize:
+        rc, out, _ = run([a.tool, "--list-rules", "--format=json"], 60)
+        off = [r["id"] for r in json.loads(out)["rules"] if not r.get("enabled", True)] if rc == 0 else []
+        a.every_rule = ["--rules=" + ",".join(off)] if off else []
         if not shutil.which(NVCC) and not os.path.exists(NVCC):
             sys.exit("sass-oracle: nvcc not found at %s (set NVCC)" % NVCC)
         files = sweep.find_files(a.corpus, set(a.only.split(",")) if a.only else None)
