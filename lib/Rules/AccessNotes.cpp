@@ -83,12 +83,25 @@ static SourceLocation inKernel(const MemAccess *X) {
                               : X->CallChain.front()->getBeginLoc();
 }
 
-void sortInKernelOrder(const ASTContext &Ctx,
-                       std::vector<const MemAccess *> &Group) {
+void CauseGroups::add(const MemAccess &A, const std::string &Cause) {
+  // Two arrays of one name in different scopes are two causes.
+  auto [It, New] = Index.try_emplace(
+      std::to_string((uintptr_t)A.Base) + "\n" + A.BaseName + "\n" + Cause,
+      Groups.size());
+  if (New)
+    Groups.emplace_back();
+  Groups[It->second].push_back(&A);
+}
+
+std::vector<std::vector<const MemAccess *>>
+CauseGroups::take(const ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
-  llvm::stable_sort(Group, [&](const MemAccess *X, const MemAccess *Y) {
-    return SM.isBeforeInTranslationUnit(inKernel(X), inKernel(Y));
-  });
+  for (std::vector<const MemAccess *> &G : Groups)
+    llvm::stable_sort(G, [&](const MemAccess *X, const MemAccess *Y) {
+      return SM.isBeforeInTranslationUnit(inKernel(X), inKernel(Y));
+    });
+  Index.clear();
+  return std::move(Groups);
 }
 
 void addSameCauseNote(const ASTContext &Ctx, Finding &F,

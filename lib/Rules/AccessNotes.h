@@ -12,6 +12,7 @@
 #include "cudal1/Analysis/AccessAnalysis.h"
 #include "cudal1/Analysis/Finding.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -44,11 +45,20 @@ void addAccessNotes(const clang::ASTContext &Ctx, Finding &F,
                     const std::string &Condition,
                     const std::string &Assumption);
 
-/// Accesses of one kernel with the same cause (an array and its conflict or
-/// stride): sorted in the kernel's order (an access in a device function is
-/// where the kernel calls it), so the first is the one to report.
-void sortInKernelOrder(const clang::ASTContext &Ctx,
-                       std::vector<const MemAccess *> &Group);
+/// The accesses of one kernel a rule reports, grouped by cause: add() each
+/// with a text naming its cause (the array's declaration is added to it);
+/// take() gives the groups in order of first appearance, each in the
+/// kernel's order (an access in a device function is where the kernel
+/// calls it), so the first access of a group is the one to report.
+class CauseGroups {
+public:
+  void add(const MemAccess &A, const std::string &Cause);
+  std::vector<std::vector<const MemAccess *>> take(const clang::ASTContext &Ctx);
+
+private:
+  std::vector<std::vector<const MemAccess *>> Groups;
+  std::map<std::string, size_t> Index;
+};
 /// On \p F, which reports \p Group's first access: one note at the second
 /// counting the others and listing their lines ("3 more accesses of 'X' in
 /// this kernel with the same \p Same (lines 12, 14); \p Remedy").

@@ -8,7 +8,6 @@
 
 #include "../AccessNotes.h"
 
-#include <map>
 #include <vector>
 
 using namespace clang;
@@ -71,8 +70,7 @@ void CoalescingUncoalescedAccess::checkTranslationUnit() {
     // One finding per array and stride in a kernel: the accesses of an
     // unrolled loop or of several fields share the cause and the remedy,
     // so the others are counted in a note.
-    std::vector<std::vector<const MemAccess *>> Groups;
-    std::map<std::string, size_t> GroupOf;
+    CauseGroups Groups;
     for (const MemAccess &A : K.Accesses) {
       if (A.Space != MemSpace::Global || !A.E || A.SparseGuard)
         continue;
@@ -81,19 +79,10 @@ void CoalescingUncoalescedAccess::checkTranslationUnit() {
       const WarpRequest &W = A.Global;
       if (W.Factor < MinFactor || W.Class != AccessClass::Uncoalesced)
         continue;
-      // The array itself (two arrays of one name in different scopes are
-      // two causes).
-      std::string Key = std::to_string((uintptr_t)A.Base) + "\n" +
-                        A.BaseName + "\n" + W.StrideText + "\n" +
-                        std::to_string(W.Sectors) + "\n" +
-                        std::to_string(W.IdealSectors);
-      auto [It, New] = GroupOf.try_emplace(Key, Groups.size());
-      if (New)
-        Groups.emplace_back();
-      Groups[It->second].push_back(&A);
+      Groups.add(A, W.StrideText + "\n" + std::to_string(W.Sectors) + "\n" +
+                        std::to_string(W.IdealSectors));
     }
-    for (std::vector<const MemAccess *> &G : Groups) {
-      sortInKernelOrder(Ctx, G);
+    for (const std::vector<const MemAccess *> &G : Groups.take(Ctx)) {
       const MemAccess &A = *G.front();
       const WarpRequest &W = A.Global;
       std::string Msg =

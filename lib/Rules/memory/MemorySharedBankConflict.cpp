@@ -8,8 +8,6 @@
 
 #include "../AccessNotes.h"
 
-#include <map>
-
 using namespace clang;
 using namespace llvm;
 
@@ -57,12 +55,16 @@ void MemorySharedBankConflict::checkTranslationUnit() {
     // One finding per array and conflict in a kernel: the accesses of an
     // unrolled stencil or of an inlined device function share the cause and
     // the remedy (pad the row once), so the others are counted in a note.
-    struct Group {
-      std::string Msg;
-      std::vector<const MemAccess *> Accesses;
+    auto Why = [](const MemAccess &A) -> std::string {
+      if (A.Banks.StrideWords && *A.Banks.StrideWords % 2 == 0)
+        return "consecutive threads are " +
+               std::to_string(*A.Banks.StrideWords) + " words apart";
+      if (A.Banks.StrideWords)
+        return "the warp spans several rows of the block (threadIdx.y) "
+               "whose words fall into the same banks";
+      return "the threads' addresses fall into the same banks";
     };
-    std::vector<Group> Groups;
-    std::map<std::string, size_t> GroupOf;
+    CauseGroups Groups;
     for (const MemAccess &A : K.Accesses) {
       if (A.Space != MemSpace::Shared || !A.Banks.Known || A.IsAtomic ||
           A.SparseGuard)
@@ -72,41 +74,24 @@ void MemorySharedBankConflict::checkTranslationUnit() {
         continue;
       if (!isUserCode(A.E->getExprLoc()))
         continue;
-      std::string Why;
-      if (A.Banks.StrideWords && *A.Banks.StrideWords % 2 == 0)
-        Why = "consecutive threads are " +
-              std::to_string(*A.Banks.StrideWords) + " words apart";
-      else if (A.Banks.StrideWords)
-        Why = "the warp spans several rows of the block (threadIdx.y) "
-              "whose words fall into the same banks";
-      else
-        Why = "the threads' addresses fall into the same banks";
-      std::string Cost =
-          std::to_string(A.Banks.Ways) +
-          "-way shared memory bank conflict on %s of '" + A.BaseName +
-          "': " + Why + ", so a warp request takes " +
-          std::to_string(A.Banks.Wavefronts) + " wavefronts instead of " +
-          std::to_string(A.Banks.Ideal) + " (" +
+      Groups.add(A, std::to_string(A.Banks.Ways) + "\n" +
+                        std::to_string(A.Banks.Wavefronts) + "\n" +
+                        std::to_string(A.Banks.Ideal) + "\n" + Why(A));
+    }
+    for (const std::vector<const MemAccess *> &G : Groups.take(Ctx)) {
+      const MemAccess &A = *G.front();
+      std::string Msg =
+          std::to_string(A.Banks.Ways) + "-way shared memory bank conflict "
+          "on " + accessVerb(A) + " of '" + A.BaseName + "': " + Why(A) +
+          ", so a warp request takes " + std::to_string(A.Banks.Wavefronts) +
+          " wavefronts instead of " + std::to_string(A.Banks.Ideal) + " (" +
           factorText(double(A.Banks.Wavefronts) / A.Banks.Ideal) +
           " slower); pad the array's row (e.g. [32][33]) or swap the "
           "indices";
-      // Keyed by the array itself too (two arrays of one name in
-      // different scopes are two causes).
-      auto [It, New] = GroupOf.try_emplace(
-          std::to_string((uintptr_t)A.Base) + "\n" + Cost, Groups.size());
-      if (New)
-        Groups.push_back({Cost, {}});
-      Groups[It->second].Accesses.push_back(&A);
-    }
-    for (Group &G : Groups) {
-      sortInKernelOrder(Ctx, G.Accesses);
-      const MemAccess &A = *G.Accesses.front();
-      std::string Msg = G.Msg;
-      Msg.replace(Msg.find("%s"), 2, accessVerb(A));
       Finding F = makeFinding(Ctx, id(), A.E->getExprLoc(), Msg, K.Kernel,
                               A.E->getSourceRange());
       addAccessNotes(Ctx, F, A, K, "", A.Banks.Assumption);
-      addSameCauseNote(Ctx, F, G.Accesses, "conflict",
+      addSameCauseNote(Ctx, F, G, "conflict",
                        "padding the array removes them all");
       report(std::move(F));
     }
