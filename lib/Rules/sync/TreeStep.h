@@ -51,9 +51,7 @@ inline std::string readAfterTree(const clang::ASTContext &Ctx,
         Escapes = true;
     }
   });
-  if (Escapes)
-    Subscripted = 0;
-  if (countReferences(K->getBody(), X) != Subscripted)
+  if (Escapes || countReferences(K->getBody(), X) != Subscripted)
     return "'" + X->getName().str() +
            "' is used other than as 'X[k]' (a pointer to it could read "
            "other elements)";
