@@ -196,16 +196,19 @@ void LaunchCoarsenRows::checkKernel(const KernelUnit &Kernel) {
   if (!R)
     return;
   std::string Rs = std::to_string(R);
+  // "32x8", or "32x8x2" for a 3-D block; the folded block has BY / R rows.
+  auto Shape = [&](uint64_t Rows) {
+    return std::to_string(BX) + "x" + std::to_string(Rows) +
+           (BZ > 1 ? "x" + std::to_string(BZ) : std::string());
+  };
   Finding &F = reportLater(finding(
       K->getLocation(),
       "each thread of '" + K->getNameAsString() + "' computes one element "
-          "of a " + std::to_string(BX) + "x" + std::to_string(BY) +
-          (BZ > 1 ? "x" + std::to_string(BZ) : std::string()) +
+          "of a " + Shape(BY) +
           " block from " + std::to_string(Loads) +
           " global loads and then waits for them; running " + Rs +
           " rows of the block in each thread (blocks of " +
-          std::to_string(BX) + "x" + std::to_string(BY / R) +
-          (BZ > 1 ? "x" + std::to_string(BZ) : std::string()) +
+          Shape(BY / R) +
           ") keeps " + Rs + " times the loads in flight",
       K));
   // --- legality: threads independent, built-ins by component ---------------
@@ -303,8 +306,7 @@ void LaunchCoarsenRows::checkKernel(const KernelUnit &Kernel) {
   X.NeedsMeasurement = optionBool("MeasureFirst", true);
   X.Description = "run " + Rs + " rows of the block in each thread of '" +
                   K->getNameAsString() + "' (blocks of " +
-                  std::to_string(BX) + "x" + std::to_string(BY / R) +
-          (BZ > 1 ? "x" + std::to_string(BZ) : std::string()) + ")";
+                  Shape(BY / R) + ")";
   // Launch sites: the block's y extent divided by R.
   for (const CUDAKernelCallExpr *Call : launchSitesOf(C, context(), K)) {
     const CallExpr *Cfg = Call->getConfig();
