@@ -13,8 +13,8 @@ noise, and the rule's conditions should not report it.
 
 Limits: only the kernels' code sections are compared, so a fix that edits
 host code only (a launch configuration) or only the kernel's attributes
-(`__launch_bounds__` changes .nv.info, the register budget) counts as
-"changes no SASS"; a rule's fixes in one file are applied together, and a
+(a `__launch_bounds__`) counts as "changes no SASS" unless it changes the
+kernel's register count (compared too, from `.nv.info`); a rule's fixes in one file are applied together, and a
 kernel's change is credited to each of the rule's findings in it.
 
 Writes one JSON line per (file, rule) to --out and prints, per rule:
@@ -41,27 +41,69 @@ def run(cmd, timeout):
         return "timeout", "", ""
 
 
-def elf_text_sections(data):
-    """{function: code bytes} from a cubin's `.text.<function>` sections
-    (ELF64, little-endian)."""
-    if data[:4] != b"\x7fELF" or data[4] != 2:
-        return None
+def elf_sections(data):
+    """[(name, type, offset, size, link)] of an ELF64 little-endian file."""
     shoff = struct.unpack_from("<Q", data, 0x28)[0]
     shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
     secs = []
     for i in range(shnum):
-        name, _typ, _fl, _addr, off, size = struct.unpack_from("<IIQQQQ", data, shoff + i * shentsize)
-        secs.append((name, off, size))
-    stroff = secs[shstrndx][1]
+        name, typ, _fl, _addr, off, size, link = struct.unpack_from(
+            "<IIQQQQI", data, shoff + i * shentsize)
+        secs.append((name, typ, off, size, link))
+    stroff = secs[shstrndx][2]
 
     def sname(n):
         e = data.index(b"\0", stroff + n)
         return data[stroff + n:e].decode("latin-1")
+    return [(sname(n), t, o, z, l) for n, t, o, z, l in secs]
+
+
+def elf_register_counts(data, secs):
+    """{function: registers} from the cubin's `.nv.info` section
+    (EIATTR_REGCOUNT, attribute 0x2f: symbol index, count), names from
+    `.symtab`."""
+    syms = {}
+    for name, typ, off, size, link in secs:
+        if typ == 2:  # SHT_SYMTAB
+            stroff = secs[link][2]
+            for i in range(size // 24):
+                st_name = struct.unpack_from("<I", data, off + i * 24)[0]
+                e = data.index(b"\0", stroff + st_name)
+                syms[i] = data[stroff + st_name:e].decode("latin-1")
+    regs = {}
+    for name, typ, off, size, link in secs:
+        if name != ".nv.info":
+            continue
+        i, b = 0, data[off:off + size]
+        while i + 2 <= len(b):
+            fmt, attr = b[i], b[i + 1]
+            if fmt == 4:  # EIFMT_SVAL: 2-byte size, then the value
+                n = struct.unpack_from("<H", b, i + 2)[0]
+                if attr == 0x2F and n == 8:
+                    sym, count = struct.unpack_from("<II", b, i + 4)
+                    regs[syms.get(sym, str(sym))] = count
+                i += 4 + n
+            elif fmt == 3:  # EIFMT_HVAL: 2-byte value
+                i += 4
+            else:
+                i += 2
+    return regs
+
+
+def elf_text_sections(data):
+    """{function: code bytes} from a cubin's `.text.<function>` sections
+    (ELF64, little-endian), each followed by the function's register count
+    (a `__launch_bounds__` that changes only the register budget changes
+    what the GPU runs too)."""
+    if data[:4] != b"\x7fELF" or data[4] != 2:
+        return None
+    secs = elf_sections(data)
+    regs = elf_register_counts(data, secs)
     out = {}
-    for name, off, size in secs:
-        n = sname(name)
+    for n, _typ, off, size, _link in secs:
         if n.startswith(".text."):
-            out[n[len(".text."):]] = data[off:off + size]
+            fn = n[len(".text."):]
+            out[fn] = data[off:off + size] + b"|regs=%d" % regs.get(fn, -1)
     return out
 
 

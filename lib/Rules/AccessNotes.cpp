@@ -1,5 +1,7 @@
 //===- AccessNotes.cpp - wording of findings from the access analysis -----===//
 #include "AccessNotes.h"
+#include "LaunchConstants.h"
+#include "cudal1/Analysis/Config.h"
 #include "cudal1/Rules/RuleSupport.h"
 
 #include "clang/AST/ASTContext.h"
@@ -94,14 +96,119 @@ void CauseGroups::add(const MemAccess &A, const std::string &Cause) {
 }
 
 std::vector<std::vector<const MemAccess *>>
-CauseGroups::take(const ASTContext &Ctx) {
+CauseGroups::take(const ASTContext &Ctx, StringRef RuleId) {
   const SourceManager &SM = Ctx.getSourceManager();
+  // An access on a line whose NOLINT covers the rule leaves its group (the
+  // finding is placed at an access: NOLINT on the first one must not hide
+  // the others).
+  for (std::vector<const MemAccess *> &G : Groups)
+    llvm::erase_if(G, [&](const MemAccess *A) {
+      SourceLocation L = SM.getExpansionLoc(A->E->getExprLoc());
+      bool Invalid = false;
+      StringRef Text = SM.getBufferData(SM.getFileID(L), &Invalid);
+      return !Invalid &&
+             isSuppressed(Text, SM.getPresumedLoc(L, false).getLine(), RuleId);
+    });
+  llvm::erase_if(Groups, [](const auto &G) { return G.empty(); });
   for (std::vector<const MemAccess *> &G : Groups)
     llvm::stable_sort(G, [&](const MemAccess *X, const MemAccess *Y) {
       return SM.isBeforeInTranslationUnit(inKernel(X), inKernel(Y));
     });
   Index.clear();
   return std::move(Groups);
+}
+
+/// \p B's address for every iteration of its enclosing constant-trip loops
+/// (the induction variable replaced by its values), at most 256 of them.
+static std::vector<AffineExpr> expandLoops(const MemAccess &B) {
+  std::vector<AffineExpr> Out{B.Address};
+  for (const LoopInfo *L : B.Loops) {
+    if (L->Trip != TripKind::Constant || !L->TripCount || *L->TripCount > 64)
+      continue;
+    auto I0 = L->Init.constantValue(), St = L->Step.constantValue();
+    if (!I0 || !St || L->Geometric)
+      continue;
+    auto Syms = L->IVValue.symbols();
+    if (Syms.size() != 1 || L->IVValue != AffineExpr::symbol(*Syms.begin()))
+      continue;
+    const std::string Sym = *Syms.begin();
+    std::vector<AffineExpr> Next;
+    for (const AffineExpr &E : Out) {
+      if (!E.symbols().count(Sym)) {
+        Next.push_back(E);
+        continue;
+      }
+      for (int64_t M = 0; M < *L->TripCount; ++M)
+        Next.push_back(E.substitute(Sym, AffineExpr::constant(*I0 + M * *St)));
+    }
+    if (Next.size() > 256)
+      return {B.Address};
+    Out = std::move(Next);
+  }
+  return Out;
+}
+
+/// Bytes of each stride read by the kernel's accesses with the same base
+/// and the same per-thread stride: the fields of a struct read nearby, or
+/// the iterations of a small constant-trip loop (their sectors are shared
+/// through L1). \p IsFirst: \p A is the group's first access (lowest
+/// offset), which carries the group's finding.
+int64_t siblingCoverage(const KernelAnalysis &K, const MemAccess &A,
+                        int64_t Stride, bool &IsFirst) {
+  IsFirst = true;
+  std::vector<AffineExpr> AE = expandLoops(A);
+  AffineExpr Shape = AE[0] - AffineExpr::constant(AE[0].constantTerm());
+  int64_t Base = AE[0].constantTerm();
+  std::vector<bool> Covered(Stride, false);
+  for (const MemAccess &B : K.Accesses) {
+    if (B.Base != A.Base || B.Space != MemSpace::Global ||
+        !B.Address.isKnown() || B.SparseGuard)
+      continue;
+    for (const AffineExpr &E : expandLoops(B)) {
+      AffineExpr BS = E - AffineExpr::constant(E.constantTerm());
+      if (BS != Shape)
+        continue;
+      int64_t Off = E.constantTerm() - Base;
+      if (&B != &A && (Off < 0 || (Off == 0 && &B < &A)))
+        IsFirst = false;
+      for (int64_t I = 0; I < (int64_t)B.AccessBytes; ++I)
+        Covered[((Off + I) % Stride + Stride) % Stride] = true;
+    }
+  }
+  int64_t N = 0;
+  for (bool C : Covered)
+    N += C;
+  return N;
+}
+
+
+WarpRequest resolvedRequest(const CheckContext &CC, const KernelAnalysis &K,
+                            const MemAccess &A) {
+  if (A.Global.Class != AccessClass::Uncoalesced || !A.Address.isKnown() ||
+      !K.Kernel)
+    return A.Global;
+  AffineExpr Addr = A.Address;
+  std::set<std::string> Syms = Addr.symbols();
+  std::string Used;
+  for (const ParmVarDecl *P : K.Kernel->parameters()) {
+    if (!P->getType()->isIntegralOrEnumerationType() || !P->getIdentifier() ||
+        !Syms.count(P->getNameAsString()))
+      continue;
+    unsigned Sites = 0;
+    std::optional<int64_t> V = launchConstant(CC, K.Kernel, P, Sites);
+    if (!V)
+      continue;
+    Addr = Addr.substitute(P->getNameAsString(), AffineExpr::constant(*V));
+    Used += (Used.empty() ? "" : ", ") + ("'" + P->getNameAsString() +
+                                          "' = " + std::to_string(*V));
+  }
+  if (Used.empty())
+    return A.Global;
+  WarpRequest W = analyzeGlobalRequest(Addr, A.AccessBytes, A.ElemBytes,
+                                       K.Block);
+  std::string At = Used + " at every launch in this file";
+  W.Assumption = W.Assumption.empty() ? At : W.Assumption + "; " + At;
+  return W;
 }
 
 void addSameCauseNote(const ASTContext &Ctx, Finding &F,

@@ -11,6 +11,7 @@
 
 #include "cudal1/Analysis/AccessAnalysis.h"
 #include "cudal1/Analysis/Finding.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <map>
 #include <string>
@@ -21,6 +22,8 @@ class ASTContext;
 } // namespace clang
 
 namespace cudal1 {
+
+struct CheckContext;
 
 /// "load", "store", "read-modify-write" or "atomic".
 const char *accessVerb(const MemAccess &A);
@@ -45,15 +48,34 @@ void addAccessNotes(const clang::ASTContext &Ctx, Finding &F,
                     const std::string &Condition,
                     const std::string &Assumption);
 
+/// \p A's warp request (A.Global) with the integer parameters of \p K's
+/// kernel that every launch in the file passes as one constant put in: a
+/// stride `numChannels` that is 4 at every launch is 16 bytes (strided,
+/// not uncoalesced). A.Global itself when its stride is a constant already
+/// or nothing is known; the values used are named in its Assumption.
+WarpRequest resolvedRequest(const CheckContext &CC, const KernelAnalysis &K,
+                            const MemAccess &A);
+
+/// Bytes of each \p Stride bytes (the distance between consecutive lanes)
+/// that the kernel's accesses to \p A's array at the same per-thread
+/// stride touch together: the fields of a struct or the channels of a
+/// pixel read nearby, or the iterations of a small constant-trip loop
+/// (constant distances from \p A; their sectors are shared through L1).
+/// \p IsFirst: \p A is the group's first access (lowest offset).
+int64_t siblingCoverage(const KernelAnalysis &K, const MemAccess &A,
+                        int64_t Stride, bool &IsFirst);
+
 /// The accesses of one kernel a rule reports, grouped by cause: add() each
 /// with a text naming its cause (the array's declaration is added to it);
 /// take() gives the groups in order of first appearance, each in the
 /// kernel's order (an access in a device function is where the kernel
 /// calls it), so the first access of a group is the one to report.
+/// Accesses on lines where NOLINT suppresses \p RuleId are left out.
 class CauseGroups {
 public:
   void add(const MemAccess &A, const std::string &Cause);
-  std::vector<std::vector<const MemAccess *>> take(const clang::ASTContext &Ctx);
+  std::vector<std::vector<const MemAccess *>>
+  take(const clang::ASTContext &Ctx, llvm::StringRef RuleId);
 
 private:
   std::vector<std::vector<const MemAccess *>> Groups;

@@ -15,73 +15,6 @@ using namespace llvm;
 
 namespace cudal1 {
 
-namespace {
-
-/// \p B's address for every iteration of its enclosing constant-trip loops
-/// (the induction variable replaced by its values), at most 256 of them.
-std::vector<AffineExpr> expandLoops(const MemAccess &B) {
-  std::vector<AffineExpr> Out{B.Address};
-  for (const LoopInfo *L : B.Loops) {
-    if (L->Trip != TripKind::Constant || !L->TripCount || *L->TripCount > 64)
-      continue;
-    auto I0 = L->Init.constantValue(), St = L->Step.constantValue();
-    if (!I0 || !St || L->Geometric)
-      continue;
-    auto Syms = L->IVValue.symbols();
-    if (Syms.size() != 1 || L->IVValue != AffineExpr::symbol(*Syms.begin()))
-      continue;
-    const std::string Sym = *Syms.begin();
-    std::vector<AffineExpr> Next;
-    for (const AffineExpr &E : Out) {
-      if (!E.symbols().count(Sym)) {
-        Next.push_back(E);
-        continue;
-      }
-      for (int64_t M = 0; M < *L->TripCount; ++M)
-        Next.push_back(E.substitute(Sym, AffineExpr::constant(*I0 + M * *St)));
-    }
-    if (Next.size() > 256)
-      return {B.Address};
-    Out = std::move(Next);
-  }
-  return Out;
-}
-
-/// Bytes of each stride read by the kernel's accesses with the same base
-/// and the same per-thread stride: the fields of a struct read nearby, or
-/// the iterations of a small constant-trip loop (their sectors are shared
-/// through L1). \p IsFirst: \p A is the group's first access (lowest
-/// offset), which carries the group's finding.
-int64_t siblingCoverage(const KernelAnalysis &K, const MemAccess &A,
-                        int64_t Stride, bool &IsFirst) {
-  IsFirst = true;
-  std::vector<AffineExpr> AE = expandLoops(A);
-  AffineExpr Shape = AE[0] - AffineExpr::constant(AE[0].constantTerm());
-  int64_t Base = AE[0].constantTerm();
-  std::vector<bool> Covered(Stride, false);
-  for (const MemAccess &B : K.Accesses) {
-    if (B.Base != A.Base || B.Space != MemSpace::Global ||
-        !B.Address.isKnown() || B.SparseGuard)
-      continue;
-    for (const AffineExpr &E : expandLoops(B)) {
-      AffineExpr BS = E - AffineExpr::constant(E.constantTerm());
-      if (BS != Shape)
-        continue;
-      int64_t Off = E.constantTerm() - Base;
-      if (&B != &A && (Off < 0 || (Off == 0 && &B < &A)))
-        IsFirst = false;
-      for (int64_t I = 0; I < (int64_t)B.AccessBytes; ++I)
-        Covered[((Off + I) % Stride + Stride) % Stride] = true;
-    }
-  }
-  int64_t N = 0;
-  for (bool C : Covered)
-    N += C;
-  return N;
-}
-
-} // namespace
-
 RuleInfo CoalescingStridedAccess::info() const {
   RuleInfo I;
   I.Id = "coalescing-strided-access";
@@ -134,7 +67,8 @@ void CoalescingStridedAccess::checkTranslationUnit() {
         continue;
       if (!isUserCode(A.E->getExprLoc()))
         continue;
-      const WarpRequest &W = A.Global;
+      // A stride every launch passes as one constant is evaluated.
+      const WarpRequest W = resolvedRequest(CC, K, A);
       if (W.Factor < MinFactor)
         continue;
       std::string Msg;

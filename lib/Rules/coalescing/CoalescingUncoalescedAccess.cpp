@@ -8,6 +8,8 @@
 
 #include "../AccessNotes.h"
 
+#include <map>
+
 #include <vector>
 
 using namespace clang;
@@ -32,7 +34,12 @@ RuleInfo CoalescingUncoalescedAccess::info() const {
       "along `threadIdx.x`: the thread index is in the slow dimension. One "
       "finding per array and stride in a kernel: the other accesses with "
       "the same stride (an unrolled loop, several fields of a row) are "
-      "counted and listed by line in a note.";
+      "counted and listed by line in a note (an access on a line whose "
+      "NOLINT covers this rule leaves the group; the next one carries the "
+      "finding). A symbolic stride that every launch in the file passes as "
+      "one constant (`x * numChannels` with `numChannels` = 4) is "
+      "evaluated: a short one is a strided access "
+      "(coalescing-strided-access), not an uncoalesced one.";
   I.Doc.WhySlow =
       "A warp's memory request is served in 32-byte sectors. When 32 "
       "consecutive threads read 32 consecutive floats the request touches "
@@ -71,25 +78,43 @@ void CoalescingUncoalescedAccess::checkTranslationUnit() {
     // unrolled loop or of several fields share the cause and the remedy,
     // so the others are counted in a note.
     CauseGroups Groups;
+    // Each access's request, with the strides every launch passes as one
+    // constant evaluated (such a stride is often short: strided, not
+    // uncoalesced; coalescing-strided-access reports those).
+    std::map<const MemAccess *, WarpRequest> Requests;
     for (const MemAccess &A : K.Accesses) {
       if (A.Space != MemSpace::Global || !A.E || A.SparseGuard)
         continue;
       if (!isUserCode(A.E->getExprLoc()))
         continue;
-      const WarpRequest &W = A.Global;
+      const WarpRequest &W = Requests[&A] = resolvedRequest(CC, K, A);
       if (W.Factor < MinFactor || W.Class != AccessClass::Uncoalesced)
         continue;
+      // A stride the launches fix (the warp also spans rows of a 2-D
+      // block): the other channels or fields the kernel reads beside this
+      // one use the rest of the sectors fetched.
+      if (W.StrideElems) {
+        int64_t Stride = *W.StrideElems * (int64_t)A.ElemBytes;
+        bool First = true;
+        int64_t Cov = Stride > 0 && Stride <= 1024
+                          ? siblingCoverage(K, A, Stride, First)
+                          : 0;
+        if (Cov > 0 && double(Stride) / double(Cov) < MinFactor)
+          continue;
+      }
       Groups.add(A, W.StrideText + "\n" + std::to_string(W.Sectors) + "\n" +
                         std::to_string(W.IdealSectors));
     }
-    for (const std::vector<const MemAccess *> &G : Groups.take(Ctx)) {
+    for (const std::vector<const MemAccess *> &G : Groups.take(Ctx, id())) {
       const MemAccess &A = *G.front();
-      const WarpRequest &W = A.Global;
+      const WarpRequest &W = Requests[&A];
       std::string Msg =
           std::string("uncoalesced global ") + accessVerb(A) +
-          ": consecutive threads are '" + W.StrideText +
-          "' elements apart, so each lane of a warp touches its own "
-          "32-byte sector: " +
+          ": consecutive threads are '" + W.StrideText + "' elements apart" +
+          (W.StrideElems && *W.StrideElems * A.ElemBytes < 32
+               ? std::string(" and a warp spans several rows: ")
+               : std::string(", so each lane of a warp touches its own "
+                             "32-byte sector: ")) +
           std::to_string(W.Sectors) + " sectors per request instead of " +
           std::to_string(W.IdealSectors) + " (" + factorText(W.Factor) +
           " the memory traffic)";

@@ -22,6 +22,11 @@ private:
   /// Could more blocks help the kernel \p L launches (does it loop over a
   /// variable amount of data)?
   bool kernelLoopsOverData(const LaunchSite &L) const;
+  /// A launch in the same function as \p L of another kernel that writes,
+  /// through an argument \p L also passes, one value per block (every
+  /// write at an address the block's threads share): \p L reduces the
+  /// partial results of that launch. nullptr when there is none.
+  const LaunchSite *partialsProducer(const LaunchSite &L) const;
 };
 
 } // namespace cudal1

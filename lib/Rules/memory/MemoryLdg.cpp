@@ -10,6 +10,8 @@
 #include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <optional>
+
 using namespace clang;
 using namespace llvm;
 
@@ -75,7 +77,10 @@ RuleInfo MemoryLdg::info() const {
       "pointer parameter with `__restrict__` (and it has no atomic, fence, "
       "printf, inline assembly or call the tool cannot follow): the "
       "compiler then knows the other data is read-only and takes the "
-      "read-only path by itself.";
+      "read-only path by itself. Nor for a pointer that a launch in the "
+      "file passes the same buffer for as for a pointer the kernel writes "
+      "through (an in-place `add(u, du, n, u)`, also through host "
+      "functions): that data is written during the kernel.";
   I.Doc.WhySlow =
       "`__ldg` loads through the read-only data cache path, which is not "
       "coherent with writes made during the kernel.";
@@ -106,6 +111,25 @@ void MemoryLdg::checkKernel(const KernelUnit &K) {
         return P->getType().isRestrictQualified();
       }))
     return;
+  // The pointer parameters the kernel writes through (non-const pointee,
+  // mutated), found once.
+  std::optional<std::vector<const ParmVarDecl *>> Written;
+  auto writtenAlias = [&](const ParmVarDecl *P) -> const ParmVarDecl * {
+    if (!Written) {
+      Written.emplace();
+      for (const ParmVarDecl *Q : pointerParams(FD))
+        if (!Q->getType()->getPointeeType().isConstQualified() &&
+            EMA.isPointeeMutated(Q))
+          Written->push_back(Q);
+    }
+    for (const ParmVarDecl *Q : *Written) {
+      std::string How, W;
+      if (Q != P && !provenDistinct(C, context(), FD, P, Q, How, W) &&
+          W.find("' alias: ") != std::string::npos)
+        return Q;
+    }
+    return nullptr;
+  };
   for (const ParmVarDecl *P : pointerParams(FD)) {
     QualType Pointee = P->getType()->getPointeeType();
     if (Pointee->isDependentType() || !ldgType(Pointee))
@@ -133,6 +157,11 @@ void MemoryLdg::checkKernel(const KernelUnit &K) {
     }
     if (Pointee.isConstQualified() && P->getType().isRestrictQualified())
       continue; // the compiler may use the read-only path already
+    // A launch passes the same buffer for 'P' and for a pointer the
+    // kernel writes through (an in-place `add(u, du, n, u)`): the data is
+    // written during the kernel, and the read-only path is wrong for it.
+    if (writtenAlias(P))
+      continue;
     // Loads p[i] read as values.
     std::vector<const ArraySubscriptExpr *> Loads;
     struct Vis : RecursiveASTVisitor<Vis> {

@@ -78,7 +78,7 @@ void MemorySharedBankConflict::checkTranslationUnit() {
                         std::to_string(A.Banks.Wavefronts) + "\n" +
                         std::to_string(A.Banks.Ideal) + "\n" + Why(A));
     }
-    for (const std::vector<const MemAccess *> &G : Groups.take(Ctx)) {
+    for (const std::vector<const MemAccess *> &G : Groups.take(Ctx, id())) {
       const MemAccess &A = *G.front();
       std::string Msg =
           std::to_string(A.Banks.Ways) + "-way shared memory bank conflict "

@@ -3,6 +3,8 @@
 #include "cudal1/Rules/RuleSupport.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/Stmt.h"
 
@@ -10,6 +12,53 @@ using namespace clang;
 using namespace llvm;
 
 namespace cudal1 {
+
+/// Roughly the code the compiler sees in \p S: its expression and
+/// statement nodes (implicit casts and parentheses make no code), with the
+/// bodies of the user's functions it calls (inlined on the device), up to
+/// three calls deep. A call into code the tool cannot see (libdevice's
+/// powf, expf, ...: declared without a body) counts as OpaqueCallSize
+/// nodes: one such call is tens of instructions, and nvcc does not unroll
+/// eight trips of powf by itself.
+/// libdevice functions that are one instruction or two (a square root,
+/// an absolute value, a fused multiply-add...): not worth OpaqueCallSize.
+static bool cheapLibdevice(StringRef Name) {
+  static const char *const Cheap[] = {
+      "sqrt",  "rsqrt", "fabs",   "fmin",    "fmax", "fma",   "floor",
+      "ceil",  "trunc", "rint",   "round",   "saturate", "copysign",
+      "fdim",  "frcp",  "fsqrt",  "fdiv",    "fmul", "fadd",  "fsub",
+      "fmaf",  "signbit", "isnan", "isinf",  "isfinite", "finite"};
+  if (!Name.consume_front("__nv_"))
+    return false;
+  Name.consume_front("fast_");
+  for (const char *C : Cheap) {
+    StringRef P(C);
+    if (Name == P || (Name.starts_with(P) &&
+                      (Name.size() == P.size() + 1 || Name[P.size()] == '_')))
+      return true;
+  }
+  return false;
+}
+
+unsigned codeSize(const Stmt *S, unsigned Depth, unsigned OpaqueCallSize) {
+  if (!S)
+    return 0;
+  unsigned N = isa<ImplicitCastExpr, ParenExpr>(S) ? 0 : 1;
+  if (const auto *CE = dyn_cast<CallExpr>(S))
+    if (const FunctionDecl *FD = CE->getDirectCallee(); FD &&
+                                                        FD->getBuiltinID() == 0) {
+      const FunctionDecl *Def = FD->getDefinition();
+      if (!Def || !Def->hasBody())
+        N += FD->getIdentifier() && cheapLibdevice(FD->getName())
+                 ? 1
+                 : OpaqueCallSize;
+      else if (Depth < 3)
+        N += codeSize(Def->getBody(), Depth + 1, OpaqueCallSize);
+    }
+  for (const Stmt *C : S->children())
+    N += codeSize(C, Depth, OpaqueCallSize);
+  return N;
+}
 
 std::optional<LoopShape> unrollCandidate(ASTContext &Ctx, const ForStmt *For,
                                          const FunctionDecl *&FD) {

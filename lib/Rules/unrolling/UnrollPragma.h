@@ -20,6 +20,7 @@ namespace clang {
 class ASTContext;
 class FunctionDecl;
 class ForStmt;
+class Stmt;
 } // namespace clang
 
 namespace cudal1 {
@@ -30,6 +31,16 @@ namespace cudal1 {
 std::optional<LoopShape> unrollCandidate(clang::ASTContext &Ctx,
                                          const clang::ForStmt *For,
                                          const clang::FunctionDecl *&FD);
+
+/// Roughly the code the compiler sees in \p S: its expression and
+/// statement nodes (implicit casts and parentheses make no code), with the
+/// bodies of the user's functions it calls (inlined on the device), up to
+/// three calls deep; a call into code the tool cannot see (libdevice's
+/// powf, expf, ...) counts as \p OpaqueCallSize nodes, except libdevice's
+/// one-instruction functions (sqrt, fabs, fmin, fma, floor, ...), which
+/// count as 1. What nvcc unrolls by itself is measured against it.
+unsigned codeSize(const clang::Stmt *S, unsigned Depth = 0,
+                  unsigned OpaqueCallSize = 100);
 
 /// The fix inserting the line \p Pragma before \p For, or false with \p Why
 /// when the loop does not start its own line in a { } block.

@@ -70,32 +70,6 @@ std::string localArrayNote(const ASTContext &Ctx,
          "registers";
 }
 
-/// Roughly the code the compiler sees in \p S: its expression and
-/// statement nodes (implicit casts and parentheses make no code), with the
-/// bodies of the user's functions it calls (inlined on the device), up to
-/// three calls deep. A call into code the tool cannot see (libdevice's
-/// powf, expf, ...: declared without a body) counts as OpaqueCallSize
-/// nodes: one such call is tens of instructions, and nvcc does not unroll
-/// eight trips of powf by itself.
-unsigned codeSize(const Stmt *S, unsigned Depth = 0) {
-  constexpr unsigned OpaqueCallSize = 100;
-  if (!S)
-    return 0;
-  unsigned N = isa<ImplicitCastExpr, ParenExpr>(S) ? 0 : 1;
-  if (const auto *CE = dyn_cast<CallExpr>(S))
-    if (const FunctionDecl *FD = CE->getDirectCallee(); FD &&
-                                                        FD->getBuiltinID() == 0) {
-      const FunctionDecl *Def = FD->getDefinition();
-      if (!Def || !Def->hasBody())
-        N += OpaqueCallSize;
-      else if (Depth < 3)
-        N += codeSize(Def->getBody(), Depth + 1);
-    }
-  for (const Stmt *C : S->children())
-    N += codeSize(C, Depth);
-  return N;
-}
-
 /// The largest value the template parameter \p Bound names takes in the
 /// instantiations of \p FD's function template; std::nullopt when it is
 /// not a parameter of a function template instantiated in this file.

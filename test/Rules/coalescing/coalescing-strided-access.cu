@@ -104,3 +104,51 @@ void launch(Particle *p, float *x, float *y, float *z, const float *vx,
 
 // Finding only: the file is not changed.
 // CHECK-FIXES: p[i].x += p[i].vx * dt;
+
+// Fields of different types, all read: one thread's 40 bytes are used
+// whole (no finding).
+struct Charged {
+  double x, v;
+  float charge;
+  int alive;
+  double pad[2];
+};
+__global__ void push_all(const Charged *__restrict__ p,
+                         double *__restrict__ e, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    e[i] = p[i].x + p[i].v * p[i].charge + p[i].alive + p[i].pad[0] +
+           p[i].pad[1];
+}
+
+// A pixel's channels at a stride the launches pass ('channels' is 4 at
+// every launch, through a host function): three of four channels read
+// use 12 of every 16 bytes (no finding); one channel alone is strided.
+__global__ void luminance(const float *__restrict__ in,
+                          float *__restrict__ out, int width,
+                          int channels) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y;
+  float r = in[(y * width + x) * channels + 0];
+  float g = in[(y * width + x) * channels + 1];
+  float b = in[(y * width + x) * channels + 2];
+  out[y * width + x] = 0.2126f * r + 0.7152f * g + 0.0722f * b;
+}
+__global__ void red(const float *__restrict__ in, float *__restrict__ out,
+                    int width, int channels) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  out[blockIdx.y * width + x] = in[(blockIdx.y * width + x) * channels];
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:33: warning: strided global load: consecutive threads are 4 elements apart; a warp request touches 16 32-byte sectors instead of 4 (4x the memory traffic) [coalescing-strided-access]
+  // CHECK-MESSAGES: note: {{.*}}'channels' = 4 at every launch in this file
+}
+static void image(const float *in, float *out, int width, int height,
+                  int channels) {
+  dim3 grid(width / 128, height);
+  luminance<<<grid, 128>>>(in, out, width, channels);
+  red<<<grid, 128>>>(in, out, width, channels);
+}
+void run_image(const float *in, float *out) {
+  const int channels = 4;
+  push_all<<<64, 256>>>((const Charged *)in, (double *)out, 16384);
+  image(in, out, 1024, 768, channels);
+}

@@ -53,10 +53,25 @@ __global__ void row_fields(const float *__restrict__ a, float *__restrict__ s,
   s[r * n] = x + y + z;
 }
 
+// NOLINT on the group's first access silences that access only: the
+// finding moves to the next one, which the note counts from.
+__global__ void row_fields_nolint(const float *__restrict__ a,
+                                  float *__restrict__ s, int n) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  float x = a[r * n + 0]; // NOLINT(coalescing-uncoalesced-access)
+  float y = a[r * n + 1];
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:13: warning: uncoalesced global load: consecutive threads are 'n' elements apart{{.*}} [coalescing-uncoalesced-access]
+  // CHECK-MESSAGES: t.cu:[[@LINE+1]]:{{[0-9]+}}: note: 1 more access of 'a' in this kernel with the same stride (line [[@LINE+1]]); one change of the layout or of the thread mapping removes them all
+  float z = a[r * n + 2];
+  s[r] = x + y + z; // NOLINT(coalescing-uncoalesced-access)
+}
+
 void launch(const float *a, float *s, int n) {
   row_sums<<<n / 128, 128>>>(a, s, n);
   col_sums<<<n / 128, 128>>>(a, s, n);
   row_fields<<<n / 128, 128>>>(a, s, n);
+  row_fields_nolint<<<n / 128, 128>>>(a, s, n);
 }
+
 // Finding only: the file is not changed.
 // CHECK-FIXES: acc += a[row * n + k];

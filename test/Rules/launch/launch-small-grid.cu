@@ -29,5 +29,78 @@ void launch(const float *x, float *y, int n) {
   axpy<<<264, 256>>>(2.0f, x, y, n);
   axpy<<<(n + 255) / 256, 256>>>(2.0f, x, y, n);
 }
+
+// Negative: a fixed amount of work whatever the problem size. The loops of
+// this one-block kernel (an LU factorisation's diagonal tile) are bounded by
+// a constant and, inside it, by the outer induction variable; a bound that
+// is min() with a constant is fixed too.
+#define TILE 16
+__global__ void diagonal(float *m, int dim, int offset) {
+  __shared__ float t[TILE][TILE];
+  for (int i = 0; i < TILE; i++)
+    t[i][threadIdx.x] = m[(offset + i) * dim + offset + threadIdx.x];
+  __syncthreads();
+  for (int i = 0; i < TILE - 1; i++) {
+    if (threadIdx.x > i) {
+      for (int j = 0; j < i; j++)
+        t[threadIdx.x][i] -= t[threadIdx.x][j] * t[j][i];
+      t[threadIdx.x][i] /= t[i][i];
+    }
+    __syncthreads();
+  }
+  const int rows = min(dim - offset, TILE);
+  for (int i = 0; i < rows; i++)
+    m[(offset + i) * dim + offset + threadIdx.x] = t[i][threadIdx.x];
+}
+
+// Negative: the second pass of a two-pass reduction. The first kernel
+// writes one partial sum per block (only thread 0, at blockIdx.x); the
+// one-block kernel sums as many values as the first grid has blocks.
+__global__ void partial_sums(const float *__restrict__ in,
+                             float *__restrict__ partial, int n) {
+  __shared__ float s[256];
+  float v = 0.0f;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += blockDim.x * gridDim.x)
+    v += in[i];
+  s[threadIdx.x] = v;
+  __syncthreads();
+  for (int k = 128; k > 0; k >>= 1) {
+    if (threadIdx.x < k)
+      s[threadIdx.x] += s[threadIdx.x + k];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    partial[blockIdx.x] = s[0];
+}
+
+__global__ void final_sum(const float *__restrict__ partial,
+                          float *__restrict__ out, int blocks) {
+  __shared__ float s[256];
+  float v = 0.0f;
+  for (int i = threadIdx.x; i < blocks; i += blockDim.x)
+    v += partial[i];
+  s[threadIdx.x] = v;
+  __syncthreads();
+  for (int k = 128; k > 0; k >>= 1) {
+    if (threadIdx.x < k)
+      s[threadIdx.x] += s[threadIdx.x + k];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    *out = s[0];
+}
+
+void reduce(const float *in, float *partial, float *out, int n, int dim) {
+  diagonal<<<1, TILE>>>(out, dim, 0);
+  int blocks = (n + 255) / 256;
+  partial_sums<<<blocks, 256>>>(in, partial, n);
+  final_sum<<<1, 256>>>(partial, out, blocks);
+  // Positive: the same one-block kernel over the whole input (a buffer no
+  // launch here writes per block) leaves 131 SMs idle.
+  final_sum<<<1, 256>>>(in, out, n);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: grid of 1 block keeps only 1 of the GPU's 132 SMs busy{{.*}} [launch-small-grid]
+}
+
 // Finding only: the file is not changed.
 // CHECK-FIXES: axpy<<<16, 256>>>(2.0f, x, y, n);

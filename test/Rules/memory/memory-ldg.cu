@@ -45,6 +45,23 @@ __global__ void add_restrict_out(const float *a, const float *b,
     c[i] = a[i] + b[i];
 }
 
+// Negative: an in-place update. A launch passes the same buffer for 'u'
+// (read) and for 'sum' (written), directly or through a host function, so
+// the data 'u' reads is written during the kernel: the read-only path is
+// wrong for it. 'du' is read-only at every launch: still reported.
+__global__ void add_in_place(const float *u, const float *du, int n,
+                             float *sum) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    sum[i] = u[i] + du[i];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:21: warning: 1 load through read-only 'du' could use the read-only data path (__ldg) [memory-ldg]
+// CHECK-MESSAGES: note: no fix: __ldg is only correct if no other pointer writes this data during the kernel, which is not proven
+
+static void add_to(const float *u, const float *du, int n, float *sum) {
+  add_in_place<<<(n + 255) / 256, 256>>>(u, du, n, sum);
+}
+
 int main() {
   int n = 1 << 20;
   float *x = nullptr, *y = nullptr, *z = nullptr;
@@ -56,6 +73,7 @@ int main() {
   add<<<n / 128, block>>>(x, x, z, n);
   scale<<<1, 32>>>(z, x);
   add_restrict_out<<<n / 128, block>>>(x, x, z, n);
+  add_to(y, x, n, y);
   cudaFree(x);
   cudaFree(y);
   cudaFree(z);

@@ -3,8 +3,9 @@
 // the same small constant, becomes `if (n == V) { copy with bound V } else
 // { the loop }` (k-means' assignment: a point's coordinates re-read for
 // every centroid). Launches that differ, values the tool cannot know, loops
-// not nested, values above SpecializeMax and bodies with labels keep the
-// pragma.
+// not nested, values above SpecializeMax and bodies with labels are not
+// specialised; their bodies are small enough that nvcc unrolls them 4 times
+// by itself, so the pragma form is not offered either (no finding).
 // RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu
 // RUN: %cuda-l1-rewrite --rules='-*,unrolling-param-bound' --fix --allow-unverified %t/t.cu -- -DDIM=16 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not='{{t.cu:[0-9]+:[0-9]+: warning}}'
@@ -13,12 +14,13 @@
 // RUN: cp %t/t.cu %t/once.cu
 // RUN: %cuda-l1-rewrite --rules='-*,unrolling-param-bound' --fix --allow-unverified %t/t.cu -- -DDIM=16
 // RUN: diff %t/once.cu %t/t.cu
-// The option turns it off: the pragma again.
+// The option turns it off: the loop is then left to nvcc, which unrolls so
+// small a body by itself (no finding).
 // RUN: cp %s %t/off.cu
 // RUN: printf 'CheckOptions:\n  unrolling-param-bound.SpecializeMax: 0\n' > %t/off.yaml
 // RUN: %cuda-l1-rewrite --rules='-*,unrolling-param-bound' --config-file=%t/off.yaml %t/off.cu -- -DDIM=16 2>&1 \
-// RUN:   | FileCheck %s --check-prefix=OFF
-// OFF: off.cu:40:7: warning: small loop bounded by parameter 'dim' is not unrolled
+// RUN:   | FileCheck %s --allow-empty --check-prefix=OFF
+// OFF-NOT: warning:
 // The rewritten file compiles.
 // RUN: %if nvcc %{ %nvcc -arch=sm_90 -DDIM=16 -c %t/t.cu -o %t/t.o %}
 #include <cuda_runtime.h>
@@ -49,8 +51,8 @@ __global__ void assign(const float *points, const float *centroids, int *member,
     member[i] = best;
   }
 }
-// CHECK-MESSAGES: t.cu:40:7: warning: small loop bounded by parameter 'dim' is compiled for any trip count, although every launch passes dim = 16; a copy of the loop for 16 is unrolled fully, and the loads the enclosing loop repeats stay in registers [unrolling-param-bound]
-// CHECK-MESSAGES: t.cu:33:28: note: 'dim' is 16 at all 2 launches in this file; other values run the loop as written
+// CHECK-MESSAGES: t.cu:42:7: warning: small loop bounded by parameter 'dim' is compiled for any trip count, although every launch passes dim = 16; a copy of the loop for 16 is unrolled fully, and the loads the enclosing loop repeats stay in registers [unrolling-param-bound]
+// CHECK-MESSAGES: t.cu:35:28: note: 'dim' is 16 at all 2 launches in this file; other values run the loop as written
 // CHECK-FIXES:      float d = 0.0f;
 // CHECK-FIXES-NEXT: if (dim == 16) {
 // CHECK-FIXES-NEXT:   for (int f = 0; f < 16; f++) {
@@ -108,7 +110,7 @@ __global__ void unsigned_bound(const float *x, float *y, unsigned r) {
 // CHECK-FIXES:      if (r == 3) {
 // CHECK-FIXES-NEXT:   for (int d = -1; d < 3u; ++d)
 
-// Negative: the two launches pass different values (pragma).
+// Negative: the two launches pass different values.
 __global__ void two_values(const float *x, float *y, int n, int m) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   float s = 0.0f;
@@ -118,11 +120,10 @@ __global__ void two_values(const float *x, float *y, int n, int m) {
   }
   y[i % n] = s;
 }
-// CHECK-MESSAGES: t.cu:[[@LINE-5]]:5: warning: small loop bounded by parameter 'm' is not unrolled{{.*}} [unrolling-param-bound]
-// CHECK-FIXES:      #pragma unroll 4
-// CHECK-FIXES-NEXT: for (int j = 0; j < m; j++)
+// CHECK-FIXES:      for (int r = 0; r < 3; r++) {
+// CHECK-FIXES-NEXT:   for (int j = 0; j < m; j++)
 
-// Negative: the value comes from the command line (pragma).
+// Negative: the value comes from the command line.
 __global__ void from_argv(const float *x, float *y, int n, int m) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   float s = 0.0f;
@@ -132,17 +133,15 @@ __global__ void from_argv(const float *x, float *y, int n, int m) {
   }
   y[i % n] = s;
 }
-// CHECK-MESSAGES: t.cu:[[@LINE-5]]:5: warning: small loop bounded by parameter 'm' is not unrolled{{.*}} [unrolling-param-bound]
 
-// Negative: not nested in another loop (pragma); a value above
-// SpecializeMax (pragma); a body with a label (pragma).
+// Negative: not nested in another loop; a value above SpecializeMax; a
+// body with a label.
 __global__ void not_nested(const float *x, float *y, int m) {
   float s = 0.0f;
   for (int j = 0; j < m; j++)
     s += x[j];
   y[threadIdx.x] = s;
 }
-// CHECK-MESSAGES: t.cu:[[@LINE-4]]:3: warning: small loop bounded by parameter 'm' is not unrolled{{.*}} [unrolling-param-bound]
 __global__ void too_many(const float *x, float *y, int m) {
   float s = 0.0f;
   for (int r = 0; r < 2; r++)
@@ -150,7 +149,6 @@ __global__ void too_many(const float *x, float *y, int m) {
       s += x[j + r];
   y[threadIdx.x] = s;
 }
-// CHECK-MESSAGES: t.cu:[[@LINE-4]]:5: warning: small loop bounded by parameter 'm' is not unrolled{{.*}} [unrolling-param-bound]
 __global__ void labelled(const float *x, float *y, int m) {
   float s = 0.0f;
   for (int r = 0; r < 2; r++)
@@ -162,7 +160,6 @@ __global__ void labelled(const float *x, float *y, int m) {
     }
   y[threadIdx.x] = s;
 }
-// CHECK-MESSAGES: t.cu:[[@LINE-8]]:5: warning: small loop bounded by parameter 'm' is not unrolled{{.*}} [unrolling-param-bound]
 
 int main(int argc, char **argv) {
   float *p, *c, *x, *y;

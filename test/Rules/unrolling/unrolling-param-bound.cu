@@ -15,14 +15,35 @@
 // NVRTC: compiled, 0 failed
 #include <cuda_runtime.h>
 
-__global__ void loops(const float *in, float *out, int k) {
-  float acc = 0.0f;
+__global__ void loops(const float *in, const float *w, float *out, int k) {
+  float acc = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+  int r = blockIdx.x, c = threadIdx.x;
+  for (int j = 0; j < k; ++j) {
+    acc += in[(r * 4 + 0) * k + j] * w[j * k + c] + in[j] * w[j];
+    a1 += in[(r * 4 + 1) * k + j] * w[j * k + c] + in[j + k] * w[j];
+    a2 += in[(r * 4 + 2) * k + j] * w[j * k + c] + in[j + 2 * k] * w[j];
+    a3 += in[(r * 4 + 3) * k + j] * w[j * k + c] + in[j + 3 * k] * w[j];
+  }
+  // CHECK-MESSAGES: t.cu:[[@LINE-6]]:3: warning: small loop bounded by parameter 'k' is not unrolled{{.*}} [unrolling-param-bound]
+  // CHECK-MESSAGES: t.cu:[[@LINE-7]]:3: note: the body is about {{1[2-9][0-9]}} nodes of code; nvcc unrolls a loop with a runtime trip count 4 times by itself only while 4 copies fit in about 480 (option CompilerUnrollSize)
+  // CHECK-FIXES:      #pragma unroll 4
+  // CHECK-FIXES-NEXT: for (int j = 0; j < k; ++j) {
+  // Negative: nvcc 13 -O3 unrolls these small bodies 4 times or more by
+  // itself (their SASS is the same with '#pragma unroll 4', or the pragma
+  // unrolls less): a sum, four products, a libdevice call.
   for (int j = 0; j < k; ++j) {
     acc += in[j];
   }
-  // CHECK-MESSAGES: t.cu:[[@LINE-3]]:3: warning: small loop bounded by parameter 'k' is not unrolled{{.*}} [unrolling-param-bound]
-  // CHECK-FIXES:      #pragma unroll 4
-  // CHECK-FIXES-NEXT: for (int j = 0; j < k; ++j) {
+  for (int j = 0; j < k; ++j) {
+    acc += in[j * 4] * w[j];
+    a1 += in[j * 4 + 1] * w[j];
+    a2 += in[j * 4 + 2] * w[j];
+    a3 += in[j * 4 + 3] * w[j];
+  }
+  for (int j = 0; j < k; ++j)
+    acc += expf(in[j]) + sqrtf(w[j]);
+  // CHECK-FIXES: for (int j = 0; j < k; ++j) {
+  // CHECK-FIXES-NEXT: acc += in[j];
   // Negative: the bound changes in the loop; a constant bound
   // (unrolling-constant-trip's); already unrolled.
   int m = k;
@@ -34,7 +55,7 @@ __global__ void loops(const float *in, float *out, int k) {
   for (int j = 0; j < k; ++j)
     acc += in[2 * j];
   // CHECK-FIXES: for (int j = 0; j < m; ++j)
-  out[threadIdx.x] = acc;
+  out[threadIdx.x] = acc + a1 + a2 + a3;
 }
 
 // Negative: nine expression statements are more than MaxBodyStatements (8);
