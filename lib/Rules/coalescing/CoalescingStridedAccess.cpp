@@ -92,10 +92,15 @@ void CoalescingStridedAccess::checkTranslationUnit() {
         }
         if (Factor < MinFactor)
           continue;
+        bool Adjacent = W.StrideElems && *W.StrideElems * (int64_t)A.ElemBytes <=
+                                             (int64_t)A.AccessBytes;
         Msg = std::string("strided global ") + accessVerb(A) +
-              ": consecutive threads are " + W.StrideText +
-              (W.StrideElems ? " elements" : "") +
-              " apart; a warp request "
+              (Adjacent
+                   ? std::string(": consecutive threads are adjacent, but a "
+                                 "warp spans several rows of the block")
+                   : ": consecutive threads are " + W.StrideText +
+                         (W.StrideElems ? " elements" : "") + " apart") +
+              "; a warp request "
               "touches " +
               std::to_string(W.Sectors) +
               " 32-byte sectors "

@@ -38,8 +38,12 @@ RuleInfo CoalescingUncoalescedAccess::info() const {
       "NOLINT covers this rule leaves the group; the next one carries the "
       "finding). A symbolic stride that every launch in the file passes as "
       "one constant (`x * numChannels` with `numChannels` = 4) is "
-      "evaluated: a short one is a strided access "
-      "(coalescing-strided-access), not an uncoalesced one.";
+      "evaluated, unless it can change between executions of a launch (a "
+      "variable changed in a loop around it): a constant stride along "
+      "`threadIdx.x` is coalescing-strided-access's, except when the warp "
+      "also spans rows of a 2-D block at a symbolic distance; then the "
+      "other channels or fields the kernel reads at the same stride count "
+      "as used bytes.";
   I.Doc.WhySlow =
       "A warp's memory request is served in 32-byte sectors. When 32 "
       "consecutive threads read 32 consecutive floats the request touches "
@@ -121,7 +125,10 @@ void CoalescingUncoalescedAccess::checkTranslationUnit() {
       Finding F = makeFinding(Ctx, id(), A.E->getExprLoc(), Msg, K.Kernel,
                               A.E->getSourceRange());
       std::string Cond;
-      if (!W.Condition.empty())
+      if (W.StrideElems)
+        Cond = "when the rows of the block that a warp spans are at least "
+               "32 bytes apart";
+      else if (!W.Condition.empty())
         Cond = "when '" + W.StrideText +
                "' elements span at least 32 "
                "bytes";

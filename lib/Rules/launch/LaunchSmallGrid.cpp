@@ -7,6 +7,8 @@
 #include "clang/AST/Expr.h"
 #include "clang/AST/Stmt.h"
 
+#include <cstdlib>
+
 using namespace clang;
 using namespace llvm;
 
@@ -14,70 +16,151 @@ namespace cudal1 {
 
 namespace {
 
-bool loopBounded(ASTContext &C, const LoopInfo &L, unsigned Depth);
+/// A loop whose trip count is at most this does a fixed, small amount of
+/// work (a tile, a stencil's taps), whatever the problem size.
+constexpr int64_t MaxFixedTrip = 4096;
 
-/// \p E's value cannot exceed a compile-time constant inside the loop
-/// \p L: an integer constant, the induction variable of an enclosing loop
-/// that is itself bounded (lud's triangular `for (j = 0; j < i; j++)` in
-/// `for (i = 0; i < BLOCK_SIZE; i++)`), a local initialised with such a
-/// value and never changed, `min(x, y)` with either one bounded, and sums,
-/// products and differences of bounded values.
-bool valueBounded(ASTContext &C, const Expr *E, const LoopInfo &L,
-                  unsigned Depth) {
+/// Bounds of an integer value: what is known of its least and greatest.
+struct Range {
+  std::optional<int64_t> Lo, Hi;
+};
+
+std::optional<int64_t> loopTripBound(ASTContext &C, const LoopInfo &L,
+                                     unsigned Depth);
+
+/// What \p E's value can be inside the loop \p L: an integer constant;
+/// the induction variable of an enclosing loop with a bounded trip count
+/// (lud's triangular `for (j = 0; j < i; j++)` in `for (i = 0; i <
+/// BLOCK_SIZE; i++)`); a local initialised with such a value and never
+/// changed; `min(x, y)` (at most the smaller known greatest); sums, and
+/// differences, products, quotients and shifts by constants.
+Range valueRange(ASTContext &C, const Expr *E, const LoopInfo &L,
+                 unsigned Depth) {
+  Range R;
   if (!E || Depth > 8)
-    return false;
+    return R;
   E = E->IgnoreParenImpCasts();
-  if (evalInt(C, E))
-    return true;
+  if (auto V = evalInt(C, E)) {
+    R.Lo = R.Hi = *V;
+    return R;
+  }
   if (const auto *CE = dyn_cast<CastExpr>(E))
-    return valueBounded(C, CE->getSubExpr(), L, Depth + 1);
+    return valueRange(C, CE->getSubExpr(), L, Depth + 1);
   if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
+    Range A = valueRange(C, BO->getLHS(), L, Depth + 1);
+    auto K = evalInt(C, BO->getRHS());
+    auto AddOpt = [](std::optional<int64_t> X, std::optional<int64_t> Y)
+        -> std::optional<int64_t> {
+      if (!X || !Y || std::abs(*X) > (1ll << 40) || std::abs(*Y) > (1ll << 40))
+        return std::nullopt;
+      return *X + *Y;
+    };
     switch (BO->getOpcode()) {
-    case BO_Add: case BO_Sub: case BO_Mul: case BO_Div: case BO_Shr:
-      return valueBounded(C, BO->getLHS(), L, Depth + 1) &&
-             (BO->getOpcode() == BO_Div || BO->getOpcode() == BO_Shr ||
-              valueBounded(C, BO->getRHS(), L, Depth + 1));
+    case BO_Add: {
+      Range B = valueRange(C, BO->getRHS(), L, Depth + 1);
+      R.Lo = AddOpt(A.Lo, B.Lo);
+      R.Hi = AddOpt(A.Hi, B.Hi);
+      return R;
+    }
+    case BO_Sub:
+      if (K) {
+        R.Lo = AddOpt(A.Lo, -*K);
+        R.Hi = AddOpt(A.Hi, -*K);
+      }
+      return R;
+    case BO_Mul:
+      if (K && *K >= 0 && *K <= (1 << 20) && A.Lo && A.Hi &&
+          std::abs(*A.Lo) <= (1ll << 40) && std::abs(*A.Hi) <= (1ll << 40)) {
+        R.Lo = *A.Lo * *K;
+        R.Hi = *A.Hi * *K;
+      }
+      return R;
+    case BO_Div:
+    case BO_Shr:
+      if (K && *K > 0 && A.Lo && *A.Lo >= 0 && A.Hi && *K < 63) {
+        R.Lo = 0;
+        R.Hi = BO->getOpcode() == BO_Div ? *A.Hi / *K : *A.Hi >> *K;
+      }
+      return R;
     default:
-      return false;
+      return R;
     }
   }
   if (const auto *Call = dyn_cast<CallExpr>(E)) {
     const FunctionDecl *F = Call->getDirectCallee();
     StringRef N = F && F->getIdentifier() ? F->getName() : "";
-    if ((N == "min" || N == "umin" || N == "llmin" || N == "ullmin" ||
-         N == "fminf") && Call->getNumArgs() == 2)
-      return valueBounded(C, Call->getArg(0), L, Depth + 1) ||
-             valueBounded(C, Call->getArg(1), L, Depth + 1);
-    return false;
+    if ((N == "min" || N == "umin" || N == "llmin" || N == "ullmin") &&
+        Call->getNumArgs() == 2) {
+      Range A = valueRange(C, Call->getArg(0), L, Depth + 1);
+      Range B = valueRange(C, Call->getArg(1), L, Depth + 1);
+      if (A.Hi && B.Hi)
+        R.Hi = std::min(*A.Hi, *B.Hi);
+      else
+        R.Hi = A.Hi ? A.Hi : B.Hi;
+      if (A.Lo && B.Lo)
+        R.Lo = std::min(*A.Lo, *B.Lo);
+    }
+    return R;
   }
   const VarDecl *V = varOf(E);
   if (!V)
-    return false;
+    return R;
   for (const LoopInfo *P = L.Parent; P; P = P->Parent)
-    if (P->IV == V)
-      return loopBounded(C, *P, Depth + 1);
+    if (P->IV == V) {
+      // for (i = I0; i < B; i += S), S > 0: I0 <= i < B.
+      const auto *For = dyn_cast_or_null<ForStmt>(P->S);
+      std::optional<LoopShape> S = For ? analyzeFor(C, For) : std::nullopt;
+      if (!S || S->Step <= 0 || !loopTripBound(C, *P, Depth + 1))
+        return R;
+      R.Lo = evalInt(C, S->Init);
+      Range B = valueRange(C, S->Bound, *P, Depth + 1);
+      R.Hi = B.Hi;
+      return R;
+    }
   if (!V->isLocalVarDecl() || !V->getInit())
-    return false;
+    return R;
   if (!V->getType().isConstQualified()) {
     const auto *F = dyn_cast_or_null<FunctionDecl>(
         V->getParentFunctionOrMethod());
     if (!F || !F->getBody() || varsWrittenIn(F->getBody()).count(V))
-      return false;
+      return R;
   }
-  return valueBounded(C, V->getInit(), L, Depth + 1);
+  return valueRange(C, V->getInit(), L, Depth + 1);
 }
 
-/// The trip count of \p L has a compile-time bound.
-bool loopBounded(ASTContext &C, const LoopInfo &L, unsigned Depth) {
-  if (L.Trip == TripKind::Constant)
-    return true;
+/// A compile-time bound on the trip count of \p L (a constant trip count,
+/// or a counted loop from a constant whose bound has a known greatest
+/// value); std::nullopt when it can grow with the data.
+std::optional<int64_t> loopTripBound(ASTContext &C, const LoopInfo &L,
+                                     unsigned Depth) {
+  if (L.Trip == TripKind::Constant && L.TripCount)
+    return *L.TripCount;
   const auto *For = dyn_cast_or_null<ForStmt>(L.S);
   if (!For || Depth > 8)
-    return false;
+    return std::nullopt;
   std::optional<LoopShape> S = analyzeFor(C, For);
-  if (!S || S->Step <= 0 || !evalInt(C, S->Init))
-    return false;
-  return valueBounded(C, S->Bound, L, Depth + 1);
+  std::optional<int64_t> Init = S ? evalInt(C, S->Init) : std::nullopt;
+  if (!S || S->Step <= 0 || !Init ||
+      (S->Cmp != BO_LT && S->Cmp != BO_LE))
+    return std::nullopt;
+  Range B = valueRange(C, S->Bound, L, Depth + 1);
+  if (!B.Hi)
+    return std::nullopt;
+  // An unsigned comparison turns a negative bound into a huge one.
+  if (S->IV && S->IV->getType()->isUnsignedIntegerType() &&
+      (!B.Lo || *B.Lo < 0))
+    return std::nullopt;
+  int64_t Trip = std::max<int64_t>(0, (*B.Hi - *Init) / S->Step + 1);
+  return Trip;
+}
+
+/// \p L does a fixed amount of work per thread: a constant trip count
+/// (as before), or one bounded by a small constant.
+bool loopBounded(ASTContext &C, const LoopInfo &L) {
+  if (L.Trip == TripKind::Constant)
+    return true;
+  std::optional<int64_t> T = loopTripBound(C, L, 0);
+  return T && *T <= MaxFixedTrip;
 }
 
 /// The argument texts \p L passes, spaces removed.
@@ -138,7 +221,7 @@ bool LaunchSmallGrid::kernelLoopsOverData(const LaunchSite &L) const {
   for (const KernelAnalysis &KA : analysis()->Kernels)
     if (KA.Name == L.Kernel)
       for (const auto &Lp : KA.Loops)
-        if (!loopBounded(ctx(), *Lp, 0))
+        if (!loopBounded(ctx(), *Lp))
           Loops = true;
   if (!Loops || !L.Block.Dim || !L.Grid.Dim)
     return Loops;
@@ -160,12 +243,28 @@ bool LaunchSmallGrid::kernelLoopsOverData(const LaunchSite &L) const {
 
 const LaunchSite *
 LaunchSmallGrid::partialsProducer(const LaunchSite &L) const {
-  if (!analysis() || L.EnclosingFunction.empty())
+  if (!analysis() || L.EnclosingFunction.empty() || !L.Grid.Dim)
     return nullptr;
+  uint64_t LB = (*L.Grid.Dim)[0] * (*L.Grid.Dim)[1] * (*L.Grid.Dim)[2];
+  // The kernel L launches, and the parameters it reads through.
+  const KernelAnalysis *LK = nullptr;
+  for (const KernelAnalysis &KA : analysis()->Kernels)
+    if (KA.Name == L.Kernel)
+      LK = &KA;
+  if (!LK || !LK->Kernel)
+    return nullptr;
+  auto BlockSym = [](const std::string &S) {
+    return S.rfind("blockIdx.", 0) == 0;
+  };
   for (const LaunchSite &P : context().Model->LaunchSites) {
+    // Another kernel, launched before L in the same function, with more
+    // blocks than L (unknown counts as more: a grid from the data).
     if (&P == &L || P.Kernel == L.Kernel ||
         P.EnclosingFunction != L.EnclosingFunction ||
-        P.Loc.File != L.Loc.File)
+        P.Loc.File != L.Loc.File || !(P.Loc < L.Loc))
+      continue;
+    if (P.Grid.Dim &&
+        (*P.Grid.Dim)[0] * (*P.Grid.Dim)[1] * (*P.Grid.Dim)[2] <= LB)
       continue;
     for (const KernelAnalysis &KA : analysis()->Kernels) {
       if (KA.Name != P.Kernel || KA.WrittenBases.empty())
@@ -175,24 +274,47 @@ LaunchSmallGrid::partialsProducer(const LaunchSite &L) const {
         if (!Parm || Parm->getFunctionScopeIndex() >= P.Args.size() ||
             KA.EscapedBases.count(W))
           continue;
-        // Every write through it is at an address the same for all the
-        // threads of a block: one value per block.
+        // Every write through it is at an address that depends on the
+        // block and not on the thread: one value (or row) per block.
         bool PerBlock = false, Other = false;
         for (const MemAccess &A : KA.Accesses) {
           if (A.Base != W || !A.IsWrite)
             continue;
           if (A.IsAtomic || !A.Address.isKnown() ||
-              A.Address.dependsOnThread())
+              A.Address.dependsOnThread() || !A.Address.dependsOn(BlockSym))
             Other = true;
           else
             PerBlock = true;
         }
         if (!PerBlock || Other)
           continue;
+        // L passes that buffer for a parameter its kernel reads.
         std::string T = argText(P.Args[Parm->getFunctionScopeIndex()]);
-        for (const std::string &A : L.Args)
-          if (argText(A) == T)
+        for (size_t I = 0; I < L.Args.size(); ++I) {
+          if (argText(L.Args[I]) != T || I >= LK->Kernel->getNumParams())
+            continue;
+          const ParmVarDecl *LP = LK->Kernel->getParamDecl(I);
+          if (!LK->ReadBases.count(LP) || LK->WrittenBases.count(LP))
+            continue;
+          // Every loop of L's kernel that grows with the data walks that
+          // buffer: what it loops over is the partial results.
+          bool AllWalk = true;
+          for (const auto &Lp : LK->Loops) {
+            if (loopBounded(ctx(), *Lp))
+              continue;
+            bool Walks = false;
+            for (const MemAccess &A : LK->Accesses)
+              if (A.Base == LP && A.IsRead && A.Address.isKnown() &&
+                  llvm::is_contained(A.Loops, Lp.get()) &&
+                  A.Address.dependsOn([&](const std::string &S) {
+                    return Lp->VaryingSyms.count(S) > 0;
+                  }))
+                Walks = true;
+            AllWalk = AllWalk && Walks;
+          }
+          if (AllWalk)
             return &P;
+        }
       }
     }
   }

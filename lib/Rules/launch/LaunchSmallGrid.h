@@ -22,10 +22,12 @@ private:
   /// Could more blocks help the kernel \p L launches (does it loop over a
   /// variable amount of data)?
   bool kernelLoopsOverData(const LaunchSite &L) const;
-  /// A launch in the same function as \p L of another kernel that writes,
-  /// through an argument \p L also passes, one value per block (every
-  /// write at an address the block's threads share): \p L reduces the
-  /// partial results of that launch. nullptr when there is none.
+  /// A launch before \p L in the same function, of another kernel with
+  /// more blocks, that writes one value (or row) per block (every write at
+  /// an address that depends on blockIdx and not on threadIdx) into a
+  /// buffer that \p L passes for a parameter its kernel only reads: \p L
+  /// reduces the partial results of that launch. nullptr when there is
+  /// none.
   const LaunchSite *partialsProducer(const LaunchSite &L) const;
 };
 

@@ -1,6 +1,7 @@
 //===- MemoryLdg.cpp - memory-ldg -----------------------------------------===//
 #include "MemoryLdg.h"
 #include "RestrictWrites.h"
+#include "../LaunchConstants.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
@@ -53,6 +54,32 @@ bool ldgType(QualType T) {
   }
   return false;
 }
+/// Arguments \p A and \p B, written in host function \p Fn, are the same
+/// variable, or parameters of \p Fn that some call of \p Fn passes the
+/// same variable for (up to three calls up).
+bool sameBufferSomewhere(ASTContext &C, const FunctionDecl *Fn, const Expr *A,
+                         const Expr *B, unsigned Depth) {
+  const VarDecl *VA = varOf(A), *VB = varOf(B);
+  if (!VA || !VB)
+    return false;
+  if (VA == VB)
+    return true;
+  const auto *PA = dyn_cast<ParmVarDecl>(VA), *PB = dyn_cast<ParmVarDecl>(VB);
+  if (!PA || !PB || Depth >= 3 || !Fn || PA->getDeclContext() != Fn ||
+      PB->getDeclContext() != Fn)
+    return false;
+  unsigned IA = PA->getFunctionScopeIndex(), IB = PB->getFunctionScopeIndex();
+  for (const CallExpr *Call : callsOf(C, Fn)) {
+    if (Call->getNumArgs() <= std::max(IA, IB))
+      continue;
+    const FunctionDecl *G = enclosingFunction(C, DynTypedNode::create(*Call));
+    if (sameBufferSomewhere(C, G, Call->getArg(IA), Call->getArg(IB),
+                            Depth + 1))
+      return true;
+  }
+  return false;
+}
+
 } // namespace
 
 RuleInfo MemoryLdg::info() const {
@@ -122,11 +149,16 @@ void MemoryLdg::checkKernel(const KernelUnit &K) {
             EMA.isPointeeMutated(Q))
           Written->push_back(Q);
     }
-    for (const ParmVarDecl *Q : *Written) {
-      std::string How, W;
-      if (Q != P && !provenDistinct(C, context(), FD, P, Q, How, W) &&
-          W.find("' alias: ") != std::string::npos)
-        return Q;
+    // Every launch (not only the first that fails to prove them apart).
+    for (const CUDAKernelCallExpr *Site : launchSitesOf(C, context(), FD)) {
+      const FunctionDecl *Host =
+          enclosingFunction(C, DynTypedNode::create(*Site));
+      for (const ParmVarDecl *Q : *Written) {
+        unsigned IP = P->getFunctionScopeIndex(), IQ = Q->getFunctionScopeIndex();
+        if (Q != P && Site->getNumArgs() > std::max(IP, IQ) &&
+            sameBufferSomewhere(C, Host, Site->getArg(IP), Site->getArg(IQ), 0))
+          return Q;
+      }
     }
     return nullptr;
   };
@@ -157,11 +189,7 @@ void MemoryLdg::checkKernel(const KernelUnit &K) {
     }
     if (Pointee.isConstQualified() && P->getType().isRestrictQualified())
       continue; // the compiler may use the read-only path already
-    // A launch passes the same buffer for 'P' and for a pointer the
-    // kernel writes through (an in-place `add(u, du, n, u)`): the data is
-    // written during the kernel, and the read-only path is wrong for it.
-    if (writtenAlias(P))
-      continue;
+
     // Loads p[i] read as values.
     std::vector<const ArraySubscriptExpr *> Loads;
     struct Vis : RecursiveASTVisitor<Vis> {
@@ -185,6 +213,11 @@ void MemoryLdg::checkKernel(const KernelUnit &K) {
     } V(C, P, Loads);
     V.TraverseStmt(const_cast<Stmt *>(FD->getBody()));
     if (Loads.empty())
+      continue;
+    // A launch passes the same buffer for 'P' and for a pointer the
+    // kernel writes through (an in-place `add(u, du, n, u)`): the data is
+    // written during the kernel, and the read-only path is wrong for it.
+    if (writtenAlias(P))
       continue;
     std::string Name = P->getName().str();
     Finding F = makeFinding(C, id(), Loads.front()->getBeginLoc(),

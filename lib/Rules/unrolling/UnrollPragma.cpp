@@ -40,7 +40,17 @@ static bool cheapLibdevice(StringRef Name) {
   return false;
 }
 
-unsigned codeSize(const Stmt *S, unsigned Depth, unsigned OpaqueCallSize) {
+/// libdevice's float exponentials and logarithms (expf, exp2f, logf, ...):
+/// a few instructions once inlined.
+static bool floatExpLog(StringRef Name) {
+  return Name.consume_front("__nv_") &&
+         (Name.consume_front("fast_") || true) &&
+         (Name == "expf" || Name == "exp2f" || Name == "exp10f" ||
+          Name == "logf" || Name == "log2f" || Name == "log10f");
+}
+
+unsigned codeSize(const Stmt *S, unsigned Depth, unsigned OpaqueCallSize,
+                  unsigned ExpLogCallSize) {
   if (!S)
     return 0;
   unsigned N = isa<ImplicitCastExpr, ParenExpr>(S) ? 0 : 1;
@@ -49,14 +59,16 @@ unsigned codeSize(const Stmt *S, unsigned Depth, unsigned OpaqueCallSize) {
                                                         FD->getBuiltinID() == 0) {
       const FunctionDecl *Def = FD->getDefinition();
       if (!Def || !Def->hasBody())
-        N += FD->getIdentifier() && cheapLibdevice(FD->getName())
-                 ? 1
-                 : OpaqueCallSize;
+        N += !FD->getIdentifier()            ? OpaqueCallSize
+             : cheapLibdevice(FD->getName()) ? 1
+             : floatExpLog(FD->getName())    ? ExpLogCallSize
+                                             : OpaqueCallSize;
       else if (Depth < 3)
-        N += codeSize(Def->getBody(), Depth + 1, OpaqueCallSize);
+        N += codeSize(Def->getBody(), Depth + 1, OpaqueCallSize,
+                      ExpLogCallSize);
     }
   for (const Stmt *C : S->children())
-    N += codeSize(C, Depth, OpaqueCallSize);
+    N += codeSize(C, Depth, OpaqueCallSize, ExpLogCallSize);
   return N;
 }
 

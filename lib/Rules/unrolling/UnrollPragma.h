@@ -36,11 +36,12 @@ std::optional<LoopShape> unrollCandidate(clang::ASTContext &Ctx,
 /// statement nodes (implicit casts and parentheses make no code), with the
 /// bodies of the user's functions it calls (inlined on the device), up to
 /// three calls deep; a call into code the tool cannot see (libdevice's
-/// powf, expf, ...) counts as \p OpaqueCallSize nodes, except libdevice's
-/// one-instruction functions (sqrt, fabs, fmin, fma, floor, ...), which
-/// count as 1. What nvcc unrolls by itself is measured against it.
+/// powf, sinf, ...) counts as \p OpaqueCallSize nodes, libdevice's float
+/// exponentials and logarithms (expf, logf, ...) as \p ExpLogCallSize, and
+/// its one-instruction functions (sqrt, fabs, fmin, fma, floor, ...) as 1.
+/// What nvcc unrolls by itself is measured against it.
 unsigned codeSize(const clang::Stmt *S, unsigned Depth = 0,
-                  unsigned OpaqueCallSize = 100);
+                  unsigned OpaqueCallSize = 100, unsigned ExpLogCallSize = 100);
 
 /// The fix inserting the line \p Pragma before \p For, or false with \p Why
 /// when the loop does not start its own line in a { } block.

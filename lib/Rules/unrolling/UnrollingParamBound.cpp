@@ -53,14 +53,18 @@ RuleInfo UnrollingParamBound::info() const {
       "call). The `#pragma unroll Factor` form is offered only when "
       "Factor copies of the body are more code than nvcc unrolls by "
       "itself: Factor times the body's size (its expression and statement "
-      "nodes, the user's device functions counted inlined, a libdevice "
-      "call such as expf as 30, sqrtf, fabsf, fminf and the like as 1) "
-      "over CompilerUnrollSize (default 480). Below that, nvcc 13 at -O3 "
-      "unrolls a loop with a runtime trip count 4 times or more unasked "
-      "(measured over generated loops of products, loads, stores, "
-      "branches, doubles, expf, sqrtf and 2-D indices: the same SASS with "
-      "the pragma, or more unrolling without it). The specialised form "
-      "below does not depend on the size.";
+      "nodes, the user's device functions counted inlined; a libdevice call "
+      "as 100, expf and the other float exponentials and logarithms as "
+      "30, sqrtf, fabsf, fminf and the like as 1) over CompilerUnrollSize "
+      "(default 480). Measured with nvcc 13 at -O3 on generated loops of "
+      "products, loads, stores, branches, doubles, expf, sqrtf and 2-D "
+      "indices: up to about 80 nodes nvcc unrolls a loop with a runtime "
+      "trip count 4 times or more by itself (the same SASS with the "
+      "pragma, or more unrolling without it); from 80 to 120 nodes it "
+      "unrolls it 4 or 2 times, depending on the body; above, 2 times or "
+      "not at all. So the rule is silent where nvcc already unrolls as "
+      "much, and also in that middle band. The specialised form below "
+      "does not depend on the size.";
   I.Doc.WhySlow =
       "Each iteration pays for counter, compare and branch; partial "
       "unrolling amortises them and overlaps loads.";
@@ -265,11 +269,12 @@ void UnrollingParamBound::check(const MatchFinder::MatchResult &R) {
   // pragma would change nothing, or unroll less than nvcc does.
   // Measured with nvcc 13 -O3 on sm_90 over generated loops (products,
   // loads, stores, branches, doubles, expf, sqrtf, 2-D indices): nvcc
-  // unrolls by 4 or more up to about 120 nodes (4 x 120 = 480), by 2
-  // above. A libdevice call such as expf counts as 30 nodes here: nvcc
-  // sees its inlined body, a few instructions, when it sizes runtime
-  // unrolling.
-  int64_t Size = codeSize(For->getBody(), 0, 30);
+  // unrolls by 4 or more up to about 80 to 120 nodes (4 x 120 = 480),
+  // by 2 or not at all above. expf and the other float exponentials and
+  // logarithms count as 30 nodes here (nvcc sizes their inlined bodies, a
+  // few instructions); powf, sinf and the like as 100 (nvcc does not
+  // unroll a loop of them by itself).
+  int64_t Size = codeSize(For->getBody(), 0, 100, 30);
   int64_t Budget = optionInt("CompilerUnrollSize", 480);
   if (Factor * Size <= Budget)
     return;

@@ -63,7 +63,39 @@ __global__ void row_fields_nolint(const float *__restrict__ a,
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:13: warning: uncoalesced global load: consecutive threads are 'n' elements apart{{.*}} [coalescing-uncoalesced-access]
   // CHECK-MESSAGES: t.cu:[[@LINE+1]]:{{[0-9]+}}: note: 1 more access of 'a' in this kernel with the same stride (line [[@LINE+1]]); one change of the layout or of the thread mapping removes them all
   float z = a[r * n + 2];
-  s[r] = x + y + z; // NOLINT(coalescing-uncoalesced-access)
+  s[r] = x + y + z;
+}
+
+// The stride every launch passes ('ch' = 4, also through a host function)
+// is evaluated. With a 2-D block a warp spans rows 'n' elements apart:
+// reading three of four channels uses the sectors fetched (no finding);
+// one channel alone is reported, with the rows as the condition.
+__global__ void rgb(const float *__restrict__ in, float *__restrict__ out,
+                    int n, int ch) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  float r = in[threadIdx.y * n + x * ch + 0];
+  float g = in[threadIdx.y * n + x * ch + 1];
+  float b = in[threadIdx.y * n + x * ch + 2];
+  out[threadIdx.y * n + x] = r + g + b;
+}
+__global__ void red_only(const float *__restrict__ in,
+                         float *__restrict__ out, int n, int ch) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  out[threadIdx.y * n + x] = in[threadIdx.y * n + x * ch];
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:30: warning: uncoalesced global load: consecutive threads are '4' elements apart and a warp spans several rows: 16 sectors per request instead of 4 (4x the memory traffic) [coalescing-uncoalesced-access]
+  // CHECK-MESSAGES: note: {{.*}}the sector count holds when the rows of the block that a warp spans are at least 32 bytes apart ('ch' = 4 at every launch in this file
+}
+static void image(const float *in, float *out, int n, int ch) {
+  rgb<<<n / 8, dim3(8, 4)>>>(in, out, n, ch);
+  red_only<<<n / 8, dim3(8, 4)>>>(in, out, n, ch);
+}
+
+// A stride that changes between launches in a loop (a multi-pass
+// reduction's 'mul') is not evaluated: the model sees its first value only.
+__global__ void pass(float *__restrict__ s, int mul) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  s[i * mul] += s[i * mul + mul / 2];
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: uncoalesced global read-modify-write: consecutive threads are 'mul' elements apart{{.*}} [coalescing-uncoalesced-access]
 }
 
 void launch(const float *a, float *s, int n) {
@@ -71,6 +103,12 @@ void launch(const float *a, float *s, int n) {
   col_sums<<<n / 128, 128>>>(a, s, n);
   row_fields<<<n / 128, 128>>>(a, s, n);
   row_fields_nolint<<<n / 128, 128>>>(a, s, n);
+  image(a, s, n, 4);
+  int mul = 1;
+  while (mul < n) {
+    pass<<<n / 256 / mul + 1, 256>>>(s, mul);
+    mul = mul * 256;
+  }
 }
 
 // Finding only: the file is not changed.

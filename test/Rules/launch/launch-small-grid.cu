@@ -91,8 +91,47 @@ __global__ void final_sum(const float *__restrict__ partial,
     *out = s[0];
 }
 
-void reduce(const float *in, float *partial, float *out, int n, int dim) {
-  diagonal<<<1, TILE>>>(out, dim, 0);
+// Positive: loops bounded only from above by something large, or not at
+// all: min() with a huge constant, a difference with an unknown value.
+__global__ void capped(const float *__restrict__ in, float *__restrict__ out,
+                       int n) {
+  const int count = min(n, 1 << 24);
+  for (int i = threadIdx.x; i < count; i += blockDim.x)
+    out[i] = in[i];
+  for (int j = 0; j < 16 - min(n, 0); j++)
+    out[j] += 1.0f;
+}
+
+// Positive: launches that only look like a second pass. A kernel writing
+// one scalar (the same address for every block); a per-block buffer that
+// the one-block kernel reads but does not loop over; a producer launched
+// after the one-block kernel.
+__global__ void zero(float *acc) { *acc = 0.0f; }
+__global__ void whole_sum(const float *in, float *acc, int n) {
+  float v = 0.0f;
+  for (int i = threadIdx.x; i < n; i += blockDim.x)
+    v += in[i];
+  atomicAdd(acc, v);
+}
+__global__ void scale_by(float *x, const float *partial, int n) {
+  for (int i = threadIdx.x; i < n; i += blockDim.x)
+    x[i] /= partial[0];
+}
+
+void reduce(const float *in, float *partial, float *out, int n, int dim,
+            int offset) {
+  diagonal<<<1, TILE>>>(out, dim, offset);
+  capped<<<1, 256>>>(in, out, n);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: grid of 1 block keeps only 1 of the GPU's 132 SMs busy{{.*}} [launch-small-grid]
+  zero<<<1, 1>>>(out);
+  whole_sum<<<1, 256>>>(in, out, n);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: grid of 1 block keeps only 1 of the GPU's 132 SMs busy{{.*}} [launch-small-grid]
+  partial_sums<<<(n + 255) / 256, 256>>>(in, partial, n);
+  scale_by<<<1, 256>>>(out, partial, n);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: grid of 1 block keeps only 1 of the GPU's 132 SMs busy{{.*}} [launch-small-grid]
+  final_sum<<<1, 256>>>(out, partial, n);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: grid of 1 block keeps only 1 of the GPU's 132 SMs busy{{.*}} [launch-small-grid]
+  partial_sums<<<(n + 255) / 256, 256>>>(in, out, n);
   int blocks = (n + 255) / 256;
   partial_sums<<<blocks, 256>>>(in, partial, n);
   final_sum<<<1, 256>>>(partial, out, blocks);

@@ -58,6 +58,16 @@ __global__ void add_in_place(const float *u, const float *du, int n,
 // CHECK-MESSAGES: t.cu:[[@LINE-2]]:21: warning: 1 load through read-only 'du' could use the read-only data path (__ldg) [memory-ldg]
 // CHECK-MESSAGES: note: no fix: __ldg is only correct if no other pointer writes this data during the kernel, which is not proven
 
+// Negative: the same, launched directly with the same buffer twice, after
+// a launch whose arguments the tool cannot tell apart (every launch is
+// looked at, not only the first that proves nothing).
+__global__ void axpy_in_place(const float *u, int n, float *out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = 2.0f * u[i] + out[i];
+}
+static float *pick(float *a, float *b, int c) { return c ? a : b; }
+
 static void add_to(const float *u, const float *du, int n, float *sum) {
   add_in_place<<<(n + 255) / 256, 256>>>(u, du, n, sum);
 }
@@ -74,6 +84,8 @@ int main() {
   scale<<<1, 32>>>(z, x);
   add_restrict_out<<<n / 128, block>>>(x, x, z, n);
   add_to(y, x, n, y);
+  axpy_in_place<<<n / 128, block>>>(pick(x, z, n), n, z);
+  axpy_in_place<<<n / 128, block>>>(y, n, y);
   cudaFree(x);
   cudaFree(y);
   cudaFree(z);
