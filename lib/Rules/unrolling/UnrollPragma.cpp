@@ -21,7 +21,8 @@ namespace cudal1 {
 /// nodes: one such call is tens of instructions, and nvcc does not unroll
 /// eight trips of powf by itself.
 /// libdevice functions that are one instruction or two (a square root,
-/// an absolute value, a fused multiply-add...): not worth OpaqueCallSize.
+/// an absolute value, a fused multiply-add, the approximate intrinsics
+/// __sinf, __expf, ... behind `__nv_fast_*`): not worth OpaqueCallSize.
 static bool cheapLibdevice(StringRef Name) {
   static const char *const Cheap[] = {
       "sqrt",  "rsqrt", "fabs",   "fmin",    "fmax", "fma",   "floor",
@@ -30,7 +31,8 @@ static bool cheapLibdevice(StringRef Name) {
       "fmaf",  "signbit", "isnan", "isinf",  "isfinite", "finite"};
   if (!Name.consume_front("__nv_"))
     return false;
-  Name.consume_front("fast_");
+  if (Name.starts_with("fast_"))
+    return true;
   for (const char *C : Cheap) {
     StringRef P(C);
     if (Name == P || (Name.starts_with(P) &&
@@ -44,7 +46,6 @@ static bool cheapLibdevice(StringRef Name) {
 /// a few instructions once inlined.
 static bool floatExpLog(StringRef Name) {
   return Name.consume_front("__nv_") &&
-         (Name.consume_front("fast_") || true) &&
          (Name == "expf" || Name == "exp2f" || Name == "exp10f" ||
           Name == "logf" || Name == "log2f" || Name == "log10f");
 }

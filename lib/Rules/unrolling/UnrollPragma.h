@@ -38,7 +38,8 @@ std::optional<LoopShape> unrollCandidate(clang::ASTContext &Ctx,
 /// three calls deep; a call into code the tool cannot see (libdevice's
 /// powf, sinf, ...) counts as \p OpaqueCallSize nodes, libdevice's float
 /// exponentials and logarithms (expf, logf, ...) as \p ExpLogCallSize, and
-/// its one-instruction functions (sqrt, fabs, fmin, fma, floor, ...) as 1.
+/// its one-instruction functions (sqrt, fabs, fmin, fma, floor, ..., and
+/// the approximate intrinsics __sinf, __expf, ...) as 1.
 /// What nvcc unrolls by itself is measured against it.
 unsigned codeSize(const clang::Stmt *S, unsigned Depth = 0,
                   unsigned OpaqueCallSize = 100, unsigned ExpLogCallSize = 100);
