@@ -59,10 +59,39 @@ static bool variesAcrossRuns(ASTContext &C, const Stmt *Site, const Expr *Arg,
       break;
     N = Ps[0];
     if (const auto *S = N.get<Stmt>()) {
-      if (isLoop(S))
+      if (isLoop(S)) {
         for (const VarDecl *V : varsChangedIn(S))
           if (Read.count(V))
             return true;
+        // A field or element of a variable the argument reads, assigned
+        // in the loop (`c.s *= 8`, `s[0] *= 8`).
+        bool Changed = false;
+        forEachStmt(S, [&](const Stmt *X) {
+          const Expr *L = nullptr;
+          if (const auto *BO = dyn_cast<BinaryOperator>(X);
+              BO && BO->isAssignmentOp())
+            L = BO->getLHS();
+          else if (const auto *UO = dyn_cast<UnaryOperator>(X);
+                   UO && UO->isIncrementDecrementOp())
+            L = UO->getSubExpr();
+          else if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(X);
+                   OC && OC->isAssignmentOp() && OC->getNumArgs() > 0)
+            L = OC->getArg(0);
+          while (L) {
+            L = L->IgnoreParenImpCasts();
+            if (const auto *ME = dyn_cast<MemberExpr>(L))
+              L = ME->getBase();
+            else if (const auto *AS = dyn_cast<ArraySubscriptExpr>(L))
+              L = AS->getBase();
+            else
+              break;
+          }
+          if (const VarDecl *V = L ? varOf(L) : nullptr; V && Read.count(V))
+            Changed = true;
+        });
+        if (Changed)
+          return true;
+      }
     } else if (const auto *FD = N.get<FunctionDecl>()) {
       Host = FD;
       break;

@@ -10,6 +10,8 @@
 
 #include "../AccessNotes.h"
 
+#include <cstdlib>
+
 using namespace clang;
 using namespace llvm;
 
@@ -92,8 +94,10 @@ void CoalescingStridedAccess::checkTranslationUnit() {
         }
         if (Factor < MinFactor)
           continue;
-        bool Adjacent = W.StrideElems && *W.StrideElems * (int64_t)A.ElemBytes <=
-                                             (int64_t)A.AccessBytes;
+        bool Adjacent =
+            W.StrideElems && *W.StrideElems != 0 &&
+            std::abs(*W.StrideElems) * (int64_t)A.ElemBytes <=
+                (int64_t)A.AccessBytes;
         Msg = std::string("strided global ") + accessVerb(A) +
               (Adjacent
                    ? std::string(": consecutive threads are adjacent, but a "

@@ -6,6 +6,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/Stmt.h"
+#include "clang/Basic/SourceManager.h"
 
 #include <cstdlib>
 
@@ -44,8 +45,13 @@ Range valueRange(ASTContext &C, const Expr *E, const LoopInfo &L,
     R.Lo = R.Hi = *V;
     return R;
   }
-  if (const auto *CE = dyn_cast<CastExpr>(E))
-    return valueRange(C, CE->getSubExpr(), L, Depth + 1);
+  if (const auto *CE = dyn_cast<CastExpr>(E)) {
+    Range In = valueRange(C, CE->getSubExpr(), L, Depth + 1);
+    // A cast to unsigned turns a negative value into a huge one.
+    if (CE->getType()->isUnsignedIntegerType() && (!In.Lo || *In.Lo < 0))
+      return Range();
+    return In;
+  }
   if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
     Range A = valueRange(C, BO->getLHS(), L, Depth + 1);
     auto K = evalInt(C, BO->getRHS());
@@ -67,6 +73,9 @@ Range valueRange(ASTContext &C, const Expr *E, const LoopInfo &L,
         R.Lo = AddOpt(A.Lo, -*K);
         R.Hi = AddOpt(A.Hi, -*K);
       }
+      // Unsigned arithmetic below zero wraps to a huge value.
+      if (BO->getType()->isUnsignedIntegerType() && (!R.Lo || *R.Lo < 0))
+        return Range();
       return R;
     case BO_Mul:
       if (K && *K >= 0 && *K <= (1 << 20) && A.Lo && A.Hi &&
@@ -105,8 +114,12 @@ Range valueRange(ASTContext &C, const Expr *E, const LoopInfo &L,
   const VarDecl *V = varOf(E);
   if (!V)
     return R;
+  const SourceManager &SM = C.getSourceManager();
   for (const LoopInfo *P = L.Parent; P; P = P->Parent)
-    if (P->IV == V) {
+    if (P->IV == V && P->S &&
+        !SM.isBeforeInTranslationUnit(E->getBeginLoc(),
+                                      P->S->getBeginLoc()) &&
+        !SM.isBeforeInTranslationUnit(P->S->getEndLoc(), E->getBeginLoc())) {
       // for (i = I0; i < B; i += S), S > 0: I0 <= i < B.
       const auto *For = dyn_cast_or_null<ForStmt>(P->S);
       std::optional<LoopShape> S = For ? analyzeFor(C, For) : std::nullopt;
@@ -147,8 +160,12 @@ std::optional<int64_t> loopTripBound(ASTContext &C, const LoopInfo &L,
   if (!B.Hi)
     return std::nullopt;
   // An unsigned comparison turns a negative bound into a huge one.
-  if (S->IV && S->IV->getType()->isUnsignedIntegerType() &&
+  if (((S->IV && S->IV->getType()->isUnsignedIntegerType()) ||
+       S->Bound->getType()->isUnsignedIntegerType() ||
+       S->Bound->IgnoreParenImpCasts()->getType()->isUnsignedIntegerType()) &&
       (!B.Lo || *B.Lo < 0))
+    return std::nullopt;
+  if (std::abs(*B.Hi) > (1ll << 40) || std::abs(*Init) > (1ll << 40))
     return std::nullopt;
   int64_t Trip = std::max<int64_t>(0, (*B.Hi - *Init) / S->Step + 1);
   return Trip;
@@ -280,7 +297,16 @@ LaunchSmallGrid::partialsProducer(const LaunchSite &L) const {
         for (const MemAccess &A : KA.Accesses) {
           if (A.Base != W || !A.IsWrite)
             continue;
-          if (A.IsAtomic || !A.Address.isKnown() ||
+          // A row per block that grows with the data (`p[blockIdx.x * n +
+          // k]` over k < n) is not a partial result.
+          bool Grows = false;
+          for (const LoopInfo *Lp : A.Loops)
+            if (!loopBounded(ctx(), *Lp) &&
+                A.Address.dependsOn([&](const std::string &S) {
+                  return Lp->VaryingSyms.count(S) > 0;
+                }))
+              Grows = true;
+          if (A.IsAtomic || !A.Address.isKnown() || Grows ||
               A.Address.dependsOnThread() || !A.Address.dependsOn(BlockSym))
             Other = true;
           else

@@ -59,6 +59,8 @@ bool ldgType(QualType T) {
 /// same variable for (up to three calls up).
 bool sameBufferSomewhere(ASTContext &C, const FunctionDecl *Fn, const Expr *A,
                          const Expr *B, unsigned Depth) {
+  if (A && B && sameExpr(C, A->IgnoreParenImpCasts(), B->IgnoreParenImpCasts()))
+    return true; // `b[0]` for both, `s.u` for both
   const VarDecl *VA = varOf(A), *VB = varOf(B);
   if (!VA || !VB)
     return false;

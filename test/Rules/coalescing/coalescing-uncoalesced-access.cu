@@ -98,6 +98,12 @@ __global__ void pass(float *__restrict__ s, int mul) {
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: uncoalesced global read-modify-write: consecutive threads are 'mul' elements apart{{.*}} [coalescing-uncoalesced-access]
 }
 
+__global__ void pass2(float *__restrict__ s, int mul) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  s[i * mul] += 1.0f;
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: uncoalesced global read-modify-write: consecutive threads are 'mul' elements apart{{.*}} [coalescing-uncoalesced-access]
+}
+
 void launch(const float *a, float *s, int n) {
   row_sums<<<n / 128, 128>>>(a, s, n);
   col_sums<<<n / 128, 128>>>(a, s, n);
@@ -108,6 +114,12 @@ void launch(const float *a, float *s, int n) {
   while (mul < n) {
     pass<<<n / 256 / mul + 1, 256>>>(s, mul);
     mul = mul * 256;
+  }
+  // The same through a struct's field changed in the loop.
+  struct { int m; } c = {1};
+  for (int r = 0; r < 3; ++r) {
+    pass2<<<n / 256, 256>>>(s, c.m);
+    c.m *= 256;
   }
 }
 

@@ -113,6 +113,17 @@ __global__ void whole_sum(const float *in, float *acc, int n) {
     v += in[i];
   atomicAdd(acc, v);
 }
+__global__ void rows(const float *__restrict__ in, float *__restrict__ p,
+                     int n) {
+  if (threadIdx.x == 0)
+    for (int k = 0; k < n; ++k)
+      p[blockIdx.x * n + k] = in[blockIdx.x * n + k];
+}
+__global__ void wrapped(float *out) {
+  for (unsigned i = 0; i < 16; ++i)
+    for (int j = 0; j < i - 1; ++j)
+      out[j] += 1.0f;
+}
 __global__ void scale_by(float *x, const float *partial, int n) {
   for (int i = threadIdx.x; i < n; i += blockDim.x)
     x[i] /= partial[0];
@@ -132,12 +143,22 @@ void reduce(const float *in, float *partial, float *out, int n, int dim,
   final_sum<<<1, 256>>>(out, partial, n);
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: grid of 1 block keeps only 1 of the GPU's 132 SMs busy{{.*}} [launch-small-grid]
   partial_sums<<<(n + 255) / 256, 256>>>(in, out, n);
+  // Positive: an unsigned bound that wraps below zero is not small.
+  wrapped<<<1, 32>>>(out);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: grid of 1 block keeps only 1 of the GPU's 132 SMs busy{{.*}} [launch-small-grid]
   int blocks = (n + 255) / 256;
   partial_sums<<<blocks, 256>>>(in, partial, n);
   final_sum<<<1, 256>>>(partial, out, blocks);
   // Positive: the same one-block kernel over the whole input (a buffer no
   // launch here writes per block) leaves 131 SMs idle.
   final_sum<<<1, 256>>>(in, out, n);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: grid of 1 block keeps only 1 of the GPU's 132 SMs busy{{.*}} [launch-small-grid]
+}
+
+// Positive: a row per block that grows with n is not a partial result.
+void grown(const float *in, float *p, float *out, int n) {
+  rows<<<n, 32>>>(in, p, n);
+  final_sum<<<1, 256>>>(p, out, n * n);
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: grid of 1 block keeps only 1 of the GPU's 132 SMs busy{{.*}} [launch-small-grid]
 }
 

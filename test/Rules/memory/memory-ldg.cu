@@ -67,6 +67,12 @@ __global__ void axpy_in_place(const float *u, int n, float *out) {
     out[i] = 2.0f * u[i] + out[i];
 }
 static float *pick(float *a, float *b, int c) { return c ? a : b; }
+// Negative: the same element of an array of buffers passed twice.
+__global__ void scale_in_place(const float *u, int n, float *out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = 0.5f * u[i];
+}
 
 static void add_to(const float *u, const float *du, int n, float *sum) {
   add_in_place<<<(n + 255) / 256, 256>>>(u, du, n, sum);
@@ -86,6 +92,8 @@ int main() {
   add_to(y, x, n, y);
   axpy_in_place<<<n / 128, block>>>(pick(x, z, n), n, z);
   axpy_in_place<<<n / 128, block>>>(y, n, y);
+  float *bufs[2] = {x, y};
+  scale_in_place<<<n / 128, block>>>(bufs[1], n, bufs[1]);
   cudaFree(x);
   cudaFree(y);
   cudaFree(z);
