@@ -180,6 +180,12 @@ bool loopBounded(ASTContext &C, const LoopInfo &L) {
   return T && *T <= MaxFixedTrip;
 }
 
+/// \p A's address changes from one iteration of \p L to the next.
+bool variesWith(const MemAccess &A, const LoopInfo &L) {
+  return A.Address.dependsOn(
+      [&](const std::string &S) { return L.VaryingSyms.count(S) > 0; });
+}
+
 /// The argument texts \p L passes, spaces removed.
 std::string argText(const std::string &A) {
   std::string R;
@@ -204,13 +210,15 @@ RuleInfo LaunchSmallGrid::info() const {
       "A launch whose constant grid has fewer blocks than the GPU has SMs "
       "(option `NumSMs`, default 132 for H100/H200 SXM), of a kernel with "
       "a loop whose trip count grows with the data. Not reported when "
-      "every loop's trip count has a compile-time bound (a constant, the "
-      "induction variable of such an enclosing loop, `min(x, C)`: an LU "
+      "every loop's trip count has a compile-time bound of at most 4096 "
+      "(a constant, the induction variable of such an enclosing loop, "
+      "`min(x, C)`, sums and products with constants: an LU "
       "factorisation's diagonal tile), nor for the second pass of a "
-      "multi-pass reduction: the launch passes a buffer that a launch of "
-      "another kernel in the same function writes one value per block "
-      "into (every write at an address the block's threads share), so its "
-      "data is as large as that grid.";
+      "multi-pass reduction: an earlier launch in the same function, of "
+      "another kernel with more blocks, writes one value per block (every "
+      "write at an address that depends on blockIdx, not on threadIdx, "
+      "and does not grow with a loop over the data) into a buffer that "
+      "every growing loop of this launch's kernel walks.";
   I.Doc.WhySlow =
       "A block runs on one SM; the other SMs stay idle for the whole "
       "kernel.";
@@ -301,10 +309,7 @@ LaunchSmallGrid::partialsProducer(const LaunchSite &L) const {
           // k]` over k < n) is not a partial result.
           bool Grows = false;
           for (const LoopInfo *Lp : A.Loops)
-            if (!loopBounded(ctx(), *Lp) &&
-                A.Address.dependsOn([&](const std::string &S) {
-                  return Lp->VaryingSyms.count(S) > 0;
-                }))
+            if (!loopBounded(ctx(), *Lp) && variesWith(A, *Lp))
               Grows = true;
           if (A.IsAtomic || !A.Address.isKnown() || Grows ||
               A.Address.dependsOnThread() || !A.Address.dependsOn(BlockSym))
@@ -331,10 +336,7 @@ LaunchSmallGrid::partialsProducer(const LaunchSite &L) const {
             bool Walks = false;
             for (const MemAccess &A : LK->Accesses)
               if (A.Base == LP && A.IsRead && A.Address.isKnown() &&
-                  llvm::is_contained(A.Loops, Lp.get()) &&
-                  A.Address.dependsOn([&](const std::string &S) {
-                    return Lp->VaryingSyms.count(S) > 0;
-                  }))
+                  llvm::is_contained(A.Loops, Lp.get()) && variesWith(A, *Lp))
                 Walks = true;
             AllWalk = AllWalk && Walks;
           }
