@@ -35,6 +35,11 @@ private:
   /// (integers, divisors that are expressions, /=): reported without a fix.
   /// \p Grouped: the raw expansion locations of the grouped divisions.
   void reportOtherInvariantDivisions(const std::set<unsigned> &Grouped);
+  /// One finding for the integer divisions \p Divs by invariants of the
+  /// innermost \p Loop, unless the loop's memory traffic hides them.
+  void reportIntegerDivisions(const clang::Stmt *Loop,
+                              const clang::FunctionDecl *FD,
+                              llvm::ArrayRef<const clang::BinaryOperator *> Divs);
 };
 
 } // namespace cudal1

@@ -37,17 +37,81 @@ __global__ void divide(const float *in, float *out, float s, int n, int m) {
 }
 
 // Taken over from algebraic-division-invariant: reported without a fix.
+// One modulo against 12 bytes of memory per iteration: a memory-bound loop
+// hides it (H200, utils/bench/divmod: up to one division per 4 bytes), so
+// only the floating division is reported.
 __global__ void no_fix(const float *in, float *out, int *iout, float a,
                        float b, int groups, int n) {
   for (int j = threadIdx.x; j < n; j += blockDim.x) {
     iout[j] = j % groups;
-    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:17: warning: integer modulo by the loop-invariant 'groups' on every iteration{{.*}} [algebraic-reciprocal-hoist]
-    // CHECK-MESSAGES: note: no fix: an integer division by a run-time value has no exact multiply-by-reciprocal form
     out[j] = in[j] / (a * b);
     // CHECK-MESSAGES: t.cu:[[@LINE-1]]:20: warning: floating-point division by the loop-invariant '(a * b)'{{.*}} [algebraic-reciprocal-hoist]
     // CHECK-MESSAGES: note: no fix: only '/' by a variable of the division's type{{.*}}
   }
   // CHECK-FIXES: out[j] = in[j] / (a * b);
+}
+
+// An index split into four dimensions (a masking kernel's grid-stride
+// loop): 4 distinct divisions (x / M and x % M of the same operands count
+// once) against 12 bytes per iteration: reported once for the loop.
+__global__ void decompose(int N, int M, int B, const float *in,
+                          const int *len, float *out) {
+  for (int index = blockIdx.x * blockDim.x + threadIdx.x; index < B * N * M;
+       index += blockDim.x * gridDim.x) {
+    int k = index % M;
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:19: warning: 4 integer divisions or modulos by loop-invariant run-time values on every iteration (by 'M' 2 times, 'N', '(N * M)'), against 12 bytes of memory per iteration, more than the one per 4 bytes a memory-bound loop hides: each costs about a dozen instructions{{.*}} [algebraic-reciprocal-hoist]
+    // CHECK-MESSAGES: note: the loop in which the divisors do not change
+    // CHECK-MESSAGES: t.cu:[[@LINE+5]]:25: note: also divides here
+    // CHECK-MESSAGES: t.cu:[[@LINE+4]]:29: note: also divides here
+    // CHECK-MESSAGES: t.cu:[[@LINE+4]]:33: note: also divides here
+    // CHECK-MESSAGES: t.cu:[[@LINE+4]]:19: note: also divides here
+    // CHECK-MESSAGES: note: no fix: the tool has no rewrite for integer division by a run-time value yet
+    int j = (index - k) / M % N;
+    int i = (index - M * j - k) / (N * M);
+    int q = index / M; // the quotient of index % M: nvcc computes it once
+    out[index] = k >= len[j] ? 0.f : in[(i * N + j) * M + k] + q;
+  }
+}
+
+// A loop that moves no memory: the divisions are its work.
+__device__ unsigned modpow(unsigned a, unsigned b, unsigned n) {
+  unsigned long long d = 1, A = a;
+  do {
+    if (b & 1)
+      d = (d * A) % n;
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:19: warning: 2 integer divisions or modulos by loop-invariant run-time values on every iteration (by 'n' 2 times), in a loop that reads and writes no memory through pointers{{.*}} [algebraic-reciprocal-hoist]
+    // CHECK-MESSAGES: note: the loop in which
+    // CHECK-MESSAGES: note: also divides here
+    // CHECK-MESSAGES: note: no fix:
+    A = (A * A) % n;
+  } while (b >>= 1);
+  return (unsigned)d;
+}
+
+// Two modulos against two bytes (a string compare with wrap-around).
+__device__ bool rotation_less(int a, int b, const char *g, int n) {
+  for (int i = 0; i < n; i++)
+    if (g[(a + i) % n] != g[(b + i) % n])
+      // CHECK-MESSAGES: t.cu:[[@LINE-1]]:19: warning: 2 integer divisions or modulos by loop-invariant run-time values on every iteration (by 'n' 2 times), against 2 bytes of memory per iteration{{.*}} [algebraic-reciprocal-hoist]
+      // CHECK-MESSAGES: note: the loop in which
+      // CHECK-MESSAGES: note: also divides here
+      // CHECK-MESSAGES: note: no fix:
+      return g[(a + i) % n] < g[(b + i) % n];
+  return false;
+}
+
+// Not reported: one 64-bit division (x % d and x / d of the same operands,
+// counted as 4) against 24 bytes per iteration (six 4-byte fields: a field
+// of an element counts its own bytes).
+struct F2 { float x, y; };
+__global__ void grad(F2 *out, const F2 *in, size_t n, size_t rows,
+                     size_t cols) {
+  for (size_t id = (size_t)blockIdx.x * blockDim.x + threadIdx.x; id < n;
+       id += blockDim.x * gridDim.x) {
+    size_t idx = id % (rows * (cols - 1)) + id / (rows * (cols - 1)) * rows * cols;
+    out[idx].x = in[idx + rows].x - in[idx].x;
+    out[idx].y = in[idx + rows].y - in[idx].y;
+  }
 }
 
 // Not reported: the division is in a loop that holds another (a tile loop
