@@ -148,8 +148,23 @@ private:
   /// subsumes (the same diagnosis, with a fix or the reason for none) is
   /// dropped: memory-atomic-contention's "32 atomics per warp on one
   /// address" where sync-warp-atomic-reduction reports that atomic
-  /// (docs/advise.md).
+  /// (docs/advise.md). Per kernel: memory-ldg's read-only loads, reported
+  /// only when no-aliasing is not proven, where memory-restrict reports the
+  /// same kernel's parameters for the same reason.
   static void dropSubsumed(std::vector<Finding> &Out) {
+    static const std::pair<StringRef, StringRef> PerKernel[] = {
+        {"memory-ldg", "memory-restrict"}};
+    for (const auto &[Minor, Major] : PerKernel) {
+      std::set<std::pair<std::string, std::string>> In;
+      for (const Finding &F : Out)
+        if (F.RuleId == Major && !F.Kernel.empty())
+          In.insert({F.Loc.File, F.Kernel});
+      if (In.empty())
+        continue;
+      llvm::erase_if(Out, [&](const Finding &F) {
+        return F.RuleId == Minor && !F.Fix && In.count({F.Loc.File, F.Kernel});
+      });
+    }
     static const std::pair<StringRef, StringRef> Subsumed[] = {
         {"memory-atomic-contention", "sync-warp-atomic-reduction"}};
     for (const auto &[Minor, Major] : Subsumed) {

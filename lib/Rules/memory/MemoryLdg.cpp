@@ -109,7 +109,12 @@ RuleInfo MemoryLdg::info() const {
       "read-only path by itself. Nor for a pointer that a launch in the "
       "file passes the same buffer for as for a pointer the kernel writes "
       "through (an in-place `add(u, du, n, u)`, also through host "
-      "functions): that data is written during the kernel.";
+      "functions): that data is written during the kernel.\n"
+      "\n"
+      "When memory-restrict is enabled too and reports the kernel's "
+      "parameters, this finding is dropped: that one names the same cause "
+      "(the parameters may alias), the same read-only path and the same "
+      "reason for having no fix (docs/advise.md).";
   I.Doc.WhySlow =
       "`__ldg` loads through the read-only data cache path, which is not "
       "coherent with writes made during the kernel.";
