@@ -55,13 +55,33 @@ __global__ void gather(float *__restrict__ out, const float *in,
   for (int k = 0; k < n; ++k)
     out[threadIdx.x] += in[k] * w[k];
 }
-// Reported: an atomic (nvcc keeps coherent loads around it), a write
-// through a pointer that is not a parameter, two pointers without it where
-// one is written (the sum is stored and reloaded on every iteration).
+// One pointer without it, the others with it: every pair already has a
+// restrict member, and the qualifier changes no instruction even around an
+// atomic or a reload after a store (nvcc 13, sm_90: identical cubins). No
+// finding.
 __global__ void norm(const float *__restrict__ x, float *l2) {
   atomicAdd(l2, x[threadIdx.x] * x[threadIdx.x]);
 }
-// CHECK-MESSAGES: t.cu:[[@LINE-3]]:{{[0-9]+}}: warning: pointer parameter 'l2' is not __restrict__{{.*}} [memory-restrict]
+// ... unless the kernel also writes memory it does not reach through its
+// parameters: 'b' might point into 'g', so b[i + 1] is loaded again after
+// the store to g (a global variable).
+__device__ float g[1024];
+__global__ void to_global(const float *__restrict__ a, float *b, int n) {
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    b[i] = a[i];
+    g[i & 1023] = b[i + 1] + b[i + 2];
+    b[i + 3] = b[i + 1] * 2.0f;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-7]]:{{[0-9]+}}: warning: pointer parameter 'b' is not __restrict__{{.*}} [memory-restrict]
+// A kernel that only stores: no load to reorder or keep. No finding.
+__global__ void init(int *step, unsigned *count) {
+  *step = -1;
+  *count = 0;
+}
+// Reported: a write through a pointer that is not a parameter, two
+// pointers without it where one is written (the sum is stored and reloaded
+// on every iteration).
 struct Out {
   float *v;
 };
@@ -97,6 +117,12 @@ int main() {
   cudaMalloc(&c, n);
   convert<<<n / 256, 256>>>(u, c, v, n);
   norm<<<1, 256>>>(u, w);
+  to_global<<<1, 256>>>(u, w, n);
+  int *st = nullptr;
+  unsigned *cnt = nullptr;
+  cudaMalloc(&st, sizeof(int));
+  cudaMalloc(&cnt, sizeof(unsigned));
+  init<<<1, 1>>>(st, cnt);
   gather<<<1, 256>>>(u, v, w, n);
   accumulate<<<1, 256>>>(u, v, w, n);
   through_struct<<<1, 256>>>(u, v, Out{w});
