@@ -151,18 +151,35 @@ private:
   /// (docs/advise.md). Per kernel: memory-ldg's read-only loads, reported
   /// only when no-aliasing is not proven, where memory-restrict reports the
   /// same kernel's parameters for the same reason.
+  /// And a fix-less finding about how a kernel's threads access memory
+  /// (uncoalesced, strided, a row walked by each thread) where a structural
+  /// rule rewrites that kernel's thread mapping with a fix: the finding
+  /// describes the mapping the fix replaces.
   static void dropSubsumed(std::vector<Finding> &Out) {
-    static const std::pair<StringRef, StringRef> PerKernel[] = {
-        {"memory-ldg", "memory-restrict"}};
-    for (const auto &[Minor, Major] : PerKernel) {
+    struct PerKernel {
+      std::vector<StringRef> Minors, Majors;
+      bool MajorWithFix;
+    };
+    static const PerKernel Kernels[] = {
+        {{"memory-ldg"}, {"memory-restrict"}, false},
+        {{"coalescing-uncoalesced-access", "coalescing-strided-access",
+          "coalescing-smem-staging"},
+         {"coalescing-column-split", "coalescing-matmul-tile",
+          "coalescing-smem-staging", "coalescing-thread-mapping-swap",
+          "coalescing-transpose-tile", "coalescing-warp-per-row",
+          "coalescing-warp-per-row-passes"},
+         true}};
+    for (const PerKernel &PK : Kernels) {
       std::set<std::pair<std::string, std::string>> In;
       for (const Finding &F : Out)
-        if (F.RuleId == Major && !F.Kernel.empty())
+        if (llvm::is_contained(PK.Majors, F.RuleId) && !F.Kernel.empty() &&
+            (!PK.MajorWithFix || F.Fix))
           In.insert({F.Loc.File, F.Kernel});
       if (In.empty())
         continue;
       llvm::erase_if(Out, [&](const Finding &F) {
-        return F.RuleId == Minor && !F.Fix && In.count({F.Loc.File, F.Kernel});
+        return llvm::is_contained(PK.Minors, F.RuleId) && !F.Fix &&
+               In.count({F.Loc.File, F.Kernel});
       });
     }
     static const std::pair<StringRef, StringRef> Subsumed[] = {
