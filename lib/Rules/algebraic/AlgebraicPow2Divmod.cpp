@@ -9,6 +9,10 @@
 #include "AlgebraicPow2Divmod.h"
 
 #include "clang/AST/Expr.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/StmtCXX.h"
+
+#include <optional>
 
 #include <functional>
 
@@ -120,6 +124,169 @@ bool compilerSeesNonNegative(const Expr *E, unsigned D = 0) {
   return false;
 }
 
+std::optional<llvm::APSInt> constantOf(const Expr *E, const ASTContext &C) {
+  if (!E || E->isValueDependent())
+    return std::nullopt;
+  Expr::EvalResult R;
+  if (!E->EvaluateAsInt(R, C))
+    return std::nullopt;
+  return R.Val.getInt();
+}
+
+const VarDecl *varOf(const Expr *E) {
+  const auto *D = dyn_cast_or_null<DeclRefExpr>(E ? E->IgnoreParenImpCasts()
+                                                  : nullptr);
+  return D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
+}
+
+/// The variable \p V compared with a non-negative constant in \p Cond so
+/// that it holds only for V >= 0 (V > c, V >= c, c < V, c <= V).
+bool condKeepsNonNegative(const Expr *Cond, const VarDecl *V,
+                          const ASTContext &C) {
+  const auto *B = dyn_cast_or_null<BinaryOperator>(
+      Cond ? Cond->IgnoreParenImpCasts() : nullptr);
+  if (!B)
+    return false;
+  if (B->getOpcode() == BO_LAnd)
+    return condKeepsNonNegative(B->getLHS(), V, C) ||
+           condKeepsNonNegative(B->getRHS(), V, C);
+  const Expr *Var = nullptr, *Bound = nullptr;
+  switch (B->getOpcode()) {
+  case BO_GT:
+  case BO_GE:
+    Var = B->getLHS(), Bound = B->getRHS();
+    break;
+  case BO_LT:
+  case BO_LE:
+    Var = B->getRHS(), Bound = B->getLHS();
+    break;
+  default:
+    return false;
+  }
+  auto K = constantOf(Bound, C);
+  if (varOf(Var) != V || !K)
+    return false;
+  return B->getOpcode() == BO_GT || B->getOpcode() == BO_LT
+             ? !K->isNegative() || K->isAllOnes()
+             : !K->isNegative();
+}
+
+/// Is \p V assigned anywhere in \p S?
+bool assignsTo(const Stmt *S, const VarDecl *V) {
+  if (!S)
+    return false;
+  if (const auto *B = dyn_cast<BinaryOperator>(S);
+      B && B->isAssignmentOp() && varOf(B->getLHS()) == V)
+    return true;
+  if (const auto *U = dyn_cast<UnaryOperator>(S);
+      U && (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf) &&
+      varOf(U->getSubExpr()) == V)
+    return true;
+  for (const Stmt *Ch : S->children())
+    if (assignsTo(Ch, V))
+      return true;
+  return false;
+}
+
+/// nvcc already emits the plain shift or mask for \p BO (x / 2^k or
+/// x % 2^k), so the rewrite would change no instruction (measured on
+/// generated kernels, utils/bench/divmod/pow2-forms.cu, SASS compared):
+/// - x = y * c with c a multiple of 2^k: the product divides exactly;
+/// - x is the induction variable of a loop that starts at a constant
+///   >= 0 and steps by ++ or += a constant >= 0 (the compiler's induction
+///   analysis proves it >= 0), or that starts and ends at constants (the
+///   loop is unrolled and every quotient folds);
+/// - an enclosing loop's or if's condition requires x > c >= -1 and the
+///   body does not assign x before the division.
+bool compilerFolds(ASTContext &C, const BinaryOperator *BO, uint64_t Div) {
+  const Expr *L = BO->getLHS()->IgnoreParenImpCasts();
+  if (const auto *M = dyn_cast<BinaryOperator>(L);
+      M && M->getOpcode() == BO_Mul)
+    for (const Expr *Op : {M->getLHS(), M->getRHS()})
+      if (auto K = constantOf(Op, C);
+          K && !K->isNegative() && K->getLimitedValue() % Div == 0)
+        return true;
+  const VarDecl *V = varOf(L);
+  if (!V || !V->hasLocalStorage())
+    return false;
+  const SourceManager &SM = C.getSourceManager();
+  DynTypedNode N = DynTypedNode::create(*BO);
+  const Stmt *Child = BO;
+  for (unsigned Up = 0; Up < 64; ++Up) {
+    auto Ps = C.getParents(N);
+    if (Ps.empty())
+      break;
+    N = Ps[0];
+    const auto *S = N.get<Stmt>();
+    if (!S) {
+      if (N.get<VarDecl>()) // an initialiser: on to its DeclStmt
+        continue;
+      break;
+    }
+    const Stmt *Body = nullptr;
+    const Expr *Cond = nullptr;
+    if (const auto *F = dyn_cast<ForStmt>(S)) {
+      Body = F->getBody(), Cond = F->getCond();
+      // The induction variable: declared in the init, constant start.
+      const auto *DS = dyn_cast_or_null<DeclStmt>(F->getInit());
+      const Expr *Init = nullptr;
+      if (DS && DS->isSingleDecl() && DS->getSingleDecl() == V)
+        Init = V->getInit();
+      else if (const auto *A = dyn_cast_or_null<BinaryOperator>(F->getInit());
+               A && A->getOpcode() == BO_Assign && varOf(A->getLHS()) == V)
+        Init = A->getRHS();
+      auto Start = constantOf(Init, C);
+      if (Start && !Start->isNegative() && !assignsTo(F->getBody(), V)) {
+        const Expr *Inc = F->getInc() ? F->getInc()->IgnoreParenImpCasts()
+                                      : nullptr;
+        bool Additive = false;
+        if (const auto *U = dyn_cast_or_null<UnaryOperator>(Inc))
+          Additive = U->isIncrementOp() && varOf(U->getSubExpr()) == V;
+        else if (const auto *A = dyn_cast_or_null<BinaryOperator>(Inc);
+                 A && A->getOpcode() == BO_AddAssign &&
+                 varOf(A->getLHS()) == V)
+          if (auto K = constantOf(A->getRHS(), C))
+            Additive = !K->isNegative();
+        if (Additive)
+          return true;
+        // Constant bounds: unrolled, every value folds.
+        if (const auto *CB = dyn_cast_or_null<BinaryOperator>(
+                Cond ? Cond->IgnoreParenImpCasts() : nullptr);
+            CB && CB->isComparisonOp() &&
+            ((varOf(CB->getLHS()) == V && constantOf(CB->getRHS(), C)) ||
+             (varOf(CB->getRHS()) == V && constantOf(CB->getLHS(), C))))
+          return true;
+      }
+    } else if (const auto *W = dyn_cast<WhileStmt>(S)) {
+      Body = W->getBody(), Cond = W->getCond();
+    } else if (const auto *I = dyn_cast<IfStmt>(S)) {
+      if (Child == I->getThen())
+        Body = I->getThen(), Cond = I->getCond();
+    }
+    if (Cond && Body && Child == Body && condKeepsNonNegative(Cond, V, C)) {
+      // No assignment to V in the body before the division.
+      bool Before = false;
+      std::function<void(const Stmt *)> Scan = [&](const Stmt *X) {
+        if (!X || Before)
+          return;
+        if (SM.isBeforeInTranslationUnit(BO->getBeginLoc(), X->getBeginLoc()))
+          return;
+        if (X != Body && assignsTo(X, V) &&
+            !(isa<CompoundStmt>(X)) &&
+            SM.isBeforeInTranslationUnit(X->getEndLoc(), BO->getBeginLoc()))
+          Before = true;
+        for (const Stmt *Ch : X->children())
+          Scan(Ch);
+      };
+      Scan(Body);
+      if (!Before)
+        return true;
+    }
+    Child = S;
+  }
+  return false;
+}
+
 } // namespace
 
 RuleInfo AlgebraicPow2Divmod::info() const {
@@ -149,7 +316,18 @@ RuleInfo AlgebraicPow2Divmod::info() const {
       "It also reports, without a fix, a signed division or modulo by a "
       "power of two inside a loop whose dividend changes in the loop and "
       "is not proven >= 0 (this rule took over "
-      "`algebraic-signed-pow2-division`).";
+      "`algebraic-signed-pow2-division`).\n"
+      "\n"
+      "Neither is reported where nvcc already emits the shift or mask "
+      "(sm_90 SASS compared, utils/bench/divmod/pow2-forms.sh): a product "
+      "with a constant multiple of the divisor (`ty * 128 / 4`), the "
+      "induction variable of a loop that starts at a constant >= 0 and "
+      "steps by `++` or `+= c`, or whose bounds are constants (unrolled), "
+      "and a variable that an enclosing loop's or `if`'s condition keeps "
+      "above a constant >= -1 (`while (k > 1) { int h = k / 2; ... }`) "
+      "when the body does not assign it before the division. nvcc does "
+      "*not* use the range of threadIdx: `int t = threadIdx.x; t / 32` "
+      "keeps its sign fix-up, and the rewrite removes it.";
   I.Doc.WhySlow =
       "For signed operands the compiler must round toward zero for "
       "negative values: extra instructions around the shift. Unsigned "
@@ -207,6 +385,9 @@ void AlgebraicPow2Divmod::check(const MatchFinder::MatchResult &R) {
     return;
   const FunctionDecl *FD = functionOf(*BO);
   if (!FD || !isDeviceCode(FD) || isInInstantiation(FD))
+    return;
+  // What nvcc already compiles to the shift or mask: nothing to gain.
+  if (!Unsigned && compilerFolds(C, BO, V.getZExtValue()))
     return;
   if (!Unsigned && !isProvablyNonNegative(C, LHSRaw)) {
     reportUnprovenSigned(BO, FD, V.getZExtValue(), K);

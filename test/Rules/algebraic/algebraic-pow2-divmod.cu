@@ -74,3 +74,49 @@ __global__ void constant_bound(int *out) {
   __syncthreads();
   out[threadIdx.x] = tile[threadIdx.x] + TILE_ELEMS % 64;
 }
+
+// What nvcc 13 already compiles to the shift or mask (sm_90 SASS compared,
+// utils/bench/divmod/pow2-forms.sh): silent.
+// - a product with a multiple of the divisor divides exactly;
+// - an induction variable from a constant >= 0 stepping by ++ or += c;
+// - a loop with constant bounds (unrolled: every quotient folds);
+// - a loop or if condition that keeps the variable > 0, the body not
+//   assigning it before the division.
+#define NDIM 128
+__global__ void compiler_folds(int *out, int n, int m) {
+  int ty = threadIdx.y;
+  out[ty * NDIM / 4] = 1;
+  out[ty * 64 % 16 + 1] = 2;
+  for (int i = 0; i < n; i++)
+    out[i / 4] += 1;
+  for (int i = 3; i < n; i += 8)
+    out[i % 8] += 1;
+  for (int i = 256; i >= 1; i = i / 2)
+    out[i / 2] += 1;
+  int kk = n;
+  while (kk > 1) {
+    int ik = kk / 2;
+    out[ik] += 1;
+    kk = ik;
+  }
+  for (int j = threadIdx.x; j < n; j += blockDim.x) {
+    int r = j * m;
+    if (r >= 0)
+      out[r / 4] += 1;
+  }
+}
+// ... but still reported where the variable is assigned before the
+// division in the guarded body, or the product is not a multiple.
+__global__ void compiler_does_not_fold(int *out, int n, int m) {
+  int kk = n;
+  while (kk > 1) {
+    kk = kk - m;
+    out[0] += kk / 2;
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:18: warning: signed division by 2 inside a loop{{.*}} [algebraic-pow2-divmod]
+    // CHECK-MESSAGES: note: no fix: 'kk' is not proven >= 0{{.*}}
+  }
+  for (int j = threadIdx.x; j < n; j += blockDim.x)
+    out[j] = (j - m) * 6 / 4;
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:26: warning: signed division by 4 inside a loop{{.*}} [algebraic-pow2-divmod]
+  // CHECK-MESSAGES: note: no fix: '(j - m) * 6' is not proven >= 0{{.*}}
+}

@@ -101,7 +101,7 @@ __device__ bool rotation_less(int a, int b, const char *g, int n) {
 }
 
 // Not reported: one 64-bit division (x % d and x / d of the same operands,
-// counted as 4) against 24 bytes per iteration (six 4-byte fields: a field
+// counted as 2) against 24 bytes per iteration (six 4-byte fields: a field
 // of an element counts its own bytes).
 struct F2 { float x, y; };
 __global__ void grad(F2 *out, const F2 *in, size_t n, size_t rows,
