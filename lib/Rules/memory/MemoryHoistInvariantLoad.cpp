@@ -88,7 +88,10 @@ RuleInfo MemoryHoistInvariantLoad::info() const {
       "the element between iterations), or `break`/`continue`/`return` (a "
       "later iteration might be the first to reach the load);\n"
       "- the loop condition or initialisation reads memory, or the code "
-      "comes from a macro; the element is `volatile`.";
+      "comes from a macro.\n"
+      "\n"
+      "A `volatile` element is not reported: it is re-read on purpose (a "
+      "flag that another thread or the host sets).";
   return I;
 }
 
@@ -156,6 +159,10 @@ void MemoryHoistInvariantLoad::runOnLoop(ASTContext &Ctx, const FunctionDecl *K,
   for (const ArraySubscriptExpr *AS : Cands) {
     if (!isRead(Ctx, AS))
       continue;
+    // A volatile element is re-read on purpose (a flag another thread or
+    // the host sets): not reported.
+    if (AS->getType().isVolatileQualified())
+      continue;
     const ParmVarDecl *P = rootPointerParam(AS->getBase(), F);
     if (!P || !isPureNoMemory(AS->getIdx()))
       continue;
@@ -207,8 +214,6 @@ Finding MemoryHoistInvariantLoad::analyze(ASTContext &Ctx,
     refuse(Fd, W);
     return Fd;
   };
-  if (AS->getType().isVolatileQualified())
-    return Fail("'" + Elem + "' is volatile");
   if (containsCallTo(L, {"__syncthreads", "__syncthreads_count",
                          "__syncthreads_and", "__syncthreads_or", "__syncwarp",
                          "__threadfence", "__threadfence_block",
@@ -444,7 +449,8 @@ void MemoryHoistInvariantLoad::checkTranslationUnit() {
       continue; // the compiler may hoist the load itself
     for (const MemAccess &A : K->Accesses) {
       if (A.Space != MemSpace::Global || A.IsWrite || A.IsAtomic ||
-          !A.Address.isKnown() || A.Loops.empty())
+          !A.Address.isKnown() || A.Loops.empty() ||
+          (A.E && A.E->getType().isVolatileQualified()))
         continue;
       // The outermost loop in which the address is invariant.
       const LoopInfo *Outer = nullptr;

@@ -224,6 +224,16 @@ __global__ void macro_type(const DATA_TYPE *__restrict__ s,
 // CHECK-FIXES: const DATA_TYPE s_inv = ((0) < n) ? s[r] : DATA_TYPE();
 
 #ifndef __CUDACC_RTC__
+// A volatile element is re-read on purpose (a flag that another block or
+// the host sets): no finding.
+__global__ void wait_flag(volatile int *flag, float *out, int n) {
+  int spins = 0;
+  for (int k = 0; k < n; ++k) {
+    spins += flag[0];
+    out[threadIdx.x] = spins;
+  }
+}
+
 int main() {
   float *A, *s, *out;
   cudaMalloc(&A, 4096 * 4096 * sizeof(float));
