@@ -434,9 +434,12 @@ private:
         const Expr *Sub = ICE->getSubExpr()->IgnoreParens();
         if (isa<DeclRefExpr>(Sub))
           return uniformLeaves(Sub, C, Deps, D + 1);
-        // A load: uniform when its address is.
+        // A load: uniform when its address is, and the memory is not the
+        // thread's own (a local array holds each thread's values: the
+        // same element differs from lane to lane).
         MemLoc L = resolveLValue(Sub, C);
-        if (!L.Base || !L.Off.isKnown() || L.Off.dependsOnThread())
+        if (!L.Base || !L.Off.isKnown() || L.Off.dependsOnThread() ||
+            L.Space == MemSpace::Local)
           return false;
         addDeps(L.Off, Deps);
         Deps.insert("mem");

@@ -8,6 +8,8 @@
 
 #include "../AccessNotes.h"
 
+#include "clang/AST/ExprCXX.h"
+
 using namespace clang;
 using namespace llvm;
 
@@ -42,7 +44,17 @@ RuleInfo MemoryAtomicContention::info() const {
       "guarded to one lane (`if (lane == 0)`) are not reported. When "
       "sync-warp-atomic-reduction is enabled too and reports the same "
       "atomic (with that rewrite as its fix, or the reason for none), this "
-      "finding is dropped: one diagnosis per atomic.";
+      "finding is dropped: one diagnosis per atomic.\n"
+      "\n"
+      "Not reported where nvcc already combines the atomic across the "
+      "warp: CUDA's atomicAdd, atomicSub, atomicMin, atomicMax, atomicAnd, "
+      "atomicOr or atomicXor (any scope) on a 32-bit integer, called "
+      "directly, at an address built from parameters, constants, global "
+      "variables and blockIdx/blockDim/gridDim. nvcc 13 turns those into "
+      "one atomic per warp (REDUX or POPC in the SASS); on the H200 they "
+      "take the time of a hand-written warp reduction "
+      "(utils/bench/atomics/uniform-atomics.sh), while a float atomicAdd "
+      "from every lane took 30x the hand-reduced time.";
   return I;
 }
 
@@ -78,6 +90,80 @@ bool combinableAtomic(const MemAccess &A) {
       return true;
   return false;
 }
+/// An address every lane of a warp computes the same way, as the compiler
+/// sees it: parameters, constants, blockIdx/blockDim/gridDim, global
+/// variables, and + - * & [] of those (no load, no threadIdx, no local).
+bool compilerUniform(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  if (isa<IntegerLiteral>(E) || isa<CharacterLiteral>(E))
+    return true;
+  if (const auto *D = dyn_cast<DeclRefExpr>(E)) {
+    if (isa<ParmVarDecl>(D->getDecl()) || isa<EnumConstantDecl>(D->getDecl()))
+      return true;
+    const auto *V = dyn_cast<VarDecl>(D->getDecl());
+    return V && (V->hasGlobalStorage() ||
+                 (V->getType().isConstQualified() && V->getInit() &&
+                  V->getInit()->isIntegerConstantExpr(V->getASTContext())));
+  }
+  if (const auto *U = dyn_cast<UnaryOperator>(E)) {
+    if (U->getOpcode() != UO_AddrOf)
+      return false;
+    const Expr *Sub = U->getSubExpr()->IgnoreParens();
+    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(Sub))
+      return compilerUniform(AS->getBase()) && compilerUniform(AS->getIdx());
+    return compilerUniform(Sub);
+  }
+  if (const auto *B = dyn_cast<BinaryOperator>(E))
+    return (B->isAdditiveOp() || B->isMultiplicativeOp() || B->isShiftOp() ||
+            B->getOpcode() == BO_And || B->getOpcode() == BO_Or) &&
+           compilerUniform(B->getLHS()) && compilerUniform(B->getRHS());
+  if (const auto *M = dyn_cast<MemberExpr>(E)) {
+    // blockIdx.x, blockDim.y, gridDim.z (not threadIdx)
+    if (const auto *D = dyn_cast<DeclRefExpr>(M->getBase()->IgnoreParenImpCasts()))
+      if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
+        return V->getName() == "blockIdx" || V->getName() == "blockDim" ||
+               V->getName() == "gridDim";
+    return false;
+  }
+  if (const auto *PO = dyn_cast<PseudoObjectExpr>(E))
+    return compilerUniform(PO->getSyntacticForm());
+  if (const auto *MP = dyn_cast<MSPropertyRefExpr>(E)) {
+    const Expr *Base = MP->getBaseExpr()->IgnoreParenImpCasts();
+    if (const auto *O = dyn_cast<OpaqueValueExpr>(Base); O && O->getSourceExpr())
+      Base = O->getSourceExpr()->IgnoreParenImpCasts();
+    if (const auto *D = dyn_cast<DeclRefExpr>(Base))
+      return D->getDecl()->getName() == "blockIdx" ||
+             D->getDecl()->getName() == "blockDim" ||
+             D->getDecl()->getName() == "gridDim";
+  }
+  return false;
+}
+
+/// nvcc 13 already combines the atomic across the warp: a direct call of
+/// CUDA's atomicAdd/Sub/Min/Max/And/Or/Xor (any scope) on a 32-bit integer
+/// at an address it sees as uniform becomes one atomic per warp (REDUX or
+/// POPC in the SASS, the same time as a hand-written warp reduction on the
+/// H200: utils/bench/atomics/uniform-atomics.sh). Float adds are not
+/// combined (30x slower than by hand).
+bool compilerCombines(const ASTContext &Ctx, const MemAccess &A) {
+  const auto *CE = dyn_cast<CallExpr>(A.E);
+  const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
+  if (!FD || !FD->getIdentifier() || !A.CallChain.empty() ||
+      CE->getNumArgs() < 1)
+    return false;
+  StringRef N = FD->getName();
+  bool Cuda = false;
+  for (StringRef Op : {"atomicAdd", "atomicSub", "atomicMin", "atomicMax",
+                       "atomicAnd", "atomicOr", "atomicXor"})
+    if (N == Op || N == (Op + "_system").str() || N == (Op + "_block").str())
+      Cuda = true;
+  if (!Cuda || !Ctx.getSourceManager().isInSystemHeader(FD->getLocation()))
+    return false;
+  QualType T = CE->getType();
+  if (!T->isIntegerType() || Ctx.getTypeSize(T) != 32)
+    return false;
+  return compilerUniform(CE->getArg(0));
+}
 } // namespace
 
 void MemoryAtomicContention::checkTranslationUnit() {
@@ -97,7 +183,7 @@ void MemoryAtomicContention::checkTranslationUnit() {
       // loads and stores are not serialized read-modify-writes, and an
       // exchange, compare-and-swap or wrapping increment cannot be combined
       // (a lock, a counter modulo n: the contention is the design).
-      if (!combinableAtomic(A))
+      if (!combinableAtomic(A) || compilerCombines(Ctx, A))
         continue;
       std::string Msg =
           "every thread of a warp performs an atomic on the same global "

@@ -40,10 +40,35 @@ __global__ void per_warp(const float *__restrict__ in, float *sum,
     atomicAdd(sum, v);
   atomicAdd(&bins[i], v);
 }
-// A maximum combines across lanes too (warp max, then one atomic).
-__global__ void peak(const int *__restrict__ in, int *top) {
+// Negative: nvcc 13 already combines 32-bit integer atomics at an address
+// it sees as uniform (REDUX.MAX / REDUX.SUM / POPC in the SASS: one atomic
+// per warp; the H200 times them like a hand-written warp reduction).
+__global__ void peak(const int *__restrict__ in, int *top, unsigned *count) {
+  atomicMax(top, in[blockIdx.x * blockDim.x + threadIdx.x]);
+  atomicAdd(count + blockIdx.y, 1u);
+}
+// ... but not 64-bit ones (not measured: kept), nor at an address it cannot
+// see as uniform (a local variable's value).
+__global__ void peak64(const unsigned long long *__restrict__ in,
+                       unsigned long long *top, int *counts, int which) {
   atomicMax(top, in[blockIdx.x * blockDim.x + threadIdx.x]);
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: every thread of a warp performs an atomic on the same global address ('top'){{.*}} [memory-atomic-contention]
+  int slot = which * 2;
+  atomicAdd(&counts[slot], 1);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: every thread of a warp performs an atomic on the same global address ('&counts[slot]'){{.*}} [memory-atomic-contention]
+}
+
+// Negative: the address holds a value from the thread's own local array
+// (a pixel's bins): it differs from lane to lane.
+__global__ void local_bins(const unsigned *__restrict__ px, float *hist, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  unsigned bins[3];
+  for (int c = 0; c < 3; ++c)
+    bins[c] = (px[i] >> (8 * c)) & 255u;
+  for (int c = 0; c < 3; ++c)
+    atomicAdd(&hist[256 * c + bins[c]], 1.0f);
 }
 
 // Negative: operations that do not combine across lanes (a lock's
