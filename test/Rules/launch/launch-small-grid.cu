@@ -25,7 +25,10 @@ __global__ void axpy(float a, const float *__restrict__ x,
 void launch(const float *x, float *y, int n) {
   axpy<<<16, 256>>>(2.0f, x, y, n);
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: grid of 16 blocks keeps only 16 of the GPU's 132 SMs busy{{.*}} [launch-small-grid]
-  // Negative:
+  axpy<<<120, 256>>>(2.0f, x, y, n);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: grid of 120 blocks keeps only 120 of the GPU's 132 SMs busy{{.*}} [launch-small-grid]
+  // Negative: 128 blocks leave 4 SMs (3%, under MinIdlePercent = 5) idle.
+  axpy<<<128, 256>>>(2.0f, x, y, n);
   axpy<<<264, 256>>>(2.0f, x, y, n);
   axpy<<<(n + 255) / 256, 256>>>(2.0f, x, y, n);
 }
