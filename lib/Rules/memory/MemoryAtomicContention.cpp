@@ -48,7 +48,8 @@ RuleInfo MemoryAtomicContention::info() const {
       "\n"
       "Not reported where nvcc already combines the atomic across the "
       "warp: CUDA's atomicAdd, atomicSub, atomicMin, atomicMax, atomicAnd, "
-      "atomicOr or atomicXor (any scope) on a 32-bit integer, called "
+      "atomicOr or atomicXor (any scope; min, max and the bitwise ones "
+      "only when their old value is not used) on a 32-bit integer, called "
       "directly, at an address built from parameters, constants, global "
       "variables and blockIdx/blockDim/gridDim. nvcc 13 turns those into "
       "one atomic per warp (REDUX or POPC in the SASS); on the H200 they "
@@ -159,6 +160,23 @@ bool compilerCombines(const ASTContext &Ctx, const MemAccess &A) {
       Cuda = true;
   if (!Cuda || !Ctx.getSourceManager().isInSystemHeader(FD->getLocation()))
     return false;
+  // Min, max, and, or, xor are combined only when the old value is not
+  // used (with it, one ATOMG per lane stays); add and sub either way.
+  if (!N.starts_with("atomicAdd") && !N.starts_with("atomicSub")) {
+    auto Ps = const_cast<ASTContext &>(Ctx).getParents(*CE);
+    while (!Ps.empty() && (Ps[0].get<ParenExpr>() || Ps[0].get<ExprWithCleanups>()))
+      Ps = const_cast<ASTContext &>(Ctx).getParents(Ps[0]);
+    bool Discarded =
+        !Ps.empty() && (Ps[0].get<CompoundStmt>() || Ps[0].get<IfStmt>() ||
+                        Ps[0].get<ForStmt>() || Ps[0].get<WhileStmt>() ||
+                        Ps[0].get<DoStmt>() ||
+                        (Ps[0].get<CStyleCastExpr>() &&
+                         Ps[0].get<CStyleCastExpr>()->getType()->isVoidType()));
+    if (const auto *If = Ps.empty() ? nullptr : Ps[0].get<IfStmt>())
+      Discarded = If->getCond() != CE;
+    if (!Discarded)
+      return false;
+  }
   QualType T = CE->getType();
   if (!T->isIntegerType() || Ctx.getTypeSize(T) != 32)
     return false;

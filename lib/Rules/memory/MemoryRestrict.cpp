@@ -12,20 +12,34 @@ using namespace llvm;
 namespace cudal1 {
 
 namespace {
-/// Memory the kernel reaches other than through its pointer parameters:
-/// a global variable that is not constant, or a pointer loaded from memory
-/// (a struct's pointer field, an element of a pointer array). Followed into
-/// the user's functions (3 calls deep; not into system headers).
+/// Memory the kernel reaches other than through its pointer parameters (a
+/// global variable that is not constant, a pointer loaded from memory: a
+/// struct's pointer field, an element of a pointer array, a local pointer
+/// not computed from a parameter), or an atomic, fence, printf or inline
+/// assembly (nvcc then keeps coherent loads). Followed into the user's
+/// functions (3 calls deep; not into system headers).
 bool reachesOtherMemory(const Stmt *S, const SourceManager &SM,
-                        unsigned Depth) {
+                        const ParmVarDecl *Missing, unsigned Depth) {
   if (!S)
     return false;
   if (const auto *D = dyn_cast<DeclRefExpr>(S))
-    if (const auto *V = dyn_cast<VarDecl>(D->getDecl());
-        V && V->hasGlobalStorage() && !V->isStaticLocal() &&
-        !V->getType().isConstQualified() && !V->hasAttr<CUDAConstantAttr>() &&
-        !V->hasAttr<CUDASharedAttr>() && !SM.isInSystemHeader(V->getLocation()))
-      return true;
+    if (const auto *V = dyn_cast<VarDecl>(D->getDecl())) {
+      if (V->hasGlobalStorage() && !V->isStaticLocal() &&
+          !V->getType().isConstQualified() && !V->hasAttr<CUDAConstantAttr>() &&
+          !V->hasAttr<CUDASharedAttr>() && !SM.isInSystemHeader(V->getLocation()))
+        return true;
+      // A local pointer that is not a parameter plus an offset (copied from
+      // a struct's field or an array of pointers: memory reached otherwise).
+      if (V->hasLocalStorage() && !isa<ParmVarDecl>(V) &&
+          V->getType()->isPointerType() &&
+          (!V->getInit() || !restrict_writes::pointerParam(V->getInit())))
+        return true;
+    }
+  // Atomics, fences, printf and inline assembly keep nvcc on coherent loads
+  // of the other pointers (an atomic through a restrict pointer next to a
+  // read of the one without it: LDG.E, not LDG.E.CONSTANT).
+  if (isa<AsmStmt>(S))
+    return true;
   const Expr *Through = nullptr;
   if (const auto *AS = dyn_cast<ArraySubscriptExpr>(S))
     Through = AS->getBase()->IgnoreParenImpCasts();
@@ -40,16 +54,35 @@ bool reachesOtherMemory(const Stmt *S, const SourceManager &SM,
         cast<UnaryOperator>(Through)->getOpcode() == UO_Deref)))
     return true;
   if (const auto *CE = dyn_cast<CallExpr>(S))
-    if (const FunctionDecl *Callee = CE->getDirectCallee())
+    if (const FunctionDecl *Callee = CE->getDirectCallee()) {
+      std::string N = Callee->getIdentifier() ? Callee->getName().lower() : "";
+      if (N.find("atomic") != std::string::npos && CE->getNumArgs() > 0) {
+        // An atomic on the pointer without the qualifier itself changes
+        // nothing (the kernels of the test: identical cubins); one through
+        // another pointer keeps the loads of that one coherent.
+        const Expr *A = CE->getArg(0)->IgnoreParenImpCasts();
+        if (const auto *U = dyn_cast<UnaryOperator>(A);
+            U && U->getOpcode() == UO_AddrOf) {
+          A = U->getSubExpr()->IgnoreParenImpCasts();
+          if (const auto *AS = dyn_cast<ArraySubscriptExpr>(A))
+            A = AS->getBase();
+        }
+        if (restrict_writes::pointerParam(A) != Missing)
+          return true;
+      } else if (N.find("fence") != std::string::npos ||
+                 N.find("printf") != std::string::npos) {
+        return true;
+      }
       if (const FunctionDecl *Def = Callee->getDefinition();
           Def && Def->hasBody() && !SM.isInSystemHeader(Def->getLocation())) {
         if (Depth >= 3)
           return true;
-        if (reachesOtherMemory(Def->getBody(), SM, Depth + 1))
+        if (reachesOtherMemory(Def->getBody(), SM, Missing, Depth + 1))
           return true;
       }
+    }
   for (const Stmt *C : S->children())
-    if (reachesOtherMemory(C, SM, Depth))
+    if (reachesOtherMemory(C, SM, Missing, Depth))
       return true;
   return false;
 }
@@ -73,8 +106,18 @@ bool readsThroughPointers(const Stmt *S) {
       Lhs = readsThroughPointers(L);
     return Lhs || readsThroughPointers(B->getRHS());
   }
-  if (isa<ArraySubscriptExpr>(S) || isa<CallExpr>(S))
+  // threadIdx.x and the like (a call inside a pseudo-object): no memory.
+  if (isa<PseudoObjectExpr>(S))
+    return false;
+  if (isa<ArraySubscriptExpr>(S))
     return true;
+  if (const auto *CE = dyn_cast<CallExpr>(S)) {
+    // A call may load through a pointer it is passed.
+    for (const Expr *A : CE->arguments())
+      if (A->getType()->isPointerType() || A->getType()->isReferenceType() ||
+          A->isGLValue())
+        return true;
+  }
   if (const auto *U = dyn_cast<UnaryOperator>(S);
       U && U->getOpcode() == UO_Deref)
     return true;
@@ -176,7 +219,7 @@ void MemoryRestrict::checkKernel(const KernelUnit &K) {
   // otherwise (globals, pointers loaded from memory). HeCBench: the 5 such
   // fixes changed no instruction (utils/sass-oracle.py).
   if (Missing.size() == 1 &&
-      !reachesOtherMemory(FD->getBody(), C.getSourceManager(), 0))
+      !reachesOtherMemory(FD->getBody(), C.getSourceManager(), Missing.front(), 0))
     return;
   // A kernel that loads nothing through pointers (it only stores): there is
   // no load to reorder, keep in registers or send through the read-only

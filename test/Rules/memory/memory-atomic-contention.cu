@@ -47,8 +47,16 @@ __global__ void peak(const int *__restrict__ in, int *top, unsigned *count) {
   atomicMax(top, in[blockIdx.x * blockDim.x + threadIdx.x]);
   atomicAdd(count + blockIdx.y, 1u);
 }
-// ... but not 64-bit ones (not measured: kept), nor at an address it cannot
-// see as uniform (a local variable's value).
+// ... but not a maximum whose old value is used (one ATOMG per lane stays;
+// an add's old value is handed out by one atomic and a shuffle), nor 64-bit
+// ones (not measured: kept), nor at an address it cannot see as uniform (a
+// local variable's value).
+__global__ void old_value(const int *__restrict__ in, int *top, int *seen) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  seen[i] = atomicMax(top, in[i]);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:13: warning: every thread of a warp performs an atomic on the same global address ('top'){{.*}} [memory-atomic-contention]
+  seen[i + 1] = atomicAdd(top + 1, 1);
+}
 __global__ void peak64(const unsigned long long *__restrict__ in,
                        unsigned long long *top, int *counts, int which) {
   atomicMax(top, in[blockIdx.x * blockDim.x + threadIdx.x]);

@@ -74,10 +74,34 @@ __global__ void to_global(const float *__restrict__ a, float *b, int n) {
   }
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-7]]:{{[0-9]+}}: warning: pointer parameter 'b' is not __restrict__{{.*}} [memory-restrict]
+// ... nor where an atomic goes through another pointer (nvcc then keeps
+// the loads of the one without it coherent: LDG.E, not LDG.E.CONSTANT),
+// or a local pointer is copied from memory (a struct's field).
+__global__ void atomic_other(const float *m, float *__restrict__ o) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  atomicAdd(&o[i & 15], m[i]);
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:{{[0-9]+}}: warning: pointer parameter 'm' is not __restrict__{{.*}} [memory-restrict]
+struct Bufs {
+  float *x;
+};
+__global__ void field_copy(Bufs s, const float *m, float *__restrict__ o) {
+  float *x = s.x;
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float a = m[0];
+  x[i] = a;
+  o[i] = a + m[0];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-7]]:{{[0-9]+}}: warning: pointer parameter 'm' is not __restrict__{{.*}} [memory-restrict]
 // A kernel that only stores: no load to reorder or keep. No finding.
 __global__ void init(int *step, unsigned *count) {
   *step = -1;
   *count = 0;
+}
+__global__ void fill(float *a, float *b, float x) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  a[i] = x;
+  b[i] = x;
 }
 // Reported: a write through a pointer that is not a parameter, two
 // pointers without it where one is written (the sum is stored and reloaded
@@ -123,6 +147,9 @@ int main() {
   cudaMalloc(&st, sizeof(int));
   cudaMalloc(&cnt, sizeof(unsigned));
   init<<<1, 1>>>(st, cnt);
+  atomic_other<<<1, 256>>>(u, v);
+  field_copy<<<1, 256>>>(Bufs{w}, u, v);
+  fill<<<1, 256>>>(u, v, 1.0f);
   gather<<<1, 256>>>(u, v, w, n);
   accumulate<<<1, 256>>>(u, v, w, n);
   through_struct<<<1, 256>>>(u, v, Out{w});
