@@ -164,7 +164,10 @@ bool condKeepsNonNegative(const Expr *Cond, const VarDecl *V,
     return false;
   }
   auto K = constantOf(Bound, C);
-  if (varOf(Var) != V || !K)
+  // A signed comparison: `x > 0u` converts x to unsigned and lets negative
+  // values through.
+  if (varOf(Var) != V || !K || !Var->getType()->isSignedIntegerType() ||
+      !Bound->getType()->isSignedIntegerType())
     return false;
   return B->getOpcode() == BO_GT || B->getOpcode() == BO_LT
              ? !K->isNegative() || K->isAllOnes()
@@ -182,6 +185,19 @@ bool assignsTo(const Stmt *S, const VarDecl *V) {
       U && (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf) &&
       varOf(U->getSubExpr()) == V)
     return true;
+  // Passed by non-const reference: the callee may assign it.
+  if (const auto *CE = dyn_cast<CallExpr>(S)) {
+    const FunctionDecl *FD = CE->getDirectCallee();
+    for (unsigned I = 0; I < CE->getNumArgs(); ++I) {
+      if (varOf(CE->getArg(I)) != V || !CE->getArg(I)->isGLValue())
+        continue;
+      if (!FD || I >= FD->getNumParams())
+        return true;
+      QualType PT = FD->getParamDecl(I)->getType();
+      if (PT->isReferenceType() && !PT->getPointeeType().isConstQualified())
+        return true;
+    }
+  }
   for (const Stmt *Ch : S->children())
     if (assignsTo(Ch, V))
       return true;
@@ -212,6 +228,7 @@ bool compilerFolds(ASTContext &C, const BinaryOperator *BO, uint64_t Div) {
   const SourceManager &SM = C.getSourceManager();
   DynTypedNode N = DynTypedNode::create(*BO);
   const Stmt *Child = BO;
+  std::vector<const Stmt *> InnerLoops;
   for (unsigned Up = 0; Up < 64; ++Up) {
     auto Ps = C.getParents(N);
     if (Ps.empty())
@@ -249,13 +266,33 @@ bool compilerFolds(ASTContext &C, const BinaryOperator *BO, uint64_t Div) {
             Additive = !K->isNegative();
         if (Additive)
           return true;
-        // Constant bounds: unrolled, every value folds.
-        if (const auto *CB = dyn_cast_or_null<BinaryOperator>(
-                Cond ? Cond->IgnoreParenImpCasts() : nullptr);
-            CB && CB->isComparisonOp() &&
-            ((varOf(CB->getLHS()) == V && constantOf(CB->getRHS(), C)) ||
-             (varOf(CB->getRHS()) == V && constantOf(CB->getLHS(), C))))
-          return true;
+        // Constant bounds and a geometric step by a constant (i *= 2,
+        // i = i / 2, i >>= 1): at most 64 trips, unrolled, every value
+        // folds.
+        bool Geometric = false;
+        if (const auto *A = dyn_cast_or_null<BinaryOperator>(Inc)) {
+          BinaryOperatorKind O = A->getOpcode();
+          if ((O == BO_MulAssign || O == BO_DivAssign || O == BO_ShrAssign ||
+               O == BO_ShlAssign) &&
+              varOf(A->getLHS()) == V)
+            Geometric = constantOf(A->getRHS(), C).has_value();
+          else if (O == BO_Assign && varOf(A->getLHS()) == V)
+            if (const auto *R = dyn_cast<BinaryOperator>(
+                    A->getRHS()->IgnoreParenImpCasts());
+                R && (R->getOpcode() == BO_Mul || R->getOpcode() == BO_Div ||
+                      R->getOpcode() == BO_Shr || R->getOpcode() == BO_Shl))
+              Geometric =
+                  (varOf(R->getLHS()) == V && constantOf(R->getRHS(), C)) ||
+                  (R->getOpcode() == BO_Mul && varOf(R->getRHS()) == V &&
+                   constantOf(R->getLHS(), C));
+        }
+        if (Geometric)
+          if (const auto *CB = dyn_cast_or_null<BinaryOperator>(
+                  Cond ? Cond->IgnoreParenImpCasts() : nullptr);
+              CB && CB->isComparisonOp() &&
+              ((varOf(CB->getLHS()) == V && constantOf(CB->getRHS(), C)) ||
+               (varOf(CB->getRHS()) == V && constantOf(CB->getLHS(), C))))
+            return true;
       }
     } else if (const auto *W = dyn_cast<WhileStmt>(S)) {
       Body = W->getBody(), Cond = W->getCond();
@@ -279,9 +316,17 @@ bool compilerFolds(ASTContext &C, const BinaryOperator *BO, uint64_t Div) {
           Scan(Ch);
       };
       Scan(Body);
+      // A loop between the guard and the division that assigns V anywhere
+      // brings the changed value back to the division (a back edge).
+      for (const Stmt *Inner : InnerLoops)
+        if (assignsTo(Inner, V))
+          Before = true;
       if (!Before)
         return true;
     }
+    if (isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S) ||
+        isa<CXXForRangeStmt>(S))
+      InnerLoops.push_back(S);
     Child = S;
   }
   return false;

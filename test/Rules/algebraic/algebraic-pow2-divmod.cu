@@ -120,3 +120,37 @@ __global__ void compiler_does_not_fold(int *out, int n, int m) {
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:26: warning: signed division by 4 inside a loop{{.*}} [algebraic-pow2-divmod]
   // CHECK-MESSAGES: note: no fix: '(j - m) * 6' is not proven >= 0{{.*}}
 }
+
+// Also reported: a guard whose variable a loop inside it changes (the back
+// edge brings the new value to the division), an unsigned comparison
+// (x > 0u lets negative values through), a variable passed by reference,
+// and constant bounds with a run-time step (not unrolled).
+__device__ void dec(int &k, int s) { k -= s; }
+__global__ void guards_that_do_not_hold(int *out, int x, int n, int s) {
+  if (x > 0) {
+    for (int j = 0; j < n; j++) {
+      out[j] = x / 2;
+      // CHECK-MESSAGES: t.cu:[[@LINE-1]]:18: warning: signed division by 2 inside a loop{{.*}} [algebraic-pow2-divmod]
+      // CHECK-MESSAGES: note: no fix:{{.*}}
+      x -= 7;
+    }
+  }
+  for (int j = 0; j < n; j++) {
+    int y = out[j];
+    if (y > 0u)
+      out[j + n] = y / 4;
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:22: warning: signed division by 4 inside a loop{{.*}} [algebraic-pow2-divmod]
+    // CHECK-MESSAGES: note: no fix:{{.*}}
+  }
+  int k = n;
+  while (k > 1) {
+    dec(k, s);
+    out[k & 63] = k / 2;
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:21: warning: signed division by 2 inside a loop{{.*}} [algebraic-pow2-divmod]
+    // CHECK-MESSAGES: note: no fix:{{.*}}
+  }
+  for (int i = 0; i < 4096; i += s)
+    out[i] = i % 32;
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:16: warning: signed modulo by 32 inside a loop{{.*}} [algebraic-pow2-divmod]
+  // CHECK-MESSAGES: note: no fix:{{.*}}
+}
