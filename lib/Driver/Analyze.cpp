@@ -117,7 +117,7 @@ public:
       for (Finding &F : Part)
         Out.push_back(std::move(F));
     }
-    dropSubsumed(Out);
+    dropSubsumed(Out, Model);
     if (CollectKernels)
       collectKernels(Ctx, CI, Model, Out);
     for (Finding &F : Out) {
@@ -151,35 +151,55 @@ private:
   /// (docs/advise.md). Per kernel: memory-ldg's read-only loads, reported
   /// only when no-aliasing is not proven, where memory-restrict reports the
   /// same kernel's parameters for the same reason.
-  /// And a fix-less finding about how a kernel's threads access memory
-  /// (uncoalesced, strided, a row walked by each thread) where a structural
-  /// rule rewrites that kernel's thread mapping with a fix: the finding
-  /// describes the mapping the fix replaces.
-  static void dropSubsumed(std::vector<Finding> &Out) {
+  /// And a fix-less finding about how a row-walking kernel's threads access
+  /// memory (uncoalesced, strided, a row walked by each thread) from the
+  /// first row loop on, where a warp-per-row rule rewrites that kernel with
+  /// a fix: it describes the mapping the fix replaces. Kernels are told
+  /// apart by name and place (overloads share a name).
+  static void dropSubsumed(std::vector<Finding> &Out,
+                           const ProjectModel &Model) {
     struct PerKernel {
       std::vector<StringRef> Minors, Majors;
       bool MajorWithFix;
+      bool MinorFromMajorLine; // only minors at or after the major's line
     };
     static const PerKernel Kernels[] = {
-        {{"memory-ldg"}, {"memory-restrict"}, false},
+        {{"memory-ldg"}, {"memory-restrict"}, false, false},
         {{"coalescing-uncoalesced-access", "coalescing-strided-access",
           "coalescing-smem-staging"},
-         {"coalescing-column-split", "coalescing-matmul-tile",
-          "coalescing-smem-staging", "coalescing-thread-mapping-swap",
-          "coalescing-transpose-tile", "coalescing-warp-per-row",
-          "coalescing-warp-per-row-passes"},
+         {"coalescing-warp-per-row", "coalescing-warp-per-row-passes"},
+         true,
          true}};
+    // The kernel a finding lies in: same name, inside its definition.
+    auto KernelOf = [&](const Finding &F) -> std::string {
+      if (F.Kernel.empty())
+        return "";
+      for (const KernelInfo &K : Model.Kernels)
+        if (K.QualifiedName == F.Kernel && K.Range.Begin.File == F.Loc.File &&
+            K.Range.Begin.Line <= F.Loc.Line && F.Loc.Line <= K.Range.End.Line)
+          return K.key();
+      return "";
+    };
     for (const PerKernel &PK : Kernels) {
-      std::set<std::pair<std::string, std::string>> In;
+      std::map<std::string, unsigned> In; // kernel -> first major line
       for (const Finding &F : Out)
-        if (llvm::is_contained(PK.Majors, F.RuleId) && !F.Kernel.empty() &&
-            (!PK.MajorWithFix || F.Fix))
-          In.insert({F.Loc.File, F.Kernel});
+        if (llvm::is_contained(PK.Majors, F.RuleId) &&
+            (!PK.MajorWithFix || F.Fix)) {
+          std::string K = KernelOf(F);
+          if (K.empty())
+            continue;
+          auto [It, New] = In.try_emplace(K, F.Loc.Line);
+          if (!New)
+            It->second = std::min(It->second, F.Loc.Line);
+        }
       if (In.empty())
         continue;
       llvm::erase_if(Out, [&](const Finding &F) {
-        return llvm::is_contained(PK.Minors, F.RuleId) && !F.Fix &&
-               In.count({F.Loc.File, F.Kernel});
+        if (!llvm::is_contained(PK.Minors, F.RuleId) || F.Fix)
+          return false;
+        auto It = In.find(KernelOf(F));
+        return It != In.end() &&
+               (!PK.MinorFromMajorLine || F.Loc.Line >= It->second);
       });
     }
     static const std::pair<StringRef, StringRef> Subsumed[] = {

@@ -1,7 +1,7 @@
-// A fix-less finding about how a kernel's threads access memory
-// (uncoalesced, strided, a row each thread walks) is dropped where a
-// structural rule rewrites that kernel's thread mapping with a fix: it
-// describes the mapping the fix replaces. Alone, each rule still reports.
+// A fix-less finding about how a row-walking kernel's threads access memory
+// (uncoalesced, strided, a row each thread walks), from the first row loop
+// on, is dropped where a warp-per-row rule rewrites that kernel with a fix:
+// it describes the mapping the fix replaces. Alone, each rule still reports.
 // RUN: %cuda-l1-rewrite --rules='-*,coalescing-*' %s 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=BOTH --implicit-check-not='{{warning}}:'
 // RUN: %cuda-l1-rewrite --rules='-*,coalescing-uncoalesced-access,coalescing-strided-access' %s 2>&1 \

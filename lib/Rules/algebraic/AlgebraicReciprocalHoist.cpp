@@ -58,7 +58,8 @@ RuleInfo AlgebraicReciprocalHoist::info() const {
       "\n"
       "Integer divisions are reported once per loop, and only when the loop "
       "does more of them than its memory traffic hides: more than one per 4 "
-      "bytes that the iteration reads or writes through pointers (`x / d` "
+      "bytes of global memory that the iteration reads or writes (loads "
+      "whose address changes in the loop; `x / d` "
       "and `x % d` of the same operands count once, a 64-bit division as "
       "2), or any in a loop that moves no memory. Measured on an H200 "
       "(utils/bench/divmod/divmod-sweep.cu): a grid-stride loop streaming a "
@@ -207,53 +208,103 @@ void AlgebraicReciprocalHoist::checkTranslationUnit() {
 }
 
 namespace {
-/// Bytes of memory reached through pointers (global memory, as far as the
-/// AST tells) that one iteration of \p Body touches: each distinct access
-/// text once, a compound assignment twice (read and write). Local and
-/// __shared__ arrays do not count; calls are not followed.
-uint64_t pointerBytesPerIteration(const ASTContext &Ctx, const Stmt *Body) {
+/// Does \p Base (a pointer or array expression) reach global memory: a
+/// pointer parameter, a global array, or a local pointer computed from one
+/// of those (p + k)? Shared and local arrays, pointers to them and pointers
+/// loaded from memory do not count.
+bool reachesGlobal(const Expr *Base, unsigned Depth = 0) {
+  if (!Base || Depth > 6)
+    return false;
+  Base = Base->IgnoreParenImpCasts();
+  if (const auto *B = dyn_cast<BinaryOperator>(Base)) {
+    if (B->getOpcode() != BO_Add && B->getOpcode() != BO_Sub)
+      return false;
+    return reachesGlobal(B->getLHS()->getType()->isPointerType() ? B->getLHS()
+                                                                 : B->getRHS(),
+                         Depth + 1);
+  }
+  const auto *D = dyn_cast<DeclRefExpr>(Base);
+  const auto *V = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
+  if (!V || V->hasAttr<CUDASharedAttr>())
+    return false;
+  if (isa<ParmVarDecl>(V))
+    return V->getType()->isPointerType();
+  if (V->hasGlobalStorage() && !V->isStaticLocal())
+    return true;
+  if (V->hasLocalStorage() && V->getType()->isPointerType() && V->getInit())
+    return reachesGlobal(V->getInit(), Depth + 1);
+  return false;
+}
+
+/// Does \p E read a variable of \p Changed (or memory)?
+bool variesIn(const Expr *E, const std::set<const VarDecl *> &Changed) {
+  bool Varies = false;
+  std::function<void(const Stmt *)> W = [&](const Stmt *S) {
+    if (!S || Varies || isa<PseudoObjectExpr>(S)) // threadIdx.x: fixed
+      return;
+    if (const auto *D = dyn_cast<DeclRefExpr>(S))
+      if (const auto *V = dyn_cast<VarDecl>(D->getDecl()); V && Changed.count(V))
+        Varies = true;
+    if (isa<ArraySubscriptExpr>(S) || isa<CallExpr>(S))
+      Varies = true;
+    if (const auto *U = dyn_cast<UnaryOperator>(S);
+        U && U->getOpcode() == UO_Deref)
+      Varies = true;
+    for (const Stmt *C : S->children())
+      W(C);
+  };
+  W(E);
+  return Varies;
+}
+
+/// Bytes of global memory that one iteration of \p Loop touches: each
+/// distinct access text once, a compound assignment twice (read and write).
+/// Only accesses through pointers that reach global memory, and only loads
+/// whose address changes in the loop (nvcc keeps an invariant load in a
+/// register); calls are not followed.
+uint64_t globalBytesPerIteration(const ASTContext &Ctx, const Stmt *Loop) {
+  std::set<const VarDecl *> Changed = varsChangedIn(Loop);
   std::set<std::string> Seen;
   uint64_t Bytes = 0;
+  auto Count = [&](const Expr *E, const Expr *Base, const Expr *Index,
+                   QualType T, bool Written) {
+    if (!reachesGlobal(Base) || T->isIncompleteType() || T->isArrayType())
+      return;
+    if (!Written && !variesIn(Base, Changed) &&
+        (!Index || !variesIn(Index, Changed)))
+      return;
+    std::string Text = oneLineText(Ctx, E->getSourceRange());
+    if (!Text.empty() && Seen.insert(Text + (Written ? "#w" : "")).second)
+      Bytes += Ctx.getTypeSizeInChars(T).getQuantity();
+  };
   std::function<void(const Stmt *, bool)> Walk = [&](const Stmt *S,
                                                      bool Written) {
     if (!S)
       return;
-    if (const auto *E = dyn_cast<Expr>(S)) {
-      const Expr *Base = nullptr;
-      // A field of an element (p[i].x, p->x): the field's bytes.
-      if (const auto *M = dyn_cast<MemberExpr>(E);
-          M && !M->getType()->isRecordType() && !M->getType()->isArrayType() &&
-          !M->getType()->isIncompleteType() && isa<FieldDecl>(M->getMemberDecl())) {
-        const Expr *B = M->getBase()->IgnoreParenImpCasts();
-        bool Through = M->isArrow();
-        if (const auto *AS = dyn_cast<ArraySubscriptExpr>(B))
-          Through = AS->getBase()->IgnoreParenImpCasts()->getType()->isPointerType();
-        else if (const auto *U = dyn_cast<UnaryOperator>(B);
-                 U && U->getOpcode() == UO_Deref)
-          Through = true;
-        if (Through) {
-          std::string T = oneLineText(Ctx, E->getSourceRange());
-          if (!T.empty() && Seen.insert(T + (Written ? "#w" : "")).second)
-            Bytes += Ctx.getTypeSizeInChars(M->getType()).getQuantity();
-          // the element's index may read memory too
-          if (const auto *AS = dyn_cast<ArraySubscriptExpr>(B))
-            Walk(AS->getIdx(), false);
-          return;
-        }
+    // A field of an element (p[i].x, p->x): the field's bytes.
+    if (const auto *M = dyn_cast<MemberExpr>(S);
+        M && !M->getType()->isRecordType() && isa<FieldDecl>(M->getMemberDecl())) {
+      const Expr *B = M->getBase()->IgnoreParenImpCasts();
+      if (M->isArrow()) {
+        Count(M, B, nullptr, M->getType(), Written);
+        Walk(B, false);
+        return;
       }
-      if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E))
-        Base = AS->getBase()->IgnoreParenImpCasts();
-      else if (const auto *U = dyn_cast<UnaryOperator>(E);
-               U && U->getOpcode() == UO_Deref)
-        Base = U->getSubExpr()->IgnoreParenImpCasts();
-      if (Base && Base->getType()->isPointerType() &&
-          !E->getType()->isIncompleteType() && !E->getType()->isArrayType()) {
-        std::string T = oneLineText(Ctx, E->getSourceRange());
-        uint64_t Size = Ctx.getTypeSizeInChars(E->getType()).getQuantity();
-        if (!T.empty() && Seen.insert(T + (Written ? "#w" : "")).second)
-          Bytes += Size;
+      if (const auto *AS = dyn_cast<ArraySubscriptExpr>(B)) {
+        Count(M, AS->getBase(), AS->getIdx(), M->getType(), Written);
+        Walk(AS->getBase(), false);
+        Walk(AS->getIdx(), false);
+        return;
       }
     }
+    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(S))
+      Count(AS, AS->getBase(), AS->getIdx(), AS->getType(), Written);
+    else if (const auto *U = dyn_cast<UnaryOperator>(S);
+             U && U->getOpcode() == UO_Deref)
+      Count(U, U->getSubExpr(), nullptr, U->getType(), Written);
+    else if (const auto *U = dyn_cast<UnaryOperator>(S);
+             U && U->getOpcode() == UO_AddrOf)
+      return; // &p[i]: an address, not an access
     if (const auto *B = dyn_cast<BinaryOperator>(S); B && B->isAssignmentOp()) {
       Walk(B->getLHS(), true);
       if (B->isCompoundAssignmentOp())
@@ -261,10 +312,16 @@ uint64_t pointerBytesPerIteration(const ASTContext &Ctx, const Stmt *Body) {
       Walk(B->getRHS(), false);
       return;
     }
+    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(S)) {
+      // the index and base may read memory too (not the element again)
+      Walk(AS->getBase(), false);
+      Walk(AS->getIdx(), false);
+      return;
+    }
     for (const Stmt *C : S->children())
       Walk(C, false);
   };
-  Walk(Body, false);
+  Walk(loopBody(Loop), false);
   return Bytes;
 }
 
@@ -277,10 +334,10 @@ void AlgebraicReciprocalHoist::reportOtherInvariantDivisions(
   // Integer divisions, per innermost loop (keyed by its place in the
   // source: template instantiations share it).
   struct IntGroup {
-    const Stmt *Loop;
+    std::vector<const Stmt *> Loops; // one per template instantiation
     const FunctionDecl *FD;
     std::vector<const BinaryOperator *> Divs;
-    std::set<unsigned> Locs;
+    std::set<std::pair<unsigned, unsigned>> Locs;
   };
   std::map<unsigned, IntGroup> IntGroups;
   std::vector<unsigned> IntOrder;
@@ -319,24 +376,31 @@ void AlgebraicReciprocalHoist::reportOtherInvariantDivisions(
           return;
         SourceLocation OpLoc = BO->getOperatorLoc();
         if (Grouped.count(
-                sourceManager().getExpansionLoc(OpLoc).getRawEncoding()) ||
-            !firstInUserCode(OpLoc))
+                sourceManager().getExpansionLoc(OpLoc).getRawEncoding()))
           return;
         QualType T = BO->getType();
         std::string D = oneLineText(Ctx, RHS->getSourceRange());
         if (T->isIntegerType()) {
-          unsigned Key = sourceManager()
-                             .getExpansionLoc(Loop->getBeginLoc())
-                             .getRawEncoding();
-          auto [G, New] = IntGroups.try_emplace(Key, IntGroup{Loop, FD, {}, {}});
+          // Grouped per loop; the divisions of one macro expansion are told
+          // apart by their spelling, instantiations share them.
+          if (!isUserCode(OpLoc))
+            return;
+          const SourceManager &SM = sourceManager();
+          unsigned Key = SM.getExpansionLoc(Loop->getBeginLoc()).getRawEncoding();
+          auto [G, New] = IntGroups.try_emplace(Key, IntGroup{{}, FD, {}, {}});
           if (New)
             IntOrder.push_back(Key);
+          if (!llvm::is_contained(G->second.Loops, Loop))
+            G->second.Loops.push_back(Loop);
           if (G->second.Locs
-                  .insert(sourceManager().getExpansionLoc(OpLoc).getRawEncoding())
+                  .insert({SM.getExpansionLoc(OpLoc).getRawEncoding(),
+                           SM.getSpellingLoc(OpLoc).getRawEncoding()})
                   .second)
             G->second.Divs.push_back(BO);
           return;
         }
+        if (!firstInUserCode(OpLoc))
+          return;
         if (!T->isRealFloatingType())
           return;
         std::string Msg =
@@ -365,13 +429,16 @@ void AlgebraicReciprocalHoist::reportOtherInvariantDivisions(
           SM.getExpansionLoc(A->getOperatorLoc()),
           SM.getExpansionLoc(B->getOperatorLoc()));
     });
-    reportIntegerDivisions(G.Loop, G.FD, G.Divs);
+    if (!firstInUserCode(G.Divs.front()->getOperatorLoc()))
+      continue;
+    reportIntegerDivisions(G.Loops, G.FD, G.Divs);
   }
 }
 
 void AlgebraicReciprocalHoist::reportIntegerDivisions(
-    const Stmt *Loop, const FunctionDecl *FD,
+    ArrayRef<const Stmt *> Loops, const FunctionDecl *FD,
     ArrayRef<const BinaryOperator *> Divs) {
+  const Stmt *Loop = Loops.front();
   ASTContext &Ctx = ctx();
   // nvcc computes x / d and x % d of the same operands once; ptxas hoists
   // the divisor's reciprocal out of the loop, but each division keeps
@@ -386,13 +453,25 @@ void AlgebraicReciprocalHoist::reportIntegerDivisions(
     std::string D = oneLineText(Ctx, BO->getRHS()->getSourceRange());
     std::string Key = oneLineText(Ctx, BO->getLHS()->getSourceRange()) +
                       " / " + D;
+    // In a macro the texts may not tell the divisions apart: its spelling
+    // does.
+    if (BO->getOperatorLoc().isMacroID() || D.empty())
+      Key += "@" + std::to_string(Ctx.getSourceManager()
+                                      .getSpellingLoc(BO->getOperatorLoc())
+                                      .getRawEncoding());
+    if (D.empty())
+      D = "a macro's operand";
     if (!Distinct.insert(Key).second)
       continue;
     Weight += Ctx.getTypeSize(BO->getType()) > 32 ? 2 : 1;
     if (PerDivisor[D]++ == 0)
       DivisorOrder.push_back(D);
   }
-  uint64_t Bytes = pointerBytesPerIteration(Ctx, loopBody(Loop));
+  // The instantiation that moves the fewest bytes (a template over float
+  // and double: the float one decides).
+  uint64_t Bytes = UINT64_MAX;
+  for (const Stmt *L : Loops)
+    Bytes = std::min(Bytes, globalBytesPerIteration(Ctx, L));
   // Measured on an H200 (utils/bench/divmod/divmod-sweep.cu): a grid-stride
   // loop streaming 8 or 16 bytes per element hides up to one division per
   // 4 bytes (float: 2 per element 1.02x the copy's time, 3 1.26x; double:
@@ -411,11 +490,11 @@ void AlgebraicReciprocalHoist::reportIntegerDivisions(
       " or modulo" + (N == 1 ? "" : "s") + " by loop-invariant run-time " +
       "values on every iteration (by " + List + "), ";
   if (Bytes == 0)
-    Msg += "in a loop that reads and writes no memory through pointers: ";
+    Msg += "in a loop that moves no global memory: ";
   else
     Msg += "against " + std::to_string(Bytes) +
-           " bytes of memory per iteration, more than the one per 4 bytes a "
-           "memory-bound loop hides: ";
+           " bytes of global memory per iteration, more than the one per 4 "
+           "bytes a memory-bound loop hides: ";
   Msg += "each costs about a dozen instructions (nvcc hoists only the "
          "divisor's reciprocal); compute a divider once before the loop (a "
          "multiply-high by a magic number, exact for non-negative 32-bit "

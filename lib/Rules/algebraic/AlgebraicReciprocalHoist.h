@@ -35,9 +35,10 @@ private:
   /// (integers, divisors that are expressions, /=): reported without a fix.
   /// \p Grouped: the raw expansion locations of the grouped divisions.
   void reportOtherInvariantDivisions(const std::set<unsigned> &Grouped);
-  /// One finding for the integer divisions \p Divs by invariants of the
-  /// innermost \p Loop, unless the loop's memory traffic hides them.
-  void reportIntegerDivisions(const clang::Stmt *Loop,
+  /// One finding for the integer divisions \p Divs by invariants of an
+  /// innermost loop (\p Loops: one per template instantiation), unless the
+  /// loop's memory traffic hides them.
+  void reportIntegerDivisions(llvm::ArrayRef<const clang::Stmt *> Loops,
                               const clang::FunctionDecl *FD,
                               llvm::ArrayRef<const clang::BinaryOperator *> Divs);
 };

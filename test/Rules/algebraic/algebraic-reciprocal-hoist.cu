@@ -37,7 +37,7 @@ __global__ void divide(const float *in, float *out, float s, int n, int m) {
 }
 
 // Taken over from algebraic-division-invariant: reported without a fix.
-// One modulo against 12 bytes of memory per iteration: a memory-bound loop
+// One modulo against 12 bytes of global memory per iteration: a memory-bound loop
 // hides it (H200, utils/bench/divmod: up to one division per 4 bytes), so
 // only the floating division is reported.
 __global__ void no_fix(const float *in, float *out, int *iout, float a,
@@ -59,7 +59,7 @@ __global__ void decompose(int N, int M, int B, const float *in,
   for (int index = blockIdx.x * blockDim.x + threadIdx.x; index < B * N * M;
        index += blockDim.x * gridDim.x) {
     int k = index % M;
-    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:19: warning: 4 integer divisions or modulos by loop-invariant run-time values on every iteration (by 'M' 2 times, 'N', '(N * M)'), against 12 bytes of memory per iteration, more than the one per 4 bytes a memory-bound loop hides: each costs about a dozen instructions{{.*}} [algebraic-reciprocal-hoist]
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:19: warning: 4 integer divisions or modulos by loop-invariant run-time values on every iteration (by 'M' 2 times, 'N', '(N * M)'), against 12 bytes of global memory per iteration, more than the one per 4 bytes a memory-bound loop hides: each costs about a dozen instructions{{.*}} [algebraic-reciprocal-hoist]
     // CHECK-MESSAGES: note: the loop in which the divisors do not change
     // CHECK-MESSAGES: t.cu:[[@LINE+5]]:25: note: also divides here
     // CHECK-MESSAGES: t.cu:[[@LINE+4]]:29: note: also divides here
@@ -79,7 +79,7 @@ __device__ unsigned modpow(unsigned a, unsigned b, unsigned n) {
   do {
     if (b & 1)
       d = (d * A) % n;
-    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:19: warning: 2 integer divisions or modulos by loop-invariant run-time values on every iteration (by 'n' 2 times), in a loop that reads and writes no memory through pointers{{.*}} [algebraic-reciprocal-hoist]
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:19: warning: 2 integer divisions or modulos by loop-invariant run-time values on every iteration (by 'n' 2 times), in a loop that moves no global memory{{.*}} [algebraic-reciprocal-hoist]
     // CHECK-MESSAGES: note: the loop in which
     // CHECK-MESSAGES: note: also divides here
     // CHECK-MESSAGES: note: no fix:
@@ -92,13 +92,44 @@ __device__ unsigned modpow(unsigned a, unsigned b, unsigned n) {
 __device__ bool rotation_less(int a, int b, const char *g, int n) {
   for (int i = 0; i < n; i++)
     if (g[(a + i) % n] != g[(b + i) % n])
-      // CHECK-MESSAGES: t.cu:[[@LINE-1]]:19: warning: 2 integer divisions or modulos by loop-invariant run-time values on every iteration (by 'n' 2 times), against 2 bytes of memory per iteration{{.*}} [algebraic-reciprocal-hoist]
+      // CHECK-MESSAGES: t.cu:[[@LINE-1]]:19: warning: 2 integer divisions or modulos by loop-invariant run-time values on every iteration (by 'n' 2 times), against 2 bytes of global memory per iteration{{.*}} [algebraic-reciprocal-hoist]
       // CHECK-MESSAGES: note: the loop in which
       // CHECK-MESSAGES: note: also divides here
       // CHECK-MESSAGES: note: no fix:
       return g[(a + i) % n] < g[(b + i) % n];
   return false;
 }
+
+// Only global memory whose address changes counts: a walk over shared
+// memory, or a load nvcc keeps in a register, hides nothing.
+__global__ void shared_walk(float *out, const float *scale, int n, int d) {
+  __shared__ float tile[1024];
+  float *t = tile;
+  float acc = 0.f;
+  for (int j = 0; j < n; j++)
+    acc += t[j] * scale[blockIdx.x] * (j % d);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:42: warning: 1 integer division or modulo by loop-invariant run-time values on every iteration (by 'd'), in a loop that moves no global memory{{.*}} [algebraic-reciprocal-hoist]
+  // CHECK-MESSAGES: note: the loop in which
+  // CHECK-MESSAGES: note: no fix:
+  out[threadIdx.x] = acc;
+}
+
+// Divisions from one macro count one by one; a template counts with the
+// instantiation that moves the fewest bytes (float: 8 per iteration).
+#define SPLIT(x, a, b, c) ((x) / (a) + (x) % (b) * 7 + (x) / (c) * 3)
+template <typename T>
+__global__ void split(T *out, const T *in, int n, int a, int b, int c) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += blockDim.x * gridDim.x)
+    out[i] = in[SPLIT(i, a, b, c)];
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:17: warning: 3 integer divisions or modulos by loop-invariant run-time values on every iteration{{.*}}against 8 bytes of global memory per iteration{{.*}} [algebraic-reciprocal-hoist]
+  // CHECK-MESSAGES: note: the loop in which
+  // CHECK-MESSAGES: note: also divides here
+  // CHECK-MESSAGES: note: also divides here
+  // CHECK-MESSAGES: note: no fix:
+}
+template __global__ void split<double>(double *, const double *, int, int, int, int);
+template __global__ void split<float>(float *, const float *, int, int, int, int);
 
 // Not reported: one 64-bit division (x % d and x / d of the same operands,
 // counted as 2) against 24 bytes per iteration (six 4-byte fields: a field
