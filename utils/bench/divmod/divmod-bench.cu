@@ -19,21 +19,7 @@
 #include <vector>
 #include <algorithm>
 #include <cuda_runtime.h>
-
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { \
-  printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e), __FILE__, __LINE__); exit(1); } } while (0)
-
-// q = (umulhi(x, m) + x) >> s for 0 <= x < 2^31 and 1 <= d < 2^31
-// (round-up magic number; Granlund & Montgomery 1994).
-struct Div {
-  unsigned m, s, d;
-  __device__ explicit Div(unsigned d_) : d(d_) {
-    s = d_ > 1 ? 32 - __clz(d_ - 1) : 0;
-    m = (unsigned)(((1ull << 32) * ((1ull << s) - d_)) / d_ + 1);
-  }
-  __device__ unsigned div(unsigned x) const { return (__umulhi(x, m) + x) >> s; }
-  __device__ unsigned mod(unsigned x) const { return x - div(x) * d; }
-};
+#include "divmod-common.cuh"
 
 __global__ void copy(int n, const float *in, float *out) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
@@ -85,18 +71,6 @@ __global__ void rot_fast(int cnt, int n, const char *g, const int *a, int *out) 
   out[t] = r;
 }
 
-template <class F> float timeit(F f, int reps = 20) {
-  cudaEvent_t a, b; CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
-  f(); CK(cudaDeviceSynchronize());
-  std::vector<float> ts;
-  for (int r = 0; r < reps; r++) {
-    CK(cudaEventRecord(a)); f(); CK(cudaEventRecord(b)); CK(cudaEventSynchronize(b));
-    float ms; CK(cudaEventElapsedTime(&ms, a, b)); ts.push_back(ms);
-  }
-  std::sort(ts.begin(), ts.end());
-  return ts[ts.size() / 2];
-}
-
 int main() {
   const int n = 1 << 26, M = 1000, N = 700;
   const int bs = 256, grid = 132 * 16;
@@ -111,19 +85,19 @@ int main() {
     printf("check %-10s %s\n", what, ok ? "identical" : "DIFFERENT");
     return ok;
   };
-  float tc = timeit([&] { copy<<<grid, bs>>>(n, in, o1); });
+  float tc = timeit([&] { copy<<<grid, bs>>>(n, in, o1); }, 20);
   printf("copy        %.4f ms  %.0f GB/s\n", tc, 2.0 * n * 4 / tc / 1e6);
   for (int nm : {M, 7, 1 << 10}) {
-    float a = timeit([&] { mod1<<<grid, bs>>>(n, nm, in, o1); });
-    float b = timeit([&] { mod1_fast<<<grid, bs>>>(n, nm, in, o2); });
+    float a = timeit([&] { mod1<<<grid, bs>>>(n, nm, in, o1); }, 20);
+    float b = timeit([&] { mod1_fast<<<grid, bs>>>(n, nm, in, o2); }, 20);
     printf("mod1 M=%-5d %.4f ms  fast %.4f ms  speedup %.2fx  (orig/copy %.2f)\n", nm, a, b, a / b, a / tc);
     same("mod1");
   }
   {
     CK(cudaMemset(o1, 0, n * 4)); CK(cudaMemset(o2, 0, n * 4));
     int nn = (n / (N * M)) * N * M;
-    float a = timeit([&] { mask<<<grid, bs>>>(nn, N, M, in, o1); });
-    float b = timeit([&] { mask_fast<<<grid, bs>>>(nn, N, M, in, o2); });
+    float a = timeit([&] { mask<<<grid, bs>>>(nn, N, M, in, o1); }, 20);
+    float b = timeit([&] { mask_fast<<<grid, bs>>>(nn, N, M, in, o2); }, 20);
     printf("mask        %.4f ms  fast %.4f ms  speedup %.2fx  (orig/copy %.2f)\n", a, b, a / b, a / tc);
     same("mask");
   }
@@ -136,8 +110,8 @@ int main() {
     std::vector<int> ha(cnt); for (int i = 0; i < cnt; i++) ha[i] = (int)((i * 2654435761u) % len);
     CK(cudaMemcpy(g, hg.data(), len, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(a, ha.data(), cnt * 4, cudaMemcpyHostToDevice));
-    float ta = timeit([&] { rot<<<cnt / 256, 256>>>(cnt, len, g, a, ro1); });
-    float tb = timeit([&] { rot_fast<<<cnt / 256, 256>>>(cnt, len, g, a, ro2); });
+    float ta = timeit([&] { rot<<<cnt / 256, 256>>>(cnt, len, g, a, ro1); }, 20);
+    float tb = timeit([&] { rot_fast<<<cnt / 256, 256>>>(cnt, len, g, a, ro2); }, 20);
     std::vector<int> x1(cnt), x2(cnt);
     CK(cudaMemcpy(x1.data(), ro1, cnt * 4, cudaMemcpyDeviceToHost));
     CK(cudaMemcpy(x2.data(), ro2, cnt * 4, cudaMemcpyDeviceToHost));

@@ -11,18 +11,7 @@
 #include <vector>
 #include <algorithm>
 #include <cuda_runtime.h>
-
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { \
-  printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e), __FILE__, __LINE__); exit(1); } } while (0)
-
-struct Div {
-  unsigned m, s, d;
-  __device__ explicit Div(unsigned d_) : d(d_) {
-    s = d_ > 1 ? 32 - __clz(d_ - 1) : 0;
-    m = (unsigned)(((1ull << 32) * ((1ull << s) - d_)) / d_ + 1);
-  }
-  __device__ unsigned div(unsigned x) const { return (__umulhi(x, m) + x) >> s; }
-};
+#include "divmod-common.cuh"
 
 struct Dims { int d[6]; };
 
@@ -48,18 +37,6 @@ template <int K, class T> __global__ void fast(int n, Dims D, const T *in, T *ou
     }
     out[i] = in[i] + (T)off;
   }
-}
-
-template <class F> float timeit(F f, int reps = 15) {
-  cudaEvent_t a, b; CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
-  f(); CK(cudaDeviceSynchronize());
-  std::vector<float> ts;
-  for (int r = 0; r < reps; r++) {
-    CK(cudaEventRecord(a)); f(); CK(cudaEventRecord(b)); CK(cudaEventSynchronize(b));
-    float ms; CK(cudaEventElapsedTime(&ms, a, b)); ts.push_back(ms);
-  }
-  std::sort(ts.begin(), ts.end());
-  return ts[ts.size() / 2];
 }
 
 template <class T, int K> void one(int n, Dims D, T *in, T *o1, T *o2, float base, int grid) {
