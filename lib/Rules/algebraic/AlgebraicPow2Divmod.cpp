@@ -124,25 +124,10 @@ bool compilerSeesNonNegative(const Expr *E, unsigned D = 0) {
   return false;
 }
 
-std::optional<llvm::APSInt> constantOf(const Expr *E, const ASTContext &C) {
-  if (!E || E->isValueDependent())
-    return std::nullopt;
-  Expr::EvalResult R;
-  if (!E->EvaluateAsInt(R, C))
-    return std::nullopt;
-  return R.Val.getInt();
-}
-
-const VarDecl *varOf(const Expr *E) {
-  const auto *D = dyn_cast_or_null<DeclRefExpr>(E ? E->IgnoreParenImpCasts()
-                                                  : nullptr);
-  return D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
-}
-
 /// The variable \p V compared with a non-negative constant in \p Cond so
 /// that it holds only for V >= 0 (V > c, V >= c, c < V, c <= V).
 bool condKeepsNonNegative(const Expr *Cond, const VarDecl *V,
-                          const ASTContext &C) {
+                          ASTContext &C) {
   const auto *B = dyn_cast_or_null<BinaryOperator>(
       Cond ? Cond->IgnoreParenImpCasts() : nullptr);
   if (!B)
@@ -163,45 +148,36 @@ bool condKeepsNonNegative(const Expr *Cond, const VarDecl *V,
   default:
     return false;
   }
-  auto K = constantOf(Bound, C);
+  std::optional<int64_t> K = evalInt(C, Bound);
   // A signed comparison: `x > 0u` converts x to unsigned and lets negative
   // values through.
   if (varOf(Var) != V || !K || !Var->getType()->isSignedIntegerType() ||
       !Bound->getType()->isSignedIntegerType())
     return false;
-  return B->getOpcode() == BO_GT || B->getOpcode() == BO_LT
-             ? !K->isNegative() || K->isAllOnes()
-             : !K->isNegative();
+  return B->getOpcode() == BO_GT || B->getOpcode() == BO_LT ? *K >= -1
+                                                             : *K >= 0;
 }
 
-/// Is \p V assigned anywhere in \p S?
+/// Is \p V assigned anywhere in \p S (varsWrittenIn: assignments, ++/--,
+/// its address taken, bound or passed to a non-const reference), or
+/// passed as an lvalue to a call whose parameter the tool cannot see?
 bool assignsTo(const Stmt *S, const VarDecl *V) {
   if (!S)
     return false;
-  if (const auto *B = dyn_cast<BinaryOperator>(S);
-      B && B->isAssignmentOp() && varOf(B->getLHS()) == V)
+  if (varsWrittenIn(S).count(V))
     return true;
-  if (const auto *U = dyn_cast<UnaryOperator>(S);
-      U && (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf) &&
-      varOf(U->getSubExpr()) == V)
-    return true;
-  // Passed by non-const reference: the callee may assign it.
-  if (const auto *CE = dyn_cast<CallExpr>(S)) {
+  bool Unknown = false;
+  forEachStmt(S, [&](const Stmt *X) {
+    const auto *CE = dyn_cast<CallExpr>(X);
+    if (!CE || Unknown)
+      return;
     const FunctionDecl *FD = CE->getDirectCallee();
-    for (unsigned I = 0; I < CE->getNumArgs(); ++I) {
-      if (varOf(CE->getArg(I)) != V || !CE->getArg(I)->isGLValue())
-        continue;
-      if (!FD || I >= FD->getNumParams())
-        return true;
-      QualType PT = FD->getParamDecl(I)->getType();
-      if (PT->isReferenceType() && !PT->getPointeeType().isConstQualified())
-        return true;
-    }
-  }
-  for (const Stmt *Ch : S->children())
-    if (assignsTo(Ch, V))
-      return true;
-  return false;
+    for (unsigned I = 0; I < CE->getNumArgs(); ++I)
+      if (varOf(CE->getArg(I)) == V && CE->getArg(I)->isGLValue() &&
+          (!FD || I >= FD->getNumParams()))
+        Unknown = true;
+  });
+  return Unknown;
 }
 
 /// nvcc already emits the plain shift or mask for \p BO (x / 2^k or
@@ -219,8 +195,8 @@ bool compilerFolds(ASTContext &C, const BinaryOperator *BO, uint64_t Div) {
   if (const auto *M = dyn_cast<BinaryOperator>(L);
       M && M->getOpcode() == BO_Mul)
     for (const Expr *Op : {M->getLHS(), M->getRHS()})
-      if (auto K = constantOf(Op, C);
-          K && !K->isNegative() && K->getLimitedValue() % Div == 0)
+      if (std::optional<int64_t> K = evalInt(C, Op);
+          K && *K >= 0 && static_cast<uint64_t>(*K) % Div == 0)
         return true;
   const VarDecl *V = varOf(L);
   if (!V || !V->hasLocalStorage())
@@ -252,8 +228,8 @@ bool compilerFolds(ASTContext &C, const BinaryOperator *BO, uint64_t Div) {
       else if (const auto *A = dyn_cast_or_null<BinaryOperator>(F->getInit());
                A && A->getOpcode() == BO_Assign && varOf(A->getLHS()) == V)
         Init = A->getRHS();
-      auto Start = constantOf(Init, C);
-      if (Start && !Start->isNegative() && !assignsTo(F->getBody(), V)) {
+      std::optional<int64_t> Start = evalInt(C, Init);
+      if (Start && *Start >= 0 && !assignsTo(F->getBody(), V)) {
         const Expr *Inc = F->getInc() ? F->getInc()->IgnoreParenImpCasts()
                                       : nullptr;
         bool Additive = false;
@@ -262,8 +238,8 @@ bool compilerFolds(ASTContext &C, const BinaryOperator *BO, uint64_t Div) {
         else if (const auto *A = dyn_cast_or_null<BinaryOperator>(Inc);
                  A && A->getOpcode() == BO_AddAssign &&
                  varOf(A->getLHS()) == V)
-          if (auto K = constantOf(A->getRHS(), C))
-            Additive = !K->isNegative();
+          if (std::optional<int64_t> K = evalInt(C, A->getRHS()))
+            Additive = *K >= 0;
         if (Additive)
           return true;
         // Constant bounds and a geometric step by a constant (i *= 2,
@@ -275,23 +251,23 @@ bool compilerFolds(ASTContext &C, const BinaryOperator *BO, uint64_t Div) {
           if ((O == BO_MulAssign || O == BO_DivAssign || O == BO_ShrAssign ||
                O == BO_ShlAssign) &&
               varOf(A->getLHS()) == V)
-            Geometric = constantOf(A->getRHS(), C).has_value();
+            Geometric = evalInt(C, A->getRHS()).has_value();
           else if (O == BO_Assign && varOf(A->getLHS()) == V)
             if (const auto *R = dyn_cast<BinaryOperator>(
                     A->getRHS()->IgnoreParenImpCasts());
                 R && (R->getOpcode() == BO_Mul || R->getOpcode() == BO_Div ||
                       R->getOpcode() == BO_Shr || R->getOpcode() == BO_Shl))
               Geometric =
-                  (varOf(R->getLHS()) == V && constantOf(R->getRHS(), C)) ||
+                  (varOf(R->getLHS()) == V && evalInt(C, R->getRHS())) ||
                   (R->getOpcode() == BO_Mul && varOf(R->getRHS()) == V &&
-                   constantOf(R->getLHS(), C));
+                   evalInt(C, R->getLHS()));
         }
         if (Geometric)
           if (const auto *CB = dyn_cast_or_null<BinaryOperator>(
                   Cond ? Cond->IgnoreParenImpCasts() : nullptr);
               CB && CB->isComparisonOp() &&
-              ((varOf(CB->getLHS()) == V && constantOf(CB->getRHS(), C)) ||
-               (varOf(CB->getRHS()) == V && constantOf(CB->getLHS(), C))))
+              ((varOf(CB->getLHS()) == V && evalInt(C, CB->getRHS())) ||
+               (varOf(CB->getRHS()) == V && evalInt(C, CB->getLHS()))))
             return true;
       }
     } else if (const auto *W = dyn_cast<WhileStmt>(S)) {
@@ -302,18 +278,19 @@ bool compilerFolds(ASTContext &C, const BinaryOperator *BO, uint64_t Div) {
     }
     if (Cond && Body && Child == Body && condKeepsNonNegative(Cond, V, C)) {
       // No assignment to V in the body before the division.
+      // No assignment to V in the body before the division: the children
+      // that end before it are searched whole, the one holding it in turn.
       bool Before = false;
       std::function<void(const Stmt *)> Scan = [&](const Stmt *X) {
-        if (!X || Before)
-          return;
-        if (SM.isBeforeInTranslationUnit(BO->getBeginLoc(), X->getBeginLoc()))
-          return;
-        if (X != Body && assignsTo(X, V) &&
-            !(isa<CompoundStmt>(X)) &&
-            SM.isBeforeInTranslationUnit(X->getEndLoc(), BO->getBeginLoc()))
-          Before = true;
-        for (const Stmt *Ch : X->children())
-          Scan(Ch);
+        for (const Stmt *Ch : X->children()) {
+          if (!Ch || Before)
+            continue;
+          if (SM.isBeforeInTranslationUnit(Ch->getEndLoc(), BO->getBeginLoc()))
+            Before = assignsTo(Ch, V);
+          else if (!SM.isBeforeInTranslationUnit(BO->getBeginLoc(),
+                                                 Ch->getBeginLoc()))
+            Scan(Ch);
+        }
       };
       Scan(Body);
       // A loop between the guard and the division that assigns V anywhere
