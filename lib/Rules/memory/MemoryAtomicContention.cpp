@@ -8,8 +8,6 @@
 
 #include "../AccessNotes.h"
 
-#include "clang/AST/ExprCXX.h"
-
 using namespace clang;
 using namespace llvm;
 
@@ -91,6 +89,7 @@ bool combinableAtomic(const MemAccess &A) {
       return true;
   return false;
 }
+
 /// An address every lane of a warp computes the same way, as the compiler
 /// sees it: parameters, constants, blockIdx/blockDim/gridDim, global
 /// variables, and + - * & [] of those (no load, no threadIdx, no local).
@@ -98,6 +97,9 @@ bool compilerUniform(const Expr *E) {
   E = E->IgnoreParenImpCasts();
   if (isa<IntegerLiteral>(E) || isa<CharacterLiteral>(E))
     return true;
+  // blockIdx.x, blockDim.y, gridDim.z (not threadIdx)
+  if (std::string B = builtinName(E); !B.empty())
+    return !StringRef(B).starts_with("threadIdx");
   if (const auto *D = dyn_cast<DeclRefExpr>(E)) {
     if (isa<ParmVarDecl>(D->getDecl()) || isa<EnumConstantDecl>(D->getDecl()))
       return true;
@@ -118,25 +120,6 @@ bool compilerUniform(const Expr *E) {
     return (B->isAdditiveOp() || B->isMultiplicativeOp() || B->isShiftOp() ||
             B->getOpcode() == BO_And || B->getOpcode() == BO_Or) &&
            compilerUniform(B->getLHS()) && compilerUniform(B->getRHS());
-  if (const auto *M = dyn_cast<MemberExpr>(E)) {
-    // blockIdx.x, blockDim.y, gridDim.z (not threadIdx)
-    if (const auto *D = dyn_cast<DeclRefExpr>(M->getBase()->IgnoreParenImpCasts()))
-      if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
-        return V->getName() == "blockIdx" || V->getName() == "blockDim" ||
-               V->getName() == "gridDim";
-    return false;
-  }
-  if (const auto *PO = dyn_cast<PseudoObjectExpr>(E))
-    return compilerUniform(PO->getSyntacticForm());
-  if (const auto *MP = dyn_cast<MSPropertyRefExpr>(E)) {
-    const Expr *Base = MP->getBaseExpr()->IgnoreParenImpCasts();
-    if (const auto *O = dyn_cast<OpaqueValueExpr>(Base); O && O->getSourceExpr())
-      Base = O->getSourceExpr()->IgnoreParenImpCasts();
-    if (const auto *D = dyn_cast<DeclRefExpr>(Base))
-      return D->getDecl()->getName() == "blockIdx" ||
-             D->getDecl()->getName() == "blockDim" ||
-             D->getDecl()->getName() == "gridDim";
-  }
   return false;
 }
 
