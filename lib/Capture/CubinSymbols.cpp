@@ -91,6 +91,7 @@ bool readCubinSymbols(const void *Data, size_t Size, CubinSymbols &Out,
     stringAt(Base, Size, Sections[H.Shstrndx], Sections[I].Name,
              SectionNames[I]);
   bool SawSymtab = false;
+  std::vector<std::string> SymbolNames; // by symbol index
   for (unsigned SI = 0; SI < H.Shnum; ++SI) {
     const Shdr &ST = Sections[SI];
     if (ST.Type != SHT_SYMTAB)
@@ -105,6 +106,9 @@ bool readCubinSymbols(const void *Data, size_t Size, CubinSymbols &Out,
     for (uint64_t Off = 0; Off + sizeof(Sym) <= ST.Size; Off += sizeof(Sym)) {
       Sym S;
       readAt(Base, Size, ST.Offset + Off, S);
+      std::string SymName;
+      stringAt(Base, Size, Strtab, S.Name, SymName);
+      SymbolNames.push_back(SymName);
       unsigned Type = S.Info & 0xf;
       if ((Type != STT_FUNC && Type != STT_OBJECT) || S.Shndx == 0 ||
           S.Shndx >= SHN_LORESERVE || S.Shndx >= H.Shnum)
@@ -133,6 +137,39 @@ bool readCubinSymbols(const void *Data, size_t Size, CubinSymbols &Out,
   if (!SawSymtab) {
     Error = "no symbol table";
     return false;
+  }
+  // .nv.info: a sequence of attributes, each a format byte and an attribute
+  // byte; EIFMT_SVAL (4) is followed by a 2-byte size and that many bytes,
+  // EIFMT_HVAL (3) by a 2-byte value, EIFMT_NVAL (1) by nothing.
+  // EIATTR_REGCOUNT (0x2f, SVAL of 8 bytes) holds a symbol index and the
+  // function's register count.
+  for (unsigned SI = 0; SI < H.Shnum; ++SI) {
+    const Shdr &S = Sections[SI];
+    if (SectionNames[SI] != ".nv.info" || S.Offset > Size ||
+        S.Size > Size - S.Offset)
+      continue;
+    const unsigned char *B = Base + S.Offset;
+    for (uint64_t I = 0; I + 2 <= S.Size;) {
+      unsigned char Fmt = B[I], Attr = B[I + 1];
+      if (Fmt == 4) {
+        uint16_t N;
+        if (I + 4 > S.Size)
+          break;
+        std::memcpy(&N, B + I + 2, 2);
+        if (Attr == 0x2f && N == 8 && I + 12 <= S.Size) {
+          uint32_t SymIdx, Count;
+          std::memcpy(&SymIdx, B + I + 4, 4);
+          std::memcpy(&Count, B + I + 8, 4);
+          if (SymIdx < SymbolNames.size() && !SymbolNames[SymIdx].empty())
+            Out.Registers[SymbolNames[SymIdx]] = Count;
+        }
+        I += 4 + uint64_t(N);
+      } else if (Fmt == 3) {
+        I += 4;
+      } else {
+        I += 2;
+      }
+    }
   }
   return true;
 }

@@ -92,7 +92,12 @@ public:
       Analysis->print(outs());
     CheckContext CC;
     CC.Model = &Model;
-    CC.Options = &C.Options;
+    // The rule options, and what the driver knows that a rule may need to
+    // compile a kernel (launch-bounds reads its register count).
+    CheckOptions RuleOptions = C.Options;
+    RuleOptions.Values["cuda-l1.CudaPath"] = P.options().CudaPath;
+    RuleOptions.Values["cuda-l1.GpuArch"] = P.options().GpuArch;
+    CC.Options = &RuleOptions;
     CC.Analysis = Analysis.get();
     CC.CI = &CI;
     CC.IsUserFile = IsUser;

@@ -340,6 +340,11 @@ public:
               Buf.end());
       Token T;
       int Depth = 0;
+      // `constexpr int N(1024);`: a scalar's direct initialiser ends the
+      // declaration's range before its ')'.
+      int OpenInit = 0;
+      if (const auto *VD = dyn_cast<VarDecl>(D))
+        OpenInit = VD->getInitStyle() == VarDecl::CallInit;
       unsigned PrevEnd = E;
       for (int N = 0; N < 256; ++N) {
         L.LexFromRawLexer(T);
@@ -349,8 +354,12 @@ public:
         if (T.isOneOf(tok::l_paren, tok::l_square, tok::l_brace))
           ++Depth;
         else if (T.isOneOf(tok::r_paren, tok::r_square, tok::r_brace)) {
-          if (--Depth < 0)
+          if (--Depth < 0 && T.is(tok::r_paren) && OpenInit) {
+            OpenInit = 0;
+            Depth = 0;
+          } else if (Depth < 0) {
             break;
+          }
         } else if (T.is(tok::semi) && Depth == 0) {
           E = SM.getFileOffset(T.getLocation()) + 1;
           break;
@@ -769,6 +778,9 @@ private:
   DenseSet<const Decl *> Walked;
   std::vector<const Decl *> Worklist;
   std::set<std::string> Includes;
+  /// Typedefs of arithmetic types from system headers NVRTC lacks (glibc's
+  /// `uint`, `ulong`): name -> (the type, the header), written out.
+  std::map<std::string, std::pair<std::string, std::string>> SystemTypedefs;
   std::vector<std::string> Problems;
   std::set<std::string> ProblemSet;
   std::set<std::string> StdReported;
@@ -1034,6 +1046,22 @@ void Extraction::external(const Decl *D, SourceLocation Use) {
                   ">), which NVRTC does not provide; use the cuda::std:: "
                   "equivalent from <cuda/std/...>");
       return;
+    }
+  // A namespace-scope typedef of an arithmetic type from a header NVRTC
+  // does not have (glibc's `typedef unsigned int uint;`): written out. A
+  // typedef repeated with the same type is valid C++, so this is safe where
+  // NVRTC has it too.
+  if (const auto *TD = dyn_cast<TypedefNameDecl>(D))
+    if (C.Kind != HeaderKind::Providable && TD->getIdentifier() &&
+        TD->getDeclContext()->getRedeclContext()->isTranslationUnit()) {
+      QualType T = TD->getUnderlyingType().getCanonicalType();
+      if (T->isBuiltinType() && (T->isIntegerType() || T->isFloatingType()) &&
+          !T.hasQualifiers()) {
+        SystemTypedefs[TD->getName().str()] = {
+            T.getAsString(Ctx.getPrintingPolicy()),
+            C.Path.empty() ? C.Header : relativeHeaderName(C.Path)};
+        return;
+      }
     }
   switch (C.Kind) {
   case HeaderKind::Builtin:
@@ -1653,7 +1681,15 @@ void Extraction::emitIncludes(ExtractedKernel &K, Output &O) {
     P.What = "include " + I;
     K.Pieces.push_back(P);
   }
-  if (!Includes.empty())
+  for (const auto &TD : SystemTypedefs) {
+    O.OS << "typedef " << TD.second.first << " " << TD.first
+         << "; // cuda-l1: as <" << TD.second.second << "> defines it\n";
+    CopiedPiece P;
+    P.What = "typedef " + TD.first + " (as <" + TD.second.second +
+             "> defines it)";
+    K.Pieces.push_back(P);
+  }
+  if (!Includes.empty() || !SystemTypedefs.empty())
     O.OS << "\n";
 }
 

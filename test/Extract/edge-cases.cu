@@ -3,7 +3,9 @@
 // nested enums, out-of-line members of a class template, a forward-declared
 // device function defined after the kernel, a function-pointer table in
 // device memory, a using-declaration in the kernel, a default template
-// argument, and a macro from the command line used in #if.
+// argument, a macro from the command line used in #if, and constants with
+// a direct (parenthesised) initialiser, whose source range stops before the
+// ')' and the ';'.
 // REQUIRES: nvrtc
 // RUN: rm -rf %t && %cuda-l1-rewrite --extract=all --verify=compile -o %t %s -- -DEXTRA=3 | FileCheck %s --check-prefix=OUT
 // RUN: FileCheck %s --input-file=%t/edge.cu
@@ -12,6 +14,8 @@
 #include <cstdint>
 namespace util {
 template <typename T> constexpr T kOne = T(1);
+constexpr int kWidth(8);
+constexpr unsigned int kHalf((kWidth - 1) / 2);
 template <typename T> using Ptr = T *__restrict__;
 typedef struct { float lo, hi; } Range;
 union Bits { float f; uint32_t u; };
@@ -32,6 +36,7 @@ __global__ void edge(util::Ptr<T> out, util::Range r, util::Box<T> box, util::Cf
 #if defined(EXTRA) && EXTRA > 1
   out[1] = T(EXTRA);
 #endif
+  out[2] = T(util::kHalf);
   out[0] = box.get() + fwd(r.lo) + util::Cfg::twice(B) + (k == util::Cfg::Kind::A ? b.u : 0) + util::g_table[0](r.hi);
 }
 __device__ float util::fwd(float x) { return x * 3; }
@@ -42,6 +47,8 @@ void launch(float *o) { edge<float><<<1, 1>>>(o, util::Range{0, 1}, util::Box<fl
 // CHECK: #include <cuda/std/cstdint>
 // CHECK: namespace util {
 // CHECK: template <typename T> constexpr T kOne = T(1);
+// CHECK: constexpr int kWidth(8);
+// CHECK: constexpr unsigned int kHalf((kWidth - 1) / 2);
 // CHECK: template <typename T> using Ptr = T *__restrict__;
 // CHECK: typedef struct { float lo, hi; } Range;
 // CHECK: union Bits { float f; uint32_t u; };

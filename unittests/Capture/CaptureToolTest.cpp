@@ -359,6 +359,11 @@ TEST(CaptureCubin, ListsKernelsAndVariables) {
   EXPECT_EQ(G["counter"].Size, 4u);
   EXPECT_EQ(G["_ZN2ns6scale_E"].Section, ".nv.global.init");
   EXPECT_TRUE(G.count("hidden"));
+  // Register counts as `ptxas -v` prints them for this image.
+  EXPECT_EQ(S.Registers["_Z1kPfi"], 12u);
+  EXPECT_EQ(S.Registers["_Z5skernPf"], 10u);
+  EXPECT_EQ(S.Registers["_Z2tkIfEvPT_S0_"], 8u);
+  EXPECT_EQ(S.Registers["_Z2tkIiEvPT_S0_"], 8u);
 }
 
 TEST(CaptureCubin, MalformedImagesAreErrorsNotCrashes) {

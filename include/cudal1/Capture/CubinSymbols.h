@@ -6,7 +6,8 @@
 // .nv.constant<N> with N > 0; bank 0 holds kernel parameters). The capture
 // library reads it from CUPTI's module-loaded callback to know which
 // __device__/__constant__ variables a kernel's module has; the verifier
-// (lib/Verify) reads it to reset those variables before every run. Every read is
+// (lib/Verify) reads it to reset those variables before every run; the
+// launch-bounds rule reads each kernel's register count. Every read is
 // bounds-checked: a malformed image gives an error, never a crash.
 //
 //===----------------------------------------------------------------------===//
@@ -15,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,10 @@ struct CubinGlobal {
 struct CubinSymbols {
   std::vector<std::string> Kernels;
   std::vector<CubinGlobal> Globals;
+  /// Registers per thread of each function, from the `.nv.info` section's
+  /// EIATTR_REGCOUNT attributes (what `ptxas -v` prints as "Used N
+  /// registers").
+  std::map<std::string, unsigned> Registers;
 };
 
 /// True when \p Data starts like an ELF64 little-endian image.

@@ -1,7 +1,8 @@
 //===- LaunchBounds.h - launch-bounds ---------------------------*- C++ -*-===//
 //
 // __launch_bounds__(N) for kernels launched only with constant blocks of at
-// most N threads.
+// most N threads whose compiled register count (NVRTC) exceeds what such a
+// block can have.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDAL1_LIB_RULES_LAUNCH_LAUNCHBOUNDS_H

@@ -1,4 +1,7 @@
-// launch-bounds: kernels launched only with constant blocks of at most N > 256 threads get __launch_bounds__(N).
+// launch-bounds: a kernel launched only with constant blocks of N > 256
+// threads whose compiled register count (NVRTC) exceeds what such a block can
+// have gets __launch_bounds__(N); a kernel that already fits is not reported.
+// REQUIRES: nvrtc
 // RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu
 // RUN: %cuda-l1-rewrite --rules='-*,launch-bounds' --fix --allow-unverified %t/t.cu 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not='{{t.cu:[0-9]+:[0-9]+: warning}}'
@@ -8,69 +11,101 @@
 // RUN: %cuda-l1-rewrite --rules='-*,launch-bounds' --fix --allow-unverified %t/t.cu
 // RUN: diff %t/once.cu %t/t.cu
 // The rewritten file compiles: nvcc, and NVRTC for every kernel extracted
-// with its context.
+// with its context; ptxas keeps the bounded kernels within their budget.
 // RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
-// RUN: %if nvrtc %{ %cuda-l1-rewrite --extract=all --verify=compile -o %t/ex %t/t.cu | FileCheck --check-prefix=NVRTC %s %}
+// RUN: %if nvcc %{ %nvcc -arch=sm_90 -cubin -Xptxas -v %t/t.cu -o %t/t.cubin 2>&1 | FileCheck --check-prefix=PTXAS %s %}
+// RUN: %cuda-l1-rewrite --extract=all --verify=compile -o %t/ex %t/t.cu | FileCheck --check-prefix=NVRTC %s
 // NVRTC: compiled, 0 failed
 #include <cuda_runtime.h>
 
-// The largest block has 512 threads: 65536/512 = 128 registers per thread,
-// below the 255 the compiler may otherwise use.
+// 96 values live at once: about 158 registers per thread for sm_90.
+#define LIVE 96
+__device__ __forceinline__ void churn(const float *in, float *out, int n,
+                                      int t) {
+  float r[LIVE];
+#pragma unroll
+  for (int k = 0; k < LIVE; ++k)
+    r[k] = in[t + k * n];
+  float s = 0.0f;
+#pragma unroll
+  for (int k = 0; k < LIVE; ++k)
+    s += r[k] * r[LIVE - 1 - k];
+#pragma unroll
+  for (int k = 0; k < LIVE; ++k)
+    out[t + k * n] = r[k] * s + r[(k * 7) % LIVE];
+}
+
+// Blocks of 512 threads have 128 registers per thread: the kernel needs
+// more, so its launches fail until the bound makes ptxas fit it.
+__global__ void heavy(const float *in, float *out, int n) {
+  churn(in, out, n, blockIdx.x * blockDim.x + threadIdx.x);
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-3]]:17: warning: compiled for sm_90, the kernel needs {{1[3-9][0-9]|2[0-5][0-9]}} registers per thread, but a block of 512 threads can have at most 128: its launches with 512 threads fail ('too many resources requested for launch'); '__launch_bounds__(512)' makes the compiler fit it [launch-bounds]
+// CHECK-FIXES: __global__ void __launch_bounds__(512) heavy(const float *in, float *out, int n) {
+// PTXAS: Compiling entry function '_Z5heavyPKfPfi'
+// PTXAS-NEXT: Function properties
+// PTXAS: Used {{[0-9]|[0-9][0-9]|1[01][0-9]|12[0-8]}} registers
+
+// A dim3 block of 16 x 48 = 768 threads: 24 warps, 80 registers each
+// (registers go to warps in units of 256).
+__global__ void heavy2d(const float *in, float *out, int n) {
+  churn(in, out, n, blockIdx.x * 768 + threadIdx.y * 16 + threadIdx.x);
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-3]]:17: warning: compiled for sm_90, the kernel needs {{[0-9]+}} registers per thread, but a block of 768 threads can have at most 80{{.*}} [launch-bounds]
+// CHECK-FIXES: __global__ void __launch_bounds__(768) heavy2d(const float *in, float *out, int n) {
+
+// Not reported: blocks of 512 threads, and a kernel that needs far fewer
+// than 128 registers. Every launch already runs; the bound would only move
+// ptxas's heuristics, which nothing here can show to help.
 __global__ void saxpy(int n, float a, float *x, float *y) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
     y[i] = a * x[i] + y[i];
 }
-// CHECK-MESSAGES: t.cu:[[@LINE-5]]:17: warning: every launch uses a constant block of at most 512 threads; '__launch_bounds__(512)' keeps the kernel within the 128 registers per thread{{.*}} [launch-bounds]
-// CHECK-FIXES: __global__ void __launch_bounds__(512) saxpy(int n, float a, float *x, float *y) {
-
-// A dim3 block of 16 x 48 = 768 threads.
-__global__ void add(const float *a, const float *b, float *c, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
-    c[i] = a[i] + b[i];
-}
-// CHECK-MESSAGES: t.cu:[[@LINE-5]]:17: warning: every launch uses a constant block of at most 768 threads{{.*}} 85 registers per thread{{.*}} [launch-bounds]
-// CHECK-FIXES: __global__ void __launch_bounds__(768) add(const float *a, const float *b, float *c, int n) {
+// CHECK-FIXES: __global__ void saxpy(int n, float a, float *x, float *y) {
 
 // Not reported: blocks of at most 256 threads. __launch_bounds__(256)
 // allows 256 registers per thread, more than a thread can have: the bound
 // changes nothing.
-__global__ void scale(float *__restrict__ p, const float *__restrict__ q) {
-  p[threadIdx.x] *= q[0];
+__global__ void small(const float *in, float *out, int n) {
+  churn(in, out, n, threadIdx.x);
 }
-__global__ void small(float *p) { p[threadIdx.x] = 1.0f; }
-// CHECK-FIXES: __global__ void scale(float *__restrict__ p, const float *__restrict__ q) {
-// CHECK-FIXES: __global__ void small(float *p) { p[threadIdx.x] = 1.0f; }
+// CHECK-FIXES: __global__ void small(const float *in, float *out, int n) {
 
 // Not reported: a block of 1024 (the bound the compiler assumes anyway) and
 // a block that is not constant.
 __global__ void full(float *p) { p[threadIdx.x] = 2.0f; }
-__global__ void dynamic(float *p) { p[threadIdx.x] = 3.0f; }
+__global__ void dynamic(const float *in, float *out, int n) {
+  churn(in, out, n, threadIdx.x);
+}
 // CHECK-FIXES: __global__ void full(float *p) {
-// CHECK-FIXES: __global__ void dynamic(float *p) {
+// CHECK-FIXES: __global__ void dynamic(const float *in, float *out, int n) {
 
 // A kernel whose address escapes: not every launch is known.
-__global__ void escaped(float *p) { p[threadIdx.x] = 0.0f; }
-// CHECK-MESSAGES: t.cu:[[@LINE-1]]:17: warning: every launch uses a constant block of at most 640 threads{{.*}} [launch-bounds]
+__global__ void escaped(const float *in, float *out, int n) {
+  churn(in, out, n, threadIdx.x);
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-3]]:17: warning: compiled for sm_90, the kernel needs {{[0-9]+}} registers per thread, but a block of 640 threads can have at most 96{{.*}} [launch-bounds]
 // CHECK-MESSAGES: note: no fix: not every launch of the kernel is known: the kernel's address is used other than in <<<>>> launches
-void (*kernel_pointer)(float *) = escaped;
-void run_escaped(float *p) { escaped<<<1, 640>>>(p); }
+void (*kernel_pointer)(const float *, float *, int) = escaped;
+void run_escaped(const float *in, float *out, int n) {
+  escaped<<<1, 640>>>(in, out, n);
+}
 
 int main() {
   int n = 1 << 20;
   float *x = nullptr, *y = nullptr, *z = nullptr;
-  cudaMalloc(&x, n * sizeof(float));
-  cudaMalloc((void **)&y, n * sizeof(float));
+  cudaMalloc(&x, LIVE * n * sizeof(float));
+  cudaMalloc((void **)&y, LIVE * n * sizeof(float));
   cudaMalloc(&z, n * sizeof(float));
+  heavy<<<n / 512, 512>>>(x, y, n);
+  dim3 block(16, 48);
+  heavy2d<<<n / 768, block>>>(x, y, n);
   saxpy<<<(n + 255) / 256, 256>>>(n, 2.0f, x, y);
   saxpy<<<(n + 511) / 512, 512>>>(n, 2.0f, x, y);
-  dim3 block(16, 48);
-  add<<<n / 768, block>>>(x, x, z, n);
-  scale<<<1, 32>>>(z, x);
-  small<<<n / 256, 256>>>(z);
+  small<<<n / 256, 256>>>(x, y, n);
   full<<<n / 1024, 1024>>>(z);
-  dynamic<<<1, n / 4096>>>(z);
+  dynamic<<<1, n / 4096>>>(x, y, n);
   cudaFree(x);
   cudaFree(y);
   cudaFree(z);
