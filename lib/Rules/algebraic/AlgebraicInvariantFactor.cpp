@@ -89,11 +89,13 @@ out[row] = acc;)cuda";
       "condition, another statement);\n"
       "- the loop can `return` or `goto` out (the multiply after it would "
       "be skipped);\n"
-      "- the factor is declared inside the loop; the code comes from a "
-      "macro.\n"
+      "- the code comes from a macro.\n"
       "\n"
-      "Not reported: factors the loop changes, integer sums, factors that "
-      "are expressions rather than a variable.";
+      "Not reported: factors the loop changes (assigns, or declares: a "
+      "variable declared in the loop's body, even outside an inner loop "
+      "that adds to `acc`, has a new value on each iteration of the loop "
+      "around it), integer sums, factors that are expressions rather than "
+      "a variable.";
   return I;
 }
 
@@ -158,7 +160,6 @@ void AlgebraicInvariantFactor::analyze(ASTContext &Ctx, const FunctionDecl *K,
                                        const VarDecl *Acc,
                                        const BinaryOperator *Mul,
                                        std::vector<Finding> &Out) {
-  const SourceManager &SM = Ctx.getSourceManager();
   // The loop: the statement of the accumulator's block that holds CA.
   const Stmt *L = nullptr;
   const CompoundStmt *Block = nullptr;
@@ -204,7 +205,15 @@ void AlgebraicInvariantFactor::analyze(ASTContext &Ctx, const FunctionDecl *K,
   }
   if (!LoopInBlock)
     return;
+  // What changes in the loop: variables it writes, and those it declares
+  // (initialised again on every iteration).
   std::set<const VarDecl *> Written = varsWrittenIn(L);
+  forEachStmt(L, [&](const Stmt *X) {
+    if (const auto *DS = dyn_cast<DeclStmt>(X))
+      for (const Decl *D : DS->decls())
+        if (const auto *V = dyn_cast<VarDecl>(D))
+          Written.insert(V);
+  });
   const VarDecl *C = nullptr;
   std::string Rest;
   if (!splitFactor(Ctx, Mul, Written, Acc, C, Rest))
@@ -236,9 +245,6 @@ void AlgebraicInvariantFactor::analyze(ASTContext &Ctx, const FunctionDecl *K,
                 "the sum without the factor)");
   if (containsEscape(L, /*AllowContinue=*/true))
     return Fail("the loop can leave the function (return or goto)");
-  // c must be declared before the loop (it is read after it).
-  if (SM.isBeforeInTranslationUnit(L->getBeginLoc(), C->getLocation()))
-    return Fail("'" + CName + "' is declared inside the loop");
   if (inMacro(CA->getSourceRange()) || inMacro(L->getSourceRange()))
     return Fail("the code comes from a macro expansion");
   FixIt Fix;

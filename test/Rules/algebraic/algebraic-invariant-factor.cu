@@ -121,3 +121,26 @@ __global__ void int_sum(const int *a, int *out, int c, int n) {
     acc += c * a[k];
   out[0] = acc;
 }
+
+// Not reported: a factor declared in the loop's body has a new value on
+// every iteration, whether it is a load of the same loop (a dot product
+// written with a temporary) or a value of the outer loop around an inner
+// one that adds to the accumulator (attention's score times a row of V).
+__global__ void temp_factor(const float *a, const float *b, float *out, int n) {
+  float acc = 0.0f;
+  for (int k = 0; k < n; ++k) {
+    float s = a[k];
+    acc += s * b[k];
+  }
+  out[0] = acc;
+}
+__global__ void outer_factor(const float *q, const float *kmat,
+                             const float *v, float *out, int n, int d) {
+  float acc = 0.0f;
+  for (int i = 0; i < n; ++i) {
+    float score = q[i] * kmat[i];
+    for (int j = 0; j < d; ++j)
+      acc += score * v[i * d + j];
+  }
+  out[threadIdx.x] = acc;
+}
