@@ -69,6 +69,15 @@ const LoopInfo *innermostLoop(const MemAccess &A) {
   return A.Loops.empty() ? nullptr : A.Loops.back();
 }
 
+const LoopInfo *outweighingLoop(const KernelAnalysis &K, const MemAccess &A) {
+  if (!A.Loops.empty())
+    return nullptr;
+  for (const auto &L : K.Loops)
+    if (!L->TripCount || *L->TripCount >= 8)
+      return L.get();
+  return nullptr;
+}
+
 std::string loopLine(const LoopInfo &L) {
   return "line " + std::to_string(L.Loc.Line);
 }

@@ -32,7 +32,13 @@ RuleInfo CoalescingStridedAccess::info() const {
   I.Doc.Detects =
       "A global access whose consecutive threads are a constant stride "
       "apart: array-of-structures fields (`p[i].x` with a 12-byte struct), "
-      "`a[2 * i]`, interleaved data.";
+      "`a[2 * i]`, interleaved data.\n"
+      "\n"
+      "Not reported: an access that runs at most once per thread (in no "
+      "loop) in a kernel with a loop of many iterations (a trip count that "
+      "is not a constant below 8): a per-thread prologue before an O(N) "
+      "loop, or one store after a long compute loop, is a small share of "
+      "the kernel's traffic and time.";
   I.Doc.WhySlow =
       "With a stride of S elements a warp touches up to S times the "
       "sectors it needs and the other bytes are fetched and thrown away. A "
@@ -68,6 +74,10 @@ void CoalescingStridedAccess::checkTranslationUnit() {
       if (A.Space != MemSpace::Global || !A.E || A.SparseGuard)
         continue;
       if (!isUserCode(A.E->getExprLoc()))
+        continue;
+      // Once per thread beside a loop that runs many times: a small share
+      // of the kernel's traffic and time.
+      if (outweighingLoop(K, A))
         continue;
       // A stride every launch passes as one constant is evaluated.
       const WarpRequest W = resolvedRequest(CC, K, A);

@@ -43,7 +43,13 @@ RuleInfo CoalescingUncoalescedAccess::info() const {
       "`threadIdx.x` is coalescing-strided-access's, except when the warp "
       "also spans rows of a 2-D block at a symbolic distance; then the "
       "other channels or fields the kernel reads at the same stride count "
-      "as used bytes.";
+      "as used bytes.\n"
+      "\n"
+      "Not reported: an access that runs at most once per thread (in no "
+      "loop) in a kernel with a loop of many iterations (a trip count that "
+      "is not a constant below 8): a per-thread prologue before an O(N) "
+      "loop, or one store after a long compute loop, is a small share of "
+      "the kernel's traffic and time.";
   I.Doc.WhySlow =
       "A warp's memory request is served in 32-byte sectors. When 32 "
       "consecutive threads read 32 consecutive floats the request touches "
@@ -90,6 +96,10 @@ void CoalescingUncoalescedAccess::checkTranslationUnit() {
       if (A.Space != MemSpace::Global || !A.E || A.SparseGuard)
         continue;
       if (!isUserCode(A.E->getExprLoc()))
+        continue;
+      // Once per thread beside a loop that runs many times: a small share
+      // of the kernel's traffic and time.
+      if (outweighingLoop(K, A))
         continue;
       const WarpRequest &W = Requests[&A] = resolvedRequest(CC, K, A);
       if (W.Factor < MinFactor || W.Class != AccessClass::Uncoalesced)

@@ -102,6 +102,23 @@ void launch(Particle *p, float *x, float *y, float *z, const float *vx,
 // CHECK-MESSAGES: t.cu:47:17: warning: strided global load: consecutive threads are 6 elements apart; a warp request touches 24 3{{.*}} [coalescing-strided-access]
 // CHECK-MESSAGES: t.cu:69:10: warning: strided global load: consecutive threads are 8 elements apart; a warp request touches 32 3{{.*}} [coalescing-strided-access]
 
+// Once per thread beside a loop that runs many times: not reported (one
+// field of the thread's own record, read before an O(n) loop over a
+// coalesced array).
+struct Body {
+  float m, x, y;
+};
+__global__ void potential(const Body *b, const float *w, float *e, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float mi = b[i].m;
+  float acc = 0.0f;
+  for (int j = 0; j < n; ++j)
+    acc += mi * w[j];
+  e[i] = acc;
+}
+
 // Finding only: the file is not changed.
 // CHECK-FIXES: p[i].x += p[i].vx * dt;
 

@@ -123,5 +123,42 @@ void launch(const float *a, float *s, int n) {
   }
 }
 
+// Once per thread beside a loop that runs many times: not reported. The
+// escape-time loop touches no memory and the transposed store runs once
+// per thread after it (a small share of the kernel's time); the row of
+// 'pos' is read once before an O(n) loop over every row.
+__global__ void escape_time(int *out, int rows, int cols, int maxit) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int j = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i >= rows || j >= cols)
+    return;
+  float z = 0.0f;
+  int k = 0;
+  while (k < maxit && z < 4.0f) {
+    z = z * z + 0.25f;
+    ++k;
+  }
+  out[i * cols + j] = k;
+}
+__global__ void pairwise(const float *pos, const float *all, float *e, int n,
+                         int d) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float own = pos[i * d];
+  float acc = 0.0f;
+  for (int j = 0; j < n; ++j)
+    acc += own * all[j];
+  e[i] = acc;
+}
+// The same transposed store with no loop in the kernel: reported.
+__global__ void transpose_store(int *out, const int *in, int rows, int cols) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int j = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i < rows && j < cols)
+    out[i * cols + j] = in[j * rows + i];
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:5: warning: uncoalesced global store: consecutive threads are 'cols' elements apart{{.*}} [coalescing-uncoalesced-access]
+}
+
 // Finding only: the file is not changed.
 // CHECK-FIXES: acc += a[row * n + k];
