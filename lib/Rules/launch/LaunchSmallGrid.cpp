@@ -219,7 +219,8 @@ RuleInfo LaunchSmallGrid::info() const {
       "another kernel with more blocks, writes one value per block (every "
       "write at an address that depends on blockIdx, not on threadIdx, "
       "and does not grow with a loop over the data) into a buffer that "
-      "every growing loop of this launch's kernel walks. Nor when fewer "
+      "every growing loop of this launch's kernel walks (and writes, if at "
+      "all, outside those loops: `partial[0] = sum`). Nor when fewer "
       "than `MinIdlePercent` (default 5) percent of the SMs would idle: "
       "a grid of 128 blocks leaves 4 of 132 SMs (3%) idle, at most 1.03x "
       "to gain.";
@@ -329,7 +330,16 @@ LaunchSmallGrid::partialsProducer(const LaunchSite &L) const {
           if (argText(L.Args[I]) != T || I >= LK->Kernel->getNumParams())
             continue;
           const ParmVarDecl *LP = LK->Kernel->getParamDecl(I);
-          if (!LK->ReadBases.count(LP) || LK->WrittenBases.count(LP))
+          if (!LK->ReadBases.count(LP) || LK->EscapedBases.count(LP))
+            continue;
+          // It may store its result there (`partials[0] = sum` after the
+          // loop), but not write it in a loop that grows with the data.
+          bool WritesInLoop = false;
+          for (const MemAccess &A : LK->Accesses)
+            if (A.Base == LP && A.IsWrite)
+              for (const LoopInfo *Lp : A.Loops)
+                WritesInLoop |= !loopBounded(ctx(), *Lp);
+          if (WritesInLoop)
             continue;
           // Every loop of L's kernel that grows with the data walks that
           // buffer: what it loops over is the partial results.

@@ -158,6 +158,28 @@ void reduce(const float *in, float *partial, float *out, int n, int dim,
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: grid of 1 block keeps only 1 of the GPU's 132 SMs busy{{.*}} [launch-small-grid]
 }
 
+// Negative: a second pass that stores its result in the partials' buffer
+// (`partial[0] = sum` after the loop). Positive: a one-block scan that
+// writes the buffer in its loop over the data.
+__global__ void sum_in_place(float *partial, int blocks) {
+  float v = 0.0f;
+  for (int i = 0; i < blocks; ++i)
+    v += partial[i];
+  partial[0] = v;
+}
+__global__ void scan_in_place(float *partial, int blocks) {
+  for (int i = 1; i < blocks; ++i)
+    partial[i] += partial[i - 1];
+}
+void in_place(const float *in, float *partial, int n) {
+  int blocks = (n + 255) / 256;
+  partial_sums<<<blocks, 256>>>(in, partial, n);
+  sum_in_place<<<1, 1>>>(partial, blocks);
+  partial_sums<<<blocks, 256>>>(in, partial, n);
+  scan_in_place<<<1, 1>>>(partial, blocks);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: grid of 1 block keeps only 1 of the GPU's 132 SMs busy{{.*}} [launch-small-grid]
+}
+
 // Positive: a row per block that grows with n is not a partial result.
 void grown(const float *in, float *p, float *out, int n) {
   rows<<<n, 32>>>(in, p, n);
