@@ -170,15 +170,18 @@ int64_t siblingCoverage(const KernelAnalysis &K, const MemAccess &A,
   int64_t Base = AE[0].constantTerm();
   std::vector<bool> Covered(Stride, false);
   for (const MemAccess &B : K.Accesses) {
+    // Accesses under a condition that keeps only some lanes count too: the
+    // other fields read when `p[i].alive` holds use the sectors it fetched.
+    // They carry no finding themselves, so they do not take the group's.
     if (B.Base != A.Base || B.Space != MemSpace::Global ||
-        !B.Address.isKnown() || B.SparseGuard)
+        !B.Address.isKnown())
       continue;
     for (const AffineExpr &E : expandLoops(B)) {
       AffineExpr BS = E - AffineExpr::constant(E.constantTerm());
       if (BS != Shape)
         continue;
       int64_t Off = E.constantTerm() - Base;
-      if (&B != &A && (Off < 0 || (Off == 0 && &B < &A)))
+      if (&B != &A && !B.SparseGuard && (Off < 0 || (Off == 0 && &B < &A)))
         IsFirst = false;
       for (int64_t I = 0; I < (int64_t)B.AccessBytes; ++I)
         Covered[((Off + I) % Stride + Stride) % Stride] = true;

@@ -68,7 +68,9 @@ WarpRequest resolvedRequest(const CheckContext &CC, const KernelAnalysis &K,
 /// stride touch together: the fields of a struct or the channels of a
 /// pixel read nearby, or the iterations of a small constant-trip loop
 /// (constant distances from \p A; their sectors are shared through L1).
-/// \p IsFirst: \p A is the group's first access (lowest offset).
+/// Accesses under a lane-thinning condition count as used bytes.
+/// \p IsFirst: \p A is the group's first access (lowest offset) among those
+/// not under such a condition.
 int64_t siblingCoverage(const KernelAnalysis &K, const MemAccess &A,
                         int64_t Stride, bool &IsFirst);
 

@@ -34,6 +34,11 @@ RuleInfo CoalescingStridedAccess::info() const {
       "apart: array-of-structures fields (`p[i].x` with a 12-byte struct), "
       "`a[2 * i]`, interleaved data.\n"
       "\n"
+      "The fields or channels the kernel reads or writes at the same "
+      "stride count as used bytes, also those under a condition on another "
+      "field (`if (p[i].alive) p[i].x += p[i].y;`) and struct-valued "
+      "members with their whole size (a `double3` of an 88-byte record).\n"
+      "\n"
       "Not reported: an access that runs at most once per thread (in no "
       "loop) in a kernel with a loop of many iterations (a trip count that "
       "is not a constant below 8): a per-thread prologue before an O(N) "
@@ -85,8 +90,14 @@ void CoalescingStridedAccess::checkTranslationUnit() {
         continue;
       std::string Msg;
       if (W.Class == AccessClass::Strided) {
+        // The stride in bytes: in elements, or (a struct-valued member such
+        // as a double3 field of an 88-byte record) the address's
+        // threadIdx.x coefficient.
         int64_t Stride =
             W.StrideElems ? *W.StrideElems * (int64_t)A.ElemBytes : 0;
+        if (!W.StrideElems && A.Address.isKnown())
+          if (auto C = A.Address.coefficientOf("threadIdx.x").constantValue())
+            Stride = *C;
         double Factor = W.Factor;
         std::string Used;
         if (Stride > 0 && Stride <= 256) {
