@@ -32,9 +32,10 @@ RuleInfo CoalescingUncoalescedAccess::info() const {
       "A global load or store whose address moves by a whole row (a "
       "symbolic stride such as `N` elements) from one thread to the next "
       "along `threadIdx.x`: the thread index is in the slow dimension. One "
-      "finding per array and stride in a kernel: the other accesses with "
-      "the same stride (an unrolled loop, several fields of a row) are "
-      "counted and listed by line in a note (an access on a line whose "
+      "finding per array in a kernel: the other uncoalesced accesses to it "
+      "(an unrolled loop, several fields of a row, the other sides of a "
+      "rotation at strides `n+1`, `n-1`, ...) are counted and listed by "
+      "line in a note (an access on a line whose "
       "NOLINT covers this rule leaves the group; the next one carries the "
       "finding). A symbolic stride that every launch in the file passes as "
       "one constant (`x * numChannels` with `numChannels` = 4) is "
@@ -84,8 +85,9 @@ void CoalescingUncoalescedAccess::checkTranslationUnit() {
     return;
   double MinFactor = optionInt("MinFactor", 2);
   for (const KernelAnalysis &K : CC.Analysis->Kernels) {
-    // One finding per array and stride in a kernel: the accesses of an
-    // unrolled loop or of several fields share the cause and the remedy,
+    // One finding per array in a kernel: the accesses of an unrolled
+    // loop, of several fields or at the other strides of one thread
+    // mapping share the cause and the remedy,
     // so the others are counted in a note.
     CauseGroups Groups;
     // Each access's request, with the strides every launch passes as one
@@ -116,8 +118,9 @@ void CoalescingUncoalescedAccess::checkTranslationUnit() {
         if (Cov > 0 && double(Stride) / double(Cov) < MinFactor)
           continue;
       }
-      Groups.add(A, W.StrideText + "\n" + std::to_string(W.Sectors) + "\n" +
-                        std::to_string(W.IdealSectors));
+      // One per array: the strides of one thread mapping (a rotation's
+      // n+1, n-1, -n+1, -n-1) have one remedy.
+      Groups.add(A, "");
     }
     for (const std::vector<const MemAccess *> &G : Groups.take(Ctx, id())) {
       const MemAccess &A = *G.front();
@@ -143,7 +146,7 @@ void CoalescingUncoalescedAccess::checkTranslationUnit() {
                "' elements span at least 32 "
                "bytes";
       addAccessNotes(Ctx, F, A, K, Cond, W.Assumption);
-      addSameCauseNote(Ctx, F, G, "stride",
+      addSameCauseNote(Ctx, F, G, "cause (each lane in its own sector)",
                        "one change of the layout or of the thread mapping "
                        "removes them all");
       report(std::move(F));

@@ -46,7 +46,7 @@ __global__ void row_fields(const float *__restrict__ a, float *__restrict__ s,
   int r = blockIdx.x * blockDim.x + threadIdx.x;
   float x = a[r * n + 0];
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:13: warning: uncoalesced global load: consecutive threads are 'n' elements apart{{.*}} [coalescing-uncoalesced-access]
-  // CHECK-MESSAGES: t.cu:[[@LINE+2]]:{{[0-9]+}}: note: 3 more accesses of 'a' in this kernel with the same stride (lines [[@LINE+2]], [[@LINE+3]]); one change of the layout or of the thread mapping removes them all
+  // CHECK-MESSAGES: t.cu:[[@LINE+2]]:{{[0-9]+}}: note: 3 more accesses of 'a' in this kernel with the same cause (each lane in its own sector) (lines [[@LINE+2]], [[@LINE+3]]); one change of the layout or of the thread mapping removes them all
   // CHECK-MESSAGES: t.cu:[[@LINE+3]]:{{[0-9]+}}: warning: uncoalesced global store: consecutive threads are 'n' elements apart{{.*}} [coalescing-uncoalesced-access]
   float y = a[r * n + 1] + a[r * n + 2];
   float z = a[r * n + 3];
@@ -61,7 +61,7 @@ __global__ void row_fields_nolint(const float *__restrict__ a,
   float x = a[r * n + 0]; // NOLINT(coalescing-uncoalesced-access)
   float y = a[r * n + 1];
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:13: warning: uncoalesced global load: consecutive threads are 'n' elements apart{{.*}} [coalescing-uncoalesced-access]
-  // CHECK-MESSAGES: t.cu:[[@LINE+1]]:{{[0-9]+}}: note: 1 more access of 'a' in this kernel with the same stride (line [[@LINE+1]]); one change of the layout or of the thread mapping removes them all
+  // CHECK-MESSAGES: t.cu:[[@LINE+1]]:{{[0-9]+}}: note: 1 more access of 'a' in this kernel with the same cause (each lane in its own sector) (line [[@LINE+1]]); one change of the layout or of the thread mapping removes them all
   float z = a[r * n + 2];
   s[r] = x + y + z;
 }
@@ -158,6 +158,23 @@ __global__ void transpose_store(int *out, const int *in, int rows, int cols) {
   if (i < rows && j < cols)
     out[i * cols + j] = in[j * rows + i];
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:5: warning: uncoalesced global store: consecutive threads are 'cols' elements apart{{.*}} [coalescing-uncoalesced-access]
+}
+
+// One finding per array: the four sides of a layer rotation are four
+// strides (n+1, -n+1, -n-1, n-1) of one thread-per-layer mapping.
+__global__ void rotate_layers(float *m, int n) {
+  int L = blockIdx.x * blockDim.x + threadIdx.x;
+  if (L >= n / 2)
+    return;
+  for (int i = L; i < n - 1 - L; ++i) {
+    float t = m[L * n + i];
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:15: warning: uncoalesced global load{{.*}} [coalescing-uncoalesced-access]
+    // CHECK-MESSAGES: note: 5 more accesses of 'm' in this kernel with the same cause (each lane in its own sector) (lines [[@LINE+1]], [[@LINE+2]], [[@LINE+3]], [[@LINE+4]]); one change of the layout or of the thread mapping removes them all
+    m[L * n + i] = m[(n - 1 - i + L) * n + L];
+    m[(n - 1 - i + L) * n + L] = m[(n - 1 - L) * n + (n - 1 - i + L)];
+    m[(n - 1 - L) * n + (n - 1 - i + L)] = m[i * n + (n - 1 - L)];
+    m[i * n + (n - 1 - L)] = t;
+  }
 }
 
 // Finding only: the file is not changed.
