@@ -397,6 +397,13 @@ TranslatedCommand translateCompileCommand(ArrayRef<std::string> ArgvIn,
           Flag == "-MT" || Flag == "-MQ")) {
       std::string V = Val();
       R.Dropped.push_back(A.str() + (HasEq ? "" : " " + V));
+      // nvcc's register cap decides which launches run: kept for the
+      // rules as a macro of the tool's own (launch-bounds compiles the
+      // kernel with it).
+      unsigned N;
+      if ((Flag == "-maxrregcount" || Flag == "--maxrregcount") &&
+          !StringRef(V).getAsInteger(10, N))
+        R.Args.push_back("-D__CUDA_L1_MAXRREGCOUNT__=" + std::to_string(N));
       continue;
     }
     if (A.starts_with("-Xptxas") || A.starts_with("-Xcudafe") ||

@@ -4,12 +4,15 @@
 #include "cudal1/Capture/CubinSymbols.h"
 #include "cudal1/Compile/Nvrtc.h"
 #include "cudal1/Extract/Extract.h"
+#include "cudal1/Model/KernelModel.h"
 
 #include "clang/AST/Attr.h"
+#include "clang/AST/Mangle.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
 #include "clang/Frontend/CompilerInstance.h"
-#include "llvm/ADT/Hashing.h"
+#include "clang/Lex/Preprocessor.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <map>
 #include <mutex>
@@ -74,25 +77,46 @@ std::optional<uint64_t> evalDim(ASTContext &Ctx, const Expr *E) {
   return std::nullopt;
 }
 
-/// The most registers per thread a block of \p Threads threads can have:
-/// registers are given to warps in units of 256 (8 per thread), 65536 per
-/// block and per SM, at most 255 per thread (every GPU since sm_50).
+/// The most registers per thread a block of \p Threads threads can have
+/// (CUDA's occupancy rules, sm_50 and later): registers go to warps in
+/// units of 256 (8 per thread); a block's warps are counted in groups of 4
+/// (one per SM sub-partition); 65536 per block; at most 255 per thread.
 unsigned registerBudget(uint64_t Threads) {
   uint64_t Warps = (Threads + 31) / 32;
-  uint64_t PerThread = (65536 / Warps / 256) * 8;
+  uint64_t Counted = (Warps + 3) / 4 * 4;
+  uint64_t PerThread = (65536 / Counted / 256) * 8;
   return unsigned(std::min<uint64_t>(PerThread, 255));
 }
 
-/// Registers per thread of the kernel compiled by NVRTC (its most hungry
-/// instantiation), or why that is not known.
+/// Registers per thread of each instantiation of the kernel compiled by
+/// NVRTC (by mangled name), or why they are not known.
 struct CompiledRegisters {
-  std::optional<unsigned> Count;
+  std::map<std::string, unsigned> ByMangledName;
   std::string WhyNot;
 };
 
+/// The `-maxrregcount` of the file's nvcc command (0 when none), which the
+/// compile-command translation keeps as __CUDA_L1_MAXRREGCOUNT__.
+unsigned maxRegCount(const CheckContext &CC) {
+  if (!CC.CI)
+    return 0;
+  Preprocessor &PP = CC.CI->getPreprocessor();
+  const IdentifierInfo *II = PP.getIdentifierInfo("__CUDA_L1_MAXRREGCOUNT__");
+  const MacroInfo *MI = II ? PP.getMacroInfo(II) : nullptr;
+  if (!MI || MI->getNumTokens() != 1 ||
+      !MI->getReplacementToken(0).is(tok::numeric_constant))
+    return 0;
+  const Token &T = MI->getReplacementToken(0);
+  unsigned N;
+  if (StringRef(T.getLiteralData(), T.getLength()).getAsInteger(10, N))
+    return 0;
+  return N;
+}
+
 /// Compiles the kernel extracted with its context (the verifier's way) and
-/// reads its register count from the CUBIN. Results are kept per source
-/// and architecture: the language server analyses the same file often.
+/// reads its register counts from the CUBIN. Results are kept per source,
+/// instantiations, options and toolkit: the language server analyses the
+/// same file often.
 CompiledRegisters compiledRegisters(ASTContext &C, const CheckContext &CC,
                                     const FunctionDecl *FD) {
   CompiledRegisters Out;
@@ -100,6 +124,8 @@ CompiledRegisters compiledRegisters(ASTContext &C, const CheckContext &CC,
   NO.CudaPath = CC.Options ? CC.Options->get("cuda-l1", "CudaPath", "") : "";
   NO.GpuArch =
       CC.Options ? CC.Options->get("cuda-l1", "GpuArch", "sm_90") : "sm_90";
+  if (unsigned M = maxRegCount(CC))
+    NO.ExtraOptions.push_back("--maxrregcount=" + std::to_string(M));
   std::string Where;
   if (!nvrtcAvailable(NO.CudaPath, &Where)) {
     Out.WhyNot = "NVRTC is not available (" + Where + ")";
@@ -109,14 +135,20 @@ CompiledRegisters compiledRegisters(ASTContext &C, const CheckContext &CC,
     Out.WhyNot = "the kernel could not be extracted";
     return Out;
   }
-  std::string Name = FD->getQualifiedNameAsString();
+  // The extraction of this definition: selected by its simple name (an
+  // anonymous namespace's kernel too), told apart by where it begins (a
+  // template's header included).
   const SourceManager &SM = C.getSourceManager();
-  unsigned Line = SM.getExpansionLineNumber(FD->getBeginLoc());
+  SourceLocation Begin = FD->getBeginLoc();
+  if (const FunctionTemplateDecl *FT = FD->getDescribedFunctionTemplate())
+    Begin = FT->getBeginLoc();
+  SourceLoc At = makeSourceLoc(SM, Begin);
   const ExtractedKernel *K = nullptr;
   std::vector<ExtractedKernel> All =
-      extractKernels(C, CC.CI->getPreprocessor(), Name);
+      extractKernels(C, CC.CI->getPreprocessor(), FD->getName());
   for (const ExtractedKernel &E : All)
-    if (E.Kernel == Name && (All.size() == 1 || E.KernelRange.Begin.Line == Line))
+    if (E.KernelRange.Begin.File == At.File &&
+        E.KernelRange.Begin.Line == At.Line)
       K = &E;
   if (!K || !K->Problems.empty() || K->NameExprs.empty()) {
     Out.WhyNot = "the kernel could not be extracted with its context" +
@@ -125,8 +157,10 @@ CompiledRegisters compiledRegisters(ASTContext &C, const CheckContext &CC,
     return Out;
   }
   static std::mutex Mu;
-  static std::map<std::pair<size_t, std::string>, CompiledRegisters> Cache;
-  auto Key = std::make_pair(size_t(hash_value(K->Source)), NO.GpuArch);
+  static std::map<std::string, CompiledRegisters> Cache;
+  std::string Key = NO.CudaPath + "\n" + NO.GpuArch + "\n" +
+                    join(NO.ExtraOptions, " ") + "\n" +
+                    join(K->NameExprs, "\n") + "\n" + K->Source;
   {
     std::lock_guard<std::mutex> L(Mu);
     auto It = Cache.find(Key);
@@ -146,14 +180,38 @@ CompiledRegisters compiledRegisters(ASTContext &C, const CheckContext &CC,
     for (const auto &LN : R.LoweredNames) {
       auto It = S.Registers.find(LN.second);
       if (It != S.Registers.end())
-        Out.Count = std::max(Out.Count.value_or(0), It->second);
+        Out.ByMangledName[LN.second] = It->second;
     }
-    if (!Out.Count)
+    if (Out.ByMangledName.empty())
       Out.WhyNot = "its CUBIN has no register count for it";
   }
   std::lock_guard<std::mutex> L(Mu);
   Cache[Key] = Out;
   return Out;
+}
+
+/// The registers of what launch \p L runs: its instantiation's count (by
+/// mangled name), or the only count there is.
+std::optional<unsigned> registersOf(ASTContext &C,
+                                    const CompiledRegisters &Regs,
+                                    const CUDAKernelCallExpr *L) {
+  if (Regs.ByMangledName.size() == 1)
+    return Regs.ByMangledName.begin()->second;
+  const FunctionDecl *Callee = L->getDirectCallee();
+  if (!Callee)
+    return std::nullopt;
+  std::unique_ptr<MangleContext> MC(C.createMangleContext());
+  std::string Name;
+  if (MC->shouldMangleDeclName(Callee)) {
+    raw_string_ostream OS(Name);
+    MC->mangleName(GlobalDecl(Callee), OS);
+  } else {
+    Name = Callee->getNameAsString();
+  }
+  auto It = Regs.ByMangledName.find(Name);
+  if (It == Regs.ByMangledName.end())
+    return std::nullopt;
+  return It->second;
 }
 } // namespace
 
@@ -166,41 +224,47 @@ RuleInfo LaunchBounds::info() const {
   I.Exactness = Exactness::Bitwise;
   I.Help = "Without __launch_bounds__ the compiler may give a thread up to "
            "255 registers; a block of N threads can have 65536 registers in "
-           "all, given to warps in units of 256. The rule compiles the kernel "
-           "(extracted with its context, NVRTC, the --cuda-gpu-arch target) "
-           "and reports it when its register count exceeds what its largest "
-           "constant block allows: those launches fail. "
-           "__launch_bounds__(N) makes the compiler fit the kernel. A kernel "
-           "that already fits is not reported: the bound would only move the "
-           "compiler's heuristics. When the register count cannot be "
-           "measured, the bound is suggested from the block size alone, with "
-           "a note. The fix is applied only when every launch of the kernel "
-           "is visible in the file.";
+           "all (see the rule's documentation for the allocation rules). The "
+           "rule compiles the kernel (extracted with its context, NVRTC, the "
+           "--cuda-gpu-arch target and the compile command's -maxrregcount) "
+           "and reports it when a launch's block cannot hold its register "
+           "count: those launches fail. __launch_bounds__(N) makes the "
+           "compiler fit the kernel. A kernel that already fits is not "
+           "reported: the bound would only move the compiler's heuristics. "
+           "When the register count cannot be measured, the bound is "
+           "suggested from the block size alone, with a note. The fix is "
+           "applied only when every launch of the kernel is visible in the "
+           "file.";
   I.ExactnessNote =
       "bitwise; applied only when every launch is visible, otherwise "
       "reported without a fix";
   I.Doc.Detects =
       "A kernel without `__launch_bounds__` whose every launch site uses a "
       "constant block size (literal, constant, `dim3` never changed) of "
-      "more than 256 and less than 1024 threads, and whose register count "
-      "exceeds what a block of that size can have. The register count is "
-      "measured: the kernel is extracted with its context (as "
-      "`--extract` does) and compiled with NVRTC for the `--cuda-gpu-arch` "
-      "target (default sm_90); the count is what `ptxas -v` prints as "
-      "\"Used N registers\" (the largest over a template's "
-      "instantiations). A block of N threads has ceil(N/32) warps, and "
-      "registers are given to warps in units of 256, 65536 per block: 128 "
-      "per thread for 512 threads, 96 for 640, 80 for 768.\n"
+      "more than 256 threads, and a launch whose block cannot hold the "
+      "kernel's registers. The register count is measured: the kernel is "
+      "extracted with its context (as `--extract` does) and compiled with "
+      "NVRTC for the `--cuda-gpu-arch` target (default sm_90), with the "
+      "`-maxrregcount` of the file's nvcc compile command when it has one; "
+      "the count is what `ptxas -v` prints as \"Used N registers\". Each "
+      "template instantiation is checked against its own launches (the "
+      "message names it).\n"
+      "\n"
+      "The budget follows CUDA's occupancy rules (sm_50 and later): a block "
+      "of N threads has ceil(N/32) warps, counted in groups of 4 (one per "
+      "SM sub-partition); registers are given to warps in units of 256 "
+      "(8 per thread); a block has at most 65536; a thread at most 255. "
+      "So 512 threads allow 128 registers per thread, 544 (17 warps, "
+      "counted as 20) 96, 640 96, 768 80, 1024 64.\n"
       "\n"
       "Not reported:\n"
-      "- a kernel that fits: every launch already runs, and the bound would "
-      "only move ptxas's heuristics (on HeCBench, 10 of 17 such bounds "
-      "changed the machine code, in either direction of register use), "
-      "which nothing here can show to help; measure such a change with "
-      "`--verify=run`;\n"
+      "- a kernel whose every launch fits: those launches already run, and "
+      "the bound would only move ptxas's heuristics (on HeCBench, 10 of 17 "
+      "such bounds changed the machine code, in either direction of "
+      "register use), which nothing here can show to help; measure such a "
+      "change with `--verify=run`;\n"
       "- blocks of at most 256 threads: `__launch_bounds__(N)` then allows "
-      "255 registers per thread, what a thread can have anyway;\n"
-      "- blocks of 1024 threads, which the compiler assumes already.\n"
+      "255 registers per thread, what a thread can have anyway.\n"
       "\n"
       "When the kernel cannot be compiled on its own (NVRTC missing, a "
       "device function defined in another file), the bound is suggested "
@@ -231,6 +295,7 @@ void LaunchBounds::checkKernel(const KernelUnit &K) {
     if (R->hasAttr<CUDALaunchBoundsAttr>())
       return;
   uint64_t Max = 0;
+  std::vector<std::pair<const CUDAKernelCallExpr *, uint64_t>> Blocks;
   for (const CUDAKernelCallExpr *L : Launches) {
     const CallExpr *Cfg = L->getConfig();
     if (!Cfg || Cfg->getNumArgs() < 2)
@@ -239,42 +304,72 @@ void LaunchBounds::checkKernel(const KernelUnit &K) {
     if (!V || *V == 0 || *V > 1024)
       return;
     Max = std::max(Max, *V);
+    Blocks.push_back({L, *V});
   }
   // The register budget the bound gives a thread: it can change the code
   // only when it is below what a thread may use anyway (255).
-  if (Max == 0 || Max == 1024)
+  if (Max == 0 || registerBudget(Max) >= 255)
     return;
-  unsigned Budget = registerBudget(Max);
-  if (Budget >= 255)
-    return;
-  // What the kernel needs, compiled: within the budget, every launch already
-  // runs and the bound would only move the compiler's heuristics, which
-  // nothing here can show to help (measure it with --verify=run).
+  // What the kernel needs, compiled, against each launch's block (each
+  // template instantiation against its own launches): within the budget,
+  // every launch already runs and the bound would only move the compiler's
+  // heuristics, which nothing here can show to help (measure it with
+  // --verify=run).
   CompiledRegisters Regs = compiledRegisters(C, context(), FD);
-  if (Regs.Count && *Regs.Count <= Budget)
+  bool Known = !Regs.ByMangledName.empty();
+  const CUDAKernelCallExpr *Worst = nullptr;
+  unsigned WorstRegs = 0;
+  uint64_t WorstBlock = 0;
+  for (const auto &[L, V] : Blocks) {
+    if (!Known || registerBudget(V) >= 255)
+      continue;
+    std::optional<unsigned> R = registersOf(C, Regs, L);
+    if (R && *R > registerBudget(V) && V > WorstBlock) {
+      Worst = L;
+      WorstRegs = *R;
+      WorstBlock = V;
+    }
+  }
+  if (Known && !Worst)
     return;
   std::string Why;
   bool Proven = allLaunchesVisible(C, context(), FD, Why);
-  std::string N = std::to_string(Max), B = std::to_string(Budget);
+  std::string N = std::to_string(Max);
   std::string Arch = context().Options
                          ? context().Options->get("cuda-l1", "GpuArch", "sm_90")
                          : "sm_90";
-  std::string Msg =
-      Regs.Count
-          ? "compiled for " + Arch + ", the kernel needs " +
-                std::to_string(*Regs.Count) +
-                " registers per thread, but a block of " + N +
-                " threads can have at most " + B +
-                ": its launches with " + N +
-                " threads fail ('too many resources requested for launch'); "
-                "'__launch_bounds__(" + N + ")' makes the compiler fit it"
-          : "every launch uses a constant block of at most " + N +
-                " threads; '__launch_bounds__(" + N +
-                ")' keeps the kernel within the " + B +
-                " registers per thread such a block has (without it the "
-                "compiler may use up to 255, and the launch fails)";
+  std::string What = "the kernel";
+  if (Worst && FD->getDescribedFunctionTemplate())
+    if (const FunctionDecl *Callee = Worst->getDirectCallee()) {
+      std::string S;
+      raw_string_ostream OS(S);
+      Callee->getNameForDiagnostic(OS, C.getPrintingPolicy(), true);
+      What = "'" + S + "'";
+    }
+  std::string Msg;
+  if (Worst) {
+    std::string WB = std::to_string(WorstBlock);
+    Msg = "compiled for " + Arch +
+          (maxRegCount(context())
+               ? " with -maxrregcount=" + std::to_string(maxRegCount(context()))
+               : std::string()) +
+          ", " + What + " needs " + std::to_string(WorstRegs) +
+          " registers per thread, but a block of " + WB +
+          " threads can have at most " +
+          std::to_string(registerBudget(WorstBlock)) +
+          ": its launches with " + WB +
+          " threads fail ('too many resources requested for launch'); "
+          "'__launch_bounds__(" +
+          N + ")' makes the compiler fit it";
+  } else {
+    Msg = "every launch uses a constant block of at most " + N +
+          " threads; '__launch_bounds__(" + N + ")' keeps the kernel within "
+          "the " + std::to_string(registerBudget(Max)) +
+          " registers per thread such a block has (without it the compiler "
+          "may use up to 255, and the launch fails)";
+  }
   Finding F = makeFinding(C, id(), FD->getLocation(), Msg, FD);
-  if (!Regs.Count)
+  if (!Known)
     note(F, FD->getLocation(),
          "the kernel's register count is not known: " + Regs.WhyNot +
              "; the bound is suggested from the block size alone");

@@ -14,12 +14,19 @@
 // with its context; ptxas keeps the bounded kernels within their budget.
 // RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
 // RUN: %if nvcc %{ %nvcc -arch=sm_90 -cubin -Xptxas -v %t/t.cu -o %t/t.cubin 2>&1 | FileCheck --check-prefix=PTXAS %s %}
+// With nvcc's register cap in the compile command (kept by the command
+// translation), the kernels fit and nothing is reported.
+// RUN: cp %s %t/cap.cu
+// RUN: printf '[{"directory": "%t", "file": "cap.cu", "command": "nvcc -arch=sm_90 -maxrregcount=64 -c cap.cu"}]' > %t/compile_commands.json
+// RUN: %cuda-l1-rewrite --rules='-*,launch-bounds' --format=json -p %t %t/cap.cu | FileCheck %s --check-prefix=CAP
+// CAP: "findings": []
 // RUN: %cuda-l1-rewrite --extract=all --verify=compile -o %t/ex %t/t.cu | FileCheck --check-prefix=NVRTC %s
 // NVRTC: compiled, 0 failed
 #include <cuda_runtime.h>
 
-// 96 values live at once: about 158 registers per thread for sm_90.
-#define LIVE 96
+// LIVE values live at once: for sm_90, LIVE = 96 needs about 158
+// registers per thread, 72 about 120, 48 about 72.
+template <int LIVE>
 __device__ __forceinline__ void churn(const float *in, float *out, int n,
                                       int t) {
   float r[LIVE];
@@ -38,7 +45,7 @@ __device__ __forceinline__ void churn(const float *in, float *out, int n,
 // Blocks of 512 threads have 128 registers per thread: the kernel needs
 // more, so its launches fail until the bound makes ptxas fit it.
 __global__ void heavy(const float *in, float *out, int n) {
-  churn(in, out, n, blockIdx.x * blockDim.x + threadIdx.x);
+  churn<96>(in, out, n, blockIdx.x * blockDim.x + threadIdx.x);
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-3]]:17: warning: compiled for sm_90, the kernel needs {{1[3-9][0-9]|2[0-5][0-9]}} registers per thread, but a block of 512 threads can have at most 128: its launches with 512 threads fail ('too many resources requested for launch'); '__launch_bounds__(512)' makes the compiler fit it [launch-bounds]
 // CHECK-FIXES: __global__ void __launch_bounds__(512) heavy(const float *in, float *out, int n) {
@@ -49,7 +56,7 @@ __global__ void heavy(const float *in, float *out, int n) {
 // A dim3 block of 16 x 48 = 768 threads: 24 warps, 80 registers each
 // (registers go to warps in units of 256).
 __global__ void heavy2d(const float *in, float *out, int n) {
-  churn(in, out, n, blockIdx.x * 768 + threadIdx.y * 16 + threadIdx.x);
+  churn<96>(in, out, n, blockIdx.x * 768 + threadIdx.y * 16 + threadIdx.x);
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-3]]:17: warning: compiled for sm_90, the kernel needs {{[0-9]+}} registers per thread, but a block of 768 threads can have at most 80{{.*}} [launch-bounds]
 // CHECK-FIXES: __global__ void __launch_bounds__(768) heavy2d(const float *in, float *out, int n) {
@@ -68,22 +75,52 @@ __global__ void saxpy(int n, float a, float *x, float *y) {
 // allows 256 registers per thread, more than a thread can have: the bound
 // changes nothing.
 __global__ void small(const float *in, float *out, int n) {
-  churn(in, out, n, threadIdx.x);
+  churn<96>(in, out, n, threadIdx.x);
 }
 // CHECK-FIXES: __global__ void small(const float *in, float *out, int n) {
 
-// Not reported: a block of 1024 (the bound the compiler assumes anyway) and
-// a block that is not constant.
+// Blocks whose warp count is not a multiple of 4: 544 threads are 17
+// warps, counted as 20 (one group per SM sub-partition), 96 registers each,
+// not 120.
+__global__ void mid544(const float *in, float *out, int n) {
+  churn<72>(in, out, n, blockIdx.x * blockDim.x + threadIdx.x);
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-3]]:17: warning: compiled for sm_90, the kernel needs {{9[7-9]|1[0-9][0-9]}} registers per thread, but a block of 544 threads can have at most 96{{.*}} [launch-bounds]
+// CHECK-FIXES: __global__ void __launch_bounds__(544) mid544(const float *in, float *out, int n) {
+
+// A block of 1024 threads has 64 registers per thread; without the bound
+// ptxas may use up to 255.
+__global__ void full_heavy(const float *in, float *out, int n) {
+  churn<48>(in, out, n, blockIdx.x * blockDim.x + threadIdx.x);
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-3]]:17: warning: compiled for sm_90, the kernel needs {{6[5-9]|[7-9][0-9]|1[0-9][0-9]}} registers per thread, but a block of 1024 threads can have at most 64{{.*}} [launch-bounds]
+// CHECK-FIXES: __global__ void __launch_bounds__(1024) full_heavy(const float *in, float *out, int n) {
+
+// Each instantiation of a template against its own launches: the heavy
+// one launched with 256 threads and the light one with 512 both run (not
+// reported); the heavy one launched with 512 threads is named.
+template <int L> __global__ void tinst(const float *in, float *out, int n) {
+  churn<L>(in, out, n, blockIdx.x * blockDim.x + threadIdx.x);
+}
+template <int L> __global__ void tfail(const float *in, float *out, int n) {
+  churn<L>(in, out, n, blockIdx.x * blockDim.x + threadIdx.x);
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-3]]:34: warning: compiled for sm_90, 'tfail<96>' needs {{1[3-9][0-9]|2[0-5][0-9]}} registers per thread, but a block of 512 threads can have at most 128{{.*}} [launch-bounds]
+// CHECK-FIXES: template <int L> __global__ void tinst(const float *in, float *out, int n) {
+// CHECK-FIXES: template <int L> __global__ void __launch_bounds__(512) tfail(const float *in, float *out, int n) {
+
+// Not reported: a light kernel with blocks of 1024, and a block that is not
+// constant.
 __global__ void full(float *p) { p[threadIdx.x] = 2.0f; }
 __global__ void dynamic(const float *in, float *out, int n) {
-  churn(in, out, n, threadIdx.x);
+  churn<96>(in, out, n, threadIdx.x);
 }
 // CHECK-FIXES: __global__ void full(float *p) {
 // CHECK-FIXES: __global__ void dynamic(const float *in, float *out, int n) {
 
 // A kernel whose address escapes: not every launch is known.
 __global__ void escaped(const float *in, float *out, int n) {
-  churn(in, out, n, threadIdx.x);
+  churn<96>(in, out, n, threadIdx.x);
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-3]]:17: warning: compiled for sm_90, the kernel needs {{[0-9]+}} registers per thread, but a block of 640 threads can have at most 96{{.*}} [launch-bounds]
 // CHECK-MESSAGES: note: no fix: not every launch of the kernel is known: the kernel's address is used other than in <<<>>> launches
@@ -95,8 +132,8 @@ void run_escaped(const float *in, float *out, int n) {
 int main() {
   int n = 1 << 20;
   float *x = nullptr, *y = nullptr, *z = nullptr;
-  cudaMalloc(&x, LIVE * n * sizeof(float));
-  cudaMalloc((void **)&y, LIVE * n * sizeof(float));
+  cudaMalloc(&x, 96 * n * sizeof(float));
+  cudaMalloc((void **)&y, 96 * n * sizeof(float));
   cudaMalloc(&z, n * sizeof(float));
   heavy<<<n / 512, 512>>>(x, y, n);
   dim3 block(16, 48);
@@ -105,6 +142,12 @@ int main() {
   saxpy<<<(n + 511) / 512, 512>>>(n, 2.0f, x, y);
   small<<<n / 256, 256>>>(x, y, n);
   full<<<n / 1024, 1024>>>(z);
+  mid544<<<n / 544, 544>>>(x, y, n);
+  full_heavy<<<n / 1024, 1024>>>(x, y, n);
+  tinst<96><<<n / 256, 256>>>(x, y, n);
+  tinst<2><<<n / 512, 512>>>(x, y, n);
+  tfail<96><<<n / 512, 512>>>(x, y, n);
+  tfail<2><<<n / 256, 256>>>(x, y, n);
   dynamic<<<1, n / 4096>>>(x, y, n);
   cudaFree(x);
   cudaFree(y);
