@@ -1,10 +1,14 @@
 //===- AccessNotes.cpp - wording of findings from the access analysis -----===//
 #include "AccessNotes.h"
 #include "LaunchConstants.h"
+#include "cudal1/Analysis/AstFacts.h"
 #include "cudal1/Analysis/Config.h"
 #include "cudal1/Rules/RuleSupport.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/Stmt.h"
+#include "clang/AST/StmtCXX.h"
 #include "clang/AST/Expr.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
@@ -69,12 +73,90 @@ const LoopInfo *innermostLoop(const MemAccess &A) {
   return A.Loops.empty() ? nullptr : A.Loops.back();
 }
 
-const LoopInfo *outweighingLoop(const KernelAnalysis &K, const MemAccess &A) {
-  if (!A.Loops.empty())
+/// The statements from \p S up to the function body, \p S first.
+static std::vector<const Stmt *> stmtAncestors(ASTContext &Ctx,
+                                               const Stmt *S) {
+  std::vector<const Stmt *> Up;
+  while (S) {
+    Up.push_back(S);
+    DynTypedNodeList P = Ctx.getParents(*S);
+    // Through a variable's declaration to its DeclStmt.
+    while (!P.empty() && !P[0].get<Stmt>() && P[0].get<VarDecl>())
+      P = Ctx.getParents(*P[0].get<VarDecl>());
+    S = P.empty() ? nullptr : P[0].get<Stmt>();
+  }
+  return Up;
+}
+
+/// A loop bound below 8 that is a constant or a kernel parameter every
+/// launch passes as one (`c < channels` with channels = 3).
+static bool smallBound(const CheckContext &CC, ASTContext &Ctx,
+                       const KernelAnalysis &K, const LoopInfo &L) {
+  const Expr *Cond = nullptr;
+  if (const auto *F = dyn_cast<ForStmt>(L.S))
+    Cond = F->getCond();
+  else if (const auto *W = dyn_cast<WhileStmt>(L.S))
+    Cond = W->getCond();
+  const auto *B = Cond ? dyn_cast<BinaryOperator>(Cond->IgnoreParenImpCasts())
+                       : nullptr;
+  if (!B || !L.IV ||
+      !(B->getOpcode() == BO_LT || B->getOpcode() == BO_LE ||
+        B->getOpcode() == BO_NE))
+    return false;
+  if (varOf(B->getLHS()) != L.IV)
+    return false;
+  const Expr *Bound = B->getRHS()->IgnoreParenImpCasts();
+  std::optional<int64_t> V;
+  Expr::EvalResult R;
+  if (!Bound->isValueDependent() && Bound->EvaluateAsInt(R, Ctx))
+    V = R.Val.getInt().getExtValue();
+  else if (const auto *P = dyn_cast_or_null<ParmVarDecl>(varOf(Bound))) {
+    unsigned Sites = 0;
+    if (K.Kernel)
+      V = launchConstant(CC, K.Kernel, P, Sites);
+  }
+  return V && *V < 8;
+}
+
+const LoopInfo *outweighingLoop(const CheckContext &CC, ASTContext &Ctx,
+                                const KernelAnalysis &K, const MemAccess &A) {
+  if (!A.Loops.empty() || !A.E)
     return nullptr;
-  for (const auto &L : K.Loops)
-    if (!L->TripCount || *L->TripCount >= 8)
+  // Where the access is in the kernel's own body (the call that reaches it).
+  const Stmt *At = A.CallChain.empty() ? static_cast<const Stmt *>(A.E)
+                                       : A.CallChain.front();
+  std::vector<const Stmt *> AUp = stmtAncestors(Ctx, At);
+  for (const auto &L : K.Loops) {
+    if ((L->TripCount && *L->TripCount < 8) || !L->S ||
+        smallBound(CC, Ctx, K, *L))
+      continue;
+    // The loop must run whenever the access does: no condition between the
+    // loop and the statement holding both, and no branch holding the access
+    // that returns before the loop.
+    std::vector<const Stmt *> LUp = stmtAncestors(Ctx, L->S);
+    size_t Common = 0;
+    while (Common < AUp.size() && !llvm::is_contained(LUp, AUp[Common]))
+      ++Common;
+    if (Common == AUp.size())
+      continue;
+    const Stmt *Meet = AUp[Common];
+    bool SamePath = true;
+    for (const Stmt *S : LUp) {
+      if (S == Meet)
+        break;
+      if (isa<IfStmt>(S) || isa<SwitchStmt>(S) ||
+          isa<AbstractConditionalOperator>(S))
+        SamePath = false;
+    }
+    for (size_t I = 1; I < Common && SamePath; ++I)
+      if (isa<IfStmt>(AUp[I]) || isa<SwitchStmt>(AUp[I]))
+        forEachStmt(AUp[I - 1], [&](const Stmt *X) {
+          if (isa<ReturnStmt>(X))
+            SamePath = false;
+        });
+    if (SamePath)
       return L.get();
+  }
   return nullptr;
 }
 

@@ -32,12 +32,17 @@ std::string elementIndexText(const MemAccess &A);
 /// The innermost loop around \p A (null when none).
 const LoopInfo *innermostLoop(const MemAccess &A);
 /// When \p A runs at most once per thread (in no loop) while \p K has a
-/// loop that runs many times (a trip count that is not a constant below 8):
-/// that loop, where the kernel's time goes. Null otherwise. A layout
-/// problem of such an access costs a small share of the kernel's time
-/// (a per-thread prologue before an O(N) loop, one store after a long
-/// compute loop).
-const LoopInfo *outweighingLoop(const KernelAnalysis &K, const MemAccess &A);
+/// loop that runs many times whenever \p A runs: that loop, where the
+/// kernel's time goes. Null otherwise. "Many times": a trip count that is
+/// neither a constant below 8 nor bounded by one (a literal, or a kernel
+/// parameter every launch passes as one); "whenever": no condition between
+/// the loop and the statement holding both, and no branch holding the
+/// access that returns first. A layout problem of such an access costs a
+/// small share of the kernel's time (a per-thread prologue before an O(N)
+/// loop, one store after a long compute loop).
+const LoopInfo *outweighingLoop(const CheckContext &CC,
+                                clang::ASTContext &Ctx,
+                                const KernelAnalysis &K, const MemAccess &A);
 /// "line 12".
 std::string loopLine(const LoopInfo &L);
 /// "each of its N iterations" / "every iteration" (\p Prefix goes before

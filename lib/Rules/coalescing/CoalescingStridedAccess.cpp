@@ -41,7 +41,10 @@ RuleInfo CoalescingStridedAccess::info() const {
       "\n"
       "Not reported: an access that runs at most once per thread (in no "
       "loop) in a kernel with a loop of many iterations (a trip count that "
-      "is not a constant below 8): a per-thread prologue before an O(N) "
+      "is neither a constant below 8 nor bounded by one: a literal, or a "
+      "kernel parameter every launch passes as one) that runs whenever the "
+      "access does (no condition between them; no branch holding the "
+      "access returns first): a per-thread prologue before an O(N) "
       "loop, or one store after a long compute loop, is a small share of "
       "the kernel's traffic and time.";
   I.Doc.WhySlow =
@@ -82,7 +85,7 @@ void CoalescingStridedAccess::checkTranslationUnit() {
         continue;
       // Once per thread beside a loop that runs many times: a small share
       // of the kernel's traffic and time.
-      if (outweighingLoop(K, A))
+      if (outweighingLoop(CC, Ctx, K, A))
         continue;
       // A stride every launch passes as one constant is evaluated.
       const WarpRequest W = resolvedRequest(CC, K, A);

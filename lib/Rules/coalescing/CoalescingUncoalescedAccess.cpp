@@ -48,7 +48,10 @@ RuleInfo CoalescingUncoalescedAccess::info() const {
       "\n"
       "Not reported: an access that runs at most once per thread (in no "
       "loop) in a kernel with a loop of many iterations (a trip count that "
-      "is not a constant below 8): a per-thread prologue before an O(N) "
+      "is neither a constant below 8 nor bounded by one: a literal, or a "
+      "kernel parameter every launch passes as one) that runs whenever the "
+      "access does (no condition between them; no branch holding the "
+      "access returns first): a per-thread prologue before an O(N) "
       "loop, or one store after a long compute loop, is a small share of "
       "the kernel's traffic and time.";
   I.Doc.WhySlow =
@@ -101,7 +104,7 @@ void CoalescingUncoalescedAccess::checkTranslationUnit() {
         continue;
       // Once per thread beside a loop that runs many times: a small share
       // of the kernel's traffic and time.
-      if (outweighingLoop(K, A))
+      if (outweighingLoop(CC, Ctx, K, A))
         continue;
       const WarpRequest &W = Requests[&A] = resolvedRequest(CC, K, A);
       if (W.Factor < MinFactor || W.Class != AccessClass::Uncoalesced)

@@ -160,6 +160,41 @@ __global__ void transpose_store(int *out, const int *in, int rows, int cols) {
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:5: warning: uncoalesced global store: consecutive threads are 'cols' elements apart{{.*}} [coalescing-uncoalesced-access]
 }
 
+// Still reported: the only loop is bounded by a parameter every launch
+// passes as 3, or runs on another path (the access's branch returns
+// first).
+__global__ void to_gray(const float *in, float *out, const float *wts,
+                        int width, int height, int channels) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= width || y >= height)
+    return;
+  float v = in[x * height + y];
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:13: warning: uncoalesced global load: consecutive threads are 'height' elements apart{{.*}} [coalescing-uncoalesced-access]
+  float g = 1.0f;
+  for (int c = 0; c < channels; ++c)
+    g *= wts[c];
+  out[x * height + y] = v * g;
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: uncoalesced global store: consecutive threads are 'height' elements apart{{.*}} [coalescing-uncoalesced-access]
+}
+__global__ void branchy(const float *in, float *out, int n, int mode,
+                        int iters) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (mode == 0) {
+    out[i * n] = in[i * n];
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:5: warning: uncoalesced global store: consecutive threads are 'n' elements apart{{.*}} [coalescing-uncoalesced-access]
+    // CHECK-MESSAGES: t.cu:[[@LINE-2]]:18: warning: uncoalesced global load: consecutive threads are 'n' elements apart{{.*}} [coalescing-uncoalesced-access]
+    return;
+  }
+  float z = 0.0f;
+  for (int k = 0; k < iters; ++k)
+    z += 1.0f;
+  out[i] = z;
+}
+void gray(const float *a, float *b, const float *w, int n) {
+  to_gray<<<dim3(n / 32, n / 8), dim3(32, 8)>>>(a, b, w, n, n, 3);
+}
+
 // One finding per array: the four sides of a layer rotation are four
 // strides (n+1, -n+1, -n-1, n-1) of one thread-per-layer mapping.
 __global__ void rotate_layers(float *m, int n) {
