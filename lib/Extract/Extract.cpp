@@ -343,7 +343,10 @@ public:
       // `constexpr int N(1024);`: a scalar's direct initialiser ends the
       // declaration's range before its ')'.
       int OpenInit = 0;
-      if (const auto *VD = dyn_cast<VarDecl>(D))
+      const auto *VD = dyn_cast<VarDecl>(D);
+      if (const auto *VT = dyn_cast<VarTemplateDecl>(D))
+        VD = VT->getTemplatedDecl();
+      if (VD)
         OpenInit = VD->getInitStyle() == VarDecl::CallInit;
       unsigned PrevEnd = E;
       for (int N = 0; N < 256; ++N) {

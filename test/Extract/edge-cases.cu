@@ -16,6 +16,7 @@ namespace util {
 template <typename T> constexpr T kOne = T(1);
 constexpr int kWidth(8);
 constexpr unsigned int kHalf((kWidth - 1) / 2);
+template <int X> constexpr int kTwice(X * 2);
 template <typename T> using Ptr = T *__restrict__;
 typedef struct { float lo, hi; } Range;
 union Bits { float f; uint32_t u; };
@@ -36,7 +37,7 @@ __global__ void edge(util::Ptr<T> out, util::Range r, util::Box<T> box, util::Cf
 #if defined(EXTRA) && EXTRA > 1
   out[1] = T(EXTRA);
 #endif
-  out[2] = T(util::kHalf);
+  out[2] = T(util::kHalf + util::kTwice<3>);
   out[0] = box.get() + fwd(r.lo) + util::Cfg::twice(B) + (k == util::Cfg::Kind::A ? b.u : 0) + util::g_table[0](r.hi);
 }
 __device__ float util::fwd(float x) { return x * 3; }
@@ -49,6 +50,7 @@ void launch(float *o) { edge<float><<<1, 1>>>(o, util::Range{0, 1}, util::Box<fl
 // CHECK: template <typename T> constexpr T kOne = T(1);
 // CHECK: constexpr int kWidth(8);
 // CHECK: constexpr unsigned int kHalf((kWidth - 1) / 2);
+// CHECK: template <int X> constexpr int kTwice(X * 2);
 // CHECK: template <typename T> using Ptr = T *__restrict__;
 // CHECK: typedef struct { float lo, hi; } Range;
 // CHECK: union Bits { float f; uint32_t u; };
