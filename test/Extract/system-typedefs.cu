@@ -1,7 +1,6 @@
 // Typedefs of arithmetic types from host system headers that NVRTC does not
 // have (glibc's <sys/types.h>: uint, ulong, ushort), used by user structs
 // and kernels: written out in the extracted source, which then compiles.
-// A typedef to a non-arithmetic type is not written out.
 // REQUIRES: nvrtc
 // RUN: rm -rf %t && %cuda-l1-rewrite --extract=k --verify=compile -o %t %s | FileCheck %s --check-prefix=OUT
 // RUN: FileCheck %s --input-file=%t/k.cu
