@@ -215,6 +215,7 @@ TranslatedCommand translateCompileCommand(ArrayRef<std::string> ArgvIn,
     return R;
   R.WasNvcc = looksLikeNvcc(ArgvIn[0]);
   R.Args.push_back("clang++");
+  std::string MaxRRegCount;
 
   // Expand response/options files first so they are translated like the rest.
   std::vector<std::string> Argv;
@@ -403,7 +404,7 @@ TranslatedCommand translateCompileCommand(ArrayRef<std::string> ArgvIn,
       unsigned N;
       if ((Flag == "-maxrregcount" || Flag == "--maxrregcount") &&
           !StringRef(V).getAsInteger(10, N))
-        R.Args.push_back("-D__CUDA_L1_MAXRREGCOUNT__=" + std::to_string(N));
+        MaxRRegCount = std::to_string(N); // the last one wins, as in nvcc
       continue;
     }
     if (A.starts_with("-Xptxas") || A.starts_with("-Xcudafe") ||
@@ -419,6 +420,8 @@ TranslatedCommand translateCompileCommand(ArrayRef<std::string> ArgvIn,
     }
     Emit(A);
   }
+  if (!MaxRRegCount.empty())
+    R.Args.push_back("-D__CUDA_L1_MAXRREGCOUNT__=" + MaxRRegCount);
   return R;
 }
 

@@ -86,10 +86,13 @@ TEST(CompileFlags, DropsNvccOnlyFlagsWithValues) {
   EXPECT_TRUE(has(T.Args, "-fgpu-rdc"));
   EXPECT_TRUE(has(T.Args, "-DCUDA_API_PER_THREAD_DEFAULT_STREAM=1"));
   EXPECT_TRUE(has(T.Args, "k.cu"));
+  // The register cap is kept for the rules as a macro (the last one wins).
+  EXPECT_TRUE(has(T.Args, "-D__CUDA_L1_MAXRREGCOUNT__=32"));
+  EXPECT_FALSE(has(T.Args, "-D__CUDA_L1_MAXRREGCOUNT__=64"));
   std::string All;
   for (auto &A : T.Args)
     All += A + " ";
-  EXPECT_EQ(T.Args.size(), 5u) << All;
+  EXPECT_EQ(T.Args.size(), 6u) << All;
 }
 
 TEST(CompileFlags, XcompilerListsAreFiltered) {
