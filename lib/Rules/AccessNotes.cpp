@@ -118,6 +118,17 @@ static bool smallBound(const CheckContext &CC, ASTContext &Ctx,
   return V && *V < 8;
 }
 
+const char *outweighingLoopDoc() {
+  return "Not reported: an access that runs at most once per thread (in no "
+         "loop) in a kernel with a loop of many iterations (a trip count "
+         "that is neither a constant below 8 nor bounded by one: a literal, "
+         "or a kernel parameter every launch passes as one) that runs "
+         "whenever the access does (no condition between them; no branch "
+         "holding the access returns first): a per-thread prologue before "
+         "an O(N) loop, or one store after a long compute loop, is a small "
+         "share of the kernel's traffic and time.";
+}
+
 const LoopInfo *outweighingLoop(const CheckContext &CC, ASTContext &Ctx,
                                 const KernelAnalysis &K, const MemAccess &A) {
   if (!A.Loops.empty() || !A.E)

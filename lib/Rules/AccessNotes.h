@@ -40,6 +40,9 @@ const LoopInfo *innermostLoop(const MemAccess &A);
 /// access that returns first. A layout problem of such an access costs a
 /// small share of the kernel's time (a per-thread prologue before an O(N)
 /// loop, one store after a long compute loop).
+/// The documentation of that exemption ("Not reported: ..."), shared by
+/// the rules that use it.
+const char *outweighingLoopDoc();
 const LoopInfo *outweighingLoop(const CheckContext &CC,
                                 clang::ASTContext &Ctx,
                                 const KernelAnalysis &K, const MemAccess &A);

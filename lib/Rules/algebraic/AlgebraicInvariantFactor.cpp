@@ -208,15 +208,7 @@ void AlgebraicInvariantFactor::analyze(ASTContext &Ctx, const FunctionDecl *K,
   // What changes in the loop: variables it writes, and those it declares
   // (initialised again on every iteration).
   std::set<const VarDecl *> Written = varsWrittenIn(L);
-  const Stmt *Body = nullptr;
-  if (const auto *F = dyn_cast<ForStmt>(L))
-    Body = F->getBody();
-  else if (const auto *W = dyn_cast<WhileStmt>(L))
-    Body = W->getBody();
-  else if (const auto *D = dyn_cast<DoStmt>(L))
-    Body = D->getBody();
-  else if (const auto *R = dyn_cast<CXXForRangeStmt>(L))
-    Body = R->getBody();
+  const Stmt *Body = loopBody(L);
   forEachStmt(Body ? Body : L, [&](const Stmt *X) {
     if (const auto *DS = dyn_cast<DeclStmt>(X))
       for (const Decl *D : DS->decls())

@@ -38,15 +38,8 @@ RuleInfo CoalescingStridedAccess::info() const {
       "stride count as used bytes, also those under a condition on another "
       "field (`if (p[i].alive) p[i].x += p[i].y;`) and struct-valued "
       "members with their whole size (a `double3` of an 88-byte record).\n"
-      "\n"
-      "Not reported: an access that runs at most once per thread (in no "
-      "loop) in a kernel with a loop of many iterations (a trip count that "
-      "is neither a constant below 8 nor bounded by one: a literal, or a "
-      "kernel parameter every launch passes as one) that runs whenever the "
-      "access does (no condition between them; no branch holding the "
-      "access returns first): a per-thread prologue before an O(N) "
-      "loop, or one store after a long compute loop, is a small share of "
-      "the kernel's traffic and time.";
+      "\n" +
+      std::string(outweighingLoopDoc());
   I.Doc.WhySlow =
       "With a stride of S elements a warp touches up to S times the "
       "sectors it needs and the other bytes are fetched and thrown away. A "

@@ -45,15 +45,8 @@ RuleInfo CoalescingUncoalescedAccess::info() const {
       "also spans rows of a 2-D block at a symbolic distance; then the "
       "other channels or fields the kernel reads at the same stride count "
       "as used bytes.\n"
-      "\n"
-      "Not reported: an access that runs at most once per thread (in no "
-      "loop) in a kernel with a loop of many iterations (a trip count that "
-      "is neither a constant below 8 nor bounded by one: a literal, or a "
-      "kernel parameter every launch passes as one) that runs whenever the "
-      "access does (no condition between them; no branch holding the "
-      "access returns first): a per-thread prologue before an O(N) "
-      "loop, or one store after a long compute loop, is a small share of "
-      "the kernel's traffic and time.";
+      "\n" +
+      std::string(outweighingLoopDoc());
   I.Doc.WhySlow =
       "A warp's memory request is served in 32-byte sectors. When 32 "
       "consecutive threads read 32 consecutive floats the request touches "
