@@ -55,8 +55,9 @@ __global__ void scale(P *p, float s, int n) {
       "structs with vector types (`float4`) and use all fields, or stage "
       "through shared memory. When the kernel's accesses with the same "
       "base and stride together read every byte of the stride (all fields "
-      "of a struct, or all iterations of a small constant-trip loop such "
-      "as `in[t * 8 + j]` for `j < 8`), the sectors are shared through L1 "
+      "of a struct, or all iterations of a constant-trip loop of at most "
+      "64 iterations such as `in[t * 8 + j]` for `j < 8`; strides up to 1 "
+      "KiB), the sectors are shared through L1 "
       "and nothing is reported; when they read part of it, one finding per "
       "group gives the fraction of bytes used. Option `MinFactor` (default "
       "2): only report when the traffic is at least this factor above "
@@ -96,7 +97,7 @@ void CoalescingStridedAccess::checkTranslationUnit() {
             Stride = *C;
         double Factor = W.Factor;
         std::string Used;
-        if (Stride > 0 && Stride <= 256) {
+        if (Stride > 0 && Stride <= 1024) {
           bool First = true;
           int64_t Cov = siblingCoverage(K, A, Stride, First);
           if (!First)

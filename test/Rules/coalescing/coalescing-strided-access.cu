@@ -158,6 +158,22 @@ __global__ void sparse_wide(Wide *w, int n) {
     w[i].val = 0.0f;
 }
 
+// A loop over the whole record (64 doubles, 512 bytes) reads every byte
+// of the stride: not reported.
+template <int R>
+__global__ void copy_record(const double *t, double *out, int n) {
+  int b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b >= n)
+    return;
+  double acc = 0.0;
+  for (int i = 0; i < R * R; i++)
+    acc += t[b * R * R + i];
+  out[b] = acc;
+}
+void records(const double *t, double *out, int n) {
+  copy_record<8><<<n / 128, 128>>>(t, out, n);
+}
+
 // Finding only: the file is not changed.
 // CHECK-FIXES: p[i].x += p[i].vx * dt;
 
