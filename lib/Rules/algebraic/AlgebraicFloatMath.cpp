@@ -344,12 +344,32 @@ void AlgebraicFloatMath::check(const MatchFinder::MatchResult &R) {
   if (!firstInUserCode(Call->getBeginLoc()))
     return;
   std::string Name = Fn->getName().str();
-  Finding F = makeFinding(C, id(), Call->getBeginLoc(),
-                          "'" + Name +
-                              "' computes in double on a float value (FP64 "
-                              "runs at 1/2 to 1/64 of the FP32 rate); use '" +
-                              Name + "f'",
-                          FD);
+  // With double literals in the argument, the argument itself is double
+  // (float data promoted by the literals): the literals are the cause.
+  std::string Msg =
+      Lits.empty()
+          ? "'" + Name +
+                "' computes in double on a float value (FP64 runs at 1/2 to "
+                "1/64 of the FP32 rate); use '" +
+                Name + "f'"
+          : "'" + Name +
+                "' computes in double: its argument is float data made "
+                "double by " +
+                [&] {
+                  std::string T =
+                      sourceText(C, Lits.front()->getSourceRange());
+                  std::string More =
+                      Lits.size() > 1 ? " (and " +
+                                            std::to_string(Lits.size() - 1) +
+                                            " more)"
+                                      : "";
+                  return T.empty() ? "double constants"
+                                   : "the double constant '" + T + "'" + More;
+                }() +
+                " (FP64 runs at 1/2 to 1/64 of the FP32 rate); with float "
+                "constants it is '" +
+                Name + "f'";
+  Finding F = makeFinding(C, id(), Call->getBeginLoc(), Msg, FD);
   if (!NoFix.empty()) {
     reportWithoutFix(std::move(F), NoFix);
     return;

@@ -23,10 +23,10 @@ __global__ void math(const float *in, float *out) {
   double dx = x;
   out[0] = sqrt(dx);
   out[1] = sqrt(x * 2.0);
-  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:12: warning: 'sqrt' computes in double on a float value {{.*}} [algebraic-float-math]
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:12: warning: 'sqrt' computes in double: its argument is float data made double by the double constant '2.0' (FP64 runs at 1/2 to 1/64 of the FP32 rate); with float constants it is 'sqrtf' [algebraic-float-math]
   // CHECK-FIXES: out[1] = sqrtf(x * 2.0f);
   out[3] = exp(x + 1.0);
-  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:12: warning: 'exp' computes in double {{.*}} [algebraic-float-math]
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:12: warning: 'exp' computes in double{{.*}} [algebraic-float-math]
   // CHECK-FIXES: out[3] = expf(x + 1.0f);
   // BITWISE: out[3] = exp(x + 1.0);
   // Negative: the float overloads are already used.
@@ -43,21 +43,21 @@ __global__ void math(const float *in, float *out) {
 __global__ void tolerance(const float *x, const float *y, float *a, float *c) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   a[i] = sin(x[i] * PI) * cos(y[i] * PI) + 1.0;
-  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:10: warning: 'sin' computes in double on a float value{{.*}} [algebraic-float-math]
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:10: warning: 'sin' computes in double{{.*}} [algebraic-float-math]
   // CHECK-MESSAGES: note: a double literal of the arguments is rounded to float: the fix is checked within tolerance, not an ulp bound
-  // CHECK-MESSAGES: t.cu:[[@LINE-3]]:27: warning: 'cos' computes in double on a float value{{.*}} [algebraic-float-math]
+  // CHECK-MESSAGES: t.cu:[[@LINE-3]]:27: warning: 'cos' computes in double{{.*}} [algebraic-float-math]
   // CHECK-FIXES: a[i] = sinf(x[i] * (float)PI) * cosf(y[i] * (float)PI) + 1.0;
   c[i] = sqrt(x[i] + HALF) + powf(y[i], 2.0f);
-  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:10: warning: 'sqrt' computes in double on a float value{{.*}} [algebraic-float-math]
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:10: warning: 'sqrt' computes in double{{.*}} [algebraic-float-math]
   // CHECK-MESSAGES: note: the result reaches float through double arithmetic, which can amplify the float function's error: the fix is checked within tolerance, not an ulp bound
   // CHECK-FIXES: c[i] = sqrtf(x[i] + (float)HALF) + powf(y[i], 2.0f);
   // In a macro's argument: rewritten where it is written.
   STORE(c[i + 2], sqrt(x[i] * 0.1));
-  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: 'sqrt' computes in double on a float value{{.*}} [algebraic-float-math]
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: 'sqrt' computes in double{{.*}} [algebraic-float-math]
   // CHECK-MESSAGES: note: a double literal of the arguments is rounded to float{{.*}}
   // CHECK-FIXES: STORE(c[i + 2], sqrtf(x[i] * 0.1f));
   c[i + 1] = -exp(x[i] + 1e-5) / 3.0;
-  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:15: warning: 'exp' computes in double on a float value{{.*}} [algebraic-float-math]
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:15: warning: 'exp' computes in double{{.*}} [algebraic-float-math]
   // CHECK-MESSAGES: note: a double literal of the arguments is rounded to float{{.*}}
   // CHECK-FIXES: c[i + 1] = -expf(x[i] + 1e-5f) / 3.0;
 }
@@ -75,13 +75,13 @@ __global__ void no_fix(const float *in, double *dout, float *out, double d) {
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:12: warning: 'sqrt' computes in double on a float value{{.*}} [algebraic-float-math]
   // CHECK-MESSAGES: note: no fix: an argument is not float data alone{{.*}}
   out[1] = exp(x * 2.0) * d;
-  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:12: warning: 'exp' computes in double on a float value{{.*}} [algebraic-float-math]
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:12: warning: 'exp' computes in double{{.*}} [algebraic-float-math]
   // CHECK-MESSAGES: note: no fix: the double result is used as a double{{.*}}
   out[2] = sin(x * TWO_PI);
-  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:12: warning: 'sin' computes in double on a float value{{.*}} [algebraic-float-math]
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:12: warning: 'sin' computes in double{{.*}} [algebraic-float-math]
   // CHECK-MESSAGES: note: no fix: a double literal of the arguments is spelled in a macro that is more than the literal
   dout[1] = exp(x + 1.0) * 2.0;
-  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:13: warning: 'exp' computes in double on a float value{{.*}} [algebraic-float-math]
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:13: warning: 'exp' computes in double{{.*}} [algebraic-float-math]
   // CHECK-MESSAGES: note: no fix: the double result is used as a double{{.*}}
   out[3] = log(x + 1e-300);
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:12: warning: 'log' computes in double on a float value{{.*}} [algebraic-float-math]

@@ -75,6 +75,6 @@ void launch(const float *in, float *out, const float *mean, const float *var,
 // CHECK-MESSAGES: softmax.cu:22:46: warning: pointer parameters 'x', 'mean', 'var', 'y' are not __restrict__: the compiler must assume they alias, which bl{{.*}} [memory-restrict]
 // CHECK-MESSAGES: softmax.cu:26:46: warning: 'mean[row]' is loaded from global memory in every iteration of the loop although its index does not change; on{{.*}} [memory-hoist-invariant-load]
 // CHECK-MESSAGES: softmax.cu:25:3: note: the loop
-// CHECK-MESSAGES: softmax.cu:27:25: warning: 'sqrt' computes in double on a float value (FP64 runs at 1/2 to 1/64 of the FP32 rate); use 'sqrtf' [algebraic-float-math]
+// CHECK-MESSAGES: softmax.cu:27:25: warning: 'sqrt' computes in double: its argument is float data made double by the double constant '1e-5' (FP64 runs at 1/2 to 1/64 of the FP32 rate); with float constants it is 'sqrtf' [algebraic-float-math]
 // CHECK-MESSAGES: softmax.cu:27:30: warning: 'var[row]' is loaded from global memory in every iteration of the loop although its index does not change; one{{.*}} [memory-hoist-invariant-load]
 // CHECK-MESSAGES: softmax.cu:25:3: note: the loop
