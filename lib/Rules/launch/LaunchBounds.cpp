@@ -248,7 +248,10 @@ RuleInfo LaunchBounds::info() const {
       "`-maxrregcount` of the file's nvcc compile command when it has one; "
       "the count is what `ptxas -v` prints as \"Used N registers\". Each "
       "template instantiation is checked against its own launches (the "
-      "message names it).\n"
+      "message names it); where clang's mangled name of an instantiation "
+      "does not match NVRTC's (static and anonymous-namespace templates, "
+      "lambda arguments), the launch is checked against the most any "
+      "instantiation needs, and a note says so.\n"
       "\n"
       "The budget follows CUDA's occupancy rules (sm_50 and later): a block "
       "of N threads has ceil(N/32) warps, counted in groups of 4 (one per "
@@ -320,14 +323,25 @@ void LaunchBounds::checkKernel(const KernelUnit &K) {
   const CUDAKernelCallExpr *Worst = nullptr;
   unsigned WorstRegs = 0;
   uint64_t WorstBlock = 0;
+  // A launch whose instantiation cannot be matched to NVRTC's names
+  // (clang and NVRTC mangle static and anonymous-namespace templates
+  // differently): the most any instantiation needs, said in a note.
+  unsigned MostRegs = 0;
+  for (const auto &NR : Regs.ByMangledName)
+    MostRegs = std::max(MostRegs, NR.second);
+  bool WorstGuessed = false;
   for (const auto &[L, V] : Blocks) {
     if (!Known || registerBudget(V) >= 255)
       continue;
     std::optional<unsigned> R = registersOf(C, Regs, L);
-    if (R && *R > registerBudget(V) && V > WorstBlock) {
+    bool Guessed = !R;
+    if (!R)
+      R = MostRegs;
+    if (*R > registerBudget(V) && V > WorstBlock) {
       Worst = L;
       WorstRegs = *R;
       WorstBlock = V;
+      WorstGuessed = Guessed;
     }
   }
   if (Known && !Worst)
@@ -369,6 +383,10 @@ void LaunchBounds::checkKernel(const KernelUnit &K) {
           "may use up to 255, and the launch fails)";
   }
   Finding F = makeFinding(C, id(), FD->getLocation(), Msg, FD);
+  if (WorstGuessed)
+    note(F, Worst->getBeginLoc(),
+         "the instantiation this launch runs could not be matched to the "
+         "compiled ones; the count is the most any instantiation needs");
   if (!Known)
     note(F, FD->getLocation(),
          "the kernel's register count is not known: " + Regs.WhyNot +

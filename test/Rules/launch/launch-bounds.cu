@@ -108,6 +108,17 @@ template <int L> __global__ void tfail(const float *in, float *out, int n) {
 // CHECK-MESSAGES: t.cu:[[@LINE-3]]:34: warning: compiled for sm_90, 'tfail<96>' needs {{1[3-9][0-9]|2[0-5][0-9]}} registers per thread, but a block of 512 threads can have at most 128{{.*}} [launch-bounds]
 // CHECK-FIXES: template <int L> __global__ void tinst(const float *in, float *out, int n) {
 // CHECK-FIXES: template <int L> __global__ void __launch_bounds__(512) tfail(const float *in, float *out, int n) {
+// CHECK-FIXES: static __global__ void __launch_bounds__(512) stinst(const float *in, float *out, int n) {
+
+// A static template: clang and NVRTC mangle its instantiations differently,
+// so a launch is checked against the most any instantiation needs, and a
+// note says so.
+template <int L>
+static __global__ void stinst(const float *in, float *out, int n) {
+  churn<L>(in, out, n, blockIdx.x * blockDim.x + threadIdx.x);
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-3]]:24: warning: compiled for sm_90, 'stinst<96>' needs {{[0-9]+}} registers per thread, but a block of 512 threads can have at most 128{{.*}} [launch-bounds]
+// CHECK-MESSAGES: note: the instantiation this launch runs could not be matched to the compiled ones; the count is the most any instantiation needs
 
 // Not reported: a light kernel with blocks of 1024, and a block that is not
 // constant.
@@ -148,6 +159,8 @@ int main() {
   tinst<2><<<n / 512, 512>>>(x, y, n);
   tfail<96><<<n / 512, 512>>>(x, y, n);
   tfail<2><<<n / 256, 256>>>(x, y, n);
+  stinst<96><<<n / 512, 512>>>(x, y, n);
+  stinst<2><<<n / 256, 256>>>(x, y, n);
   dynamic<<<1, n / 4096>>>(x, y, n);
   cudaFree(x);
   cudaFree(y);
