@@ -255,19 +255,51 @@ static std::vector<AffineExpr> expandLoops(const MemAccess &B) {
 /// the iterations of a small constant-trip loop (their sectors are shared
 /// through L1). \p IsFirst: \p A is the group's first access (lowest
 /// offset), which carries the group's finding.
-int64_t siblingCoverage(const KernelAnalysis &K, const MemAccess &A,
-                        int64_t Stride, bool &IsFirst) {
+/// \p B (in the kernel's own body) is under an `if` whose condition reads
+/// the same record of \p B's array (`if (p[i].alive) p[i].x += ...`).
+static bool guardedBySameRecord(ASTContext &Ctx, const KernelAnalysis &K,
+                                const MemAccess &B, const AffineExpr &Shape) {
+  if (!B.CallChain.empty() || !B.E)
+    return false;
+  const SourceManager &SM = Ctx.getSourceManager();
+  for (const Stmt *S : stmtAncestors(Ctx, B.E)) {
+    const auto *If = dyn_cast<IfStmt>(S);
+    if (!If || !If->getCond())
+      continue;
+    SourceRange CR = If->getCond()->getSourceRange();
+    for (const MemAccess &C : K.Accesses) {
+      if (&C == &B || C.Base != B.Base || !C.E || !C.Address.isKnown() ||
+          !C.CallChain.empty())
+        continue;
+      AffineExpr CS = C.Address - AffineExpr::constant(C.Address.constantTerm());
+      SourceLocation L = SM.getExpansionLoc(C.E->getBeginLoc());
+      if (CS == Shape &&
+          SM.isPointWithin(L, SM.getExpansionLoc(CR.getBegin()),
+                           SM.getExpansionLoc(CR.getEnd())))
+        return true;
+    }
+  }
+  return false;
+}
+
+int64_t siblingCoverage(ASTContext &Ctx, const KernelAnalysis &K,
+                        const MemAccess &A, int64_t Stride, bool &IsFirst) {
   IsFirst = true;
   std::vector<AffineExpr> AE = expandLoops(A);
   AffineExpr Shape = AE[0] - AffineExpr::constant(AE[0].constantTerm());
   int64_t Base = AE[0].constantTerm();
   std::vector<bool> Covered(Stride, false);
   for (const MemAccess &B : K.Accesses) {
-    // Accesses under a condition that keeps only some lanes count too: the
-    // other fields read when `p[i].alive` holds use the sectors it fetched.
-    // They carry no finding themselves, so they do not take the group's.
+    // An access under a condition that keeps only some lanes counts when
+    // that condition reads the same record: the other fields read when
+    // `p[i].alive` holds use the sectors it fetched (not those one lane
+    // reads under `threadIdx.x == 0`). Such accesses carry no finding
+    // themselves, so they do not take the group's.
     if (B.Base != A.Base || B.Space != MemSpace::Global ||
         !B.Address.isKnown())
+      continue;
+    if (B.SparseGuard && &B != &A &&
+        !guardedBySameRecord(Ctx, K, B, Shape))
       continue;
     for (const AffineExpr &E : expandLoops(B)) {
       AffineExpr BS = E - AffineExpr::constant(E.constantTerm());

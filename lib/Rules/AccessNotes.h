@@ -76,10 +76,12 @@ WarpRequest resolvedRequest(const CheckContext &CC, const KernelAnalysis &K,
 /// stride touch together: the fields of a struct or the channels of a
 /// pixel read nearby, or the iterations of a small constant-trip loop
 /// (constant distances from \p A; their sectors are shared through L1).
-/// Accesses under a lane-thinning condition count as used bytes.
+/// Accesses under a lane-thinning condition count as used bytes when the
+/// condition reads the same record (`if (p[i].alive) p[i].x += ...`).
 /// \p IsFirst: \p A is the group's first access (lowest offset) among those
 /// not under such a condition.
-int64_t siblingCoverage(const KernelAnalysis &K, const MemAccess &A,
+int64_t siblingCoverage(clang::ASTContext &Ctx, const KernelAnalysis &K,
+                        const MemAccess &A,
                         int64_t Stride, bool &IsFirst);
 
 /// The accesses of one kernel a rule reports, grouped by cause: add() each

@@ -35,8 +35,9 @@ RuleInfo CoalescingStridedAccess::info() const {
       "`a[2 * i]`, interleaved data.\n"
       "\n"
       "The fields or channels the kernel reads or writes at the same "
-      "stride count as used bytes, also those under a condition on another "
-      "field (`if (p[i].alive) p[i].x += p[i].y;`) and struct-valued "
+      "stride count as used bytes, also those under a condition that "
+      "reads the same record (`if (p[i].alive) p[i].x += p[i].y;`; not "
+      "those one lane reads under `threadIdx.x == 0`) and struct-valued "
       "members with their whole size (a `double3` of an 88-byte record).\n"
       "\n" +
       std::string(outweighingLoopDoc());
@@ -99,7 +100,7 @@ void CoalescingStridedAccess::checkTranslationUnit() {
         std::string Used;
         if (Stride > 0 && Stride <= 1024) {
           bool First = true;
-          int64_t Cov = siblingCoverage(K, A, Stride, First);
+          int64_t Cov = siblingCoverage(Ctx, K, A, Stride, First);
           if (!First)
             continue;
           if (Cov > (int64_t)A.AccessBytes) {

@@ -109,7 +109,7 @@ void CoalescingUncoalescedAccess::checkTranslationUnit() {
         int64_t Stride = *W.StrideElems * (int64_t)A.ElemBytes;
         bool First = true;
         int64_t Cov = Stride > 0 && Stride <= 1024
-                          ? siblingCoverage(K, A, Stride, First)
+                          ? siblingCoverage(Ctx, K, A, Stride, First)
                           : 0;
         if (Cov > 0 && double(Stride) / double(Cov) < MinFactor)
           continue;

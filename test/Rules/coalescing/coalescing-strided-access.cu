@@ -158,6 +158,21 @@ __global__ void sparse_wide(Wide *w, int n) {
     w[i].val = 0.0f;
 }
 
+// Reported: the rest of the record is read by one lane only (a condition on
+// the thread index, not on the record): those reads fetch it for one
+// thread, not for the warp.
+struct Rec8 {
+  float a, b, c, d, e, f, g, h;
+};
+__global__ void lane0_rest(const Rec8 *r, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float v = r[i].a;
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:18: warning: strided global load: consecutive threads are 8 elements apart{{.*}} [coalescing-strided-access]
+  if (threadIdx.x == 0)
+    out[n + blockIdx.x] = r[i].b + r[i].c + r[i].d + r[i].e + r[i].f + r[i].g + r[i].h;
+  out[i] = v;
+}
+
 // A loop over the whole record (64 doubles, 512 bytes) reads every byte
 // of the stride: not reported.
 template <int R>
