@@ -100,8 +100,7 @@ static bool smallBound(const CheckContext &CC, ASTContext &Ctx,
   const auto *B = Cond ? dyn_cast<BinaryOperator>(Cond->IgnoreParenImpCasts())
                        : nullptr;
   if (!B || !L.IV ||
-      !(B->getOpcode() == BO_LT || B->getOpcode() == BO_LE ||
-        B->getOpcode() == BO_NE))
+      !(B->getOpcode() == BO_LT || B->getOpcode() == BO_LE))
     return false;
   if (varOf(B->getLHS()) != L.IV)
     return false;
@@ -115,6 +114,8 @@ static bool smallBound(const CheckContext &CC, ASTContext &Ctx,
     if (K.Kernel)
       V = launchConstant(CC, K.Kernel, P, Sites);
   }
+  if (V && B->getOpcode() == BO_LE)
+    *V += 1;
   return V && *V < 8;
 }
 
@@ -123,8 +124,10 @@ const char *outweighingLoopDoc() {
          "loop) in a kernel with a loop of many iterations (a trip count "
          "that is neither a constant below 8 nor bounded by one: a literal, "
          "or a kernel parameter every launch passes as one) that runs "
-         "whenever the access does (no condition between them; no branch "
-         "holding the access returns first): a per-thread prologue before "
+         "whenever the access does (no condition or switch case between "
+         "them; no return or goto between the access and a loop after it, "
+         "nor in a branch holding the access; a loop inside a called device "
+         "function does not count): a per-thread prologue before "
          "an O(N) loop, or one store after a long compute loop, is a small "
          "share of the kernel's traffic and time.";
 }
@@ -155,16 +158,29 @@ const LoopInfo *outweighingLoop(const CheckContext &CC, ASTContext &Ctx,
     for (const Stmt *S : LUp) {
       if (S == Meet)
         break;
-      if (isa<IfStmt>(S) || isa<SwitchStmt>(S) ||
+      if (isa<IfStmt>(S) || isa<SwitchStmt>(S) || isa<SwitchCase>(S) ||
           isa<AbstractConditionalOperator>(S))
         SamePath = false;
     }
     for (size_t I = 1; I < Common && SamePath; ++I)
-      if (isa<IfStmt>(AUp[I]) || isa<SwitchStmt>(AUp[I]))
+      if (isa<IfStmt>(AUp[I]) || isa<SwitchStmt>(AUp[I]) ||
+          isa<SwitchCase>(AUp[I]))
         forEachStmt(AUp[I - 1], [&](const Stmt *X) {
-          if (isa<ReturnStmt>(X))
+          if (isa<ReturnStmt>(X) || isa<GotoStmt>(X))
             SamePath = false;
         });
+    // A return or goto between the access and a loop after it: threads
+    // that store and leave never run the loop.
+    const SourceManager &SM = Ctx.getSourceManager();
+    if (SamePath && K.Kernel && K.Kernel->getBody() &&
+        SM.isBeforeInTranslationUnit(At->getEndLoc(), L->S->getBeginLoc()))
+      forEachStmt(K.Kernel->getBody(), [&](const Stmt *X) {
+        if ((isa<ReturnStmt>(X) || isa<GotoStmt>(X)) &&
+            SM.isBeforeInTranslationUnit(At->getEndLoc(), X->getBeginLoc()) &&
+            SM.isBeforeInTranslationUnit(X->getBeginLoc(),
+                                         L->S->getBeginLoc()))
+          SamePath = false;
+      });
     if (SamePath)
       return L.get();
   }

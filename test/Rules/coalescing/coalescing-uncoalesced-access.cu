@@ -191,6 +191,19 @@ __global__ void branchy(const float *in, float *out, int n, int mode,
     z += 1.0f;
   out[i] = z;
 }
+// Still reported: threads that store and then leave never run the loop
+// after the return.
+__global__ void store_then_leave(const float *in, float *out, int n, int m) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i * m] = in[i];
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: uncoalesced global store: consecutive threads are 'm' elements apart{{.*}} [coalescing-uncoalesced-access]
+  if (threadIdx.x >= 1)
+    return;
+  float s = 0.0f;
+  for (int k = 0; k < n; ++k)
+    s += in[k];
+  out[n * m + blockIdx.x] = s;
+}
 void gray(const float *a, float *b, const float *w, int n) {
   to_gray<<<dim3(n / 32, n / 8), dim3(32, 8)>>>(a, b, w, n, n, 3);
 }
