@@ -32,7 +32,9 @@ RuleInfo CoalescingUncoalescedAccess::info() const {
       "A global load or store whose address moves by a whole row (a "
       "symbolic stride such as `N` elements) from one thread to the next "
       "along `threadIdx.x`: the thread index is in the slow dimension. One "
-      "finding per array in a kernel: the other uncoalesced accesses to it "
+      "finding per array in a kernel (and per cause: each lane in its own "
+      "sector, or a warp spanning rows of a 2-D block): the other "
+      "uncoalesced accesses to it "
       "(an unrolled loop, several fields of a row, the other sides of a "
       "rotation at strides `n+1`, `n-1`, ...) are counted and listed by "
       "line in a note (an access on a line whose "
@@ -114,9 +116,12 @@ void CoalescingUncoalescedAccess::checkTranslationUnit() {
         if (Cov > 0 && double(Stride) / double(Cov) < MinFactor)
           continue;
       }
-      // One per array: the strides of one thread mapping (a rotation's
-      // n+1, n-1, -n+1, -n-1) have one remedy.
-      Groups.add(A, "");
+      // One per array and kind: the strides of one thread mapping (a
+      // rotation's n+1, n-1, -n+1, -n-1) have one remedy; a warp that spans
+      // rows of a 2-D block is another cause.
+      Groups.add(A, W.StrideElems && *W.StrideElems * A.ElemBytes < 32
+                        ? "rows of the block"
+                        : "own sector");
     }
     for (const std::vector<const MemAccess *> &G : Groups.take(Ctx, id())) {
       const MemAccess &A = *G.front();
@@ -142,7 +147,10 @@ void CoalescingUncoalescedAccess::checkTranslationUnit() {
                "' elements span at least 32 "
                "bytes";
       addAccessNotes(Ctx, F, A, K, Cond, W.Assumption);
-      addSameCauseNote(Ctx, F, G, "cause (each lane in its own sector)",
+      addSameCauseNote(Ctx, F, G,
+                       W.StrideElems && *W.StrideElems * A.ElemBytes < 32
+                           ? "cause (a warp spans rows of the block)"
+                           : "cause (each lane in its own sector)",
                        "one change of the layout or of the thread mapping "
                        "removes them all");
       report(std::move(F));
