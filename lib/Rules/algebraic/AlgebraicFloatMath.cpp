@@ -318,9 +318,10 @@ void AlgebraicFloatMath::check(const MatchFinder::MatchResult &R) {
         return FloatDerived(U->getSubExpr());
     return false;
   };
+  bool MixesDouble = false;
   if (NoFix.empty())
     for (const Expr *A : Call->arguments())
-      if (!FloatDerived(A))
+      if (!FloatDerived(A) && (MixesDouble = true))
         NoFix = "an argument is not float data alone (it mixes in double "
                 "values), so the float function would compute something "
                 "else";
@@ -344,10 +345,16 @@ void AlgebraicFloatMath::check(const MatchFinder::MatchResult &R) {
   if (!firstInUserCode(Call->getBeginLoc()))
     return;
   std::string Name = Fn->getName().str();
-  // With double literals in the argument, the argument itself is double
-  // (float data promoted by the literals): the literals are the cause.
+  // With double literals in an argument of float data alone, the argument
+  // is double only because of them: the literals are the cause.
   std::string Msg =
-      Lits.empty()
+      MixesDouble
+          ? "'" + Name +
+                "' computes in double on an argument that mixes float data "
+                "with double values (FP64 runs at 1/2 to 1/64 of the FP32 "
+                "rate); with the argument in float it is '" +
+                Name + "f'"
+      : Lits.empty()
           ? "'" + Name +
                 "' computes in double on a float value (FP64 runs at 1/2 to "
                 "1/64 of the FP32 rate); use '" +

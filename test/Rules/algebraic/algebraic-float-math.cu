@@ -72,7 +72,7 @@ __global__ void tolerance(const float *x, const float *y, float *a, float *c) {
 __global__ void no_fix(const float *in, double *dout, float *out, double d) {
   float x = in[threadIdx.x];
   out[0] = sqrt(x + d);
-  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:12: warning: 'sqrt' computes in double on a float value{{.*}} [algebraic-float-math]
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:12: warning: 'sqrt' computes in double on an argument that mixes float data with double values (FP64 runs at 1/2 to 1/64 of the FP32 rate); with the argument in float it is 'sqrtf' [algebraic-float-math]
   // CHECK-MESSAGES: note: no fix: an argument is not float data alone{{.*}}
   out[1] = exp(x * 2.0) * d;
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:12: warning: 'exp' computes in double{{.*}} [algebraic-float-math]
@@ -84,7 +84,7 @@ __global__ void no_fix(const float *in, double *dout, float *out, double d) {
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:13: warning: 'exp' computes in double{{.*}} [algebraic-float-math]
   // CHECK-MESSAGES: note: no fix: the double result is used as a double{{.*}}
   out[3] = log(x + 1e-300);
-  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:12: warning: 'log' computes in double on a float value{{.*}} [algebraic-float-math]
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:12: warning: 'log' computes in double on an argument that mixes float data with double values{{.*}} [algebraic-float-math]
   // CHECK-MESSAGES: note: no fix: an argument is not float data alone{{.*}}
   // Negative: the code asks for double.
   dout[0] = sqrt((double)x);
