@@ -403,8 +403,21 @@ TranslatedCommand translateCompileCommand(ArrayRef<std::string> ArgvIn,
       // kernel with it).
       unsigned N;
       if ((Flag == "-maxrregcount" || Flag == "--maxrregcount") &&
-          !StringRef(V).getAsInteger(10, N))
+          !StringRef(V).getAsInteger(0, N))
         MaxRRegCount = std::to_string(N); // the last one wins, as in nvcc
+      // The same passed to ptxas: -Xptxas -maxrregcount=N,-v
+      if (Flag == "-Xptxas" || Flag == "--ptxas-options" ||
+          Flag == "-ptxas-options") {
+        SmallVector<StringRef, 4> Parts;
+        StringRef(V).split(Parts, ',');
+        for (StringRef P : Parts) {
+          P = P.trim();
+          if ((P.consume_front("--maxrregcount=") ||
+               P.consume_front("-maxrregcount=")) &&
+              !P.getAsInteger(0, N))
+            MaxRRegCount = std::to_string(N);
+        }
+      }
       continue;
     }
     if (A.starts_with("-Xptxas") || A.starts_with("-Xcudafe") ||

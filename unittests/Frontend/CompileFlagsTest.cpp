@@ -93,6 +93,10 @@ TEST(CompileFlags, DropsNvccOnlyFlagsWithValues) {
   for (auto &A : T.Args)
     All += A + " ";
   EXPECT_EQ(T.Args.size(), 6u) << All;
+  // Given to ptxas (hexadecimal too), it is the same cap.
+  TranslatedCommand P = translateCompileCommand(
+      {"nvcc", "-Xptxas", "-v,--maxrregcount=0x40", "k.cu"});
+  EXPECT_TRUE(has(P.Args, "-D__CUDA_L1_MAXRREGCOUNT__=64"));
 }
 
 TEST(CompileFlags, XcompilerListsAreFiltered) {
