@@ -140,6 +140,15 @@ const LoopInfo *outweighingLoop(const CheckContext &CC, ASTContext &Ctx,
   const Stmt *At = A.CallChain.empty() ? static_cast<const Stmt *>(A.E)
                                        : A.CallChain.front();
   std::vector<const Stmt *> AUp = stmtAncestors(Ctx, At);
+  // The kernel's returns and gotos after the access, gathered once.
+  const SourceManager &SM = Ctx.getSourceManager();
+  std::vector<SourceLocation> ExitsAfter;
+  if (K.Kernel && K.Kernel->getBody())
+    forEachStmt(K.Kernel->getBody(), [&](const Stmt *X) {
+      if ((isa<ReturnStmt>(X) || isa<GotoStmt>(X)) &&
+          SM.isBeforeInTranslationUnit(At->getEndLoc(), X->getBeginLoc()))
+        ExitsAfter.push_back(X->getBeginLoc());
+    });
   for (const auto &L : K.Loops) {
     if ((L->TripCount && *L->TripCount < 8) || !L->S ||
         smallBound(CC, Ctx, K, *L))
@@ -171,16 +180,11 @@ const LoopInfo *outweighingLoop(const CheckContext &CC, ASTContext &Ctx,
         });
     // A return or goto between the access and a loop after it: threads
     // that store and leave never run the loop.
-    const SourceManager &SM = Ctx.getSourceManager();
-    if (SamePath && K.Kernel && K.Kernel->getBody() &&
+    if (SamePath &&
         SM.isBeforeInTranslationUnit(At->getEndLoc(), L->S->getBeginLoc()))
-      forEachStmt(K.Kernel->getBody(), [&](const Stmt *X) {
-        if ((isa<ReturnStmt>(X) || isa<GotoStmt>(X)) &&
-            SM.isBeforeInTranslationUnit(At->getEndLoc(), X->getBeginLoc()) &&
-            SM.isBeforeInTranslationUnit(X->getBeginLoc(),
-                                         L->S->getBeginLoc()))
+      for (SourceLocation X : ExitsAfter)
+        if (SM.isBeforeInTranslationUnit(X, L->S->getBeginLoc()))
           SamePath = false;
-      });
     if (SamePath)
       return L.get();
   }
