@@ -321,10 +321,12 @@ void AlgebraicFloatMath::check(const MatchFinder::MatchResult &R) {
   bool MixesDouble = false;
   if (NoFix.empty())
     for (const Expr *A : Call->arguments())
-      if (!FloatDerived(A) && (MixesDouble = true))
+      if (!FloatDerived(A)) {
+        MixesDouble = true;
         NoFix = "an argument is not float data alone (it mixes in double "
                 "values), so the float function would compute something "
                 "else";
+      }
   if (NoFix.empty() && !AnyFloat)
     return;
   // The result goes back to float, right away or through double arithmetic
@@ -347,35 +349,25 @@ void AlgebraicFloatMath::check(const MatchFinder::MatchResult &R) {
   std::string Name = Fn->getName().str();
   // With double literals in an argument of float data alone, the argument
   // is double only because of them: the literals are the cause.
-  std::string Msg =
-      MixesDouble
-          ? "'" + Name +
-                "' computes in double on an argument that mixes float data "
-                "with double values (FP64 runs at 1/2 to 1/64 of the FP32 "
-                "rate); with the argument in float it is '" +
-                Name + "f'"
-      : Lits.empty()
-          ? "'" + Name +
-                "' computes in double on a float value (FP64 runs at 1/2 to "
-                "1/64 of the FP32 rate); use '" +
-                Name + "f'"
-          : "'" + Name +
-                "' computes in double: its argument is float data made "
-                "double by " +
-                [&] {
-                  std::string T =
-                      sourceText(C, Lits.front()->getSourceRange());
-                  std::string More =
-                      Lits.size() > 1 ? " (and " +
-                                            std::to_string(Lits.size() - 1) +
-                                            " more)"
-                                      : "";
-                  return T.empty() ? "double constants"
-                                   : "the double constant '" + T + "'" + More;
-                }() +
-                " (FP64 runs at 1/2 to 1/64 of the FP32 rate); with float "
-                "constants it is '" +
-                Name + "f'";
+  // Cause the call is in double, and what makes it the float function.
+  std::string Cause = " on a float value", Remedy = "use";
+  if (MixesDouble) {
+    Cause = " on an argument that mixes float data with double values";
+    Remedy = "with the argument in float it is";
+  } else if (!Lits.empty()) {
+    std::string T = sourceText(C, Lits.front()->getSourceRange());
+    Cause = ": its argument is float data made double by " +
+          (T.empty() ? std::string("double constants")
+                     : "the double constant '" + T + "'" +
+                           (Lits.size() > 1
+                                ? " (and " + std::to_string(Lits.size() - 1) +
+                                      " more)"
+                                : std::string()));
+    Remedy = "with float constants it is";
+  }
+  std::string Msg = "'" + Name + "' computes in double" + Cause +
+                    " (FP64 runs at 1/2 to 1/64 of the FP32 rate); " + Remedy +
+                    " '" + Name + "f'";
   Finding F = makeFinding(C, id(), Call->getBeginLoc(), Msg, FD);
   if (!NoFix.empty()) {
     reportWithoutFix(std::move(F), NoFix);
