@@ -110,6 +110,34 @@ std::string foldable(const ASTContext &C, const FunctionDecl *K) {
   return "";
 }
 
+/// Bytes of `__shared__` memory the kernel \p K declares with a known size
+/// (in its body and in the functions it calls); extern arrays count 0.
+uint64_t staticSharedBytes(const ASTContext &C, const FunctionDecl *K) {
+  uint64_t Bytes = 0;
+  std::set<const Decl *> Seen;
+  std::function<void(const Stmt *, unsigned)> Walk = [&](const Stmt *S,
+                                                         unsigned Depth) {
+    if (!S || Depth > 8)
+      return;
+    if (const auto *DS = dyn_cast<DeclStmt>(S))
+      for (const Decl *D : DS->decls())
+        if (const auto *V = dyn_cast<VarDecl>(D))
+          if (V->hasAttr<CUDASharedAttr>() && Seen.insert(V).second &&
+              !V->getType()->isIncompleteType() &&
+              !V->getType()->isDependentType())
+            Bytes += C.getTypeSizeInChars(V->getType()).getQuantity();
+    if (const auto *CE = dyn_cast<CallExpr>(S))
+      if (const FunctionDecl *F = CE->getDirectCallee())
+        if (const FunctionDecl *Def = F->getDefinition())
+          if (Seen.insert(Def).second)
+            Walk(Def->getBody(), Depth + 1);
+    for (const Stmt *Ch : S->children())
+      Walk(Ch, Depth);
+  };
+  Walk(K->getBody(), 0);
+  return Bytes;
+}
+
 } // namespace
 
 RuleInfo LaunchSmallBlock::info() const {
@@ -129,13 +157,26 @@ RuleInfo LaunchSmallBlock::info() const {
            "fewer of them, with the same threads.";
   I.DefaultOptions["MinThreads"] = "64";
   I.DefaultOptions["NumSMs"] = "132";
+  I.DefaultOptions["MaxBlocksPerSM"] = "32";
+  I.DefaultOptions["MaxWarpsPerSM"] = "64";
+  I.DefaultOptions["SharedMemPerSM"] = "233472";
   I.Doc.Detects =
       "A launch with fewer than `MinThreads` (default 64) threads per "
-      "block (a known constant shape). Not reported when the grid is known "
-      "and is one block, or has whole warps and at most 32 blocks per SM "
+      "block (a known constant shape) whose blocks are too small for the "
+      "SM's block limit (`MaxBlocksPerSM`, default 32) to fill its warps "
+      "(`MaxWarpsPerSM`, default 64): in practice blocks of at most 32 "
+      "threads, since blocks of 33 to 63 threads take 2 warps each and 32 "
+      "of them fill the SM (the idle lanes of their last warp are "
+      "launch-partial-warp's finding). Not reported when the grid is known "
+      "and is one block, or has at most `MaxBlocksPerSM` blocks per SM "
       "(`NumSMs`, default 132, the H100/H200): such a grid is resident at "
       "once, the residency limit never binds, and folding its blocks "
-      "would leave SMs idle.";
+      "would leave SMs idle. Nor when the block's shared memory (its "
+      "`__shared__` arrays of known size, in the kernel and the functions "
+      "it calls, plus a constant dynamic size at the launch, plus the 1 KiB "
+      "reserved per block) already limits an SM to `MaxBlocksPerSM` blocks "
+      "or fewer (`SharedMemPerSM`, default 233472 bytes, sm_90): shared "
+      "memory, not the block limit, caps occupancy there.";
   I.Doc.WhySlow =
       "An SM holds at most 32 resident blocks (sm_80 to sm_90); with "
       "32-thread blocks it holds 1024 of its 2048 threads, so occupancy is "
@@ -191,23 +232,45 @@ void LaunchSmallBlock::checkTranslationUnit() {
     uint64_t T = (*L.Block.Dim)[0] * (*L.Block.Dim)[1] * (*L.Block.Dim)[2];
     if (T == 0 || (int64_t)T >= Min)
       continue;
-    // The limit of 32 resident blocks per SM binds only when the grid has
-    // more blocks than the SMs hold that way: a smaller grid of full warps
-    // is resident at once (folding it would leave SMs idle), and one block
-    // is setup work.
+    // The block limit binds only while its blocks hold fewer warps than
+    // the SM has: blocks of 33 to 63 threads take 2 warps each, and 32 of
+    // them fill the SM's 64 warps (the idle lanes of their last warp are
+    // launch-partial-warp's finding).
+    int64_t MaxBlocks = optionInt("MaxBlocksPerSM", 32);
+    int64_t MaxWarps = optionInt("MaxWarpsPerSM", 64);
+    if (MaxBlocks * (int64_t)((T + 31) / 32) >= MaxWarps)
+      continue;
+    // A grid whose blocks are all resident at once (at most MaxBlocksPerSM
+    // per SM): the limit never binds, and folding its blocks would leave
+    // SMs idle. One block is setup work.
     if (L.Grid.Dim) {
       uint64_t G = (*L.Grid.Dim)[0] * (*L.Grid.Dim)[1] * (*L.Grid.Dim)[2];
-      if (G == 1 ||
-          (T % 32 == 0 && (int64_t)G <= 32 * optionInt("NumSMs", 132)))
+      if (G == 1 || (int64_t)G <= MaxBlocks * optionInt("NumSMs", 132))
         continue;
     }
-    uint64_t Occ = std::min<uint64_t>(100, 32 * T * 100 / 2048);
+    auto KIt = At.find(L.Loc.str());
+    // Shared memory that already holds an SM to MaxBlocksPerSM blocks or
+    // fewer (1 KiB per block is reserved): that, not the block limit, is
+    // what caps occupancy.
+    if (KIt != At.end()) {
+      const FunctionDecl *KD = KIt->second.second->getDefinition();
+      uint64_t Shared = KD ? staticSharedBytes(C, KD) : 0;
+      if (L.SharedMem.Present && L.SharedMem.Value && *L.SharedMem.Value > 0)
+        Shared += *L.SharedMem.Value;
+      if (Shared > 0 &&
+          optionInt("SharedMemPerSM", 233472) / (int64_t)(Shared + 1024) <=
+              MaxBlocks)
+        continue;
+    }
+    uint64_t Occ = std::min<uint64_t>(
+        100, MaxBlocks * T * 100 / std::max<int64_t>(1, MaxWarps * 32));
     Finding &F = reportLater(finding(
         L, "blocks of " + std::to_string(T) +
-               " threads: with at most 32 resident blocks per SM, an SM "
-               "holds only " +
-               std::to_string(32 * T) +
-               " of its 2048 threads (occupancy at most " +
+               " threads: with at most " + std::to_string(MaxBlocks) +
+               " resident blocks per SM, an SM holds only " +
+               std::to_string(MaxBlocks * T) + " of its " +
+               std::to_string(MaxWarps * 32) +
+               " threads (occupancy at most " +
                std::to_string(Occ) +
                "%); use at least 64 (better 128-256) "
                "threads per block"));

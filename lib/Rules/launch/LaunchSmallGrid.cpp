@@ -186,6 +186,26 @@ bool variesWith(const MemAccess &A, const LoopInfo &L) {
       [&](const std::string &S) { return L.VaryingSyms.count(S) > 0; });
 }
 
+/// Every memory access of the loop \p L is a global atomic at an address
+/// that neither the thread nor the block changes (all threads update the
+/// same few words: a counter, a lock, an atomics test): the atomic unit
+/// serialises them, so more blocks add contention, not throughput.
+bool onlyCommonAtomics(const KernelAnalysis &KA, const LoopInfo &L) {
+  bool Any = false;
+  for (const MemAccess &A : KA.Accesses) {
+    if (!llvm::is_contained(A.Loops, &L))
+      continue;
+    if (A.Space != MemSpace::Global || !A.IsAtomic || !A.Address.isKnown() ||
+        A.Address.dependsOnThread() ||
+        A.Address.dependsOn([](const std::string &S) {
+          return S.rfind("blockIdx.", 0) == 0;
+        }))
+      return false;
+    Any = true;
+  }
+  return Any;
+}
+
 /// The argument texts \p L passes, spaces removed.
 std::string argText(const std::string &A) {
   std::string R;
@@ -223,7 +243,11 @@ RuleInfo LaunchSmallGrid::info() const {
       "all, outside those loops: `partial[0] = sum`). Nor when fewer "
       "than `MinIdlePercent` (default 5) percent of the SMs would idle: "
       "a grid of 128 blocks leaves 4 of 132 SMs (3%) idle, at most 1.03x "
-      "to gain.";
+      "to gain. A loop whose only memory accesses are global atomics at "
+      "addresses that depend on neither the thread nor the block (every "
+      "thread updates the same counters, or spins on one lock) does not "
+      "count as work over the data: the atomic unit serialises those "
+      "updates, and more blocks would add contention, not throughput.";
   I.Doc.WhySlow =
       "A block runs on one SM; the other SMs stay idle for the whole "
       "kernel.";
@@ -251,7 +275,7 @@ bool LaunchSmallGrid::kernelLoopsOverData(const LaunchSite &L) const {
   for (const KernelAnalysis &KA : analysis()->Kernels)
     if (KA.Name == L.Kernel)
       for (const auto &Lp : KA.Loops)
-        if (!loopBounded(ctx(), *Lp))
+        if (!loopBounded(ctx(), *Lp) && !onlyCommonAtomics(KA, *Lp))
           Loops = true;
   if (!Loops || !L.Block.Dim || !L.Grid.Dim)
     return Loops;

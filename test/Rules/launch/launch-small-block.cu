@@ -104,6 +104,27 @@ __global__ void __launch_bounds__(64) bounded(const float *s, float *out, int n)
     out[i] = s[i] + 1.0f;
 }
 
+// Shared memory that already limits an SM to 28 blocks (8 KiB each, plus
+// the 1 KiB reserved per block, of 228 KiB): that caps occupancy, not the
+// limit of 32 blocks per SM. Seen in third-party code (a bit-reversal
+// permutation with an 8 KiB tile per 32-thread block), static and dynamic.
+__global__ void tiled(const float *s, float *out, int n) {
+  __shared__ float tile[32][64];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  tile[threadIdx.x][0] = i < n ? s[i] : 0.0f;
+  __syncthreads();
+  if (i < n)
+    out[i] = tile[threadIdx.x][0] + 1.0f;
+}
+__global__ void tiled_dynamic(const float *s, float *out, int n) {
+  extern __shared__ float buf[];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  buf[threadIdx.x * 64] = i < n ? s[i] : 0.0f;
+  __syncthreads();
+  if (i < n)
+    out[i] = buf[threadIdx.x * 64] + 2.0f;
+}
+
 void run(const float *d_s, float *d_a, float *d_b, float *d_c, int *d_n,
          int n) {
   axpy<<<8192, 32>>>(2.0f, d_s, d_a, n);
@@ -153,6 +174,18 @@ void run(const float *d_s, float *d_a, float *d_b, float *d_c, int *d_n,
   // Negative: 64 threads and more.
   axpy<<<4096, 64>>>(2.0f, d_s, d_a, n);
   axpy<<<4096, dim3(16, 8)>>>(2.0f, d_s, d_a, n);
+  // Negative, seen in third-party code (Winograd convolutions with blocks
+  // of 36 threads): a block of 33 to 63 threads takes 2 warps, and 32 of
+  // them fill the SM's 64 warps; the idle lanes are launch-partial-warp's.
+  axpy<<<8192, 36>>>(2.0f, d_s, d_a, n);
+  // CHECK-FIXES: axpy<<<8192, 36>>>(2.0f, d_s, d_a, n);
+  // Negative: 4000 blocks of 16 are resident at once on 132 SMs (at most 32
+  // each), whether or not the block is a whole warp.
+  axpy<<<4000, 16>>>(2.0f, d_s, d_a, n);
+  // CHECK-FIXES: axpy<<<4000, 16>>>(2.0f, d_s, d_a, n);
+  // Negative: shared memory is the limit (8 KiB per block).
+  tiled<<<(n + 31) / 32, 32>>>(d_s, d_c, n);
+  tiled_dynamic<<<(n + 31) / 32, 32, 32 * 64 * sizeof(float)>>>(d_s, d_c, n);
 }
 
 static unsigned long long hash(const void *d, int n, size_t elem) {

@@ -187,5 +187,42 @@ void grown(const float *in, float *p, float *out, int n) {
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: grid of 1 block keeps only 1 of the GPU's 132 SMs busy{{.*}} [launch-small-grid]
 }
 
+// Negative, seen in third-party code (a test of system-wide atomics): every
+// thread updates the same few counters in its loop; the atomic unit
+// serialises them, and more blocks would only add contention. A spin lock
+// is the same. Positive: a loop that also reads the data, or whose atomics
+// go to per-thread or per-block addresses.
+__global__ void hammer(int *counters, int iters) {
+  int tid = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int i = 0; i < iters; ++i) {
+    atomicAdd(&counters[0], 10);
+    atomicMax(&counters[2], tid);
+    atomicCAS(&counters[6], tid - 1, tid);
+  }
+}
+__global__ void spin(int *lock, float *out) {
+  while (atomicCAS(lock, 0, 1) != 0) {
+  }
+  out[blockIdx.x] = 1.0f;
+  atomicExch(lock, 0);
+}
+__global__ void count_big(const float *in, int *count, int n) {
+  for (int i = threadIdx.x; i < n; i += blockDim.x)
+    if (in[i] > 0.0f)
+      atomicAdd(count, 1);
+}
+__global__ void per_thread_atomics(int *counters, int iters) {
+  for (int i = 0; i < iters; ++i)
+    atomicAdd(&counters[threadIdx.x], i);
+}
+void atomics(const float *in, int *counters, float *out, int n) {
+  hammer<<<64, 256>>>(counters, n);
+  spin<<<64, 1>>>(counters, out);
+  count_big<<<1, 256>>>(in, counters, n);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: grid of 1 block keeps only 1 of the GPU's 132 SMs busy{{.*}} [launch-small-grid]
+  per_thread_atomics<<<1, 256>>>(counters, n);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: grid of 1 block keeps only 1 of the GPU's 132 SMs busy{{.*}} [launch-small-grid]
+}
+
 // Finding only: the file is not changed.
 // CHECK-FIXES: axpy<<<16, 256>>>(2.0f, x, y, n);
