@@ -8,10 +8,74 @@
 
 #include "../AccessNotes.h"
 
+#include "clang/AST/RecordLayout.h"
+
+#include <deque>
+#include <set>
+
 using namespace clang;
 using namespace llvm;
 
 namespace cudal1 {
+
+namespace {
+
+/// The element whose field \p A accesses, when it is a small vector (2 or 4
+/// fields of one scalar type, 8 or 16 bytes, aligned to its size: float4,
+/// int2, double2) and the kernel accesses every field of that same element
+/// the same way (all written, or all read) in the same loops: nvcc merges
+/// such accesses into one 64- or 128-bit access. Returns the conflict of
+/// that wide access, or std::nullopt when \p A is not such a field.
+std::optional<BankResult> wideAccess(const ASTContext &Ctx,
+                                     const KernelAnalysis &K,
+                                     const MemAccess &A) {
+  const auto *ME = dyn_cast<MemberExpr>(A.E->IgnoreParenImpCasts());
+  const auto *FD = ME ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : nullptr;
+  if (!FD || ME->isArrow() || !A.Address.isKnown())
+    return std::nullopt;
+  const RecordDecl *RD = FD->getParent();
+  QualType RT = Ctx.getCanonicalTagType(RD);
+  if (RD->isUnion() || RT->isDependentType() || RT->isIncompleteType())
+    return std::nullopt;
+  uint64_t Size = Ctx.getTypeSizeInChars(RT).getQuantity();
+  uint64_t Align = Ctx.getTypeAlignInChars(RT).getQuantity();
+  unsigned Fields = 0;
+  QualType FieldType;
+  for (const FieldDecl *F : RD->fields()) {
+    if (F->isBitField() || !F->getType()->isArithmeticType() ||
+        (Fields && !Ctx.hasSameType(F->getType(), FieldType)))
+      return std::nullopt;
+    FieldType = F->getType();
+    ++Fields;
+  }
+  if ((Fields != 2 && Fields != 4) || (Size != 8 && Size != 16) ||
+      Align != Size)
+    return std::nullopt;
+  const ASTRecordLayout &Layout = Ctx.getASTRecordLayout(RD);
+  int64_t Offset =
+      Layout.getFieldOffset(FD->getFieldIndex()) / Ctx.getCharWidth();
+  AffineExpr Start = A.Address - AffineExpr::constant(Offset);
+  // The other fields of the same element, accessed the same way.
+  std::set<unsigned> Seen;
+  for (const MemAccess &B : K.Accesses) {
+    if (B.Base != A.Base || B.IsWrite != A.IsWrite || B.IsRead != A.IsRead ||
+        B.Loops != A.Loops || !B.Address.isKnown())
+      continue;
+    const auto *BE = dyn_cast<MemberExpr>(B.E->IgnoreParenImpCasts());
+    const auto *BF = BE ? dyn_cast<FieldDecl>(BE->getMemberDecl()) : nullptr;
+    if (!BF || BF->getParent() != RD)
+      continue;
+    int64_t BO =
+        Layout.getFieldOffset(BF->getFieldIndex()) / Ctx.getCharWidth();
+    if (B.Address - AffineExpr::constant(BO) == Start)
+      Seen.insert(BF->getFieldIndex());
+  }
+  if (Seen.size() != Fields)
+    return std::nullopt;
+  return analyzeSharedRequest(Start, Size, K.Block);
+}
+
+} // namespace
 
 RuleInfo MemorySharedBankConflict::info() const {
   RuleInfo I;
@@ -29,7 +93,11 @@ RuleInfo MemorySharedBankConflict::info() const {
       "same bank: a column of a `[32][32]` tile, even strides. One finding "
       "per array and conflict in a kernel: the other accesses with the "
       "same conflict (an unrolled stencil, an inlined device function) are "
-      "counted and listed by line in a note.";
+      "counted and listed by line in a note. Accesses to every field of "
+      "one small vector element (`s[i].x`, `.y`, `.z`, `.w` of a `float4`; "
+      "2 or 4 fields of one type in 8 or 16 aligned bytes), all reads or "
+      "all writes in the same loops, are judged as the one 64- or 128-bit "
+      "access nvcc makes of them.";
   I.Doc.WhySlow =
       "Shared memory has 32 banks of 4 bytes. Threads of a warp that "
       "access distinct words in the same bank are serialized into separate "
@@ -65,7 +133,18 @@ void MemorySharedBankConflict::checkTranslationUnit() {
       return "the threads' addresses fall into the same banks";
     };
     CauseGroups Groups;
-    for (const MemAccess &A : K.Accesses) {
+    std::deque<MemAccess> Wide; // fields judged as one wide access
+    for (const MemAccess &Field : K.Accesses) {
+      const MemAccess *P = &Field;
+      // `s[i].x = ..; s[i].y = ..; s[i].z = ..; s[i].w = ..;` is one
+      // 128-bit store: judged as that.
+      if (Field.Space == MemSpace::Shared)
+        if (std::optional<BankResult> W = wideAccess(Ctx, K, Field)) {
+          Wide.push_back(Field);
+          Wide.back().Banks = *W;
+          P = &Wide.back();
+        }
+      const MemAccess &A = *P;
       if (A.Space != MemSpace::Shared || !A.Banks.Known || A.IsAtomic ||
           A.SparseGuard)
         continue;

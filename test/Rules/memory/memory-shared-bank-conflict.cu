@@ -52,9 +52,34 @@ __global__ void stencil_cube(const float *__restrict__ in,
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:16: warning: 16-way shared memory bank conflict on load of 'cube': consecutive threads are 256 words apart{{.*}} [memory-shared-bank-conflict]
 }
 
+// Seen in third-party code (a shared-memory benchmark): the fields of one
+// float4 element written one by one are one 128-bit store for nvcc, which a
+// quarter-warp serves in one wavefront: no conflict. Positive: one field
+// alone (a 4-byte store, 4 words apart), and a float4 array walked two
+// elements apart (a real 2-way conflict for the 128-bit access).
+__global__ void vector_fields(float4 *g) {
+  __shared__ float4 s[512];
+  int t = threadIdx.x;
+  s[t].x = 1.0f;
+  s[t].y = 2.0f;
+  s[t].z = 3.0f;
+  s[t].w = 4.0f;
+  s[256 + t].x = 5.0f;
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:14: warning: 4-way shared memory bank conflict on store of 's': consecutive threads are 4 words apart, so a warp request takes 4 wavefronts instead of 1{{.*}} [memory-shared-bank-conflict]
+  __syncthreads();
+  float4 v = s[255 - t];
+  v.x += s[2 * t].x;
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:19: warning: 2-way shared memory bank conflict on load of 's': consecutive threads are 8 words apart, so a warp request takes 8 wavefronts instead of 4 (2x slower){{.*}} [memory-shared-bank-conflict]
+  v.y += s[2 * t].y;
+  v.z += s[2 * t].z;
+  v.w += s[2 * t].w;
+  g[t] = v;
+}
+
 void launch(const float *in, float *out, int n) {
   transpose_tile<<<dim3(n / 32, n / 32), dim3(32, 32)>>>(in, out, n);
   stencil_cube<<<n / 512, dim3(8, 8, 8)>>>(in, out);
+  vector_fields<<<1, 256>>>((float4 *)out);
 }
 // Finding only: the file is not changed.
 // CHECK-FIXES: out[ty * n + tx] = tile[threadIdx.x][threadIdx.y];
