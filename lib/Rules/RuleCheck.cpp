@@ -9,6 +9,8 @@
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Lex/Lexer.h"
 
+#include <set>
+
 using namespace clang;
 using namespace llvm;
 
@@ -139,6 +141,12 @@ void RuleCheck::report(Finding F) {
   }
   if (F.Fix)
     F.WhyNoFix.clear();
+  // The same note twice (one per pointer proven apart, one per access of a
+  // group) says nothing more: keep the first.
+  std::set<std::pair<std::string, std::string>> Notes;
+  llvm::erase_if(F.Notes, [&](const FindingNote &N) {
+    return !Notes.insert({N.Loc.str(), N.Message}).second;
+  });
   Reported.insert({F.Loc.File, F.Offset});
   Out->push_back(std::move(F));
 }
