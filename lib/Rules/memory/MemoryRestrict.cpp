@@ -173,7 +173,10 @@ RuleInfo MemoryRestrict::info() const {
   I.Doc.Example = R"cuda(__global__ void saxpy(int n, float a, const float *x, float *y))cuda";
   I.Doc.Fixed = R"cuda(__global__ void saxpy(int n, float a, const float *__restrict__ x, float *__restrict__ y))cuda";
   I.Doc.Fix =
-      "Adds `__restrict__` to every pointer parameter. *Proven* (and "
+      "Adds `__restrict__` to every pointer parameter; a parameter "
+      "declared as an array (`double phi[][NY]`, which C++ does not let "
+      "take the qualifier in its brackets) is rewritten as the pointer it "
+      "is, `double (*__restrict__ phi)[NY]`. *Proven* (and "
       "applied by --fix) only when every launch of the kernel is visible "
       "(all its declarations in this file, its name used only in `<<<>>>` "
       "launches) and each launch passes, for each pointer parameter, a "
@@ -254,7 +257,32 @@ void MemoryRestrict::checkKernel(const KernelUnit &K) {
   for (const ParmVarDecl *P : Missing) {
     unsigned Index = P->getFunctionScopeIndex();
     for (const FunctionDecl *R : FD->redecls()) {
-      PointerTypeLoc PTL = pointerTypeLoc(R->getParamDecl(Index));
+      const ParmVarDecl *RP = R->getParamDecl(Index);
+      PointerTypeLoc PTL = pointerTypeLoc(RP);
+      // Declared as an array (`double phi[][NY][NZ]`): C++ has no
+      // `phi[__restrict__]`, so the declarator becomes the pointer it
+      // decays to, `(*__restrict__ phi)[NY][NZ]`.
+      ArrayTypeLoc ATL;
+      if (PTL.isNull() && RP->getTypeSourceInfo())
+        ATL = RP->getTypeSourceInfo()->getTypeLoc().getAs<ArrayTypeLoc>();
+      if (!ATL.isNull() && RP->getIdentifier() && RP->getLocation().isValid()) {
+        SourceLocation NameLoc = RP->getLocation();
+        SourceLocation RBracket = ATL.getRBracketLoc();
+        std::string W;
+        auto ER = editableRange(
+            C, CharSourceRange::getTokenRange(NameLoc, RBracket), W);
+        if (!ER || !isUserCode(NameLoc) || RBracket.isMacroID() ||
+            !SM.isBeforeInTranslationUnit(NameLoc, RBracket)) {
+          Ok = false;
+          Why = W.empty() ? "an array parameter's declarator is not plain "
+                            "source text"
+                          : W;
+          break;
+        }
+        X.Edits.push_back(makeTextEdit(
+            C, *ER, "(*__restrict__ " + RP->getName().str() + ")"));
+        continue;
+      }
       if (PTL.isNull()) {
         Ok = false;
         Why = "a parameter's type is not written as a pointer (typedef)";

@@ -123,6 +123,19 @@ __global__ void accumulate(const float *__restrict__ w, float *a,
 // CHECK-FIXES: __global__ void accumulate(const float *__restrict__ w, float *__restrict__ a,
 // CHECK-FIXES-NEXT: const float *__restrict__ b, int n) {
 
+// Seen in third-party code (a phase-field solver): parameters declared as
+// arrays of rows. C++ has no `phi[__restrict__]`; they become the pointers
+// they decay to.
+#define NY 8
+#define NZ 4
+__global__ void force(double phi[][NY][NZ], double fx[][NY][NZ], int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    fx[i][1][2] = phi[i][2][1] - phi[i][0][3];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-5]]:{{[0-9]+}}: warning: pointer parameters 'phi', 'fx' are not __restrict__{{.*}} [memory-restrict]
+// CHECK-FIXES: __global__ void force(double (*__restrict__ phi)[NY][NZ], double (*__restrict__ fx)[NY][NZ], int n) {
+
 int main() {
   int n = 1 << 20;
   float *x = nullptr, *y = nullptr, *z = nullptr;
@@ -153,6 +166,10 @@ int main() {
   gather<<<1, 256>>>(u, v, w, n);
   accumulate<<<1, 256>>>(u, v, w, n);
   through_struct<<<1, 256>>>(u, v, Out{w});
+  double(*p3)[NY][NZ] = nullptr, (*q3)[NY][NZ] = nullptr;
+  cudaMalloc(&p3, 64 * sizeof(*p3));
+  cudaMalloc(&q3, 64 * sizeof(*q3));
+  force<<<1, 64>>>(p3, q3, 64);
   cudaFree(x);
   cudaFree(y);
   cudaFree(z);
