@@ -75,15 +75,17 @@ public:
                              StringRef MainFile) override {
     const AnalysisConfig &C = P.configs().forFile(MainFile).Config;
     auto IsUser = userFilter();
-    // --fix --verify=run over several files: the calls each makes of host
-    // functions defined in another (harness values across files).
-    ProjectModel Model =
-        collectKernelModel(Ctx, IsUser, nullptr, CollectKernels && RecordCalls,
-                           P.options().programArgs());
-    if (CollectKernels && RecordCalls) {
-      ProjectModel &Calls = PerFileCalls[MainFile.str()];
-      Calls.CallsOut = Model.CallsOut;
-      Calls.Unreached = Model.Unreached;
+    // Over several files: the calls each makes of host functions defined
+    // in another, and the launches whose values wait for such calls. The
+    // second pass (Calls set) gives those launches the values the other
+    // files pass, for the rules as for harness inference.
+    ProjectModel Model = collectKernelModel(Ctx, IsUser, Calls,
+                                            RecordCalls && !Calls,
+                                            P.options().programArgs());
+    if (RecordCalls && !Calls) {
+      ProjectModel &PC = PerFileCalls[MainFile.str()];
+      PC.CallsOut = Model.CallsOut;
+      PC.Unreached = Model.Unreached;
     }
     std::unique_ptr<AnalysisResults> Analysis =
         AnalysisResults::analyze(Ctx, Model, IsUser);
@@ -125,10 +127,12 @@ public:
     dropSubsumed(Out, Model);
     if (CollectKernels)
       collectKernels(Ctx, CI, Model, Out);
+    std::vector<Finding> &Mine = FindingsOf[MainFile.str()];
+    Mine.clear(); // a second pass replaces the first's findings
     for (Finding &F : Out) {
       if (WAE.contains(F.RuleId) && F.Severity == "warning")
         F.Severity = "error";
-      Run.Findings.push_back(std::move(F));
+      Mine.push_back(std::move(F));
     }
   }
 
@@ -147,6 +151,10 @@ public:
   bool RecordCalls = false;
   /// Per main file: CallsOut and Unreached of its model.
   std::map<std::string, ProjectModel> PerFileCalls;
+  /// The calls of all files, for the second pass (nullptr in the first).
+  const ExternalCalls *Calls = nullptr;
+  /// Per main file, its findings (Run.Findings once every pass is done).
+  std::map<std::string, std::vector<Finding>> FindingsOf;
 
 private:
   /// A finding that another enabled rule's finding at the same place
@@ -227,8 +235,16 @@ private:
   void collectKernels(clang::ASTContext &Ctx, clang::CompilerInstance &CI,
                       const ProjectModel &Model,
                       const std::vector<Finding> &Out) {
-    Launches.insert(Launches.end(), Model.LaunchSites.begin(),
-                    Model.LaunchSites.end());
+    // A second pass's launch sites replace the first's (same place).
+    for (const LaunchSite &LS : Model.LaunchSites) {
+      auto It = llvm::find_if(Launches, [&](const LaunchSite &O) {
+        return O.key() == LS.key();
+      });
+      if (It != Launches.end())
+        *It = LS;
+      else
+        Launches.push_back(LS);
+    }
     std::set<std::string> Names;
     for (const Finding &F : Out)
       if ((F.Fix || AllKernels) && !F.Kernel.empty() &&
@@ -348,22 +364,29 @@ AnalysisRun Pipeline::analyze(bool CollectKernels, bool AllKernels) {
   }
   Handler.RecordCalls = Files.size() > 1;
   Handler.Run.Status = FE->run(Files, Handler, Opts.Jobs);
-  if (!Handler.PerFileCalls.empty()) {
-    // Launches whose values come from calls in other files: those files'
-    // launch sites again, with the calls (as --print-harness does).
-    FileFilter IsUser = Handler.userFilter();
-    const ProgramCommandLine *Args = Opts.programArgs();
-    ModelBuilderFn Build = [IsUser, Args](clang::ASTContext &Ctx,
-                                          const ExternalCalls *C, bool Record) {
-      return collectKernelModel(Ctx, IsUser, C, Record, Args);
-    };
-    ProjectModel M =
-        modelAcrossFiles(*FE, Handler.PerFileCalls, Opts.Jobs, Build);
-    for (const LaunchSite &LS : M.LaunchSites)
-      for (LaunchSite &Old : Handler.Launches)
-        if (Old.key() == LS.key())
-          Old = LS;
+  // Launches whose values come from calls in other files (a host wrapper
+  // defined here, called with constants from main.cu): the files holding
+  // them are analysed again with those calls, and their findings and
+  // launch sites replace the first pass's (as --print-harness does).
+  ExternalCalls All;
+  for (const auto &KV : Handler.PerFileCalls)
+    for (const auto &C : KV.second.CallsOut) {
+      std::vector<ExternalCall> &Into = All[C.first];
+      Into.insert(Into.end(), C.second.begin(), C.second.end());
+    }
+  std::vector<std::string> Again;
+  for (const auto &KV : Handler.PerFileCalls)
+    if (llvm::any_of(KV.second.Unreached,
+                     [&](const std::string &K) { return All.count(K) > 0; }))
+      Again.push_back(KV.first);
+  if (!Again.empty()) {
+    Handler.Calls = &All;
+    FE->run(Again, Handler, Opts.Jobs);
+    Handler.Calls = nullptr;
   }
+  for (auto &KV : Handler.FindingsOf)
+    for (Finding &F : KV.second)
+      Handler.Run.Findings.push_back(std::move(F));
   AnalysisRun Run = std::move(Handler.Run);
   sortAndDedup(Run.Findings);
   applySuppressions(Run.Findings, Opts.Overlay);
