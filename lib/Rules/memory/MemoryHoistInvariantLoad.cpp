@@ -46,11 +46,22 @@ RuleInfo MemoryHoistInvariantLoad::info() const {
       "iteration; a `__shared__` or global variable may be changed by other "
       "threads).\n"
       "\n"
+      "Not reported where nvcc loads the element once before the loop "
+      "itself (checked on nvcc 13's PTX for sm_90): through a "
+      "`__restrict__` pointer (LLVM's noalias holds across stores, calls "
+      "and barriers), or in a loop that stores nothing to global memory "
+      "but through `__restrict__` pointers. Nor where the loop may write "
+      "the element: it writes through the same pointer, or passes the "
+      "pointer to a call (one load before the loop would not be enough; "
+      "keeping the element in a register is "
+      "`memory-register-accumulation`'s finding).\n"
+      "\n"
       "It also reports, without a fix, the loop-invariant global loads the "
       "symbolic access analysis finds in loops that store to global memory "
       "and that the rewrite does not handle (conditional loads, loads in "
       "device functions; this rule took over `memory-invariant-load`); not "
-      "when every pointer parameter is `__restrict__`.";
+      "when the load's pointer, or every pointer parameter, is "
+      "`__restrict__`, and once per element and loop.";
   I.Doc.WhySlow =
       "Unless the compiler can prove that nothing in the loop writes "
       "`p[idx]` — with plain pointers it usually cannot — it reloads the "
@@ -188,13 +199,14 @@ void MemoryHoistInvariantLoad::runOnLoop(ASTContext &Ctx, const FunctionDecl *K,
     if (Dup)
       continue;
     Done.push_back(AS);
-    Out.push_back(analyze(Ctx, K, F, L, AS, P, Used));
+    if (std::optional<Finding> Fd = analyze(Ctx, K, F, L, AS, P, Used))
+      Out.push_back(std::move(*Fd));
   }
 }
 
 // Over 150 lines: the legality proof (no write can reach the element, the loop
 // guard) and the hoisted load it writes, sharing the matched loop and load.
-Finding MemoryHoistInvariantLoad::analyze(ASTContext &Ctx,
+std::optional<Finding> MemoryHoistInvariantLoad::analyze(ASTContext &Ctx,
                                           const FunctionDecl *K,
                                           const FunctionFacts &F, const Stmt *L,
                                           const ArraySubscriptExpr *AS,
@@ -202,6 +214,11 @@ Finding MemoryHoistInvariantLoad::analyze(ASTContext &Ctx,
                                           std::set<std::string> &Used) {
   const SourceManager &SM = Ctx.getSourceManager();
   std::string Elem = sourceText(Ctx, AS->getSourceRange());
+  // A `__restrict__` pointer: nothing else in the loop reaches its data
+  // (LLVM's noalias), so nvcc loads the element once before the loop
+  // itself, across stores, calls and barriers (nvcc 13, sm_90 PTX).
+  if (P->getType().isRestrictQualified())
+    return std::nullopt;
   Finding Fd =
       makeFinding(Ctx, "memory-hoist-invariant-load", AS->getBeginLoc(),
                   "'" + Elem +
@@ -210,7 +227,7 @@ Finding MemoryHoistInvariantLoad::analyze(ASTContext &Ctx,
                       "before the loop is enough",
                   K);
   Fd.Notes.push_back(makeNote(Ctx, L->getBeginLoc(), "the loop"));
-  auto Fail = [&](const std::string &W) {
+  auto Fail = [&](const std::string &W) -> std::optional<Finding> {
     refuse(Fd, W);
     return Fd;
   };
@@ -228,7 +245,17 @@ Finding MemoryHoistInvariantLoad::analyze(ASTContext &Ctx,
   // point elsewhere; no user calls.
   std::string Why;
   std::set<const ParmVarDecl *> Targets;
+  // The loop may write the element itself (through its pointer, or by
+  // passing the pointer to a call): then one load is not enough, and
+  // keeping the element in a register is memory-register-accumulation's.
+  bool MayWriteElem = false;
   forEachStmt(L, [&](const Stmt *S) {
+    if (const auto *CE = dyn_cast<CallExpr>(S))
+      for (const Expr *Arg : CE->arguments())
+        if (Arg->getType()->isPointerType() &&
+            !Arg->getType()->getPointeeType().isConstQualified() &&
+            rootPointerParam(Arg, F) == P)
+          MayWriteElem = true;
     if (!Why.empty())
       return;
     const Expr *T = nullptr;
@@ -279,6 +306,7 @@ Finding MemoryHoistInvariantLoad::analyze(ASTContext &Ctx,
         return;
       }
       if (Q == P) {
+        MayWriteElem = true;
         Why = "the loop writes through '" + P->getName().str() + "'";
         return;
       }
@@ -287,8 +315,17 @@ Finding MemoryHoistInvariantLoad::analyze(ASTContext &Ctx,
     }
     Why = "the loop writes '" + sourceText(Ctx, T->getSourceRange()) + "'";
   });
+  if (MayWriteElem)
+    return std::nullopt;
   if (!Why.empty())
     return Fail(Why);
+  // No store in the loop that the compiler must assume may reach the
+  // element (none at all, or only through `__restrict__` pointers): LICM
+  // already loads it once before the loop.
+  if (llvm::none_of(Targets, [](const ParmVarDecl *Q) {
+        return !Q->getType().isRestrictQualified();
+      }))
+    return std::nullopt;
   for (const ParmVarDecl *Q : Targets) {
     std::string How, W;
     if (!provenDistinct(Ctx, context(), K, P, Q, How, W))
@@ -447,10 +484,16 @@ void MemoryHoistInvariantLoad::checkTranslationUnit() {
   for (const KernelAnalysis *K : analyzedKernels()) {
     if (K->AllPointersRestrict)
       continue; // the compiler may hoist the load itself
+    // One finding per element and loop (a load written twice on a line).
+    std::set<std::pair<const LoopInfo *, std::string>> Seen;
     for (const MemAccess &A : K->Accesses) {
       if (A.Space != MemSpace::Global || A.IsWrite || A.IsAtomic ||
           !A.Address.isKnown() || A.Loops.empty() ||
           (A.E && A.E->getType().isVolatileQualified()))
+        continue;
+      // Through a `__restrict__` pointer nvcc hoists it itself.
+      if (const auto *PV = dyn_cast_or_null<ParmVarDecl>(A.Base);
+          PV && PV->getType().isRestrictQualified())
         continue;
       // The outermost loop in which the address is invariant.
       const LoopInfo *Outer = nullptr;
@@ -467,7 +510,8 @@ void MemoryHoistInvariantLoad::checkTranslationUnit() {
       for (const MemAccess &B : K->Accesses)
         if (B.IsWrite && B.Base == A.Base && B.Address == A.Address)
           SameStored = true;
-      if (SameStored || !firstInUserCode(A.E->getExprLoc()))
+      if (SameStored || !firstInUserCode(A.E->getExprLoc()) ||
+          !Seen.insert({Outer, A.BaseName + "\n" + A.Address.str()}).second)
         continue;
       Finding F = makeFinding(
           ctx(), id(), A.E->getExprLoc(),

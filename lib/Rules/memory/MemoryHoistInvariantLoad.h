@@ -9,6 +9,8 @@
 
 #include "../RuleCheck.h"
 
+#include <optional>
+
 namespace cudal1 {
 
 class MemoryHoistInvariantLoad : public RuleCheck {
@@ -43,7 +45,10 @@ private:
                  const FunctionFacts &F, const clang::Stmt *L,
                  std::set<std::string> &Used, std::vector<Finding> &Out);
 
-  Finding analyze(clang::ASTContext &Ctx, const clang::FunctionDecl *K,
+  /// The finding for the load \p AS in the loop \p L (with its fix, or
+  /// why there is none); std::nullopt when there is nothing to tell: nvcc
+  /// hoists the load itself, or the loop may write the element.
+  std::optional<Finding> analyze(clang::ASTContext &Ctx, const clang::FunctionDecl *K,
                   const FunctionFacts &F, const clang::Stmt *L,
                   const clang::ArraySubscriptExpr *AS,
                   const clang::ParmVarDecl *P, std::set<std::string> &Used);

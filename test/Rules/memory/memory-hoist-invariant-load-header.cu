@@ -14,9 +14,23 @@
 // the fixes declared uses the macro.
 // RUN: %if nvcc %{ sed 's/^#define REAL float/#define REAL double/' %t/hoist-loops.cuh > %t/hoist-loops-d.cuh && %nvcc -arch=sm_90 -x cu -c %t/hoist-loops-d.cuh -o %t/d.o %}
 #include "hoist-loops.cuh"
+#include <cuda_runtime.h>
 
-// CHECK-MESSAGES: hoist-loops.cuh:10:34: warning: 's[r]' is loaded {{.*}} [memory-hoist-invariant-load]
-// CHECK-MESSAGES: hoist-loops.cuh:19:14: warning: 's[blockIdx.x]' is loaded {{.*}} [memory-hoist-invariant-load]
+int main() {
+  int n = 64;
+  float *s, *out;
+  int *idx;
+  cudaMalloc(&s, n * sizeof(float));
+  cudaMalloc(&out, n * n * n * sizeof(float));
+  cudaMalloc(&idx, n * sizeof(int));
+  hdr_rows<<<n, 1>>>(s, out, n);
+  hdr_unrolled<<<n, 1>>>(s, out, n);
+  hdr_gather<<<1, 32>>>(idx, s, out, n);
+  return 0;
+}
+
+// CHECK-MESSAGES: hoist-loops.cuh:11:34: warning: 's[r]' is loaded {{.*}} [memory-hoist-invariant-load]
+// CHECK-MESSAGES: hoist-loops.cuh:18:33: warning: 's[blockIdx.x]' is loaded {{.*}} [memory-hoist-invariant-load]
 
 // CHECK-FIXES:      for (int i = 0; i < n; ++i) {
 // CHECK-FIXES-NEXT:   const REAL s_inv = ((0) < n) ? s[r] : REAL();
@@ -27,9 +41,9 @@
 // CHECK-FIXES-NEXT:   const float s_inv = ((0) < n) ? s[blockIdx.x] : float();
 // CHECK-FIXES-NEXT: #pragma unroll 2
 // CHECK-FIXES-NEXT:   for (int k = 0; k < n; ++k)
-// CHECK-FIXES-NEXT:     acc += s_inv * k;
+// CHECK-FIXES-NEXT:     out[blockIdx.x * n + k] = s_inv * k;
 // CHECK-FIXES-NEXT: }
-// CHECK-FIXES-NEXT: out[threadIdx.x] = acc;
+// CHECK-FIXES-NEXT: out[threadIdx.x] += 1.0f;
 // The gather's index is declared in the loop: untouched.
 // CHECK-FIXES:      const int e = idx[i];
 // CHECK-FIXES-NEXT: acc += f[e];
