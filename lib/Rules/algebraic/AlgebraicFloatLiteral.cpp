@@ -17,6 +17,9 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 
 using namespace clang;
@@ -54,54 +57,66 @@ RuleInfo AlgebraicFloatLiteral::info() const {
   I.Category = "algebraic";
   I.Summary = "double literal in float arithmetic promotes it to double; "
               "use a float literal (1.5f)";
-  I.Exactness = Exactness::Bitwise;
+  I.Exactness = Exactness::Ulp;
   I.Help = "In C++ an unsuffixed floating literal is a double, so "
            "`x * 0.5` with float x is computed in double precision, which "
-           "runs at 1/2 to 1/64 of the FP32 rate on NVIDIA GPUs. The fix "
-           "appends 'f'. It is bitwise exact when the literal is exactly "
-           "representable as a float and the double result is converted "
-           "straight back to float (one IEEE operation rounded twice, "
-           "first to double then to float, gives the float-rounded result); "
-           "otherwise its exactness is 'ulp' (up to 4 ulp). Literals whose "
-           "double result stays double, and comparisons with literals that "
-           "are not float values, are reported without a fix.";
+           "runs at 1/2 to 1/64 of the FP32 rate on NVIDIA GPUs. Where "
+           "the float form would be bitwise the same (one operation with a "
+           "literal that is a float value, its result straight back to "
+           "float, or a comparison with such a literal) nvcc already "
+           "computes in float, so nothing is reported. Elsewhere the fix "
+           "appends 'f' ('ulp', up to 4 ulp), or, for a comparison with a "
+           "literal that is no float value, compares with the nearest float "
+           "on its side (bitwise). Literals whose double result stays "
+           "double are reported without a fix.";
   I.ExactnessNote =
-      "bitwise (literal exactly representable in float, result converted "
-      "straight to float); ulp (4) otherwise";
+      "ulp (4) for suffixed literals; bitwise for comparisons with the "
+      "nearest float bound";
   I.Doc.Detects =
       "An unsuffixed floating literal (`0.5`), or a double constant made "
       "of such literals (`1.0 / 3.0`, `-(0.5 + 2)`), in arithmetic with a "
       "`float` value, in device code, where the result ends up in a float. "
       "A constant is one finding (at its first literal) whose fix makes "
-      "every literal of it a float literal.\n"
+      "every literal of it a float literal. Not reported where the float "
+      "form is bitwise the same: one operation with a literal that is a "
+      "float value (0.5, 2.0, 0.25, not 0.1) whose double result goes "
+      "straight back to float (`y = x * 0.5`, `x *= 0.25`), or a "
+      "comparison with such a literal (`x < 0.5`): LLVM narrows those to "
+      "float itself, and nvcc 13 emits identical PTX and cubin with and "
+      "without the `f` (one IEEE operation rounded to double then to float "
+      "equals the operation rounded to float, 53 >= 2*24+2).\n"
+      "\n"
+      "A comparison of float data with a literal that is no float value "
+      "(`x >= 0.99`, which nvcc compares in double) is reported with the "
+      "same comparison in float: `x >= 0.99000001f`, the nearest float on "
+      "the comparison's side (`>`/`>=` take the float above and become "
+      "`>=`, `<`/`<=` the float below and become `<=`); no float lies "
+      "between the literal and that bound, so the result is the same for "
+      "every float, NaN and infinities included (bitwise). `==` and `!=`, "
+      "literals outside the normal float range and macros have no fix.\n"
       "\n"
       "It also reports, without a fix, a double literal whose double "
-      "result stays double (passed on in double arithmetic) and a "
-      "comparison with a literal that is not a float value (this rule took "
-      "over `algebraic-double-literal`). A double result stored in a "
+      "result stays double (passed on in double arithmetic; this rule "
+      "took over `algebraic-double-literal`). A double result stored in a "
       "double variable, or passed to a call (that is "
       "`algebraic-float-math`'s finding), is not reported.";
   I.Doc.WhySlow =
       "C++ promotes `x * 0.5` to double. FP64 throughput is 1/2 "
       "(H100/H200, A100) to 1/64 (consumer GPUs) of FP32, and the "
       "conversions cost instructions too.";
-  I.Doc.Example = R"cuda(out[i] = x * 0.5;
-if (x < 0.5) ...
-x *= 0.25;)cuda";
-  I.Doc.Fixed = R"cuda(out[i] = x * 0.5f;
-if (x < 0.5f) ...
-x *= 0.25f;)cuda";
+  I.Doc.Example = R"cuda(out[i] = 2.0 * x + 1.0;
+if (x >= 0.99) ...
+x *= 0.1;)cuda";
+  I.Doc.Fixed = R"cuda(out[i] = 2.0f * x + 1.0f;
+if (x >= 0.99000001f) ...
+x *= 0.1f;)cuda";
   I.Doc.Fix =
-      "Appends `f`. Bitwise when the literal is a float value (0.5, 2.0, "
-      "0.25 — not 0.1) and the double result of the single operation is "
-      "converted straight back to float: one IEEE operation rounded to "
-      "double then to float equals the same operation rounded to float (53 "
-      ">= 2*24+2). Literals in a chain of double operations, or not "
+      "Appends `f`. Literals in a chain of double operations, or not "
       "representable (0.1), and constants of several literals (`1.0 / 3.0` "
       "becomes `1.0f / 3.0f`, computed in float), are `ulp` (4 ulp). "
-      "Comparisons are only "
-      "rewritten when the literal is exactly representable. Host code and "
-      "double data (`double d = x * 0.1`) are left alone.";
+      "Comparisons with a literal that is no float value take the nearest "
+      "float bound (bitwise, above). Host code and double data (`double d "
+      "= x * 0.1`) are left alone.";
   return I;
 }
 
@@ -136,6 +151,79 @@ static bool doubleConstant(const Expr *E,
 void AlgebraicFloatLiteral::registerMatchers(MatchFinder &F) {
   F.addMatcher(floatLiteral(hasType(realFloatingPointType())).bind("lit"),
                this);
+}
+
+bool AlgebraicFloatLiteral::comparisonInFloat(const BinaryOperator *BO,
+                                              const Expr *Root,
+                                              const Expr *Operand,
+                                              const FloatingLiteral *Lit,
+                                              const FunctionDecl *FD) {
+  ASTContext &C = ctx();
+  BinaryOperatorKind Op = BO->getOpcode();
+  if (Op == BO_EQ || Op == BO_NE || !firstInUserCode(Lit->getLocation()))
+    return false;
+  llvm::APFloat V(0.0);
+  if (!Root->EvaluateAsFloat(V, C) ||
+      &V.getSemantics() != &llvm::APFloat::IEEEdouble())
+    return false;
+  double D = V.convertToDouble();
+  // Normal floats only: no bound at infinity, none among subnormals (which
+  // flush-to-zero builds treat as 0).
+  if (!std::isfinite(D) || std::fabs(D) < 1.1754943508222875e-38 ||
+      std::fabs(D) > 3.4028234663852886e+38)
+    return false;
+  bool LitLeft = BO->getLHS()->IgnoreParens() == Operand->IgnoreParens();
+  // As `x OP c`.
+  if (LitLeft)
+    Op = Op == BO_LT ? BO_GT : Op == BO_GT ? BO_LT : Op == BO_LE ? BO_GE
+                                                                  : BO_LE;
+  float F = (float)D;
+  float Up = (double)F > D ? F : std::nextafter(F, INFINITY);
+  float Down = (double)F < D ? F : std::nextafter(F, -INFINITY);
+  bool Above = Op == BO_GT || Op == BO_GE; // x > c  <=>  x >= Up
+  float B = Above ? Up : Down;
+  if (!std::isfinite(B))
+    return false;
+  char Buf[64];
+  snprintf(Buf, sizeof Buf, "%.9g", (double)B);
+  if (std::strtof(Buf, nullptr) != B)
+    return false;
+  std::string Num = Buf;
+  if (Num.find_first_of(".eEn") == std::string::npos)
+    Num += ".0";
+  Num += "f";
+  BinaryOperatorKind NewOp = Above ? BO_GE : BO_LE;
+  if (LitLeft)
+    NewOp = NewOp == BO_GE ? BO_LE : BO_GE;
+  std::string OpText = BinaryOperator::getOpcodeStr(NewOp).str();
+  std::string Shown = LitLeft ? Num + " " + OpText : OpText + " " + Num;
+  std::string Why;
+  auto LitR = editableRange(
+      C, CharSourceRange::getTokenRange(Root->getSourceRange()), Why);
+  auto OpR = editableRange(
+      C, CharSourceRange::getTokenRange(BO->getOperatorLoc(),
+                                        BO->getOperatorLoc()),
+      Why);
+  std::string Text = sourceText(C, Root->getSourceRange());
+  if (!LitR || !OpR || Text.empty())
+    return false;
+  Finding Fd = makeFinding(
+      C, id(), Lit->getLocation(),
+      "double literal '" + Text +
+          "' makes this float comparison double (FP64 runs at 1/2 to 1/64 "
+          "of the FP32 rate); '" + Shown + "', the nearest "
+          "float " + (Above ? "above" : "below") +
+          " it, gives the same result for every float value",
+      FD);
+  FixIt X;
+  X.Description = "compare in float: '" + Shown + "'";
+  X.Exact = Exactness::Bitwise;
+  if (BO->getOpcode() != NewOp)
+    X.Edits.push_back(makeTextEdit(C, *OpR, OpText));
+  X.Edits.push_back(makeTextEdit(C, *LitR, Num));
+  Fd.Fix = std::move(X);
+  report(std::move(Fd));
+  return true;
 }
 
 void AlgebraicFloatLiteral::check(const MatchFinder::MatchResult &R) {
@@ -200,6 +288,14 @@ void AlgebraicFloatLiteral::check(const MatchFinder::MatchResult &R) {
       const Expr *Cur = BO;
       for (int I = 0; I < 8 && !Applies; ++I) {
         const Expr *Q = parentSkippingParens(C, Cur);
+        // Through a sign (`exp(-(x + 10.66) / 11.1)`).
+        if (const auto *QU = dyn_cast_or_null<UnaryOperator>(Q);
+            QU && (QU->getOpcode() == UO_Minus || QU->getOpcode() == UO_Plus) &&
+            isDouble(QU->getType())) {
+          Cur = QU;
+          Applies = convertedToFloat(C, QU);
+          continue;
+        }
         const auto *QB = dyn_cast_or_null<BinaryOperator>(Q);
         if (!QB || !(QB->isMultiplicativeOp() || QB->isAdditiveOp()) ||
             !isDouble(QB->getType()))
@@ -213,14 +309,19 @@ void AlgebraicFloatLiteral::check(const MatchFinder::MatchResult &R) {
                 "to float; a float literal would change what it computes";
     }
   } else if (BO->isComparisonOp()) {
-    // x < 0.5 with float x: exact only when the literal is a float value.
+    // x < 0.5 with float x: with a float value the compiler already
+    // compares in float (not reported below). Otherwise the same
+    // comparison in float takes the nearest float on the right side.
     if (!isPromotedFloat(Other))
       return;
     if (Bitwise)
       Applies = true;
+    else if (comparisonInFloat(BO, Root, Operand, Lit, FD))
+      return;
     else
-      NoFix = "the literal is not exactly representable as a float: "
-              "comparing with the float literal could change the result";
+      NoFix = "the literal is not exactly representable as a float, and "
+              "no float bound gives the same comparison here (== or !=, "
+              "out of float range, or in a macro)";
   } else if (const auto *CA = dyn_cast<CompoundAssignOperator>(BO)) {
     if (CA->getRHS()->IgnoreParens() != Operand->IgnoreParens() ||
         !isFloat(CA->getLHS()->getType()) ||
@@ -231,6 +332,13 @@ void AlgebraicFloatLiteral::check(const MatchFinder::MatchResult &R) {
     Applies = true;
   }
   if ((!Applies && NoFix.empty()) || !firstInUserCode(Lit->getLocation()))
+    return;
+  // The float form would be bitwise the same: then LLVM's instcombine has
+  // already narrowed the double operation (or comparison) to float, and
+  // nvcc emits the same instructions either way (nvcc 13, sm_90: `y = x *
+  // 1e3`, `x / 8.0`, `x < 0.5`, `x *= 0.25` compile to f32 code, PTX and
+  // cubin identical with and without the suffix). Nothing to gain.
+  if (Applies && NoFix.empty() && Bitwise)
     return;
   std::string Text = sourceText(C, Lit->getSourceRange());
   std::string RootText = Root == Lit ? Text : sourceText(C, Root->getSourceRange());
@@ -254,17 +362,14 @@ void AlgebraicFloatLiteral::check(const MatchFinder::MatchResult &R) {
       Reps.push_back({L, sourceText(C, L->getSourceRange()) + "f"});
     Fixed = rewrittenText(C, Root, Reps);
   }
+  // Without a fix the float form would change the result: no "use".
+  std::string Use = NoFix.empty() ? "; use '" + Fixed + "'" : "";
   Finding F = makeFinding(
       C, id(), Lit->getLocation(),
-      Compound ? "double constant '" + RootText +
-                     "' promotes float arithmetic to double (FP64 runs at "
-                     "1/2 to 1/64 of the FP32 rate); use '" +
-                     Fixed + "'"
-               : "double literal '" + Text +
-                     "' promotes float arithmetic to double "
-                     "(FP64 runs at 1/2 to 1/64 of the FP32 rate); "
-                     "use '" +
-                     Text + "f'",
+      (Compound ? "double constant '" + RootText + "'"
+                : "double literal '" + Text + "'") +
+          " promotes float arithmetic to double (FP64 runs at 1/2 to 1/64 "
+          "of the FP32 rate)" + Use,
       FD);
   if (!NoFix.empty()) {
     reportWithoutFix(std::move(F), NoFix);

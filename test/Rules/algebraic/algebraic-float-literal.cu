@@ -31,10 +31,13 @@ __global__ void scale(const float *in, float *out, int n) {
   if (i >= n)
     return;
   float x = in[i];
+  // Negative: one operation with a literal that is a float value, its
+  // result straight back to float (or a float comparison with such a
+  // literal): the float form is bitwise the same, and nvcc already computes
+  // it in float (LLVM narrows it; PTX and cubin identical with the `f`).
   out[i] = x * 0.5;
-  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:16: warning: double literal '0.5' promotes float arithmetic to double {{.*}} [algebraic-float-literal]
-  // CHECK-FIXES: out[i] = x * 0.5f;
-  // BITWISE: out[i] = x * 0.5f;
+  // CHECK-FIXES: out[i] = x * 0.5;
+  // BITWISE: out[i] = x * 0.5;
   out[i] += x * 0.1;
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:17: warning: double literal '0.1' {{.*}} [algebraic-float-literal]
   // CHECK-FIXES: out[i] += x * 0.1f;
@@ -44,11 +47,9 @@ __global__ void scale(const float *in, float *out, int n) {
   // CHECK-MESSAGES: t.cu:[[@LINE-2]]:22: warning: double literal '1.0' {{.*}} [algebraic-float-literal]
   // CHECK-FIXES: out[i] = 2.0f * x + 1.0f;
   x *= 0.25;
-  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:8: warning: double literal '0.25' {{.*}} [algebraic-float-literal]
-  // CHECK-FIXES: x *= 0.25f;
+  // CHECK-FIXES: x *= 0.25;
   if (x < 0.5)
-    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:11: warning: double literal '0.5' {{.*}} [algebraic-float-literal]
-    // CHECK-FIXES: if (x < 0.5f)
+    // CHECK-FIXES: if (x < 0.5)
     x = 0.0f;
   out[i] = sqrt((double)x + 1.0f);
   out[i] = x;
@@ -64,10 +65,27 @@ __global__ void no_fix(const float *in, int *out, double *dout) {
   out[0] = x * 0.5;
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:16: warning: double literal '0.5' promotes float arithmetic to double{{.*}} [algebraic-float-literal]
   // CHECK-MESSAGES: note: no fix: the double result is used as a double, not converted back to float{{.*}}
+  // A comparison with a literal that is no float value: the same
+  // comparison in float takes the nearest float on its side (bitwise; seen
+  // in third-party code: `rr >= 0.99` in a polymer model's bond loop).
   if (x < 0.1)
-    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:11: warning: double literal '0.1' {{.*}} [algebraic-float-literal]
-    // CHECK-MESSAGES: note: no fix: the literal is not exactly representable as a float{{.*}}
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:11: warning: double literal '0.1' makes this float comparison double {{.*}}; '<= 0.099999994f', the nearest float below it, gives the same result for every float value [algebraic-float-literal]
+    // CHECK-FIXES: if (x <= 0.099999994f)
+    // BITWISE: if (x <= 0.099999994f)
     out[1] = 1;
+  if (0.99 <= x)
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:7: warning: double literal '0.99' makes this float comparison double {{.*}}; '0.99000001f <=', the nearest float above it{{.*}} [algebraic-float-literal]
+    // CHECK-FIXES: if (0.99000001f <= x)
+    out[2] = 1;
+  if (x > -0.7)
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:12: warning: double literal '-0.7' makes this float comparison double {{.*}}; '>= -0.699999988f'{{.*}} [algebraic-float-literal]
+    // CHECK-FIXES: if (x >= -0.699999988f)
+    out[3] = 1;
+  // Negative: == with a literal no float equals is never true; left alone.
+  if (x == 0.1)
+    out[4] = 1;
+  // CHECK-MESSAGES: t.cu:[[@LINE-2]]:12: warning: double literal '0.1' {{.*}} [algebraic-float-literal]
+  // CHECK-MESSAGES: note: no fix: the literal is not exactly representable as a float, and no float bound gives the same comparison here{{.*}}
   // Negative: double data the code asks for.
   dout[0] = x * 0.5;
   dout[1] += x * 0.25;
@@ -76,18 +94,18 @@ __global__ void no_fix(const float *in, int *out, double *dout) {
 }
 
 // Macro body: no fix.
-#define HALF(v) ((v) * 0.5)
+#define TENTH(v) ((v) * 0.1)
 __global__ void macro(float *out, float a) {
-  out[0] = HALF(a);
-  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:12: warning: double literal '0.5' {{.*}} [algebraic-float-literal]
-  // CHECK-FIXES: out[0] = HALF(a);
+  out[0] = TENTH(a);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:12: warning: double literal '0.1' {{.*}} [algebraic-float-literal]
+  // CHECK-FIXES: out[0] = TENTH(a);
 }
 
 // Template: the literal in the template's own text, once.
 template <typename T> __global__ void tmpl(float *out, T v) {
-  out[0] = out[1] * 0.5;
-  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:21: warning: double literal '0.5' {{.*}} [algebraic-float-literal]
-  // CHECK-FIXES: out[0] = out[1] * 0.5f;
+  out[0] = out[1] * 0.1;
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:21: warning: double literal '0.1' {{.*}} [algebraic-float-literal]
+  // CHECK-FIXES: out[0] = out[1] * 0.1f;
 }
 template __global__ void tmpl<int>(float *, int);
 

@@ -25,7 +25,7 @@
 // RUN: %cuda-l1-rewrite --rules='-*,launch-fuse-elementwise,algebraic-float-literal' --fix %t/all.cu 2>&1 | FileCheck --check-prefix=ROUNDS --implicit-check-not=overlaps --implicit-check-not='round 2' %s
 // ROUNDS: applied 4 fixes in 1 file
 // RUN: grep -A3 'cudal1_body_step2(float \*a' %t/all.cu | FileCheck --check-prefix=ROUNDS-BODY %s
-// ROUNDS-BODY: expf(-a[i] * a[i] / 2.0f)
+// ROUNDS-BODY: a[i] >= 0.300000012f ? expf(-a[i] * a[i] * 0.5f) : 0.0f
 // The rewritten file compiles (nvcc, NVRTC) and computes bitwise the same
 // arrays as the original on the CPU emulation (utils/bench/cuemu).
 // RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
@@ -65,7 +65,7 @@ __global__ void step1(float *x, float *y, float *a, int n) {
 __global__ void step2(float *a, float *b, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
-    b[i] = expf(-a[i] * a[i] / 2.0);
+    b[i] = a[i] > 0.3 ? expf(-a[i] * a[i] * 0.5f) : 0.0f;
 }
 __global__ void step3(const DATA_TYPE *__restrict__ x, float *b, float *a,
                       float *out, int n) {
