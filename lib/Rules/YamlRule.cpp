@@ -65,6 +65,9 @@ const std::vector<GuardSpec> &knownGuards() {
        "the node's value is provably >= 0 (unsigned, a non-negative "
        "constant, threadIdx/blockIdx/blockDim/gridDim, or a variable "
        "initialised from those and never changed)"},
+      {"not-constant", 1,
+       "the node is not a compile-time constant (the compiler folds a call "
+       "on constants: nothing to gain)"},
       {"in-loop", 0, "the match is inside a loop body"},
       {"not-in-macro", 0, "no part of the match comes from a macro expansion"},
   };

@@ -402,6 +402,14 @@ private:
       const Expr *E = N ? N->get<Expr>() : nullptr;
       return E && isProvablyNonNegative(Ctx, E);
     }
+    if (Name == "not-constant") {
+      auto N = Node(0);
+      const Expr *E = N ? N->get<Expr>() : nullptr;
+      if (!E || E->isValueDependent() || E->isTypeDependent())
+        return false;
+      Expr::EvalResult ER;
+      return !E->EvaluateAsRValue(ER, Ctx);
+    }
     return false;
   }
 

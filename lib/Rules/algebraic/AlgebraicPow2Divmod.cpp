@@ -124,6 +124,58 @@ bool compilerSeesNonNegative(const Expr *E, unsigned D = 0) {
   return false;
 }
 
+/// An upper bound on the bits of \p E when LLVM's known-bits analysis
+/// sees it as a small non-negative value: a narrower unsigned value
+/// widened (`unsigned char` promoted to int is zero-extended), a
+/// non-negative constant, and sums, products, shifts right, quotients,
+/// remainders and masks of those. std::nullopt otherwise.
+std::optional<unsigned> zeroExtendedBits(const ASTContext &C, const Expr *E,
+                                         unsigned D = 0) {
+  if (!E || D > 8)
+    return std::nullopt;
+  E = E->IgnoreParens();
+  if (const auto *IL = dyn_cast<IntegerLiteral>(E))
+    return IL->getValue().isNegative()
+               ? std::nullopt
+               : std::optional<unsigned>(IL->getValue().getActiveBits());
+  if (const auto *IC = dyn_cast<ImplicitCastExpr>(E)) {
+    QualType From = IC->getSubExpr()->getType();
+    if (IC->getCastKind() == CK_IntegralCast &&
+        From->isUnsignedIntegerType() &&
+        C.getTypeSize(From) < C.getTypeSize(IC->getType()))
+      return (unsigned)C.getTypeSize(From);
+    if (IC->getCastKind() == CK_IntegralCast ||
+        IC->getCastKind() == CK_NoOp)
+      return zeroExtendedBits(C, IC->getSubExpr(), D + 1);
+    return std::nullopt;
+  }
+  if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
+    std::optional<unsigned> L = zeroExtendedBits(C, BO->getLHS(), D + 1);
+    std::optional<unsigned> R = zeroExtendedBits(C, BO->getRHS(), D + 1);
+    switch (BO->getOpcode()) {
+    case BO_Add:
+      if (L && R)
+        return std::max(*L, *R) + 1;
+      return std::nullopt;
+    case BO_Mul:
+      if (L && R)
+        return *L + *R;
+      return std::nullopt;
+    case BO_Div:
+    case BO_Rem:
+    case BO_Shr:
+      return L && R ? L : std::nullopt;
+    case BO_And:
+      if (L && R)
+        return std::min(*L, *R);
+      return L ? L : R;
+    default:
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
 /// The variable \p V compared with a non-negative constant in \p Cond so
 /// that it holds only for V >= 0 (V > c, V >= c, c < V, c <= V).
 bool condKeepsNonNegative(const Expr *Cond, const VarDecl *V,
@@ -191,6 +243,12 @@ bool assignsTo(const Stmt *S, const VarDecl *V) {
 /// - an enclosing loop's or if's condition requires x > c >= -1 and the
 ///   body does not assign x before the division.
 bool compilerFolds(ASTContext &C, const BinaryOperator *BO, uint64_t Div) {
+  // A value LLVM's known bits show >= 0 (an unsigned char promoted to
+  // int, `(c * 16) % 64`): the plain shift already (HeCBench's base64
+  // encoder, SASS identical).
+  if (std::optional<unsigned> Bits = zeroExtendedBits(C, BO->getLHS());
+      Bits && *Bits < C.getTypeSize(BO->getType()))
+    return true;
   const Expr *L = BO->getLHS()->IgnoreParenImpCasts();
   if (const auto *M = dyn_cast<BinaryOperator>(L);
       M && M->getOpcode() == BO_Mul)
@@ -327,13 +385,19 @@ RuleInfo AlgebraicPow2Divmod::info() const {
            "A signed dividend inside a loop that is not proven >= 0 is "
            "reported without a fix.";
   I.DefaultOptions["IncludeUnsigned"] = "false";
+  I.DefaultOptions["IncludeOncePerThread"] = "false";
   I.Doc.Detects =
       "Integer `/` or `%` by a power of two whose left operand is a signed "
       "value provably >= 0: built-in indices (threadIdx, blockIdx, "
       "blockDim, gridDim), non-negative constants, and locals initialised "
       "from those and never changed, with a bound below 2^31 (so "
       "`blockIdx.x * blockDim.x + threadIdx.x` converted to int is *not* "
-      "proven).\n"
+      "proven), in a loop whose iterations change it. Outside every loop "
+      "(index arithmetic once per thread: `int lane = tid % 32;`), or with a "
+      "dividend the loop does not change, the two or three extra "
+      "instructions are paid once per thread and cannot show next to the "
+      "kernel's work: reported only with the option `IncludeOncePerThread: "
+      "true`.\n"
       "\n"
       "It also reports, without a fix, a signed division or modulo by a "
       "power of two inside a loop whose dividend changes in the loop and "
@@ -345,6 +409,8 @@ RuleInfo AlgebraicPow2Divmod::info() const {
       "with a constant multiple of the divisor (`ty * 128 / 4`), the "
       "induction variable of a loop that starts at a constant >= 0 and "
       "steps by `++` or `+= c`, or whose bounds are constants (unrolled), "
+      "a value whose known bits show it >= 0 (a narrower unsigned value "
+      "widened: `unsigned char c; c / 4`, `(c * 16) % 64`), "
       "and a variable that an enclosing loop's or `if`'s condition keeps "
       "above a constant >= -1 (`while (k > 1) { int h = k / 2; ... }`) "
       "when the body does not assign it before the division. nvcc does "
@@ -355,7 +421,7 @@ RuleInfo AlgebraicPow2Divmod::info() const {
       "negative values: extra instructions around the shift. Unsigned "
       "operands already compile to shifts (reported only with the option "
       "`IncludeUnsigned: true`).";
-  I.Doc.Example = R"cuda(int lane = tid % 32;
+  I.Doc.Example = R"cuda(int lane = tid % 32;      // with IncludeOncePerThread: true
 int warp = tid / 32 + 1;)cuda";
   I.Doc.Fixed = R"cuda(int lane = tid & 31;
 int warp = (tid >> 5) + 1;)cuda";
@@ -411,6 +477,17 @@ void AlgebraicPow2Divmod::check(const MatchFinder::MatchResult &R) {
   // What nvcc already compiles to the shift or mask: nothing to gain.
   if (!Unsigned && compilerFolds(C, BO, V.getZExtValue()))
     return;
+  // Once per thread (outside every loop), or with a dividend the loop does
+  // not change (computed once, before it): two or three instructions per
+  // thread, nothing to measure next to the kernel's work (HeCBench: 13 such
+  // index computations at the top of kernels, read by hand). Reported only
+  // with the option IncludeOncePerThread.
+  if (!optionBool("IncludeOncePerThread", false)) {
+    const Stmt *Loop = enclosingLoop(C, *BO);
+    bool HasVar = false;
+    if (!Loop || isLoopInvariant(BO->getLHS(), varsChangedIn(Loop), HasVar))
+      return;
+  }
   if (!Unsigned && !isProvablyNonNegative(C, LHSRaw)) {
     reportUnprovenSigned(BO, FD, V.getZExtValue(), K);
     return;

@@ -47,7 +47,11 @@ RuleInfo AlgebraicReciprocalHoist::info() const {
       "ulp (2)";
   I.Doc.Detects =
       "Floating division `x / s` inside a loop where `s` is a parameter or "
-      "local that the loop does not change.\n"
+      "local that the loop does not change. Not reported when the dividend "
+      "does not change in the loop either (nvcc computes the whole quotient "
+      "once before it), nor for a division in one case of a `switch` in the "
+      "loop (the reciprocal before the loop would cost every thread a "
+      "division that case may never need).\n"
       "\n"
       "It also reports, without a fix, integer divisions and modulos by "
       "loop-invariant values, and floating divisions whose divisor is an "
@@ -98,6 +102,20 @@ void AlgebraicReciprocalHoist::registerMatchers(MatchFinder &F) {
       this);
 }
 
+/// \p BO lies in a switch inside \p Loop: in one of its cases, which the
+/// loop may rarely take. A reciprocal computed before the loop would cost
+/// every thread a division that case may never need (a fractal renderer's
+/// 49 variations, one taken per iteration).
+static bool inSwitchWithin(ASTContext &C, const Stmt *BO, const Stmt *Loop) {
+  for (const Stmt *S = BO; S && S != Loop;) {
+    auto Ps = C.getParents(*S);
+    S = Ps.empty() ? nullptr : Ps[0].get<Stmt>();
+    if (S && isa<SwitchStmt>(S))
+      return true;
+  }
+  return false;
+}
+
 void AlgebraicReciprocalHoist::check(const MatchFinder::MatchResult &R) {
   const auto *BO = R.Nodes.getNodeAs<BinaryOperator>("div");
   const auto *VD = R.Nodes.getNodeAs<VarDecl>("var");
@@ -130,6 +148,16 @@ void AlgebraicReciprocalHoist::check(const MatchFinder::MatchResult &R) {
     Cur = L;
   }
   if (!Best)
+    return;
+  // A dividend that does not change in the loop either: the whole
+  // division is loop-invariant and nvcc computes it once before the loop
+  // (`x > -1.f / c` in a rejection loop: div.rn.f32 before the loop).
+  {
+    bool HasVar = false;
+    if (isLoopInvariant(BO->getLHS(), varsChangedIn(Best), HasVar))
+      return;
+  }
+  if (inSwitchWithin(C, BO, Best))
     return;
   for (Group &G : Groups)
     if (G.Loop == Best && G.Var == VD) {
@@ -372,7 +400,8 @@ void AlgebraicReciprocalHoist::reportOtherInvariantDivisions(
           return;
         // If the dividend is invariant too, the whole division is hoisted.
         bool LHSVar = false;
-        if (isLoopInvariant(BO->getLHS(), It->second, LHSVar))
+        if (isLoopInvariant(BO->getLHS(), It->second, LHSVar) ||
+            inSwitchWithin(Ctx, BO, Loop))
           return;
         SourceLocation OpLoc = BO->getOperatorLoc();
         if (Grouped.count(
@@ -406,10 +435,10 @@ void AlgebraicReciprocalHoist::reportOtherInvariantDivisions(
         std::string Msg =
             "floating-point division by the loop-invariant '" + D +
             "' on every iteration (about 8 instructions plus a slow-path "
-            "check each): compute 'inv = 1.0f / (" +
-            D +
+            "check each): compute 'inv = " +
+            std::string(isFloat(T) ? "1.0f" : "1.0") + " / (" + D +
             ")' once before the loop and multiply (results may differ by "
-            "1 ulp)";
+            "up to 2 ulp)";
         std::string Why =
             "only '/' by a variable of the division's type, declared before "
             "the loop, gets a hoisted reciprocal";

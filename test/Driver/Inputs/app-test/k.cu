@@ -5,10 +5,10 @@
 __global__ void half(float *x, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
-    x[i] = x[i] * 0.5;
+    x[i] = x[i] > 0.1 ? x[i] : 0.0f;
 }
 __global__ void quarter(float *y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
-    y[i] = y[i] * 0.25;
+    y[i] = y[i] > 0.3 ? y[i] : 0.0f;
 }
