@@ -8,6 +8,8 @@
 
 #include "../RuleCheck.h"
 
+#include <string>
+
 namespace cudal1 {
 
 class UnrollingConstantTrip : public RuleCheck {
@@ -28,6 +30,10 @@ private:
   /// twice that when the loop indexes a local array (\p LocalArray).
   bool compilerUnrolls(int64_t Trip, const clang::Stmt *Body,
                        bool LocalArray);
+  /// Why full unrolling has nothing to gain in \p Body ("" when it may):
+  /// a barrier, a switch, or (without a local array to keep in registers,
+  /// \p LocalArray) more than MaxBodySize nodes.
+  std::string nothingToGain(const clang::Stmt *Body, bool LocalArray);
 };
 
 } // namespace cudal1

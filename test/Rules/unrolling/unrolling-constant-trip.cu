@@ -160,3 +160,63 @@ void host(float *p) {
   for (int j = 0; j < 8; ++j)
     p[j] = 0;
 }
+
+// Not reported: nothing for full unrolling to gain. A chain of heavy calls,
+// each on the result of the one before (seen in third-party code: a field
+// squaring repeated 44 times in an elliptic-curve inversion): 44 copies of
+// the body and no loads to overlap. A barrier in every iteration, in the
+// body or in a function it calls (a non-maximum suppression's partition
+// loop); a switch in the body.
+__device__ void sq(unsigned *x) {
+  unsigned t[8];
+  for (int k = 0; k < 8; ++k)
+    t[k] = x[k] * x[(k + 1) & 7] + x[(k + 3) & 7] * 7u + (x[(k + 5) & 7] >> 3);
+  for (int k = 0; k < 8; ++k)
+    x[k] = t[k] ^ (t[(k + 2) & 7] * 13u) ^ (t[(k + 4) & 7] + t[(k + 6) & 7]);
+  for (int k = 0; k < 8; ++k)
+    t[k] = x[k] * x[(k + 3) & 7] + x[(k + 1) & 7] * 11u + (x[(k + 6) & 7] >> 5);
+  for (int k = 0; k < 8; ++k)
+    x[k] = t[k] ^ (t[(k + 1) & 7] * 17u) ^ (t[(k + 5) & 7] + t[(k + 7) & 7]);
+  for (int k = 0; k < 8; ++k)
+    t[k] = x[k] * x[(k + 2) & 7] + x[(k + 4) & 7] * 19u + (x[(k + 7) & 7] >> 2);
+  for (int k = 0; k < 8; ++k)
+    x[k] = t[k] ^ (t[(k + 3) & 7] * 23u) ^ (t[(k + 6) & 7] + t[(k + 1) & 7]);
+  for (int k = 0; k < 8; ++k)
+    t[k] = x[k] * x[(k + 5) & 7] + x[(k + 2) & 7] * 29u + (x[(k + 3) & 7] >> 1);
+  for (int k = 0; k < 8; ++k)
+    x[k] = t[k] ^ (t[(k + 4) & 7] * 31u) ^ (t[(k + 2) & 7] + t[(k + 5) & 7]);
+  for (int k = 0; k < 8; ++k)
+    t[k] = x[k] * x[(k + 6) & 7] + x[(k + 3) & 7] * 37u + (x[(k + 1) & 7] >> 4);
+  for (int k = 0; k < 8; ++k)
+    x[k] = t[k] ^ (t[(k + 5) & 7] * 41u) ^ (t[(k + 3) & 7] + t[(k + 4) & 7]);
+}
+__global__ void chain(unsigned *p) {
+  unsigned x[8];
+  for (int k = 0; k < 8; ++k)
+    x[k] = p[k];
+  for (int j = 0; j < 44; j++)
+    sq(x);
+  for (int k = 0; k < 8; ++k)
+    p[k] = x[k];
+}
+__device__ void mark(unsigned *m, int v) {
+  __syncthreads();
+  m[threadIdx.x] |= v;
+}
+__global__ void partitions(unsigned *m, const float *in, const float *w) {
+  for (int i = 0; i < 40; i++)
+    mark(m, in[i * 64 + threadIdx.x] * w[i] + in[i] * w[threadIdx.x] > 0.5f);
+}
+__global__ void variations(const float *in, float *out, const int *kind) {
+  float acc = 0.0f;
+  for (int i = 0; i < 49; i++) {
+    switch (kind[i]) {
+    case 0:
+      acc += in[i] * in[i + 1] - in[i + 2];
+      break;
+    default:
+      acc -= in[i] * 0.5f + in[i + 3] * in[i + 4];
+    }
+  }
+  out[threadIdx.x] = acc;
+}
