@@ -18,6 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CoalescingSmemStaging.h"
+
+#include <cstdlib>
 #include "cudal1/Rules/SpelledType.h"
 #include "cudal1/Rules/BuiltinUse.h"
 
@@ -63,7 +65,10 @@ RuleInfo CoalescingSmemStaging::info() const {
       "Row-walking kernels: thread `row = blockIdx.x * blockDim.x + "
       "threadIdx.x` reads `A[row * LD + k]` in a loop over `k` "
       "(matrix-vector products, row reductions, per-row dot products). The "
-      "32 lanes of a warp read addresses `LD` elements apart.";
+      "32 lanes of a warp read addresses `LD` elements apart. Not reported "
+      "when a row is shorter than a 32-byte sector (`LD` a constant with "
+      "`LD * sizeof(element) < 32`: 3 floats per point): the warp's rows "
+      "are then one contiguous span whose sectors the loop all uses.";
   I.Doc.WhySlow =
       "Every warp request touches 32 different 32-byte sectors (one per "
       "lane) instead of 4: the load/store unit replays the request per "
@@ -187,6 +192,18 @@ void CoalescingSmemStaging::runOn(ASTContext &Ctx, const CheckContext &CC,
     });
     if (!Walk)
       continue;
+    // Rows shorter than a 32-byte sector (`p[row * 3 + j]` over j < 3):
+    // the warp's rows are one contiguous span whose every sector the loop
+    // uses (32 rows of 12 bytes: 12 sectors), not a sector per lane.
+    {
+      AffineExpr Idx = toAffine(Walk->getIdx(), F, Syms);
+      std::optional<int64_t> Stride =
+          Idx.coefficientOf("threadIdx.x").constantValue();
+      uint64_t Elem =
+          Ctx.getTypeSizeInChars(Walk->getType()).getQuantity();
+      if (Stride && Elem && (uint64_t)std::llabs(*Stride) * Elem < 32)
+        continue;
+    }
     Out.push_back(analyze(Ctx, CC, K, F, L, IV, K0, End, Walk, A));
   }
 }
