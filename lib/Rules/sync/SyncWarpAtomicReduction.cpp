@@ -505,9 +505,11 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
       Ctx, "sync-warp-atomic-reduction", CE->getBeginLoc(),
       "every thread does an " + Callee.str() + " to the same " +
           (Shared ? "shared-memory " : "") + "address '" +
-          sourceText(Ctx, Addr->getSourceRange()) +
-          "': the 32 lanes of a warp are serialised; a warp-shuffle " +
-          opWord(*Op) + " first leaves one atomic per " +
+          sourceText(Ctx, Addr->getSourceRange()) + "': " +
+          (Shared ? "the lanes of a warp are serialised on the shared word"
+                  : "the whole grid's updates queue in the L2 slice that "
+                    "owns it (the compiler merges only a warp's into one)") +
+          "; a warp-shuffle " + opWord(*Op) + " first leaves one atomic per " +
           (Shared ? "warp" : "block"),
       K);
   auto Fail = [&](const std::string &W) {

@@ -344,7 +344,7 @@ __global__ void max_bits(const float *x, int *maxb, int n) {
   if (i < n)
     atomicMax(maxb, __float_as_int(x[i]));
 }
-// CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: every thread does an atomicMax to the same address 'maxb': the 32 lanes of a warp are serialised; a warp-shuffle maximum first leaves one atomic per block [sync-warp-atomic-reduction]
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: every thread does an atomicMax to the same address 'maxb': the whole grid's updates queue in the L2 slice that owns it (the compiler merges only a warp's into one); a warp-shuffle maximum first leaves one atomic per block [sync-warp-atomic-reduction]
 // FIX: "description": "warp-shuffle maximum, per-block through shared memory, then one atomicMax per block"
 // FIX: "exactness": "bitwise"
 // CHECK-FIXES:      int cudal1_v = (i < n) ? (int)(__float_as_int(x[i])) : (int)(-2147483647 - 1);
