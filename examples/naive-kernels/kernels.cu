@@ -30,7 +30,7 @@ __global__ void column_sums(const float *A, float *sums, int rows, int cols) {
 __global__ void energy(const float *v, float *e, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
-    e[i] = 0.5 * powf(v[i], 2.0f);
+    e[i] = 0.5 * powf(v[i], 2.0f) + 1.0 / 3.0;
 }
 
 // Tree reduction with a divergent modulo test.

@@ -168,7 +168,8 @@ RuleInfo LaunchSmallBlock::info() const {
       "threads, since blocks of 33 to 63 threads take 2 warps each and 32 "
       "of them fill the SM (the idle lanes of their last warp are "
       "launch-partial-warp's finding). Not reported when the grid is known "
-      "and is one block, or has at most `MaxBlocksPerSM` blocks per SM "
+      "and is one block, or holds at most 32 threads in all, or has whole "
+      "warps and at most `MaxBlocksPerSM` blocks per SM "
       "(`NumSMs`, default 132, the H100/H200): such a grid is resident at "
       "once, the residency limit never binds, and folding its blocks "
       "would leave SMs idle. Nor when the block's shared memory (its "
@@ -240,12 +241,16 @@ void LaunchSmallBlock::checkTranslationUnit() {
     int64_t MaxWarps = optionInt("MaxWarpsPerSM", 64);
     if (MaxBlocks * (int64_t)((T + 31) / 32) >= MaxWarps)
       continue;
-    // A grid whose blocks are all resident at once (at most MaxBlocksPerSM
-    // per SM): the limit never binds, and folding its blocks would leave
-    // SMs idle. One block is setup work.
+    // A grid of whole warps whose blocks are all resident at once (at most
+    // MaxBlocksPerSM per SM): the limit never binds, and folding its blocks
+    // would leave SMs idle. Blocks of fewer than 32 threads idle lanes of
+    // every warp whatever the grid (launch-partial-warp leaves them to this
+    // rule). One block is setup work, and a whole launch of at most one
+    // warp's threads (`<<<4, 2>>>`) only pays the launch's latency.
     if (L.Grid.Dim) {
       uint64_t G = (*L.Grid.Dim)[0] * (*L.Grid.Dim)[1] * (*L.Grid.Dim)[2];
-      if (G == 1 || (int64_t)G <= MaxBlocks * optionInt("NumSMs", 132))
+      if (G == 1 || G * T <= 32 ||
+          (T % 32 == 0 && (int64_t)G <= MaxBlocks * optionInt("NumSMs", 132)))
         continue;
     }
     auto KIt = At.find(L.Loc.str());

@@ -191,6 +191,16 @@ bool variesWith(const MemAccess &A, const LoopInfo &L) {
 /// same few words: a counter, a lock, an atomics test): the atomic unit
 /// serialises them, so more blocks add contention, not throughput.
 bool onlyCommonAtomics(const KernelAnalysis &KA, const LoopInfo &L) {
+  // Unconditional updates only: a loop that searches and counts its rare
+  // hits (`if (match) atomicAdd(found, 1)`) does its work in arithmetic.
+  bool Branch = false;
+  forEachStmt(loopBody(L.S), [&](const Stmt *S) {
+    Branch |= isa<IfStmt, SwitchStmt, AbstractConditionalOperator>(S);
+    if (const auto *B = dyn_cast<BinaryOperator>(S))
+      Branch |= B->isLogicalOp();
+  });
+  if (Branch)
+    return false;
   bool Any = false;
   for (const MemAccess &A : KA.Accesses) {
     if (!llvm::is_contained(A.Loops, &L))
@@ -243,7 +253,8 @@ RuleInfo LaunchSmallGrid::info() const {
       "all, outside those loops: `partial[0] = sum`). Nor when fewer "
       "than `MinIdlePercent` (default 5) percent of the SMs would idle: "
       "a grid of 128 blocks leaves 4 of 132 SMs (3%) idle, at most 1.03x "
-      "to gain. A loop whose only memory accesses are global atomics at "
+      "to gain. A loop without branches whose only memory accesses are "
+      "global atomics at "
       "addresses that depend on neither the thread nor the block (every "
       "thread updates the same counters, or spins on one lock) does not "
       "count as work over the data: the atomic unit serialises those "

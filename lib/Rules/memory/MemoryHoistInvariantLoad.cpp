@@ -506,9 +506,12 @@ void MemoryHoistInvariantLoad::checkTranslationUnit() {
         continue;
       // A store to the very same element in the loop makes the reload
       // necessary (that is memory-register-accumulation's finding).
+      // Nor one written through the same pointer anywhere in the loop (also
+      // in a function it calls): the element may be among those written.
       bool SameStored = false;
       for (const MemAccess &B : K->Accesses)
-        if (B.IsWrite && B.Base == A.Base && B.Address == A.Address)
+        if (B.IsWrite && B.Base == A.Base &&
+            (B.Address == A.Address || llvm::is_contained(B.Loops, Outer)))
           SameStored = true;
       if (SameStored || !firstInUserCode(A.E->getExprLoc()) ||
           !Seen.insert({Outer, A.BaseName + "\n" + A.Address.str()}).second)

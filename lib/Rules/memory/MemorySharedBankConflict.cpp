@@ -8,7 +8,9 @@
 
 #include "../AccessNotes.h"
 
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecordLayout.h"
+#include "clang/AST/StmtCXX.h"
 
 #include <deque>
 #include <set>
@@ -26,7 +28,29 @@ namespace {
 /// the same way (all written, or all read) in the same loops: nvcc merges
 /// such accesses into one 64- or 128-bit access. Returns the conflict of
 /// that wide access, or std::nullopt when \p A is not such a field.
-std::optional<BankResult> wideAccess(const ASTContext &Ctx,
+/// The branch \p E runs in: the child, under the nearest enclosing branch
+/// or loop (an if's then or else, a case body, a loop body), that holds
+/// it; the function body when there is none.
+const void *branchOf(ASTContext &Ctx, const Expr *E) {
+  DynTypedNode Child = DynTypedNode::create(*E);
+  for (unsigned Depth = 0; Depth < 256; ++Depth) {
+    auto Ps = Ctx.getParents(Child);
+    if (Ps.empty())
+      break;
+    const Stmt *P = Ps[0].get<Stmt>();
+    if (!P)
+      break;
+    const auto *B = dyn_cast<BinaryOperator>(P);
+    if (isa<IfStmt, SwitchStmt, SwitchCase, AbstractConditionalOperator,
+            ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(P) ||
+        (B && B->isLogicalOp()))
+      return Child.get<Stmt>();
+    Child = Ps[0];
+  }
+  return nullptr;
+}
+
+std::optional<BankResult> wideAccess(ASTContext &Ctx,
                                      const KernelAnalysis &K,
                                      const MemAccess &A) {
   const auto *ME = dyn_cast<MemberExpr>(A.E->IgnoreParenImpCasts());
@@ -58,8 +82,11 @@ std::optional<BankResult> wideAccess(const ASTContext &Ctx,
   // The other fields of the same element, accessed the same way.
   std::set<unsigned> Seen;
   for (const MemAccess &B : K.Accesses) {
+    // The same way, in the same branch (fields read under `if` and
+    // `else` are two accesses).
     if (B.Base != A.Base || B.IsWrite != A.IsWrite || B.IsRead != A.IsRead ||
-        B.Loops != A.Loops || !B.Address.isKnown())
+        B.Loops != A.Loops || !B.Address.isKnown() || !B.CallChain.empty() ||
+        !A.CallChain.empty() || branchOf(Ctx, B.E) != branchOf(Ctx, A.E))
       continue;
     const auto *BE = dyn_cast<MemberExpr>(B.E->IgnoreParenImpCasts());
     const auto *BF = BE ? dyn_cast<FieldDecl>(BE->getMemberDecl()) : nullptr;
@@ -96,7 +123,8 @@ RuleInfo MemorySharedBankConflict::info() const {
       "counted and listed by line in a note. Accesses to every field of "
       "one small vector element (`s[i].x`, `.y`, `.z`, `.w` of a `float4`; "
       "2 or 4 fields of one type in 8 or 16 aligned bytes), all reads or "
-      "all writes in the same loops, are judged as the one 64- or 128-bit "
+      "all writes in the same loops and the same branch, are judged as the "
+      "one 64- or 128-bit "
       "access nvcc makes of them.";
   I.Doc.WhySlow =
       "Shared memory has 32 banks of 4 bytes. Threads of a warp that "

@@ -127,10 +127,12 @@ RuleInfo UnrollingConstantTrip::info() const {
       "unasked and the pragma changes no instruction (measured by comparing "
       "the SASS with and without it, `utils/sass-oracle.py`).\n"
       "\n"
-      "Not reported when full unrolling has nothing to gain: a barrier in "
+      "Not reported when full unrolling has nothing to gain, unless the "
+      "loop indexes a local array with its counter (which stays in "
+      "registers only when unrolled): a barrier in "
       "the body or in a function it calls, a `switch` in the body, or a "
       "body of more than MaxBodySize nodes (default 300, callees counted "
-      "inlined) that indexes no local array (long chains of heavy calls: "
+      "inlined; long chains of heavy calls: "
       "copies of code and registers, no loads to overlap; HeCBench's "
       "secp256k1 field squarings, and sw4ck, whose pragmas make ptxas spill "
       "1180 bytes). The threshold keeps 12 of the 14 findings read as right "
@@ -232,16 +234,17 @@ std::string UnrollingConstantTrip::nothingToGain(const Stmt *Body,
           });
         return In;
       };
+  // A local array indexed by the counter stays in registers only when
+  // the loop is unrolled: worth it whatever the body holds.
+  if (LocalArray)
+    return "";
   if (Barrier(Body, 0))
     return "a barrier";
   bool Switch = false;
   forEachStmt(Body, [&](const Stmt *S) { Switch |= isa<SwitchStmt>(S); });
   if (Switch)
     return "a switch";
-  // A local array indexed by the counter stays in registers only when
-  // the loop is unrolled: worth it whatever the body's size.
-  if (!LocalArray &&
-      (int64_t)codeSize(Body) > optionInt("MaxBodySize", 300))
+  if ((int64_t)codeSize(Body) > optionInt("MaxBodySize", 300))
     return "a large body";
   return "";
 }
@@ -269,8 +272,7 @@ void UnrollingConstantTrip::checkTranslationUnit() {
       const ArraySubscriptExpr *Local =
           Inner ? localArrayIndexedBy(L->S, L->IV) : nullptr;
       if (!Local || !firstInUserCode(L->S->getBeginLoc()) ||
-          compilerUnrolls(*L->TripCount, loopBody(L->S), true) ||
-          !nothingToGain(loopBody(L->S), true).empty())
+          compilerUnrolls(*L->TripCount, loopBody(L->S), true))
         continue;
       Finding F = makeFinding(ctx(), id(), L->S->getBeginLoc(),
                               "loop with constant trip count " + L->TripText +

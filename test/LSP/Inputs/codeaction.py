@@ -14,7 +14,7 @@ os.makedirs(tmp, exist_ok=True)
 src = os.path.join(tmp, "k.cu")
 text = ("__global__ void scale(const float *in, float *out, int n) {\n"
         "  int i = threadIdx.x;\n"
-        "  out[i] = in[i] * 0.5;\n"
+        "  out[i] = in[i] > 0.1;\n"
         "  out[i] += in[i] * 0.1;\n"
         "}\n")
 with open(src, "w") as f:
@@ -56,10 +56,11 @@ def codes(d):
     return sorted("%s@%d" % (x["code"], x["range"]["start"]["line"]) for x in d["diagnostics"])
 
 
-# The proven bitwise fix: a plain quick fix, preferred, with its edit.
+# The proven bitwise fix (a comparison with 0.1 made a float comparison
+# with the nearest float): a plain quick fix, preferred, with its edits.
 acts = actions(2, 20)
 for a in acts:
-    print("0.5:", a["kind"], "|", a["title"], "| preferred" if a.get("isPreferred") else "",
+    print("0.2:", a["kind"], "|", a["title"], "| preferred" if a.get("isPreferred") else "",
           "| diagnostic", a["diagnostics"][0]["code"])
 fix = acts[0]
 dc = fix["edit"]["documentChanges"][0]
@@ -99,7 +100,7 @@ print("only refactor:", actions(4, 0, diags=[restrict], only=["refactor"]))
 
 # A request for a version not analysed yet waits; $/cancelRequest ends it.
 version += 1
-text = text.replace("0.5f", "0.25")
+text = text.replace(">= 0.100000001f", "* 0.35")
 c.change(src, version, [{"text": text}])
 rid = c.request("textDocument/codeAction", {
     "textDocument": {"uri": U},

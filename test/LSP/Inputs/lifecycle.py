@@ -8,7 +8,7 @@ server, tmp = sys.argv[1], sys.argv[2]
 os.makedirs(tmp, exist_ok=True)
 src = os.path.join(tmp, "k.cu")
 with open(src, "w") as f:
-    f.write("__global__ void k(float *o) { o[threadIdx.x] *= 0.5; }\n")
+    f.write("__global__ void k(float *o) { o[threadIdx.x] *= 0.2; }\n")
 cmd = [server, "--rules=-*,algebraic-float-literal"]
 
 # --- requests before initialize; notifications before it are dropped ------

@@ -59,7 +59,7 @@ local action
 for _, r in pairs(results or {}) do
   for _, a in ipairs(r.result or {}) do
     say('action:', a.title, a.kind, a.edit and 'edit' or 'no edit')
-    if not action and a.edit and a.title:find('0.5f') then action = a end
+    if not action and a.edit and a.title:find('0.100000001f', 1, true) then action = a end
   end
 end
 if not action then fail('no quick fix offered') end
@@ -70,10 +70,10 @@ say('fixed:', wait_diagnostics(function(s) return not s:find('algebraic%-float%-
                                'the diagnostics after the fix'))
 
 -- 3. Editing the buffer updates the diagnostics (incremental didChange).
-vim.api.nvim_buf_set_lines(buf, 3, 3, false, { '  out[1] = in[1] * 0.25;' })
+vim.api.nvim_buf_set_lines(buf, 3, 3, false, { '  out[1] = in[1] * 0.35;' })
 say('edited:', wait_diagnostics(function(s) return s:find('algebraic%-float%-literal@3') end,
                                 'the diagnostics after the edit'))
-vim.api.nvim_buf_set_text(buf, 3, 19, 3, 23, { '0.25f' })
+vim.api.nvim_buf_set_text(buf, 3, 19, 3, 23, { '0.35f' })
 say('line 4:', vim.api.nvim_buf_get_lines(buf, 3, 4, false)[1])
 say('edited again:', wait_diagnostics(function(s) return not s:find('algebraic%-float%-literal@3') end,
                                       'the diagnostics after the second edit'))

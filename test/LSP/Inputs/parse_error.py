@@ -16,7 +16,7 @@ with open(os.path.join(proj, "include", "scale.h"), "w") as f:
     f.write("#define SCALE 2.0f\n")
 src = os.path.join(proj, "src", "k.cu")
 good = ('#include "scale.h"\n'
-        "__global__ void k(float *o) { o[0] = o[1] * SCALE * 0.25; }\n")
+        "__global__ void k(float *o) { o[0] = o[1] * SCALE * 0.35; }\n")
 with open(src, "w") as f:
     f.write(good)
 
@@ -49,8 +49,8 @@ print("with the database:", show(c.diagnostics(src2, 1)))
 # as related information; nothing from the rules.
 broken = ('#include "scale.h"\n'
           "__global__ void k(float *o) {\n"
-          "  o[0] = undefined_thing * 0.5;\n"
-          "  o[1] = o[2] * 0.5\n"
+          "  o[0] = undefined_thing * 0.2;\n"
+          "  o[1] = o[2] * 0.2\n"
           "}\n")
 c.change(src2, 2, [{"text": broken}])
 d = c.diagnostics(src2, 2)

@@ -15,7 +15,7 @@ src = os.path.join(tmp, "k.cu")
 # byte column 33.
 text = ("__global__ void scale(const float *in, float *out, int n) {\n"
         "  int i = threadIdx.x;\n"
-        "  /* é😀 */ out[i] = in[i] * 0.5;\n"
+        "  /* é😀 */ out[i] = in[i] * 0.2;\n"
         "}\n")
 with open(src, "w", encoding="utf-8") as f:
     f.write("// the file on disk differs from the editor's buffer\n")
@@ -52,21 +52,21 @@ c.change(src, 2, [{"range": {"start": {"line": 0, "character": 0},
                    "text": "#include <cuda_runtime.h>\n"}])
 print("insert a line:", show(c.diagnostics(src, 2)))
 
-# Incremental, UTF-16 range: replace "0.5" (line 3, units 29-32) by "0.5f".
+# Incremental, UTF-16 range: replace "0.2" (line 3, units 29-32) by "0.2f".
 c.change(src, 3, [{"range": {"start": {"line": 3, "character": 29},
                              "end": {"line": 3, "character": 32}},
-                   "rangeLength": 3, "text": "0.5f"}])
+                   "rangeLength": 3, "text": "0.2f"}])
 print("fix the literal:", show(c.diagnostics(src, 3)))
 
 # Several changes in one notification, applied in order.
 c.change(src, 4, [{"range": {"start": {"line": 3, "character": 29},
-                             "end": {"line": 3, "character": 33}}, "text": "2.0"},
+                             "end": {"line": 3, "character": 33}}, "text": "2.2"},
                   {"range": {"start": {"line": 3, "character": 32},
                              "end": {"line": 3, "character": 32}}, "text": " + 1.0"}])
 print("two changes:", show(c.diagnostics(src, 4)))
 
 # Full sync: the whole text replaced.
-c.change(src, 5, [{"text": "__global__ void k(float *o) {\n  o[0] = o[1] * 0.25;\n}\n"}])
+c.change(src, 5, [{"text": "__global__ void k(float *o) {\n  o[0] = o[1] * 0.35;\n}\n"}])
 print("full text:", show(c.diagnostics(src, 5)))
 
 # A burst of edits: debounced, one analysis, of the last version.
@@ -87,7 +87,7 @@ print("after it:", show(c.diagnostics(src, 11)))
 # Positions past the end of a line or of the text are clamped.
 c.change(src, 12, [{"range": {"start": {"line": 1, "character": 500},
                               "end": {"line": 99, "character": 0}},
-                    "text": "\n  o[1] = o[2] * 0.75;\n}\n"}])
+                    "text": "\n  o[1] = o[2] * 0.65;\n}\n"}])
 print("clamped:", show(c.diagnostics(src, 12)))
 
 # didSave analyses again (at once), didClose clears the diagnostics.

@@ -84,7 +84,8 @@ def commit(repo, files, message):
 CLEAN = "__global__ void k(float *o) {\n  o[threadIdx.x] *= 0.5f;\n}\n"
 # 0.1 is not exact in float: its fix needs verification, so it stays.
 FINDING = "__global__ void k(float *o) {\n  o[threadIdx.x] *= 0.1;\n}\n"
-FIXABLE = "__global__ void k(float *o) {\n  o[threadIdx.x] = o[threadIdx.x] * 0.5;\n}\n"
+# A comparison with 0.1: its fix (the nearest float bound) is bitwise.
+FIXABLE = "__global__ void k(float *o) {\n  o[threadIdx.x] = o[threadIdx.x] > 0.1 ? 1.0f : 0.0f;\n}\n"
 RULES = "--rules=-*,algebraic-float-literal"
 
 # --- the check hook, no compilation database ----------------------------------
@@ -112,10 +113,10 @@ commit(repo, ["k.cu"], "after the fix")
 # --- with a compilation database (-p build): its include folder --------------
 repo = project("database", ["cuda-l1-check"], [RULES, "-p", "build"])
 write(os.path.join(repo, "include/scale.h"), "#define SCALE 2.0f\n")
-body = '#include "scale.h"\n__global__ void k(float *o) { o[0] = o[1] * SCALE * 0.25; }\n'
+body = '#include "scale.h"\n__global__ void k(float *o) { o[0] = o[1] * SCALE * 0.35; }\n'
 write(os.path.join(repo, "src/k.cu"), body)
 # A .cpp file compiled as CUDA by the database is checked too.
-write(os.path.join(repo, "src/also.cpp"), body.replace("0.25", "0.75"))
+write(os.path.join(repo, "src/also.cpp"), body.replace("0.35", "0.65"))
 db = [{"directory": os.path.join(repo, "build"), "file": os.path.join(repo, "src", f),
        "arguments": ["nvcc", "-I" + os.path.join(repo, "include"), "-x", "cu", "-c",
                      os.path.join(repo, "src", f)]} for f in ("k.cu", "also.cpp")]
@@ -130,5 +131,5 @@ commit(repo, ["src/k.cu", "include/scale.h"], "an include not found")
 # ... unless the folder is given as a compiler argument.
 repo = project("extra-arg", ["cuda-l1-check"], [RULES, "--extra-arg=-Iinclude"])
 write(os.path.join(repo, "include/scale.h"), "#define SCALE 2.0f\n")
-write(os.path.join(repo, "src/k.cu"), body.replace("0.25", "0.25f"))
+write(os.path.join(repo, "src/k.cu"), body.replace("0.35", "0.35f"))
 commit(repo, ["src/k.cu", "include/scale.h"], "with --extra-arg")

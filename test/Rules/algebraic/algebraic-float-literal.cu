@@ -81,6 +81,12 @@ __global__ void no_fix(const float *in, int *out, double *dout) {
     // CHECK-MESSAGES: t.cu:[[@LINE-1]]:12: warning: double literal '-0.7' makes this float comparison double {{.*}}; '>= -0.699999988f'{{.*}} [algebraic-float-literal]
     // CHECK-FIXES: if (x >= -0.699999988f)
     out[3] = 1;
+  // Negative: a constant that is a float value, with a sign or as an
+  // expression: nvcc compares in float already (no next float: x >= -0.5
+  // must keep -0.5).
+  if (x >= -0.5 || x <= 1.0 / 4.0)
+    out[5] = 1;
+  // CHECK-FIXES: if (x >= -0.5 || x <= 1.0 / 4.0)
   // Negative: == with a literal no float equals is never true; left alone.
   if (x == 0.1)
     out[4] = 1;

@@ -179,10 +179,14 @@ void run(const float *d_s, float *d_a, float *d_b, float *d_c, int *d_n,
   // them fill the SM's 64 warps; the idle lanes are launch-partial-warp's.
   axpy<<<8192, 36>>>(2.0f, d_s, d_a, n);
   // CHECK-FIXES: axpy<<<8192, 36>>>(2.0f, d_s, d_a, n);
-  // Negative: 4000 blocks of 16 are resident at once on 132 SMs (at most 32
-  // each), whether or not the block is a whole warp.
+  // Positive: 4000 blocks of 16 are resident at once, but half the lanes
+  // of every warp idle (launch-partial-warp leaves blocks under a warp to
+  // this rule). Negative: 8 threads in all only pay the launch's latency.
   axpy<<<4000, 16>>>(2.0f, d_s, d_a, n);
-  // CHECK-FIXES: axpy<<<4000, 16>>>(2.0f, d_s, d_a, n);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: blocks of 16 threads{{.*}} [launch-small-block]
+  // CHECK-FIXES: axpy<<<250, 256>>>(2.0f, d_s, d_a, n);
+  axpy<<<4, 2>>>(2.0f, d_s, d_a, n);
+  // CHECK-FIXES: axpy<<<4, 2>>>(2.0f, d_s, d_a, n);
   // Negative: shared memory is the limit (8 KiB per block).
   tiled<<<(n + 31) / 32, 32>>>(d_s, d_c, n);
   tiled_dynamic<<<(n + 31) / 32, 32, 32 * 64 * sizeof(float)>>>(d_s, d_c, n);

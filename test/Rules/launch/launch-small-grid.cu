@@ -211,6 +211,12 @@ __global__ void count_big(const float *in, int *count, int n) {
     if (in[i] > 0.0f)
       atomicAdd(count, 1);
 }
+// Positive: a search that counts its rare hits does its work in arithmetic.
+__global__ void search(int *found, unsigned key, int n) {
+  for (int i = threadIdx.x; i < n; i += blockDim.x)
+    if ((unsigned)i * 2654435761u == key)
+      atomicAdd(found, 1);
+}
 __global__ void per_thread_atomics(int *counters, int iters) {
   for (int i = 0; i < iters; ++i)
     atomicAdd(&counters[threadIdx.x], i);
@@ -219,6 +225,8 @@ void atomics(const float *in, int *counters, float *out, int n) {
   hammer<<<64, 256>>>(counters, n);
   spin<<<64, 1>>>(counters, out);
   count_big<<<1, 256>>>(in, counters, n);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: grid of 1 block keeps only 1 of the GPU's 132 SMs busy{{.*}} [launch-small-grid]
+  search<<<1, 256>>>(counters, 12345u, n);
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: grid of 1 block keeps only 1 of the GPU's 132 SMs busy{{.*}} [launch-small-grid]
   per_thread_atomics<<<1, 256>>>(counters, n);
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: grid of 1 block keeps only 1 of the GPU's 132 SMs busy{{.*}} [launch-small-grid]

@@ -232,6 +232,13 @@ __global__ void reads_only(const float *A, const float *s, float *out, int n,
     acc += A[k] * s[r];
   out[r] = acc;
 }
+// Not reported by the fix-less path either: a conditional load through a
+// pointer the loop also writes (the element may be one of those written).
+__global__ void cond_self(float *s, int n, int row) {
+  for (int j = threadIdx.x; j < n; j += blockDim.x)
+    if (j > 4)
+      s[j] = s[row] * 2.0f;
+}
 // Not reported: the loop writes the element itself (a block cipher's rounds
 // rewrite the state they read), directly or through a call given the
 // pointer: one load before the loop is not enough; keeping it in a register

@@ -76,10 +76,31 @@ __global__ void vector_fields(float4 *g) {
   g[t] = v;
 }
 
+// Positive: the fields on two branches are two 64-bit accesses, each with
+// its conflict (8 words apart: 2-way per half-warp phase).
+__global__ void split_fields(float4 *g, int flag) {
+  __shared__ float4 s[512];
+  int t = threadIdx.x;
+  s[t] = g[t];
+  s[t + 256] = g[t + 256];
+  __syncthreads();
+  float a, b;
+  if (flag) {
+    a = s[2 * t].x;
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:18: warning: {{[0-9]+}}-way shared memory bank conflict on load of 's'{{.*}} [memory-shared-bank-conflict]
+    b = s[2 * t].y;
+  } else {
+    a = s[2 * t].z;
+    b = s[2 * t].w;
+  }
+  g[t].x = a + b;
+}
+
 void launch(const float *in, float *out, int n) {
   transpose_tile<<<dim3(n / 32, n / 32), dim3(32, 32)>>>(in, out, n);
   stencil_cube<<<n / 512, dim3(8, 8, 8)>>>(in, out);
   vector_fields<<<1, 256>>>((float4 *)out);
+  split_fields<<<1, 256>>>((float4 *)out, n);
 }
 // Finding only: the file is not changed.
 // CHECK-FIXES: out[ty * n + tx] = tile[threadIdx.x][threadIdx.y];

@@ -207,6 +207,24 @@ __global__ void partitions(unsigned *m, const float *in, const float *w) {
   for (int i = 0; i < 40; i++)
     mark(m, in[i * 64 + threadIdx.x] * w[i] + in[i] * w[threadIdx.x] > 0.5f);
 }
+// Positive: a local array indexed by the counter stays in registers only
+// when the loop is unrolled, barrier or not.
+__global__ void staged_local(const float *in, float *out) {
+  __shared__ float s[256];
+  float r[48];
+  for (int i = 0; i < 48; i++) {
+    s[threadIdx.x] = in[i * 256 + threadIdx.x];
+    __syncthreads();
+    r[i] = s[(threadIdx.x + i) & 255] * s[(threadIdx.x * 3 + i) & 255] +
+           s[(threadIdx.x * 5 + i) & 255] * s[(threadIdx.x * 7 + i) & 255];
+    __syncthreads();
+  }
+  // CHECK-MESSAGES: t.cu:[[@LINE-7]]:3: warning: loop with constant trip count 48{{.*}} [unrolling-constant-trip]
+  float acc = 0.0f;
+  for (int i = 0; i < 48; i++)
+    acc += r[i];
+  out[threadIdx.x] = acc;
+}
 __global__ void variations(const float *in, float *out, const int *kind) {
   float acc = 0.0f;
   for (int i = 0; i < 49; i++) {
