@@ -25,7 +25,7 @@ const char *Kernels = R"(#include <cuda_runtime.h>
 __global__ void scale(const float *in, float *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
-    out[i] = in[i] * 0.5;
+    out[i] = in[i] >= 0.1 ? 2.0f : 0.0f;
 }
 void run(const float *in, float *out, int n) {
   scale<<<(n + 255) / 256, 256>>>(in, out, n);
@@ -82,7 +82,7 @@ TEST(Pipeline, FindingsWithFixesAsData) {
   ASSERT_TRUE(Fd.Fix.has_value());
   EXPECT_EQ(Fd.Fix->Exact, Exactness::Bitwise);
   ASSERT_EQ(Fd.Fix->Edits.size(), 1u);
-  EXPECT_EQ(Fd.Fix->Edits[0].Replacement, "0.5f");
+  EXPECT_EQ(Fd.Fix->Edits[0].Replacement, "0.100000001f");
   EXPECT_EQ(Run.warnings(), 1u);
   EXPECT_EQ(Run.errors(), 0u);
 }
@@ -121,7 +121,7 @@ TEST(Pipeline, ApplyFixesToAnOutputFolder) {
       continue;
     auto New = MemoryBuffer::getFile(It->path());
     ASSERT_TRUE(bool(New));
-    EXPECT_NE((*New)->getBuffer().find("in[i] * 0.5f;"), StringRef::npos);
+    EXPECT_NE((*New)->getBuffer().find("in[i] >= 0.100000001f ?"), StringRef::npos);
     Found = true;
   }
   EXPECT_TRUE(Found) << "no rewritten k.cu under " << Out.str().str();
@@ -192,7 +192,7 @@ TEST(Pipeline, AnalysesTheOverlayNotTheFileOnDisk) {
   // On disk: nothing to find. In the editor's buffer: a double literal,
   // a few lines further down than any text on disk.
   std::string Disk = Kernels;
-  Disk.replace(Disk.find("0.5"), 3, "0.5f");
+  Disk.replace(Disk.find("0.1"), 3, "0.1f");
   std::string F = scratchFile("k.cu", Disk);
   std::string Buffer = "// edited\n// in the editor\n" + std::string(Kernels);
   Options O = optionsFor(F);
@@ -203,9 +203,9 @@ TEST(Pipeline, AnalysesTheOverlayNotTheFileOnDisk) {
   EXPECT_EQ(Run.Status.Failed, 0u);
   ASSERT_EQ(Run.Findings.size(), 1u);
   EXPECT_EQ(Run.Findings[0].Loc.Line, 7u);
-  EXPECT_EQ(Run.Findings[0].Offset, Buffer.find("0.5"));
+  EXPECT_EQ(Run.Findings[0].Offset, Buffer.find("0.1"));
   ASSERT_TRUE(Run.Findings[0].Fix);
-  EXPECT_EQ(Run.Findings[0].Fix->Edits[0].Offset, Buffer.find("0.5"));
+  EXPECT_EQ(Run.Findings[0].Fix->Edits[0].Offset, Buffer.find("0.1"));
 
   // Without the overlay the disk's text is analysed: no finding.
   Options OnDisk = optionsFor(F);
@@ -214,7 +214,7 @@ TEST(Pipeline, AnalysesTheOverlayNotTheFileOnDisk) {
 
   // NOLINT in the buffer (not on disk) suppresses.
   std::string Quiet = Buffer;
-  Quiet.insert(Quiet.find("\n", Quiet.find("0.5")),
+  Quiet.insert(Quiet.find("\n", Quiet.find("0.1")),
                " // NOLINT(algebraic-float-literal)");
   O.Overlay[F] = Quiet;
   EXPECT_TRUE(Pipeline(O).analyze(false).Findings.empty());
