@@ -4,6 +4,7 @@
 // read the results as data. No command line involved.
 //
 //===----------------------------------------------------------------------===//
+#include "ScratchDir.h"
 #include "cudal1/Config.h"
 #include "cudal1/Driver/Pipeline.h"
 #include "cudal1/Verify/Runner.h"
@@ -34,8 +35,8 @@ void run(const float *in, float *out, int n) {
 
 /// A scratch folder with \p Name holding \p Text; returns the file's path.
 std::string scratchFile(StringRef Name, StringRef Text) {
-  SmallString<128> Dir;
-  EXPECT_FALSE(sys::fs::createUniqueDirectory("cudal1-pipeline", Dir));
+  std::string Dir = cudal1_test::scratchDir("cudal1-pipeline");
+  EXPECT_FALSE(Dir.empty());
   SmallString<128> P(Dir);
   sys::path::append(P, Name);
   std::error_code EC;

@@ -1,4 +1,5 @@
 //===- CompileFlagsTest.cpp - nvcc -> clang translation -------------------===//
+#include "ScratchDir.h"
 #include "cudal1/Frontend/CompileFlags.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -220,8 +221,8 @@ TEST(CompileFlags, ArgumentPathsResolveFromTheWorkingFolder) {
 }
 
 TEST(CompileFlags, IncludedFilesResolveOnlyWhenPresent) {
-  llvm::SmallString<128> Dir;
-  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("cudal1-args", Dir));
+  llvm::SmallString<128> Dir(cudal1_test::scratchDir("cudal1-args"));
+  ASSERT_FALSE(Dir.empty());
   llvm::SmallString<128> Pre(Dir);
   llvm::sys::path::append(Pre, "pre.h");
   {

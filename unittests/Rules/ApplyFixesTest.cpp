@@ -1,4 +1,5 @@
 //===- ApplyFixesTest.cpp - diff, paths, policy ----------------------------===//
+#include "ScratchDir.h"
 #include "cudal1/Rules/ApplyFixes.h"
 #include "cudal1/Rules/RuleSupport.h"
 
@@ -39,9 +40,7 @@ TEST(UnifiedDiff, InsertionsAndTwoHunks) {
 
 /// A scratch file with \p Text; returns its path.
 std::string scratch(StringRef Name, StringRef Text) {
-  SmallString<128> Dir;
-  sys::fs::createUniqueDirectory("cudal1-apply", Dir);
-  SmallString<128> P(Dir);
+  SmallString<128> P(cudal1_test::scratchDir("cudal1-apply"));
   sys::path::append(P, Name);
   std::error_code EC;
   raw_fd_ostream OS(P, EC);
