@@ -112,15 +112,6 @@ std::string templateArgsText(const ASTContext &Ctx,
   return S;
 }
 
-std::string mangledName(ASTContext &Ctx, const FunctionDecl *FD) {
-  std::unique_ptr<MangleContext> MC(Ctx.createMangleContext());
-  if (!MC->shouldMangleDeclName(FD))
-    return FD->getNameAsString();
-  std::string S;
-  raw_string_ostream OS(S);
-  MC->mangleName(GlobalDecl(FD), OS);
-  return S;
-}
 
 ParamInfo makeParam(const ASTContext &Ctx, const ParmVarDecl *P,
                     unsigned Index) {
@@ -776,6 +767,16 @@ ProjectModel collectKernelModel(ASTContext &Ctx, const FileFilter &Filter,
   ProjectModel Merged;
   Merged.merge(M);
   return Merged;
+}
+
+std::string mangledName(ASTContext &Ctx, const FunctionDecl *FD) {
+  std::unique_ptr<MangleContext> MC(Ctx.createMangleContext());
+  if (!MC->shouldMangleDeclName(FD))
+    return FD->getNameAsString();
+  std::string S;
+  raw_string_ostream OS(S);
+  MC->mangleName(GlobalDecl(FD), OS);
+  return S;
 }
 
 } // namespace cudal1

@@ -4,6 +4,7 @@
 
 #include "cudal1/Model/KernelInfo.h"
 #include <functional>
+#include <string>
 
 namespace clang {
 class ASTContext;
@@ -30,6 +31,10 @@ ProjectModel collectKernelModel(
     clang::ASTContext &Ctx, const FileFilter &Filter = nullptr,
     const ExternalCalls *Calls = nullptr, bool RecordCalls = false,
     const ProgramCommandLine *ProgramArgs = nullptr);
+
+/// The name the compiler gives \p FD in the object code: its Itanium
+/// mangling (`_Z5scalePfi`), or the plain name of an `extern "C"` kernel.
+std::string mangledName(clang::ASTContext &Ctx, const clang::FunctionDecl *FD);
 
 /// Absolute, normalised location (spelling location of macro expansions is
 /// resolved to the expansion site).

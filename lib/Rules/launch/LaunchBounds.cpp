@@ -7,7 +7,6 @@
 #include "cudal1/Model/KernelModel.h"
 
 #include "clang/AST/Attr.h"
-#include "clang/AST/Mangle.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
 #include "clang/Frontend/CompilerInstance.h"
@@ -200,15 +199,7 @@ std::optional<unsigned> registersOf(ASTContext &C,
   const FunctionDecl *Callee = L->getDirectCallee();
   if (!Callee)
     return std::nullopt;
-  std::unique_ptr<MangleContext> MC(C.createMangleContext());
-  std::string Name;
-  if (MC->shouldMangleDeclName(Callee)) {
-    raw_string_ostream OS(Name);
-    MC->mangleName(GlobalDecl(Callee), OS);
-  } else {
-    Name = Callee->getNameAsString();
-  }
-  auto It = Regs.ByMangledName.find(Name);
+  auto It = Regs.ByMangledName.find(mangledName(C, Callee));
   if (It == Regs.ByMangledName.end())
     return std::nullopt;
   return It->second;
