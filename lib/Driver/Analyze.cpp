@@ -368,17 +368,8 @@ AnalysisRun Pipeline::analyze(bool CollectKernels, bool AllKernels) {
   // defined here, called with constants from main.cu): the files holding
   // them are analysed again with those calls, and their findings and
   // launch sites replace the first pass's (as --print-harness does).
-  ExternalCalls All;
-  for (const auto &KV : Handler.PerFileCalls)
-    for (const auto &C : KV.second.CallsOut) {
-      std::vector<ExternalCall> &Into = All[C.first];
-      Into.insert(Into.end(), C.second.begin(), C.second.end());
-    }
-  std::vector<std::string> Again;
-  for (const auto &KV : Handler.PerFileCalls)
-    if (llvm::any_of(KV.second.Unreached,
-                     [&](const std::string &K) { return All.count(K) > 0; }))
-      Again.push_back(KV.first);
+  ExternalCalls All = callsAcrossFiles(Handler.PerFileCalls);
+  std::vector<std::string> Again = filesNeedingCalls(Handler.PerFileCalls, All);
   if (!Again.empty()) {
     Handler.Calls = &All;
     FE->run(Again, Handler, Opts.Jobs);

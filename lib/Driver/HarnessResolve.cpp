@@ -103,22 +103,33 @@ ProjectModel harnessModel(clang::ASTContext &Ctx, const FileFilter &IsUser,
   return M;
 }
 
-ProjectModel modelAcrossFiles(Frontend &FE,
-                              std::map<std::string, ProjectModel> PerFile,
-                              unsigned Jobs, const ModelBuilderFn &Build) {
+ExternalCalls
+callsAcrossFiles(const std::map<std::string, ProjectModel> &PerFile) {
   ExternalCalls All;
   for (const auto &KV : PerFile)
     for (const auto &C : KV.second.CallsOut) {
       std::vector<ExternalCall> &Into = All[C.first];
       Into.insert(Into.end(), C.second.begin(), C.second.end());
     }
+  return All;
+}
+
+std::vector<std::string>
+filesNeedingCalls(const std::map<std::string, ProjectModel> &PerFile,
+                  const ExternalCalls &Calls) {
   std::vector<std::string> Again;
   for (const auto &KV : PerFile)
-    for (const std::string &K : KV.second.Unreached)
-      if (All.count(K)) {
-        Again.push_back(KV.first);
-        break;
-      }
+    if (llvm::any_of(KV.second.Unreached,
+                     [&](const std::string &K) { return Calls.count(K) > 0; }))
+      Again.push_back(KV.first);
+  return Again;
+}
+
+ProjectModel modelAcrossFiles(Frontend &FE,
+                              std::map<std::string, ProjectModel> PerFile,
+                              unsigned Jobs, const ModelBuilderFn &Build) {
+  ExternalCalls All = callsAcrossFiles(PerFile);
+  std::vector<std::string> Again = filesNeedingCalls(PerFile, All);
   if (!Again.empty()) {
     struct Handler : TUHandler {
       void handleTranslationUnit(clang::ASTContext &Ctx,

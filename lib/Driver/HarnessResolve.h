@@ -83,6 +83,18 @@ ProjectModel harnessModel(clang::ASTContext &Ctx, const FileFilter &IsUser,
 using ModelBuilderFn = std::function<ProjectModel(
     clang::ASTContext &, const ExternalCalls *Calls, bool RecordCalls)>;
 
+/// The calls every file of \p PerFile (models by main file, built with
+/// RecordCalls) makes of host functions another file defines, merged by
+/// function (ProjectModel::CallsOut of each).
+ExternalCalls callsAcrossFiles(const std::map<std::string, ProjectModel> &PerFile);
+
+/// The main files of \p PerFile whose launches need the parameters of a
+/// host function that only \p Calls gives (ProjectModel::Unreached): the
+/// files to parse again with those calls.
+std::vector<std::string>
+filesNeedingCalls(const std::map<std::string, ProjectModel> &PerFile,
+                  const ExternalCalls &Calls);
+
 /// The models of the files of one program (\p PerFile, by main file, built
 /// with RecordCalls), completed across files: each file whose launches need
 /// the parameters of a host function that only other files call

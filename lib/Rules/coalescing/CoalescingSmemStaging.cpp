@@ -166,6 +166,7 @@ void CoalescingSmemStaging::runOn(ASTContext &Ctx, const CheckContext &CC,
     std::map<const VarDecl *, std::string> Syms{{IV, "k@iv"}};
     const ArraySubscriptExpr *Walk = nullptr;
     const ParmVarDecl *A = nullptr;
+    std::optional<int64_t> RowStride; // elements between the lanes' rows
     forEachStmt(L->getBody(), [&](const Stmt *S) {
       const auto *AS = dyn_cast<ArraySubscriptExpr>(S);
       if (!AS || Walk)
@@ -189,21 +190,16 @@ void CoalescingSmemStaging::runOn(ASTContext &Ctx, const CheckContext &CC,
         return;
       Walk = AS;
       A = P;
+      RowStride = CT.constantValue();
     });
     if (!Walk)
       continue;
     // Rows shorter than a 32-byte sector (`p[row * 3 + j]` over j < 3):
     // the warp's rows are one contiguous span whose every sector the loop
     // uses (32 rows of 12 bytes: 12 sectors), not a sector per lane.
-    {
-      AffineExpr Idx = toAffine(Walk->getIdx(), F, Syms);
-      std::optional<int64_t> Stride =
-          Idx.coefficientOf("threadIdx.x").constantValue();
-      uint64_t Elem =
-          Ctx.getTypeSizeInChars(Walk->getType()).getQuantity();
-      if (Stride && Elem && (uint64_t)std::llabs(*Stride) * Elem < 32)
-        continue;
-    }
+    uint64_t Elem = Ctx.getTypeSizeInChars(Walk->getType()).getQuantity();
+    if (RowStride && Elem && (uint64_t)std::llabs(*RowStride) * Elem < 32)
+      continue;
     Out.push_back(analyze(Ctx, CC, K, F, L, IV, K0, End, Walk, A));
   }
 }

@@ -322,8 +322,8 @@ std::optional<Finding> MemoryHoistInvariantLoad::analyze(ASTContext &Ctx,
   // No store in the loop that the compiler must assume may reach the
   // element (none at all, or only through `__restrict__` pointers): LICM
   // already loads it once before the loop.
-  if (llvm::none_of(Targets, [](const ParmVarDecl *Q) {
-        return !Q->getType().isRestrictQualified();
+  if (llvm::all_of(Targets, [](const ParmVarDecl *Q) {
+        return Q->getType().isRestrictQualified();
       }))
     return std::nullopt;
   for (const ParmVarDecl *Q : Targets) {

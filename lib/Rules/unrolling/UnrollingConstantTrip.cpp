@@ -196,7 +196,7 @@ void UnrollingConstantTrip::check(const MatchFinder::MatchResult &R) {
   // Nothing for full unrolling to gain: a barrier or a switch in every
   // iteration, or a large body (heavy calls in a chain: copies of code
   // and registers, no loads to overlap).
-  if (!nothingToGain(For->getBody(), Local).empty())
+  if (nothingToGain(For->getBody(), Local))
     return;
   if (!firstInUserCode(For->getBeginLoc()))
     return;
@@ -214,8 +214,8 @@ void UnrollingConstantTrip::check(const MatchFinder::MatchResult &R) {
   reportFixOr(std::move(F), Ok, std::move(X), Why);
 }
 
-std::string UnrollingConstantTrip::nothingToGain(const Stmt *Body,
-                                               bool LocalArray) {
+bool UnrollingConstantTrip::nothingToGain(const Stmt *Body,
+                                          bool LocalArray) {
   // In the body or in a function it calls.
   std::function<bool(const Stmt *, unsigned)> Barrier =
       [&](const Stmt *S, unsigned Depth) {
@@ -237,16 +237,11 @@ std::string UnrollingConstantTrip::nothingToGain(const Stmt *Body,
   // A local array indexed by the counter stays in registers only when
   // the loop is unrolled: worth it whatever the body holds.
   if (LocalArray)
-    return "";
-  if (Barrier(Body, 0))
-    return "a barrier";
+    return false;
   bool Switch = false;
   forEachStmt(Body, [&](const Stmt *S) { Switch |= isa<SwitchStmt>(S); });
-  if (Switch)
-    return "a switch";
-  if ((int64_t)codeSize(Body) > optionInt("MaxBodySize", 300))
-    return "a large body";
-  return "";
+  return Switch || Barrier(Body, 0) ||
+         (int64_t)codeSize(Body) > optionInt("MaxBodySize", 300);
 }
 
 bool UnrollingConstantTrip::compilerUnrolls(int64_t Trip, const Stmt *Body,

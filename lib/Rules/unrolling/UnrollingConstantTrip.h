@@ -8,7 +8,6 @@
 
 #include "../RuleCheck.h"
 
-#include <string>
 
 namespace cudal1 {
 
@@ -30,10 +29,10 @@ private:
   /// twice that when the loop indexes a local array (\p LocalArray).
   bool compilerUnrolls(int64_t Trip, const clang::Stmt *Body,
                        bool LocalArray);
-  /// Why full unrolling has nothing to gain in \p Body ("" when it may):
-  /// a barrier, a switch, or (without a local array to keep in registers,
-  /// \p LocalArray) more than MaxBodySize nodes.
-  std::string nothingToGain(const clang::Stmt *Body, bool LocalArray);
+  /// Full unrolling has nothing to gain in \p Body: without a local array
+  /// to keep in registers (\p LocalArray), a barrier (in the body or a
+  /// function it calls), a switch, or more than MaxBodySize nodes.
+  bool nothingToGain(const clang::Stmt *Body, bool LocalArray);
 };
 
 } // namespace cudal1
