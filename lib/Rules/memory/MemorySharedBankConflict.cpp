@@ -22,12 +22,6 @@ namespace cudal1 {
 
 namespace {
 
-/// The element whose field \p A accesses, when it is a small vector (2 or 4
-/// fields of one scalar type, 8 or 16 bytes, aligned to its size: float4,
-/// int2, double2) and the kernel accesses every field of that same element
-/// the same way (all written, or all read) in the same loops: nvcc merges
-/// such accesses into one 64- or 128-bit access. Returns the conflict of
-/// that wide access, or std::nullopt when \p A is not such a field.
 /// The branch \p E runs in: the child, under the nearest enclosing branch
 /// or loop (an if's then or else, a case body, a loop body), that holds
 /// it; the function body when there is none.
@@ -50,6 +44,12 @@ const void *branchOf(ASTContext &Ctx, const Expr *E) {
   return nullptr;
 }
 
+/// The element whose field \p A accesses, when it is a small vector (2 or 4
+/// fields of one scalar type, 8 or 16 bytes, aligned to its size: float4,
+/// int2, double2) and the kernel accesses every field of that same element
+/// the same way (all written, or all read) in the same loops and branch: nvcc merges
+/// such accesses into one 64- or 128-bit access. Returns the conflict of
+/// that wide access, or std::nullopt when \p A is not such a field.
 std::optional<BankResult> wideAccess(ASTContext &Ctx,
                                      const KernelAnalysis &K,
                                      const MemAccess &A) {
