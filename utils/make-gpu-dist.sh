@@ -15,6 +15,10 @@ strip "$D/bin/"*
 cp -r /usr/lib/llvm-22/lib/clang/22/include "$D/lib/cuda-l1/clang/"
 # The prompt templates (model proposals) where the binary looks for them.
 mkdir -p "$D/share/cuda-l1" && cp -r "$ROOT/share/cuda-l1/prompts" "$D/share/cuda-l1/"
+# The YAML rewrite rules, where the binary looks first (bin/../share/cuda-l1/
+# rewrite-rules): without them it falls back to this checkout's path, which a
+# GPU machine's copy of the tree does not have, and the YAML rules are lost.
+cp -r "$ROOT/rewrite-rules" "$D/share/cuda-l1/"
 # libcurl and what it needs (not libc), for a GPU machine without libcurl
 # (model proposals dlopen it; utils/gpu-lit.sh points the tool at this copy
 # only when the machine has none).
