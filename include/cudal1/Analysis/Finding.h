@@ -50,6 +50,12 @@ struct FixIt {
   /// into device functions) takes it as written and edits it whole; the
   /// overlapping fixes wait for the next round, where they no longer match.
   bool FirstInRound = false;
+  /// Source the fix copies into new code (launch-idle-blocks clones the
+  /// kernel's definition; only File, Offset and Length are used). Another
+  /// fix of the same round that edits it goes first, and this one waits for
+  /// the next round, where it copies the edited code: otherwise the copy,
+  /// which is what runs, would lose the other fix.
+  std::vector<TextEdit> Copies;
 };
 
 struct FindingNote {

@@ -51,7 +51,16 @@ RuleInfo AlgebraicReciprocalHoist::info() const {
       "does not change in the loop either (nvcc computes the whole quotient "
       "once before it), nor for a division in one case of a `switch` in the "
       "loop (the reciprocal before the loop would cost every thread a "
-      "division that case may never need).\n"
+      "division that case may never need), nor when every division sits "
+      "in an innermost loop that moves at least 32 bytes of global memory "
+      "per float division (48 per double; loads whose address changes in "
+      "the loop, and stores). Measured on an H200 "
+      "(utils/bench/divmod/fdiv-sweep.cu): an IEEE division is not free in "
+      "a memory-bound loop the way an integer one is: one per streamed "
+      "float (8 bytes in and out) takes 1.14x the copy's time and the "
+      "reciprocal brings it back to 1.00x; one per float read (4 bytes) "
+      "1.47x; one double division per 16 bytes 1.10x. At 32 bytes per "
+      "division the cost is about 3%.\n"
       "\n"
       "It also reports, without a fix, integer divisions and modulos by "
       "loop-invariant values, and floating divisions whose divisor is an "
@@ -167,6 +176,35 @@ void AlgebraicReciprocalHoist::check(const MatchFinder::MatchResult &R) {
   Groups.push_back({Best, VD, FD, {BO}});
 }
 
+namespace {
+uint64_t globalBytesPerIteration(const ASTContext &Ctx, const Stmt *Loop);
+} // namespace
+
+/// Measured on an H200 (utils/bench/divmod/fdiv-sweep.cu, docs/gpu-runs/
+/// 2026-12-05-session33): unlike integer divisions, an IEEE division by an
+/// invariant is not free in a streaming loop. One per streamed float (8
+/// bytes in and out) takes 1.14x the copy's time, one per 4 bytes read
+/// 1.47x; one double division per 16 bytes 1.10x. The cost falls with the
+/// bytes per division: at 32 bytes per float division (48 per double) it is
+/// about 3%, which the loop's memory traffic hides. True when every
+/// division of \p Divs sits in an innermost loop that moves that much
+/// global memory per division.
+static bool hiddenByMemory(const ASTContext &C,
+                           ArrayRef<const BinaryOperator *> Divs, bool IsF) {
+  std::map<const Stmt *, unsigned> PerLoop;
+  for (const BinaryOperator *BO : Divs) {
+    const Stmt *L = enclosingLoop(const_cast<ASTContext &>(C), *BO);
+    if (!L || containsLoop(L))
+      return false;
+    ++PerLoop[L];
+  }
+  for (auto &KV : PerLoop)
+    if (globalBytesPerIteration(C, KV.first) <
+        uint64_t(KV.second) * (IsF ? 32 : 48))
+      return false;
+  return true;
+}
+
 void AlgebraicReciprocalHoist::checkTranslationUnit() {
   ASTContext &C = ctx();
   std::set<unsigned> Grouped;
@@ -181,6 +219,8 @@ void AlgebraicReciprocalHoist::checkTranslationUnit() {
       continue;
     std::string Var = G.Var->getName().str();
     bool IsF = isFloat(G.Var->getType());
+    if (hiddenByMemory(C, G.Divs, IsF))
+      continue;
     Finding F = makeFinding(
         C, id(), First->getOperatorLoc(),
         "division by loop-invariant '" + Var + "' inside a loop (" +
@@ -430,7 +470,7 @@ void AlgebraicReciprocalHoist::reportOtherInvariantDivisions(
         }
         if (!firstInUserCode(OpLoc))
           return;
-        if (!T->isRealFloatingType())
+        if (!T->isRealFloatingType() || hiddenByMemory(Ctx, {BO}, isFloat(T)))
           return;
         std::string Msg =
             "floating-point division by the loop-invariant '" + D +

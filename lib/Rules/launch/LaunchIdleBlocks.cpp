@@ -414,8 +414,27 @@ void LaunchIdleBlocks::checkTranslationUnit() {
         continue;
       const CompoundStmt *Block = nullptr;
       const Stmt *S = statementInBlock(C, L, Block);
-      if (!S || !Block)
-        continue;
+      if (!S || !Block) {
+        // The whole body of a loop without braces (`for (...)
+        // k<<<g, b>>>(...);`): the fix's block replaces it there too.
+        S = nullptr;
+        DynTypedNode N = DynTypedNode::create(*L);
+        for (unsigned D = 0; D < 4; ++D) {
+          auto Ps = C.getParents(N);
+          if (Ps.empty())
+            break;
+          if (const auto *X = Ps[0].get<Stmt>(); X && isLoop(X)) {
+            if (loopBody(X) == N.get<Stmt>())
+              S = N.get<Stmt>();
+            break;
+          }
+          if (!Ps[0].get<Expr>())
+            break;
+          N = Ps[0];
+        }
+        if (!S)
+          continue;
+      }
       if (const auto *EWC = dyn_cast<ExprWithCleanups>(S)) {
         if (EWC->getSubExpr()->IgnoreImplicit() != L)
           continue;
@@ -657,6 +676,14 @@ void LaunchIdleBlocks::checkTranslationUnit() {
         SourceLocation After = Lexer::getLocForEndOfToken(
             SM.getExpansionLoc(Def->getBody()->getEndLoc()), 0, SM,
             C.getLangOpts());
+        // The copy takes the definition as written: a fix of this round
+        // that edits it goes first (FixIt::Copies).
+        X.Copies.push_back(makeTextEdit(
+            C,
+            CharSourceRange::getTokenRange(
+                SM.getExpansionLoc(Def->getBeginLoc()),
+                SM.getExpansionLoc(Def->getBody()->getEndLoc())),
+            ""));
         std::string Guard = "CUDAL1_IDLE_" + KN;
         X.Edits.push_back(makeInsertion(
             C, After,
