@@ -8,6 +8,7 @@
 #include "clang/AST/StmtCXX.h"
 #include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
 #include "llvm/ADT/FoldingSet.h"
+#include <functional>
 
 using namespace clang;
 using namespace llvm;
@@ -448,6 +449,60 @@ bool containsEscape(const Stmt *S, bool AllowContinue) {
   return escapes(S, false, false, AllowContinue);
 }
 
+/// In a template's pattern, ExprMutationAnalyzer counts every use of \p V
+/// inside a type-dependent expression as a possible change: `l[i]` on a
+/// local array `double l[R * R]` sized by a template argument. True when
+/// the body of such a pattern (\p Body) only reads \p V: it is never
+/// assigned, incremented, has its address or a reference taken, nor is
+/// passed to a call (which might take it by reference).
+static bool onlyReadInTemplate(const Stmt *Body, const VarDecl *V) {
+  const DeclContext *DC = V->getDeclContext();
+  if (!DC || !DC->isDependentContext())
+    return false;
+  auto IsV = [&](const Expr *E) {
+    const auto *D = E ? dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()) : nullptr;
+    return D && D->getDecl() == V;
+  };
+  bool Changed = false;
+  std::function<void(const Stmt *)> W = [&](const Stmt *S) {
+    if (!S || Changed)
+      return;
+    if (const auto *B = dyn_cast<BinaryOperator>(S);
+        B && B->isAssignmentOp() && IsV(B->getLHS()))
+      Changed = true;
+    if (const auto *U = dyn_cast<UnaryOperator>(S);
+        U && (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf) &&
+        IsV(U->getSubExpr()))
+      Changed = true;
+    if (const auto *C = dyn_cast<CallExpr>(S))
+      for (const Expr *A : C->arguments())
+        Changed |= IsV(A);
+    if (const auto *C = dyn_cast<CXXUnresolvedConstructExpr>(S))
+      for (const Expr *A : C->arguments())
+        Changed |= IsV(A);
+    if (const auto *C = dyn_cast<CXXConstructExpr>(S))
+      for (const Expr *A : C->arguments())
+        Changed |= IsV(A);
+    if (const auto *PL = dyn_cast<ParenListExpr>(S))
+      for (unsigned I = 0; I < PL->getNumExprs(); ++I)
+        Changed |= IsV(PL->getExpr(I));
+    if (const auto *IL = dyn_cast<InitListExpr>(S))
+      for (const Expr *A : IL->inits())
+        Changed |= IsV(A);
+    if (const auto *DS = dyn_cast<DeclStmt>(S))
+      for (const Decl *D : DS->decls())
+        if (const auto *X = dyn_cast<VarDecl>(D);
+            X && X->getType()->isReferenceType() && IsV(X->getInit()))
+          Changed = true;
+    if (isa<LambdaExpr>(S))
+      Changed = true; // a capture by reference
+    for (const Stmt *C : S->children())
+      W(C);
+  };
+  W(Body);
+  return !Changed;
+}
+
 std::optional<LoopShape> analyzeFor(ASTContext &Ctx, const ForStmt *F) {
   LoopShape S;
   // init
@@ -506,7 +561,7 @@ std::optional<LoopShape> analyzeFor(ASTContext &Ctx, const ForStmt *F) {
   // the body must not change the induction variable
   if (F->getBody()) {
     ExprMutationAnalyzer EMA(*F->getBody(), Ctx);
-    if (EMA.isMutated(S.IV))
+    if (EMA.isMutated(S.IV) && !onlyReadInTemplate(F->getBody(), S.IV))
       return std::nullopt;
   }
   return S;

@@ -37,7 +37,9 @@ const ArraySubscriptExpr *localArrayIndexedBy(const Stmt *S,
       B = In->getBase()->IgnoreParenImpCasts();
     if (const auto *DRE = dyn_cast<DeclRefExpr>(B))
       if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
-        if (V->hasLocalStorage() && V->getType()->isConstantArrayType()) {
+        if (V->hasLocalStorage() &&
+            (V->getType()->isConstantArrayType() ||
+             V->getType()->isDependentSizedArrayType())) { // l[R * R]
           std::function<bool(const Stmt *)> Mentions = [&](const Stmt *X) {
             if (!X)
               return false;
@@ -70,26 +72,54 @@ std::string localArrayNote(const ASTContext &Ctx,
          "registers";
 }
 
-/// The largest value the template parameter \p Bound names takes in the
-/// instantiations of \p FD's function template; std::nullopt when it is
-/// not a parameter of a function template instantiated in this file.
-std::optional<int64_t> largestTemplateBound(const FunctionDecl *FD,
-                                            const Expr *Bound) {
-  const auto *DRE = dyn_cast<DeclRefExpr>(Bound->IgnoreParenImpCasts());
-  const auto *P =
-      DRE ? dyn_cast<NonTypeTemplateParmDecl>(DRE->getDecl()) : nullptr;
-  const FunctionTemplateDecl *FT =
-      FD ? FD->getDescribedFunctionTemplate() : nullptr;
-  if (!P || !FT || P->getDepth() != FT->getTemplateParameters()->getDepth())
-    return std::nullopt;
+/// The functions instantiated from template pattern \p FD in this file:
+/// the specializations of its function template, or the member functions
+/// of its class template's specializations.
+std::vector<const FunctionDecl *> instancesOf(const FunctionDecl *FD) {
+  std::vector<const FunctionDecl *> Out;
+  if (!FD)
+    return Out;
+  if (const FunctionTemplateDecl *FT = FD->getDescribedFunctionTemplate()) {
+    for (const FunctionDecl *Spec : FT->specializations())
+      Out.push_back(Spec);
+    return Out;
+  }
+  const auto *M = dyn_cast<CXXMethodDecl>(FD);
+  const ClassTemplateDecl *CT =
+      M ? M->getParent()->getDescribedClassTemplate() : nullptr;
+  if (!CT)
+    return Out;
+  for (const ClassTemplateSpecializationDecl *Spec : CT->specializations())
+    for (const Decl *D : Spec->decls())
+      if (const auto *X = dyn_cast<CXXMethodDecl>(D))
+        if (X->getInstantiatedFromMemberFunction() == FD && X->hasBody())
+          Out.push_back(X);
+  return Out;
+}
+
+/// The largest trip count loop \p For of template pattern \p FD has in
+/// the instantiations of this file (the loop at the same place in each);
+/// std::nullopt when it has none or one is not a constant.
+std::optional<int64_t> largestInstanceTrip(ASTContext &C,
+                                           const FunctionDecl *FD,
+                                           const ForStmt *For) {
   std::optional<int64_t> Max;
-  for (const FunctionDecl *Spec : FT->specializations()) {
-    const TemplateArgumentList *Args = Spec->getTemplateSpecializationArgs();
-    if (!Args || P->getIndex() >= Args->size() ||
-        (*Args)[P->getIndex()].getKind() != TemplateArgument::Integral)
+  for (const FunctionDecl *Inst : instancesOf(FD)) {
+    std::optional<int64_t> T;
+    bool Found = false;
+    forEachStmt(Inst->getBody(), [&](const Stmt *S) {
+      const auto *F = dyn_cast<ForStmt>(S);
+      if (Found || !F || F->getBeginLoc() != For->getBeginLoc())
+        return;
+      Found = true;
+      if (auto Sh = analyzeFor(C, F))
+        if (auto I = evalInt(C, Sh->Init))
+          if (auto B = evalInt(C, Sh->Bound))
+            T = tripCount(*I, *B, Sh->Cmp, Sh->Step);
+    });
+    if (!T)
       return std::nullopt;
-    int64_t V = (*Args)[P->getIndex()].getAsIntegral().getExtValue();
-    Max = Max ? std::max(*Max, V) : V;
+    Max = Max ? std::max(*Max, *T) : *T;
   }
   return Max;
 }
@@ -119,8 +149,10 @@ RuleInfo UnrollingConstantTrip::info() const {
       "(2..MaxTripCount, default 64) or a bound that is a template "
       "argument, without a `#pragma unroll`, whose counter the body does "
       "not change, and that is too large for nvcc to unroll by itself: the "
-      "trip count (for a template argument, the largest instantiation in "
-      "the file) times the body's code size (its expression and statement "
+      "trip count (in a template, the largest among the loop's "
+      "instantiations in the file, members of class templates included; a "
+      "template the file does not instantiate is reported only when the "
+      "loop indexes a local array) times the body's code size (its expression and statement "
       "nodes, the user's device functions it calls counted inlined) is over "
       "CompilerUnrollSize (default 800; twice that when the loop indexes a "
       "local array). Below that, nvcc 13 at -O3 unrolls the loop fully "
@@ -130,7 +162,9 @@ RuleInfo UnrollingConstantTrip::info() const {
       "Not reported when full unrolling has nothing to gain, unless the "
       "loop indexes a local array with its counter (which stays in "
       "registers only when unrolled): a barrier in "
-      "the body or in a function it calls, a `switch` in the body, or a "
+      "the body or in a function it calls, a `switch` or an exit "
+      "(`return`, `break`, `goto`: every unrolled copy keeps its compare "
+      "and branch; gerbil's lexicographic key compare) in the body, or a "
       "body of more than MaxBodySize nodes (default 300, callees counted "
       "inlined; long chains of heavy calls: "
       "copies of code and registers, no loads to overlap; HeCBench's "
@@ -181,10 +215,15 @@ void UnrollingConstantTrip::check(const MatchFinder::MatchResult &R) {
   } else if (Init && S->Bound->isValueDependent() &&
              !S->Bound->isTypeDependent() && (S->Step == 1 || S->Step == -1)) {
     // Bounded by a template argument: a constant in every instantiation.
-    TripText = "'" + sourceText(C, S->Bound->getSourceRange()) +
-               "' (a template argument)";
-    if (auto B = largestTemplateBound(FD, S->Bound))
-      Trip = tripCount(*Init, *B, S->Cmp, S->Step);
+    const auto *BD = dyn_cast<DeclRefExpr>(S->Bound->IgnoreParenImpCasts());
+    TripText = "'" + sourceText(C, S->Bound->getSourceRange()) + "' (" +
+               (BD && isa<NonTypeTemplateParmDecl>(BD->getDecl())
+                    ? "a template argument"
+                    : "computed from template arguments") +
+               ")";
+    Trip = largestInstanceTrip(C, FD, For);
+    if (Trip && (*Trip < 2 || *Trip > optionInt("MaxTripCount", 64)))
+      return; // as for a literal bound: too long to unroll fully
   } else {
     return;
   }
@@ -192,6 +231,11 @@ void UnrollingConstantTrip::check(const MatchFinder::MatchResult &R) {
   // no instruction.
   const ArraySubscriptExpr *Local = localArrayIndexedBy(For, S->IV);
   if (Trip && compilerUnrolls(*Trip, For->getBody(), Local))
+    return;
+  // A template this file does not instantiate: its trip count is unknown,
+  // and nvcc unrolls a small one by itself; reported only when a local
+  // array stays in local memory unless the loop is unrolled.
+  if (!Trip && !Local)
     return;
   // Nothing for full unrolling to gain: a barrier or a switch in every
   // iteration, or a large body (heavy calls in a chain: copies of code
@@ -238,8 +282,14 @@ bool UnrollingConstantTrip::nothingToGain(const Stmt *Body,
   // the loop is unrolled: worth it whatever the body holds.
   if (LocalArray)
     return false;
+  // A switch, or an exit in the middle (`if (a[i] < b[i]) return true;`, a
+  // lexicographic compare that usually leaves at the first word): every
+  // unrolled copy keeps its compare and branch, only the counter goes.
   bool Switch = false;
-  forEachStmt(Body, [&](const Stmt *S) { Switch |= isa<SwitchStmt>(S); });
+  forEachStmt(Body, [&](const Stmt *S) {
+    Switch |= isa<SwitchStmt>(S) || isa<ReturnStmt>(S) || isa<GotoStmt>(S) ||
+              isa<BreakStmt>(S);
+  });
   return Switch || Barrier(Body, 0) ||
          (int64_t)codeSize(Body) > optionInt("MaxBodySize", 300);
 }

@@ -116,7 +116,8 @@ __global__ void while_tile(const float *in, float *out) {
 }
 
 // Template argument bound: the largest instantiation decides; a template
-// never instantiated here is reported (its trip count is unknown).
+// never instantiated here is not reported (its trip count is unknown, and
+// nvcc unrolls a small loop by itself) unless it indexes a local array.
 template <int N> __global__ void tmpl(const float *in, float *out) {
   float acc = 0.0f;
   for (int j = 0; j < N; ++j) {
@@ -142,9 +143,83 @@ template <int N> __device__ float never(const float *in) {
   float acc = 0.0f;
   for (int j = 0; j < N; ++j)
     acc += in[j];
+  return acc;
+}
+template <int N> __device__ float never_local(const float *in) {
+  float l[N];
+  for (int j = 0; j < N; ++j)
+    l[j] = in[j] * in[j + N] + in[j + 2 * N];
+  // CHECK-MESSAGES: t.cu:[[@LINE-2]]:3: warning: loop with constant trip count 'N' (a template argument){{.*}} [unrolling-constant-trip]
+  float acc = 0.0f;
+  for (int j = 0; j < N; ++j)
+    acc += l[j] * l[N - 1 - j];
   // CHECK-MESSAGES: t.cu:[[@LINE-2]]:3: warning: loop with constant trip count 'N' (a template argument){{.*}} [unrolling-constant-trip]
   return acc;
 }
+// Members of a class template: the trip counts of the class's
+// instantiations (a k-mer key of 2 words: nvcc unrolls it by itself; of 34
+// words, the compare leaves at the first word that differs, and unrolling
+// keeps every compare and branch: nothing to gain).
+template <unsigned W> struct Key {
+  unsigned data[W];
+  __device__ bool less(const Key<W> &o) const {
+    for (unsigned i = 0; i < W; i++) {
+      if (data[i] < o.data[i])
+        return true;
+      else if (data[i] > o.data[i])
+        return false;
+    }
+    return false;
+  }
+};
+__global__ void keys(const Key<2> *k, bool *out) { out[threadIdx.x] = k[threadIdx.x].less(k[threadIdx.x + 1]); }
+__global__ void long_keys(const Key<34> *k, bool *out) { out[threadIdx.x] = k[threadIdx.x].less(k[threadIdx.x + 1]); }
+// A template argument past MaxTripCount (a block size of 1024 summed by
+// one thread): as with a literal bound, not unrolled fully.
+template <int T> __global__ void block_sum(const float *in, float *out) {
+  __shared__ float part[T];
+  part[threadIdx.x] = in[threadIdx.x];
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float s = 0.f, w = 0.f;
+    for (int i = 0; i < T; ++i) {
+      s += part[i] * part[i] + part[(i + 1) % T];
+      w += part[i];
+    }
+    out[0] = s / w;
+  }
+}
+template __global__ void block_sum<1024>(const float *, float *);
+
+// A local constant computed from template arguments (a Kalman filter's
+// `constexpr int rd2 = rd * rd;`) bounding loops over local arrays sized by
+// it: the pattern gets the pragma, with the trip count of the
+// instantiations (64: the copy loop is reported, the small dot product
+// nvcc unrolls by itself is not). The pattern's `l[i]` is a dependent
+// expression, which once made the loop look as if it changed `i`, and
+// the instantiation was reported without a fix.
+template <int rd> __global__ void kalman_like(const double *RQR, const double *T, double *out, int batch) {
+  constexpr int rd2 = rd * rd;
+  double l_RQR[rd2] = {0.0};
+  double l_T[rd2] = {0.0};
+  int bid = blockDim.x * blockIdx.x + threadIdx.x;
+  if (bid < batch) {
+    for (int i = 0; i < rd2; i++) {
+      l_RQR[i] = RQR[bid * rd2 + i];
+      l_T[i] = T[bid * rd2 + i];
+      l_T[i] += RQR[bid * rd2 + i + 1] * T[bid + i];
+    }
+    // CHECK-MESSAGES: t.cu:[[@LINE-5]]:5: warning: loop with constant trip count 'rd2' (computed from template arguments) is not unrolled{{.*}} [unrolling-constant-trip]
+    // CHECK-FIXES: double l_T[rd2] = {0.0};
+    // CHECK-FIXES: #pragma unroll
+    // CHECK-FIXES-NEXT: for (int i = 0; i < rd2; i++) {
+    double s = 0;
+    for (int i = 0; i < rd2; i++)
+      s += l_RQR[i] * l_T[i];
+    out[bid] = s;
+  }
+}
+template __global__ void kalman_like<8>(const double *, const double *, double *, int);
 
 // Macro: the loop comes from a macro: finding without a fix.
 #define SUM64(acc, p) for (int q = 0; q < 64; ++q) acc += (p)[q] * (p)[q + 64] + (p)[q + 128]
