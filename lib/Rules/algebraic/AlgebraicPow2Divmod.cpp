@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "AlgebraicPow2Divmod.h"
+#include "LoopTraffic.h"
 
 #include "clang/AST/Expr.h"
 #include "clang/AST/ParentMapContext.h"
@@ -397,7 +398,13 @@ RuleInfo AlgebraicPow2Divmod::info() const {
       "dividend the loop does not change, the two or three extra "
       "instructions are paid once per thread and cannot show next to the "
       "kernel's work: reported only with the option `IncludeOncePerThread: "
-      "true`.\n"
+      "true`. Nor in a loop that hides them: one that waits at a barrier "
+      "(a tree reduction's `i / 2`), or that reads or writes at least 4 "
+      "bytes of global memory per iteration at an address that changes "
+      "(a binary search's dependent load; measured on an H200, "
+      "utils/bench/divmod/divmod-sweep.cu: such a loop hides a whole "
+      "integer division by a run-time value, about a dozen instructions, "
+      "where the sign fix-up is two or three).\n"
       "\n"
       "It also reports, without a fix, a signed division or modulo by a "
       "power of two inside a loop whose dividend changes in the loop and "
@@ -437,6 +444,20 @@ void AlgebraicPow2Divmod::registerMatchers(MatchFinder &F) {
                               hasType(isInteger()))
                    .bind("op"),
                this);
+}
+
+/// The loop around \p BO hides the two or three instructions of a signed
+/// division's sign fix-up: it waits at a barrier, or moves global memory
+/// every iteration (a loop streaming 4 bytes per iteration hides a whole
+/// integer division by a run-time value, about a dozen instructions, on an
+/// H200: utils/bench/divmod/divmod-sweep.cu; a binary search's dependent
+/// load, a reduction's __syncthreads).
+static bool hiddenByLoop(const ASTContext &C, const Stmt *Loop) {
+  const Stmt *Body = loopBody(Loop);
+  if (containsCallTo(Body, {"__syncthreads", "__syncthreads_count",
+                            "__syncthreads_and", "__syncthreads_or"}))
+    return true;
+  return globalBytesPerIteration(C, Loop) >= 4;
 }
 
 void AlgebraicPow2Divmod::check(const MatchFinder::MatchResult &R) {
@@ -485,7 +506,8 @@ void AlgebraicPow2Divmod::check(const MatchFinder::MatchResult &R) {
   if (!optionBool("IncludeOncePerThread", false)) {
     const Stmt *Loop = enclosingLoop(C, *BO);
     bool HasVar = false;
-    if (!Loop || isLoopInvariant(BO->getLHS(), varsChangedIn(Loop), HasVar))
+    if (!Loop || isLoopInvariant(BO->getLHS(), varsChangedIn(Loop), HasVar) ||
+        hiddenByLoop(C, Loop))
       return;
   }
   if (!Unsigned && !isProvablyNonNegative(C, LHSRaw)) {
@@ -572,7 +594,7 @@ void AlgebraicPow2Divmod::reportUnprovenSigned(const BinaryOperator *BO,
     return;
   bool HasVar = false;
   if (isLoopInvariant(BO->getLHS(), varsChangedIn(Loop), HasVar) ||
-      compilerSeesNonNegative(BO->getLHS()) ||
+      compilerSeesNonNegative(BO->getLHS()) || hiddenByLoop(C, Loop) ||
       !firstInUserCode(BO->getOperatorLoc()))
     return;
   bool Rem = BO->getOpcode() == BO_Rem;

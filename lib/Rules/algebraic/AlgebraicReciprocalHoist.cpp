@@ -11,6 +11,7 @@
 #include "cudal1/Rules/SpelledType.h"
 
 #include "FloatTypes.h"
+#include "LoopTraffic.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/Expr.h"
@@ -176,10 +177,6 @@ void AlgebraicReciprocalHoist::check(const MatchFinder::MatchResult &R) {
   Groups.push_back({Best, VD, FD, {BO}});
 }
 
-namespace {
-uint64_t globalBytesPerIteration(const ASTContext &Ctx, const Stmt *Loop);
-} // namespace
-
 /// Measured on an H200 (utils/bench/divmod/fdiv-sweep.cu, docs/gpu-runs/
 /// 2026-12-05-session33): unlike integer divisions, an IEEE division by an
 /// invariant is not free in a streaming loop. One per streamed float (8
@@ -275,125 +272,6 @@ void AlgebraicReciprocalHoist::checkTranslationUnit() {
   reportOtherInvariantDivisions(Grouped);
 }
 
-namespace {
-/// Does \p Base (a pointer or array expression) reach global memory: a
-/// pointer parameter, a global array, or a local pointer computed from one
-/// of those (p + k)? Shared and local arrays, pointers to them and pointers
-/// loaded from memory do not count.
-bool reachesGlobal(const Expr *Base, unsigned Depth = 0) {
-  if (!Base || Depth > 6)
-    return false;
-  Base = Base->IgnoreParenImpCasts();
-  if (const auto *B = dyn_cast<BinaryOperator>(Base)) {
-    if (B->getOpcode() != BO_Add && B->getOpcode() != BO_Sub)
-      return false;
-    return reachesGlobal(B->getLHS()->getType()->isPointerType() ? B->getLHS()
-                                                                 : B->getRHS(),
-                         Depth + 1);
-  }
-  const auto *D = dyn_cast<DeclRefExpr>(Base);
-  const auto *V = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
-  if (!V || V->hasAttr<CUDASharedAttr>())
-    return false;
-  if (isa<ParmVarDecl>(V))
-    return V->getType()->isPointerType();
-  if (V->hasGlobalStorage() && !V->isStaticLocal())
-    return true;
-  if (V->hasLocalStorage() && V->getType()->isPointerType() && V->getInit())
-    return reachesGlobal(V->getInit(), Depth + 1);
-  return false;
-}
-
-/// Does \p E read a variable of \p Changed (or memory)?
-bool variesIn(const Expr *E, const std::set<const VarDecl *> &Changed) {
-  bool Varies = false;
-  std::function<void(const Stmt *)> W = [&](const Stmt *S) {
-    if (!S || Varies || isa<PseudoObjectExpr>(S)) // threadIdx.x: fixed
-      return;
-    if (const auto *D = dyn_cast<DeclRefExpr>(S))
-      if (const auto *V = dyn_cast<VarDecl>(D->getDecl()); V && Changed.count(V))
-        Varies = true;
-    if (isa<ArraySubscriptExpr>(S) || isa<CallExpr>(S))
-      Varies = true;
-    if (const auto *U = dyn_cast<UnaryOperator>(S);
-        U && U->getOpcode() == UO_Deref)
-      Varies = true;
-    for (const Stmt *C : S->children())
-      W(C);
-  };
-  W(E);
-  return Varies;
-}
-
-/// Bytes of global memory that one iteration of \p Loop touches: each
-/// distinct access text once, a compound assignment twice (read and write).
-/// Only accesses through pointers that reach global memory, and only loads
-/// whose address changes in the loop (nvcc keeps an invariant load in a
-/// register); calls are not followed.
-uint64_t globalBytesPerIteration(const ASTContext &Ctx, const Stmt *Loop) {
-  std::set<const VarDecl *> Changed = varsChangedIn(Loop);
-  std::set<std::string> Seen;
-  uint64_t Bytes = 0;
-  auto Count = [&](const Expr *E, const Expr *Base, const Expr *Index,
-                   QualType T, bool Written) {
-    if (!reachesGlobal(Base) || T->isIncompleteType() || T->isArrayType())
-      return;
-    if (!Written && !variesIn(Base, Changed) &&
-        (!Index || !variesIn(Index, Changed)))
-      return;
-    std::string Text = oneLineText(Ctx, E->getSourceRange());
-    if (!Text.empty() && Seen.insert(Text + (Written ? "#w" : "")).second)
-      Bytes += Ctx.getTypeSizeInChars(T).getQuantity();
-  };
-  std::function<void(const Stmt *, bool)> Walk = [&](const Stmt *S,
-                                                     bool Written) {
-    if (!S)
-      return;
-    // A field of an element (p[i].x, p->x): the field's bytes.
-    if (const auto *M = dyn_cast<MemberExpr>(S);
-        M && !M->getType()->isRecordType() && isa<FieldDecl>(M->getMemberDecl())) {
-      const Expr *B = M->getBase()->IgnoreParenImpCasts();
-      if (M->isArrow()) {
-        Count(M, B, nullptr, M->getType(), Written);
-        Walk(B, false);
-        return;
-      }
-      if (const auto *AS = dyn_cast<ArraySubscriptExpr>(B)) {
-        Count(M, AS->getBase(), AS->getIdx(), M->getType(), Written);
-        Walk(AS->getBase(), false);
-        Walk(AS->getIdx(), false);
-        return;
-      }
-    }
-    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(S))
-      Count(AS, AS->getBase(), AS->getIdx(), AS->getType(), Written);
-    else if (const auto *U = dyn_cast<UnaryOperator>(S);
-             U && U->getOpcode() == UO_Deref)
-      Count(U, U->getSubExpr(), nullptr, U->getType(), Written);
-    else if (const auto *U = dyn_cast<UnaryOperator>(S);
-             U && U->getOpcode() == UO_AddrOf)
-      return; // &p[i]: an address, not an access
-    if (const auto *B = dyn_cast<BinaryOperator>(S); B && B->isAssignmentOp()) {
-      Walk(B->getLHS(), true);
-      if (B->isCompoundAssignmentOp())
-        Walk(B->getLHS(), false);
-      Walk(B->getRHS(), false);
-      return;
-    }
-    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(S)) {
-      // the index and base may read memory too (not the element again)
-      Walk(AS->getBase(), false);
-      Walk(AS->getIdx(), false);
-      return;
-    }
-    for (const Stmt *C : S->children())
-      Walk(C, false);
-  };
-  Walk(loopBody(Loop), false);
-  return Bytes;
-}
-
-} // namespace
 
 void AlgebraicReciprocalHoist::reportOtherInvariantDivisions(
     const std::set<unsigned> &Grouped) {

@@ -65,14 +65,17 @@ template <int D> __global__ void tmpl(int *out) {
 template __global__ void tmpl<4>(int *);
 
 // Taken over from algebraic-signed-pow2-division: a signed dividend in a
-// loop that is not proven >= 0: reported without a fix.
+// loop that is not proven >= 0: reported without a fix. (The loops here
+// only compute: a loop that moves global memory hides the fix-up, below.)
 __global__ void no_fix(int *out, int groups, int n) {
+  int acc = 0;
   for (int j = threadIdx.x; j < n; j += blockDim.x) {
-    out[j] = (j - groups) / 64;
-    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:27: warning: signed division by 64 inside a loop{{.*}} [algebraic-pow2-divmod]
+    acc += (j - groups) / 64;
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:25: warning: signed division by 64 inside a loop{{.*}} [algebraic-pow2-divmod]
     // CHECK-MESSAGES: note: no fix: '(j - groups)' is not proven >= 0{{.*}}
   }
-  // CHECK-FIXES: out[j] = (j - groups) / 64;
+  // CHECK-FIXES: acc += (j - groups) / 64;
+  out[threadIdx.x] = acc;
 }
 
 // Constants (an array bound, a size of two macros): folded by the
@@ -95,47 +98,50 @@ __global__ void constant_bound(int *out) {
 #define NDIM 128
 __global__ void compiler_folds(int *out, const unsigned char *in, int n,
                                int m) {
+  int acc = 0;
   // An unsigned char widened to int: LLVM's known bits show it >= 0 (seen
   // in third-party code: a base64 encoder; SASS identical with '>>').
   for (int j = threadIdx.x; j < n; j += blockDim.x) {
-    unsigned char c = in[j];
-    out[j] = c / 4 + (c * 16) % 64;
+    unsigned char c = (unsigned char)(j * 7);
+    acc += c / 4 + (c * 16) % 64;
   }
   int ty = threadIdx.y;
   out[ty * NDIM / 4] = 1;
   out[ty * 64 % 16 + 1] = 2;
   for (int i = 0; i < n; i++)
-    out[i / 4] += 1;
+    acc += i / 4;
   for (int i = 3; i < n; i += 8)
-    out[i % 8] += 1;
+    acc ^= i % 8;
   for (int i = 256; i >= 1; i = i / 2)
-    out[i / 2] += 1;
+    acc += i / 2;
   int kk = n;
   while (kk > 1) {
     int ik = kk / 2;
-    out[ik] += 1;
+    acc += ik;
     kk = ik;
   }
   for (int j = threadIdx.x; j < n; j += blockDim.x) {
     int r = j * m;
     if (r >= 0)
-      out[r / 4] += 1;
+      acc += r / 4;
   }
+  out[threadIdx.x] = acc;
 }
 // ... but still reported where the variable is assigned before the
 // division in the guarded body, or the product is not a multiple.
 __global__ void compiler_does_not_fold(int *out, int n, int m) {
-  int kk = n;
+  int kk = n, acc = 0;
   while (kk > 1) {
     kk = kk - m;
-    out[0] += kk / 2;
-    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:18: warning: signed division by 2 inside a loop{{.*}} [algebraic-pow2-divmod]
+    acc += kk / 2;
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:15: warning: signed division by 2 inside a loop{{.*}} [algebraic-pow2-divmod]
     // CHECK-MESSAGES: note: no fix: 'kk' is not proven >= 0{{.*}}
   }
   for (int j = threadIdx.x; j < n; j += blockDim.x)
-    out[j] = (j - m) * 6 / 4;
-  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:26: warning: signed division by 4 inside a loop{{.*}} [algebraic-pow2-divmod]
+    acc += (j - m) * 6 / 4;
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:24: warning: signed division by 4 inside a loop{{.*}} [algebraic-pow2-divmod]
   // CHECK-MESSAGES: note: no fix: '(j - m) * 6' is not proven >= 0{{.*}}
+  out[threadIdx.x] = acc;
 }
 
 // Also reported: a guard whose variable a loop inside it changes (the back
@@ -144,30 +150,57 @@ __global__ void compiler_does_not_fold(int *out, int n, int m) {
 // and constant bounds with a run-time step (not unrolled).
 __device__ void dec(int &k, int s) { k -= s; }
 __global__ void guards_that_do_not_hold(int *out, int x, int n, int s) {
+  int acc = 0;
   if (x > 0) {
     for (int j = 0; j < n; j++) {
-      out[j] = x / 2;
-      // CHECK-MESSAGES: t.cu:[[@LINE-1]]:18: warning: signed division by 2 inside a loop{{.*}} [algebraic-pow2-divmod]
+      acc += x / 2;
+      // CHECK-MESSAGES: t.cu:[[@LINE-1]]:16: warning: signed division by 2 inside a loop{{.*}} [algebraic-pow2-divmod]
       // CHECK-MESSAGES: note: no fix:{{.*}}
       x -= 7;
     }
   }
   for (int j = 0; j < n; j++) {
-    int y = out[j];
+    int y = j * s - n;
     if (y > 0u)
-      out[j + n] = y / 4;
-    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:22: warning: signed division by 4 inside a loop{{.*}} [algebraic-pow2-divmod]
+      acc += y / 4;
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:16: warning: signed division by 4 inside a loop{{.*}} [algebraic-pow2-divmod]
     // CHECK-MESSAGES: note: no fix:{{.*}}
   }
   int k = n;
   while (k > 1) {
     dec(k, s);
-    out[k & 63] = k / 2;
-    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:21: warning: signed division by 2 inside a loop{{.*}} [algebraic-pow2-divmod]
+    acc += k / 2;
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:14: warning: signed division by 2 inside a loop{{.*}} [algebraic-pow2-divmod]
     // CHECK-MESSAGES: note: no fix:{{.*}}
   }
   for (int i = 0; i < 4096; i += s)
-    out[i] = i % 32;
-  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:16: warning: signed modulo by 32 inside a loop{{.*}} [algebraic-pow2-divmod]
+    acc += i % 32;
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:14: warning: signed modulo by 32 inside a loop{{.*}} [algebraic-pow2-divmod]
   // CHECK-MESSAGES: note: no fix:{{.*}}
+  out[threadIdx.x] = acc;
+}
+
+// Loops that hide the two or three instructions of the sign fix-up: a
+// binary search's dependent load, a tree reduction's barrier, a stream of
+// 4 bytes or more per iteration (measured on an H200: such a loop hides a
+// whole integer division by a run-time value, utils/bench/divmod).
+__global__ void hidden_by_loop(const int *keys, int *out, int n, int key) {
+  int lo = 0, hi = n - 1;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (keys[mid] < key)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  __shared__ int part[256];
+  part[threadIdx.x] = lo;
+  __syncthreads();
+  for (int i = n - key; i != 0; i = i / 2) {
+    if (threadIdx.x < i)
+      part[threadIdx.x] += part[threadIdx.x + i];
+    __syncthreads();
+  }
+  for (int j = threadIdx.x; j < n; j += blockDim.x)
+    out[j] = (j - key) / 64;
 }
