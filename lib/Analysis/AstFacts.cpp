@@ -459,9 +459,27 @@ static bool onlyReadInTemplate(const Stmt *Body, const VarDecl *V) {
   const DeclContext *DC = V->getDeclContext();
   if (!DC || !DC->isDependentContext())
     return false;
-  auto IsV = [&](const Expr *E) {
-    const auto *D = E ? dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()) : nullptr;
-    return D && D->getDecl() == V;
+  // V itself, or an lvalue that may be V: through casts (`(int &)i`), a
+  // conditional (`c ? i : j`) or a comma (`(0, i)`).
+  std::function<bool(const Expr *)> IsV = [&](const Expr *E) -> bool {
+    if (!E)
+      return false;
+    E = E->IgnoreParenCasts();
+    if (const auto *D = dyn_cast<DeclRefExpr>(E))
+      return D->getDecl() == V;
+    if (const auto *C = dyn_cast<AbstractConditionalOperator>(E))
+      return IsV(C->getTrueExpr()) || IsV(C->getFalseExpr());
+    if (const auto *B = dyn_cast<BinaryOperator>(E); B && B->isCommaOp())
+      return IsV(B->getRHS());
+    return false;
+  };
+  auto Mentions = [&](const Stmt *S) {
+    bool M = false;
+    forEachStmt(S, [&](const Stmt *X) {
+      if (const auto *D = dyn_cast<DeclRefExpr>(X))
+        M |= D->getDecl() == V;
+    });
+    return M;
   };
   bool Changed = false;
   std::function<void(const Stmt *)> W = [&](const Stmt *S) {
@@ -489,13 +507,17 @@ static bool onlyReadInTemplate(const Stmt *Body, const VarDecl *V) {
     if (const auto *IL = dyn_cast<InitListExpr>(S))
       for (const Expr *A : IL->inits())
         Changed |= IsV(A);
+    // A reference (or a variable whose type may be one) bound to anything
+    // that mentions V.
     if (const auto *DS = dyn_cast<DeclStmt>(S))
       for (const Decl *D : DS->decls())
         if (const auto *X = dyn_cast<VarDecl>(D);
-            X && X->getType()->isReferenceType() && IsV(X->getInit()))
+            X && (X->getType()->isReferenceType() ||
+                  X->getType()->isDependentType()) &&
+            X->getInit() && Mentions(X->getInit()))
           Changed = true;
-    if (isa<LambdaExpr>(S))
-      Changed = true; // a capture by reference
+    if (isa<LambdaExpr>(S) || isa<AsmStmt>(S))
+      Changed = true; // a capture by reference, an asm output
     for (const Stmt *C : S->children())
       W(C);
   };

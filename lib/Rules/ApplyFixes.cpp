@@ -647,41 +647,10 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
                      return A.Index < B.Index;
                    });
 
-  // 3. Conflicts. First, a fix that copies code another fix of this round
-  // edits waits for the next round (FixIt::Copies), where it copies the
-  // edited code: the copy would otherwise drop the other fix.
-  for (Candidate &C : Cands) {
-    const FixIt &X = *C.F->Fix;
-    for (const Candidate &D : Cands) {
-      if (&D == &C || C.Dropped)
-        continue;
-      for (const TextEdit &E : D.F->Fix->Edits) {
-        if (std::find(X.Edits.begin(), X.Edits.end(), E) != X.Edits.end())
-          continue; // an edit both make
-        for (const TextEdit &R : X.Copies)
-          if (E.File == R.File && E.Offset < R.Offset + R.Length &&
-              (E.Length ? E.Offset + E.Length > R.Offset
-                        : E.Offset > R.Offset)) {
-            C.Dropped = true;
-            C.State = FixOutcome::Conflict;
-            C.Why = "it copies code that the fix of " + label(*D.F) +
-                    " edits; the next round copies the edited code if it "
-                    "still matches (--compose-rounds; with 1 round, run "
-                    "again)";
-            break;
-          }
-        if (C.Dropped)
-          break;
-      }
-    }
-    if (C.Dropped)
-      Note(*C.F, C.State, C.Why);
-  }
+  // 3. Conflicts.
   std::vector<Candidate *> Kept;
   for (Candidate &C : Cands) {
     const FixIt &X = *C.F->Fix;
-    if (C.Dropped)
-      continue;
     bool Dup = false;
     for (Candidate *K : Kept) {
       if (sameEdits(*K->F->Fix, X)) {
@@ -713,6 +682,43 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
       continue;
     }
     Kept.push_back(&C);
+  }
+  // Then a fix that copies code another kept fix of this round edits
+  // waits for the next round (FixIt::Copies), where it copies the edited
+  // code: the copy, which is what runs, would otherwise drop the other fix.
+  for (auto It = Kept.begin(); It != Kept.end();) {
+    Candidate &C = **It;
+    const FixIt &X = *C.F->Fix;
+    for (const Candidate *D : Kept) {
+      if (D == &C || X.Copies.empty())
+        continue;
+      for (const TextEdit &E : D->F->Fix->Edits) {
+        if (std::find(X.Edits.begin(), X.Edits.end(), E) != X.Edits.end())
+          continue; // an edit both make
+        for (const TextEdit &R : X.Copies)
+          if (E.File == R.File && E.Offset < R.Offset + R.Length &&
+              (E.Length ? E.Offset + E.Length > R.Offset
+                        : E.Offset > R.Offset)) {
+            C.Dropped = true;
+            C.State = FixOutcome::Conflict;
+            C.Why = "it copies code that the fix of " + label(*D->F) +
+                    " edits; the next round copies the edited code if it "
+                    "still matches (--compose-rounds; with 1 round, run "
+                    "again)";
+            break;
+          }
+        if (C.Dropped)
+          break;
+      }
+      if (C.Dropped)
+        break;
+    }
+    if (C.Dropped) {
+      Note(*C.F, C.State, C.Why);
+      It = Kept.erase(It);
+    } else {
+      ++It;
+    }
   }
 
   // 4. Files: read, check they did not change since parsing.

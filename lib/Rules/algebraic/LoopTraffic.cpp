@@ -70,14 +70,17 @@ uint64_t globalBytesPerIteration(const ASTContext &Ctx, const Stmt *Loop) {
   uint64_t Bytes = 0;
   auto Count = [&](const Expr *E, const Expr *Base, const Expr *Index,
                    QualType T, bool Written) {
-    if (!reachesGlobal(Base) || T->isIncompleteType() || T->isArrayType())
+    if (!reachesGlobal(Base) || T->isIncompleteType() || T->isSizelessType() ||
+        T->isArrayType())
       return;
     if (!Written && !variesIn(Base, Changed) &&
         (!Index || !variesIn(Index, Changed)))
       return;
     std::string Text = oneLineText(Ctx, E->getSourceRange());
     if (!Text.empty() && Seen.insert(Text + (Written ? "#w" : "")).second)
-      Bytes += Ctx.getTypeSizeInChars(T).getQuantity();
+      // A template's pattern: the element's size is not known there (and
+      // asking for it recurses without end); 1 byte, the least it can be.
+      Bytes += T->isDependentType() ? 1 : Ctx.getTypeSizeInChars(T).getQuantity();
   };
   std::function<void(const Stmt *, bool)> Walk = [&](const Stmt *S,
                                                      bool Written) {

@@ -105,6 +105,10 @@ std::optional<int64_t> largestInstanceTrip(ASTContext &C,
                                            const ForStmt *For) {
   std::optional<int64_t> Max;
   for (const FunctionDecl *Inst : instancesOf(FD)) {
+    // Declared only (`extern template`, named in decltype) or written by
+    // the user (an explicit specialization: another body): no such loop.
+    if (!Inst->hasBody() || !Inst->isTemplateInstantiation())
+      continue;
     std::optional<int64_t> T;
     bool Found = false;
     forEachStmt(Inst->getBody(), [&](const Stmt *S) {
@@ -117,6 +121,8 @@ std::optional<int64_t> largestInstanceTrip(ASTContext &C,
           if (auto B = evalInt(C, Sh->Bound))
             T = tripCount(*I, *B, Sh->Cmp, Sh->Step);
     });
+    if (!Found)
+      continue;
     if (!T)
       return std::nullopt;
     Max = Max ? std::max(*Max, *T) : *T;

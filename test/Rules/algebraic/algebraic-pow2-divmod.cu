@@ -16,7 +16,7 @@
 // two or three instructions next to the kernel's work); the fix-less
 // findings in loops are.
 // RUN: %cuda-l1-rewrite --rules='-*,algebraic-pow2-divmod' %s 2>&1 | FileCheck %s --check-prefix=DEFAULT --implicit-check-not='warning:'
-// DEFAULT-COUNT-7: warning: signed {{division|modulo}} by {{[0-9]+}} inside a loop
+// DEFAULT-COUNT-9: warning: signed {{division|modulo}} by {{[0-9]+}} inside a loop
 // The rewritten file compiles: nvcc, and NVRTC for every kernel extracted
 // with its context.
 // RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
@@ -204,3 +204,20 @@ __global__ void hidden_by_loop(const int *keys, int *out, int n, int key) {
   for (int j = threadIdx.x; j < n; j += blockDim.x)
     out[j] = (j - key) / 64;
 }
+
+// A template's pattern: the loop's traffic has elements of dependent size
+// (once a stack overflow in the rule, reported by a review), counted as 1
+// byte, the least they can be: both loops are reported.
+template <typename T> __global__ void tmpl_loop(const T *in, T *out, int n) {
+  T s = 0;
+  for (int i = threadIdx.x - 64; i < n; i++)
+    s += (T)((i + n) / 2);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:22: warning: signed division by 2 inside a loop{{.*}} [algebraic-pow2-divmod]
+  // CHECK-MESSAGES: note: no fix:{{.*}}
+  for (int i = threadIdx.x - 64; i < n; i++)
+    s += in[(i + n) / 2];
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:21: warning: signed division by 2 inside a loop{{.*}} [algebraic-pow2-divmod]
+  // CHECK-MESSAGES: note: no fix:{{.*}}
+  out[threadIdx.x] = s;
+}
+template __global__ void tmpl_loop<float>(const float *, float *, int);

@@ -230,3 +230,13 @@ __global__ void double_rmw(double *x, double m, int n) {
     x[i] /= (m * 2.0);
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:10: warning: floating-point division by the loop-invariant '(m * 2.0)'{{.*}} [algebraic-reciprocal-hoist]
 }
+// A template's pattern (elements of dependent size: once a stack overflow
+// in the rule's memory count): 8 bytes per division, reported.
+template <typename T> __global__ void tmpl_stream(const T *in, float *out, int n, float d) {
+  for (int i = threadIdx.x; i < n; i++) {
+    float x = in[i];
+    out[i] = x / d;
+  }
+  // CHECK-MESSAGES: t.cu:[[@LINE-2]]:16: warning: division by loop-invariant 'd' inside a loop (1 division){{.*}} [algebraic-reciprocal-hoist]
+}
+template __global__ void tmpl_stream<float>(const float *, float *, int, float);
