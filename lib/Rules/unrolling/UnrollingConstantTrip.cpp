@@ -15,6 +15,7 @@
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
 
 #include <functional>
 
@@ -325,6 +326,13 @@ void UnrollingConstantTrip::checkTranslationUnit() {
       if (!Local || !firstInUserCode(L->S->getBeginLoc()) ||
           compilerUnrolls(*L->TripCount, loopBody(L->S), true))
         continue;
+      // A counter the body changes (`int &r = c ? i : j; r += 1;` in an
+      // instantiation): not a counted loop, whatever its header says.
+      if (const Stmt *B = loopBody(L->S)) {
+        ExprMutationAnalyzer EMA(*B, ctx());
+        if (EMA.isMutated(L->IV))
+          continue;
+      }
       Finding F = makeFinding(ctx(), id(), L->S->getBeginLoc(),
                               "loop with constant trip count " + L->TripText +
                                   " is not unrolled; '#pragma unroll' "

@@ -221,6 +221,29 @@ template <int rd> __global__ void kalman_like(const double *RQR, const double *T
 }
 template __global__ void kalman_like<8>(const double *, const double *, double *, int);
 
+// A counter the body changes is not a counted loop, in a template's
+// pattern or instantiation (through a reference bound by ?:) and outside
+// templates (through a cast to a reference): not reported.
+template <int N> __device__ float counter_by_ref(const float *in, int f) {
+  float l[N];
+  for (int j = 0; j < 64; ++j) {
+    l[j % N] = in[j] * in[j + N];
+    int &r = f ? j : f;
+    r += 1;
+  }
+  return l[0];
+}
+__device__ float counter_by_cast(const float *in, int f) {
+  float l[4];
+  for (int j = 0; j < 64; ++j) {
+    l[j % 4] = in[j] * in[j + 4];
+    if (in[j] > f)
+      (int &)j += 1;
+  }
+  return l[0];
+}
+__global__ void counters(const float *in, float *out) { out[0] = counter_by_ref<4>(in, 1) + counter_by_cast(in, 1); }
+
 // Macro: the loop comes from a macro: finding without a fix.
 #define SUM64(acc, p) for (int q = 0; q < 64; ++q) acc += (p)[q] * (p)[q + 64] + (p)[q + 128]
 __global__ void macro(const float *in, float *out) {
