@@ -696,9 +696,7 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
         if (std::find(X.Edits.begin(), X.Edits.end(), E) != X.Edits.end())
           continue; // an edit both make
         for (const TextEdit &R : X.Copies)
-          if (E.File == R.File && E.Offset < R.Offset + R.Length &&
-              (E.Length ? E.Offset + E.Length > R.Offset
-                        : E.Offset > R.Offset)) {
+          if (overlaps(E, R)) {
             C.Dropped = true;
             C.State = FixOutcome::Conflict;
             C.Why = "it copies code that the fix of " + label(*D->F) +
