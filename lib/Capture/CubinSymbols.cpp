@@ -32,6 +32,7 @@ static_assert(sizeof(Ehdr) == 64, "ELF64 header");
 static_assert(sizeof(Shdr) == 64, "ELF64 section header");
 static_assert(sizeof(Sym) == 24, "ELF64 symbol");
 
+constexpr uint32_t SHT_PROGBITS = 1;
 constexpr uint32_t SHT_SYMTAB = 2;
 constexpr unsigned STT_OBJECT = 1, STT_FUNC = 2;
 constexpr uint16_t SHN_LORESERVE = 0xff00;
@@ -137,6 +138,15 @@ bool readCubinSymbols(const void *Data, size_t Size, CubinSymbols &Out,
   if (!SawSymtab) {
     Error = "no symbol table";
     return false;
+  }
+  for (unsigned SI = 0; SI < H.Shnum; ++SI) {
+    const Shdr &S = Sections[SI];
+    const std::string &Name = SectionNames[SI];
+    if (Name.rfind(".text.", 0) != 0 || Name.size() == 6 ||
+        S.Type != SHT_PROGBITS || S.Offset > Size || S.Size > Size - S.Offset)
+      continue;
+    Out.Code[Name.substr(6)].assign(
+        reinterpret_cast<const char *>(Base + S.Offset), S.Size);
   }
   // .nv.info: a sequence of attributes, each a format byte and an attribute
   // byte; EIFMT_SVAL (4) is followed by a 2-byte size and that many bytes,

@@ -364,6 +364,18 @@ TEST(CaptureCubin, ListsKernelsAndVariables) {
   EXPECT_EQ(S.Registers["_Z5skernPf"], 10u);
   EXPECT_EQ(S.Registers["_Z2tkIfEvPT_S0_"], 8u);
   EXPECT_EQ(S.Registers["_Z2tkIiEvPT_S0_"], 8u);
+  // Machine code: each function's .text section (sizes as readelf -S
+  // lists them; SASS instructions are 16 bytes).
+  ASSERT_EQ(S.Code.size(), 5u);
+  EXPECT_EQ(S.Code["_Z1kPfi"].size(), 0x180u);
+  EXPECT_EQ(S.Code["_Z5skernPf"].size(), 0x180u);
+  EXPECT_EQ(S.Code["_Z2tkIfEvPT_S0_"].size(), 0x100u);
+  // tk<int> and tk<float> store 4 bytes alike: the same machine code; k
+  // and skern differ.
+  EXPECT_EQ(S.Code["_Z2tkIiEvPT_S0_"], S.Code["_Z2tkIfEvPT_S0_"]);
+  EXPECT_NE(S.Code["_Z1kPfi"], S.Code["_Z5skernPf"]);
+  EXPECT_EQ(S.Code["_Z1kPfi"],
+            Image.substr(0x1580, 0x180)); // the bytes at the section's offset
 }
 
 TEST(CaptureCubin, MalformedImagesAreErrorsNotCrashes) {

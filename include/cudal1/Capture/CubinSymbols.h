@@ -7,7 +7,8 @@
 // library reads it from CUPTI's module-loaded callback to know which
 // __device__/__constant__ variables a kernel's module has; the verifier
 // (lib/Verify) reads it to reset those variables before every run; the
-// launch-bounds rule reads each kernel's register count. Every read is
+// launch-bounds rule reads each kernel's register count, unrolling-constant-trip
+// compares machine code. Every read is
 // bounds-checked: a malformed image gives an error, never a crash.
 //
 //===----------------------------------------------------------------------===//
@@ -37,6 +38,11 @@ struct CubinSymbols {
   /// EIATTR_REGCOUNT attributes (what `ptxas -v` prints as "Used N
   /// registers").
   std::map<std::string, unsigned> Registers;
+  /// The machine code of each function: the bytes of its `.text.<name>`
+  /// section (kernels, and device functions that were not inlined). Calls
+  /// between functions are relocations, so a callee's change shows in the
+  /// callee's bytes only.
+  std::map<std::string, std::string> Code;
 };
 
 /// True when \p Data starts like an ELF64 little-endian image.

@@ -1,20 +1,15 @@
 //===- LaunchBounds.cpp - launch-bounds -----------------------------------===//
 #include "LaunchBounds.h"
 
-#include "cudal1/Capture/CubinSymbols.h"
-#include "cudal1/Compile/Nvrtc.h"
-#include "cudal1/Extract/Extract.h"
+#include "../CompiledKernel.h"
 #include "cudal1/Model/KernelModel.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
-#include "clang/Frontend/CompilerInstance.h"
-#include "clang/Lex/Preprocessor.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <map>
-#include <mutex>
 
 using namespace clang;
 using namespace llvm;
@@ -94,98 +89,26 @@ struct CompiledRegisters {
   std::string WhyNot;
 };
 
-/// The `-maxrregcount` of the file's nvcc command (0 when none), which the
-/// compile-command translation keeps as __CUDA_L1_MAXRREGCOUNT__.
-unsigned maxRegCount(const CheckContext &CC) {
-  if (!CC.CI)
-    return 0;
-  Preprocessor &PP = CC.CI->getPreprocessor();
-  const IdentifierInfo *II = PP.getIdentifierInfo("__CUDA_L1_MAXRREGCOUNT__");
-  const MacroInfo *MI = II ? PP.getMacroInfo(II) : nullptr;
-  if (!MI || MI->getNumTokens() != 1 ||
-      !MI->getReplacementToken(0).is(tok::numeric_constant))
-    return 0;
-  const Token &T = MI->getReplacementToken(0);
-  unsigned N;
-  if (StringRef(T.getLiteralData(), T.getLength()).getAsInteger(10, N))
-    return 0;
-  return N;
-}
-
 /// Compiles the kernel extracted with its context (the verifier's way) and
-/// reads its register counts from the CUBIN. Results are kept per source,
-/// instantiations, options and toolkit: the language server analyses the
-/// same file often.
+/// reads its register counts from the CUBIN.
 CompiledRegisters compiledRegisters(ASTContext &C, const CheckContext &CC,
                                     const FunctionDecl *FD) {
   CompiledRegisters Out;
-  NvrtcOptions NO;
-  NO.CudaPath = CC.Options ? CC.Options->get("cuda-l1", "CudaPath", "") : "";
-  NO.GpuArch =
-      CC.Options ? CC.Options->get("cuda-l1", "GpuArch", "sm_90") : "sm_90";
-  if (unsigned M = maxRegCount(CC))
-    NO.ExtraOptions.push_back("--maxrregcount=" + std::to_string(M));
-  std::string Where;
-  if (!nvrtcAvailable(NO.CudaPath, &Where)) {
-    Out.WhyNot = "NVRTC is not available (" + Where + ")";
+  std::optional<ExtractedKernel> K = extractForCompile(C, CC, FD, Out.WhyNot);
+  if (!K)
+    return Out;
+  CompiledKernel R = compileExtracted(*K, K->Source, rulesNvrtcOptions(CC));
+  if (!R.WhyNot.empty()) {
+    Out.WhyNot = R.WhyNot;
     return Out;
   }
-  if (!CC.CI) {
-    Out.WhyNot = "the kernel could not be extracted";
-    return Out;
+  for (const auto &LN : R.LoweredNames) {
+    auto It = R.Registers.find(LN.second);
+    if (It != R.Registers.end())
+      Out.ByMangledName[LN.second] = It->second;
   }
-  // The extraction of this definition: selected by its simple name (an
-  // anonymous namespace's kernel too), told apart by where it begins (a
-  // template's header included).
-  const SourceManager &SM = C.getSourceManager();
-  SourceLocation Begin = FD->getBeginLoc();
-  if (const FunctionTemplateDecl *FT = FD->getDescribedFunctionTemplate())
-    Begin = FT->getBeginLoc();
-  SourceLoc At = makeSourceLoc(SM, Begin);
-  const ExtractedKernel *K = nullptr;
-  std::vector<ExtractedKernel> All =
-      extractKernels(C, CC.CI->getPreprocessor(), FD->getName());
-  for (const ExtractedKernel &E : All)
-    if (E.KernelRange.Begin.File == At.File &&
-        E.KernelRange.Begin.Line == At.Line)
-      K = &E;
-  if (!K || !K->Problems.empty() || K->NameExprs.empty()) {
-    Out.WhyNot = "the kernel could not be extracted with its context" +
-                 (K && !K->Problems.empty() ? ": " + K->Problems.front()
-                                            : std::string());
-    return Out;
-  }
-  static std::mutex Mu;
-  static std::map<std::string, CompiledRegisters> Cache;
-  std::string Key = NO.CudaPath + "\n" + NO.GpuArch + "\n" +
-                    join(NO.ExtraOptions, " ") + "\n" +
-                    join(K->NameExprs, "\n") + "\n" + K->Source;
-  {
-    std::lock_guard<std::mutex> L(Mu);
-    auto It = Cache.find(Key);
-    if (It != Cache.end())
-      return It->second;
-  }
-  NvrtcResult R = compileWithNvrtc(K->Source, kernelFileStem(K->Kernel) + ".cu",
-                                   K->NameExprs, NO);
-  capture::CubinSymbols S;
-  std::string Err;
-  if (!R.Ok) {
-    Out.WhyNot = "NVRTC could not compile the extracted kernel";
-  } else if (!capture::readCubinSymbols(R.Cubin.data(), R.Cubin.size(), S,
-                                        Err)) {
-    Out.WhyNot = "its CUBIN could not be read (" + Err + ")";
-  } else {
-    for (const auto &LN : R.LoweredNames) {
-      auto It = S.Registers.find(LN.second);
-      if (It != S.Registers.end())
-        Out.ByMangledName[LN.second] = It->second;
-    }
-    if (Out.ByMangledName.empty())
-      Out.WhyNot = "its CUBIN has no register count for it";
-  }
-  std::lock_guard<std::mutex> L(Mu);
-  Cache[Key] = Out;
+  if (Out.ByMangledName.empty())
+    Out.WhyNot = "its CUBIN has no register count for it";
   return Out;
 }
 
@@ -355,8 +278,8 @@ void LaunchBounds::checkKernel(const KernelUnit &K) {
   if (Worst) {
     std::string WB = std::to_string(WorstBlock);
     Msg = "compiled for " + Arch +
-          (maxRegCount(context())
-               ? " with -maxrregcount=" + std::to_string(maxRegCount(context()))
+          (nvccMaxRegCount(context())
+               ? " with -maxrregcount=" + std::to_string(nvccMaxRegCount(context()))
                : std::string()) +
           ", " + What + " needs " + std::to_string(WorstRegs) +
           " registers per thread, but a block of " + WB +

@@ -11,7 +11,9 @@
 //===----------------------------------------------------------------------===//
 #include "UnrollingConstantTrip.h"
 #include "UnrollPragma.h"
+#include "../CompiledKernel.h"
 
+#include "clang/AST/Attr.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
@@ -131,7 +133,93 @@ std::optional<int64_t> largestInstanceTrip(ASTContext &C,
   return Max;
 }
 
+/// \p FD itself when it is a template pattern or plain function, else the
+/// pattern it was instantiated from.
+const FunctionDecl *patternOf(const FunctionDecl *FD) {
+  if (const FunctionDecl *P = FD->getTemplateInstantiationPattern())
+    return P;
+  return FD;
+}
+
+/// A kernel among \p Kernels whose body calls \p FD (a template pattern
+/// or plain function), directly or through up to three more calls.
+const FunctionDecl *
+kernelCalling(const std::vector<const KernelAnalysis *> &Kernels,
+              const FunctionDecl *FD) {
+  std::function<bool(const Stmt *, unsigned)> Calls = [&](const Stmt *S,
+                                                          unsigned Depth) {
+    bool Found = false;
+    forEachStmt(S, [&](const Stmt *X) {
+      const auto *CE = dyn_cast<CallExpr>(X);
+      const FunctionDecl *Callee = CE ? CE->getDirectCallee() : nullptr;
+      const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr;
+      if (Found || !Def || !Def->hasBody())
+        return;
+      Found = patternOf(Def) == FD ||
+              (Depth < 3 && Calls(Def->getBody(), Depth + 1));
+    });
+    return Found;
+  };
+  for (const KernelAnalysis *K : Kernels)
+    if (K->Kernel && K->Kernel->hasBody() && Calls(K->Kernel->getBody(), 0))
+      return K->Kernel;
+  return nullptr;
+}
+
 } // namespace
+
+std::optional<bool>
+UnrollingConstantTrip::pragmaChangesCode(const FunctionDecl *FD,
+                                         const Stmt *Loop) {
+  if (!FD || !Loop || !optionBool("CompareCode", true))
+    return std::nullopt;
+  ASTContext &C = ctx();
+  const SourceManager &SM = C.getSourceManager();
+  FD = patternOf(FD);
+  const FunctionDecl *Kernel =
+      FD->hasAttr<CUDAGlobalAttr>() ? FD : kernelCalling(analyzedKernels(), FD);
+  if (!Kernel) {
+      return std::nullopt;
+  }
+  // Where the loop is in the extraction: the function's text is copied
+  // verbatim (macros unexpanded), so it is found there, once.
+  SourceLocation LB = Loop->getBeginLoc();
+  SourceLocation FB = FD->getBeginLoc();
+  if (const FunctionTemplateDecl *FT = FD->getDescribedFunctionTemplate())
+    FB = FT->getBeginLoc();
+  FB = SM.getExpansionLoc(FB);
+  SourceLocation FE = SM.getExpansionRange(FD->getEndLoc()).getEnd();
+  if (!LB.isFileID() || SM.getFileID(LB) != SM.getFileID(FB) ||
+      SM.getFileID(FE) != SM.getFileID(FB))
+    return std::nullopt;
+  unsigned B = SM.getFileOffset(FB), E = SM.getFileOffset(FE) + 1,
+           L = SM.getFileOffset(LB);
+  if (B > L || L >= E)
+    return std::nullopt;
+  StringRef Text = SM.getBufferData(SM.getFileID(FB)).slice(B, E);
+  std::string Why;
+  std::optional<ExtractedKernel> K =
+      extractForCompile(C, context(), patternOf(Kernel), Why);
+  if (!K) {
+      return std::nullopt;
+  }
+  size_t At = K->Source.find(Text.str());
+  if (At == std::string::npos ||
+      K->Source.find(Text.str(), At + 1) != std::string::npos)
+    return std::nullopt;
+  // _Pragma needs no line of its own: the lines stay where they were.
+  std::string Edited = K->Source;
+  Edited.insert(At + (L - B), "_Pragma(\"unroll\") ");
+  NvrtcOptions NO = rulesNvrtcOptions(context());
+  CompiledKernel Before = compileExtracted(*K, K->Source, NO);
+  if (!Before.WhyNot.empty() || Before.Code.empty()) {
+      return std::nullopt;
+  }
+  CompiledKernel After = compileExtracted(*K, Edited, NO);
+  if (!After.WhyNot.empty())
+    return std::nullopt;
+  return Before.Code != After.Code || Before.Registers != After.Registers;
+}
 
 RuleInfo UnrollingConstantTrip::info() const {
   RuleInfo I;
@@ -147,10 +235,13 @@ RuleInfo UnrollingConstantTrip::info() const {
            "local memory. The pragma changes no result. Loops with more "
            "than MaxTripCount iterations are left alone (code size), and so are "
            "loops small enough for nvcc to unroll by itself "
-           "(CompilerUnrollSize).";
+           "(CompilerUnrollSize) and loops whose machine code the pragma "
+           "does not change (the kernel compiled by NVRTC with and without "
+           "it; option CompareCode).";
   I.DefaultOptions["MaxTripCount"] = "64";
   I.DefaultOptions["CompilerUnrollSize"] = "800";
   I.DefaultOptions["MaxBodySize"] = "300";
+  I.DefaultOptions["CompareCode"] = "true";
   I.Doc.Detects =
       "An innermost `for` loop in device code with a constant trip count "
       "(2..MaxTripCount, default 64) or a bound that is a template "
@@ -165,6 +256,22 @@ RuleInfo UnrollingConstantTrip::info() const {
       "local array). Below that, nvcc 13 at -O3 unrolls the loop fully "
       "unasked and the pragma changes no instruction (measured by comparing "
       "the SASS with and without it, `utils/sass-oracle.py`).\n"
+      "\n"
+      "Then the kernel is compiled, as launch-bounds does: extracted with "
+      "its context (as `--extract` does; for a loop in a device function, "
+      "a kernel of the file that calls it) and compiled by NVRTC for the "
+      "`--cuda-gpu-arch` target, once as it is and once with the pragma "
+      "(`_Pragma(\"unroll\")`, so no line moves). When the code sections and "
+      "register counts of the CUBIN are the same, nvcc already unrolls the "
+      "loop (or cannot), and the loop is not reported: on HeCBench, kalman's "
+      "copies into local arrays of `rd * rd` doubles were reported by the "
+      "size estimate alone, and their machine code is the same with and "
+      "without the pragma. When the comparison cannot be made (NVRTC "
+      "missing, the kernel not extractable or not compilable, a template "
+      "the file does not instantiate, a loop from a macro), the estimate "
+      "alone decides. The option CompareCode (default true) turns the "
+      "comparison off. It costs two NVRTC compilations per loop the "
+      "estimate reports (about a second each), kept for the session.\n"
       "\n"
       "Not reported when full unrolling has nothing to gain, unless the "
       "loop indexes a local array with its counter (which stays in "
@@ -251,6 +358,12 @@ void UnrollingConstantTrip::check(const MatchFinder::MatchResult &R) {
     return;
   if (!firstInUserCode(For->getBeginLoc()))
     return;
+  // Compiled with and without the pragma: nvcc unrolls more than the size
+  // estimate says (or cannot unroll at all), and then the pragma changes
+  // no instruction.
+  if (std::optional<bool> Changes = pragmaChangesCode(FD, For);
+      Changes && !*Changes)
+    return;
   Finding F = makeFinding(C, id(), For->getBeginLoc(),
                           "loop with constant trip count " + TripText +
                               " is not unrolled; '#pragma unroll' removes "
@@ -333,6 +446,10 @@ void UnrollingConstantTrip::checkTranslationUnit() {
         if (EMA.isMutated(L->IV))
           continue;
       }
+      if (std::optional<bool> Changes = pragmaChangesCode(
+              enclosingFunction(ctx(), DynTypedNode::create(*L->S)), L->S);
+          Changes && !*Changes)
+        continue;
       Finding F = makeFinding(ctx(), id(), L->S->getBeginLoc(),
                               "loop with constant trip count " + L->TripText +
                                   " is not unrolled; '#pragma unroll' "

@@ -8,6 +8,8 @@
 
 #include "../RuleCheck.h"
 
+#include <optional>
+
 
 namespace cudal1 {
 
@@ -33,6 +35,15 @@ private:
   /// to keep in registers (\p LocalArray), a barrier (in the body or a
   /// function it calls), a switch, or more than MaxBodySize nodes.
   bool nothingToGain(const clang::Stmt *Body, bool LocalArray);
+  /// Whether `#pragma unroll` before \p Loop (in function \p FD) changes
+  /// the machine code of the kernel holding it (FD, or a kernel of the file
+  /// that calls it): the kernel is extracted with its context and compiled
+  /// by NVRTC as it is and with the pragma, and the code sections and
+  /// register counts compared. std::nullopt when that cannot be told (the
+  /// option CompareCode is 0, NVRTC is missing, the kernel cannot be
+  /// extracted or compiled, the loop comes from a macro).
+  std::optional<bool> pragmaChangesCode(const clang::FunctionDecl *FD,
+                                        const clang::Stmt *Loop);
 };
 
 } // namespace cudal1

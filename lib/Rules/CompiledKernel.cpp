@@ -1,0 +1,123 @@
+//===- CompiledKernel.cpp - a kernel compiled by NVRTC, for rules ---------===//
+#include "CompiledKernel.h"
+
+#include "cudal1/Analysis/Rule.h"
+#include "cudal1/Capture/CubinSymbols.h"
+#include "cudal1/Model/KernelModel.h"
+
+#include "clang/AST/DeclTemplate.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Lex/Preprocessor.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <mutex>
+
+using namespace clang;
+using namespace llvm;
+
+namespace cudal1 {
+
+/// The compile-command translation keeps nvcc's -maxrregcount as
+/// __CUDA_L1_MAXRREGCOUNT__.
+unsigned nvccMaxRegCount(const CheckContext &CC) {
+  if (!CC.CI)
+    return 0;
+  Preprocessor &PP = CC.CI->getPreprocessor();
+  const IdentifierInfo *II = PP.getIdentifierInfo("__CUDA_L1_MAXRREGCOUNT__");
+  const MacroInfo *MI = II ? PP.getMacroInfo(II) : nullptr;
+  if (!MI || MI->getNumTokens() != 1 ||
+      !MI->getReplacementToken(0).is(tok::numeric_constant))
+    return 0;
+  const Token &T = MI->getReplacementToken(0);
+  unsigned N;
+  if (StringRef(T.getLiteralData(), T.getLength()).getAsInteger(10, N))
+    return 0;
+  return N;
+}
+
+NvrtcOptions rulesNvrtcOptions(const CheckContext &CC) {
+  NvrtcOptions NO;
+  NO.CudaPath = CC.Options ? CC.Options->get("cuda-l1", "CudaPath", "") : "";
+  NO.GpuArch =
+      CC.Options ? CC.Options->get("cuda-l1", "GpuArch", "sm_90") : "sm_90";
+  if (unsigned M = nvccMaxRegCount(CC))
+    NO.ExtraOptions.push_back("--maxrregcount=" + std::to_string(M));
+  return NO;
+}
+
+std::optional<ExtractedKernel> extractForCompile(ASTContext &C,
+                                                 const CheckContext &CC,
+                                                 const FunctionDecl *FD,
+                                                 std::string &Why) {
+  std::string Where;
+  if (!nvrtcAvailable(rulesNvrtcOptions(CC).CudaPath, &Where)) {
+    Why = "NVRTC is not available (" + Where + ")";
+    return std::nullopt;
+  }
+  if (!CC.CI || !FD) {
+    Why = "the kernel could not be extracted";
+    return std::nullopt;
+  }
+  // The extraction of this definition: selected by its simple name (an
+  // anonymous namespace's kernel too), told apart by where it begins (a
+  // template's header included).
+  const SourceManager &SM = C.getSourceManager();
+  SourceLocation Begin = FD->getBeginLoc();
+  if (const FunctionTemplateDecl *FT = FD->getDescribedFunctionTemplate())
+    Begin = FT->getBeginLoc();
+  SourceLoc At = makeSourceLoc(SM, Begin);
+  std::vector<ExtractedKernel> All =
+      extractKernels(C, CC.CI->getPreprocessor(), FD->getName());
+  for (ExtractedKernel &E : All)
+    if (E.KernelRange.Begin.File == At.File &&
+        E.KernelRange.Begin.Line == At.Line) {
+      if (!E.Problems.empty()) {
+        Why = "the kernel could not be extracted with its context: " +
+              E.Problems.front();
+        return std::nullopt;
+      }
+      if (E.NameExprs.empty()) {
+        Why = "the kernel could not be extracted with its context";
+        return std::nullopt;
+      }
+      return std::move(E);
+    }
+  Why = "the kernel could not be extracted with its context";
+  return std::nullopt;
+}
+
+CompiledKernel compileExtracted(const ExtractedKernel &K,
+                                const std::string &Source,
+                                const NvrtcOptions &NO) {
+  static std::mutex Mu;
+  static std::map<std::string, CompiledKernel> Cache;
+  std::string Key = NO.CudaPath + "\n" + NO.GpuArch + "\n" +
+                    join(NO.ExtraOptions, " ") + "\n" +
+                    join(K.NameExprs, "\n") + "\n" + Source;
+  {
+    std::lock_guard<std::mutex> L(Mu);
+    auto It = Cache.find(Key);
+    if (It != Cache.end())
+      return It->second;
+  }
+  CompiledKernel Out;
+  NvrtcResult R = compileWithNvrtc(Source, kernelFileStem(K.Kernel) + ".cu",
+                                   K.NameExprs, NO);
+  capture::CubinSymbols S;
+  std::string Err;
+  if (!R.Ok) {
+    Out.WhyNot = "NVRTC could not compile the extracted kernel";
+  } else if (!capture::readCubinSymbols(R.Cubin.data(), R.Cubin.size(), S,
+                                        Err)) {
+    Out.WhyNot = "its CUBIN could not be read (" + Err + ")";
+  } else {
+    Out.Code = std::move(S.Code);
+    Out.Registers = std::move(S.Registers);
+    Out.LoweredNames = R.LoweredNames;
+  }
+  std::lock_guard<std::mutex> L(Mu);
+  Cache[Key] = Out;
+  return Out;
+}
+
+} // namespace cudal1
