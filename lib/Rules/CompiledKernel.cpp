@@ -6,6 +6,7 @@
 #include "cudal1/Model/KernelModel.h"
 
 #include "clang/AST/DeclTemplate.h"
+#include "clang/Basic/SourceManager.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Lex/Preprocessor.h"
 #include "llvm/ADT/StringExtras.h"
@@ -118,6 +119,74 @@ CompiledKernel compileExtracted(const ExtractedKernel &K,
   std::lock_guard<std::mutex> L(Mu);
   Cache[Key] = Out;
   return Out;
+}
+
+const FunctionDecl *patternOf(const FunctionDecl *FD) {
+  if (const FunctionDecl *P = FD->getTemplateInstantiationPattern())
+    return P;
+  return FD;
+}
+
+std::optional<bool> editsChangeCode(ASTContext &C, const CheckContext &CC,
+                                    const FunctionDecl *Kernel,
+                                    const FunctionDecl *FD,
+                                    ArrayRef<TextEdit> Edits) {
+  if (!Kernel || !FD)
+    return std::nullopt;
+  const SourceManager &SM = C.getSourceManager();
+  FD = patternOf(FD);
+  // FD's text in its file: from its template header to its closing brace.
+  SourceLocation FB = FD->getBeginLoc();
+  if (const FunctionTemplateDecl *FT = FD->getDescribedFunctionTemplate())
+    FB = FT->getBeginLoc();
+  FB = SM.getExpansionLoc(FB);
+  SourceLocation FE = SM.getExpansionRange(FD->getEndLoc()).getEnd();
+  FileID F = SM.getFileID(FB);
+  if (F.isInvalid() || SM.getFileID(FE) != F)
+    return std::nullopt;
+  std::string Path = makeSourceLoc(SM, FB).File;
+  unsigned B = SM.getFileOffset(FB), E = SM.getFileOffset(FE) + 1;
+  StringRef Buf = SM.getBufferData(F);
+  if (E > Buf.size() || B >= E)
+    return std::nullopt;
+  std::string Text = Buf.slice(B, E).str();
+  // The edits inside it, last first so that offsets stay valid.
+  std::vector<TextEdit> Inside;
+  for (const TextEdit &X : Edits) {
+    if (X.File == Path && X.Offset >= B && X.Offset + X.Length <= E)
+      Inside.push_back(X);
+  }
+  if (Inside.empty())
+    return std::nullopt;
+  std::sort(Inside.begin(), Inside.end(),
+            [](const TextEdit &L, const TextEdit &R) {
+              return L.Offset > R.Offset;
+            });
+  std::string Why;
+  std::optional<ExtractedKernel> K =
+      extractForCompile(C, CC, patternOf(Kernel), Why);
+  if (!K)
+    return std::nullopt;
+  size_t At = K->Source.find(Text);
+  if (At == std::string::npos ||
+      K->Source.find(Text, At + 1) != std::string::npos)
+    return std::nullopt;
+  std::string Edited = K->Source;
+  unsigned Prev = E;
+  for (const TextEdit &X : Inside) {
+    if (X.Offset + X.Length > Prev) // overlapping edits: not one fix
+      return std::nullopt;
+    Edited.replace(At + (X.Offset - B), X.Length, X.Replacement);
+    Prev = X.Offset;
+  }
+  NvrtcOptions NO = rulesNvrtcOptions(CC);
+  CompiledKernel Before = compileExtracted(*K, K->Source, NO);
+  if (!Before.WhyNot.empty() || Before.Code.empty())
+    return std::nullopt;
+  CompiledKernel After = compileExtracted(*K, Edited, NO);
+  if (!After.WhyNot.empty())
+    return std::nullopt;
+  return Before.Code != After.Code || Before.Registers != After.Registers;
 }
 
 } // namespace cudal1

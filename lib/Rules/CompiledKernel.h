@@ -12,6 +12,9 @@
 
 #include "cudal1/Compile/Nvrtc.h"
 #include "cudal1/Extract/Extract.h"
+#include "cudal1/Model/Rewrite.h"
+
+#include "llvm/ADT/ArrayRef.h"
 
 #include <map>
 #include <optional>
@@ -61,6 +64,25 @@ std::optional<ExtractedKernel> extractForCompile(clang::ASTContext &C,
 CompiledKernel compileExtracted(const ExtractedKernel &K,
                                 const std::string &Source,
                                 const NvrtcOptions &NO);
+
+/// Whether \p Edits change the machine code NVRTC makes of the kernel
+/// that holds function \p FD: \p Kernel (FD itself, or a kernel that calls
+/// it). The kernel is extracted with its context, FD's text found there
+/// (it is copied verbatim), the edits that fall inside FD's definition
+/// applied to it, and both versions compiled; their code sections and
+/// register counts are compared. Edits elsewhere (other declarations) are
+/// left out: they do not change FD's code. std::nullopt when this cannot
+/// be told: NVRTC missing, the kernel not extractable or compilable, FD's
+/// text not found once, an edit inside a macro expansion or none inside FD.
+std::optional<bool> editsChangeCode(clang::ASTContext &C,
+                                    const CheckContext &CC,
+                                    const clang::FunctionDecl *Kernel,
+                                    const clang::FunctionDecl *FD,
+                                    llvm::ArrayRef<TextEdit> Edits);
+
+/// \p FD itself when it is a template pattern or plain function, else the
+/// pattern it was instantiated from.
+const clang::FunctionDecl *patternOf(const clang::FunctionDecl *FD);
 
 } // namespace cudal1
 

@@ -133,14 +133,6 @@ std::optional<int64_t> largestInstanceTrip(ASTContext &C,
   return Max;
 }
 
-/// \p FD itself when it is a template pattern or plain function, else the
-/// pattern it was instantiated from.
-const FunctionDecl *patternOf(const FunctionDecl *FD) {
-  if (const FunctionDecl *P = FD->getTemplateInstantiationPattern())
-    return P;
-  return FD;
-}
-
 /// A kernel among \p Kernels whose body calls \p FD (a template pattern
 /// or plain function), directly or through up to three more calls.
 const FunctionDecl *
@@ -174,51 +166,16 @@ UnrollingConstantTrip::pragmaChangesCode(const FunctionDecl *FD,
   if (!FD || !Loop || !optionBool("CompareCode", true))
     return std::nullopt;
   ASTContext &C = ctx();
-  const SourceManager &SM = C.getSourceManager();
   FD = patternOf(FD);
   const FunctionDecl *Kernel =
       FD->hasAttr<CUDAGlobalAttr>() ? FD : kernelCalling(analyzedKernels(), FD);
-  if (!Kernel) {
-      return std::nullopt;
-  }
-  // Where the loop is in the extraction: the function's text is copied
-  // verbatim (macros unexpanded), so it is found there, once.
-  SourceLocation LB = Loop->getBeginLoc();
-  SourceLocation FB = FD->getBeginLoc();
-  if (const FunctionTemplateDecl *FT = FD->getDescribedFunctionTemplate())
-    FB = FT->getBeginLoc();
-  FB = SM.getExpansionLoc(FB);
-  SourceLocation FE = SM.getExpansionRange(FD->getEndLoc()).getEnd();
-  if (!LB.isFileID() || SM.getFileID(LB) != SM.getFileID(FB) ||
-      SM.getFileID(FE) != SM.getFileID(FB))
-    return std::nullopt;
-  unsigned B = SM.getFileOffset(FB), E = SM.getFileOffset(FE) + 1,
-           L = SM.getFileOffset(LB);
-  if (B > L || L >= E)
-    return std::nullopt;
-  StringRef Text = SM.getBufferData(SM.getFileID(FB)).slice(B, E);
-  std::string Why;
-  std::optional<ExtractedKernel> K =
-      extractForCompile(C, context(), patternOf(Kernel), Why);
-  if (!K) {
-      return std::nullopt;
-  }
-  size_t At = K->Source.find(Text.str());
-  if (At == std::string::npos ||
-      K->Source.find(Text.str(), At + 1) != std::string::npos)
-    return std::nullopt;
   // _Pragma needs no line of its own: the lines stay where they were.
-  std::string Edited = K->Source;
-  Edited.insert(At + (L - B), "_Pragma(\"unroll\") ");
-  NvrtcOptions NO = rulesNvrtcOptions(context());
-  CompiledKernel Before = compileExtracted(*K, K->Source, NO);
-  if (!Before.WhyNot.empty() || Before.Code.empty()) {
-      return std::nullopt;
-  }
-  CompiledKernel After = compileExtracted(*K, Edited, NO);
-  if (!After.WhyNot.empty())
+  SourceLocation LB = Loop->getBeginLoc();
+  if (!Kernel || !LB.isFileID())
     return std::nullopt;
-  return Before.Code != After.Code || Before.Registers != After.Registers;
+  TextEdit X = makeTextEdit(C, CharSourceRange::getCharRange(LB, LB),
+                            "_Pragma(\"unroll\") ");
+  return editsChangeCode(C, context(), Kernel, FD, {X});
 }
 
 RuleInfo UnrollingConstantTrip::info() const {

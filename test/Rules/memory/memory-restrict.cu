@@ -110,8 +110,8 @@ struct Out {
   float *v;
 };
 __global__ void through_struct(const float *a, float *__restrict__ s, Out o) {
-  s[threadIdx.x] = a[threadIdx.x];
-  o.v[threadIdx.x] = a[threadIdx.x + 1];
+  o.v[threadIdx.x] = a[threadIdx.x];
+  s[threadIdx.x] = a[threadIdx.x] * 2.0f;
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-4]]:{{[0-9]+}}: warning: pointer parameter 'a' is not __restrict__{{.*}} [memory-restrict]
 __global__ void accumulate(const float *__restrict__ w, float *a,
