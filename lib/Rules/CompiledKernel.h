@@ -80,6 +80,13 @@ std::optional<bool> editsChangeCode(clang::ASTContext &C,
                                     const clang::FunctionDecl *FD,
                                     llvm::ArrayRef<TextEdit> Edits);
 
+/// The kernel whose extraction holds \p FD: FD itself when it is a kernel,
+/// else one of \p Kernels whose body calls FD, directly or through up to
+/// three more calls (nullptr when none does).
+const clang::FunctionDecl *
+kernelHolding(llvm::ArrayRef<const clang::FunctionDecl *> Kernels,
+              const clang::FunctionDecl *FD);
+
 /// \p FD itself when it is a template pattern or plain function, else the
 /// pattern it was instantiated from.
 const clang::FunctionDecl *patternOf(const clang::FunctionDecl *FD);

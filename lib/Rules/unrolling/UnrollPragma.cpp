@@ -1,5 +1,6 @@
 //===- UnrollPragma.cpp - innermost counted loops and #pragma unroll ------===//
 #include "UnrollPragma.h"
+#include "../CompiledKernel.h"
 #include "cudal1/Rules/RuleSupport.h"
 
 #include "clang/AST/ASTContext.h"
@@ -103,6 +104,18 @@ bool pragmaFix(ASTContext &Ctx, const ForStmt *For, StringRef Pragma, FixIt &X,
   X.Edits.push_back(
       makeInsertion(Ctx, For->getBeginLoc(), Pragma.str() + "\n" + *Indent));
   return true;
+}
+
+std::optional<bool> pragmaChangesCode(ASTContext &Ctx, const CheckContext &CC,
+                                      const FunctionDecl *Kernel,
+                                      const FunctionDecl *FD, const Stmt *Loop,
+                                      StringRef Pragma) {
+  SourceLocation LB = Loop ? Loop->getBeginLoc() : SourceLocation();
+  if (!Kernel || !FD || !LB.isFileID())
+    return std::nullopt;
+  TextEdit X = makeTextEdit(Ctx, CharSourceRange::getCharRange(LB, LB),
+                            "_Pragma(\"" + Pragma.str() + "\") ");
+  return editsChangeCode(Ctx, CC, Kernel, FD, {X});
 }
 
 } // namespace cudal1

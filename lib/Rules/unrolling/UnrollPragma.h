@@ -49,6 +49,20 @@ unsigned codeSize(const clang::Stmt *S, unsigned Depth = 0,
 bool pragmaFix(clang::ASTContext &Ctx, const clang::ForStmt *For,
                llvm::StringRef Pragma, FixIt &X, std::string &Why);
 
+struct CheckContext;
+
+/// Whether `#pragma <Pragma>` before \p Loop (in function \p FD, held by
+/// \p Kernel: FD or a kernel that calls it) changes the machine code NVRTC
+/// makes of the kernel (editsChangeCode). The pragma goes in as
+/// `_Pragma("...")` before the loop, so no line moves. std::nullopt when
+/// that cannot be told.
+std::optional<bool> pragmaChangesCode(clang::ASTContext &Ctx,
+                                      const CheckContext &CC,
+                                      const clang::FunctionDecl *Kernel,
+                                      const clang::FunctionDecl *FD,
+                                      const clang::Stmt *Loop,
+                                      llvm::StringRef Pragma);
+
 } // namespace cudal1
 
 #endif

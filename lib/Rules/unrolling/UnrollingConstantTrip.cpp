@@ -133,31 +133,6 @@ std::optional<int64_t> largestInstanceTrip(ASTContext &C,
   return Max;
 }
 
-/// A kernel among \p Kernels whose body calls \p FD (a template pattern
-/// or plain function), directly or through up to three more calls.
-const FunctionDecl *
-kernelCalling(const std::vector<const KernelAnalysis *> &Kernels,
-              const FunctionDecl *FD) {
-  std::function<bool(const Stmt *, unsigned)> Calls = [&](const Stmt *S,
-                                                          unsigned Depth) {
-    bool Found = false;
-    forEachStmt(S, [&](const Stmt *X) {
-      const auto *CE = dyn_cast<CallExpr>(X);
-      const FunctionDecl *Callee = CE ? CE->getDirectCallee() : nullptr;
-      const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr;
-      if (Found || !Def || !Def->hasBody())
-        return;
-      Found = patternOf(Def) == FD ||
-              (Depth < 3 && Calls(Def->getBody(), Depth + 1));
-    });
-    return Found;
-  };
-  for (const KernelAnalysis *K : Kernels)
-    if (K->Kernel && K->Kernel->hasBody() && Calls(K->Kernel->getBody(), 0))
-      return K->Kernel;
-  return nullptr;
-}
-
 } // namespace
 
 std::optional<bool>
@@ -165,17 +140,12 @@ UnrollingConstantTrip::pragmaChangesCode(const FunctionDecl *FD,
                                          const Stmt *Loop) {
   if (!FD || !Loop || !optionBool("CompareCode", true))
     return std::nullopt;
-  ASTContext &C = ctx();
-  FD = patternOf(FD);
-  const FunctionDecl *Kernel =
-      FD->hasAttr<CUDAGlobalAttr>() ? FD : kernelCalling(analyzedKernels(), FD);
-  // _Pragma needs no line of its own: the lines stay where they were.
-  SourceLocation LB = Loop->getBeginLoc();
-  if (!Kernel || !LB.isFileID())
-    return std::nullopt;
-  TextEdit X = makeTextEdit(C, CharSourceRange::getCharRange(LB, LB),
-                            "_Pragma(\"unroll\") ");
-  return editsChangeCode(C, context(), Kernel, FD, {X});
+  std::vector<const FunctionDecl *> Kernels;
+  for (const KernelAnalysis *K : analyzedKernels())
+    Kernels.push_back(K->Kernel);
+  return cudal1::pragmaChangesCode(ctx(), context(),
+                                   kernelHolding(Kernels, FD), FD, Loop,
+                                   "unroll");
 }
 
 RuleInfo UnrollingConstantTrip::info() const {

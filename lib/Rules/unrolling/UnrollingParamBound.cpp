@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "UnrollingParamBound.h"
 #include "UnrollPragma.h"
+#include "../CompiledKernel.h"
 #include "../LaunchConstants.h"
 
 #include "cudal1/Rules/RuleSupport.h"
@@ -45,6 +46,7 @@ RuleInfo UnrollingParamBound::info() const {
   I.DefaultOptions["MaxBodyStatements"] = "8";
   I.DefaultOptions["SpecializeMax"] = "64";
   I.DefaultOptions["CompilerUnrollSize"] = "480";
+  I.DefaultOptions["CompareCode"] = "true";
   I.Doc.Detects =
       "A small (at most MaxBodyStatements, default 8) innermost loop in "
       "device code bounded by a parameter that is never changed (or a "
@@ -65,7 +67,20 @@ RuleInfo UnrollingParamBound::info() const {
       "unrolls it 4 or 2 times, depending on the body; above, 2 times or "
       "not at all. So the rule is silent where nvcc already unrolls as "
       "much, and also in that middle band. The specialised form below "
-      "does not depend on the size.";
+      "does not depend on the size.\n"
+      "\n"
+      "Then either form is compiled: the kernel is extracted with its "
+      "context (as `--extract` does; for a loop in a device function, a "
+      "kernel of the file that calls it) and compiled by NVRTC for the "
+      "`--cuda-gpu-arch` target as it is and with the fix (the pragma as "
+      "`_Pragma(\"unroll 4\")`, or the specialised copy). When the code "
+      "sections and register counts are the same, the fix gains nothing "
+      "and the loop is not reported (on HeCBench, atomicSystemWide's loop "
+      "of system-wide atomics: nvcc's code is the same with the pragma). "
+      "When the comparison "
+      "cannot be made (NVRTC missing, the kernel not extractable or "
+      "compilable), the conditions above alone decide. The option "
+      "CompareCode (default true) turns it off.";
   I.Doc.WhySlow =
       "Each iteration pays for counter, compare and branch; partial "
       "unrolling amortises them and overlaps loads.";
@@ -257,6 +272,13 @@ void UnrollingParamBound::check(const MatchFinder::MatchResult &R) {
         X.Description = "specialise the loop for " + Name + " == " + Val;
         X.Exact = Exactness::Bitwise;
         X.Edits.push_back(makeTextEdit(C, *Range, Text));
+        // The specialised copy compiled (NVRTC) beside the kernel as it
+        // is: the same machine code means nvcc gains nothing from it.
+        if (optionBool("CompareCode", true))
+          if (std::optional<bool> Changes =
+                  editsChangeCode(C, context(), FD, FD, X.Edits);
+              Changes && !*Changes)
+            return;
         reportFixOr(std::move(F), true, std::move(X), "");
         return;
       }
@@ -280,6 +302,18 @@ void UnrollingParamBound::check(const MatchFinder::MatchResult &R) {
   if (Factor * Size <= Budget)
     return;
   std::string Pragma = "#pragma unroll " + std::to_string(Factor);
+  // Compiled with and without the pragma (NVRTC): the same machine code
+  // means nvcc already unrolls the loop so (or will not).
+  if (optionBool("CompareCode", true)) {
+    std::vector<const FunctionDecl *> Kernels;
+    for (const KernelAnalysis *K : analyzedKernels())
+      Kernels.push_back(K->Kernel);
+    if (std::optional<bool> Changes = pragmaChangesCode(
+            C, context(), kernelHolding(Kernels, FD), FD, For,
+            "unroll " + std::to_string(Factor));
+        Changes && !*Changes)
+      return;
+  }
   Finding F =
       makeFinding(C, id(), For->getBeginLoc(),
                   "small loop bounded by parameter '" + B->getName().str() +

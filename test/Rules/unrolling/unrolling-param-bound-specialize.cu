@@ -94,21 +94,23 @@ __global__ void window_sums(const float *x, float *y, int n, int width) {
 // CHECK-FIXES-NEXT:   }
 // CHECK-FIXES-NEXT:   step++;
 
-// An unsigned bound keeps its comparison unsigned in the copy: with d = -1
-// the loop as written runs no iteration (-1 converts to a huge unsigned),
-// and so does the copy.
+// An unsigned bound keeps its comparison unsigned in the copy (`d < 3u`):
+// an int counter is compared as unsigned in both, as written. (Started at
+// -1, the loop would never run, -1 being converted to a huge unsigned;
+// nvcc then drops it, the copy changes no instruction, and the NVRTC
+// comparison drops the finding.)
 __global__ void unsigned_bound(const float *x, float *y, unsigned r) {
   float s = 0.0f;
   for (int k = 0; k < 2; k++) {
-    for (int d = -1; d < r; ++d)
-      s += x[d + 1 + k];
+    for (int d = 0; d < r; ++d)
+      s += x[d + k];
   }
   y[threadIdx.x] = s;
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-5]]:5: warning: small loop bounded by parameter 'r' is compiled for any trip count, although every launch passes r = 3;{{.*}} [unrolling-param-bound]
 // CHECK-MESSAGES: note: 'r' is 3 at the launch in this file
 // CHECK-FIXES:      if (r == 3) {
-// CHECK-FIXES-NEXT:   for (int d = -1; d < 3u; ++d)
+// CHECK-FIXES-NEXT:   for (int d = 0; d < 3u; ++d)
 
 // Negative: the two launches pass different values.
 __global__ void two_values(const float *x, float *y, int n, int m) {
