@@ -121,6 +121,10 @@ CompiledKernel compileExtracted(const ExtractedKernel &K,
     Out.LoweredNames = R.LoweredNames;
   }
   std::lock_guard<std::mutex> L(Mu);
+  // Each key holds a whole source: a language server that runs for days
+  // would otherwise keep every version of every file it compiled.
+  if (Cache.size() >= 256)
+    Cache.clear();
   Cache[Key] = Out;
   return Out;
 }
