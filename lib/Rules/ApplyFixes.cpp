@@ -686,37 +686,37 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
   // Then a fix that copies code another kept fix of this round edits
   // waits for the next round (FixIt::Copies), where it copies the edited
   // code: the copy, which is what runs, would otherwise drop the other fix.
+  auto CopiesEditsOf = [](const FixIt &X, const FixIt &Y) {
+    for (const TextEdit &E : Y.Edits) {
+      if (llvm::is_contained(X.Edits, E))
+        continue; // an edit both make
+      for (const TextEdit &R : X.Copies)
+        if (overlaps(E, R))
+          return true;
+    }
+    return false;
+  };
   for (auto It = Kept.begin(); It != Kept.end();) {
     Candidate &C = **It;
     const FixIt &X = *C.F->Fix;
-    for (const Candidate *D : Kept) {
-      if (D == &C || X.Copies.empty())
-        continue;
-      for (const TextEdit &E : D->F->Fix->Edits) {
-        if (std::find(X.Edits.begin(), X.Edits.end(), E) != X.Edits.end())
-          continue; // an edit both make
-        for (const TextEdit &R : X.Copies)
-          if (overlaps(E, R)) {
-            C.Dropped = true;
-            C.State = FixOutcome::Conflict;
-            C.Why = "it copies code that the fix of " + label(*D->F) +
-                    " edits; the next round copies the edited code if it "
-                    "still matches (--compose-rounds; with 1 round, run "
-                    "again)";
-            break;
-          }
-        if (C.Dropped)
+    const Candidate *By = nullptr;
+    if (!X.Copies.empty())
+      for (const Candidate *D : Kept)
+        if (D != &C && CopiesEditsOf(X, *D->F->Fix)) {
+          By = D;
           break;
-      }
-      if (C.Dropped)
-        break;
-    }
-    if (C.Dropped) {
-      Note(*C.F, C.State, C.Why);
-      It = Kept.erase(It);
-    } else {
+        }
+    if (!By) {
       ++It;
+      continue;
     }
+    C.Dropped = true;
+    C.State = FixOutcome::Conflict;
+    C.Why = "it copies code that the fix of " + label(*By->F) +
+            " edits; the next round copies the edited code if it still "
+            "matches (--compose-rounds; with 1 round, run again)";
+    Note(*C.F, C.State, C.Why);
+    It = Kept.erase(It);
   }
 
   // 4. Files: read, check they did not change since parsing.

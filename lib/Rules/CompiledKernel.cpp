@@ -1,20 +1,19 @@
 //===- CompiledKernel.cpp - a kernel compiled by NVRTC, for rules ---------===//
 #include "CompiledKernel.h"
+#include "CallTree.h"
 
-#include "cudal1/Analysis/AstFacts.h"
+#include "cudal1/Analysis/AccessAnalysis.h"
 #include "cudal1/Analysis/Rule.h"
 #include "cudal1/Capture/CubinSymbols.h"
 #include "cudal1/Model/KernelModel.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclTemplate.h"
-#include "clang/AST/Expr.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Lex/Preprocessor.h"
 #include "llvm/ADT/StringExtras.h"
 
-#include <functional>
 #include <mutex>
 
 using namespace clang;
@@ -135,30 +134,21 @@ const FunctionDecl *patternOf(const FunctionDecl *FD) {
   return FD;
 }
 
-const FunctionDecl *kernelHolding(ArrayRef<const FunctionDecl *> Kernels,
-                                  const FunctionDecl *FD) {
+const FunctionDecl *
+kernelHolding(ArrayRef<const KernelAnalysis *> Kernels,
+              const FunctionDecl *FD) {
   if (!FD)
     return nullptr;
   FD = patternOf(FD);
   if (FD->hasAttr<CUDAGlobalAttr>())
     return FD;
-  std::function<bool(const Stmt *, unsigned)> Calls = [&](const Stmt *S,
-                                                          unsigned Depth) {
-    bool Found = false;
-    forEachStmt(S, [&](const Stmt *X) {
-      const auto *CE = dyn_cast<CallExpr>(X);
-      const FunctionDecl *Callee = CE ? CE->getDirectCallee() : nullptr;
-      const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr;
-      if (Found || !Def || !Def->hasBody())
-        return;
-      Found = patternOf(Def) == FD ||
-              (Depth < 3 && Calls(Def->getBody(), Depth + 1));
-    });
-    return Found;
-  };
-  for (const FunctionDecl *K : Kernels)
-    if (K && K->hasBody() && Calls(K->getBody(), 0))
-      return K;
+  for (const KernelAnalysis *K : Kernels)
+    if (K->Kernel && K->Kernel->hasBody() &&
+        anyCalledDefinition(K->Kernel->getBody(), 4,
+                            [&](const FunctionDecl *Def) {
+                              return patternOf(Def) == FD;
+                            }))
+      return K->Kernel;
   return nullptr;
 }
 

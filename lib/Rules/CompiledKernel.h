@@ -28,6 +28,7 @@ class FunctionDecl;
 namespace cudal1 {
 
 struct CheckContext;
+struct KernelAnalysis;
 
 /// What NVRTC made of an extracted kernel.
 struct CompiledKernel {
@@ -81,10 +82,11 @@ std::optional<bool> editsChangeCode(clang::ASTContext &C,
                                     llvm::ArrayRef<TextEdit> Edits);
 
 /// The kernel whose extraction holds \p FD: FD itself when it is a kernel,
-/// else one of \p Kernels whose body calls FD, directly or through up to
-/// three more calls (nullptr when none does).
+/// else the kernel of one of \p Kernels (a rule's analyzedKernels()) whose
+/// body calls FD, directly or through up to three more calls (nullptr when
+/// none does).
 const clang::FunctionDecl *
-kernelHolding(llvm::ArrayRef<const clang::FunctionDecl *> Kernels,
+kernelHolding(llvm::ArrayRef<const KernelAnalysis *> Kernels,
               const clang::FunctionDecl *FD);
 
 /// \p FD itself when it is a template pattern or plain function, else the

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "UnrollingConstantTrip.h"
 #include "UnrollPragma.h"
+#include "../CallTree.h"
 #include "../CompiledKernel.h"
 
 #include "clang/AST/Attr.h"
@@ -140,12 +141,9 @@ UnrollingConstantTrip::pragmaChangesCode(const FunctionDecl *FD,
                                          const Stmt *Loop) {
   if (!FD || !Loop || !optionBool("CompareCode", true))
     return std::nullopt;
-  std::vector<const FunctionDecl *> Kernels;
-  for (const KernelAnalysis *K : analyzedKernels())
-    Kernels.push_back(K->Kernel);
   return cudal1::pragmaChangesCode(ctx(), context(),
-                                   kernelHolding(Kernels, FD), FD, Loop,
-                                   "unroll");
+                                   kernelHolding(analyzedKernels(), FD), FD,
+                                   Loop, "unroll");
 }
 
 RuleInfo UnrollingConstantTrip::info() const {
@@ -307,24 +305,17 @@ void UnrollingConstantTrip::check(const MatchFinder::MatchResult &R) {
 
 bool UnrollingConstantTrip::nothingToGain(const Stmt *Body,
                                           bool LocalArray) {
-  // In the body or in a function it calls.
-  std::function<bool(const Stmt *, unsigned)> Barrier =
-      [&](const Stmt *S, unsigned Depth) {
-        if (containsCallTo(S, {"__syncthreads", "__syncthreads_count",
-                               "__syncthreads_and", "__syncthreads_or",
-                               "__syncwarp"}))
-          return true;
-        bool In = false;
-        if (Depth < 3)
-          forEachStmt(S, [&](const Stmt *X) {
-            if (const auto *CE = dyn_cast<CallExpr>(X))
-              if (const FunctionDecl *F = CE->getDirectCallee())
-                if (const FunctionDecl *Def = F->getDefinition();
-                    Def && Def->hasBody() && !In)
-                  In = Barrier(Def->getBody(), Depth + 1);
-          });
-        return In;
-      };
+  // In the body or in a function it calls (three calls deep).
+  auto Barrier = [](const Stmt *S) {
+    auto In = [](const Stmt *X) {
+      return containsCallTo(X, {"__syncthreads", "__syncthreads_count",
+                                "__syncthreads_and", "__syncthreads_or",
+                                "__syncwarp"});
+    };
+    return In(S) || anyCalledDefinition(S, 3, [&](const FunctionDecl *Def) {
+             return In(Def->getBody());
+           });
+  };
   // A local array indexed by the counter stays in registers only when
   // the loop is unrolled: worth it whatever the body holds.
   if (LocalArray)
@@ -337,7 +328,7 @@ bool UnrollingConstantTrip::nothingToGain(const Stmt *Body,
     Switch |= isa<SwitchStmt>(S) || isa<ReturnStmt>(S) || isa<GotoStmt>(S) ||
               isa<BreakStmt>(S);
   });
-  return Switch || Barrier(Body, 0) ||
+  return Switch || Barrier(Body) ||
          (int64_t)codeSize(Body) > optionInt("MaxBodySize", 300);
 }
 

@@ -305,11 +305,8 @@ void UnrollingParamBound::check(const MatchFinder::MatchResult &R) {
   // Compiled with and without the pragma (NVRTC): the same machine code
   // means nvcc already unrolls the loop so (or will not).
   if (optionBool("CompareCode", true)) {
-    std::vector<const FunctionDecl *> Kernels;
-    for (const KernelAnalysis *K : analyzedKernels())
-      Kernels.push_back(K->Kernel);
     if (std::optional<bool> Changes = pragmaChangesCode(
-            C, context(), kernelHolding(Kernels, FD), FD, For,
+            C, context(), kernelHolding(analyzedKernels(), FD), FD, For,
             "unroll " + std::to_string(Factor));
         Changes && !*Changes)
       return;
