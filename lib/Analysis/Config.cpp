@@ -495,6 +495,9 @@ std::string dumpConfig(const AnalysisConfig &C,
      << "\n";
   OS << "CheckOptions:\n";
   std::map<std::string, std::string> All;
+  // For every C++ and YAML rule (lib/Rules/SetupKernels.h); `<rule>.`
+  // overrides it for one rule.
+  All["*.IncludeSetupKernels"] = "false";
   for (const RuleInfo &R : Rules)
     for (auto &O : R.DefaultOptions)
       All[R.Id + "." + O.first] = O.second;
@@ -503,7 +506,8 @@ std::string dumpConfig(const AnalysisConfig &C,
   if (All.empty())
     OS << "  {}\n";
   for (auto &O : All)
-    OS << "  " << O.first << ": " << yamlQuote(O.second) << "\n";
+    OS << "  " << (O.first[0] == '*' ? "'" + O.first + "'" : O.first) << ": "
+       << yamlQuote(O.second) << "\n";
   if (C.Harness) {
     if (!C.Harness->SpecFile.empty())
       OS << "Harness: " << yamlQuote(C.Harness->SpecFile) << "\n";

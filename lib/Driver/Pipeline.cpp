@@ -140,7 +140,10 @@ std::string Pipeline::effectiveRules(const AnalysisConfig &C) const {
       G.consume_front("+");
       return G == D;
     });
-    if (!Named)
+    bool Off = llvm::any_of(Given, [&](llvm::StringRef G) {
+      return G.trim() == ("-" + D).str();
+    });
+    if (!Named && !Off)
       R += ",-" + D.str();
   }
   return R;

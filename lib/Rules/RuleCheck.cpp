@@ -1,5 +1,6 @@
 //===- RuleCheck.cpp - the base class of every C++ rule -------------------===//
 #include "RuleCheck.h"
+#include "SetupKernels.h"
 
 #include "cudal1/Model/KernelModel.h"
 
@@ -141,6 +142,10 @@ void RuleCheck::report(Finding F) {
   }
   if (F.Fix)
     F.WhyNoFix.clear();
+  // Code a program runs once beside a loop that does the work: not worth
+  // a finding (SetupKernels.h).
+  if (skipAsSetup(*Ctx, *CC, F))
+    return;
   // The same note twice (one per pointer proven apart, one per access of a
   // group) says nothing more: keep the first.
   std::set<std::pair<std::string, std::string>> Notes;

@@ -1,6 +1,7 @@
 //===- YamlRuleCheck.cpp - YAML rules: matcher text + Transformer ---------===//
 #include "cudal1/Rules/YamlRuleCheck.h"
 #include "cudal1/Rules/RuleSupport.h"
+#include "SetupKernels.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
@@ -303,7 +304,8 @@ public:
         }
       }
     }
-    Out.push_back(std::move(F));
+    if (!skipAsSetup(Ctx, CC, F))
+      Out.push_back(std::move(F));
   }
 
 private:
