@@ -9,8 +9,10 @@
 #include "AlgebraicPow2Divmod.h"
 #include "LoopTraffic.h"
 
+#include "clang/AST/Attr.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
 
 #include <optional>
@@ -394,9 +396,13 @@ RuleInfo AlgebraicPow2Divmod::info() const {
       "from those and never changed, with a bound below 2^31 (so "
       "`blockIdx.x * blockDim.x + threadIdx.x` converted to int is *not* "
       "proven), in a loop whose iterations change it. Outside every loop "
-      "(index arithmetic once per thread: `int lane = tid % 32;`), or with a "
-      "dividend the loop does not change, the two or three extra "
-      "instructions are paid once per thread and cannot show next to the "
+      "(index arithmetic once per thread: `int lane = tid % 32;`), with a "
+      "dividend the loop does not change, or in a loop of at most 16 "
+      "iterations with constant bounds that no loop encloses, in a kernel "
+      "or in a device function that kernels call only outside their loops "
+      "(a 6-step binary search at the top of each kernel), the few extra "
+      "instructions are paid once or a few times per thread and cannot show "
+      "next to the "
       "kernel's work: reported only with the option `IncludeOncePerThread: "
       "true`. Nor in a loop that hides them: one that waits at a barrier "
       "(a tree reduction's `i / 2`), or that reads or writes at least 4 "
@@ -460,6 +466,62 @@ static bool hiddenByLoop(const ASTContext &C, const Stmt *Loop) {
   return globalBytesPerIteration(C, Loop) >= 4;
 }
 
+/// \p Loop runs at most 16 times per call of \p FD (a counted loop with
+/// constant bounds) and no loop of \p FD encloses it, and \p FD is a kernel
+/// or a device function that only kernels call, each outside its loops: the
+/// division runs a bounded number of times per thread, as it would
+/// unrolled (flame's binary search over 20 functions, 6 steps at the top of
+/// each kernel). Reported only with IncludeOncePerThread, as once per
+/// thread is.
+static bool boundedPerThread(ASTContext &C, const Stmt *Loop,
+                             const FunctionDecl *FD) {
+  const auto *For = dyn_cast<ForStmt>(Loop);
+  if (!For || enclosingLoop(C, *Loop))
+    return false;
+  auto Shape = analyzeFor(C, For);
+  if (!Shape)
+    return false;
+  auto Init = evalInt(C, Shape->Init), Bound = evalInt(C, Shape->Bound);
+  if (!Init || !Bound)
+    return false;
+  auto Trips = tripCount(*Init, *Bound, Shape->Cmp, Shape->Step);
+  if (!Trips || *Trips > 16)
+    return false;
+  if (FD->hasAttr<CUDAGlobalAttr>())
+    return true;
+  // Every use of the device function is a call from a kernel, outside the
+  // kernel's loops.
+  struct Uses : RecursiveASTVisitor<Uses> {
+    const FunctionDecl *Target;
+    std::vector<const DeclRefExpr *> Refs;
+    bool shouldVisitTemplateInstantiations() const { return true; }
+    bool VisitDeclRefExpr(DeclRefExpr *E) {
+      if (const auto *F = dyn_cast<FunctionDecl>(E->getDecl()))
+        if (F->getCanonicalDecl() == Target)
+          Refs.push_back(E);
+      return true;
+    }
+  } U;
+  U.Target = FD->getCanonicalDecl();
+  U.TraverseDecl(C.getTranslationUnitDecl());
+  if (U.Refs.empty())
+    return false;
+  for (const DeclRefExpr *Ref : U.Refs) {
+    const auto &Parents = C.getParents(*Ref);
+    const auto *Cast = Parents.empty() ? nullptr : Parents[0].get<Expr>();
+    const auto &Up = Cast ? C.getParents(*Cast) : Parents;
+    const auto *Call = Up.empty() ? nullptr : Up[0].get<CallExpr>();
+    if (!Call || Call->getCallee()->IgnoreParenImpCasts() != Ref)
+      return false;
+    const FunctionDecl *Caller =
+        enclosingFunction(C, DynTypedNode::create(*Call));
+    if (!Caller || !Caller->hasAttr<CUDAGlobalAttr>() ||
+        enclosingLoop(C, *Call))
+      return false;
+  }
+  return true;
+}
+
 void AlgebraicPow2Divmod::check(const MatchFinder::MatchResult &R) {
   const auto *BO = R.Nodes.getNodeAs<BinaryOperator>("op");
   ASTContext &C = ctx();
@@ -507,7 +569,7 @@ void AlgebraicPow2Divmod::check(const MatchFinder::MatchResult &R) {
     const Stmt *Loop = enclosingLoop(C, *BO);
     bool HasVar = false;
     if (!Loop || isLoopInvariant(BO->getLHS(), varsChangedIn(Loop), HasVar) ||
-        hiddenByLoop(C, Loop))
+        hiddenByLoop(C, Loop) || boundedPerThread(C, Loop, FD))
       return;
   }
   if (!Unsigned && !isProvablyNonNegative(C, LHSRaw)) {

@@ -221,3 +221,48 @@ template <typename T> __global__ void tmpl_loop(const T *in, T *out, int n) {
   out[threadIdx.x] = s;
 }
 template __global__ void tmpl_loop<float>(const float *, float *, int);
+
+// A 6-step binary search over a table in a kernel parameter, in a device
+// function that kernels call only at their top (seen in flame): 6
+// divisions per thread, reported only with IncludeOncePerThread, as once
+// per thread is.
+struct SearchTable { int t[20]; };
+__device__ int search6(int idx, const SearchTable &search_table) {
+  int lo = 0, hi = 20, mid;
+  for (int i = 0; i < 6; i++) {
+    mid = (lo + hi) / 2;
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:21: warning: signed division by 2 inside a loop{{.*}} [algebraic-pow2-divmod]
+    // CHECK-MESSAGES: note: no fix:{{.*}}
+    if (search_table.t[mid] <= idx)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return mid;
+}
+__global__ void search_top(int *out, const SearchTable tab) {
+  int f = search6(blockIdx.x * blockDim.x + threadIdx.x, tab);
+  out[threadIdx.x] = f;
+}
+// The same search in a function a kernel calls inside its loop: the
+// divisions repeat with the loop; reported.
+__device__ int search6_loop(int idx, const SearchTable &search_table) {
+  int lo = 0, hi = 20, mid;
+  for (int i = 0; i < 6; i++) {
+    mid = (lo + hi) / 2;
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:21: warning: signed division by 2 inside a loop{{.*}} [algebraic-pow2-divmod]
+    // CHECK-MESSAGES: note: no fix:{{.*}}
+    // DEFAULT: algebraic-pow2-divmod.cu:[[@LINE-3]]:21: warning: signed division by 2 inside a loop{{.*}} [algebraic-pow2-divmod]
+    if (search_table.t[mid] <= idx)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return mid;
+}
+__global__ void search_many(int *out, int n, const SearchTable tab) {
+  int s = 0;
+  for (int k = 0; k < n; k++)
+    s += search6_loop(k * 32 + threadIdx.x, tab);
+  out[threadIdx.x] = s;
+}
