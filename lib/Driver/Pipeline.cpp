@@ -140,9 +140,16 @@ std::string Pipeline::effectiveRules(const AnalysisConfig &C) const {
       G.consume_front("+");
       return G == D;
     });
-    bool Off = llvm::any_of(Given, [&](llvm::StringRef G) {
-      return G.trim() == ("-" + D).str();
-    });
+    // Already off, with no glob after that could turn it on: appending
+    // '-D' again would only repeat it in --dump-config.
+    bool Off = false;
+    for (llvm::StringRef G : Given) {
+      G = G.trim();
+      if (G == ("-" + D).str())
+        Off = true;
+      else if (G.contains('*') && !G.starts_with("-"))
+        Off = false;
+    }
     if (!Named && !Off)
       R += ",-" + D.str();
   }

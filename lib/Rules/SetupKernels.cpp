@@ -125,7 +125,7 @@ public:
         }
         if (Loop) {
           W.AnyLoop = true;
-          if (!geometricLoop(Cond, Step, Body))
+          if (!geometricLoop(Cond, Step, Body) && !fewTrips(St))
             ++W.RepeatLoops;
         }
         Child = St;
@@ -180,6 +180,21 @@ public:
     if (Body)
       forEachStmt(Body, Scan);
     return Halving;
+  }
+
+  /// A counted loop of fewer than 8 iterations with constant bounds (a
+  /// test's `for (g = 0; g < 3; ++g)` over three grid shapes): a few
+  /// launches written once, not a loop that repeats work.
+  bool fewTrips(const Stmt *S) {
+    const auto *For = dyn_cast<ForStmt>(S);
+    auto Shape = For ? analyzeFor(Ctx, For) : std::nullopt;
+    if (!Shape)
+      return false;
+    auto Init = evalInt(Ctx, Shape->Init), Bound = evalInt(Ctx, Shape->Bound);
+    if (!Init || !Bound)
+      return false;
+    auto Trips = tripCount(*Init, *Bound, Shape->Cmp, Shape->Step);
+    return Trips && *Trips < 8;
   }
 
   /// Where the calls of \p FD run (`main` runs once).
@@ -251,6 +266,27 @@ unsigned loopDepth(const FunctionDecl *Kernel) {
   return Def ? loopDepth(Def->getBody()) : 0;
 }
 
+/// `<<<1, 1>>>` (dim3(1) and `{1, 1, 1}` too): the kernel runs serially.
+bool oneThread(ASTContext &Ctx, const CUDAKernelCallExpr *Site) {
+  const CallExpr *Cfg = Site->getConfig();
+  if (!Cfg || Cfg->getNumArgs() < 2)
+    return false;
+  for (unsigned A = 0; A < 2; ++A) {
+    const Expr *W = writtenLaunchDim(Cfg->getArg(A));
+    if (!W)
+      return false;
+    std::vector<const Expr *> Parts{W};
+    if (auto Comps = writtenDimComponents(W))
+      Parts = *Comps;
+    for (const Expr *P : Parts) {
+      auto V = evalInt(Ctx, P);
+      if (!V || *V != 1)
+        return false;
+    }
+  }
+  return true;
+}
+
 /// Every launch of \p Kernel that can escape this translation unit's view
 /// is in it: its address is used only in <<<>>> launches, and the kernel is
 /// either declared only in the main file (or internal), or defined in a
@@ -304,10 +340,18 @@ SetupIndex build(ASTContext &Ctx, const CheckContext &CC) {
     if (!InLoop && launchesSeen(Ctx, B.Index, Kernel, L))
       Once.insert(Kernel->getCanonicalDecl());
   }
+  // A kernel that runs in one thread does its loops serially: one level
+  // more (a one-thread sum over the partials of a reduction is not setup
+  // code beside a column loop of launches).
   std::set<const FunctionDecl *> Setup;
-  for (const FunctionDecl *K : Once)
-    if (loopDepth(K) < RepeatedWork)
+  for (const FunctionDecl *K : Once) {
+    const auto &Sites = Facts.Launches.find(K)->second.Sites;
+    bool Serial = llvm::all_of(Sites, [&](const CUDAKernelCallExpr *S) {
+      return oneThread(Ctx, S);
+    });
+    if (loopDepth(K) + (Serial && loopDepth(K) ? 1 : 0) < RepeatedWork)
       Setup.insert(K);
+  }
   if (!AnyRepeated || Setup.empty())
     return std::move(B.Out);
   // The device functions each kernel calls; those that only setup kernels

@@ -4,7 +4,9 @@
 // counted). A triangular solve's forward substitution, launched once with
 // two nested loops per thread, is half the work next to a host loop of
 // back-substitution rows (one loop per thread, n launches): it is reported.
-// The clearing kernel launched once, without a loop, is setup code.
+// The clearing kernel launched once, without a loop, is setup code. A
+// kernel launched <<<1, 1>>> runs its loops serially: one level more (the
+// one-thread sum is reported; the one-thread flag, without a loop, is not).
 // RUN: %cuda-l1-rewrite --rules='-*,algebraic-powf-square' %s 2>&1 \
 // RUN:   | FileCheck %s --implicit-check-not='{{warning}}:'
 #include <cuda_runtime.h>
@@ -39,6 +41,16 @@ __global__ void clear(float *X, int total) {
     X[i] = powf(X[i], 2.0f) * 0.0f;
 }
 
+__global__ void total(const float *X, float *out, int count) {
+  float s = 0.0f;
+  for (int i = 0; i < count; i++)
+    s += powf(X[i], 2.0f);
+// CHECK: setup-kernels-work.cu:[[@LINE-1]]:10: warning: {{.*}}[algebraic-powf-square]
+  *out = s;
+}
+
+__global__ void flag(float *out) { *out = powf(out[1], 2.0f); }
+
 int main() {
   const int n = 2048, m = 2048;
   float *L, *U, *B, *X;
@@ -50,6 +62,8 @@ int main() {
   forward<<<(m + 255) / 256, 256>>>(L, B, X, n, m);
   for (int row = n - 1; row >= 0; row--)
     backward_row<<<(m + 255) / 256, 256>>>(U, X, row, n, m);
+  total<<<1, 1>>>(X, B, n * m);
+  flag<<<dim3(1), dim3(1)>>>(B);
   cudaDeviceSynchronize();
   return 0;
 }
