@@ -940,13 +940,17 @@ private:
     const Expr *Inc = FS->getInc();
     if (!IV || !Inc)
       return;
-    // The IV must change only in the loop header's increment.
+    // Inside the loop, the IV must change only in the header's increment.
+    // Changes outside it do not matter: a counter declared before the loop
+    // and reused by the next loops (`int i; for (i = 0; ...) ...; for (i =
+    // 1; ...)`: lud's diagonal kernel) counts each loop alone.
     auto It = C.Mods->find(IV);
     if (It != C.Mods->end()) {
       if (It->second.Escapes)
         return;
       for (const Stmt *M : It->second.Mods)
-        if (M != Inc->IgnoreParens() && !isWithin(M, FS->getInit()))
+        if (M != Inc->IgnoreParens() && !isWithin(M, FS->getInit()) &&
+            isWithin(M, FS))
           return;
     }
     const Expr *StepE = nullptr;

@@ -682,39 +682,10 @@ struct BoundFinder {
           !VD->getType().isVolatileQualified() && unmodified(VD))
         if (auto B = bound(VD->getInit()))
           return fits(*B, VD->getType()) ? B : std::nullopt;
-      if (auto B = inductionBound(VD))
-        return B;
     }
     if (T->isUnsignedIntegerType() || T->isBooleanType())
       return maxOf(T);
     return std::nullopt;
-  }
-
-  /// The induction variable of `for (int i = A; i < B; i += S)` (or `<=`,
-  /// `++i`), declared in the loop's init, with A >= 0, S > 0, and B
-  /// bounded: the loop's body does not change it (analyzeFor), so every use
-  /// (all are inside the loop) is at most B + S.
-  std::optional<uint64_t> inductionBound(const VarDecl *VD) {
-    if (!VD->isLocalVarDecl() || VD->getType().isVolatileQualified())
-      return std::nullopt;
-    auto Decl = Ctx.getParents(*VD);
-    const auto *DS = Decl.empty() ? nullptr : Decl[0].get<DeclStmt>();
-    if (!DS || !DS->isSingleDecl())
-      return std::nullopt;
-    auto Loop = Ctx.getParents(*DS);
-    const auto *For = Loop.empty() ? nullptr : Loop[0].get<ForStmt>();
-    if (!For || For->getInit() != DS)
-      return std::nullopt;
-    auto Shape = analyzeFor(Ctx, For);
-    if (!Shape || Shape->IV != VD || Shape->Step <= 0 ||
-        (Shape->Cmp != BO_LT && Shape->Cmp != BO_LE))
-      return std::nullopt;
-    auto A = bound(Shape->Init), B = bound(Shape->Bound);
-    if (!A || !B || *B >= (1ULL << 62))
-      return std::nullopt;
-    uint64_t Max = std::max(*A, *B + uint64_t(Shape->Step));
-    return fits(Max, VD->getType()) ? std::optional<uint64_t>(Max)
-                                    : std::nullopt;
   }
 
   uint64_t maxOf(QualType T) {
