@@ -1,6 +1,7 @@
 //===- SetupKernels.cpp - kernels a program runs once beside a loop -------===//
 #include "SetupKernels.h"
 #include "CallTree.h"
+#include "LoopTrips.h"
 
 #include "cudal1/Analysis/AstFacts.h"
 
@@ -186,14 +187,7 @@ public:
   /// test's `for (g = 0; g < 3; ++g)` over three grid shapes): a few
   /// launches written once, not a loop that repeats work.
   bool fewTrips(const Stmt *S) {
-    const auto *For = dyn_cast<ForStmt>(S);
-    auto Shape = For ? analyzeFor(Ctx, For) : std::nullopt;
-    if (!Shape)
-      return false;
-    auto Init = evalInt(Ctx, Shape->Init), Bound = evalInt(Ctx, Shape->Bound);
-    if (!Init || !Bound)
-      return false;
-    auto Trips = tripCount(*Init, *Bound, Shape->Cmp, Shape->Step);
+    auto Trips = constantTripCount(Ctx, S);
     return Trips && *Trips < 8;
   }
 

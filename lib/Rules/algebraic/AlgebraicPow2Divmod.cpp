@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "AlgebraicPow2Divmod.h"
 #include "LoopTraffic.h"
+#include "../LoopTrips.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/Expr.h"
@@ -475,16 +476,9 @@ static bool hiddenByLoop(const ASTContext &C, const Stmt *Loop) {
 /// thread is.
 static bool boundedPerThread(ASTContext &C, const Stmt *Loop,
                              const FunctionDecl *FD) {
-  const auto *For = dyn_cast<ForStmt>(Loop);
-  if (!For || enclosingLoop(C, *Loop))
+  if (enclosingLoop(C, *Loop))
     return false;
-  auto Shape = analyzeFor(C, For);
-  if (!Shape)
-    return false;
-  auto Init = evalInt(C, Shape->Init), Bound = evalInt(C, Shape->Bound);
-  if (!Init || !Bound)
-    return false;
-  auto Trips = tripCount(*Init, *Bound, Shape->Cmp, Shape->Step);
+  auto Trips = constantTripCount(C, Loop);
   if (!Trips || *Trips > 16)
     return false;
   if (FD->hasAttr<CUDAGlobalAttr>())
