@@ -85,9 +85,10 @@ public:
 
   /// Where \p S runs: inside a loop (or in a function called inside one,
   /// up to 4 levels of callers; true when this cannot be told), and inside
-  /// a loop that repeats work (one whose condition is not driven by a
-  /// division or a shift, as the passes of a reduction are: a time step,
-  /// the timed repetitions; false when this cannot be told).
+  /// a loop that repeats work (a time step, the timed repetitions: not one
+  /// whose condition is driven by a product, a quotient or a shift, as the
+  /// passes of a reduction or a scan are, nor one of fewer than 8 constant
+  /// trips; false when this cannot be told).
   struct Where {
     bool AnyLoop = false;
     unsigned RepeatLoops = 0; ///< how many such loops are around it

@@ -31,7 +31,10 @@ struct Finding;
 ///    loop (followed through callers up to 4 levels; a function whose
 ///    callers are not all visible, a lambda, a virtual function count as
 ///    called in a loop; `main` is called once),
-/// while another kernel of the translation unit is launched in a loop?
+///  - whose loop nest (grid-stride loops not counted; one level more for a
+///    <<<1, 1>>> kernel with a loop) is shallower than that of a kernel
+///    launched in a loop that repeats work, plus the number of such loops
+///    around its launch (docs/advise.md, "Setup kernels")?
 bool inSetupKernel(clang::ASTContext &Ctx, const CheckContext &CC,
                    const Finding &F);
 
