@@ -105,12 +105,17 @@ void AlgebraicPowSmallExponent::checkTranslationUnit() {
         std::string Repl = replacementFor(V, X, IsDouble);
         if (Repl.empty())
           return;
+        // A base with side effects (`in[j++]`) written twice would run them
+        // twice: the advice names a local holding it.
+        bool PureBase = isPure(Ctx, CE->getArg(0));
+        if (!PureBase && (V == 2 || V == 3 || V == 4))
+          Repl = replacementFor(V, "b", IsDouble) + " with a local b = " + X +
+                 " (the base has side effects: evaluate it once)";
         // What the YAML rules rewrite (a literal exponent 2, 3 or 4 on a pure
         // base, a literal 0.5) is theirs to report.
         bool Literal = isa<FloatingLiteral>(Y) || isa<IntegerLiteral>(Y);
         bool YamlRewrites = N != "__powf" && Literal &&
-                            ((V == 0.5) || ((V == 2 || V == 3 || V == 4) &&
-                                            isPure(Ctx, CE->getArg(0))));
+                            ((V == 0.5) || ((V == 2 || V == 3 || V == 4) && PureBase));
         if (YamlRewrites || !firstInUserCode(CE->getBeginLoc()))
           return;
         std::string Msg =

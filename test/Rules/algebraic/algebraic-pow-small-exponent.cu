@@ -28,7 +28,7 @@ __global__ void powers(const float *in, float *out, int n) {
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:13: warning: 'powf' with the constant exponent two {{.*}}; use (x) * (x) instead [algebraic-pow-small-exponent]
   int j = i;
   out[i] += powf(in[j++], 3.0f);
-  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:13: warning: 'powf' with the constant exponent 3.0f {{.*}} [algebraic-pow-small-exponent]
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:13: warning: 'powf' with the constant exponent 3.0f {{.*}}; use (b) * (b) * (b) with a local b = in[j++] (the base has side effects: evaluate it once) instead [algebraic-pow-small-exponent]
   // Negative: what the YAML rules rewrite; exponents that are not small.
   out[i] += powf(x, 2.0f) + powf(x, 0.5f) + powf(x, 2.5f) + powf(x, n);
 }

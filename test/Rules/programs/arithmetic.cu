@@ -82,8 +82,8 @@ void launch(const float *in, float *out, const float *s, int n) {
 
 // CHECK-MESSAGES: arithmetic.cu:7:10: warning: double literal '0.5' promotes float arithmetic to double (FP64 runs at 1/2 to 1/64 of the FP32 rate); use '0.5{{.*}} [algebraic-float-literal]
 // CHECK-MESSAGES: arithmetic.cu:7:10: note: the surrounding expression is then computed in float rather than double: results may differ by a few ulp
-// CHECK-MESSAGES: arithmetic.cu:15:24: warning: powf(v, 2) takes the general exp/log path (tens of instructions); (v) * (v) is one multiply [algebraic-powf-square]
-// CHECK-MESSAGES: arithmetic.cu:15:40: warning: powf(v, 0.5f) takes the general exp/log path; sqrtf is one hardware-assisted operation [algebraic-powf-sqrt]
+// CHECK-MESSAGES: arithmetic.cu:15:24: warning: powf(v, 2.0f) takes the general exp/log path (tens of instructions); (v) * (v) is one multiply [algebraic-powf-square]
+// CHECK-MESSAGES: arithmetic.cu:15:40: warning: pow(v, 0.5f) takes the general exp/log path; sqrtf is one hardware-assisted operation [algebraic-powf-sqrt]
 // CHECK-MESSAGES: arithmetic.cu:26:39: warning: division by loop-invariant 'd' inside a loop (1 division); a reciprocal computed once before the loop turns ea{{.*}} [algebraic-reciprocal-hoist]
 // CHECK-MESSAGES: arithmetic.cu:25:3: note: the loop in which 'd' does not change
 // Not reported: 'j % groups' and '(j - groups) / 64' at 28:26 (a signed
