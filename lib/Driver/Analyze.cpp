@@ -215,6 +215,60 @@ private:
                (!PK.MinorFromMajorLine || F.Loc.Line >= It->second);
       });
     }
+    // One access of a row walk, diagnosed by several coalescing rules at
+    // one place: a fix-less finding where a rule earlier in the list
+    // reports (fix or not) is the same diagnosis,
+    // with a narrower remedy. Earlier in the list: the broader remedy (a
+    // warp per row gives a row 32 lanes, which also splits a loop over too
+    // few threads, and reads it coalesced, which staging and the
+    // uncoalesced and strided findings describe).
+    static const StringRef RowWalk[] = {
+        "coalescing-warp-per-row-passes", "coalescing-warp-per-row",
+        "coalescing-column-split",        "coalescing-smem-staging",
+        "coalescing-uncoalesced-access",  "coalescing-strided-access"};
+    {
+      auto Rank = [&](const Finding &F) {
+        return (size_t)(llvm::find(RowWalk, F.RuleId) - std::begin(RowWalk));
+      };
+      // The same access or statement; a warp-per-row finding covers its
+      // whole accumulation statement (the fix rewrites all of it), the
+      // others only their own place (another array's access in a split
+      // loop keeps its finding).
+      auto Covers = [&](const Finding &Major, const Finding &Minor) {
+        if (Major.Loc.File != Minor.Loc.File)
+          return false;
+        if (Major.Offset == Minor.Offset)
+          return true;
+        if (Rank(Major) > 1 || Major.RangeEnd.File.empty())
+          return false;
+        auto Pos = [](const SourceLoc &L) {
+          return std::make_pair(L.Line, L.Column);
+        };
+        return Pos(Major.Loc) <= Pos(Minor.Loc) &&
+               Pos(Minor.Loc) <= Pos(Major.RangeEnd);
+      };
+      std::vector<const Finding *> Ranked;
+      for (const Finding &F : Out)
+        if (Rank(F) < std::size(RowWalk))
+          Ranked.push_back(&F);
+      std::set<const Finding *> Drop;
+      for (const Finding *Minor : Ranked) {
+        if (Minor->Fix)
+          continue;
+        for (const Finding *Major : Ranked)
+          if (Rank(*Major) < Rank(*Minor) && Covers(*Major, *Minor)) {
+            Drop.insert(Minor);
+            break;
+          }
+      }
+      if (!Drop.empty()) {
+        std::vector<Finding> Kept;
+        for (Finding &F : Out)
+          if (!Drop.count(&F))
+            Kept.push_back(std::move(F));
+        Out = std::move(Kept);
+      }
+    }
     static const std::pair<StringRef, StringRef> Subsumed[] = {
         {"memory-atomic-contention", "sync-warp-atomic-reduction"}};
     for (const auto &[Minor, Major] : Subsumed) {

@@ -187,7 +187,7 @@ Finding CoalescingWarpPerRow::analyze(
       "each thread sums its own row into '" + Acc->getName().str() +
           "': a warp per row would read the row with consecutive lanes "
           "(coalesced) and reduce with warp shuffles",
-      K);
+      K, Upd->getSourceRange());
   auto Fail = [&](const std::string &W) {
     refuse(Fd, W);
     return Fd;
