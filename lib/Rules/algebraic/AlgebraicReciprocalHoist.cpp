@@ -67,8 +67,10 @@ RuleInfo AlgebraicReciprocalHoist::info() const {
       "loop-invariant values, and floating divisions whose divisor is an "
       "expression or that use `/=` (this rule took over "
       "`algebraic-division-invariant`), in innermost loops only: a division "
-      "in a loop that holds another loop (a tile loop around its k loop) "
-      "runs once per inner loop and is not where the time goes.\n"
+      "in a loop that holds another loop (a tile loop around its k loop), "
+      "or that calls a function of the program that loops (directly or "
+      "through up to two more calls: a renderer's samples, each tracing "
+      "rays), runs once per inner loop and is not where the time goes.\n"
       "\n"
       "Integer divisions are reported once per loop, and only when the loop "
       "does more of them than its memory traffic hides: more than one per 4 "
@@ -116,6 +118,29 @@ void AlgebraicReciprocalHoist::registerMatchers(MatchFinder &F) {
 /// loop may rarely take. A reciprocal computed before the loop would cost
 /// every thread a division that case may never need (a fractal renderer's
 /// 49 variations, one taken per iteration).
+/// True when \p S calls a function of the program whose body holds a loop,
+/// directly or through the functions it calls (\p Depth levels): a loop
+/// iteration that runs another loop's work (aobench's samples, each tracing
+/// rays through `ambient_occlusion`'s loops) is not where a division's
+/// instructions cost.
+static bool callsLoopingFunction(const ASTContext &C, const Stmt *S,
+                                 unsigned Depth = 3) {
+  bool Found = false;
+  forEachStmt(S, [&](const Stmt *X) {
+    const auto *CE = dyn_cast<CallExpr>(X);
+    if (Found || !CE)
+      return;
+    const FunctionDecl *FD = CE->getDirectCallee();
+    const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
+    if (!Def || !Def->getBody() ||
+        C.getSourceManager().isInSystemHeader(Def->getLocation()))
+      return;
+    Found = containsLoop(Def->getBody()) ||
+            (Depth > 1 && callsLoopingFunction(C, Def->getBody(), Depth - 1));
+  });
+  return Found;
+}
+
 static bool inSwitchWithin(ASTContext &C, const Stmt *BO, const Stmt *Loop) {
   for (const Stmt *S = BO; S && S != Loop;) {
     auto Ps = C.getParents(*S);
@@ -307,8 +332,9 @@ void AlgebraicReciprocalHoist::reportOtherInvariantDivisions(
         // Only where the division is in an innermost loop: in a loop that
         // holds another (a tile loop around its k loop, a row loop around
         // its column loop) it runs once per inner loop's iterations, and
-        // its cost is not where the time goes.
-        if (containsLoop(Loop))
+        // its cost is not where the time goes. Nor where the loop calls a
+        // function that loops.
+        if (containsLoop(Loop) || callsLoopingFunction(Ctx, Loop))
           return;
         auto It = ChangedCache.find(Loop);
         if (It == ChangedCache.end())

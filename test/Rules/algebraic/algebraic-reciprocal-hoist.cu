@@ -240,3 +240,27 @@ template <typename T> __global__ void tmpl_stream(const T *in, float *out, int n
   // CHECK-MESSAGES: t.cu:[[@LINE-2]]:16: warning: division by loop-invariant 'd' inside a loop (1 division){{.*}} [algebraic-reciprocal-hoist]
 }
 template __global__ void tmpl_stream<float>(const float *, float *, int, float);
+
+// Not reported: the loop calls a function that loops, through another
+// function (a renderer's samples, each tracing rays through an ambient
+// occlusion loop): the division runs once per inner loop. The same
+// division in a loop that calls a loop-free function is reported.
+__device__ float occlusion(float x, int rays) {
+  float acc = 0.0f;
+  for (int k = 0; k < rays; k++)
+    acc += sinf(x + k);
+  return acc;
+}
+__device__ float shade(float x, int rays) { return occlusion(x, rays) * 0.5f; }
+__device__ float light(float x) { return sinf(x) * 0.5f; }
+__global__ void samples(float *out, int n, int w, int rays) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float s = 0.0f;
+  for (int u = 0; u < n; u++)
+    s += shade(u / (w / 2.0f), rays);
+  for (int u = 0; u < n; u++)
+    s += light(u / (w / 2.0f));
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:18: warning: floating-point division by the loop-invariant '(w / 2.0f)'{{.*}} [algebraic-reciprocal-hoist]
+  // CHECK-MESSAGES: note: no fix:
+  out[i] = s;
+}
