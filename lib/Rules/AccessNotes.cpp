@@ -276,17 +276,16 @@ static std::vector<AffineExpr> expandLoops(const MemAccess &B) {
 /// through L1). \p IsFirst: \p A is the group's first access (lowest
 /// offset), which carries the group's finding.
 /// \p B (in the kernel's own body) is under an `if` whose condition reads
-/// the same record of \p B's array (`if (p[i].alive) p[i].x += ...`).
+/// the same record of \p B's array (`if (p[i].alive) p[i].x += ...`), or
+/// after an `if` that returns when such a condition holds (`if
+/// (node[m].dry) return;`: the lanes left read the fields the test fetched).
 static bool guardedBySameRecord(ASTContext &Ctx, const KernelAnalysis &K,
                                 const MemAccess &B, const AffineExpr &Shape) {
   if (!B.CallChain.empty() || !B.E)
     return false;
   const SourceManager &SM = Ctx.getSourceManager();
-  for (const Stmt *S : stmtAncestors(Ctx, B.E)) {
-    const auto *If = dyn_cast<IfStmt>(S);
-    if (!If || !If->getCond())
-      continue;
-    SourceRange CR = If->getCond()->getSourceRange();
+  auto ReadsRecord = [&](const Expr *Cond) {
+    SourceRange CR = Cond->getSourceRange();
     for (const MemAccess &C : K.Accesses) {
       if (&C == &B || C.Base != B.Base || !C.E || !C.Address.isKnown() ||
           !C.CallChain.empty())
@@ -298,6 +297,31 @@ static bool guardedBySameRecord(ASTContext &Ctx, const KernelAnalysis &K,
                            SM.getExpansionLoc(CR.getEnd())))
         return true;
     }
+    return false;
+  };
+  // `if (cond) return;` (or `{ return; }`), without else.
+  auto ReturnsIf = [](const Stmt *S) -> const Expr * {
+    const auto *If = dyn_cast<IfStmt>(S);
+    if (!If || If->getElse() || !If->getCond())
+      return nullptr;
+    const Stmt *T = If->getThen();
+    if (const auto *CS = dyn_cast<CompoundStmt>(T); CS && CS->size() == 1)
+      T = CS->body_front();
+    return isa<ReturnStmt>(T) ? If->getCond() : nullptr;
+  };
+  const Stmt *Prev = nullptr;
+  for (const Stmt *S : stmtAncestors(Ctx, B.E)) {
+    if (const auto *If = dyn_cast<IfStmt>(S);
+        If && If->getCond() && ReadsRecord(If->getCond()))
+      return true;
+    if (const auto *CS = dyn_cast<CompoundStmt>(S); CS && Prev)
+      for (const Stmt *X : CS->body()) {
+        if (X == Prev)
+          break;
+        if (const Expr *Cond = ReturnsIf(X); Cond && ReadsRecord(Cond))
+          return true;
+      }
+    Prev = S;
   }
   return false;
 }

@@ -36,7 +36,8 @@ RuleInfo CoalescingStridedAccess::info() const {
       "\n"
       "The fields or channels the kernel reads or writes at the same "
       "stride count as used bytes, also those under a condition that "
-      "reads the same record (`if (p[i].alive) p[i].x += p[i].y;`; not "
+      "reads the same record (`if (p[i].alive) p[i].x += p[i].y;`, or "
+      "after `if (p[i].dry) return;`; not "
       "those one lane reads under `threadIdx.x == 0`) and struct-valued "
       "members with their whole size (a `double3` of an 88-byte record).\n"
       "\n" +

@@ -46,7 +46,11 @@ RuleInfo CoalescingUncoalescedAccess::info() const {
       "`threadIdx.x` is coalescing-strided-access's, except when the warp "
       "also spans rows of a 2-D block at a symbolic distance; then the "
       "other channels or fields the kernel reads at the same stride count "
-      "as used bytes.\n"
+      "as used bytes. So do they for a constant stride of 32 bytes or more "
+      "(records of eight or more floats, each lane in its own sector), "
+      "also the fields read under a condition on the same record or after "
+      "`if (record's flag) return;`: a finding only when the record's "
+      "used bytes leave at least MinFactor times the ideal traffic.\n"
       "\n" +
       std::string(outweighingLoopDoc());
   I.Doc.WhySlow =
