@@ -133,7 +133,7 @@ __global__ void all_float(float *v, int n) {
   // BITWISE: v[i] = 0.5 * powf(v[i], 2.0f) + 1.0 / 3.0;
   // FIX: "description": "use the float constant 1.0f / 3.0f"
   // FIX: "exactness": "ulp"
-  // ALL-MESSAGES-DAG: powf(v[i], 2) {{.*}} [algebraic-powf-square]
+  // ALL-MESSAGES-DAG: powf(v[i], 2.0f) {{.*}} [algebraic-powf-square]
   // ALL-MESSAGES-DAG: '1.0 / 3.0' {{.*}} [algebraic-float-literal]
   // The pow rule's product keeps its parentheses: 0.5 * (x * x), not the
   // reassociated 0.5 * x * x.
