@@ -114,8 +114,9 @@ void AlgebraicPowSmallExponent::checkTranslationUnit() {
         // What the YAML rules rewrite (a literal exponent 2, 3 or 4 on a pure
         // base, a literal 0.5) is theirs to report.
         bool Literal = isa<FloatingLiteral>(Y) || isa<IntegerLiteral>(Y);
-        bool YamlRewrites = N != "__powf" && Literal &&
-                            ((V == 0.5) || ((V == 2 || V == 3 || V == 4) && PureBase));
+        bool YamlRewrites =
+            N != "__powf" && Literal &&
+            ((V == 0.5) || ((V == 2 || V == 3 || V == 4) && PureBase));
         if (YamlRewrites || !firstInUserCode(CE->getBeginLoc()))
           return;
         std::string Msg =

@@ -114,10 +114,6 @@ void AlgebraicReciprocalHoist::registerMatchers(MatchFinder &F) {
       this);
 }
 
-/// \p BO lies in a switch inside \p Loop: in one of its cases, which the
-/// loop may rarely take. A reciprocal computed before the loop would cost
-/// every thread a division that case may never need (a fractal renderer's
-/// 49 variations, one taken per iteration).
 /// True when \p S calls a function of the program whose body holds a loop,
 /// directly or through the functions it calls (\p Depth levels): a loop
 /// iteration that runs another loop's work (aobench's samples, each tracing
@@ -141,6 +137,10 @@ static bool callsLoopingFunction(const ASTContext &C, const Stmt *S,
   return Found;
 }
 
+/// \p BO lies in a switch inside \p Loop: in one of its cases, which the
+/// loop may rarely take. A reciprocal computed before the loop would cost
+/// every thread a division that case may never need (a fractal renderer's
+/// 49 variations, one taken per iteration).
 static bool inSwitchWithin(ASTContext &C, const Stmt *BO, const Stmt *Loop) {
   for (const Stmt *S = BO; S && S != Loop;) {
     auto Ps = C.getParents(*S);
