@@ -177,7 +177,12 @@ RuleInfo LaunchSmallBlock::info() const {
       "it calls, plus a constant dynamic size at the launch, plus the 1 KiB "
       "reserved per block) already limits an SM to `MaxBlocksPerSM` blocks "
       "or fewer (`SharedMemPerSM`, default 233472 bytes, sm_90): shared "
-      "memory, not the block limit, caps occupancy there.";
+      "memory, not the block limit, caps occupancy there. Nor when the "
+      "kernel's threads cannot tell each other apart: it never reads "
+      "`threadIdx` (nor do the functions it calls) and has no atomic or "
+      "warp operation that could hand them different work, so more threads "
+      "per block would repeat the same work (a memory-latency probe's "
+      "one-thread pointer chase, `<<<smCount, 1>>>`).";
   I.Doc.WhySlow =
       "An SM holds at most 32 resident blocks (sm_80 to sm_90); with "
       "32-thread blocks it holds 1024 of its 2048 threads, so occupancy is "
@@ -266,6 +271,18 @@ void LaunchSmallBlock::checkTranslationUnit() {
           optionInt("SharedMemPerSM", 233472) / (int64_t)(Shared + 1024) <=
               MaxBlocks)
         continue;
+      // A kernel that never reads threadIdx (nor do the functions it
+      // calls) and has no atomic or warp operation that could hand its
+      // threads different work: the threads of a block all do the same
+      // work, so more of them per block would repeat it, not share it (a
+      // latency probe's one-thread pointer chase, `<<<smCount, 1>>>`).
+      if (KD) {
+        BuiltinUse BU = builtinUse(C, KD);
+        if (BU.Unknown.empty() && !BU.Atomic && !BU.WarpOp &&
+            !BU.reads("threadIdx.x") && !BU.reads("threadIdx.y") &&
+            !BU.reads("threadIdx.z"))
+          continue;
+      }
     }
     uint64_t Occ = std::min<uint64_t>(
         100, MaxBlocks * T * 100 / std::max<int64_t>(1, MaxWarps * 32));
