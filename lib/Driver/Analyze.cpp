@@ -261,13 +261,8 @@ private:
             break;
           }
       }
-      if (!Drop.empty()) {
-        std::vector<Finding> Kept;
-        for (Finding &F : Out)
-          if (!Drop.count(&F))
-            Kept.push_back(std::move(F));
-        Out = std::move(Kept);
-      }
+      // Each element is tested at its own address before any is moved.
+      llvm::erase_if(Out, [&](const Finding &F) { return Drop.count(&F); });
     }
     static const std::pair<StringRef, StringRef> Subsumed[] = {
         {"memory-atomic-contention", "sync-warp-atomic-reduction"}};
