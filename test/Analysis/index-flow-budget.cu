@@ -5,7 +5,10 @@
 // access now. Before the bound this file did not finish in 60 s.
 // RUN: timeout 60 %cuda-l1-rewrite --print-harness %s | FileCheck %s
 // CHECK: chain (index-flow-budget.cu:{{[0-9]+}}:1): complete
-// RUN: timeout 60 %cuda-l1-rewrite --rules='-*,memory-*' %s 2>&1 | FileCheck --check-prefix=ADVISE %s
+// The kernel is loop-free: memory-restrict's RequireLoop is off so that it
+// reports (its proof also follows the loads).
+// RUN: rm -rf %t && mkdir -p %t && printf 'CheckOptions:\n  memory-restrict.RequireLoop: false\n' > %t/loopfree.yaml
+// RUN: timeout 60 %cuda-l1-rewrite --config-file=%t/loopfree.yaml --rules='-*,memory-*' %s 2>&1 | FileCheck --check-prefix=ADVISE %s
 // ADVISE: from cuda-l1 rules
 #include <cuda_runtime.h>
 __global__ void chain(const int *a, const int *b, int *out, int n) {

@@ -32,7 +32,7 @@
 
 __global__ void scale(float *out, const float *in, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
+  for (; i < n; i += gridDim.x * blockDim.x)
     out[i] = 2.0f * in[i];
 }
 

@@ -1,5 +1,6 @@
 //===- MemoryLdg.cpp - memory-ldg -----------------------------------------===//
 #include "MemoryLdg.h"
+#include "RestrictLoops.h"
 #include "RestrictWrites.h"
 #include "../LaunchConstants.h"
 
@@ -109,7 +110,13 @@ RuleInfo MemoryLdg::info() const {
       "read-only path by itself. Nor for a pointer that a launch in the "
       "file passes the same buffer for as for a pointer the kernel writes "
       "through (an in-place `add(u, du, n, u)`, also through host "
-      "functions): that data is written during the kernel.\n"
+      "functions): that data is written during the kernel. Nor for a "
+      "pointer no loop loads through while it stores through another "
+      "(the loop may be in a function the kernel calls, 3 calls deep): "
+      "as with memory-restrict, the read-only path alone changed no "
+      "kernel's time on HeCBench (docs/PERFORMANCE.md section 4); the "
+      "message names the loop. The option RequireLoop (default true) "
+      "reports loads outside such loops too.\n"
       "\n"
       "When memory-restrict is enabled too and reports the kernel's "
       "parameters, this finding is dropped: that one names the same cause "
@@ -118,7 +125,9 @@ RuleInfo MemoryLdg::info() const {
   I.Doc.WhySlow =
       "`__ldg` loads through the read-only data cache path, which is not "
       "coherent with writes made during the kernel.";
-  I.Doc.Example = R"cuda(c[i] = a[i] + b[i];   // warning: 1 load through read-only 'a')cuda";
+  I.Doc.Example = R"cuda(for (int j = 0; j < n; j++)
+  out[j] = in[j] * f;   // warning: 1 load through read-only 'in')cuda";
+  I.DefaultOptions["RequireLoop"] = "true";
   I.Doc.Fix =
       "No fix: `__ldg(&a[i])` is correct only when nothing writes the data "
       "during the kernel through any pointer, which could not be proven "
@@ -226,13 +235,22 @@ void MemoryLdg::checkKernel(const KernelUnit &K) {
     // written during the kernel, and the read-only path is wrong for it.
     if (writtenAlias(P))
       continue;
+    // No loop that stores through another pointer while it loads through
+    // this one: the read-only path alone changed no kernel's time
+    // (HeCBench, docs/PERFORMANCE.md section 4).
+    std::string LoopWhy;
+    if (optionBool("RequireLoop", true) &&
+        !loopStoresAndLoads(FD, C.getSourceManager(), LoopWhy, P))
+      continue;
     std::string Name = P->getName().str();
     Finding F = makeFinding(C, id(), Loads.front()->getBeginLoc(),
                             std::to_string(Loads.size()) + " load" +
                                 (Loads.size() == 1 ? "" : "s") +
                                 " through read-only '" + Name +
                                 "' could use the read-only data path "
-                                "(__ldg)",
+                                "(__ldg)" +
+                                (LoopWhy.empty() ? std::string()
+                                                 : ": " + LoopWhy),
                             FD);
     note(F, P->getLocation(),
          "'" + Name + "' is only read here; write the loads as __ldg(&" +

@@ -4,7 +4,7 @@
 
 __global__ void scale(const float *in, float *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) {
+  for (; i < n; i += gridDim.x * blockDim.x) {
     /* é😀 */ out[i] = in[i] * 0.2;
     out[i] += in[i] * 0.1;
   }

@@ -13,10 +13,10 @@ server, tmp = sys.argv[1], sys.argv[2]
 os.makedirs(tmp, exist_ok=True)
 src = os.path.join(tmp, "k.cu")
 text = ("__global__ void scale(const float *in, float *out, int n) {\n"
-        "  int i = threadIdx.x;\n"
+        "  for (int i = threadIdx.x; i < n; i += 32) {\n"
         "  out[i] = in[i] > 0.1;\n"
         "  out[i] += in[i] * 0.1;\n"
-        "}\n")
+        "}}\n")
 with open(src, "w") as f:
     f.write(text)
 U = uri(src)

@@ -14,7 +14,7 @@ src = os.path.join(tmp, "k.cu")
 # unit, "😀" 4 bytes and 2 units. The literal's UTF-16 column is 29, its
 # byte column 33.
 text = ("__global__ void scale(const float *in, float *out, int n) {\n"
-        "  int i = threadIdx.x;\n"
+        "  for (int i = threadIdx.x; i < n; i += 32)\n"
         "  /* é😀 */ out[i] = in[i] * 0.2;\n"
         "}\n")
 with open(src, "w", encoding="utf-8") as f:

@@ -3,6 +3,8 @@
 // RUN: %cuda-l1-rewrite --rules='-*,memory-ldg' --fix --allow-unverified %t/t.cu 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not='{{t.cu:[0-9]+:[0-9]+: warning}}'
 // RUN: grep -v '// CHECK' %t/t.cu | FileCheck --check-prefix=CHECK-FIXES %s
+// RUN: printf 'CheckOptions:\n  memory-ldg.RequireLoop: false\n' > %t/off.yaml
+// RUN: %cuda-l1-rewrite --config-file=%t/off.yaml --rules='-*,memory-ldg' %t/t.cu 2>&1 | FileCheck --check-prefix=OFF %s
 // Idempotent: a second run changes nothing.
 // RUN: cp %t/t.cu %t/once.cu
 // RUN: %cuda-l1-rewrite --rules='-*,memory-ldg' --fix --allow-unverified %t/t.cu
@@ -14,22 +16,33 @@
 // NVRTC: compiled, 0 failed
 #include <cuda_runtime.h>
 
+// The kernels below are grid-stride loops: the loop stores through one
+// pointer while it loads through another (memory-restrict-loop.cu has the
+// shapes). Loop-free, the read-only path alone changes no kernel's time:
+// no finding (reported with RequireLoop off).
+__global__ void add_once(const float *a, const float *b, float *c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    c[i] = a[i] + b[i];
+}
+// OFF: t.cu:[[@LINE-2]]:12: warning: 1 load through read-only 'a' could use the read-only data path (__ldg) [memory-ldg]
+
 // No-aliasing is proven: memory-restrict is the better fix; no finding here.
 __global__ void saxpy(int n, float a, float *x, float *y) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
+  for (; i < n; i += gridDim.x * blockDim.x)
     y[i] = a * x[i] + y[i];
 }
 
 // Not proven: the same buffer is passed twice at a launch.
 __global__ void add(const float *a, const float *b, float *c, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
+  for (; i < n; i += gridDim.x * blockDim.x)
     c[i] = a[i] + b[i];
 }
-// CHECK-MESSAGES: t.cu:[[@LINE-2]]:12: warning: 1 load through read-only 'a' could use the read-only data path (__ldg) [memory-ldg]
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:12: warning: 1 load through read-only 'a' could use the read-only data path (__ldg): the loop at line [[@LINE-3]] stores through 'c' and loads through 'a' [memory-ldg]
 // CHECK-MESSAGES: note: no fix: __ldg is only correct if no other pointer writes this data during the kernel, which is not proven
-// CHECK-MESSAGES: t.cu:[[@LINE-4]]:19: warning: 1 load through read-only 'b' could use the read-only data path (__ldg) [memory-ldg]
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:19: warning: 1 load through read-only 'b' could use the read-only data path (__ldg): the loop at line [[@LINE-5]] stores through 'c' and loads through 'b' [memory-ldg]
 // CHECK-FIXES: c[i] = a[i] + b[i];
 __global__ void scale(float *__restrict__ p, const float *__restrict__ q) {
   p[threadIdx.x] *= q[0];
@@ -41,7 +54,7 @@ __global__ void scale(float *__restrict__ p, const float *__restrict__ q) {
 __global__ void add_restrict_out(const float *a, const float *b,
                                  float *__restrict__ c, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
+  for (; i < n; i += gridDim.x * blockDim.x)
     c[i] = a[i] + b[i];
 }
 
@@ -52,10 +65,10 @@ __global__ void add_restrict_out(const float *a, const float *b,
 __global__ void add_in_place(const float *u, const float *du, int n,
                              float *sum) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
+  for (; i < n; i += gridDim.x * blockDim.x)
     sum[i] = u[i] + du[i];
 }
-// CHECK-MESSAGES: t.cu:[[@LINE-2]]:21: warning: 1 load through read-only 'du' could use the read-only data path (__ldg) [memory-ldg]
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:21: warning: 1 load through read-only 'du' could use the read-only data path (__ldg): the loop at line [[@LINE-3]] stores through 'sum' and loads through 'du' [memory-ldg]
 // CHECK-MESSAGES: note: no fix: __ldg is only correct if no other pointer writes this data during the kernel, which is not proven
 
 // Negative: the same, launched directly with the same buffer twice, after
@@ -63,14 +76,14 @@ __global__ void add_in_place(const float *u, const float *du, int n,
 // looked at, not only the first that proves nothing).
 __global__ void axpy_in_place(const float *u, int n, float *out) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
+  for (; i < n; i += gridDim.x * blockDim.x)
     out[i] = 2.0f * u[i] + out[i];
 }
 static float *pick(float *a, float *b, int c) { return c ? a : b; }
 // Negative: the same element of an array of buffers passed twice.
 __global__ void scale_in_place(const float *u, int n, float *out) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
+  for (; i < n; i += gridDim.x * blockDim.x)
     out[i] = 0.5f * u[i];
 }
 

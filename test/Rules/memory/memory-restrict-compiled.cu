@@ -4,11 +4,13 @@
 // already knew what the qualifiers tell it. HeCBench: 7 of the 45 fixes the
 // rule applied changed no instruction.
 // REQUIRES: nvrtc
+// The kernels are loop-free: RequireLoop is off (memory-restrict-loop.cu).
 // RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu
-// RUN: %cuda-l1-rewrite --rules='-*,memory-restrict' %t/t.cu 2>&1 \
+// RUN: printf 'CheckOptions:\n  memory-restrict.RequireLoop: false\n' > %t/on.yaml
+// RUN: %cuda-l1-rewrite --config-file=%t/on.yaml --rules='-*,memory-restrict' %t/t.cu 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=COMPARED --implicit-check-not='{{t.cu:[0-9]+:[0-9]+: warning}}'
 // With the comparison off, the static conditions alone decide.
-// RUN: printf 'CheckOptions:\n  memory-restrict.CompareCode: false\n' > %t/off.yaml
+// RUN: printf 'CheckOptions:\n  memory-restrict.CompareCode: false\n  memory-restrict.RequireLoop: false\n' > %t/off.yaml
 // RUN: %cuda-l1-rewrite --config-file=%t/off.yaml --rules='-*,memory-restrict' %t/t.cu 2>&1 \
 // RUN:   | FileCheck %s --check-prefixes=COMPARED,STATIC --implicit-check-not='{{t.cu:[0-9]+:[0-9]+: warning}}'
 #include <cuda_runtime.h>

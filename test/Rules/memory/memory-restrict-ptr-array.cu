@@ -3,12 +3,14 @@
 // programs keep their fields): different constant elements are different
 // allocations; the same element twice aliases; an array whose elements are
 // also assigned proves nothing.
+// The kernels are loop-free: RequireLoop is off (memory-restrict-loop.cu).
 // RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu
-// RUN: %cuda-l1-rewrite --rules='-*,memory-restrict' --fix --allow-unverified %t/t.cu 2>&1 \
+// RUN: printf 'CheckOptions:\n  memory-restrict.RequireLoop: false\n' > %t/off.yaml
+// RUN: %cuda-l1-rewrite --config-file=%t/off.yaml --rules='-*,memory-restrict' --fix --allow-unverified %t/t.cu 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not='{{t.cu:[0-9]+:[0-9]+: warning}}'
 // RUN: grep -v '// CHECK' %t/t.cu | FileCheck --check-prefix=CHECK-FIXES %s
 // RUN: cp %t/t.cu %t/once.cu
-// RUN: %cuda-l1-rewrite --rules='-*,memory-restrict' --fix --allow-unverified %t/t.cu
+// RUN: %cuda-l1-rewrite --config-file=%t/off.yaml --rules='-*,memory-restrict' --fix --allow-unverified %t/t.cu
 // RUN: diff %t/once.cu %t/t.cu
 // RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
 #include <cuda_runtime.h>

@@ -1,11 +1,15 @@
 // memory-restrict: kernel pointer parameters get __restrict__ when every launch passes separate allocations.
+// The kernels here are loop-free or loop only to show an aliasing case:
+// RequireLoop is off so that every condition of the proof shows
+// (memory-restrict-loop.cu tests the loop condition).
 // RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu
-// RUN: %cuda-l1-rewrite --rules='-*,memory-restrict' --fix --allow-unverified %t/t.cu 2>&1 \
+// RUN: printf 'CheckOptions:\n  memory-restrict.RequireLoop: false\n' > %t/off.yaml
+// RUN: %cuda-l1-rewrite --config-file=%t/off.yaml --rules='-*,memory-restrict' --fix --allow-unverified %t/t.cu 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not='{{t.cu:[0-9]+:[0-9]+: warning}}'
 // RUN: grep -v '// CHECK' %t/t.cu | FileCheck --check-prefix=CHECK-FIXES %s
 // Idempotent: a second run changes nothing.
 // RUN: cp %t/t.cu %t/once.cu
-// RUN: %cuda-l1-rewrite --rules='-*,memory-restrict' --fix --allow-unverified %t/t.cu
+// RUN: %cuda-l1-rewrite --config-file=%t/off.yaml --rules='-*,memory-restrict' --fix --allow-unverified %t/t.cu
 // RUN: diff %t/once.cu %t/t.cu
 // The rewritten file compiles: nvcc, and NVRTC for every kernel extracted
 // with its context.

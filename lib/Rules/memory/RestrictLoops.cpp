@@ -1,0 +1,369 @@
+//===- RestrictLoops.cpp - loops that store and load through two pointers -===//
+#include "RestrictLoops.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <vector>
+
+using namespace clang;
+using namespace llvm;
+
+namespace cudal1 {
+
+namespace {
+/// What a pointer parameter of a called function points into, from its
+/// call's argument: a kernel parameter (P), the thread's or the block's own
+/// memory (Local), or memory the analysis cannot name (neither).
+struct Target {
+  const ParmVarDecl *P = nullptr;
+  bool Local = false;
+};
+/// The targets of a called function's pointer and reference parameters;
+/// the null key holds `this`'s of a member function.
+using Bindings = llvm::DenseMap<const ParmVarDecl *, Target>;
+
+Target lvalueTarget(const Expr *E, const Bindings &B, unsigned Depth = 0);
+
+/// What an address points into: `p`, `p + k`, `&p[k]`, a local pointer
+/// initialised from one (`const float *row = A + i * n;`), a parameter of a
+/// called function through \p B.
+Target addressTarget(const Expr *E, const Bindings &B, unsigned Depth = 0) {
+  E = E->IgnoreParenCasts();
+  if (Depth > 6)
+    return {};
+  if (const auto *U = dyn_cast<UnaryOperator>(E); U && U->getOpcode() == UO_AddrOf)
+    return lvalueTarget(U->getSubExpr(), B, Depth + 1);
+  if (const auto *Bin = dyn_cast<BinaryOperator>(E);
+      Bin && (Bin->getOpcode() == BO_Add || Bin->getOpcode() == BO_Sub))
+    return addressTarget(Bin->getLHS()->getType()->isPointerType()
+                             ? Bin->getLHS()
+                             : Bin->getRHS(),
+                         B, Depth + 1);
+  if (isa<CXXThisExpr>(E)) {
+    if (auto It = B.find(nullptr); It != B.end())
+      return It->second;
+    return {};
+  }
+  if (const auto *D = dyn_cast<DeclRefExpr>(E))
+    if (const auto *V = dyn_cast<VarDecl>(D->getDecl())) {
+      if (const auto *P = dyn_cast<ParmVarDecl>(V)) {
+        if (!P->getType()->isPointerType() && !P->getType()->isReferenceType())
+          return {nullptr, true}; // passed by value: the thread's own copy
+        if (auto It = B.find(P); It != B.end())
+          return It->second;
+        // A parameter of a function the walk entered without binding it.
+        return isa<FunctionDecl>(P->getDeclContext()) &&
+                       cast<FunctionDecl>(P->getDeclContext())->hasAttr<CUDAGlobalAttr>()
+                   ? Target{P, false}
+                   : Target{};
+      }
+      if (V->hasLocalStorage() && !V->getType()->isPointerType() &&
+          !V->getType()->isReferenceType())
+        return {nullptr, true}; // a local variable or array
+      // __shared__ memory is the block's; __constant__ memory and const
+      // globals are never stored to.
+      if (V->hasAttr<CUDASharedAttr>() || V->hasAttr<CUDAConstantAttr>() ||
+          (V->hasGlobalStorage() && V->getType().isConstQualified()))
+        return {nullptr, true};
+      if (V->hasLocalStorage() && V->getInit())
+        return addressTarget(V->getInit(), B, Depth + 1);
+    }
+  return {};
+}
+
+/// One access to memory outside the thread and the block, in a loop.
+struct LoopAccess {
+  Target T;
+  bool Write = false;
+};
+
+/// The array or pointer \p AS indexes. getBase() takes the side whose
+/// partner is an integer, which in a template may be of a dependent type:
+/// the side that is a pointer or an array is taken first.
+const Expr *subscriptBase(const ArraySubscriptExpr *AS) {
+  QualType L = AS->getLHS()->getType();
+  return L->isPointerType() || L->isArrayType() ? AS->getLHS() : AS->getBase();
+}
+
+/// The base of an element access (`p[i]`, `*p`, `p->f`, `A[i][j]` on a
+/// pointer to arrays), or null when \p E is none.
+const Expr *accessBase(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  while (const auto *M = dyn_cast<MemberExpr>(E)) {
+    if (M->isArrow())
+      return M->getBase();
+    E = M->getBase()->IgnoreParenImpCasts();
+  }
+  if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
+    const Expr *Base = subscriptBase(AS)->IgnoreParenImpCasts();
+    if (Base->getType()->isArrayType()) {
+      // `A[i][j]`: the access is through what the row `A[i]` is in.
+      if (const Expr *Inner = accessBase(Base))
+        return Inner;
+      return Base;
+    }
+    return subscriptBase(AS);
+  }
+  if (const auto *U = dyn_cast<UnaryOperator>(E); U && U->getOpcode() == UO_Deref)
+    return U->getSubExpr();
+  if (const auto *D = dyn_cast<DeclRefExpr>(E);
+      D && isa<ParmVarDecl>(D->getDecl()) &&
+      cast<ParmVarDecl>(D->getDecl())->getType()->isReferenceType())
+    return D; // a reference parameter: what it refers to
+  return nullptr;
+}
+
+/// What the object \p E names is in: `s.f`, `a[i]` of a local array and
+/// `x` itself are the thread's, `p[i].f` and `p->f` are where p points.
+Target lvalueTarget(const Expr *E, const Bindings &B, unsigned Depth) {
+  E = E->IgnoreParenImpCasts();
+  while (true) {
+    if (const auto *M = dyn_cast<MemberExpr>(E); M && !M->isArrow()) {
+      E = M->getBase()->IgnoreParenImpCasts();
+      continue;
+    }
+    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E);
+        AS && subscriptBase(AS)->IgnoreParenImpCasts()->getType()->isArrayType()) {
+      E = subscriptBase(AS)->IgnoreParenImpCasts();
+      continue;
+    }
+    break;
+  }
+  if (const Expr *Base = accessBase(E))
+    return addressTarget(Base, B, Depth + 1);
+  return addressTarget(E, B, Depth + 1);
+}
+
+void noteAccess(const Expr *Base, bool Write, const Bindings &B,
+                std::vector<LoopAccess> &Out) {
+  Target T = addressTarget(Base, B);
+  if (!T.Local)
+    Out.push_back({T, Write});
+}
+
+/// \p Def's parameters bound to \p CE's arguments (evaluated through \p B).
+Bindings bindCall(const CallExpr *CE, const FunctionDecl *Def,
+                  const Bindings &B) {
+  Bindings Inner;
+  unsigned Shift = 0;
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(CE);
+      OC && isa<CXXMethodDecl>(Def) && CE->getNumArgs() == Def->getNumParams() + 1)
+    Shift = 1; // `rng()`: the object is the first argument
+  auto Object = [&](const Expr *Obj) {
+    Obj = Obj->IgnoreParenImpCasts();
+    return Obj->getType()->isPointerType() ? addressTarget(Obj, B)
+                                           : lvalueTarget(Obj, B);
+  };
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(CE))
+    Inner[nullptr] = Object(MC->getImplicitObjectArgument());
+  else if (Shift)
+    Inner[nullptr] = Object(CE->getArg(0));
+  for (unsigned I = 0; I < Def->getNumParams() && I + Shift < CE->getNumArgs(); ++I) {
+    const ParmVarDecl *Q = Def->getParamDecl(I);
+    const Expr *Arg = CE->getArg(I + Shift)->IgnoreParenImpCasts();
+    if (Q->getType()->isPointerType())
+      Inner[Q] = addressTarget(Arg, B);
+    else if (Q->getType()->isReferenceType())
+      Inner[Q] = Object(Arg);
+  }
+  return Inner;
+}
+
+/// The loads and stores of \p S (a loop) through memory the kernel shares
+/// with other threads, following calls to the user's functions (3 deep)
+/// with their pointer parameters bound to the arguments; a call the tool
+/// cannot follow that is passed a pointer counts as a store and a load of
+/// memory it cannot name.
+void loopAccesses(const Stmt *S, const SourceManager &SM, unsigned Depth,
+                  const Bindings &B, std::vector<LoopAccess> &Out);
+
+/// The function \p CE calls: its direct callee, or in a template the
+/// function (template) its unresolved name finds with as many parameters as
+/// the call has arguments.
+const FunctionDecl *calleeOf(const CallExpr *CE) {
+  if (const FunctionDecl *FD = CE->getDirectCallee())
+    return FD;
+  if (const auto *U = dyn_cast<UnresolvedLookupExpr>(
+          CE->getCallee()->IgnoreParenImpCasts()))
+    for (const NamedDecl *D : U->decls()) {
+      const NamedDecl *N = D->getUnderlyingDecl();
+      const FunctionDecl *F = nullptr;
+      if (const auto *T = dyn_cast<FunctionTemplateDecl>(N))
+        F = T->getTemplatedDecl();
+      else
+        F = dyn_cast<FunctionDecl>(N);
+      if (F && F->getNumParams() == CE->getNumArgs())
+        return F;
+    }
+  return nullptr;
+}
+
+void callAccesses(const CallExpr *CE, const SourceManager &SM, unsigned Depth,
+                  const Bindings &B, std::vector<LoopAccess> &Out) {
+  const FunctionDecl *FD = calleeOf(CE);
+  // An operator on operands of a template's dependent types: the built-in
+  // one as a rule (a user's operator on a class is a direct callee).
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(CE); OC && !FD) {
+    OverloadedOperatorKind K = OC->getOperator();
+    if ((OC->isAssignmentOp() || K == OO_PlusPlus || K == OO_MinusMinus) &&
+        OC->getNumArgs() > 0) {
+      const Expr *L = OC->getArg(0)->IgnoreParenImpCasts();
+      if (const Expr *Base = accessBase(L)) {
+        noteAccess(Base, true, B, Out);
+        if (K != OO_Equal)
+          noteAccess(Base, false, B, Out);
+        for (const Stmt *C : L->children())
+          loopAccesses(C, SM, Depth, B, Out);
+      }
+      for (unsigned I = 1; I < OC->getNumArgs(); ++I)
+        loopAccesses(OC->getArg(I), SM, Depth, B, Out);
+      return;
+    }
+    for (const Expr *A : OC->arguments())
+      loopAccesses(A, SM, Depth, B, Out);
+    return;
+  }
+  std::string N = FD && FD->getIdentifier() ? FD->getName().lower() : "";
+  if (FD && N.find("atomic") != std::string::npos && CE->getNumArgs() > 0) {
+    noteAccess(CE->getArg(0), true, B, Out);
+    noteAccess(CE->getArg(0), false, B, Out);
+    // The address's index may load (`&hist[in[i] % bins]`).
+    for (const Stmt *C : CE->getArg(0)->IgnoreParenImpCasts()->children())
+      loopAccesses(C, SM, Depth, B, Out);
+    for (unsigned I = 1; I < CE->getNumArgs(); ++I)
+      loopAccesses(CE->getArg(I), SM, Depth, B, Out);
+    return;
+  }
+  for (const Expr *A : CE->arguments())
+    loopAccesses(A, SM, Depth, B, Out);
+  if (FD && SM.isInSystemHeader(FD->getLocation()))
+    return; // a library function (math; sincosf's outputs are locals)
+  const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
+  if (Def && Def->hasBody() && Depth < 3) {
+    loopAccesses(Def->getBody(), SM, Depth + 1, bindCall(CE, Def, B), Out);
+    return;
+  }
+  if (!FD || FD->getBuiltinID() == 0)
+    if (!FD || llvm::any_of(CE->arguments(), [](const Expr *A) {
+          return A->getType()->isPointerType() || A->isGLValue();
+        })) {
+      Out.push_back({Target{}, true});
+      Out.push_back({Target{}, false});
+    }
+}
+
+void loopAccesses(const Stmt *S, const SourceManager &SM, unsigned Depth,
+                  const Bindings &B, std::vector<LoopAccess> &Out) {
+  if (!S)
+    return;
+  if (isa<PseudoObjectExpr>(S))
+    return; // threadIdx.x and the like
+  if (const auto *Bin = dyn_cast<BinaryOperator>(S); Bin && Bin->isAssignmentOp()) {
+    const Expr *L = Bin->getLHS()->IgnoreParenImpCasts();
+    if (const Expr *Base = accessBase(L)) {
+      noteAccess(Base, true, B, Out);
+      if (Bin->isCompoundAssignmentOp())
+        noteAccess(Base, false, B, Out);
+      // The element written is not read; its index and base may be.
+      for (const Stmt *C : L->children())
+        loopAccesses(C, SM, Depth, B, Out);
+    }
+    loopAccesses(Bin->getRHS(), SM, Depth, B, Out);
+    return;
+  }
+  if (const auto *U = dyn_cast<UnaryOperator>(S); U && U->isIncrementDecrementOp())
+    if (const Expr *Base = accessBase(U->getSubExpr())) {
+      noteAccess(Base, true, B, Out);
+      noteAccess(Base, false, B, Out);
+      for (const Stmt *C : U->getSubExpr()->IgnoreParenImpCasts()->children())
+        loopAccesses(C, SM, Depth, B, Out);
+      return;
+    }
+  if (const auto *CE = dyn_cast<CallExpr>(S)) {
+    callAccesses(CE, SM, Depth, B, Out);
+    return;
+  }
+  // A load: the value of an element access, or a record copied from one;
+  // in a template, an element access of a dependent type (no conversion is
+  // written there; stores were taken above).
+  if (const auto *IC = dyn_cast<ImplicitCastExpr>(S);
+      IC && IC->getCastKind() == CK_LValueToRValue)
+    if (const Expr *Base = accessBase(IC->getSubExpr()))
+      noteAccess(Base, false, B, Out);
+  if (const auto *E = dyn_cast<Expr>(S);
+      E && E->isTypeDependent() && !isa<MemberExpr>(E))
+    if (const Expr *Base = accessBase(E))
+      noteAccess(Base, false, B, Out);
+  if (const auto *CC = dyn_cast<CXXConstructExpr>(S))
+    for (const Expr *A : CC->arguments())
+      if (A->isGLValue())
+        if (const Expr *Base = accessBase(A))
+          noteAccess(Base, false, B, Out);
+  for (const Stmt *C : S->children())
+    loopAccesses(C, SM, Depth, B, Out);
+}
+
+/// loopStoresAndLoads below \p S, with \p B binding the parameters of
+/// the function \p S is in (depth \p Depth).
+bool findLoop(const Stmt *S, const SourceManager &SM, unsigned Depth,
+              const Bindings &B, const ParmVarDecl *LoadsThrough,
+              std::string &Why) {
+  if (!S)
+    return false;
+  if (isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S) ||
+      isa<CXXForRangeStmt>(S)) {
+    std::vector<LoopAccess> A;
+    loopAccesses(S, SM, Depth, B, A);
+    auto Separated = [](const Target &T) {
+      return T.P && T.P->getType().isRestrictQualified();
+    };
+    auto Name = [](const Target &T) {
+      return T.P ? "'" + T.P->getName().str() + "'"
+                 : std::string("memory it cannot name");
+    };
+    for (const LoopAccess &W : A) {
+      if (!W.Write || Separated(W.T))
+        continue;
+      for (const LoopAccess &L : A) {
+        if (L.Write || Separated(L.T) || (W.T.P && L.T.P == W.T.P) ||
+            (LoadsThrough && L.T.P != LoadsThrough))
+          continue;
+        Why = "the loop at line " +
+              std::to_string(SM.getPresumedLineNumber(S->getBeginLoc())) +
+              " stores through " + Name(W.T) + " and loads through " +
+              Name(L.T);
+        return true;
+      }
+    }
+    return false;
+  }
+  if (const auto *CE = dyn_cast<CallExpr>(S)) {
+    const FunctionDecl *FD = calleeOf(CE);
+    const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
+    if (Def && Def->hasBody() && Depth < 3 &&
+        !SM.isInSystemHeader(Def->getLocation()) &&
+        findLoop(Def->getBody(), SM, Depth + 1, bindCall(CE, Def, B),
+                 LoadsThrough, Why))
+      return true;
+  }
+  for (const Stmt *C : S->children())
+    if (findLoop(C, SM, Depth, B, LoadsThrough, Why))
+      return true;
+  return false;
+}
+} // namespace
+
+bool loopStoresAndLoads(const FunctionDecl *FD, const SourceManager &SM,
+                        std::string &Why, const ParmVarDecl *LoadsThrough) {
+  return FD->getBody() &&
+         findLoop(FD->getBody(), SM, 0, Bindings(), LoadsThrough, Why);
+}
+
+} // namespace cudal1

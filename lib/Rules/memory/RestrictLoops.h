@@ -1,0 +1,37 @@
+//===- RestrictLoops.h - loops that store and load through two pointers -*- C++ -*-===//
+//
+// Private to memory-restrict and memory-ldg: `__restrict__` (or `__ldg`)
+// changes a kernel's time only where a loop stores through one pointer and
+// loads through another that nothing tells apart: only there must the
+// compiler keep a later iteration's loads behind a store, or reload a value
+// a store may have changed. Elsewhere it changes the read-only path at
+// most, which on HeCBench changed no kernel's time (measured on an H100,
+// docs/PERFORMANCE.md section 4).
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDAL1_LIB_RULES_MEMORY_RESTRICTLOOPS_H
+#define CUDAL1_LIB_RULES_MEMORY_RESTRICTLOOPS_H
+
+#include <string>
+
+namespace clang {
+class FunctionDecl;
+class ParmVarDecl;
+class SourceManager;
+} // namespace clang
+
+namespace cudal1 {
+
+/// A loop of kernel \p FD, or of a function it calls (3 calls deep, the
+/// callee's pointer parameters bound to the arguments), that stores through
+/// one pointer (an atomic counts; memory the analysis cannot name is any
+/// pointer) and loads through another, neither of them `__restrict__`.
+/// With \p LoadsThrough, only loads through that parameter count. \p Why
+/// gets "the loop at line N stores through 'y' and loads through 'x'".
+bool loopStoresAndLoads(const clang::FunctionDecl *FD,
+                        const clang::SourceManager &SM, std::string &Why,
+                        const clang::ParmVarDecl *LoadsThrough = nullptr);
+
+} // namespace cudal1
+
+#endif
