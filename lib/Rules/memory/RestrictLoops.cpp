@@ -205,6 +205,23 @@ const FunctionDecl *calleeOf(const CallExpr *CE) {
   return nullptr;
 }
 
+/// A store to the element \p L (and a load of it with \p Reads: `+=`,
+/// `++`), and the loads of its index and base (the element itself is not
+/// read by a plain store). False when \p L is no element access.
+bool storeTo(const Expr *L, bool Reads, const SourceManager &SM,
+             unsigned Depth, const Bindings &B, std::vector<LoopAccess> &Out) {
+  L = L->IgnoreParenImpCasts();
+  const Expr *Base = accessBase(L);
+  if (!Base)
+    return false;
+  noteAccess(Base, true, B, Out);
+  if (Reads)
+    noteAccess(Base, false, B, Out);
+  for (const Stmt *C : L->children())
+    loopAccesses(C, SM, Depth, B, Out);
+  return true;
+}
+
 void callAccesses(const CallExpr *CE, const SourceManager &SM, unsigned Depth,
                   const Bindings &B, std::vector<LoopAccess> &Out) {
   const FunctionDecl *FD = calleeOf(CE);
@@ -214,14 +231,7 @@ void callAccesses(const CallExpr *CE, const SourceManager &SM, unsigned Depth,
     OverloadedOperatorKind K = OC->getOperator();
     if ((OC->isAssignmentOp() || K == OO_PlusPlus || K == OO_MinusMinus) &&
         OC->getNumArgs() > 0) {
-      const Expr *L = OC->getArg(0)->IgnoreParenImpCasts();
-      if (const Expr *Base = accessBase(L)) {
-        noteAccess(Base, true, B, Out);
-        if (K != OO_Equal)
-          noteAccess(Base, false, B, Out);
-        for (const Stmt *C : L->children())
-          loopAccesses(C, SM, Depth, B, Out);
-      }
+      storeTo(OC->getArg(0), K != OO_Equal, SM, Depth, B, Out);
       for (unsigned I = 1; I < OC->getNumArgs(); ++I)
         loopAccesses(OC->getArg(I), SM, Depth, B, Out);
       return;
@@ -266,26 +276,14 @@ void loopAccesses(const Stmt *S, const SourceManager &SM, unsigned Depth,
   if (isa<PseudoObjectExpr>(S))
     return; // threadIdx.x and the like
   if (const auto *Bin = dyn_cast<BinaryOperator>(S); Bin && Bin->isAssignmentOp()) {
-    const Expr *L = Bin->getLHS()->IgnoreParenImpCasts();
-    if (const Expr *Base = accessBase(L)) {
-      noteAccess(Base, true, B, Out);
-      if (Bin->isCompoundAssignmentOp())
-        noteAccess(Base, false, B, Out);
-      // The element written is not read; its index and base may be.
-      for (const Stmt *C : L->children())
-        loopAccesses(C, SM, Depth, B, Out);
-    }
+    storeTo(Bin->getLHS(), Bin->isCompoundAssignmentOp(), SM, Depth, B, Out);
     loopAccesses(Bin->getRHS(), SM, Depth, B, Out);
     return;
   }
-  if (const auto *U = dyn_cast<UnaryOperator>(S); U && U->isIncrementDecrementOp())
-    if (const Expr *Base = accessBase(U->getSubExpr())) {
-      noteAccess(Base, true, B, Out);
-      noteAccess(Base, false, B, Out);
-      for (const Stmt *C : U->getSubExpr()->IgnoreParenImpCasts()->children())
-        loopAccesses(C, SM, Depth, B, Out);
-      return;
-    }
+  if (const auto *U = dyn_cast<UnaryOperator>(S);
+      U && U->isIncrementDecrementOp() &&
+      storeTo(U->getSubExpr(), true, SM, Depth, B, Out))
+    return;
   if (const auto *CE = dyn_cast<CallExpr>(S)) {
     callAccesses(CE, SM, Depth, B, Out);
     return;
