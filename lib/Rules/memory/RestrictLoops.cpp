@@ -9,6 +9,7 @@
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Path.h"
 
 #include <vector>
 
@@ -309,10 +310,11 @@ void loopAccesses(const Stmt *S, const SourceManager &SM, unsigned Depth,
 }
 
 /// loopStoresAndLoads below \p S, with \p B binding the parameters of
-/// the function \p S is in (depth \p Depth).
+/// the function \p S is in (depth \p Depth); \p KernelLoc is the
+/// kernel's, for naming the loop's file when it is another.
 bool findLoop(const Stmt *S, const SourceManager &SM, unsigned Depth,
               const Bindings &B, const ParmVarDecl *LoadsThrough,
-              std::string &Why) {
+              SourceLocation KernelLoc, std::string &Why) {
   if (!S)
     return false;
   if (isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S) ||
@@ -333,10 +335,16 @@ bool findLoop(const Stmt *S, const SourceManager &SM, unsigned Depth,
         if (L.Write || Separated(L.T) || (W.T.P && L.T.P == W.T.P) ||
             (LoadsThrough && L.T.P != LoadsThrough))
           continue;
-        Why = "the loop at line " +
-              std::to_string(SM.getPresumedLineNumber(S->getBeginLoc())) +
-              " stores through " + Name(W.T) + " and loads through " +
-              Name(L.T);
+        // The loop's line; with its file's name when it is in another
+        // file than the kernel (a helper in a header).
+        PresumedLoc PL = SM.getPresumedLoc(S->getBeginLoc());
+        std::string Where = "line " + std::to_string(PL.isValid() ? PL.getLine() : 0);
+        if (PL.isValid() && SM.getFileID(SM.getExpansionLoc(S->getBeginLoc())) !=
+                                SM.getFileID(SM.getExpansionLoc(KernelLoc)))
+          Where = llvm::sys::path::filename(PL.getFilename()).str() + ":" +
+                  std::to_string(PL.getLine());
+        Why = "the loop at " + Where + " stores through " + Name(W.T) +
+              " and loads through " + Name(L.T);
         return true;
       }
     }
@@ -348,11 +356,11 @@ bool findLoop(const Stmt *S, const SourceManager &SM, unsigned Depth,
     if (Def && Def->hasBody() && Depth < 3 &&
         !SM.isInSystemHeader(Def->getLocation()) &&
         findLoop(Def->getBody(), SM, Depth + 1, bindCall(CE, Def, B),
-                 LoadsThrough, Why))
+                 LoadsThrough, KernelLoc, Why))
       return true;
   }
   for (const Stmt *C : S->children())
-    if (findLoop(C, SM, Depth, B, LoadsThrough, Why))
+    if (findLoop(C, SM, Depth, B, LoadsThrough, KernelLoc, Why))
       return true;
   return false;
 }
@@ -361,7 +369,8 @@ bool findLoop(const Stmt *S, const SourceManager &SM, unsigned Depth,
 bool loopStoresAndLoads(const FunctionDecl *FD, const SourceManager &SM,
                         std::string &Why, const ParmVarDecl *LoadsThrough) {
   return FD->getBody() &&
-         findLoop(FD->getBody(), SM, 0, Bindings(), LoadsThrough, Why);
+         findLoop(FD->getBody(), SM, 0, Bindings(), LoadsThrough,
+                  FD->getLocation(), Why);
 }
 
 } // namespace cudal1

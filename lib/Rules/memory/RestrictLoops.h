@@ -27,7 +27,8 @@ namespace cudal1 {
 /// one pointer (an atomic counts; memory the analysis cannot name is any
 /// pointer) and loads through another, neither of them `__restrict__`.
 /// With \p LoadsThrough, only loads through that parameter count. \p Why
-/// gets "the loop at line N stores through 'y' and loads through 'x'".
+/// gets "the loop at line N stores through 'y' and loads through 'x'"
+/// ("at helpers.cuh:N" for a loop in another file than the kernel).
 bool loopStoresAndLoads(const clang::FunctionDecl *FD,
                         const clang::SourceManager &SM, std::string &Why,
                         const clang::ParmVarDecl *LoadsThrough = nullptr);
