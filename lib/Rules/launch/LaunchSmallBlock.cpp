@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 using namespace clang;
@@ -259,6 +260,9 @@ void LaunchSmallBlock::checkTranslationUnit() {
         continue;
     }
     auto KIt = At.find(L.Loc.str());
+    // What the kernel's definition reads (threadIdx, atomics, warp
+    // operations, library code): asked once, for the gate below and the fix.
+    std::optional<BuiltinUse> KernelUse;
     // Shared memory that already holds an SM to MaxBlocksPerSM blocks or
     // fewer (1 KiB per block is reserved): that, not the block limit, is
     // what caps occupancy.
@@ -277,7 +281,7 @@ void LaunchSmallBlock::checkTranslationUnit() {
       // work, so more of them per block would repeat it, not share it (a
       // latency probe's one-thread pointer chase, `<<<smCount, 1>>>`).
       if (KD) {
-        BuiltinUse BU = builtinUse(C, KD);
+        const BuiltinUse &BU = KernelUse.emplace(builtinUse(C, KD));
         if (BU.Unknown.empty() && !BU.Atomic && !BU.WarpOp &&
             !BU.reads("threadIdx.x") && !BU.reads("threadIdx.y") &&
             !BU.reads("threadIdx.z"))
@@ -297,14 +301,13 @@ void LaunchSmallBlock::checkTranslationUnit() {
                "%); use at least 64 (better 128-256) "
                "threads per block"));
     // --- the fix ----------------------------------------------------------------
-    auto It = At.find(L.Loc.str());
-    if (It == At.end()) {
+    if (KIt == At.end()) {
       refuse(F, "the launch is not a `<<<>>>` launch of a kernel defined in "
                 "this file");
       continue;
     }
-    const CUDAKernelCallExpr *Call = It->second.first;
-    const FunctionDecl *K = It->second.second;
+    const CUDAKernelCallExpr *Call = KIt->second.first;
+    const FunctionDecl *K = KIt->second.second;
     uint64_t B = (*L.Block.Dim)[0];
     if ((*L.Block.Dim)[1] != 1 || (*L.Block.Dim)[2] != 1 || 256 % B != 0) {
       refuse(F, "the block is not one-dimensional with a size that divides "
@@ -324,7 +327,10 @@ void LaunchSmallBlock::checkTranslationUnit() {
     // Library code that reads the thread index itself (cooperative groups,
     // cub, libcu++), seen through the call graph (atomics, shuffles and
     // barriers foldable() refuses already).
-    if (std::string Why = builtinUse(C, Def).Unknown; !Why.empty()) {
+    // (KernelUse holds Def's whenever K has a definition.)
+    if (std::string Why =
+            (KernelUse ? *KernelUse : builtinUse(C, Def)).Unknown;
+        !Why.empty()) {
       refuse(F, "the kernel could tell larger blocks apart: " + Why);
       continue;
     }
