@@ -13,6 +13,10 @@
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 
+#include <cstdlib>
+#include <optional>
+#include <set>
+
 using namespace clang;
 
 namespace cudal1 {
@@ -117,6 +121,76 @@ static bool smallBound(const CheckContext &CC, ASTContext &Ctx,
   if (V && B->getOpcode() == BO_LE)
     *V += 1;
   return V && *V < 8;
+}
+
+bool touchesFixedColumns(const KernelAnalysis &K, const MemAccess &A) {
+  if (!A.Base || !A.Address.isKnown())
+    return false;
+  AffineExpr Cx = A.Address.coefficientOf("threadIdx.x");
+  if (!Cx.isKnown())
+    return false;
+  auto Builtin = [](const std::string &S) {
+    return S.rfind("threadIdx.", 0) == 0 || S.rfind("blockIdx.", 0) == 0 ||
+           S.rfind("blockDim.", 0) == 0 || S.rfind("gridDim.", 0) == 0;
+  };
+  // The row length: the symbols of the lanes' distance that are not the
+  // launch's (`rows` in `id * rows + rows - 1`).
+  // A constant row length: at least a sector between lanes.
+  std::set<std::string> Row;
+  for (const std::string &S : Cx.symbols())
+    if (!Builtin(S))
+      Row.insert(S);
+  std::optional<int64_t> RowBytes = Cx.constantValue();
+  if (Row.empty() && (!RowBytes || std::llabs(*RowBytes) < 32))
+    return false;
+  // A term moves by whole rows: it holds the row length's symbol, or its
+  // coefficient is a multiple of the constant row length.
+  auto MovesRows = [&](const AffineExpr &C) {
+    if (!C.isKnown() || C.terms().empty())
+      return false;
+    for (const auto &[M, Coef] : C.terms()) {
+      bool Rows = RowBytes ? Coef % *RowBytes == 0
+                           : llvm::any_of(M, [&](const std::string &S) {
+                               return Row.count(S) != 0;
+                             });
+      if (!Rows)
+        return false;
+    }
+    return true;
+  };
+  for (const MemAccess &B : K.Accesses) {
+    if (B.Base != A.Base)
+      continue;
+    if (!B.Address.isKnown())
+      return false;
+    for (const std::string &S : B.Address.symbols()) {
+      // The lanes, and values fixed for the whole launch (a parameter
+      // never assigned: a column index `t`, an offset `np * n`). The
+      // block's index and size, a grid-stride loop's iteration: whole rows
+      // when they only place the thread (`(blockIdx.x * blockDim.x +
+      // threadIdx.x) * rows`), a column when not (`value[i * d +
+      // blockIdx.x]`).
+      if (S == "threadIdx.x" ||
+          (!Builtin(S) && S.find('@') == std::string::npos))
+        continue;
+      if (!MovesRows(B.Address.coefficientOf(S)))
+        return false;
+    }
+  }
+  return true;
+}
+
+const char *fixedColumnsDoc() {
+  return "Not reported either: a kernel that touches a fixed few elements of "
+         "each row of the array (a boundary column `a[id * rows + rows - "
+         "1]`, a column of multipliers `m[n * (i + t + 1) + t]`, the "
+         "partial sums a previous pass left `stride` apart), where nothing "
+         "else in its addresses (another thread or block dimension, a "
+         "loop) moves along the rows: the rows' other elements are not "
+         "this kernel's data, so no thread mapping within it coalesces the "
+         "access; only another layout of the array, for every kernel that "
+         "uses it, or doing this work in the kernel that writes those rows "
+         "would.";
 }
 
 const char *outweighingLoopDoc() {

@@ -84,6 +84,19 @@ int64_t siblingCoverage(clang::ASTContext &Ctx, const KernelAnalysis &K,
                         const MemAccess &A,
                         int64_t Stride, bool &IsFirst);
 
+/// \p A's lanes are a row apart (the thread index along x multiplies a
+/// symbolic row length) and no access of \p K to \p A's array moves along
+/// those rows: every other symbol in their addresses (threadIdx.y/z,
+/// blockIdx.y/z, a loop's counter or iteration, a value set in a loop)
+/// moves by whole rows, so the kernel touches a fixed few elements of each
+/// row (a boundary column, a column of multipliers, one channel of a
+/// pixel). Its other elements are not this kernel's data: no thread
+/// mapping inside it coalesces the access; only another layout of the
+/// array, for every kernel that uses it, would.
+bool touchesFixedColumns(const KernelAnalysis &K, const MemAccess &A);
+/// The documentation of that exemption, shared by the rules that use it.
+const char *fixedColumnsDoc();
+
 /// The accesses of one kernel a rule reports, grouped by cause: add() each
 /// with a text naming its cause (the array's declaration is added to it);
 /// take() gives the groups in order of first appearance, each in the

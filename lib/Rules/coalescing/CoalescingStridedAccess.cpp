@@ -41,7 +41,9 @@ RuleInfo CoalescingStridedAccess::info() const {
       "those one lane reads under `threadIdx.x == 0`) and struct-valued "
       "members with their whole size (a `double3` of an 88-byte record).\n"
       "\n" +
-      std::string(outweighingLoopDoc());
+      std::string(outweighingLoopDoc()) +
+      " For lanes more than 1 KiB apart (rows, not records): " +
+      fixedColumnsDoc();
   I.Doc.WhySlow =
       "With a stride of S elements a warp touches up to S times the "
       "sectors it needs and the other bytes are fetched and thrown away. A "
@@ -113,6 +115,10 @@ void CoalescingStridedAccess::checkTranslationUnit() {
           }
         }
         if (Factor < MinFactor)
+          continue;
+        // Rows longer than any record (over 1 KiB between lanes) of which
+        // the kernel touches a fixed few elements: a boundary column.
+        if (std::abs(Stride) > 1024 && touchesFixedColumns(K, A))
           continue;
         bool Adjacent =
             W.StrideElems && *W.StrideElems != 0 &&

@@ -52,7 +52,7 @@ RuleInfo CoalescingUncoalescedAccess::info() const {
       "`if (record's flag) return;`: a finding only when the record's "
       "used bytes leave at least MinFactor times the ideal traffic.\n"
       "\n" +
-      std::string(outweighingLoopDoc());
+      std::string(outweighingLoopDoc()) + " " + fixedColumnsDoc();
   I.Doc.WhySlow =
       "A warp's memory request is served in 32-byte sectors. When 32 "
       "consecutive threads read 32 consecutive floats the request touches "
@@ -107,6 +107,10 @@ void CoalescingUncoalescedAccess::checkTranslationUnit() {
         continue;
       const WarpRequest &W = Requests[&A] = resolvedRequest(CC, K, A);
       if (W.Factor < MinFactor || W.Class != AccessClass::Uncoalesced)
+        continue;
+      // A boundary column, a column of multipliers: the kernel touches a
+      // fixed few elements of each row, nothing to coalesce within it.
+      if (!W.StrideElems && touchesFixedColumns(K, A))
         continue;
       // A stride the launches fix (the warp also spans rows of a 2-D
       // block): the other channels or fields the kernel reads beside this
