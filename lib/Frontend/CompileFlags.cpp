@@ -633,6 +633,12 @@ static const char CudaHostCompat[] = R"(// cuda-l1: what nvcc gives host code
 #define CUDAL1_HOST_COMPAT_H
 #if defined(__CUDA__) && defined(__cplusplus)
 #pragma clang system_header
+// cooperative_groups declares thread-block clusters (this_cluster(),
+// cluster_group, map_shared_rank) for sm_90 and later only under nvcc or
+// NVRTC, or when this is set; clang has the intrinsics they use.
+#ifndef _CG_CLUSTER_INTRINSICS_AVAILABLE
+#define _CG_CLUSTER_INTRINSICS_AVAILABLE 1
+#endif
 // nvcc's host min/max overloads (crt/math_functions.hpp): clang's headers
 // declare them for the device only, in both of its passes.
 static inline __attribute__((host)) int min(const int a, const int b) { int x = (int)a, y = (int)b; return x < y ? x : y; }

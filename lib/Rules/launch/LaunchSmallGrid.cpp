@@ -1,10 +1,15 @@
 //===- LaunchSmallGrid.cpp - launch-small-grid ----------------------------===//
 #include "LaunchSmallGrid.h"
 
+#include "../LaunchConstants.h"
 #include "cudal1/Analysis/AstFacts.h"
+#include "cudal1/Model/KernelModel.h"
+#include "cudal1/Rules/RuleSupport.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/Stmt.h"
 #include "clang/Basic/SourceManager.h"
 
@@ -245,7 +250,9 @@ RuleInfo LaunchSmallGrid::info() const {
       "(a constant, the induction variable of such an enclosing loop, "
       "`min(x, C)`, sums and products with constants: an LU "
       "factorisation's diagonal tile), nor for the second pass of a "
-      "multi-pass reduction: an earlier launch in the same function, of "
+      "multi-pass reduction: an earlier launch in the same function (or, "
+      "when the launch is in a helper, in every caller before its call to the "
+      "helper, the helper's parameters read as the caller's arguments), of "
       "another kernel with more blocks, writes one value per block (every "
       "write at an address that depends on blockIdx, not on threadIdx, "
       "and does not grow with a loop over the data) into a buffer that "
@@ -321,81 +328,135 @@ LaunchSmallGrid::partialsProducer(const LaunchSite &L) const {
   auto BlockSym = [](const std::string &S) {
     return S.rfind("blockIdx.", 0) == 0;
   };
-  for (const LaunchSite &P : context().Model->LaunchSites) {
-    // Another kernel, launched before L in the same function, with more
-    // blocks than L (unknown counts as more: a grid from the data).
-    if (&P == &L || P.Kernel == L.Kernel ||
-        P.EnclosingFunction != L.EnclosingFunction ||
-        P.Loc.File != L.Loc.File || !(P.Loc < L.Loc))
+  // Where an earlier launch may write the partials: L's own function before
+  // L, and the callers of that function before their call (a helper that
+  // runs the second pass: `finish(part, out, m)` after the first pass),
+  // with L's arguments that are the helper's parameters read as the
+  // caller's arguments.
+  struct Scope {
+    std::string Function;
+    SourceLoc Before;
+    std::vector<std::string> Args;
+  };
+  std::vector<Scope> Scopes;
+  Scopes.push_back({L.EnclosingFunction, L.Loc, {}});
+  for (const std::string &A : L.Args)
+    Scopes.back().Args.push_back(argText(A));
+  ASTContext &C = ctx();
+  for (const CUDAKernelCallExpr *Site :
+       launchSitesOf(C, context(), LK->Kernel)) {
+    if (!(makeSourceLoc(C.getSourceManager(), Site->getBeginLoc()) == L.Loc))
       continue;
-    if (P.Grid.Dim &&
-        (*P.Grid.Dim)[0] * (*P.Grid.Dim)[1] * (*P.Grid.Dim)[2] <= LB)
-      continue;
-    for (const KernelAnalysis &KA : analysis()->Kernels) {
-      if (KA.Name != P.Kernel || KA.WrittenBases.empty())
+    const FunctionDecl *Fn = enclosingFunction(C, DynTypedNode::create(*Site));
+    if (!Fn)
+      break;
+    for (const CallExpr *Call : callsOf(C, Fn)) {
+      const FunctionDecl *G = enclosingFunction(C, DynTypedNode::create(*Call));
+      if (!G || G == Fn)
         continue;
-      for (const ValueDecl *W : KA.WrittenBases) {
-        const auto *Parm = dyn_cast<ParmVarDecl>(W);
-        if (!Parm || Parm->getFunctionScopeIndex() >= P.Args.size() ||
-            KA.EscapedBases.count(W))
+      Scope S{G->getQualifiedNameAsString(),
+              makeSourceLoc(C.getSourceManager(), Call->getBeginLoc()),
+              {}};
+      for (const std::string &A : Scopes.front().Args) {
+        std::string T = A;
+        for (const ParmVarDecl *PV : Fn->parameters())
+          if (PV->getName() == A &&
+              PV->getFunctionScopeIndex() < Call->getNumArgs())
+            T = argText(sourceText(
+                C,
+                Call->getArg(PV->getFunctionScopeIndex())->getSourceRange()));
+        S.Args.push_back(T);
+      }
+      Scopes.push_back(std::move(S));
+    }
+    break;
+  }
+  auto Producer = [&](const Scope &Sc) -> const LaunchSite * {
+    for (const LaunchSite &P : context().Model->LaunchSites) {
+      // Another kernel, launched before L in the same function, with more
+      // blocks than L (unknown counts as more: a grid from the data).
+      if (&P == &L || P.Kernel == L.Kernel ||
+          P.EnclosingFunction != Sc.Function || P.Loc.File != Sc.Before.File ||
+          !(P.Loc < Sc.Before))
+        continue;
+      if (P.Grid.Dim &&
+          (*P.Grid.Dim)[0] * (*P.Grid.Dim)[1] * (*P.Grid.Dim)[2] <= LB)
+        continue;
+      for (const KernelAnalysis &KA : analysis()->Kernels) {
+        if (KA.Name != P.Kernel || KA.WrittenBases.empty())
           continue;
-        // Every write through it is at an address that depends on the
-        // block and not on the thread: one value (or row) per block.
-        bool PerBlock = false, Other = false;
-        for (const MemAccess &A : KA.Accesses) {
-          if (A.Base != W || !A.IsWrite)
+        for (const ValueDecl *W : KA.WrittenBases) {
+          const auto *Parm = dyn_cast<ParmVarDecl>(W);
+          if (!Parm || Parm->getFunctionScopeIndex() >= P.Args.size() ||
+              KA.EscapedBases.count(W))
             continue;
-          // A row per block that grows with the data (`p[blockIdx.x * n +
-          // k]` over k < n) is not a partial result.
-          bool Grows = false;
-          for (const LoopInfo *Lp : A.Loops)
-            if (!loopBounded(ctx(), *Lp) && variesWith(A, *Lp))
-              Grows = true;
-          if (A.IsAtomic || !A.Address.isKnown() || Grows ||
-              A.Address.dependsOnThread() || !A.Address.dependsOn(BlockSym))
-            Other = true;
-          else
-            PerBlock = true;
-        }
-        if (!PerBlock || Other)
-          continue;
-        // L passes that buffer for a parameter its kernel reads.
-        std::string T = argText(P.Args[Parm->getFunctionScopeIndex()]);
-        for (size_t I = 0; I < L.Args.size(); ++I) {
-          if (argText(L.Args[I]) != T || I >= LK->Kernel->getNumParams())
-            continue;
-          const ParmVarDecl *LP = LK->Kernel->getParamDecl(I);
-          if (!LK->ReadBases.count(LP) || LK->EscapedBases.count(LP))
-            continue;
-          // It may store its result there (`partials[0] = sum` after the
-          // loop), but not write it in a loop that grows with the data.
-          bool WritesInLoop = false;
-          for (const MemAccess &A : LK->Accesses)
-            if (A.Base == LP && A.IsWrite)
-              for (const LoopInfo *Lp : A.Loops)
-                WritesInLoop |= !loopBounded(ctx(), *Lp);
-          if (WritesInLoop)
-            continue;
-          // Every loop of L's kernel that grows with the data walks that
-          // buffer: what it loops over is the partial results.
-          bool AllWalk = true;
-          for (const auto &Lp : LK->Loops) {
-            if (loopBounded(ctx(), *Lp))
+          // Every write through it is at an address that depends on the
+          // block and not on the thread: one value (or row) per block.
+          bool PerBlock = false, Other = false;
+          for (const MemAccess &A : KA.Accesses) {
+            if (A.Base != W || !A.IsWrite)
               continue;
-            bool Walks = false;
-            for (const MemAccess &A : LK->Accesses)
-              if (A.Base == LP && A.IsRead && A.Address.isKnown() &&
-                  llvm::is_contained(A.Loops, Lp.get()) && variesWith(A, *Lp))
-                Walks = true;
-            AllWalk = AllWalk && Walks;
+            // A row per block that grows with the data (`p[blockIdx.x * n +
+            // k]` over k < n) is not a partial result.
+            bool Grows = false;
+            for (const LoopInfo *Lp : A.Loops)
+              if (!loopBounded(ctx(), *Lp) && variesWith(A, *Lp))
+                Grows = true;
+            if (A.IsAtomic || !A.Address.isKnown() || Grows ||
+                A.Address.dependsOnThread() || !A.Address.dependsOn(BlockSym))
+              Other = true;
+            else
+              PerBlock = true;
           }
-          if (AllWalk)
-            return &P;
+          if (!PerBlock || Other)
+            continue;
+          // L passes that buffer for a parameter its kernel reads.
+          std::string T = argText(P.Args[Parm->getFunctionScopeIndex()]);
+          for (size_t I = 0; I < Sc.Args.size(); ++I) {
+            if (Sc.Args[I] != T || I >= LK->Kernel->getNumParams())
+              continue;
+            const ParmVarDecl *LP = LK->Kernel->getParamDecl(I);
+            if (!LK->ReadBases.count(LP) || LK->EscapedBases.count(LP))
+              continue;
+            // It may store its result there (`partials[0] = sum` after the
+            // loop), but not write it in a loop that grows with the data.
+            bool WritesInLoop = false;
+            for (const MemAccess &A : LK->Accesses)
+              if (A.Base == LP && A.IsWrite)
+                for (const LoopInfo *Lp : A.Loops)
+                  WritesInLoop |= !loopBounded(ctx(), *Lp);
+            if (WritesInLoop)
+              continue;
+            // Every loop of L's kernel that grows with the data walks that
+            // buffer: what it loops over is the partial results.
+            bool AllWalk = true;
+            for (const auto &Lp : LK->Loops) {
+              if (loopBounded(ctx(), *Lp))
+                continue;
+              bool Walks = false;
+              for (const MemAccess &A : LK->Accesses)
+                if (A.Base == LP && A.IsRead && A.Address.isKnown() &&
+                    llvm::is_contained(A.Loops, Lp.get()) && variesWith(A, *Lp))
+                  Walks = true;
+              AllWalk = AllWalk && Walks;
+            }
+            if (AllWalk)
+              return &P;
+          }
         }
       }
     }
-  }
-  return nullptr;
+    return nullptr;
+  };
+  if (const LaunchSite *P = Producer(Scopes.front()))
+    return P;
+  // In a helper: a second pass only when every call of it comes after a
+  // first pass.
+  const LaunchSite *Found = nullptr;
+  for (size_t I = 1; I < Scopes.size(); ++I)
+    if (!(Found = Producer(Scopes[I])))
+      return nullptr;
+  return Found;
 }
 
 void LaunchSmallGrid::checkTranslationUnit() {

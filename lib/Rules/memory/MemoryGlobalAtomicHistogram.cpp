@@ -7,6 +7,10 @@
 #include "MemoryGlobalAtomicHistogram.h"
 
 #include "../AccessNotes.h"
+#include "../sync/SyncSharedHistogram.h"
+#include "cudal1/Rules/RuleSupport.h"
+
+#include "clang/AST/ParentMapContext.h"
 
 using namespace clang;
 using namespace llvm;
@@ -14,6 +18,28 @@ using namespace llvm;
 namespace cudal1 {
 
 namespace {
+
+/// The shared memory one block can have on H100/H200 (sm_90).
+constexpr uint64_t MaxSharedBytes = 227 * 1024;
+
+/// The element index in an atomic's address (`&hist[k]`, `hist + k`).
+const Expr *elementIndex(const Expr *Addr) {
+  if (!Addr)
+    return nullptr;
+  Addr = Addr->IgnoreParenImpCasts();
+  if (const auto *U = dyn_cast<UnaryOperator>(Addr);
+      U && U->getOpcode() == UO_AddrOf)
+    if (const auto *S =
+            dyn_cast<ArraySubscriptExpr>(U->getSubExpr()->IgnoreParens()))
+      return S->getIdx();
+  if (const auto *S = dyn_cast<ArraySubscriptExpr>(Addr))
+    return S->getIdx();
+  if (const auto *B = dyn_cast<BinaryOperator>(Addr);
+      B && B->getOpcode() == BO_Add)
+    return B->getLHS()->getType()->isPointerType() ? B->getRHS()
+                                                    : B->getLHS();
+  return nullptr;
+}
 
 /// The index reads memory (a data-dependent address).
 bool indexHasLoad(const Expr *E) {
@@ -49,7 +75,10 @@ RuleInfo MemoryGlobalAtomicHistogram::info() const {
            "cheaper) and add it to the global one once per block.";
   I.Doc.Detects =
       "Global atomics at data-dependent addresses "
-      "(`atomicAdd(&hist[data[i]], 1)`).";
+      "(`atomicAdd(&hist[data[i]], 1)`). Not reported when the index is "
+      "proven to stay below a bound whose bins exceed the 227 KiB of shared "
+      "memory a block can have on H100/H200 (`hist[key & ((1 << 20) - "
+      "1)]`: 4 MiB of counters): there is nothing to privatise into.";
   I.Doc.WhySlow =
       "Every update is an L2 atomic; with skewed data many threads hit the "
       "same bins and serialize.";
@@ -73,6 +102,14 @@ void MemoryGlobalAtomicHistogram::checkTranslationUnit() {
       if (!indexHasLoad(A.Index))
         continue;
       if (!isUserCode(A.E->getExprLoc()))
+        continue;
+      // Bins that no block's shared memory holds (227 KiB on H100/H200):
+      // there is nothing to privatise into.
+      if (std::optional<int64_t> Max = binIndexMax(
+              Ctx, enclosingFunction(Ctx, DynTypedNode::create(*A.E)),
+              elementIndex(A.Index), A.Full ? A.Full : A.E);
+          Max && A.ElemBytes &&
+          uint64_t(*Max + 1) * A.ElemBytes > MaxSharedBytes)
         continue;
       std::string Msg =
           "global atomic at a data-dependent address ('" +

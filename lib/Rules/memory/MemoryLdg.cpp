@@ -55,34 +55,6 @@ bool ldgType(QualType T) {
   }
   return false;
 }
-/// Arguments \p A and \p B, written in host function \p Fn, are the same
-/// variable, or parameters of \p Fn that some call of \p Fn passes the
-/// same variable for (up to three calls up).
-bool sameBufferSomewhere(ASTContext &C, const FunctionDecl *Fn, const Expr *A,
-                         const Expr *B, unsigned Depth) {
-  if (A && B && sameExpr(C, A->IgnoreParenImpCasts(), B->IgnoreParenImpCasts()))
-    return true; // `b[0]` for both, `s.u` for both
-  const VarDecl *VA = varOf(A), *VB = varOf(B);
-  if (!VA || !VB)
-    return false;
-  if (VA == VB)
-    return true;
-  const auto *PA = dyn_cast<ParmVarDecl>(VA), *PB = dyn_cast<ParmVarDecl>(VB);
-  if (!PA || !PB || Depth >= 3 || !Fn || PA->getDeclContext() != Fn ||
-      PB->getDeclContext() != Fn)
-    return false;
-  unsigned IA = PA->getFunctionScopeIndex(), IB = PB->getFunctionScopeIndex();
-  for (const CallExpr *Call : callsOf(C, Fn)) {
-    if (Call->getNumArgs() <= std::max(IA, IB))
-      continue;
-    const FunctionDecl *G = enclosingFunction(C, DynTypedNode::create(*Call));
-    if (sameBufferSomewhere(C, G, Call->getArg(IA), Call->getArg(IB),
-                            Depth + 1))
-      return true;
-  }
-  return false;
-}
-
 } // namespace
 
 RuleInfo MemoryLdg::info() const {

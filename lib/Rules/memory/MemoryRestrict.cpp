@@ -4,6 +4,7 @@
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/TypeLoc.h"
 #include "RestrictLoops.h"
 #include "RestrictWrites.h"
@@ -181,6 +182,13 @@ RuleInfo MemoryRestrict::info() const {
       "pointers. The option RequireLoop (default true) reports kernels "
       "without such a loop too.\n"
       "\n"
+      "Pointers that a launch in the file passes the same buffer for (one "
+      "of them to non-const data: an update in place, `add<<<g, b>>>(n, "
+      "acc, x, acc)`, also through host functions that pass their "
+      "parameters on) are left out: the qualifier on either would be "
+      "undefined behaviour. The others are still reported where a loop "
+      "loads through one of them.\n"
+      "\n"
       "Nor when the qualifiers change no machine code: the kernel is "
       "extracted with its context (as `--extract` does) and compiled by "
       "NVRTC for the `--cuda-gpu-arch` target as it is and with the fix's "
@@ -239,6 +247,32 @@ void MemoryRestrict::checkKernel(const KernelUnit &K) {
       Missing.push_back(P);
   if (Missing.empty())
     return;
+  // A launch that passes one buffer for two of the pointers, one of them
+  // to non-const data (an update in place, `k<<<g, b>>>(n, acc, x, acc)`):
+  // the qualifier on either would be undefined behaviour. The others may
+  // still take it, where a loop loads through them.
+  std::vector<const ParmVarDecl *> Aliased;
+  for (const CUDAKernelCallExpr *Site : launchSitesOf(C, context(), FD)) {
+    const FunctionDecl *Host = enclosingFunction(C, DynTypedNode::create(*Site));
+    for (size_t I = 0; I < Ptrs.size(); ++I)
+      for (size_t J = I + 1; J < Ptrs.size(); ++J) {
+        const ParmVarDecl *P = Ptrs[I], *Q = Ptrs[J];
+        unsigned IP = P->getFunctionScopeIndex(), IQ = Q->getFunctionScopeIndex();
+        if ((P->getType()->getPointeeType().isConstQualified() &&
+             Q->getType()->getPointeeType().isConstQualified()) ||
+            Site->getNumArgs() <= std::max(IP, IQ) ||
+            !sameBufferSomewhere(C, Host, Site->getArg(IP), Site->getArg(IQ),
+                                 0))
+          continue;
+        Aliased.push_back(P);
+        Aliased.push_back(Q);
+      }
+  }
+  llvm::erase_if(Missing, [&](const ParmVarDecl *P) {
+    return llvm::is_contained(Aliased, P);
+  });
+  if (Missing.empty())
+    return;
   // The qualifier changes no instruction when every write of the kernel
   // goes through a pointer with it, or through the one pointer without it
   // (an object written through a restrict pointer is reached only through
@@ -248,7 +282,8 @@ void MemoryRestrict::checkKernel(const KernelUnit &K) {
   if (writesOnlyThrough(FD, C.getSourceManager(),
                         [&](const ParmVarDecl *P) {
                           return P->getType().isRestrictQualified() ||
-                                 (Missing.size() == 1 && P == Missing.front());
+                                 (Aliased.empty() && Missing.size() == 1 &&
+                                  P == Missing.front());
                         }))
     return;
   // One pointer without it and the others with it: every pair of
@@ -257,7 +292,7 @@ void MemoryRestrict::checkKernel(const KernelUnit &K) {
   // qualifier could only separate that pointer from memory reached
   // otherwise (globals, pointers loaded from memory). HeCBench: the 5 such
   // fixes changed no instruction (utils/sass-oracle.py).
-  if (Missing.size() == 1 &&
+  if (Missing.size() == 1 && Aliased.empty() &&
       !reachesOtherMemory(FD->getBody(), C.getSourceManager(), Missing.front(), 0))
     return;
   // A kernel that loads nothing through pointers (it only stores): there is
@@ -268,9 +303,19 @@ void MemoryRestrict::checkKernel(const KernelUnit &K) {
   // No loop that stores through one pointer and loads through another:
   // the qualifier can only change the read-only path.
   std::string LoopWhy;
-  if (optionBool("RequireLoop", true) &&
-      !loopStoresAndLoads(FD, C.getSourceManager(), LoopWhy))
-    return;
+  if (optionBool("RequireLoop", true)) {
+    // With pointers left out, a loop must load through one of those that
+    // can take the qualifier.
+    bool Found = false;
+    if (Aliased.empty())
+      Found = loopStoresAndLoads(FD, C.getSourceManager(), LoopWhy);
+    else
+      for (const ParmVarDecl *P : Missing)
+        if (!Found)
+          Found = loopStoresAndLoads(FD, C.getSourceManager(), LoopWhy, P);
+    if (!Found)
+      return;
+  }
   std::string Names;
   for (const ParmVarDecl *P : Missing)
     Names += (Names.empty() ? "'" : ", '") + P->getName().str() + "'";

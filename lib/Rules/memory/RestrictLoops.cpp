@@ -1,10 +1,14 @@
 //===- RestrictLoops.cpp - loops that store and load through two pointers -===//
 #include "RestrictLoops.h"
+#include "../LaunchConstants.h"
+#include "cudal1/Analysis/AstFacts.h"
+#include "cudal1/Rules/RuleSupport.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/DenseMap.h"
@@ -371,6 +375,31 @@ bool loopStoresAndLoads(const FunctionDecl *FD, const SourceManager &SM,
   return FD->getBody() &&
          findLoop(FD->getBody(), SM, 0, Bindings(), LoadsThrough,
                   FD->getLocation(), Why);
+}
+
+bool sameBufferSomewhere(ASTContext &C, const FunctionDecl *Fn, const Expr *A,
+                         const Expr *B, unsigned Depth) {
+  if (A && B && sameExpr(C, A->IgnoreParenImpCasts(), B->IgnoreParenImpCasts()))
+    return true; // `b[0]` for both, `s.u` for both
+  const VarDecl *VA = varOf(A), *VB = varOf(B);
+  if (!VA || !VB)
+    return false;
+  if (VA == VB)
+    return true;
+  const auto *PA = dyn_cast<ParmVarDecl>(VA), *PB = dyn_cast<ParmVarDecl>(VB);
+  if (!PA || !PB || Depth >= 3 || !Fn || PA->getDeclContext() != Fn ||
+      PB->getDeclContext() != Fn)
+    return false;
+  unsigned IA = PA->getFunctionScopeIndex(), IB = PB->getFunctionScopeIndex();
+  for (const CallExpr *Call : callsOf(C, Fn)) {
+    if (Call->getNumArgs() <= std::max(IA, IB))
+      continue;
+    const FunctionDecl *G = enclosingFunction(C, DynTypedNode::create(*Call));
+    if (sameBufferSomewhere(C, G, Call->getArg(IA), Call->getArg(IB),
+                            Depth + 1))
+      return true;
+  }
+  return false;
 }
 
 } // namespace cudal1

@@ -15,6 +15,8 @@
 #include <string>
 
 namespace clang {
+class ASTContext;
+class Expr;
 class FunctionDecl;
 class ParmVarDecl;
 class SourceManager;
@@ -32,6 +34,13 @@ namespace cudal1 {
 bool loopStoresAndLoads(const clang::FunctionDecl *FD,
                         const clang::SourceManager &SM, std::string &Why,
                         const clang::ParmVarDecl *LoadsThrough = nullptr);
+
+/// Arguments \p A and \p B, written in host function \p Fn, are the same
+/// variable, or parameters of \p Fn that some call of \p Fn passes the
+/// same variable for (up to three calls up): one buffer for both.
+bool sameBufferSomewhere(clang::ASTContext &C, const clang::FunctionDecl *Fn,
+                         const clang::Expr *A, const clang::Expr *B,
+                         unsigned Depth);
 
 } // namespace cudal1
 

@@ -511,8 +511,18 @@ std::optional<BinAtomic> binAtomic(const CallExpr *CE) {
   return B;
 }
 
-
 } // namespace
+
+std::optional<int64_t> binIndexMax(ASTContext &Ctx, const FunctionDecl *Fn,
+                                   const Expr *Index, const Stmt *At) {
+  if (!Fn || !Index)
+    return std::nullopt;
+  FunctionFacts F = FunctionFacts::compute(Fn);
+  Bound R = BinRange(Ctx, Fn, F, At).of(Index);
+  if (!R.known() || *R.Lo < 0)
+    return std::nullopt;
+  return *R.Hi;
+}
 
 namespace {
 /// One array the fix privatises.

@@ -68,7 +68,11 @@ RuleInfo SyncWarpAtomicReduction::info() const {
       "atomicAdd(count, 1)` counts matching cells, every lane taking part; "
       "an `==` that does not read memory (`if (threadIdx.x == 0)`, `if "
       "(lane == 0)`) picks one thread per block or warp and is not "
-      "reported.";
+      "reported, nor is an atomic under a test for a non-finite value "
+      "(`if (!isfinite(x[i])) atomicAdd(bad, 1u)`, `isnan`, `isinf`): an "
+      "error count, which correct input leaves at zero; a block reduction "
+      "would add a barrier to every block to save atomics that do not "
+      "happen.";
   I.Doc.WhySlow =
       "Atomics to one address are serialised in the L2 slice that owns it: "
       "the whole grid's updates form one queue. For integer operations the "
@@ -341,11 +345,47 @@ const VarDecl *sharedRoot(const Expr *Addr) {
   return V;
 }
 
-/// `if (tid == 0)`-style guards pick one thread (per warp or block): the
-/// atomic is already rare, not this pattern.
-bool picksOneThread(const Expr *Cond) {
-  bool PicksOne = false;
+/// \p S holds a test for a non-finite value (isnan, isinf, isfinite).
+bool testsNonFinite(const Stmt *S) {
+  bool Found = false;
+  forEachStmt(S, [&](const Stmt *X) {
+    if (const auto *C = dyn_cast<CallExpr>(X))
+      if (const FunctionDecl *FD = C->getDirectCallee())
+        if (FD->getIdentifier()) {
+          StringRef N = FD->getName();
+          N.consume_front("__");
+          if (N.starts_with("isnan") || N.starts_with("isinf") ||
+              N.starts_with("isfinite") || N.starts_with("finite"))
+            Found = true;
+        }
+  });
+  return Found;
+}
+
+/// Guards under which the atomic is rare, not this pattern: `if (tid ==
+/// 0)`-style guards pick one thread (per warp or block); a test for a
+/// non-finite value (`!isfinite(x[i])`, `isnan(v)`, or `if (bad != 0)`
+/// where the kernel \p Body computes `bad` from such tests) counts errors,
+/// which a correct input does not have: a block reduction would add a
+/// barrier to every block to save atomics that do not happen.
+bool rareGuard(const Expr *Cond, const Stmt *Body) {
+  bool PicksOne = testsNonFinite(Cond);
   forEachStmt(Cond, [&](const Stmt *X) {
+    // A local the kernel sets from non-finite tests (a count of them).
+    if (const auto *D = dyn_cast<DeclRefExpr>(X))
+      if (const auto *V = dyn_cast<VarDecl>(D->getDecl());
+          V && V->isLocalVarDecl() && !PicksOne) {
+        if (V->getInit() && testsNonFinite(V->getInit()))
+          PicksOne = true;
+        forEachStmt(Body, [&](const Stmt *Y) {
+          const auto *B = dyn_cast<BinaryOperator>(Y);
+          if (!B || !B->isAssignmentOp())
+            return;
+          const auto *L = dyn_cast<DeclRefExpr>(B->getLHS()->IgnoreParens());
+          if (L && L->getDecl() == V && testsNonFinite(B->getRHS()))
+            PicksOne = true;
+        });
+      }
     // `tid == 0`, `lane == 0`; not a test of data (`board[i] == 1`
     // counts the matching elements: every lane takes part).
     if (const auto *B = dyn_cast<BinaryOperator>(X))
@@ -595,7 +635,7 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
           return;
         }
         if (const auto *If = dyn_cast<IfStmt>(Up);
-            If && If->getThen() == Cur && picksOneThread(If->getCond()))
+            If && If->getThen() == Cur && rareGuard(If->getCond(), Body))
           return;
         if (Up == Body) {
           Around = Cur;
@@ -689,7 +729,7 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
     Top = CE;
   } else {
     // SimpleIf: the walk above either found Around or returned.
-    if (picksOneThread(SimpleIf->getCond()))
+    if (rareGuard(SimpleIf->getCond(), Body))
       return;
     Top = SimpleIf;
     Guard = SimpleIf->getCond();

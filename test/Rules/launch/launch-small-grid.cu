@@ -158,6 +158,22 @@ void reduce(const float *in, float *partial, float *out, int n, int dim,
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: grid of 1 block keeps only 1 of the GPU's 132 SMs busy{{.*}} [launch-small-grid]
 }
 
+// Negative: the second pass in a helper that the caller calls after the
+// first pass (the helper's 'part' is the caller's 'partial'). Positive:
+// the same helper called with a buffer the caller's launch did not fill.
+static void finish(const float *part, float *res, int m) {
+  final_sum<<<1, 256>>>(part, res, m);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: grid of 1 block keeps only 1 of the GPU's 132 SMs busy{{.*}} [launch-small-grid]
+}
+void two_pass(const float *in, float *partial, float *out, int n) {
+  partial_sums<<<(n + 255) / 256, 256>>>(in, partial, n);
+  finish(partial, out, (n + 255) / 256);
+}
+void not_two_pass(const float *in, float *partial, float *out, int n) {
+  partial_sums<<<(n + 255) / 256, 256>>>(in, partial, n);
+  finish(in, out, n);
+}
+
 // Negative: a second pass that stores its result in the partials' buffer
 // (`partial[0] = sum` after the loop). Positive: a one-block scan that
 // writes the buffer in its loop over the data.

@@ -64,6 +64,28 @@ __global__ void histogram_range(const unsigned int *__restrict__ v,
   atomicAdd(total, 1u);
 }
 
+// Bins that no block's shared memory holds: 2^20 counters (4 MiB) and 2^16
+// (256 KiB, above the 227 KiB of an sm_90 block) are not reported; 2^15
+// (128 KiB) is.
+__global__ void histogram_20bit(const unsigned int *__restrict__ keys, int n,
+                                unsigned int *__restrict__ hist) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += blockDim.x * gridDim.x)
+    atomicAdd(&hist[keys[i] & ((1u << 20) - 1u)], 1u);
+}
+__global__ void histogram_16bit(const unsigned int *__restrict__ keys, int n,
+                                unsigned int *__restrict__ hist) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += blockDim.x * gridDim.x)
+    atomicAdd(hist + (keys[i] >> 16), 1u);
+}
+__global__ void histogram_15bit(const unsigned int *__restrict__ keys, int n,
+                                unsigned int *__restrict__ hist) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += blockDim.x * gridDim.x)
+    atomicAdd(&hist[keys[i] % 32768u], 1u);
+}
+
 void launch(const unsigned char *d, unsigned int *h, int n) {
   histogram_global<<<528, 256>>>(d, h, n);
   histogram_shared<<<528, 256>>>(d, h, n);
@@ -71,6 +93,7 @@ void launch(const unsigned char *d, unsigned int *h, int n) {
 }
 
 // CHECK-MESSAGES: t.cu:25:5: warning: global atomic at a data-dependent address ('&hist[data[i]]'): threads hitting the same bin{{.*}} [memory-global-atomic-histogram]
+// CHECK-MESSAGES: t.cu:86:5: warning: global atomic at a data-dependent address ('&hist[keys[i] % 32768u]'){{.*}} [memory-global-atomic-histogram]
 
 // Finding only: the file is not changed.
 // CHECK-FIXES: atomicAdd(&hist[data[i]], 1u);

@@ -134,6 +134,25 @@ __global__ void thist(const P *in, int n, unsigned *out) {
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-5]]:{{[0-9]+}}: warning: pointer parameters 'in', 'out' are not __restrict__{{.*}}: the loop at line [[@LINE-3]] stores through 'out' and loads through 'in' [memory-restrict]
 
+// Updated in place at a launch (a helper passes one buffer for 'a' and
+// 'out'): the qualifier on either would be undefined behaviour, silent.
+__global__ void add_scaled(int n, const float *a, float s,
+                           const float *__restrict__ b, float *out) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += blockDim.x * gridDim.x)
+    out[i] = s * b[i] + a[i];
+}
+static void accumulate(int n, float *acc, const float *b) {
+  add_scaled<<<528, 256>>>(n, acc, 0.25f, b, acc);
+}
+// The same with a third pointer loaded in the loop: reported for it alone.
+__global__ void add_two(int n, const float *a, const float *w, float *out) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += blockDim.x * gridDim.x)
+    out[i] = w[i] * a[i];
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-5]]:{{[0-9]+}}: warning: pointer parameter 'w' is not __restrict__{{.*}}: the loop at line [[@LINE-4]] stores through 'out' and loads through 'w' [memory-restrict]
+
 int main() {
   float *a = nullptr, *b = nullptr;
   char *c = nullptr;
@@ -152,5 +171,7 @@ int main() {
   cudaMalloc(&img, 1 << 20);
   cudaMalloc(&sp, 1 << 20);
   render<<<4, 256>>>(img, sp, 8, 1024);
+  accumulate(1024, a, b);
+  add_two<<<528, 256>>>(1024, a, b, a);
   return 0;
 }

@@ -156,6 +156,34 @@ __global__ void once_per_block(const float *in, float *sum) {
     atomicAdd(sum, part[0] + part[255]);
 }
 
+// An error count (a test for a non-finite value): correct input never
+// takes the atomic, no finding; nor with the test among others.
+__global__ void count_nonfinite(const float *x, unsigned *bad, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && !isfinite(x[i]))
+    atomicAdd(bad, 1u);
+}
+__global__ void count_nan_block(const float *x, int *bad, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float v = x[i] * 2.0f;
+    if (isnan(v) || isinf(v))
+      atomicAdd(bad, 1);
+  }
+}
+
+__global__ void count_nonfinite4(const float4 *x, unsigned *bad, int n4) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned c = 0;
+  if (i < n4) {
+    float4 v = x[i];
+    c = !isfinite(v.x) + !isfinite(v.y);
+    c += !isfinite(v.z) + !isfinite(v.w);
+  }
+  if (c != 0u)
+    atomicAdd(bad, c);
+}
+
 // Per-thread addresses (a histogram) are not this rule's: no finding.
 __global__ void histogram(const int *keys, int *bins) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
