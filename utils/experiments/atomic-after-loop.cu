@@ -30,34 +30,26 @@ static const int N = 1 << 20;  // threads: 4096 blocks of 256
 static const int B = 256;
 static const int REPS = 15;
 
-__device__ __forceinline__ float warp_sum(float v) {
+template <class V> __device__ __forceinline__ V warp_add(V v) {
   for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
   return v;
 }
-__device__ __forceinline__ void block_add(float v, float *out) {
-  __shared__ float w[32];
-  v = warp_sum(v);
-  if ((threadIdx.x & 31u) == 0u) w[threadIdx.x >> 5] = v;
-  __syncthreads();
-  if ((threadIdx.x >> 5) == 0u) {
-    v = (threadIdx.x & 31u) < (blockDim.x >> 5) ? w[threadIdx.x & 31u] : 0.0f;
-    v = warp_sum(v);
-    if ((threadIdx.x & 31u) == 0u) atomicAdd(out, v);
-  }
-}
-__device__ __forceinline__ int warp_isum(int v) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+template <class V> __device__ __forceinline__ V warp_max(V v) {
+  for (int o = 16; o > 0; o >>= 1) { V t = __shfl_down_sync(0xffffffffu, v, o); if (t > v) v = t; }
   return v;
 }
-__device__ __forceinline__ void block_iadd(int v, int *out) {
-  __shared__ int w[32];
-  v = warp_isum(v);
+// The rule's rewrite: a warp shuffle, the warps' results in shared memory,
+// one atomic per block. Kind: 0 add, 1 max.
+template <class V, int Kind = 0>
+__device__ __forceinline__ void block_atomic(V v, V *out) {
+  __shared__ V w[32];
+  v = Kind == 0 ? warp_add(v) : warp_max(v);
   if ((threadIdx.x & 31u) == 0u) w[threadIdx.x >> 5] = v;
   __syncthreads();
   if ((threadIdx.x >> 5) == 0u) {
-    v = (threadIdx.x & 31u) < (blockDim.x >> 5) ? w[threadIdx.x & 31u] : 0;
-    v = warp_isum(v);
-    if ((threadIdx.x & 31u) == 0u) atomicAdd(out, v);
+    v = (threadIdx.x & 31u) < (blockDim.x >> 5) ? w[threadIdx.x & 31u] : (V)0;
+    v = Kind == 0 ? warp_add(v) : warp_max(v);
+    if ((threadIdx.x & 31u) == 0u) { if constexpr (Kind == 0) atomicAdd(out, v); else atomicMax(out, v); }
   }
 }
 
@@ -67,7 +59,7 @@ __global__ void col_loop(const float *__restrict__ x, float *__restrict__ out, i
   float acc = 0.0f;
   if (i < n)
     for (int j = 0; j < T; ++j) acc += x[(size_t)j * n + i];
-  if (Fix) block_add(i < n ? acc : 0.0f, out);
+  if (Fix) block_atomic(i < n ? acc : 0.0f, out);
   else if (i < n) atomicAdd(out, acc);
 }
 
@@ -77,7 +69,7 @@ __global__ void row_loop(const float *__restrict__ x, float *__restrict__ out, i
   float acc = 0.0f;
   if (i < n)
     for (int j = 0; j < T; ++j) acc += x[(size_t)i * T + j];
-  if (Fix) block_add(i < n ? acc : 0.0f, out);
+  if (Fix) block_atomic(i < n ? acc : 0.0f, out);
   else if (i < n) atomicAdd(out, acc);
 }
 
@@ -93,23 +85,15 @@ __global__ void rng_loop(float *__restrict__ out, int *__restrict__ count, int n
     }
   int hit = (i < n && pos > 0.0f) ? 1 : 0;
   if (Fix) {
-    block_add(i < n ? pos * pos : 0.0f, out);
-    block_iadd(hit, count);
+    block_atomic(i < n ? pos * pos : 0.0f, out);
+    block_atomic(hit, count);
   } else if (i < n) {
     atomicAdd(out, pos * pos);
     if (hit) atomicAdd(count, 1);
   }
 }
 
-template <class V> __device__ __forceinline__ V warp_add(V v) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-  return v;
-}
-template <class V> __device__ __forceinline__ V warp_max(V v) {
-  for (int o = 16; o > 0; o >>= 1) { V t = __shfl_down_sync(0xffffffffu, v, o); if (t > v) v = t; }
-  return v;
-}
-// Kind: 0 add, 1 max. One element per thread; Fix: block reduction first.
+// One element per thread; Fix: block reduction first.
 template <class V, int Kind, bool Fix>
 __global__ void one_each(const float *__restrict__ x, V *__restrict__ out, int n, int ones) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -118,15 +102,7 @@ __global__ void one_each(const float *__restrict__ x, V *__restrict__ out, int n
     if (i < n) { if constexpr (Kind == 0) atomicAdd(out, v); else atomicMax(out, v); }
     return;
   }
-  __shared__ V w[32];
-  v = Kind == 0 ? warp_add(v) : warp_max(v);
-  if ((threadIdx.x & 31u) == 0u) w[threadIdx.x >> 5] = v;
-  __syncthreads();
-  if ((threadIdx.x >> 5) == 0u) {
-    v = (threadIdx.x & 31u) < (blockDim.x >> 5) ? w[threadIdx.x & 31u] : (V)0;
-    v = Kind == 0 ? warp_add(v) : warp_max(v);
-    if ((threadIdx.x & 31u) == 0u) { if constexpr (Kind == 0) atomicAdd(out, v); else atomicMax(out, v); }
-  }
+  block_atomic<V, Kind>(v, out);
 }
 
 template <class F>

@@ -86,6 +86,14 @@ bool compilerSeesNonNegative(const Expr *E, unsigned D = 0) {
   }
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
     const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
+    // A constant (`constexpr int kThreads = 128;`): the compiler sees its
+    // value.
+    if (V && V->getType().isConstQualified() && V->getInit() &&
+        !V->getInit()->isValueDependent()) {
+      Expr::EvalResult R;
+      if (V->getInit()->EvaluateAsInt(R, V->getASTContext()))
+        return !R.Val.getInt().isNegative();
+    }
     if (!V || !V->hasLocalStorage() || isa<ParmVarDecl>(V) || !V->getInit())
       return false;
     if (!compilerSeesNonNegative(V->getInit(), D + 1))
@@ -408,7 +416,9 @@ RuleInfo AlgebraicPow2Divmod::info() const {
       "true`. Nor in a loop that hides them: one that waits at a barrier "
       "(a tree reduction's `i / 2`), or that reads or writes at least 4 "
       "bytes of global memory per iteration at an address that changes "
-      "(a binary search's dependent load; measured on an H200, "
+      "(an asynchronous copy from global memory, `__pipeline_memcpy_async`"
+      " or `cuda::memcpy_async`, counts with its size; "
+      "a binary search's dependent load; measured on an H200, "
       "utils/bench/divmod/divmod-sweep.cu: such a loop hides a whole "
       "integer division by a run-time value, about a dozen instructions, "
       "where the sign fix-up is two or three).\n"

@@ -8,6 +8,7 @@
 #include "clang/AST/ExprCXX.h"
 
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -117,6 +118,37 @@ uint64_t globalBytesPerIteration(const ASTContext &Ctx, const Stmt *Loop) {
       Walk(B->getRHS(), false);
       return;
     }
+    // An asynchronous copy from global memory (`__pipeline_memcpy_async(dst,
+    // src, 16)`, `cuda::memcpy_async`, `cooperative_groups::memcpy_async`):
+    // its source's bytes, the size argument when it is a constant, else
+    // the source's element.
+    if (const auto *CE = dyn_cast<CallExpr>(S))
+      if (const FunctionDecl *FD = CE->getDirectCallee();
+          FD && FD->getIdentifier() && FD->getName().contains("memcpy_async")) {
+        std::optional<uint64_t> Size;
+        for (const Expr *A : CE->arguments()) {
+          Expr::EvalResult R;
+          if (A->getType()->isIntegerType() && !A->isValueDependent() &&
+              A->EvaluateAsInt(R, Ctx) && R.Val.getInt().isStrictlyPositive())
+            Size = R.Val.getInt().getZExtValue();
+        }
+        for (const Expr *A : CE->arguments()) {
+          const Expr *Src = A->IgnoreParenImpCasts();
+          if (!Src->getType()->isPointerType() || !reachesGlobal(Src) ||
+              !variesIn(Src, Changed))
+            continue;
+          QualType T = Src->getType()->getPointeeType();
+          uint64_t B = Size ? *Size
+                       : T->isIncompleteType() || T->isDependentType() ||
+                               T->isVoidType()
+                           ? 1
+                           : Ctx.getTypeSizeInChars(T).getQuantity();
+          std::string Text = oneLineText(Ctx, CE->getSourceRange());
+          if (Seen.insert(Text).second)
+            Bytes += B;
+          break;
+        }
+      }
     if (const auto *AS = dyn_cast<ArraySubscriptExpr>(S)) {
       // the index and base may read memory too (not the element again)
       Walk(AS->getBase(), false);

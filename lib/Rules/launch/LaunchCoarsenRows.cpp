@@ -156,8 +156,11 @@ void LaunchCoarsenRows::checkKernel(const KernelUnit &Kernel) {
       if (builtinName(E) == "threadIdx.y")
         UsesY = true;
     if (const auto *A = dyn_cast<ArraySubscriptExpr>(S)) {
+      // Through a kernel parameter (global memory): not a subscript of a
+      // thread's own registers (`reinterpret_cast<const uchar4 *>(&v)[i]`).
       if (!Written && A->getBase()->getType()->isPointerType() &&
-          !A->getType()->isArrayType() && !onChip(A))
+          !A->getType()->isArrayType() && !onChip(A) &&
+          rootPointerParam(A->getBase(), Kernel.Facts))
         ++Loads;
       // Along threadIdx.x: consecutive lanes on consecutive elements (or
       // the same one). Rows along x are coalescing-thread-mapping-swap's.
@@ -178,6 +181,13 @@ void LaunchCoarsenRows::checkKernel(const KernelUnit &Kernel) {
         Scan(B->getRHS(), false);
         return;
       }
+    // A struct's or vector's assignment (`dst[i] = make_uint2(...)`).
+    if (const auto *O = dyn_cast<CXXOperatorCallExpr>(S);
+        O && O->getOperator() == OO_Equal && O->getNumArgs() == 2) {
+      Scan(O->getArg(0), true);
+      Scan(O->getArg(1), false);
+      return;
+    }
     for (const Stmt *Ch : S->children())
       Scan(Ch, false);
   };
@@ -205,8 +215,8 @@ void LaunchCoarsenRows::checkKernel(const KernelUnit &Kernel) {
       K->getLocation(),
       "each thread of '" + K->getNameAsString() + "' computes one element "
           "of a " + Shape(BY) +
-          " block from " + std::to_string(Loads) +
-          " global loads and then waits for them; running " + Rs +
+          " block with " + std::to_string(Loads) +
+          " global loads in its code and then waits for them; running " + Rs +
           " rows of the block in each thread (blocks of " +
           Shape(BY / R) +
           ") keeps " + Rs + " times the loads in flight",
@@ -335,8 +345,7 @@ void LaunchCoarsenRows::checkKernel(const KernelUnit &Kernel) {
                                    "dim3((" + BT + ").x, (" + BT + ").y / " +
                                        Rs + ", (" + BT + ").z)"));
     note(F, Call->getBeginLoc(),
-         "launched here with blocks of " + std::to_string(BX) + "x" +
-             std::to_string(BY));
+         "launched here with blocks of " + Shape(BY));
   }
   // The kernel: the body in the row loop.
   std::string Var = freshName(C, context(), K, "cudal1_r");

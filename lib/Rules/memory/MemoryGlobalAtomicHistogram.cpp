@@ -75,10 +75,15 @@ RuleInfo MemoryGlobalAtomicHistogram::info() const {
            "cheaper) and add it to the global one once per block.";
   I.Doc.Detects =
       "Global atomics at data-dependent addresses "
-      "(`atomicAdd(&hist[data[i]], 1)`). Not reported when the index is "
-      "proven to stay below a bound whose bins exceed the 227 KiB of shared "
-      "memory a block can have on H100/H200 (`hist[key & ((1 << 20) - "
-      "1)]`: 4 MiB of counters): there is nothing to privatise into.";
+      "(`atomicAdd(&hist[data[i]], 1)`) whose index is proven to stay "
+      "below a bound whose bins fit the 227 KiB of shared memory a block "
+      "can have on H100/H200: an 8- or 16-bit value, `k & mask`, `k % m`, "
+      "`k >> s`, a clamp or a guard. Not reported: bins beyond that "
+      "(`hist[key & ((1 << 20) - 1)]`: 4 MiB of counters) or without a "
+      "bound (a counter per vertex, `degree[src[i]]`): there is nothing to "
+      "privatise into, and such updates spread over many addresses; nor a "
+      "slot allocator whose old value the thread uses (`out[atomicAdd("
+      "&cursor[k], 1)] = v`).";
   I.Doc.WhySlow =
       "Every update is an L2 atomic; with skewed data many threads hit the "
       "same bins and serialize.";
@@ -103,12 +108,22 @@ void MemoryGlobalAtomicHistogram::checkTranslationUnit() {
         continue;
       if (!isUserCode(A.E->getExprLoc()))
         continue;
-      // Bins that no block's shared memory holds (227 KiB on H100/H200):
-      // there is nothing to privatise into.
-      if (std::optional<int64_t> Max = binIndexMax(
-              Ctx, enclosingFunction(Ctx, DynTypedNode::create(*A.E)),
-              elementIndex(A.Index), A.Full ? A.Full : A.E);
-          Max && A.ElemBytes &&
+      // A slot allocator (`out[atomicAdd(&cursor[k], 1)] = v`): each
+      // thread needs the old value, which a per-block copy cannot give.
+      if (A.IsAtomic && A.Full && isa<CallExpr>(A.Full)) {
+        auto Ps = Ctx.getParents(*A.Full);
+        if (!Ps.empty() && Ps[0].get<Expr>())
+          continue;
+      }
+      // Bins a block's shared memory holds (227 KiB on H100/H200): the
+      // index proven below a bound (`k & 255`, `k % m`, an 8- or 16-bit
+      // value). A counter per vertex or row (`degree[src[i]]` over n
+      // vertices) has nothing to privatise into, and its updates spread
+      // over n addresses.
+      std::optional<int64_t> Max = binIndexMax(
+          Ctx, enclosingFunction(Ctx, DynTypedNode::create(*A.E)),
+          elementIndex(A.Index), A.Full ? A.Full : A.E);
+      if (!Max || !A.ElemBytes ||
           uint64_t(*Max + 1) * A.ElemBytes > MaxSharedBytes)
         continue;
       std::string Msg =

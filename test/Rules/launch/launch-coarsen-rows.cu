@@ -35,7 +35,7 @@ __global__ void jacobi_step(int n, const float *__restrict__ A, float *__restric
     B[i * n + j] = 0.2f * (A[i * n + j] + A[i * n + (j - 1)] + A[i * n + (1 + j)] +
                            A[(1 + i) * n + j] + A[(i - 1) * n + j]);
 }
-// CHECK-MESSAGES: t.cu:[[@LINE-7]]:17: warning: each thread of 'jacobi_step' computes one element of a 32x8 block from 5 global loads and then waits for them; running 4 rows of the block in each thread (blocks of 32x2) keeps 4 times the loads in flight [launch-coarsen-rows]
+// CHECK-MESSAGES: t.cu:[[@LINE-7]]:17: warning: each thread of 'jacobi_step' computes one element of a 32x8 block with 5 global loads in its code and then waits for them; running 4 rows of the block in each thread (blocks of 32x2) keeps 4 times the loads in flight [launch-coarsen-rows]
 // CHECK-FIXES:      __global__ void jacobi_step(int n, const float *__restrict__ A, float *__restrict__ B) {
 // CHECK-FIXES-NEXT:   // cuda-l1 launch-coarsen-rows: 4 rows of the original block per thread
 // CHECK-FIXES-NEXT:   #pragma unroll
@@ -55,7 +55,7 @@ __global__ void edge_rows(const float *__restrict__ u, float *__restrict__ v, in
   float rows = (float)(blockDim.y * gridDim.y);
   v[y * nx + x] = u[y * nx + x] - u[below * nx + x] + u[y * nx + (x > 0 ? x - 1 : x)] / rows;
 }
-// CHECK-MESSAGES: t.cu:[[@LINE-10]]:17: warning: each thread of 'edge_rows' computes one element of a 64x4 block from 3 global loads{{.*}}running 4 rows of the block in each thread (blocks of 64x1){{.*}} [launch-coarsen-rows]
+// CHECK-MESSAGES: t.cu:[[@LINE-10]]:17: warning: each thread of 'edge_rows' computes one element of a 64x4 block with 3 global loads{{.*}}running 4 rows of the block in each thread (blocks of 64x1){{.*}} [launch-coarsen-rows]
 // CHECK-FIXES:      int ty = (threadIdx.y * 4 + cudal1_r);
 // CHECK-FIXES:      if (x >= nx || y >= ny)
 // CHECK-FIXES-NEXT:   continue;
@@ -158,7 +158,8 @@ __global__ void cube(const float *a, float *c, int n) {
   c[(z * n + y) * n + x] = a[(z * n + y) * n + x] + a[(z * n + y) * n + x + 1] +
                            a[(z * n + y + 1) * n + x];
 }
-// CHECK-MESSAGES: t.cu:[[@LINE-7]]:17: warning: each thread of 'cube' computes one element of a 32x8x2 block from 3 global loads{{.*}}(blocks of 32x2x2){{.*}} [launch-coarsen-rows]
+// CHECK-MESSAGES: t.cu:[[@LINE-7]]:17: warning: each thread of 'cube' computes one element of a 32x8x2 block with 3 global loads{{.*}}(blocks of 32x2x2){{.*}} [launch-coarsen-rows]
+// CHECK-MESSAGES: note: launched here with blocks of 32x8x2
 
 unsigned long long hash(const float *d, long n) {
   unsigned *h = (unsigned *)malloc(sizeof(float) * n);

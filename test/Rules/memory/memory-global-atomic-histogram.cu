@@ -86,6 +86,23 @@ __global__ void histogram_15bit(const unsigned int *__restrict__ keys, int n,
     atomicAdd(&hist[keys[i] % 32768u], 1u);
 }
 
+// Not reported: a counter per vertex (no bound on the index: nothing to
+// privatise into, the updates spread over n addresses), and a slot
+// allocator whose old value each thread uses.
+__global__ void out_degrees(const int *__restrict__ src, int m,
+                            int *__restrict__ degree) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < m;
+       i += blockDim.x * gridDim.x)
+    atomicAdd(&degree[src[i]], 1);
+}
+__global__ void fill_rows(const int *__restrict__ src,
+                          const int *__restrict__ dst, int m,
+                          int *__restrict__ cursor, int *__restrict__ col) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < m;
+       i += blockDim.x * gridDim.x)
+    col[atomicAdd(&cursor[src[i]], 1)] = dst[i];
+}
+
 void launch(const unsigned char *d, unsigned int *h, int n) {
   histogram_global<<<528, 256>>>(d, h, n);
   histogram_shared<<<528, 256>>>(d, h, n);
