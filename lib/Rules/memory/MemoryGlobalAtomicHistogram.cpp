@@ -78,7 +78,9 @@ RuleInfo MemoryGlobalAtomicHistogram::info() const {
       "(`atomicAdd(&hist[data[i]], 1)`) whose index is proven to stay "
       "below a bound whose bins fit the 227 KiB of shared memory a block "
       "can have on H100/H200: an 8- or 16-bit value, `k & mask`, `k % m`, "
-      "`k >> s`, a clamp or a guard. Not reported: bins beyond that "
+      "`k >> s`, a clamp or a guard; or an array that every launch "
+      "passes with a constant allocation that fits (`cudaMalloc(&hist, "
+      "256 * sizeof(int))`). Not reported: bins beyond that "
       "(`hist[key & ((1 << 20) - 1)]`: 4 MiB of counters) or without a "
       "bound (a counter per vertex, `degree[src[i]]`): there is nothing to "
       "privatise into, and such updates spread over many addresses; nor a "
@@ -120,11 +122,19 @@ void MemoryGlobalAtomicHistogram::checkTranslationUnit() {
       // value). A counter per vertex or row (`degree[src[i]]` over n
       // vertices) has nothing to privatise into, and its updates spread
       // over n addresses.
+      // Or the array is that small at every launch (its allocation).
       std::optional<int64_t> Max = binIndexMax(
           Ctx, enclosingFunction(Ctx, DynTypedNode::create(*A.E)),
           elementIndex(A.Index), A.Full ? A.Full : A.E);
-      if (!Max || !A.ElemBytes ||
-          uint64_t(*Max + 1) * A.ElemBytes > MaxSharedBytes)
+      std::optional<uint64_t> Bins;
+      if (Max)
+        Bins = uint64_t(*Max + 1);
+      else if (const auto *P = dyn_cast<ParmVarDecl>(A.Base);
+               P && K.Kernel && P->getDeclContext() == K.Kernel) {
+        std::string Alloc;
+        Bins = launchedElements(CC, K.Kernel, P, A.ElemBytes, Alloc);
+      }
+      if (!Bins || !A.ElemBytes || *Bins * A.ElemBytes > MaxSharedBytes)
         continue;
       std::string Msg =
           "global atomic at a data-dependent address ('" +

@@ -542,7 +542,7 @@ struct Privatised {
 /// of \p K in the model, when each launch's value tuples all know it;
 /// \p Alloc names one allocation. std::nullopt when a launch's size is
 /// unknown or no launch is visible.
-static std::optional<uint64_t> launchedElements(const CheckContext &CC,
+std::optional<uint64_t> launchedElements(const CheckContext &CC,
                                                 const FunctionDecl *K,
                                                 const ParmVarDecl *P,
                                                 uint64_t ElemBytes,

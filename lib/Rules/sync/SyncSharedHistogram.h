@@ -11,8 +11,11 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 namespace cudal1 {
+
+struct CheckContext;
 
 /// The greatest value the bin index \p Index of an atomic (at \p At, in
 /// function \p Fn) can take, from its form (`k & 1023`, `v % 16`, a
@@ -22,6 +25,17 @@ std::optional<int64_t> binIndexMax(clang::ASTContext &Ctx,
                                    const clang::FunctionDecl *Fn,
                                    const clang::Expr *Index,
                                    const clang::Stmt *At);
+
+/// The elements of the buffer every launch of \p K passes for pointer
+/// parameter \p P, from its allocation (`cudaMalloc(&h, 256 *
+/// sizeof(int))`), the largest over the launches; std::nullopt when a launch
+/// is out of view or its buffer's size is not a constant. \p Alloc names
+/// the allocation.
+std::optional<uint64_t> launchedElements(const CheckContext &CC,
+                                         const clang::FunctionDecl *K,
+                                         const clang::ParmVarDecl *P,
+                                         uint64_t ElemBytes,
+                                         std::string &Alloc);
 
 class SyncSharedHistogram : public RuleCheck {
 public:

@@ -103,6 +103,20 @@ __global__ void fill_rows(const int *__restrict__ src,
     col[atomicAdd(&cursor[src[i]], 1)] = dst[i];
 }
 
+// Reported: an index with no bound of its own into an array that every
+// launch passes with a small constant allocation (1024 counters).
+__global__ void label_counts(const int *__restrict__ label, int n,
+                             int *__restrict__ counts) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += blockDim.x * gridDim.x)
+    atomicAdd(&counts[label[i]], 1);
+}
+void count_labels(const int *label, int n) {
+  int *counts = nullptr;
+  cudaMalloc(&counts, 1024 * sizeof(int));
+  label_counts<<<528, 256>>>(label, n, counts);
+}
+
 void launch(const unsigned char *d, unsigned int *h, int n) {
   histogram_global<<<528, 256>>>(d, h, n);
   histogram_shared<<<528, 256>>>(d, h, n);
@@ -111,6 +125,7 @@ void launch(const unsigned char *d, unsigned int *h, int n) {
 
 // CHECK-MESSAGES: t.cu:25:5: warning: global atomic at a data-dependent address ('&hist[data[i]]'): threads hitting the same bin{{.*}} [memory-global-atomic-histogram]
 // CHECK-MESSAGES: t.cu:86:5: warning: global atomic at a data-dependent address ('&hist[keys[i] % 32768u]'){{.*}} [memory-global-atomic-histogram]
+// CHECK-MESSAGES: t.cu:112:5: warning: global atomic at a data-dependent address ('&counts[label[i]]'){{.*}} [memory-global-atomic-histogram]
 
 // Finding only: the file is not changed.
 // CHECK-FIXES: atomicAdd(&hist[data[i]], 1u);
