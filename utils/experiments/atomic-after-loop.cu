@@ -16,9 +16,11 @@
 //         integer count of the walks that end above a threshold.
 // Then, one element per thread and no loop, the same comparison per atomic
 // kind: float and double sums, an integer sum of distinct values, an
-// integer count (the value 1) and an integer maximum. The hardware reduces
-// a warp's integer operands (REDUX) before one atomic; it has no such
-// instruction for floating point, so there each thread's update queues.
+// integer count (the value 1) and an integer maximum (is a warp's integer
+// update merged into one, as docs/rules/sync-warp-atomic-reduction.md's
+// atomicMax measurement suggests, and a floating-point one not?). Session
+// 38 ran the loops (docs/gpu-runs/2026-12-05-session38); this part was
+// written after, and has not run yet.
 // Build: nvcc -O3 -arch=sm_90 atomic-after-loop.cu -o atomic-after-loop
 #include <cstdio>
 #include <cstdlib>

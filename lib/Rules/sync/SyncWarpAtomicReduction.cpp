@@ -557,9 +557,9 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
                                 "the shared word")
            : VT->isRealFloatingType()
                ? std::string("the whole grid's updates queue, one per "
-                             "thread, in the L2 slice that owns it (the "
-                             "hardware merges a warp's integer operands, "
-                             "not floating-point ones)")
+                             "thread, in the L2 slice that owns it "
+                             "(floating-point atomics are not merged per "
+                             "warp)")
                : std::string("the whole grid's updates queue in the L2 "
                              "slice that owns it (the compiler merges only "
                              "a warp's into one)")) +
