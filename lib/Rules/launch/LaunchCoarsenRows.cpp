@@ -156,11 +156,15 @@ void LaunchCoarsenRows::checkKernel(const KernelUnit &Kernel) {
       if (builtinName(E) == "threadIdx.y")
         UsesY = true;
     if (const auto *A = dyn_cast<ArraySubscriptExpr>(S)) {
-      // Through a kernel parameter (global memory): not a subscript of a
-      // thread's own registers (`reinterpret_cast<const uchar4 *>(&v)[i]`).
+      // Through a kernel parameter (global memory, also `phi[x][y][z]` of
+      // a `double phi[][NY][NZ]` parameter): not a subscript of a thread's
+      // own registers (`reinterpret_cast<const uchar4 *>(&v)[i]`).
+      const Expr *Root = A->getBase()->IgnoreParenImpCasts();
+      while (const auto *In = dyn_cast<ArraySubscriptExpr>(Root))
+        Root = In->getBase()->IgnoreParenImpCasts();
       if (!Written && A->getBase()->getType()->isPointerType() &&
           !A->getType()->isArrayType() && !onChip(A) &&
-          rootPointerParam(A->getBase(), Kernel.Facts))
+          rootPointerParam(Root, Kernel.Facts))
         ++Loads;
       // Along threadIdx.x: consecutive lanes on consecutive elements (or
       // the same one). Rows along x are coalescing-thread-mapping-swap's.

@@ -3,10 +3,11 @@
 // (`reinterpret_cast<const uchar4 *>(&top)[i]`) is not one, and the element
 // a struct assignment stores (`dst[i] = *reinterpret_cast<const uint2 *>(
 // out)`, an operator call) is not a load. This 2x downsampling makes two
-// global loads, below MinLoads (3): no finding.
+// global loads, below MinLoads (3): no finding. Loads through a parameter
+// declared as an array of rows (`const float a[][256]`) count.
 // RUN: %cuda-l1-rewrite --rules='-*,launch-coarsen-rows' %s 2>&1 \
-// RUN:   | FileCheck %s -allow-empty --implicit-check-not='{{warning|error}}:'
-// CHECK-NOT: warning:
+// RUN:   | FileCheck %s --implicit-check-not='{{warning|error}}:'
+// CHECK: warning: each thread of 'rows3' computes one element of a 32x8 block with 3 global loads in its code
 // RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %s -o %t.o %}
 #include <cuda_runtime.h>
 
@@ -32,7 +33,15 @@ __global__ void mip_down2(const uint4 *__restrict__ src, uint2 *__restrict__ dst
   dst[(size_t)oy * qw + qx] = *reinterpret_cast<const uint2 *>(out);
 }
 
+__global__ void rows3(const float a[][256], float *out, int n) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < 255 && y < n - 1)
+    out[y * 256 + x] = a[y][x] + a[y][x + 1] + a[y + 1][x];
+}
+
 void run(const uint4 *src, uint2 *dst, int w, int h) {
   const dim3 grid((w / 4 + 31) / 32, (h / 2 + 7) / 8);
   mip_down2<<<grid, dim3(32, 8)>>>(src, dst, w, h);
+  rows3<<<dim3(8, h / 8), dim3(32, 8)>>>((const float (*)[256])src, (float *)dst, h);
 }
