@@ -134,8 +134,8 @@ bool touchesFixedColumns(const KernelAnalysis &K, const MemAccess &A) {
            S.rfind("blockDim.", 0) == 0 || S.rfind("gridDim.", 0) == 0;
   };
   // The row length: the symbols of the lanes' distance that are not the
-  // launch's (`rows` in `id * rows + rows - 1`).
-  // A constant row length: at least a sector between lanes.
+  // launch's (`rows` in `id * rows + rows - 1`), or a constant distance of
+  // at least a sector.
   std::set<std::string> Row;
   for (const std::string &S : Cx.symbols())
     if (!Builtin(S))

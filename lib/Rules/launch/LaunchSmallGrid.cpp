@@ -342,35 +342,6 @@ LaunchSmallGrid::partialsProducer(const LaunchSite &L) const {
   Scopes.push_back({L.EnclosingFunction, L.Loc, {}});
   for (const std::string &A : L.Args)
     Scopes.back().Args.push_back(argText(A));
-  ASTContext &C = ctx();
-  for (const CUDAKernelCallExpr *Site :
-       launchSitesOf(C, context(), LK->Kernel)) {
-    if (!(makeSourceLoc(C.getSourceManager(), Site->getBeginLoc()) == L.Loc))
-      continue;
-    const FunctionDecl *Fn = enclosingFunction(C, DynTypedNode::create(*Site));
-    if (!Fn)
-      break;
-    for (const CallExpr *Call : callsOf(C, Fn)) {
-      const FunctionDecl *G = enclosingFunction(C, DynTypedNode::create(*Call));
-      if (!G || G == Fn)
-        continue;
-      Scope S{G->getQualifiedNameAsString(),
-              makeSourceLoc(C.getSourceManager(), Call->getBeginLoc()),
-              {}};
-      for (const std::string &A : Scopes.front().Args) {
-        std::string T = A;
-        for (const ParmVarDecl *PV : Fn->parameters())
-          if (PV->getName() == A &&
-              PV->getFunctionScopeIndex() < Call->getNumArgs())
-            T = argText(sourceText(
-                C,
-                Call->getArg(PV->getFunctionScopeIndex())->getSourceRange()));
-        S.Args.push_back(T);
-      }
-      Scopes.push_back(std::move(S));
-    }
-    break;
-  }
   auto Producer = [&](const Scope &Sc) -> const LaunchSite * {
     for (const LaunchSite &P : context().Model->LaunchSites) {
       // Another kernel, launched before L in the same function, with more
@@ -450,6 +421,36 @@ LaunchSmallGrid::partialsProducer(const LaunchSite &L) const {
   };
   if (const LaunchSite *P = Producer(Scopes.front()))
     return P;
+  // Else the callers of a helper holding L, built only now.
+  ASTContext &C = ctx();
+  for (const CUDAKernelCallExpr *Site :
+       launchSitesOf(C, context(), LK->Kernel)) {
+    if (!(makeSourceLoc(C.getSourceManager(), Site->getBeginLoc()) == L.Loc))
+      continue;
+    const FunctionDecl *Fn = enclosingFunction(C, DynTypedNode::create(*Site));
+    if (!Fn)
+      break;
+    for (const CallExpr *Call : callsOf(C, Fn)) {
+      const FunctionDecl *G = enclosingFunction(C, DynTypedNode::create(*Call));
+      if (!G || G == Fn)
+        continue;
+      Scope S{G->getQualifiedNameAsString(),
+              makeSourceLoc(C.getSourceManager(), Call->getBeginLoc()),
+              {}};
+      for (const std::string &A : Scopes.front().Args) {
+        std::string T = A;
+        for (const ParmVarDecl *PV : Fn->parameters())
+          if (PV->getName() == A &&
+              PV->getFunctionScopeIndex() < Call->getNumArgs())
+            T = argText(sourceText(
+                C,
+                Call->getArg(PV->getFunctionScopeIndex())->getSourceRange()));
+        S.Args.push_back(T);
+      }
+      Scopes.push_back(std::move(S));
+    }
+    break;
+  }
   // In a helper: a second pass only when every call of it comes after a
   // first pass.
   const LaunchSite *Found = nullptr;

@@ -22,25 +22,6 @@ namespace {
 /// The shared memory one block can have on H100/H200 (sm_90).
 constexpr uint64_t MaxSharedBytes = 227 * 1024;
 
-/// The element index in an atomic's address (`&hist[k]`, `hist + k`).
-const Expr *elementIndex(const Expr *Addr) {
-  if (!Addr)
-    return nullptr;
-  Addr = Addr->IgnoreParenImpCasts();
-  if (const auto *U = dyn_cast<UnaryOperator>(Addr);
-      U && U->getOpcode() == UO_AddrOf)
-    if (const auto *S =
-            dyn_cast<ArraySubscriptExpr>(U->getSubExpr()->IgnoreParens()))
-      return S->getIdx();
-  if (const auto *S = dyn_cast<ArraySubscriptExpr>(Addr))
-    return S->getIdx();
-  if (const auto *B = dyn_cast<BinaryOperator>(Addr);
-      B && B->getOpcode() == BO_Add)
-    return B->getLHS()->getType()->isPointerType() ? B->getRHS()
-                                                    : B->getLHS();
-  return nullptr;
-}
-
 /// The index reads memory (a data-dependent address).
 bool indexHasLoad(const Expr *E) {
   if (!E)
@@ -125,7 +106,7 @@ void MemoryGlobalAtomicHistogram::checkTranslationUnit() {
       // Or the array is that small at every launch (its allocation).
       std::optional<int64_t> Max = binIndexMax(
           Ctx, enclosingFunction(Ctx, DynTypedNode::create(*A.E)),
-          elementIndex(A.Index), A.Full ? A.Full : A.E);
+          A.Index ? splitElementAddress(A.Index).second : nullptr, A.Full ? A.Full : A.E);
       std::optional<uint64_t> Bins;
       if (Max)
         Bins = uint64_t(*Max + 1);

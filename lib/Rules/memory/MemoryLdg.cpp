@@ -129,7 +129,7 @@ void MemoryLdg::checkKernel(const KernelUnit &K) {
   // The pointer parameters the kernel writes through (non-const pointee,
   // mutated), found once.
   std::optional<std::vector<const ParmVarDecl *>> Written;
-  auto writtenAlias = [&](const ParmVarDecl *P) -> const ParmVarDecl * {
+  auto writtenAlias = [&](const ParmVarDecl *P) {
     if (!Written) {
       Written.emplace();
       for (const ParmVarDecl *Q : pointerParams(FD))
@@ -137,18 +137,9 @@ void MemoryLdg::checkKernel(const KernelUnit &K) {
             EMA.isPointeeMutated(Q))
           Written->push_back(Q);
     }
-    // Every launch (not only the first that fails to prove them apart).
-    for (const CUDAKernelCallExpr *Site : launchSitesOf(C, context(), FD)) {
-      const FunctionDecl *Host =
-          enclosingFunction(C, DynTypedNode::create(*Site));
-      for (const ParmVarDecl *Q : *Written) {
-        unsigned IP = P->getFunctionScopeIndex(), IQ = Q->getFunctionScopeIndex();
-        if (Q != P && Site->getNumArgs() > std::max(IP, IQ) &&
-            sameBufferSomewhere(C, Host, Site->getArg(IP), Site->getArg(IQ), 0))
-          return Q;
-      }
-    }
-    return nullptr;
+    return llvm::any_of(*Written, [&](const ParmVarDecl *Q) {
+      return sameBufferAtSomeLaunch(C, context(), FD, P, Q);
+    });
   };
   for (const ParmVarDecl *P : pointerParams(FD)) {
     QualType Pointee = P->getType()->getPointeeType();

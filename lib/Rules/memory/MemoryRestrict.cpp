@@ -252,22 +252,16 @@ void MemoryRestrict::checkKernel(const KernelUnit &K) {
   // the qualifier on either would be undefined behaviour. The others may
   // still take it, where a loop loads through them.
   std::vector<const ParmVarDecl *> Aliased;
-  for (const CUDAKernelCallExpr *Site : launchSitesOf(C, context(), FD)) {
-    const FunctionDecl *Host = enclosingFunction(C, DynTypedNode::create(*Site));
-    for (size_t I = 0; I < Ptrs.size(); ++I)
-      for (size_t J = I + 1; J < Ptrs.size(); ++J) {
-        const ParmVarDecl *P = Ptrs[I], *Q = Ptrs[J];
-        unsigned IP = P->getFunctionScopeIndex(), IQ = Q->getFunctionScopeIndex();
-        if ((P->getType()->getPointeeType().isConstQualified() &&
-             Q->getType()->getPointeeType().isConstQualified()) ||
-            Site->getNumArgs() <= std::max(IP, IQ) ||
-            !sameBufferSomewhere(C, Host, Site->getArg(IP), Site->getArg(IQ),
-                                 0))
-          continue;
+  for (size_t I = 0; I < Ptrs.size(); ++I)
+    for (size_t J = I + 1; J < Ptrs.size(); ++J) {
+      const ParmVarDecl *P = Ptrs[I], *Q = Ptrs[J];
+      if ((!P->getType()->getPointeeType().isConstQualified() ||
+           !Q->getType()->getPointeeType().isConstQualified()) &&
+          sameBufferAtSomeLaunch(C, context(), FD, P, Q)) {
         Aliased.push_back(P);
         Aliased.push_back(Q);
       }
-  }
+    }
   llvm::erase_if(Missing, [&](const ParmVarDecl *P) {
     return llvm::is_contained(Aliased, P);
   });

@@ -402,4 +402,17 @@ bool sameBufferSomewhere(ASTContext &C, const FunctionDecl *Fn, const Expr *A,
   return false;
 }
 
+bool sameBufferAtSomeLaunch(ASTContext &C, const CheckContext &CC,
+                            const FunctionDecl *K, const ParmVarDecl *P,
+                            const ParmVarDecl *Q) {
+  unsigned IP = P->getFunctionScopeIndex(), IQ = Q->getFunctionScopeIndex();
+  for (const CUDAKernelCallExpr *Site : launchSitesOf(C, CC, K)) {
+    const FunctionDecl *Host = enclosingFunction(C, DynTypedNode::create(*Site));
+    if (P != Q && Site->getNumArgs() > std::max(IP, IQ) &&
+        sameBufferSomewhere(C, Host, Site->getArg(IP), Site->getArg(IQ), 0))
+      return true;
+  }
+  return false;
+}
+
 } // namespace cudal1

@@ -24,6 +24,8 @@ class SourceManager;
 
 namespace cudal1 {
 
+struct CheckContext;
+
 /// A loop of kernel \p FD, or of a function it calls (3 calls deep, the
 /// callee's pointer parameters bound to the arguments), that stores through
 /// one pointer (an atomic counts; memory the analysis cannot name is any
@@ -41,6 +43,13 @@ bool loopStoresAndLoads(const clang::FunctionDecl *FD,
 bool sameBufferSomewhere(clang::ASTContext &C, const clang::FunctionDecl *Fn,
                          const clang::Expr *A, const clang::Expr *B,
                          unsigned Depth);
+/// Some launch of kernel \p K in the file passes one buffer for its
+/// parameters \p P and \p Q (sameBufferSomewhere on the launch's
+/// arguments).
+bool sameBufferAtSomeLaunch(clang::ASTContext &C, const CheckContext &CC,
+                            const clang::FunctionDecl *K,
+                            const clang::ParmVarDecl *P,
+                            const clang::ParmVarDecl *Q);
 
 } // namespace cudal1
 

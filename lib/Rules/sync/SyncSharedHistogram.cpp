@@ -483,35 +483,36 @@ std::optional<BinAtomic> binAtomic(const CallExpr *CE) {
   if (!FD || !FD->getIdentifier() || FD->getName() != "atomicAdd" ||
       CE->getNumArgs() != 2)
     return std::nullopt;
-  const Expr *A = CE->getArg(0)->IgnoreParenImpCasts();
   BinAtomic B;
   B.Call = CE;
-  if (const auto *UO = dyn_cast<UnaryOperator>(A);
-      UO && UO->getOpcode() == UO_AddrOf) {
-    const auto *AS =
-        dyn_cast<ArraySubscriptExpr>(UO->getSubExpr()->IgnoreParens());
-    if (!AS)
-      return std::nullopt;
-    B.Base = dyn_cast<DeclRefExpr>(AS->getBase()->IgnoreParenImpCasts());
-    B.Index = AS->getIdx();
-  } else if (const auto *BO = dyn_cast<BinaryOperator>(A);
-             BO && BO->getOpcode() == BO_Add) {
-    const Expr *L = BO->getLHS()->IgnoreParenImpCasts(),
-               *R = BO->getRHS()->IgnoreParenImpCasts();
-    if (L->getType()->isPointerType()) {
-      B.Base = dyn_cast<DeclRefExpr>(L);
-      B.Index = BO->getRHS();
-    } else {
-      B.Base = dyn_cast<DeclRefExpr>(R);
-      B.Index = BO->getLHS();
-    }
-  }
+  auto [Base, Index] = splitElementAddress(CE->getArg(0));
+  B.Base = dyn_cast_or_null<DeclRefExpr>(Base);
+  B.Index = Index;
   if (!B.Base || !isa<ParmVarDecl>(B.Base->getDecl()))
     return std::nullopt;
   return B;
 }
 
 } // namespace
+
+std::pair<const Expr *, const Expr *>
+splitElementAddress(const Expr *Addr) {
+  Addr = Addr->IgnoreParenImpCasts();
+  if (const auto *UO = dyn_cast<UnaryOperator>(Addr);
+      UO && UO->getOpcode() == UO_AddrOf) {
+    if (const auto *AS =
+            dyn_cast<ArraySubscriptExpr>(UO->getSubExpr()->IgnoreParens()))
+      return {AS->getBase()->IgnoreParenImpCasts(), AS->getIdx()};
+  } else if (const auto *BO = dyn_cast<BinaryOperator>(Addr);
+             BO && BO->getOpcode() == BO_Add) {
+    const Expr *L = BO->getLHS()->IgnoreParenImpCasts(),
+               *R = BO->getRHS()->IgnoreParenImpCasts();
+    if (L->getType()->isPointerType())
+      return {L, BO->getRHS()};
+    return {R, BO->getLHS()};
+  }
+  return {nullptr, nullptr};
+}
 
 std::optional<int64_t> binIndexMax(ASTContext &Ctx, const FunctionDecl *Fn,
                                    const Expr *Index, const Stmt *At) {

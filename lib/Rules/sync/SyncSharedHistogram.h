@@ -12,10 +12,17 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace cudal1 {
 
 struct CheckContext;
+
+/// An element's address, `&a[i]` or `a + i` (either order), split into
+/// the array or pointer (parentheses and implicit casts removed) and the
+/// index; {null, null} for other forms.
+std::pair<const clang::Expr *, const clang::Expr *>
+splitElementAddress(const clang::Expr *Addr);
 
 /// The greatest value the bin index \p Index of an atomic (at \p At, in
 /// function \p Fn) can take, from its form (`k & 1023`, `v % 16`, a

@@ -369,21 +369,21 @@ bool testsNonFinite(const Stmt *S) {
 /// which a correct input does not have: a block reduction would add a
 /// barrier to every block to save atomics that do not happen.
 bool rareGuard(const Expr *Cond, const Stmt *Body) {
-  bool PicksOne = testsNonFinite(Cond);
+  bool Rare = testsNonFinite(Cond);
   forEachStmt(Cond, [&](const Stmt *X) {
     // A local the kernel sets from non-finite tests (a count of them).
     if (const auto *D = dyn_cast<DeclRefExpr>(X))
       if (const auto *V = dyn_cast<VarDecl>(D->getDecl());
-          V && V->isLocalVarDecl() && !PicksOne) {
+          V && V->isLocalVarDecl() && !Rare) {
         if (V->getInit() && testsNonFinite(V->getInit()))
-          PicksOne = true;
+          Rare = true;
         forEachStmt(Body, [&](const Stmt *Y) {
           const auto *B = dyn_cast<BinaryOperator>(Y);
           if (!B || !B->isAssignmentOp())
             return;
           const auto *L = dyn_cast<DeclRefExpr>(B->getLHS()->IgnoreParens());
           if (L && L->getDecl() == V && testsNonFinite(B->getRHS()))
-            PicksOne = true;
+            Rare = true;
         });
       }
     // `tid == 0`, `lane == 0`; not a test of data (`board[i] == 1`
@@ -391,9 +391,9 @@ bool rareGuard(const Expr *Cond, const Stmt *Body) {
     if (const auto *B = dyn_cast<BinaryOperator>(X))
       if (B->getOpcode() == BO_EQ && !readsData(B->getLHS()) &&
           !readsData(B->getRHS()))
-        PicksOne = true;
+        Rare = true;
   });
-  return PicksOne;
+  return Rare;
 }
 
 /// Where and how the reduction is written.
