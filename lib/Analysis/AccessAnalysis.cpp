@@ -135,6 +135,29 @@ struct VarUses {
 };
 using ModMap = DenseMap<const VarDecl *, VarUses>;
 
+/// Every change of the pointer \p V is a step from its own value: `V++`,
+/// `--V`, `V += n`, `V -= n`, `V = V + n`, `V = n + V`, `V = V - n`.
+bool onlySelfSteps(const VarDecl *V, const VarUses &U) {
+  for (const Stmt *M : U.Mods) {
+    if (isa<UnaryOperator>(M))
+      continue;
+    const auto *BO = dyn_cast<BinaryOperator>(M);
+    if (!BO)
+      return false;
+    if (BO->getOpcode() == BO_AddAssign || BO->getOpcode() == BO_SubAssign)
+      continue;
+    if (BO->getOpcode() != BO_Assign)
+      return false;
+    const auto *R = dyn_cast<BinaryOperator>(BO->getRHS()->IgnoreParenImpCasts());
+    if (!R || !R->isAdditiveOp())
+      return false;
+    bool L = varOf(R->getLHS()) == V;
+    if (!(L || (R->getOpcode() == BO_Add && varOf(R->getRHS()) == V)))
+      return false;
+  }
+  return true;
+}
+
 void collectMods(const Stmt *S, const Stmt *Parent, ModMap &M) {
   if (!S)
     return;
@@ -710,6 +733,16 @@ private:
           return evalPtr(Def, C);
         if (V->getType()->isIntegralOrEnumerationType())
           return Value::integer(evalInt(Def, C));
+      }
+      // A pointer only stepped through its own array (`p += n`, `p++`,
+      // `p = p - k`) stays in the array its initialiser points into: where
+      // in it is unknown, which array and which memory space are not.
+      if (IsPtr && !U->Escapes && V->getInit() && onlySelfSteps(V, *U)) {
+        Value R = evalPtr(V->getInit(), C);
+        if (R.Base) {
+          R.Off = AffineExpr::unknown();
+          return R;
+        }
       }
       return IsPtr ? Value::unknownPtr() : Value();
     }
@@ -1331,6 +1364,11 @@ private:
         record(OCE->getArg(0), OCE->getArg(0), false, true, false, false, C,
                OCE);
         walkChildrenOfLValue(OCE->getArg(0), C);
+        // A copy assignment reads its source in memory: `v = ((uint4 *)in)[i]`
+        // loads the whole element, with no lvalue-to-rvalue cast to see.
+        const Expr *Src = OCE->getArg(1)->IgnoreParenNoopCasts(Ctx);
+        if (Src->isGLValue() && !isa<MaterializeTemporaryExpr>(Src))
+          record(Src, Src, true, false, false, false, C);
         walk(OCE->getArg(1), C);
         return;
       }

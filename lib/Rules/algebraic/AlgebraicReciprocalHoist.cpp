@@ -17,6 +17,7 @@
 #include "clang/AST/Expr.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/StmtCXX.h"
+#include "clang/Lex/Lexer.h"
 #include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
 
 #include <functional>
@@ -52,7 +53,10 @@ RuleInfo AlgebraicReciprocalHoist::info() const {
       "does not change in the loop either (nvcc computes the whole quotient "
       "once before it), nor for a division in one case of a `switch` in the "
       "loop (the reciprocal before the loop would cost every thread a "
-      "division that case may never need), nor when every division sits "
+      "division that case may never need), nor in a loop that retries "
+      "one atomic update with `atomicCAS` (an atomic division built on "
+      "compare-and-swap: the loop usually runs once, so the division is "
+      "not repeated work), nor when every division sits "
       "in an innermost loop that moves at least 32 bytes of global memory "
       "per float division (48 per double; loads whose address changes in "
       "the loop, and stores). Measured on an H200 "
@@ -137,6 +141,48 @@ static bool callsLoopingFunction(const ASTContext &C, const Stmt *S,
   return Found;
 }
 
+/// \p Loop retries one atomic update until it lands (its body calls
+/// `atomicCAS`): it usually runs once, and the division in it is done once
+/// per update whatever is hoisted.
+static bool retryLoop(const Stmt *Loop) {
+  bool CAS = false;
+  forEachStmt(Loop, [&](const Stmt *X) {
+    if (const auto *CE = dyn_cast<CallExpr>(X))
+      if (const FunctionDecl *FD = CE->getDirectCallee())
+        CAS |= FD->getIdentifier() && FD->getName().starts_with("atomicCAS");
+  });
+  return CAS;
+}
+
+/// The divisor as the message shows it: its text, or, when that text would
+/// be a macro's invocation rather than the divisor (`ATOMIC(Div)` for the
+/// `val` inside its expansion), the divisor as the macro's definition
+/// spells it, else the expression printed.
+static std::string divisorText(const ASTContext &Ctx, const Expr *E) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (E->getBeginLoc().isMacroID() &&
+      Lexer::makeFileCharRange(CharSourceRange::getTokenRange(
+                                   E->getSourceRange()),
+                               SM, Ctx.getLangOpts())
+          .isInvalid()) {
+    const Expr *Bare = E->IgnoreParens();
+    SourceLocation B = SM.getSpellingLoc(Bare->getBeginLoc()),
+                   End = SM.getSpellingLoc(Bare->getEndLoc());
+    if (SM.getFileID(B) == SM.getFileID(End) &&
+        !SM.isBeforeInTranslationUnit(End, B)) {
+      std::string T = oneLineText(Ctx, SourceRange(B, End));
+      if (!T.empty())
+        return T;
+    }
+    std::string S;
+    llvm::raw_string_ostream OS(S);
+    E->IgnoreParenImpCasts()->printPretty(OS, nullptr,
+                                          Ctx.getPrintingPolicy());
+    return OS.str();
+  }
+  return oneLineText(Ctx, E->getSourceRange());
+}
+
 /// \p BO lies in a switch inside \p Loop: in one of its cases, which the
 /// loop may rarely take. A reciprocal computed before the loop would cost
 /// every thread a division that case may never need (a fractal renderer's
@@ -182,7 +228,7 @@ void AlgebraicReciprocalHoist::check(const MatchFinder::MatchResult &R) {
     Best = L;
     Cur = L;
   }
-  if (!Best)
+  if (!Best || retryLoop(enclosingLoop(C, *BO)))
     return;
   // A dividend that does not change in the loop either: the whole
   // division is loop-invariant and nvcc computes it once before the loop
@@ -329,6 +375,8 @@ void AlgebraicReciprocalHoist::reportOtherInvariantDivisions(
             return; // a constant divisor
         }
         const Stmt *Loop = Loops.back();
+        if (retryLoop(Loop))
+          return;
         // Only where the division is in an innermost loop: in a loop that
         // holds another (a tile loop around its k loop, a row loop around
         // its column loop) it runs once per inner loop's iterations, and
@@ -352,7 +400,7 @@ void AlgebraicReciprocalHoist::reportOtherInvariantDivisions(
                 sourceManager().getExpansionLoc(OpLoc).getRawEncoding()))
           return;
         QualType T = BO->getType();
-        std::string D = oneLineText(Ctx, RHS->getSourceRange());
+        std::string D = divisorText(Ctx, RHS);
         if (T->isIntegerType()) {
           // Grouped per loop; the divisions of one macro expansion are told
           // apart by their spelling, instantiations share them.

@@ -221,6 +221,72 @@ bool onlyCommonAtomics(const KernelAnalysis &KA, const LoopInfo &L) {
   return Any;
 }
 
+/// \p L is a recurrence that the block runs step by step: it synchronises
+/// the block in every iteration, and every load it makes from global memory
+/// reads an array the loop itself stores to (a row that the previous step
+/// wrote, a table it reorders in place), or it loads none at all (the state
+/// lives in shared memory: a lagged Fibonacci generator). Each step needs
+/// the one before, so more blocks could not share the loop's work; a loop
+/// that also reads input it does not produce (a one-block scan of `in`)
+/// could be split.
+/// \p S (or a function it calls, \p Depth calls deep) reads memory in a
+/// way the access analysis does not list: a texture or surface fetch, an
+/// asynchronous copy, inline assembly.
+bool opaqueLoads(const Stmt *S, unsigned Depth = 3) {
+  bool Opaque = false;
+  forEachStmt(S, [&](const Stmt *X) {
+    if (Opaque)
+      return;
+    if (isa<AsmStmt>(X)) {
+      Opaque = true;
+      return;
+    }
+    const auto *CE = dyn_cast<CallExpr>(X);
+    const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
+    if (!FD)
+      return;
+    StringRef Name = FD->getIdentifier() ? FD->getName() : "";
+    if (Name.starts_with("tex") || Name.starts_with("surf") ||
+        Name.contains("memcpy_async") || Name.contains("cp_async"))
+      Opaque = true;
+    else if (const FunctionDecl *Def = FD->getDefinition();
+             Def && Depth > 0 && Def->hasBody() &&
+             !Def->getASTContext().getSourceManager().isInSystemHeader(
+                 Def->getLocation()))
+      Opaque = opaqueLoads(Def->getBody(), Depth - 1);
+  });
+  return Opaque;
+}
+
+bool serialRecurrenceItself(const KernelAnalysis &KA, const LoopInfo &L) {
+  if (!L.ContainsSync || opaqueLoads(L.S))
+    return false;
+  auto InLoop = [&](const MemAccess &A) {
+    return llvm::is_contained(A.Loops, &L);
+  };
+  auto FromGlobal = [](const MemAccess &A) {
+    return A.Space == MemSpace::Global || A.Space == MemSpace::Unknown;
+  };
+  std::set<const ValueDecl *> Stored;
+  for (const MemAccess &A : KA.Accesses)
+    if (InLoop(A) && FromGlobal(A) && A.IsWrite && A.Base)
+      Stored.insert(A.Base);
+  for (const MemAccess &A : KA.Accesses)
+    if (InLoop(A) && FromGlobal(A) && A.IsRead &&
+        (!A.Base || !Stored.count(A.Base)))
+      return false;
+  return true;
+}
+
+/// \p L or a loop around it is such a recurrence (a step's scan of a
+/// table the recurrence reorders is part of the step).
+bool serialRecurrence(const KernelAnalysis &KA, const LoopInfo &L) {
+  for (const LoopInfo *P = &L; P; P = P->Parent)
+    if (serialRecurrenceItself(KA, *P))
+      return true;
+  return false;
+}
+
 /// The argument texts \p L passes, spaces removed.
 std::string argText(const std::string &A) {
   std::string R;
@@ -265,7 +331,16 @@ RuleInfo LaunchSmallGrid::info() const {
       "addresses that depend on neither the thread nor the block (every "
       "thread updates the same counters, or spins on one lock) does not "
       "count as work over the data: the atomic unit serialises those "
-      "updates, and more blocks would add contention, not throughput.";
+      "updates, and more blocks would add contention, not throughput. "
+      "Nor does a loop that synchronises the block in every iteration and "
+      "loads from global memory only arrays it also stores to (or none: "
+      "its state is in shared memory), a recurrence whose every step needs "
+      "the one before (a lagged Fibonacci generator, a row computed from "
+      "the previous row, a compaction that swaps entries in place), or a "
+      "tree's halving steps over the block; and when such a recurrence's "
+      "trip count grows with the data, the kernel is one block by design "
+      "and is not reported at all. A loop that reads through a texture, an "
+      "asynchronous copy or inline assembly is not taken for a recurrence.";
   I.Doc.WhySlow =
       "A block runs on one SM; the other SMs stay idle for the whole "
       "kernel.";
@@ -291,10 +366,21 @@ bool LaunchSmallGrid::kernelLoopsOverData(const LaunchSite &L) const {
   // does a fixed amount of work too.
   bool Loops = false;
   for (const KernelAnalysis &KA : analysis()->Kernels)
-    if (KA.Name == L.Kernel)
+    if (KA.Name == L.Kernel) {
+      // A recurrence over the data (not a tree's halving steps) makes the
+      // kernel one block by design: a launch with more blocks would run it
+      // once per block, and what the kernel does beside it (the search
+      // that starts a compaction) is not the grid-stride work the finding
+      // offers to spread.
       for (const auto &Lp : KA.Loops)
-        if (!loopBounded(ctx(), *Lp) && !onlyCommonAtomics(KA, *Lp))
+        if (!Lp->Geometric && !loopBounded(ctx(), *Lp) &&
+            serialRecurrenceItself(KA, *Lp))
+          return false;
+      for (const auto &Lp : KA.Loops)
+        if (!loopBounded(ctx(), *Lp) && !onlyCommonAtomics(KA, *Lp) &&
+            !serialRecurrence(KA, *Lp))
           Loops = true;
+    }
   if (!Loops || !L.Block.Dim || !L.Grid.Dim)
     return Loops;
   // A problem-size literal that the launched threads already cover
