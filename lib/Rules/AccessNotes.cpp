@@ -123,6 +123,36 @@ static bool smallBound(const CheckContext &CC, ASTContext &Ctx,
   return V && *V < 8;
 }
 
+/// \p L runs fewer than 8 iterations in each thread: a constant trip count
+/// or bound below 8, or the block's threads striding over a constant range
+/// (`for (b = threadIdx.x; b < 1024; b += 512)`, at most 2 each: a block's
+/// bins copied in or out around its loop over the data).
+static bool fewIterations(const CheckContext &CC, ASTContext &Ctx,
+                          const KernelAnalysis &K, const LoopInfo &L) {
+  if ((L.TripCount && *L.TripCount < 8) || smallBound(CC, Ctx, K, L))
+    return true;
+  const auto *F = L.S ? dyn_cast<ForStmt>(L.S) : nullptr;
+  const auto *B = F && F->getCond() ? dyn_cast<BinaryOperator>(
+                                          F->getCond()->IgnoreParenImpCasts())
+                                    : nullptr;
+  if (!B || !L.IV || L.Geometric || varOf(B->getLHS()) != L.IV ||
+      !(B->getOpcode() == BO_LT || B->getOpcode() == BO_LE))
+    return false;
+  Expr::EvalResult R;
+  const Expr *Bound = B->getRHS()->IgnoreParenImpCasts();
+  if (Bound->isValueDependent() || !Bound->EvaluateAsInt(R, Ctx))
+    return false;
+  int64_t End = R.Val.getInt().getExtValue() + (B->getOpcode() == BO_LE);
+  // Start: threadIdx.x plus a constant; step: a constant (blockDim.x is one
+  // when every launch gives the block's size).
+  std::optional<int64_t> Start =
+      (L.Init - AffineExpr::symbol("threadIdx.x")).constantValue();
+  std::optional<int64_t> Step = L.Step.constantValue();
+  if (!Start || *Start < 0 || !Step || *Step <= 0)
+    return false;
+  return (End - *Start + *Step - 1) / *Step < 8;
+}
+
 bool touchesFixedColumns(const KernelAnalysis &K, const MemAccess &A) {
   if (!A.Base || !A.Address.isKnown())
     return false;
@@ -195,7 +225,11 @@ const char *fixedColumnsDoc() {
 
 const char *outweighingLoopDoc() {
   return "Not reported: an access that runs at most once per thread (in no "
-         "loop) in a kernel with a loop of many iterations (a trip count "
+         "loop, or only in loops of fewer than 8 iterations per thread: a "
+         "constant trip count or bound below 8, or the block's threads "
+         "striding over a constant range, `for (b = threadIdx.x; b < 1024; "
+         "b += 512)`, a block's bins copied out after its loop) in a kernel "
+         "with a loop of many iterations (a trip count "
          "that is neither a constant below 8 nor bounded by one: a literal, "
          "or a kernel parameter every launch passes as one) that runs "
          "whenever the access does (no condition or switch case between "
@@ -208,11 +242,21 @@ const char *outweighingLoopDoc() {
 
 const LoopInfo *outweighingLoop(const CheckContext &CC, ASTContext &Ctx,
                                 const KernelAnalysis &K, const MemAccess &A) {
-  if (!A.Loops.empty() || !A.E)
+  if (!A.E)
     return nullptr;
-  // Where the access is in the kernel's own body (the call that reaches it).
+  // A few times per thread is once per thread for this purpose.
+  for (const LoopInfo *L : A.Loops)
+    if (!fewIterations(CC, Ctx, K, *L))
+      return nullptr;
+  // Where the access is in the kernel's own body (the call that reaches it),
+  // or the outermost loop around it.
   const Stmt *At = A.CallChain.empty() ? static_cast<const Stmt *>(A.E)
                                        : A.CallChain.front();
+  if (!A.Loops.empty() && A.Loops.front()->S && K.Kernel &&
+      K.Kernel->getBody() &&
+      K.Kernel->getBody()->getSourceRange().fullyContains(
+          A.Loops.front()->S->getSourceRange()))
+    At = A.Loops.front()->S;
   std::vector<const Stmt *> AUp = stmtAncestors(Ctx, At);
   // The kernel's returns and gotos after the access, gathered once.
   const SourceManager &SM = Ctx.getSourceManager();
@@ -224,8 +268,7 @@ const LoopInfo *outweighingLoop(const CheckContext &CC, ASTContext &Ctx,
         ExitsAfter.push_back(X->getBeginLoc());
     });
   for (const auto &L : K.Loops) {
-    if ((L->TripCount && *L->TripCount < 8) || !L->S ||
-        smallBound(CC, Ctx, K, *L))
+    if (!L->S || fewIterations(CC, Ctx, K, *L))
       continue;
     // The loop must run whenever the access does: no condition between the
     // loop and the statement holding both, and no branch holding the access
