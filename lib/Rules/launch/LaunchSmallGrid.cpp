@@ -221,14 +221,6 @@ bool onlyCommonAtomics(const KernelAnalysis &KA, const LoopInfo &L) {
   return Any;
 }
 
-/// \p L is a recurrence that the block runs step by step: it synchronises
-/// the block in every iteration, and every load it makes from global memory
-/// reads an array the loop itself stores to (a row that the previous step
-/// wrote, a table it reorders in place), or it loads none at all (the state
-/// lives in shared memory: a lagged Fibonacci generator). Each step needs
-/// the one before, so more blocks could not share the loop's work; a loop
-/// that also reads input it does not produce (a one-block scan of `in`)
-/// could be split.
 /// \p S (or a function it calls, \p Depth calls deep) reads memory in a
 /// way the access analysis does not list: a texture or surface fetch, an
 /// asynchronous copy, inline assembly.
@@ -258,6 +250,14 @@ bool opaqueLoads(const Stmt *S, unsigned Depth = 3) {
   return Opaque;
 }
 
+/// \p L is a recurrence that the block runs step by step: it synchronises
+/// the block in every iteration, and every load it makes from global memory
+/// reads an array the loop itself stores to (a row that the previous step
+/// wrote, a table it reorders in place), or it loads none at all (the state
+/// lives in shared memory: a lagged Fibonacci generator). Each step needs
+/// the one before, so more blocks could not share the loop's work; a loop
+/// that also reads input it does not produce (a one-block scan of `in`)
+/// could be split.
 bool serialRecurrenceItself(const KernelAnalysis &KA, const LoopInfo &L) {
   if (!L.ContainsSync || opaqueLoads(L.S))
     return false;
