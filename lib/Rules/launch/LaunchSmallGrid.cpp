@@ -251,14 +251,18 @@ bool opaqueLoads(const Stmt *S, unsigned Depth = 3) {
 }
 
 /// \p L is a recurrence that the block runs step by step: it synchronises
-/// the block in every iteration, and every load it makes from global memory
-/// reads an array the loop itself stores to (a row that the previous step
-/// wrote, a table it reorders in place), or it loads none at all (the state
-/// lives in shared memory: a lagged Fibonacci generator). Each step needs
-/// the one before, so more blocks could not share the loop's work; a loop
-/// that also reads input it does not produce (a one-block scan of `in`)
-/// could be split.
-bool serialRecurrenceItself(const KernelAnalysis &KA, const LoopInfo &L) {
+/// the block in every iteration, every load it makes from global memory
+/// reads an array the loop itself stores to, and a step reads what an
+/// earlier step wrote: an element of such an array other than the one the
+/// step stores (a row that the previous step wrote, a table it reorders in
+/// place), or shared memory read before the step writes it (the state of a
+/// lagged Fibonacci generator, a tree's partial sums). Each step needs the
+/// one before, so more blocks could not share the loop's work; a loop that
+/// also reads input it does not produce (a one-block scan of `in`) could be
+/// split, and one that stages each step's own values through shared memory
+/// (written, then read) is not a recurrence.
+bool serialRecurrenceItself(const ASTContext &C, const KernelAnalysis &KA,
+                            const LoopInfo &L) {
   if (!L.ContainsSync || opaqueLoads(L.S))
     return false;
   auto InLoop = [&](const MemAccess &A) {
@@ -275,14 +279,47 @@ bool serialRecurrenceItself(const KernelAnalysis &KA, const LoopInfo &L) {
     if (InLoop(A) && FromGlobal(A) && A.IsRead &&
         (!A.Base || !Stored.count(A.Base)))
       return false;
-  return true;
+  // When an access happens in the loop's body: a plain store after the
+  // right-hand side it stores has been read.
+  const SourceManager &SM = C.getSourceManager();
+  auto When = [&](const MemAccess &A) {
+    if (A.IsWrite && !A.IsRead && A.Full)
+      return SM.getExpansionLoc(A.Full->getEndLoc());
+    return SM.getExpansionLoc(A.E->getBeginLoc());
+  };
+  for (const MemAccess &R : KA.Accesses) {
+    if (!InLoop(R) || !R.IsRead || !R.Base)
+      continue;
+    if (FromGlobal(R)) {
+      for (const MemAccess &W : KA.Accesses)
+        if (InLoop(W) && FromGlobal(W) && W.IsWrite && W.Base == R.Base &&
+            !(R.Address.isKnown() && R.Address == W.Address))
+          return true;
+      continue;
+    }
+    if (R.Space != MemSpace::Shared || !R.CallChain.empty())
+      continue;
+    if (R.IsWrite)
+      return true; // `s[t] += s[t + d]`
+    bool Written = false, WrittenBefore = false;
+    for (const MemAccess &W : KA.Accesses)
+      if (InLoop(W) && W.Space == MemSpace::Shared && W.IsWrite &&
+          W.Base == R.Base && W.CallChain.empty()) {
+        Written = true;
+        WrittenBefore |= SM.isBeforeInTranslationUnit(When(W), When(R));
+      }
+    if (Written && !WrittenBefore)
+      return true;
+  }
+  return false;
 }
 
 /// \p L or a loop around it is such a recurrence (a step's scan of a
 /// table the recurrence reorders is part of the step).
-bool serialRecurrence(const KernelAnalysis &KA, const LoopInfo &L) {
+bool serialRecurrence(const ASTContext &C, const KernelAnalysis &KA,
+                      const LoopInfo &L) {
   for (const LoopInfo *P = &L; P; P = P->Parent)
-    if (serialRecurrenceItself(KA, *P))
+    if (serialRecurrenceItself(C, KA, *P))
       return true;
   return false;
 }
@@ -332,12 +369,16 @@ RuleInfo LaunchSmallGrid::info() const {
       "thread updates the same counters, or spins on one lock) does not "
       "count as work over the data: the atomic unit serialises those "
       "updates, and more blocks would add contention, not throughput. "
-      "Nor does a loop that synchronises the block in every iteration and "
-      "loads from global memory only arrays it also stores to (or none: "
-      "its state is in shared memory), a recurrence whose every step needs "
-      "the one before (a lagged Fibonacci generator, a row computed from "
-      "the previous row, a compaction that swaps entries in place), or a "
-      "tree's halving steps over the block; and when such a recurrence's "
+      "Nor does a loop that synchronises the block in every iteration, "
+      "loads from global memory only arrays it also stores to (or none), "
+      "and whose steps read what an earlier step wrote (another element "
+      "of such an array, or shared memory read before the step writes "
+      "it): a recurrence whose every step needs the one before (a lagged "
+      "Fibonacci generator, a row computed from the previous row, a "
+      "compaction that swaps entries in place), or a tree's halving steps "
+      "over the block. A loop whose steps stage their own values through "
+      "shared memory (written, then read) or update each element in place "
+      "still counts. When such a recurrence's "
       "trip count grows with the data, the kernel is one block by design "
       "and is not reported at all. A loop that reads through a texture, an "
       "asynchronous copy or inline assembly is not taken for a recurrence.";
@@ -374,11 +415,11 @@ bool LaunchSmallGrid::kernelLoopsOverData(const LaunchSite &L) const {
       // offers to spread.
       for (const auto &Lp : KA.Loops)
         if (!Lp->Geometric && !loopBounded(ctx(), *Lp) &&
-            serialRecurrenceItself(KA, *Lp))
+            serialRecurrenceItself(ctx(), KA, *Lp))
           return false;
       for (const auto &Lp : KA.Loops)
         if (!loopBounded(ctx(), *Lp) && !onlyCommonAtomics(KA, *Lp) &&
-            !serialRecurrence(KA, *Lp))
+            !serialRecurrence(ctx(), KA, *Lp))
           Loops = true;
     }
   if (!Loops || !L.Block.Dim || !L.Grid.Dim)

@@ -2,8 +2,8 @@
 // step of the loop over the data needs the previous step's result (in
 // shared memory, or a row of global memory that the previous step wrote),
 // with a barrier between steps. More blocks could not split such a loop;
-// only kernels whose loop reads input that it does not itself produce are
-// reported.
+// kernels whose loop reads input that it does not itself produce, or whose
+// steps do not read what an earlier step wrote, are reported.
 // RUN: %cuda-l1-rewrite --rules='-*,launch-small-grid' %s 2>&1 \
 // RUN:   | FileCheck %s --implicit-check-not='{{warning|error}}:'
 // RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %s -o %t.o %}
@@ -257,6 +257,32 @@ __global__ void digit_sums(const unsigned *in, unsigned *out, int n4) {
   out[threadIdx.x] = acc;
 }
 
+// Reported: each step stages its own values through shared memory (written,
+// then read after the barrier) and loads nothing from global memory, but no
+// step reads what an earlier one wrote: the steps are independent.
+__global__ void reversed_ramp(float *dst, int n) {
+  __shared__ float tile[256];
+  for (int i = threadIdx.x; i < n; i += 256) {
+    tile[threadIdx.x] = 0.5f * i;
+    __syncthreads();
+    dst[i] = tile[255 - threadIdx.x];
+    __syncthreads();
+  }
+}
+
+// Reported: an in-place update that synchronises each step reads and
+// stores the same element of `a`: nothing carries from one step to the next.
+__global__ void damp_in_place(float *a, int n) {
+  __shared__ float mean;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    if (threadIdx.x == 0)
+      mean = 0.5f;
+    __syncthreads();
+    a[i] = a[i] * mean;
+    __syncthreads();
+  }
+}
+
 void run(uint32_t *x, uint32_t *y, const uint32_t *coef, unsigned *table,
          unsigned *count, const float *in, float *out, int *idx,
          const char *mask, int *kept, int n) {
@@ -272,6 +298,10 @@ void run(uint32_t *x, uint32_t *y, const uint32_t *coef, unsigned *table,
   // CHECK: :[[@LINE-1]]:3: warning: grid of 1 block keeps only 1 of the GPU's 132 SMs busy{{.*}} [launch-small-grid]
   block_max<<<1, 1024, 1024 * sizeof(float)>>>(in, out);
   digit_sums<<<1, 256>>>(x, y, n / 4);
+  // CHECK: :[[@LINE-1]]:3: warning: grid of 1 block keeps only 1 of the GPU's 132 SMs busy{{.*}} [launch-small-grid]
+  reversed_ramp<<<1, 256>>>(out, n);
+  // CHECK: :[[@LINE-1]]:3: warning: grid of 1 block keeps only 1 of the GPU's 132 SMs busy{{.*}} [launch-small-grid]
+  damp_in_place<<<1, 256>>>(out, n);
   // CHECK: :[[@LINE-1]]:3: warning: grid of 1 block keeps only 1 of the GPU's 132 SMs busy{{.*}} [launch-small-grid]
   cudaTextureObject_t tex = 0;
   reverse_tiles<<<1, 256>>>(tex, out, n);
