@@ -9,6 +9,7 @@
 #include <functional>
 #include <set>
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -97,10 +98,27 @@ std::string Composition::summary() const {
   std::string Out;
   for (const std::vector<Part> *Ps : {&Parts, &AltParts})
     for (const Part &P : *Ps) {
-      Out += "cuda-l1: kernel '" + P.Kernel + "' combines ";
-      for (size_t I = 0; I < P.Fixes.size(); ++I)
-        Out += (I ? " + " : "") + P.Fixes[I].second + " (round " +
-               std::to_string(P.Fixes[I].first) + ")";
+      // Code outside kernels (device functions no kernel was named for,
+      // host code) composes as one part.
+      Out += P.Kernel.empty() ? "cuda-l1: code outside kernels combines "
+                              : "cuda-l1: kernel '" + P.Kernel + "' combines ";
+      // One entry per rule and round, in the order first seen, with how
+      // many fixes it stands for when more than one (a file's float
+      // literals).
+      std::vector<std::pair<std::pair<unsigned, std::string>, unsigned>> Grouped;
+      for (const auto &F : P.Fixes) {
+        auto It = llvm::find_if(Grouped, [&](auto &G) { return G.first == F; });
+        if (It == Grouped.end())
+          Grouped.push_back({F, 1});
+        else
+          ++It->second;
+      }
+      for (size_t I = 0; I < Grouped.size(); ++I) {
+        const auto &[F, N] = Grouped[I];
+        Out += (I ? " + " : "") + F.second + " (round " +
+               std::to_string(F.first) +
+               (N > 1 ? ", " + std::to_string(N) + " fixes" : "") + ")";
+      }
       Out += ": " + P.Outcome + "\n";
     }
   return Out;
@@ -1000,16 +1018,22 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
                    Verified->Decisions.at(I).Why +
                    " (tried as an enabling fix; its composition was not kept)");
     }
+  // The note after the write counts the user's fixes: for a composed
+  // kernel, all its rounds' fixes.
+  std::vector<unsigned> Counts(Final.size(), 1);
   for (size_t I = 0; I < Composites.size(); ++I)
     if (Keep[I]) {
       Final.push_back(Composites[I]);
       if (Annot[I])
         Final.back().Fix->Edits.push_back(*Annot[I]);
+      Counts.push_back(std::max<size_t>(1, Composed.Parts[I].Fixes.size()));
     }
   for (Finding &F : AltFinal)
     Final.push_back(std::move(F));
+  Counts.resize(Final.size(), 1);
   ApplyOptions AF = applyOptions(Final, nullptr);
   AF.Decided = true;
+  AF.FixCounts = std::move(Counts);
   // What is written was compile-checked in its round (annotations are
   // comments), unless first rounds and composed kernels were mixed.
   AF.CheckCompiles = Mixed;

@@ -1009,7 +1009,8 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
     if (Failed)
       continue;
     Out.push_back({C->F, FixOutcome::Applied, ""});
-    ++Applied;
+    size_t Index = C->F - Findings.data();
+    Applied += Index < Opts.FixCounts.size() ? Opts.FixCounts[Index] : 1;
     for (const TextEdit &E : C->F->Fix->Edits)
       Files.insert(E.File);
   }

@@ -3,15 +3,18 @@
 
 #include "cudal1/Analysis/AstFacts.h"
 
+#include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
+#include "clang/Basic/SourceManager.h"
 
 using namespace clang;
 
 namespace cudal1 {
 
 bool anyCalledDefinition(const Stmt *S, unsigned MaxLevel,
-                         llvm::function_ref<bool(const FunctionDecl *)> Pred) {
+                         llvm::function_ref<bool(const FunctionDecl *)> Pred,
+                         bool UserCodeOnly) {
   if (!S || MaxLevel == 0)
     return false;
   bool Found = false;
@@ -21,7 +24,12 @@ bool anyCalledDefinition(const Stmt *S, unsigned MaxLevel,
     const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr;
     if (Found || !Def || !Def->hasBody())
       return;
-    Found = Pred(Def) || anyCalledDefinition(Def->getBody(), MaxLevel - 1, Pred);
+    if (UserCodeOnly &&
+        Def->getASTContext().getSourceManager().isInSystemHeader(
+            Def->getLocation()))
+      return;
+    Found = Pred(Def) ||
+            anyCalledDefinition(Def->getBody(), MaxLevel - 1, Pred, UserCodeOnly);
   });
   return Found;
 }

@@ -20,10 +20,12 @@ namespace cudal1 {
 /// True when \p Pred holds for a function definition (with a body) that
 /// \p S calls: directly (level 1), or from the body of such a definition,
 /// down to level \p MaxLevel. Calls without a direct callee are not
-/// followed.
+/// followed; with \p UserCodeOnly, neither are definitions in system
+/// headers (CUDA's own inline functions).
 bool anyCalledDefinition(
     const clang::Stmt *S, unsigned MaxLevel,
-    llvm::function_ref<bool(const clang::FunctionDecl *Def)> Pred);
+    llvm::function_ref<bool(const clang::FunctionDecl *Def)> Pred,
+    bool UserCodeOnly = false);
 
 } // namespace cudal1
 

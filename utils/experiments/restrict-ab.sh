@@ -10,7 +10,10 @@
 #   utils/experiments/restrict-ab.sh DIR "prog:args" ["prog:args" ...]
 #
 # Environment: ROUNDS (default 3), ARCH (default sm_90), OUT (default .),
-# RUN_TIMEOUT (seconds per run, default 60).
+# RUN_TIMEOUT (seconds per run, default 60), B (the second copy's folder
+# name, default restrict: B=fixed for copies rewritten with every fix).
+# When both copies' runs write output.txt (myocyte), the largest relative
+# difference between the numbers of the two files is printed.
 # The copies are made on the CPU machine (the programs are data, see
 # ../shared/corpus/README.md); nothing here depends on the corpus path.
 set -uo pipefail
@@ -19,11 +22,12 @@ shift
 ROUNDS="${ROUNDS:-3}"
 ARCH="${ARCH:-sm_90}"
 OUT="${OUT:-.}"
+B="${B:-restrict}"
 export PATH="${CUDA_PATH:-/usr/local/cuda}/bin:$PATH"
 for spec in "$@"; do
   prog="${spec%%:*}"
   args="${spec#*:}"
-  for v in orig restrict; do
+  for v in orig "$B"; do
     d="$DIR/$prog/$v"
     mkdir -p "$d/bin"
     arch="$ARCH"
@@ -42,10 +46,24 @@ for spec in "$@"; do
   bin="${bin//\$(EXEC_NAME)/$(sed -n 's/^EXEC_NAME *:\?= *//p' "$DIR/$prog/orig/Makefile")}"
   echo "== $prog: $bin $args"
   for r in $(seq "$ROUNDS"); do
-    for v in orig restrict; do
+    for v in orig "$B"; do
       (cd "$DIR/$prog/$v" && timeout "${RUN_TIMEOUT:-60}" $bin $args) >"$OUT/$prog-$v-$r.log" 2>&1
       echo "-- $prog $v round $r (exit $?)"
       grep -iE 'time|pass|fail|error|correct|ms|us\b' "$OUT/$prog-$v-$r.log" | head -12
     done
   done
+  if [ -f "$DIR/$prog/orig/output.txt" ] && [ -f "$DIR/$prog/$B/output.txt" ]; then
+    python3 - "$DIR/$prog/orig/output.txt" "$DIR/$prog/$B/output.txt" <<'PY'
+import re, sys
+num = re.compile(r'[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?')
+a, b = (num.findall(open(f).read()) for f in sys.argv[1:3])
+if len(a) != len(b):
+    print(f"-- output.txt: {len(a)} vs {len(b)} numbers")
+else:
+    rel = lambda x, y: abs(x - y) / max(abs(x), abs(y)) if x or y else 0.0
+    worst = max((rel(float(x), float(y)), i) for i, (x, y) in enumerate(zip(a, b)))
+    print(f"-- output.txt: {len(a)} numbers, largest relative difference "
+          f"{worst[0]:.3g} (number {worst[1]})")
+PY
+  fi
 done

@@ -79,6 +79,10 @@ struct ApplyOptions {
   bool VerifiedLater = false;
 
   bool Quiet = false;
+  /// How many of the user's fixes each finding given stands for, in the
+  /// note that counts what was applied (a composed kernel's fix: all the
+  /// fixes of its rounds). Empty: one each.
+  std::vector<unsigned> FixCounts;
   /// Where --diff goes (default: stdout).
   llvm::raw_ostream *DiffOut = nullptr;
 };

@@ -10,6 +10,7 @@
 #include "AlgebraicReciprocalHoist.h"
 #include "cudal1/Rules/SpelledType.h"
 
+#include "../CallTree.h"
 #include "FloatTypes.h"
 #include "LoopTraffic.h"
 
@@ -119,39 +120,21 @@ void AlgebraicReciprocalHoist::registerMatchers(MatchFinder &F) {
 }
 
 /// True when \p S calls a function of the program whose body holds a loop,
-/// directly or through the functions it calls (\p Depth levels): a loop
+/// directly or through the functions it calls (3 levels): a loop
 /// iteration that runs another loop's work (aobench's samples, each tracing
 /// rays through `ambient_occlusion`'s loops) is not where a division's
 /// instructions cost.
-static bool callsLoopingFunction(const ASTContext &C, const Stmt *S,
-                                 unsigned Depth = 3) {
-  bool Found = false;
-  forEachStmt(S, [&](const Stmt *X) {
-    const auto *CE = dyn_cast<CallExpr>(X);
-    if (Found || !CE)
-      return;
-    const FunctionDecl *FD = CE->getDirectCallee();
-    const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
-    if (!Def || !Def->getBody() ||
-        C.getSourceManager().isInSystemHeader(Def->getLocation()))
-      return;
-    Found = containsLoop(Def->getBody()) ||
-            (Depth > 1 && callsLoopingFunction(C, Def->getBody(), Depth - 1));
-  });
-  return Found;
+static bool callsLoopingFunction(const Stmt *S) {
+  return anyCalledDefinition(
+      S, 3, [](const FunctionDecl *Def) { return containsLoop(Def->getBody()); },
+      /*UserCodeOnly=*/true);
 }
 
 /// \p Loop retries one atomic update until it lands (its body calls
 /// `atomicCAS`): it usually runs once, and the division in it is done once
 /// per update whatever is hoisted.
 static bool retryLoop(const Stmt *Loop) {
-  bool CAS = false;
-  forEachStmt(Loop, [&](const Stmt *X) {
-    if (const auto *CE = dyn_cast<CallExpr>(X))
-      if (const FunctionDecl *FD = CE->getDirectCallee())
-        CAS |= FD->getIdentifier() && FD->getName().starts_with("atomicCAS");
-  });
-  return CAS;
+  return containsCallTo(Loop, {"atomicCAS*"});
 }
 
 /// The divisor as the message shows it: its text, or, when that text would
@@ -382,7 +365,7 @@ void AlgebraicReciprocalHoist::reportOtherInvariantDivisions(
         // its column loop) it runs once per inner loop's iterations, and
         // its cost is not where the time goes. Nor where the loop calls a
         // function that loops.
-        if (containsLoop(Loop) || callsLoopingFunction(Ctx, Loop))
+        if (containsLoop(Loop) || callsLoopingFunction(Loop))
           return;
         auto It = ChangedCache.find(Loop);
         if (It == ChangedCache.end())

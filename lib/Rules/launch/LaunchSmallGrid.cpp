@@ -1,6 +1,7 @@
 //===- LaunchSmallGrid.cpp - launch-small-grid ----------------------------===//
 #include "LaunchSmallGrid.h"
 
+#include "../CallTree.h"
 #include "../LaunchConstants.h"
 #include "cudal1/Analysis/AstFacts.h"
 #include "cudal1/Model/KernelModel.h"
@@ -221,33 +222,36 @@ bool onlyCommonAtomics(const KernelAnalysis &KA, const LoopInfo &L) {
   return Any;
 }
 
-/// \p S (or a function it calls, \p Depth calls deep) reads memory in a
-/// way the access analysis does not list: a texture or surface fetch, an
+/// \p S itself (not the functions it calls) reads memory in a way the
+/// access analysis does not list: a texture or surface fetch, an
 /// asynchronous copy, inline assembly.
-bool opaqueLoads(const Stmt *S, unsigned Depth = 3) {
+bool opaqueLoadsHere(const Stmt *S) {
   bool Opaque = false;
   forEachStmt(S, [&](const Stmt *X) {
-    if (Opaque)
-      return;
-    if (isa<AsmStmt>(X)) {
+    if (isa<AsmStmt>(X))
       Opaque = true;
-      return;
-    }
     const auto *CE = dyn_cast<CallExpr>(X);
     const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
-    if (!FD)
+    if (!FD || !FD->getIdentifier())
       return;
-    StringRef Name = FD->getIdentifier() ? FD->getName() : "";
+    StringRef Name = FD->getName();
     if (Name.starts_with("tex") || Name.starts_with("surf") ||
         Name.contains("memcpy_async") || Name.contains("cp_async"))
       Opaque = true;
-    else if (const FunctionDecl *Def = FD->getDefinition();
-             Def && Depth > 0 && Def->hasBody() &&
-             !Def->getASTContext().getSourceManager().isInSystemHeader(
-                 Def->getLocation()))
-      Opaque = opaqueLoads(Def->getBody(), Depth - 1);
   });
   return Opaque;
+}
+
+/// \p S, or a function of the program it calls (3 calls deep), reads
+/// memory in a way the access analysis does not list.
+bool opaqueLoads(const Stmt *S) {
+  return opaqueLoadsHere(S) ||
+         anyCalledDefinition(
+             S, 3,
+             [](const FunctionDecl *Def) {
+               return opaqueLoadsHere(Def->getBody());
+             },
+             /*UserCodeOnly=*/true);
 }
 
 /// \p L is a recurrence that the block runs step by step: it synchronises

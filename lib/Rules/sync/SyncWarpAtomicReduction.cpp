@@ -651,27 +651,16 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
            "lane of a warp would reach the reduction after it");
       return;
     }
-    unsigned Atomics = 0, Uses = 0;
-    bool Ordering = false;
-    forEachStmt(Around, [&](const Stmt *X) {
-      if (isa<AsmStmt>(X))
-        Ordering = true;
-      if (const auto *C = dyn_cast<CallExpr>(X))
-        if (const FunctionDecl *D = C->getDirectCallee())
-          if (D->getIdentifier()) {
-            StringRef N = D->getName();
-            // Other read-modify-write atomics (another sum, a count) stay
-            // where they are: relaxed atomics to other addresses have no
-            // order to keep. A compare-and-swap or an exchange may build a
-            // lock or publish a flag around this one.
-            if (N.starts_with("atomicCAS") || N.starts_with("atomicExch"))
-              ++Atomics;
-            if (N.starts_with("__nv_atomic") || N.starts_with("__atomic") ||
-                N.starts_with("__threadfence") || N.starts_with("__sync") ||
-                N.starts_with("__syncwarp"))
-              Ordering = true;
-          }
-    });
+    unsigned Uses = 0;
+    // Other read-modify-write atomics (another sum, a count) stay where
+    // they are: relaxed atomics to other addresses have no order to keep.
+    // A compare-and-swap or an exchange may build a lock or publish a flag
+    // around this one.
+    bool Atomics = containsCallTo(Around, {"atomicCAS*", "atomicExch*"});
+    bool Ordering =
+        containsCallTo(Around, {"__nv_atomic*", "__atomic*", "__threadfence*",
+                                "__sync*"});
+    forEachStmt(Around, [&](const Stmt *X) { Ordering |= isa<AsmStmt>(X); });
     // The atomic moves after the statement: nothing in it may order
     // memory around it (a fence then a flag store would publish the flag
     // before the sum).

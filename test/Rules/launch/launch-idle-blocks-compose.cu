@@ -10,7 +10,7 @@
 // MSG: t.cu:[[@LINE+32]]:7: warning: 'R[k * n + j]' is loaded from and stored to global memory {{.*}}[memory-register-accumulation]
 // MSG: t.cu:[[@LINE+52]]:5: warning: 'project' is launched over the same grid in every iteration{{.*}}[launch-idle-blocks]
 // MSG: [launch-idle-blocks] fix not applied: it copies code that the fix of {{.*}}t.cu:[[@LINE+30]]:7: [memory-register-accumulation] edits; the next round copies the edited code if it still matches
-// MSG: cuda-l1: kernel '{{.*}}' combines {{.*}}(round 2)
+// MSG: cuda-l1: code outside kernels combines launch-idle-blocks (round 2): applied
 // RUN: FileCheck --check-prefix=FIXED %s --input-file=%t/t.cu
 // The copy, which the loop launches, has the register accumulator.
 // FIXED:      __global__ void cudal1_idle_project(float *R, const float *Q, float *A, int k, int m, int n, unsigned cudal1_ox, unsigned cudal1_oy, unsigned cudal1_oz) {

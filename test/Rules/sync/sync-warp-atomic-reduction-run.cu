@@ -5,7 +5,7 @@
 // or-ed flags are exact by construction.
 // RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu && cp %s %t/orig.cu
 // RUN: %cuda-l1-rewrite --rules='-*,sync-warp-atomic-reduction' --fix --allow-unverified %t/t.cu 2>&1 | FileCheck --check-prefix=APPLIED %s
-// APPLIED: applied 14 fixes in 1 file
+// APPLIED: applied 15 fixes in 1 file
 // APPLIED: kernel 'sum_and_count' combines sync-warp-atomic-reduction (round 1) + sync-warp-atomic-reduction (round 2): applied
 // RUN: %python %srcroot/utils/bench/cuemu.py --nvcc -o %t/orig %t/orig.cu
 // RUN: %python %srcroot/utils/bench/cuemu.py --nvcc -o %t/new %t/t.cu
