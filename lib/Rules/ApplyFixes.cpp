@@ -568,6 +568,21 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
     if (!Opts.Quiet || S != FixOutcome::NotEligible)
       reportNote(label(F) + " fix not applied: " + Why);
   };
+  // The options' own reasons (exactness, proof, measurement) are the same
+  // for every fix of a rule: one note per rule and reason, at its first
+  // fix, with the places of the others (a file's sixteen powf squares).
+  std::vector<std::pair<std::pair<std::string, std::string>,
+                        std::vector<const Finding *>>>
+      PolicyNotes;
+  auto PolicyNote = [&](const Finding &F, const std::string &Why) {
+    Out.push_back({&F, FixOutcome::NotEligible, Why});
+    std::pair<std::string, std::string> Key{F.RuleId, Why};
+    auto It = llvm::find_if(PolicyNotes, [&](auto &P) { return P.first == Key; });
+    if (It == PolicyNotes.end())
+      PolicyNotes.push_back({Key, {&F}});
+    else
+      It->second.push_back(&F);
+  };
 
   // 1. Eligibility.
   for (size_t I = 0; I < Findings.size(); ++I) {
@@ -592,19 +607,19 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
       continue;
     }
     if (!X.Proven) {
-      Note(F, FixOutcome::NotEligible,
+      PolicyNote(F,
            "offered only: its legality is not proven statically, so it is "
            "never applied automatically");
       continue;
     }
     if (X.NeedsMeasurement && !Opts.Verify) {
-      Note(F, FixOutcome::NotEligible,
+      PolicyNote(F,
            "offered for GPU verification only: it is not faster everywhere; "
            "--verify=run applies it where it measures faster");
       continue;
     }
     if (X.Exact == Exactness::FastMath && !Opts.AllowFastMath) {
-      Note(F, FixOutcome::NotEligible,
+      PolicyNote(F,
            "it changes results like fast math; needs --allow-fast-math");
       continue;
     }
@@ -617,7 +632,7 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
           continue;
         }
       } else if (!Opts.AllowUnverified) {
-        Note(F, FixOutcome::NotEligible,
+        PolicyNote(F,
              std::string("its exactness is '") + toString(X.Exact) +
                  "', not bitwise; needs --verify=run or --allow-unverified");
         continue;
@@ -625,6 +640,26 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
     }
     Cands.push_back({&F, I});
   }
+  if (!Opts.Quiet)
+    for (const auto &[Key, Fs] : PolicyNotes) {
+      std::string Others;
+      for (size_t J = 1; J < Fs.size() && J <= 8; ++J) {
+        const SourceLoc &L = Fs[J]->Loc, &P = Fs[J - 1]->Loc;
+        Others += (J > 1 ? ", " : "") +
+                  (L.File == P.File ? std::string()
+                                    : sys::path::filename(L.File).str() + ":") +
+                  std::to_string(L.Line) + ":" + std::to_string(L.Column);
+      }
+      if (Fs.size() > 9)
+        Others += " and " + std::to_string(Fs.size() - 9) + " more";
+      reportNote(label(*Fs.front()) + " fix not applied: " + Key.second +
+                 (Fs.size() > 1 ? " (nor the rule's " +
+                                      std::to_string(Fs.size() - 1) +
+                                      " other fix" +
+                                      (Fs.size() > 2 ? "es" : "") + " at " +
+                                      Others + ")"
+                                : std::string()));
+    }
 
   // 2. Priority: fixes that move code other fixes would edit first; then
   // host-code rewrites proven exact (a host loop rewritten whole:

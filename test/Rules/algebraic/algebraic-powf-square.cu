@@ -11,7 +11,9 @@
 // RUN: cp %s %t/u.cu
 // RUN: %cuda-l1-rewrite --rules='-*,algebraic-powf-square' --fix %t/u.cu 2>&1 | FileCheck --check-prefix=UNVERIFIED %s
 // RUN: diff %s %t/u.cu
-// UNVERIFIED: fix not applied: its exactness is 'ulp', not bitwise; needs --verify=run or --allow-unverified
+// One note for the rule's fixes, at the first, with the others' places:
+// UNVERIFIED: u.cu:29:12: [algebraic-powf-square] fix not applied: its exactness is 'ulp', not bitwise; needs --verify=run or --allow-unverified (nor the rule's 3 other fixes at 32:14, 55:3, 64:12)
+// UNVERIFIED-NOT: fix not applied
 // The rewritten file compiles: nvcc, and NVRTC for every kernel extracted
 // with its context.
 // RUN: %if nvcc %{ %nvcc -arch=sm_90 -c %t/t.cu -o %t/t.o %}
