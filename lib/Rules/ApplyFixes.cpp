@@ -988,6 +988,7 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
       std::string P = outputPathFor(Opts.OutputDir, KV.first);
       if (!writeAtomically(P, KV.second, Why)) {
         reportError(P + ": " + Why);
+        WriteFailed.insert(KV.first); // its fixes are not counted as written
         Exit = 2;
       }
     }
