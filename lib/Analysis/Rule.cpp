@@ -78,6 +78,18 @@ bool GlobList::contains(StringRef Id) const {
   return false;
 }
 
+std::vector<std::string>
+GlobList::unmatched(const std::vector<std::string> &Ids) const {
+  std::vector<std::string> Out;
+  for (const Item &I : Items)
+    if (llvm::none_of(Ids, [&](const std::string &Id) {
+          return globMatch(I.Pattern, Id);
+        }) &&
+        !llvm::is_contained(Out, I.Pattern))
+      Out.push_back(I.Pattern);
+  return Out;
+}
+
 std::string CheckOptions::get(StringRef Rule, StringRef Key,
                               StringRef Default) const {
   auto It = Values.find((Rule + "." + Key).str());

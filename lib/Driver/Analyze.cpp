@@ -104,6 +104,7 @@ public:
     CC.CI = &CI;
     CC.IsUserFile = IsUser;
     GlobList WAE(P.effectiveWarningsAsErrors(C));
+    P.warnUnmatchedGlobs(C);
     std::vector<Finding> Out;
     // The rules see the user's declarations only: their AST matchers and
     // visitors (and the parent map behind hasAncestor) would otherwise walk

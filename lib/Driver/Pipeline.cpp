@@ -8,6 +8,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -161,6 +162,46 @@ std::string Pipeline::effectiveWarningsAsErrors(const AnalysisConfig &C) const {
   if (Opts.WarningsAsErrors)
     R += "," + *Opts.WarningsAsErrors;
   return R;
+}
+
+void Pipeline::warnUnmatchedGlobs(const AnalysisConfig &C) {
+  std::vector<std::string> Ids, Categories;
+  for (const RuleInfo &R : rules()) {
+    Ids.push_back(R.Id);
+    std::string Cat = StringRef(R.Id).split('-').first.str();
+    if (!llvm::is_contained(Categories, Cat))
+      Categories.push_back(Cat);
+  }
+  auto Check = [&](const std::string &Origin,
+                   const std::optional<std::string> &Globs) {
+    if (!Globs)
+      return;
+    for (const std::string &G : GlobList(*Globs).unmatched(Ids)) {
+      if (!WarnedGlobs.insert(Origin + "\n" + G).second)
+        continue;
+      std::string Hint;
+      if (StringRef(G).contains('*')) {
+        Hint = " (the categories are " + llvm::join(Categories, ", ") + ")";
+      } else {
+        unsigned Best = ~0u;
+        for (const std::string &Id : Ids)
+          if (unsigned D = StringRef(Id).edit_distance(G); D < Best) {
+            Best = D;
+            Hint = " (did you mean '" + Id + "'?)";
+          }
+        if (Best > std::max<size_t>(2, G.size() / 4))
+          Hint = " (--list-rules lists them)";
+      }
+      reportWarning(Origin + ": '" + G + "' matches no rule" + Hint);
+    }
+  };
+  if (!C.Source.empty()) {
+    Check(C.Source + ": Rules", C.Rules);
+    Check(C.Source + ": WarningsAsErrors", C.WarningsAsErrors);
+  }
+  Check("--rules", Opts.Rules.empty() ? std::nullopt
+                                      : std::optional<std::string>(Opts.Rules));
+  Check("--warnings-as-errors", Opts.WarningsAsErrors);
 }
 
 bool Pipeline::checkConfigs(AnalysisConfig *First) {

@@ -98,6 +98,8 @@ int runAdvise(Pipeline &P, const ModeFlags &M) {
   AnalysisConfig First;
   if (!P.checkConfigs(&First))
     return 2; // a bad configuration: nothing is parsed
+  if (M.ListRules || M.DumpConfig)
+    P.warnUnmatchedGlobs(First);
   if (M.ListRules) {
     listRules(Rules, GlobList(P.effectiveRules(First)), O.Format);
     return P.inputStatus();

@@ -81,6 +81,10 @@ public:
   explicit GlobList(llvm::StringRef Globs);
   bool contains(llvm::StringRef Id) const;
   bool empty() const { return Items.empty(); }
+  /// The globs (as written, without a leading '-') that match none of
+  /// \p Ids: a misspelt rule name selects or removes nothing.
+  std::vector<std::string>
+  unmatched(const std::vector<std::string> &Ids) const;
 
 private:
   struct Item {
