@@ -702,7 +702,10 @@ int Pipeline::applyComposed(const AnalysisRun &Run,
   // With --verify=run: each composed kernel verified against the original.
   std::vector<bool> Keep(Composites.size(), true);
   std::vector<std::optional<TextEdit>> Annot(Composites.size());
-  std::vector<std::string> Outcome(Composites.size(), "applied");
+  // Nothing is written with only --diff or --export-fixes.
+  std::vector<std::string> Outcome(
+      Composites.size(),
+      Opts.Fix || !Opts.OutputDir.empty() ? "applied" : "would apply");
   std::vector<std::optional<double>> Speed(Composites.size());
   bool Mixed = false;
   if (Verified && !Composites.empty()) {
