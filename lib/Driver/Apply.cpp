@@ -7,9 +7,10 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
+#include <map>
 #include <set>
 
-#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -105,20 +106,14 @@ std::string Composition::summary() const {
       // One entry per rule and round, in the order first seen, with how
       // many fixes it stands for when more than one (a file's float
       // literals).
-      std::vector<std::pair<std::pair<unsigned, std::string>, unsigned>> Grouped;
-      for (const auto &F : P.Fixes) {
-        auto It = llvm::find_if(Grouped, [&](auto &G) { return G.first == F; });
-        if (It == Grouped.end())
-          Grouped.push_back({F, 1});
-        else
-          ++It->second;
-      }
-      for (size_t I = 0; I < Grouped.size(); ++I) {
-        const auto &[F, N] = Grouped[I];
-        Out += (I ? " + " : "") + F.second + " (round " +
-               std::to_string(F.first) +
+      using Entry = std::pair<unsigned, std::string>; // round, rule
+      llvm::MapVector<Entry, unsigned, std::map<Entry, unsigned>> Grouped;
+      for (const auto &F : P.Fixes)
+        ++Grouped[F];
+      for (const auto &[F, N] : Grouped)
+        Out += (F == Grouped.front().first ? "" : " + ") + F.second +
+               " (round " + std::to_string(F.first) +
                (N > 1 ? ", " + std::to_string(N) + " fixes" : "") + ")";
-      }
       Out += ": " + P.Outcome + "\n";
     }
   return Out;

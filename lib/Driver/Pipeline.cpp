@@ -165,20 +165,24 @@ std::string Pipeline::effectiveWarningsAsErrors(const AnalysisConfig &C) const {
 }
 
 void Pipeline::warnUnmatchedGlobs(const AnalysisConfig &C) {
+  // Called for every file: each origin's globs are checked once, and the
+  // rule ids gathered only when there is something new to check.
   std::vector<std::string> Ids, Categories;
-  for (const RuleInfo &R : rules()) {
-    Ids.push_back(R.Id);
-    std::string Cat = StringRef(R.Id).split('-').first.str();
-    if (!llvm::is_contained(Categories, Cat))
-      Categories.push_back(Cat);
-  }
+  auto Gather = [&] {
+    for (const RuleInfo &R : rules()) {
+      Ids.push_back(R.Id);
+      std::string Cat = StringRef(R.Id).split('-').first.str();
+      if (!llvm::is_contained(Categories, Cat))
+        Categories.push_back(Cat);
+    }
+  };
   auto Check = [&](const std::string &Origin,
                    const std::optional<std::string> &Globs) {
-    if (!Globs)
+    if (!Globs || !CheckedGlobs.insert(Origin + "\n" + *Globs).second)
       return;
+    if (Ids.empty())
+      Gather();
     for (const std::string &G : GlobList(*Globs).unmatched(Ids)) {
-      if (!WarnedGlobs.insert(Origin + "\n" + G).second)
-        continue;
       std::string Hint;
       if (StringRef(G).contains('*')) {
         Hint = " (the categories are " + llvm::join(Categories, ", ") + ")";

@@ -16,6 +16,7 @@
 #include "clang/Tooling/Core/Replacement.h"
 #include "clang/Tooling/DiagnosticsYaml.h"
 #include "clang/Tooling/Tooling.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Chrono.h"
@@ -571,17 +572,13 @@ int applyFixes(const std::vector<Finding> &Findings, const ApplyOptions &Opts,
   // The options' own reasons (exactness, proof, measurement) are the same
   // for every fix of a rule: one note per rule and reason, at its first
   // fix, with the places of the others (a file's sixteen powf squares).
-  std::vector<std::pair<std::pair<std::string, std::string>,
-                        std::vector<const Finding *>>>
+  using NoteKey = std::pair<std::string, std::string>; // rule, reason
+  llvm::MapVector<NoteKey, std::vector<const Finding *>,
+                  std::map<NoteKey, unsigned>>
       PolicyNotes;
   auto PolicyNote = [&](const Finding &F, const std::string &Why) {
     Out.push_back({&F, FixOutcome::NotEligible, Why});
-    std::pair<std::string, std::string> Key{F.RuleId, Why};
-    auto It = llvm::find_if(PolicyNotes, [&](auto &P) { return P.first == Key; });
-    if (It == PolicyNotes.end())
-      PolicyNotes.push_back({Key, {&F}});
-    else
-      It->second.push_back(&F);
+    PolicyNotes[{F.RuleId, Why}].push_back(&F);
   };
 
   // 1. Eligibility.

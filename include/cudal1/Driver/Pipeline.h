@@ -270,7 +270,7 @@ public:
   /// The rules enabled for files under \p C: its Rules plus --rules.
   std::string effectiveRules(const AnalysisConfig &C) const;
   std::string effectiveWarningsAsErrors(const AnalysisConfig &C) const;
-  /// Warns (once per glob and origin) about rule globs of \p C's Rules and
+  /// Warns (once per origin and its globs) about rule globs of \p C's Rules and
   /// WarningsAsErrors and of --rules / --warnings-as-errors that match no
   /// rule, with the closest rule id when one is near.
   void warnUnmatchedGlobs(const AnalysisConfig &C);
@@ -367,7 +367,7 @@ private:
   int InputStatus = 0;
   bool RulesLoaded = false;
   void loadRules();
-  std::set<std::string> WarnedGlobs;
+  std::set<std::string> CheckedGlobs; ///< origin and globs warned about
 
 public:
   /// The rewrite engine's options for \p Findings (a copy of the run's

@@ -651,7 +651,6 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
            "lane of a warp would reach the reduction after it");
       return;
     }
-    unsigned Uses = 0;
     // Other read-modify-write atomics (another sum, a count) stay where
     // they are: relaxed atomics to other addresses have no order to keep.
     // A compare-and-swap or an exchange may build a lock or publish a flag
@@ -671,7 +670,7 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
     }
     // A parameter: used nowhere else in the kernel. A shared variable (set
     // and read around the statement, behind barriers): not inside it.
-    Uses = countReferences(Shared ? Around : K->getBody(), Target);
+    unsigned Uses = countReferences(Shared ? Around : K->getBody(), Target);
     if (Atomics) {
       Fail("the statement holding the atomic has an atomicCAS or "
            "atomicExch (a lock or a flag) whose order with the atomic must "
