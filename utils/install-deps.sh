@@ -12,6 +12,9 @@ PKGS=(
   neovim git pre-commit python3-jsonschema
   # Sanitizer runtimes and libFuzzer for utils/check-sanitize.sh (issue 18).
   libclang-rt-22-dev libfuzzer-22-dev
+  # omp.h in clang's resource headers: CUDA programs whose host code uses
+  # OpenMP (omp_get_wtime, #pragma omp) parse with it (nvcc finds gcc's).
+  libomp-22-dev
 )
 
 SUDO=""

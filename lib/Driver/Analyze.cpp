@@ -425,9 +425,31 @@ AnalysisRun Pipeline::analyze(bool CollectKernels, bool AllKernels) {
     FE->run(Again, Handler, Opts.Jobs);
     Handler.Calls = nullptr;
   }
-  for (auto &KV : Handler.FindingsOf)
-    for (Finding &F : KV.second)
+  // A file on disk parsed for given files that do not parse alone: only
+  // their code is reported, and only fixes that change nothing else.
+  const auto &ParsedFor = Handler.Run.Status.ParsedFor;
+  for (const auto &[Root, Given] : ParsedFor)
+    for (const std::string &G : Given)
+      ParsedThrough[G] = Root;
+  for (auto &KV : Handler.FindingsOf) {
+    auto For = ParsedFor.find(KV.first);
+    for (Finding &F : KV.second) {
+      if (For != ParsedFor.end()) {
+        if (!For->second.count(F.Loc.File))
+          continue;
+        if (F.Fix)
+          for (const TextEdit &E : F.Fix->Edits)
+            if (!For->second.count(E.File)) {
+              F.WhyNoFix = "the fix also changes " + E.File +
+                           ", which was not given; run the tool on " +
+                           KV.first + " to apply it";
+              F.Fix.reset();
+              break;
+            }
+      }
       Handler.Run.Findings.push_back(std::move(F));
+    }
+  }
   AnalysisRun Run = std::move(Handler.Run);
   sortAndDedup(Run.Findings);
   applySuppressions(Run.Findings, Opts.Overlay);

@@ -34,7 +34,17 @@ ApplyOptions Pipeline::applyOptions(const std::vector<Finding> &Findings,
   AO.AllowFastMath = Opts.AllowFastMath;
   Frontend *F = FE.get();
   AO.CommandFor = [F](const std::string &File) { return F->commandFor(File); };
-  AO.MainFiles = Opts.Files;
+  // A given file that does not parse alone is checked through the file
+  // it was parsed as part of.
+  for (const std::string &G : Opts.Files) {
+    SmallString<256> Abs(G);
+    sys::fs::make_absolute(Abs);
+    sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
+    auto It = ParsedThrough.find(std::string(Abs));
+    const std::string &M = It == ParsedThrough.end() ? G : It->second;
+    if (!llvm::is_contained(AO.MainFiles, M))
+      AO.MainFiles.push_back(M);
+  }
   AO.CudaPath = Opts.CudaPath;
   AO.GpuArch = Opts.GpuArch;
   AO.BuildDirectory = Opts.BuildPath;

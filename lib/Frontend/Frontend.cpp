@@ -305,57 +305,175 @@ std::vector<std::string> Frontend::commandFor(StringRef File) const {
   return Cmds.empty() ? std::vector<std::string>() : Cmds.front().CommandLine;
 }
 
+/// The text of \p Path: an editor's unsaved buffer when \p Overlay has
+/// one, else the file on disk ("" when it cannot be read).
+static std::string textOf(const std::string &Path,
+                          const std::map<std::string, std::string> &Overlay) {
+  if (auto It = Overlay.find(Path); It != Overlay.end())
+    return It->second;
+  auto Buf = MemoryBuffer::getFile(Path);
+  return Buf ? (*Buf)->getBuffer().str() : std::string();
+}
+
+/// \p Path made absolute, without `.` and `..`.
+static std::string absolutePath(StringRef Path) {
+  SmallString<256> A(Path);
+  sys::fs::make_absolute(A);
+  sys::path::remove_dots(A, /*remove_dot_dot=*/true);
+  return std::string(A);
+}
+
+/// Whether \p Text (the text of a file in folder \p Dir) has an `#include
+/// "..."` line naming \p File, resolved relative to \p Dir.
+static bool includesFile(StringRef Text, StringRef Dir, StringRef File) {
+  SmallVector<StringRef, 0> Lines;
+  Text.split(Lines, '\n');
+  for (StringRef L : Lines) {
+    L = L.trim();
+    if (!L.consume_front("#"))
+      continue;
+    L = L.ltrim();
+    if (!L.consume_front("include"))
+      continue;
+    L = L.ltrim();
+    if (!L.consume_front("\""))
+      continue;
+    StringRef Name = L.take_until([](char C) { return C == '"'; });
+    SmallString<256> Path(Dir);
+    sys::path::append(Path, Name);
+    sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+    if (Path == File)
+      return true;
+  }
+  return false;
+}
+
 /// The given file (other than \p File) whose text has an `#include "..."`
 /// line naming \p File (relative to the includer's folder): a unity build,
 /// where `main.cu` includes `kernels.cu` and only `main.cu` is compiled.
 /// "" when none.
-static std::string includerOf(const std::string &File,
-                              ArrayRef<std::string> Files) {
+static std::string
+includerOf(const std::string &File, ArrayRef<std::string> Files,
+           const std::map<std::string, std::string> &Overlay) {
   for (const std::string &G : Files) {
-    SmallString<256> Other(G);
-    sys::fs::make_absolute(Other);
-    sys::path::remove_dots(Other, /*remove_dot_dot=*/true);
-    if (Other == File)
-      continue;
-    auto Buf = MemoryBuffer::getFile(Other);
-    if (!Buf)
-      continue;
-    SmallVector<StringRef, 0> Lines;
-    (*Buf)->getBuffer().split(Lines, '\n');
-    for (StringRef L : Lines) {
-      L = L.trim();
-      if (!L.consume_front("#"))
-        continue;
-      L = L.ltrim();
-      if (!L.consume_front("include"))
-        continue;
-      L = L.ltrim();
-      if (!L.consume_front("\""))
-        continue;
-      StringRef Name = L.take_until([](char C) { return C == '"'; });
-      SmallString<256> Path(sys::path::parent_path(Other));
-      sys::path::append(Path, Name);
-      sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
-      if (Path == File)
-        return std::string(Other);
-    }
+    std::string Other = absolutePath(G);
+    if (Other != File &&
+        includesFile(textOf(Other, Overlay), sys::path::parent_path(Other),
+                     File))
+      return Other;
   }
   return "";
+}
+
+static bool hasExtension(StringRef Path, ArrayRef<StringRef> Exts) {
+  StringRef E = sys::path::extension(Path);
+  return llvm::any_of(Exts,
+                      [&](StringRef X) { return E.equals_insensitive(X); });
+}
+static bool isHeaderPath(StringRef Path) {
+  return hasExtension(Path, {".h", ".hh", ".hpp", ".hxx", ".cuh", ".inc",
+                             ".inl", ".tcc"});
+}
+static bool isSourcePath(StringRef Path) {
+  return hasExtension(Path, {".cu", ".cpp", ".cc", ".cxx", ".c", ".c++"});
+}
+
+/// The files on disk that #include \p File, directly or through others, up
+/// to one that nothing includes: a unity build's `main.cu` for a
+/// `kernels.cu` it includes (HeCBench's myocyte: `kernel_cam.cu` through
+/// `work.cu`). Searched among the sources and headers of each file's folder
+/// and the one above it, in `#include "..."` lines resolved against the
+/// includer's folder; at most 6 levels. Each result is the chain from the
+/// top file (a source file, not a header) down to \p File's direct
+/// includer; nearest tops first, then by name.
+static std::vector<std::vector<std::string>>
+includerChainsOnDisk(const std::string &File,
+                     const std::map<std::string, std::string> &Overlay) {
+  std::map<std::string, std::vector<std::string>> Listed; // folder -> files
+  auto FilesIn =
+      [&](const std::string &Dir) -> const std::vector<std::string> & {
+    auto [It, New] = Listed.try_emplace(Dir);
+    if (!New)
+      return It->second;
+    std::error_code EC;
+    unsigned N = 0;
+    for (sys::fs::directory_iterator D(Dir, EC), E; D != E && !EC && N < 1000;
+         D.increment(EC), ++N) {
+      const std::string &P = D->path();
+      if ((isSourcePath(P) || isHeaderPath(P)) &&
+          D->type() != sys::fs::file_type::directory_file) {
+        uint64_t Size = 0;
+        if (!sys::fs::file_size(P, Size) && Size < (8u << 20))
+          It->second.push_back(absolutePath(P));
+      }
+    }
+    llvm::sort(It->second);
+    return It->second;
+  };
+  std::map<std::string, std::string> Texts;
+  auto Includes = [&](const std::string &By, const std::string &X) {
+    auto [It, New] = Texts.try_emplace(By);
+    if (New)
+      It->second = textOf(By, Overlay);
+    return includesFile(It->second, sys::path::parent_path(By), X);
+  };
+  std::map<std::string, std::string> Down; // includer -> the file it includes
+  std::set<std::string> Seen{File};
+  std::vector<std::string> Frontier{File}, Tops;
+  for (unsigned Depth = 0; Depth < 6 && !Frontier.empty(); ++Depth) {
+    std::vector<std::string> Next;
+    for (const std::string &X : Frontier) {
+      bool Included = false;
+      std::string Dir = std::string(sys::path::parent_path(X));
+      for (const std::string &Folder :
+           {Dir, std::string(sys::path::parent_path(Dir))}) {
+        if (Folder.empty())
+          continue;
+        for (const std::string &C : FilesIn(Folder)) {
+          if (C == X || !Includes(C, X))
+            continue;
+          Included = true;
+          if (Seen.insert(C).second) {
+            Down[C] = X;
+            Next.push_back(C);
+          }
+        }
+      }
+      if (!Included && X != File && isSourcePath(X))
+        Tops.push_back(X);
+    }
+    Frontier = std::move(Next);
+  }
+  std::vector<std::vector<std::string>> Chains;
+  for (const std::string &T : Tops) {
+    std::vector<std::string> Chain;
+    for (std::string X = T; X != File; X = Down[X])
+      Chain.push_back(X);
+    Chains.push_back(std::move(Chain));
+  }
+  return Chains;
 }
 
 FrontendStatus Frontend::run(ArrayRef<std::string> Files, TUHandler &Handler,
                              unsigned Jobs) {
   FrontendStatus Status;
   std::mutex HandlerMutex, StatusMutex;
-  // Files that failed but that another given file #includes: decided once
-  // every file is parsed (only an includer that parsed analysed them).
+  // Files that failed but that a given file, or a file on disk, #includes:
+  // decided once every file is parsed (only an includer that parsed
+  // analysed them).
   struct Deferred {
-    std::string Given, By, DiagText;
+    std::string Given, File;
+    std::string By; ///< a given includer ("" = none)
+    /// Includers on disk, from the top file down (when By is "").
+    std::vector<std::vector<std::string>> Chains;
+    std::string DiagText;
     std::vector<ParseProblem> Problems;
     unsigned NErr = 0;
   };
   std::vector<Deferred> Later;
-  std::set<std::string> ParsedFiles;
+  std::set<std::string> ParsedFiles, GivenFiles;
+  for (const std::string &G : Files)
+    GivenFiles.insert(absolutePath(G));
   auto ParseError = [&](const std::string &GivenFile, unsigned NErr) {
     reportError(GivenFile + ": could not be parsed" +
                 (NErr ? " (" + std::to_string(NErr) + " error" +
@@ -364,23 +482,18 @@ FrontendStatus Frontend::run(ArrayRef<std::string> Files, TUHandler &Handler,
                 "; skipped");
   };
 
-  auto ProcessOne = [&](const std::string &GivenFile) {
-    SmallString<256> AbsFile(GivenFile);
-    sys::fs::make_absolute(AbsFile);
-    sys::path::remove_dots(AbsFile, /*remove_dot_dot=*/true);
-    std::string File(AbsFile);
-    std::string Why;
-    if (!Config.Overlay.count(File) && !checkReadable(File, Why)) {
-      reportError(GivenFile + ": " + Why);
-      std::lock_guard<std::mutex> L(StatusMutex);
-      ++Status.Failed;
-      Status.Problems.push_back({File, "", 0, 0, Why});
-      return;
-    }
+  struct Parse {
+    int RC = 0;
+    std::string DiagText;
+    std::vector<ParseProblem> Problems;
+    unsigned NErr = 0;
+  };
+  // Parses \p File (absolute) and hands its AST to the handler.
+  auto ParseOne = [&](const std::string &File) {
+    Parse P;
     // Buffer clang's diagnostics per file so parallel parses do not
     // interleave their output.
-    std::string DiagText;
-    raw_string_ostream DiagOS(DiagText);
+    raw_string_ostream DiagOS(P.DiagText);
     DiagnosticOptions DiagOpts;
     DiagOpts.ShowColors = errs().has_colors();
     TextDiagnosticPrinter Printer(DiagOS, DiagOpts);
@@ -394,32 +507,58 @@ FrontendStatus Frontend::run(ArrayRef<std::string> Files, TUHandler &Handler,
     quietDiagnosticStats(Tool);
     for (const auto &KV : Config.Overlay)
       Tool.mapVirtualFile(KV.first, KV.second);
-    std::vector<ParseProblem> Problems;
-    CollectingConsumer Collector(Printer, File, Problems);
+    CollectingConsumer Collector(Printer, File, P.Problems);
     Tool.setDiagnosticConsumer(&Collector);
     Tool.setPrintErrorMessage(false);
     HandlerActionFactory Factory(Handler, HandlerMutex);
-    int RC = Tool.run(&Factory);
+    P.RC = Tool.run(&Factory);
     DiagOS.flush();
-    // Not self-contained, but included by another file given: its code is
-    // analysed (and fixed) there when that one parses; decided at the end.
-    std::string By = RC != 0 ? includerOf(File, Files) : std::string();
-    if (!By.empty()) {
+    P.NErr = Printer.getNumErrors();
+    return P;
+  };
+
+  auto ProcessOne = [&](const std::string &GivenFile) {
+    std::string File = absolutePath(GivenFile);
+    std::string Why;
+    if (!Config.Overlay.count(File) && !checkReadable(File, Why)) {
+      reportError(GivenFile + ": " + Why);
       std::lock_guard<std::mutex> L(StatusMutex);
-      Later.push_back({GivenFile, By, DiagText, Problems,
-                       Printer.getNumErrors()});
+      ++Status.Failed;
+      Status.Problems.push_back({File, "", 0, 0, Why});
       return;
+    }
+    Parse P = ParseOne(File);
+    // Not self-contained, but included by another file given, or by a file
+    // on disk that parses: its code is analysed (and fixed) there;
+    // decided at the end.
+    if (P.RC != 0) {
+      Deferred D{GivenFile, File, includerOf(File, Files, Config.Overlay),
+                 {}, P.DiagText, P.Problems, P.NErr};
+      if (D.By.empty()) {
+        D.Chains = includerChainsOnDisk(File, Config.Overlay);
+        // A given file at the top (through files not given) covers it.
+        for (const std::vector<std::string> &C : D.Chains)
+          if (GivenFiles.count(C.front())) {
+            D.By = C.front();
+            break;
+          }
+      }
+      if (!D.By.empty() || !D.Chains.empty()) {
+        std::lock_guard<std::mutex> L(StatusMutex);
+        Later.push_back(std::move(D));
+        return;
+      }
     }
     {
       std::lock_guard<std::mutex> L(OutputMutex);
-      errs() << DiagText;
+      errs() << P.DiagText;
     }
     std::lock_guard<std::mutex> L(StatusMutex);
-    if (RC != 0) {
+    if (P.RC != 0) {
       ++Status.Failed;
-      Status.Problems.insert(Status.Problems.end(), Problems.begin(),
-                             Problems.end());
-      ParseError(GivenFile, Printer.getNumErrors());
+      Status.Problems.insert(Status.Problems.end(), P.Problems.begin(),
+                             P.Problems.end());
+      ParseError(GivenFile, P.NErr);
     } else {
       ++Status.Parsed;
       ParsedFiles.insert(File);
@@ -435,11 +574,45 @@ FrontendStatus Frontend::run(ArrayRef<std::string> Files, TUHandler &Handler,
       Pool.async([&, F] { ProcessOne(F); });
     Pool.wait();
   }
+  // The file names of a chain below its top, for a note.
+  auto Through = [](ArrayRef<std::string> Chain) {
+    std::string T;
+    for (size_t I = 1; I < Chain.size(); ++I)
+      T += (T.empty() ? "" : ", ") + sys::path::filename(Chain[I]).str();
+    return T.empty() ? T : " (through " + T + ")";
+  };
+  // Includers on disk parsed for given files: whether each parsed. One
+  // parse serves every given file it includes.
+  std::map<std::string, bool> OnDisk;
   for (const Deferred &D : Later) {
-    if (ParsedFiles.count(D.By)) {
-      reportNote(D.Given + ": does not parse on its own; it is #included by " +
-                 D.By + ", where its code is analysed");
+    if (!D.By.empty() && ParsedFiles.count(D.By)) {
+      if (!Config.Quiet)
+        reportNote(D.Given +
+                   ": does not parse on its own; it is #included by " + D.By +
+                   ", where its code is analysed");
       ++Status.Included;
+      continue;
+    }
+    const std::vector<std::string> *Used = nullptr;
+    if (D.By.empty())
+      for (const std::vector<std::string> &C : D.Chains) {
+        auto It = OnDisk.find(C.front());
+        if (It == OnDisk.end()) {
+          Parse P = ParseOne(C.front());
+          It = OnDisk.emplace(C.front(), P.RC == 0).first;
+        }
+        if (It->second) {
+          Used = &C;
+          break;
+        }
+      }
+    if (Used) {
+      if (!Config.Quiet)
+        reportNote(D.Given + ": does not parse on its own; parsed as part of " +
+                   Used->front() + ", which #includes it" + Through(*Used) +
+                   "; only its own code is reported and changed");
+      ++Status.Included;
+      Status.ParsedFor[Used->front()].insert(D.File);
       continue;
     }
     {
@@ -450,6 +623,13 @@ FrontendStatus Frontend::run(ArrayRef<std::string> Files, TUHandler &Handler,
     Status.Problems.insert(Status.Problems.end(), D.Problems.begin(),
                            D.Problems.end());
     ParseError(D.Given, D.NErr);
+    if (D.By.empty() && !D.Chains.empty()) {
+      std::string Tops;
+      for (const std::vector<std::string> &C : D.Chains)
+        Tops += (Tops.empty() ? "" : ", ") + C.front();
+      reportNote(D.Given + ": the files on disk that #include it (" + Tops +
+                 ") do not parse either");
+    }
   }
   return Status;
 }

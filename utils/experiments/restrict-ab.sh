@@ -23,6 +23,7 @@ ROUNDS="${ROUNDS:-3}"
 ARCH="${ARCH:-sm_90}"
 OUT="${OUT:-.}"
 B="${B:-restrict}"
+mkdir -p "$OUT"
 export PATH="${CUDA_PATH:-/usr/local/cuda}/bin:$PATH"
 for spec in "$@"; do
   prog="${spec%%:*}"
@@ -49,7 +50,7 @@ for spec in "$@"; do
     for v in orig "$B"; do
       (cd "$DIR/$prog/$v" && timeout "${RUN_TIMEOUT:-60}" $bin $args) >"$OUT/$prog-$v-$r.log" 2>&1
       echo "-- $prog $v round $r (exit $?)"
-      grep -iE 'time|pass|fail|error|correct|ms|us\b' "$OUT/$prog-$v-$r.log" | head -12
+      grep -iE -A1 'time|pass|fail|error|correct|ms|us\b' "$OUT/$prog-$v-$r.log" | grep -v '^--$' | head -12
     done
   done
   if [ -f "$DIR/$prog/orig/output.txt" ] && [ -f "$DIR/$prog/$B/output.txt" ]; then

@@ -368,6 +368,10 @@ private:
   bool RulesLoaded = false;
   void loadRules();
   std::set<std::string> CheckedGlobs; ///< origin and globs warned about
+  /// Given files that do not parse alone, parsed as part of a file on disk
+  /// that includes them (FrontendStatus::ParsedFor), by absolute path: that
+  /// file, which checks that their fixes compile.
+  std::map<std::string, std::string> ParsedThrough;
 
 public:
   /// The rewrite engine's options for \p Findings (a copy of the run's

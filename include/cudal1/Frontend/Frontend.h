@@ -11,6 +11,7 @@
 #include "cudal1/Frontend/CompileFlags.h"
 #include "llvm/ADT/StringRef.h"
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -63,6 +64,12 @@ struct FrontendStatus {
   /// Files that do not parse on their own but that another given file
   /// #includes (a unity build): analysed there, not counted as failed.
   unsigned Included = 0;
+  /// A file given alone that does not parse on its own, with no given file
+  /// including it, is parsed as part of a file on disk that #includes it
+  /// (directly or through others; searched in its folder and the one
+  /// above): per such includer (absolute path), the given files (absolute)
+  /// it was parsed for. Only their code is to be reported and changed.
+  std::map<std::string, std::set<std::string>> ParsedFor;
   /// Clang's errors, in the order reported, for the files that failed to
   /// parse (and one without a location for a file that cannot be read).
   std::vector<ParseProblem> Problems;

@@ -66,6 +66,25 @@ c.change(src2, 3, [{"range": {"start": {"line": 2, "character": 9},
                               "end": {"line": 3, "character": 19}}, "text": ";"}])
 print("repaired:", show(c.diagnostics(src2, 3)))
 
+# A unity build's fragment, opened alone: it does not parse on its own
+# (`real` comes from main.cu's include), so the file beside it that
+# #includes it is parsed, with the editor's unsaved text of the fragment,
+# and only the fragment's findings come (not main.cu's own).
+unity = os.path.join(tmp, "unity")
+os.makedirs(unity, exist_ok=True)
+with open(os.path.join(unity, "main.cu"), "w") as f:
+    f.write('typedef float real;\n#include "kern.cu"\n'
+            "__global__ void own(real *o) { o[0] = o[1] * 0.7; }\n"
+            "int main() { return 0; }\n")
+frag = os.path.join(unity, "kern.cu")
+frag_text = "__global__ void k(real *o) { o[0] = o[1] * 0.35; }\n"
+with open(frag, "w") as f:
+    f.write(frag_text)
+c.open(frag, frag_text, 1)
+print("fragment:", show(c.diagnostics(frag, 1)))
+c.change(frag, 2, [{"text": frag_text + "__global__ void k2(real *o) { o[0] = o[1] * 0.45; }\n"}])
+print("fragment edited:", show(c.diagnostics(frag, 2)))
+
 # A bad .cuda-l1.yaml: nothing analysed; the diagnostic names the file and line.
 with open(os.path.join(proj, ".cuda-l1.yaml"), "w") as f:
     f.write("Rules: [unclosed\n")
