@@ -431,15 +431,24 @@ AnalysisRun Pipeline::analyze(bool CollectKernels, bool AllKernels) {
   for (const auto &[Root, Given] : ParsedFor)
     for (const std::string &G : Given)
       ParsedThrough[G] = Root;
+  // A given file named through a symbolic link is the same file.
+  auto Given = [](const std::set<std::string> &Files, const std::string &F) {
+    if (Files.count(F))
+      return true;
+    return llvm::any_of(Files, [&](const std::string &G) {
+      bool Same = false;
+      return !sys::fs::equivalent(G, F, Same) && Same;
+    });
+  };
   for (auto &KV : Handler.FindingsOf) {
     auto For = ParsedFor.find(KV.first);
     for (Finding &F : KV.second) {
       if (For != ParsedFor.end()) {
-        if (!For->second.count(F.Loc.File))
+        if (!Given(For->second, F.Loc.File))
           continue;
         if (F.Fix)
           for (const TextEdit &E : F.Fix->Edits)
-            if (!For->second.count(E.File)) {
+            if (!Given(For->second, E.File)) {
               F.WhyNoFix = "the fix also changes " + E.File +
                            ", which was not given; run the tool on " +
                            KV.first + " to apply it";
