@@ -130,6 +130,12 @@ LaunchEvaluator::Impl::everyPath(const Stmt *Assign, const Frame &Own,
     }
     if (const auto *If = dyn_cast<IfStmt>(Parent); If && Node == If->getCond())
       continue;
+    // A try block runs whenever its statement does (up to a throw; an
+    // assignment in a handler is not followed, so a value a handler may
+    // set instead stays unknown): `try { n = std::stoi(argv[1]); }`.
+    if (const auto *T = dyn_cast<CXXTryStmt>(Parent);
+        T && Node == T->getTryBlock())
+      continue;
     if (const auto *Do = dyn_cast<DoStmt>(Parent); Do && Node == Do->getBody()) {
       Val C = convert(eval(Do->getCond(), Own.at(Do)), Ctx.BoolTy);
       if (C.Kind == Val::Int && C.I == 0)
