@@ -1,5 +1,6 @@
 //===- Apply.cpp - --fix / -o / --diff / --export-fixes --------------------===//
 #include "cudal1/Support/SafeWrite.h"
+#include "cudal1/Frontend/Directory.h"
 #include "cudal1/Driver/Pipeline.h"
 #include "cudal1/Rules/ApplyFixes.h"
 #include "cudal1/Verify/FixCandidate.h"
@@ -37,10 +38,7 @@ ApplyOptions Pipeline::applyOptions(const std::vector<Finding> &Findings,
   // A given file that does not parse alone is checked through the file
   // it was parsed as part of.
   for (const std::string &G : Opts.Files) {
-    SmallString<256> Abs(G);
-    sys::fs::make_absolute(Abs);
-    sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
-    auto It = ParsedThrough.find(std::string(Abs));
+    auto It = ParsedThrough.find(absolutePath(G));
     const std::string &M = It == ParsedThrough.end() ? G : It->second;
     if (!llvm::is_contained(AO.MainFiles, M))
       AO.MainFiles.push_back(M);
@@ -193,13 +191,6 @@ struct World {
   };
   std::vector<LaterConflict> LaterConflicts;
 };
-
-std::string absolutePath(StringRef P) {
-  SmallString<256> A(P);
-  sys::fs::make_absolute(A);
-  sys::path::remove_dots(A, true);
-  return std::string(A);
-}
 
 /// Appended to a kernel's name in ComposedEdit::Kernels for an edit of one
 /// of its launches' grid or block (composeRound).

@@ -315,8 +315,7 @@ static std::string textOf(const std::string &Path,
   return Buf ? (*Buf)->getBuffer().str() : std::string();
 }
 
-/// \p Path made absolute, without `.` and `..`.
-static std::string absolutePath(StringRef Path) {
+std::string absolutePath(StringRef Path) {
   SmallString<256> A(Path);
   sys::fs::make_absolute(A);
   sys::path::remove_dots(A, /*remove_dot_dot=*/true);

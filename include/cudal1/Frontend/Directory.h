@@ -13,6 +13,10 @@ namespace cudal1 {
 /// database naming a folder since removed): such a parse runs from here.
 std::string existingDirectory(llvm::StringRef Dir);
 
+/// \p Path made absolute (against the current folder), without `.` and
+/// `..` components.
+std::string absolutePath(llvm::StringRef Path);
+
 } // namespace cudal1
 
 #endif
