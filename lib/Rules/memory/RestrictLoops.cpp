@@ -313,6 +313,105 @@ void loopAccesses(const Stmt *S, const SourceManager &SM, unsigned Depth,
     loopAccesses(C, SM, Depth, B, Out);
 }
 
+/// \p E reads the block's or the grid's size (blockDim.*, gridDim.*),
+/// directly or through locals all of whose values do (`int stride =
+/// blockDim.x * gridDim.x;`, `count = blockDim.x;` after the declaration).
+bool readsLaunchSize(const Expr *E, unsigned Depth = 0);
+
+bool localReadsLaunchSize(const VarDecl *V, unsigned Depth) {
+  if (Depth > 3 || !V->hasLocalStorage() || isa<ParmVarDecl>(V) ||
+      !V->getType()->isIntegerType())
+    return false;
+  std::vector<const Expr *> Values;
+  if (V->getInit())
+    Values.push_back(V->getInit());
+  bool Other = false;
+  if (const auto *FD = dyn_cast<FunctionDecl>(V->getDeclContext());
+      FD && FD->getBody())
+    forEachStmt(FD->getBody(), [&](const Stmt *X) {
+      if (const auto *B = dyn_cast<BinaryOperator>(X);
+          B && B->isAssignmentOp() && varOf(B->getLHS()) == V) {
+        if (B->getOpcode() == BO_Assign)
+          Values.push_back(B->getRHS());
+        else
+          Other = true;
+      } else if (const auto *U = dyn_cast<UnaryOperator>(X);
+                 U && (U->isIncrementDecrementOp() ||
+                       U->getOpcode() == UO_AddrOf) &&
+                 varOf(U->getSubExpr()) == V) {
+        Other = true;
+      }
+    });
+  return !Other && !Values.empty() &&
+         llvm::all_of(Values, [&](const Expr *E) {
+           return readsLaunchSize(E, Depth + 1);
+         });
+}
+
+bool readsLaunchSize(const Expr *E, unsigned Depth) {
+  bool Found = false;
+  forEachStmt(E, [&](const Stmt *X) {
+    const auto *XE = dyn_cast<Expr>(X);
+    if (Found || !XE)
+      return;
+    std::string N = builtinName(XE);
+    if (StringRef(N).starts_with("blockDim") || StringRef(N).starts_with("gridDim")) {
+      Found = true;
+      return;
+    }
+    if (const auto *D = dyn_cast<DeclRefExpr>(XE))
+      if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
+        Found = localReadsLaunchSize(V, Depth);
+  });
+  return Found;
+}
+
+/// A loop that deals its iterations out to the block's or the grid's
+/// threads: its variable steps by the block's or the grid's size (`for (i =
+/// tid; i < n; i += blockDim.x * gridDim.x)`, also as the last statement of
+/// a while loop's body). Its iterations are other threads' work, not one
+/// thread's sequence: the threads of the block and the grid overlap their
+/// loads and stores already: on an H100 the qualifier changed no time in
+/// such loops (utils/experiments/restrict-stride.cu; HeCBench's mask, silu,
+/// qrg, bincount, histogram; docs/PERFORMANCE.md section 4).
+bool stridesOverThreads(const Stmt *S) {
+  auto StepOf = [](const Expr *Inc, const Expr *Cond) -> const Expr * {
+    const auto *B = Inc ? dyn_cast<BinaryOperator>(Inc->IgnoreParenImpCasts())
+                        : nullptr;
+    const VarDecl *IV = B ? varOf(B->getLHS()) : nullptr;
+    if (!IV)
+      return nullptr;
+    if (Cond) { // the variable must be the one the condition tests
+      bool Tested = false;
+      forEachStmt(Cond, [&](const Stmt *X) {
+        if (const auto *E = dyn_cast<DeclRefExpr>(X))
+          Tested = Tested || E->getDecl() == IV;
+      });
+      if (!Tested)
+        return nullptr;
+    }
+    if (B->getOpcode() == BO_AddAssign)
+      return B->getRHS();
+    if (B->getOpcode() == BO_Assign)
+      if (const auto *Add = dyn_cast<BinaryOperator>(B->getRHS()->IgnoreParenImpCasts());
+          Add && Add->getOpcode() == BO_Add) {
+        if (varOf(Add->getLHS()) == IV)
+          return Add->getRHS();
+        if (varOf(Add->getRHS()) == IV)
+          return Add->getLHS();
+      }
+    return nullptr;
+  };
+  const Expr *Step = nullptr;
+  if (const auto *F = dyn_cast<ForStmt>(S))
+    Step = StepOf(F->getInc(), F->getCond());
+  else if (const auto *W = dyn_cast<WhileStmt>(S))
+    if (const auto *Body = dyn_cast_or_null<CompoundStmt>(W->getBody());
+        Body && !Body->body_empty())
+      Step = StepOf(dyn_cast<Expr>(Body->body_back()), W->getCond());
+  return Step && readsLaunchSize(Step);
+}
+
 /// loopStoresAndLoads below \p S, with \p B binding the parameters of
 /// the function \p S is in (depth \p Depth); \p KernelLoc is the
 /// kernel's, for naming the loop's file when it is another.
@@ -321,8 +420,9 @@ bool findLoop(const Stmt *S, const SourceManager &SM, unsigned Depth,
               SourceLocation KernelLoc, std::string &Why) {
   if (!S)
     return false;
-  if (isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S) ||
-      isa<CXXForRangeStmt>(S)) {
+  if ((isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S) ||
+       isa<CXXForRangeStmt>(S)) &&
+      !stridesOverThreads(S)) {
     std::vector<LoopAccess> A;
     loopAccesses(S, SM, Depth, B, A);
     auto Separated = [](const Target &T) {

@@ -6,7 +6,9 @@
 // compiler keep a later iteration's loads behind a store, or reload a value
 // a store may have changed. Elsewhere it changes the read-only path at
 // most, which on HeCBench changed no kernel's time (measured on an H100,
-// docs/PERFORMANCE.md section 4).
+// docs/PERFORMANCE.md section 4). The loop must be one thread's: a loop
+// that deals its iterations out to the threads (grid-stride, block-stride)
+// gained nothing either.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDAL1_LIB_RULES_MEMORY_RESTRICTLOOPS_H
@@ -27,7 +29,8 @@ namespace cudal1 {
 struct CheckContext;
 
 /// A loop of kernel \p FD, or of a function it calls (3 calls deep, the
-/// callee's pointer parameters bound to the arguments), that stores through
+/// callee's pointer parameters bound to the arguments), not one whose
+/// variable steps by the block's or the grid's size, that stores through
 /// one pointer (an atomic counts; memory the analysis cannot name is any
 /// pointer) and loads through another, neither of them `__restrict__`.
 /// With \p LoadsThrough, only loads through that parameter count. \p Why

@@ -3,8 +3,8 @@
 #include <cuda_runtime.h>
 
 __global__ void scale(const float *in, float *out, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  for (; i < n; i += gridDim.x * blockDim.x) {
+  int i = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
+  for (int e = i + 4; i < n && i < e; i++) {
     /* é😀 */ out[i] = in[i] * 0.2;
     out[i] += in[i] * 0.1;
   }

@@ -16,9 +16,10 @@
 // NVRTC: compiled, 0 failed
 #include <cuda_runtime.h>
 
-// The kernels below are grid-stride loops: the loop stores through one
-// pointer while it loads through another (memory-restrict-loop.cu has the
-// shapes). Loop-free, the read-only path alone changes no kernel's time:
+// The kernels below walk four elements per thread: the thread's loop stores
+// through one pointer while it loads through another (memory-restrict-loop.cu
+// has the shapes; a grid-stride loop, whose iterations are other threads'
+// work, does not count). Loop-free, the read-only path alone changes no kernel's time:
 // no finding (reported with RequireLoop off).
 __global__ void add_once(const float *a, const float *b, float *c, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -29,15 +30,15 @@ __global__ void add_once(const float *a, const float *b, float *c, int n) {
 
 // No-aliasing is proven: memory-restrict is the better fix; no finding here.
 __global__ void saxpy(int n, float a, float *x, float *y) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  for (; i < n; i += gridDim.x * blockDim.x)
+  int i = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
+  for (int e = i + 4; i < n && i < e; i++)
     y[i] = a * x[i] + y[i];
 }
 
 // Not proven: the same buffer is passed twice at a launch.
 __global__ void add(const float *a, const float *b, float *c, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  for (; i < n; i += gridDim.x * blockDim.x)
+  int i = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
+  for (int e = i + 4; i < n && i < e; i++)
     c[i] = a[i] + b[i];
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-2]]:12: warning: 1 load through read-only 'a' could use the read-only data path (__ldg): the loop at line [[@LINE-3]] stores through 'c' and loads through 'a' [memory-ldg]
@@ -53,8 +54,8 @@ __global__ void scale(float *__restrict__ p, const float *__restrict__ q) {
 // path by itself (no aliasing is proven from the launches: same argument).
 __global__ void add_restrict_out(const float *a, const float *b,
                                  float *__restrict__ c, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  for (; i < n; i += gridDim.x * blockDim.x)
+  int i = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
+  for (int e = i + 4; i < n && i < e; i++)
     c[i] = a[i] + b[i];
 }
 
@@ -64,8 +65,8 @@ __global__ void add_restrict_out(const float *a, const float *b,
 // wrong for it. 'du' is read-only at every launch: still reported.
 __global__ void add_in_place(const float *u, const float *du, int n,
                              float *sum) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  for (; i < n; i += gridDim.x * blockDim.x)
+  int i = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
+  for (int e = i + 4; i < n && i < e; i++)
     sum[i] = u[i] + du[i];
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-2]]:21: warning: 1 load through read-only 'du' could use the read-only data path (__ldg): the loop at line [[@LINE-3]] stores through 'sum' and loads through 'du' [memory-ldg]
@@ -75,15 +76,15 @@ __global__ void add_in_place(const float *u, const float *du, int n,
 // a launch whose arguments the tool cannot tell apart (every launch is
 // looked at, not only the first that proves nothing).
 __global__ void axpy_in_place(const float *u, int n, float *out) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  for (; i < n; i += gridDim.x * blockDim.x)
+  int i = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
+  for (int e = i + 4; i < n && i < e; i++)
     out[i] = 2.0f * u[i] + out[i];
 }
 static float *pick(float *a, float *b, int c) { return c ? a : b; }
 // Negative: the same element of an array of buffers passed twice.
 __global__ void scale_in_place(const float *u, int n, float *out) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  for (; i < n; i += gridDim.x * blockDim.x)
+  int i = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
+  for (int e = i + 4; i < n && i < e; i++)
     out[i] = 0.5f * u[i];
 }
 

@@ -12,7 +12,7 @@ __global__ void rows(const float *a, float *b, int n) {
 // CHECK: t.cu:[[@LINE-4]]:{{[0-9]+}}: warning: pointer parameters 'a', 'b' are not __restrict__{{.*}}: the loop at restrict-helper.cuh:4 stores through 'b' and loads through 'a' [memory-restrict]
 
 __global__ void here(const float *a, float *b, int n) {
-  for (int j = threadIdx.x; j < n; j += blockDim.x)
-    b[j] = a[j] + 1.0f;
+  for (int j = 0; j < n; j++)
+    b[threadIdx.x * n + j] = a[threadIdx.x * n + j] + 1.0f;
 }
 // CHECK: t.cu:[[@LINE-4]]:{{[0-9]+}}: warning: pointer parameters 'a', 'b' are not __restrict__{{.*}}: the loop at line [[@LINE-3]] stores through 'b' and loads through 'a' [memory-restrict]

@@ -1,11 +1,14 @@
-// memory-restrict reports a kernel only where some loop stores through one
-// pointer and loads through another (the compiler must keep a later
-// iteration's loads behind the store). Shapes from third-party programs:
-// a one-thread-per-row softmax, an atomic count in a loop, a loop in a
-// device function, and (silent) element-wise kernels, loops that only load,
-// loops that write only the thread's or the block's memory, a CAS loop on
-// one pointer. Measured on an H100 (docs/PERFORMANCE.md section 4): the
-// first two shapes gained, the silent ones did not.
+// memory-restrict reports a kernel only where some loop of one thread
+// stores through one pointer and loads through another (the compiler must
+// keep a later iteration's loads behind the store). Shapes from third-party
+// programs: a one-thread-per-row softmax, an atomic count in a loop, a loop
+// in a device function, a thread's own loop inside a block-stride loop, and
+// (silent) element-wise kernels, loops that only load, loops that write
+// only the thread's or the block's memory, a CAS loop on one pointer, loops
+// that deal their iterations out to the threads (grid-stride, block-stride,
+// through a local stride, a while loop, a tail loop). Measured on an H100
+// (docs/PERFORMANCE.md section 4): the reported shapes gained, the silent
+// ones did not.
 // RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu
 // RUN: %cuda-l1-rewrite --rules='-*,memory-restrict' %t/t.cu 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=CHECK-MESSAGES --implicit-check-not='{{t.cu:[0-9]+:[0-9]+: warning}}'
@@ -32,8 +35,24 @@ __global__ void row_softmax(int rows, int cols, const float *src, float *dst) {
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-10]]:{{[0-9]+}}: warning: pointer parameters 'src', 'dst' are not __restrict__{{.*}}: the loop at line [[@LINE-3]] stores through 'dst' and loads through 'src' [memory-restrict]
 
-// An atomic in the loop counts as a store (a pair distance of char4s).
+// An atomic in the loop counts as a store (a pair distance of char4s, each
+// thread walking its own stretch of the pair's rows).
 __global__ void mismatches(const char *data, int *dist, int len) {
+  int per = len / blockDim.x;
+  for (int i = per * threadIdx.x; i < per * (threadIdx.x + 1); i += 4) {
+    char4 a = *(const char4 *)(data + i + len * blockIdx.x);
+    char4 b = *(const char4 *)(data + i + len * blockIdx.y);
+    atomicAdd(dist + gridDim.x * blockIdx.x + blockIdx.y,
+              (a.x != b.x) + (a.y != b.y) + (a.z != b.z) + (a.w != b.w));
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-9]]:{{[0-9]+}}: warning: pointer parameters 'data', 'dist' are not __restrict__{{.*}}: the loop at line [[@LINE-7]] stores through 'dist' and loads through 'data' [memory-restrict]
+
+// Silent: the same with the block's threads striding over the pair's rows
+// (i += 4 * blockDim.x): each iteration is another thread's, and the
+// threads already overlap their loads and atomics (measured 1.00x,
+// utils/experiments/restrict-stride.cu, bs-atomic).
+__global__ void mismatches_strided(const char *data, int *dist, int len) {
   for (int i = 4 * threadIdx.x; i < len; i += 4 * blockDim.x) {
     char4 a = *(const char4 *)(data + i + len * blockIdx.x);
     char4 b = *(const char4 *)(data + i + len * blockIdx.y);
@@ -41,7 +60,63 @@ __global__ void mismatches(const char *data, int *dist, int len) {
               (a.x != b.x) + (a.y != b.y) + (a.z != b.z) + (a.w != b.w));
   }
 }
-// CHECK-MESSAGES: t.cu:[[@LINE-8]]:{{[0-9]+}}: warning: pointer parameters 'data', 'dist' are not __restrict__{{.*}}: the loop at line [[@LINE-7]] stores through 'dist' and loads through 'data' [memory-restrict]
+// OFF: t.cu:[[@LINE-8]]:{{[0-9]+}}: warning: pointer parameters 'data', 'dist' are not __restrict__{{.*}}path [memory-restrict]
+
+// Silent: grid-stride loops, the stride in a local (qrg), the thread count
+// assigned after its declaration (qtclustering), a while loop, and a tail
+// loop over the elements a float4 loop left (silu).
+__global__ void scale_gs(int n, const float *x, float *y) {
+  unsigned stride = gridDim.x * blockDim.x;
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+    y[i] = 2.f * x[i];
+}
+__global__ void mark(char *done, const char *now, int n) {
+  int tid = threadIdx.x, count;
+  count = blockDim.x * blockDim.y;
+  for (int i = 0; i + tid < n; i += count)
+    done[i + tid] |= now[i + tid];
+}
+__global__ void scale_while(int n, const float *x, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  while (i < n) {
+    y[i] = 2.f * x[i];
+    i = i + blockDim.x * gridDim.x;
+  }
+}
+__global__ void silu_tail(const float *x, float *out, unsigned long n) {
+  unsigned long i = (unsigned long)blockDim.x * blockIdx.x + threadIdx.x;
+  if (i < n / 4) {
+    float4 v = reinterpret_cast<const float4 *>(x)[i];
+    v.x /= 1.f + __expf(-v.x); v.y /= 1.f + __expf(-v.y);
+    v.z /= 1.f + __expf(-v.z); v.w /= 1.f + __expf(-v.w);
+    reinterpret_cast<float4 *>(out)[i] = v;
+  }
+  for (unsigned long j = 4 * (n / 4) + i; j < n; j += blockDim.x)
+    out[j] = x[j] / (1.f + __expf(-x[j]));
+}
+// OFF: t.cu:[[@LINE-29]]:{{[0-9]+}}: warning: pointer parameters 'x', 'y' are not __restrict__{{.*}}path [memory-restrict]
+// OFF: t.cu:[[@LINE-25]]:{{[0-9]+}}: warning: pointer parameters 'done', 'now' are not __restrict__{{.*}}path [memory-restrict]
+// OFF: t.cu:[[@LINE-20]]:{{[0-9]+}}: warning: pointer parameters 'x', 'y' are not __restrict__{{.*}}path [memory-restrict]
+// OFF: t.cu:[[@LINE-14]]:{{[0-9]+}}: warning: pointer parameters 'x', 'out' are not __restrict__{{.*}}path [memory-restrict]
+
+// A thread's own loop inside a block-stride loop: the inner loop stores
+// while it loads (a point's nearest neighbour per octant, s8n), reported
+// with the inner loop named.
+__global__ void octants(int n, int radius, const int *xyz, int *idx_out) {
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    int best[8];
+    for (int k = 0; k < 8; k++) best[k] = radius;
+    for (int j = 0; j < n; j++) {
+      int d = abs(xyz[j] - xyz[i]);
+      int o = j & 7;
+      if (d < best[o]) {
+        idx_out[i * 8 + o] = j;
+        best[o] = d;
+      }
+    }
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-14]]:{{[0-9]+}}: warning: pointer parameters 'xyz', 'idx_out' are not __restrict__{{.*}}: the loop at line [[@LINE-10]] stores through 'idx_out' and loads through 'xyz' [memory-restrict]
 
 // The loop is in a device function; its pointers are the kernel's.
 __device__ void scale_row(const float *in, float *out, int n, float f) {
@@ -129,17 +204,18 @@ __global__ void tgemm(const T *a, const T *b, T *c, int n) {
 template <int BINS, typename P>
 __global__ void thist(const P *in, int n, unsigned *out) {
   unsigned *g = out + blockIdx.x * BINS;
-  for (int i = threadIdx.x; i < n; i += blockDim.x)
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int i = t * 64; i < n && i < t * 64 + 64; i++)
     atomicAdd(&g[in[i] % BINS], 1u);
 }
-// CHECK-MESSAGES: t.cu:[[@LINE-5]]:{{[0-9]+}}: warning: pointer parameters 'in', 'out' are not __restrict__{{.*}}: the loop at line [[@LINE-3]] stores through 'out' and loads through 'in' [memory-restrict]
+// CHECK-MESSAGES: t.cu:[[@LINE-6]]:{{[0-9]+}}: warning: pointer parameters 'in', 'out' are not __restrict__{{.*}}: the loop at line [[@LINE-3]] stores through 'out' and loads through 'in' [memory-restrict]
 
 // Updated in place at a launch (a helper passes one buffer for 'a' and
 // 'out'): the qualifier on either would be undefined behaviour, silent.
 __global__ void add_scaled(int n, const float *a, float s,
                            const float *__restrict__ b, float *out) {
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
-       i += blockDim.x * gridDim.x)
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int i = t * 16; i < n && i < t * 16 + 16; i++)
     out[i] = s * b[i] + a[i];
 }
 static void accumulate(int n, float *acc, const float *b) {
@@ -147,11 +223,11 @@ static void accumulate(int n, float *acc, const float *b) {
 }
 // The same with a third pointer loaded in the loop: reported for it alone.
 __global__ void add_two(int n, const float *a, const float *w, float *out) {
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
-       i += blockDim.x * gridDim.x)
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int i = t * 16; i < n && i < t * 16 + 16; i++)
     out[i] = w[i] * a[i];
 }
-// CHECK-MESSAGES: t.cu:[[@LINE-5]]:{{[0-9]+}}: warning: pointer parameter 'w' is not __restrict__{{.*}}: the loop at line [[@LINE-4]] stores through 'out' and loads through 'w' [memory-restrict]
+// CHECK-MESSAGES: t.cu:[[@LINE-5]]:{{[0-9]+}}: warning: pointer parameter 'w' is not __restrict__{{.*}}: the loop at line [[@LINE-3]] stores through 'out' and loads through 'w' [memory-restrict]
 
 int main() {
   float *a = nullptr, *b = nullptr;
@@ -163,6 +239,16 @@ int main() {
   cudaMalloc(&d, 1 << 20);
   row_softmax<<<4, 256>>>(1024, 64, a, b);
   mismatches<<<dim3(16, 16), 64>>>(c, d, 1024);
+  mismatches_strided<<<dim3(16, 16), 64>>>(c, d, 1024);
+  scale_gs<<<4, 256>>>(1024, a, b);
+  char *c2 = nullptr;
+  int *e = nullptr;
+  cudaMalloc(&c2, 1 << 20);
+  cudaMalloc(&e, 1 << 20);
+  mark<<<1, 256>>>(c, c2, 1024);
+  scale_while<<<4, 256>>>(1024, a, b);
+  silu_tail<<<1, 256>>>(a, b, 1023);
+  octants<<<1, 256>>>(1024, 10, d, e);
   scale_rows<<<4, 256>>>(a, b, 64);
   relu<<<4, 256>>>(a, b, 1024);
   objective<<<4, 256>>>(a, b, 16, 1024);
