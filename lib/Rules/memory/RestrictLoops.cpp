@@ -7,6 +7,7 @@
 #include "clang/AST/Attr.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/StmtCXX.h"
@@ -313,12 +314,14 @@ void loopAccesses(const Stmt *S, const SourceManager &SM, unsigned Depth,
     loopAccesses(C, SM, Depth, B, Out);
 }
 
-/// \p E reads the block's or the grid's size (blockDim.*, gridDim.*),
-/// directly or through locals all of whose values do (`int stride =
-/// blockDim.x * gridDim.x;`, `count = blockDim.x;` after the declaration).
-bool readsLaunchSize(const Expr *E, unsigned Depth = 0);
+/// \p E is the block's or the grid's size, or a multiple of it: a product of
+/// blockDim.*, gridDim.* and integer constants (`blockDim.x * gridDim.x`,
+/// `4 * blockDim.x`), also through locals all of whose values are
+/// (`int stride = blockDim.x * gridDim.x;`, `count = blockDim.x;` after the
+/// declaration). \p Size is set when a blockDim or gridDim is read.
+bool launchSizeMultiple(const Expr *E, bool &Size, unsigned Depth = 0);
 
-bool localReadsLaunchSize(const VarDecl *V, unsigned Depth) {
+bool localLaunchSizeMultiple(const VarDecl *V, bool &Size, unsigned Depth) {
   if (Depth > 3 || !V->hasLocalStorage() || isa<ParmVarDecl>(V) ||
       !V->getType()->isIntegerType())
     return false;
@@ -344,26 +347,33 @@ bool localReadsLaunchSize(const VarDecl *V, unsigned Depth) {
     });
   return !Other && !Values.empty() &&
          llvm::all_of(Values, [&](const Expr *E) {
-           return readsLaunchSize(E, Depth + 1);
+           return launchSizeMultiple(E, Size, Depth + 1);
          });
 }
 
-bool readsLaunchSize(const Expr *E, unsigned Depth) {
-  bool Found = false;
-  forEachStmt(E, [&](const Stmt *X) {
-    const auto *XE = dyn_cast<Expr>(X);
-    if (Found || !XE)
-      return;
-    std::string N = builtinName(XE);
-    if (StringRef(N).starts_with("blockDim") || StringRef(N).starts_with("gridDim")) {
-      Found = true;
-      return;
-    }
-    if (const auto *D = dyn_cast<DeclRefExpr>(XE))
-      if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
-        Found = localReadsLaunchSize(V, Depth);
-  });
-  return Found;
+bool launchSizeMultiple(const Expr *E, bool &Size, unsigned Depth) {
+  E = E->IgnoreParenCasts();
+  std::string N = builtinName(E);
+  if (StringRef(N).starts_with("blockDim") || StringRef(N).starts_with("gridDim"))
+    return Size = true;
+  if (isa<IntegerLiteral>(E))
+    return true;
+  if (const auto *D = dyn_cast<DeclRefExpr>(E)) {
+    // A named constant: a template parameter, an enumerator, a const or
+    // constexpr variable with a constant value (`kThreadsPerBlock`).
+    const ValueDecl *VD = D->getDecl();
+    if (isa<NonTypeTemplateParmDecl>(VD) || isa<EnumConstantDecl>(VD))
+      return true;
+    if (!E->isValueDependent() &&
+        E->isIntegerConstantExpr(VD->getASTContext()))
+      return true;
+  }
+  if (const auto *B = dyn_cast<BinaryOperator>(E); B && B->getOpcode() == BO_Mul)
+    return launchSizeMultiple(B->getLHS(), Size, Depth) &&
+           launchSizeMultiple(B->getRHS(), Size, Depth);
+  if (const VarDecl *V = varOf(E))
+    return localLaunchSizeMultiple(V, Size, Depth);
+  return false;
 }
 
 /// A loop that deals its iterations out to the block's or the grid's
@@ -409,7 +419,8 @@ bool stridesOverThreads(const Stmt *S) {
     if (const auto *Body = dyn_cast_or_null<CompoundStmt>(W->getBody());
         Body && !Body->body_empty())
       Step = StepOf(dyn_cast<Expr>(Body->body_back()), W->getCond());
-  return Step && readsLaunchSize(Step);
+  bool Size = false;
+  return Step && launchSizeMultiple(Step, Size) && Size;
 }
 
 /// loopStoresAndLoads below \p S, with \p B binding the parameters of

@@ -62,11 +62,13 @@ __global__ void mismatches_strided(const char *data, int *dist, int len) {
 }
 // OFF: t.cu:[[@LINE-8]]:{{[0-9]+}}: warning: pointer parameters 'data', 'dist' are not __restrict__{{.*}}path [memory-restrict]
 
-// Silent: grid-stride loops, the stride in a local (qrg), the thread count
+// Silent: grid-stride loops, the stride in a local (qrg; the block's size a
+// named constant, graphB+), the thread count
 // assigned after its declaration (qtclustering), a while loop, and a tail
 // loop over the elements a float4 loop left (silu).
+static constexpr int kThreads = 256;
 __global__ void scale_gs(int n, const float *x, float *y) {
-  unsigned stride = gridDim.x * blockDim.x;
+  unsigned stride = gridDim.x * kThreads;
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
     y[i] = 2.f * x[i];
 }
@@ -98,6 +100,15 @@ __global__ void silu_tail(const float *x, float *out, unsigned long n) {
 // OFF: t.cu:[[@LINE-25]]:{{[0-9]+}}: warning: pointer parameters 'done', 'now' are not __restrict__{{.*}}path [memory-restrict]
 // OFF: t.cu:[[@LINE-20]]:{{[0-9]+}}: warning: pointer parameters 'x', 'y' are not __restrict__{{.*}}path [memory-restrict]
 // OFF: t.cu:[[@LINE-14]]:{{[0-9]+}}: warning: pointer parameters 'x', 'out' are not __restrict__{{.*}}path [memory-restrict]
+
+// A step that reads the block's size but is no multiple of it (the block's
+// warps, `blockDim.x / 32`) is not taken for a loop dealt out to the
+// threads: reported.
+__global__ void rows_per_warp(int rows, const float *x, float *y) {
+  for (int r = threadIdx.x / 32; r < rows; r += blockDim.x / 32)
+    y[r * 32 + threadIdx.x % 32] = x[r * 32 + threadIdx.x % 32] * 2.f;
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:{{[0-9]+}}: warning: pointer parameters 'x', 'y' are not __restrict__{{.*}}: the loop at line [[@LINE-3]] stores through 'y' and loads through 'x' [memory-restrict]
 
 // A thread's own loop inside a block-stride loop: the inner loop stores
 // while it loads (a point's nearest neighbour per octant, s8n), reported
@@ -249,6 +260,7 @@ int main() {
   scale_while<<<4, 256>>>(1024, a, b);
   silu_tail<<<1, 256>>>(a, b, 1023);
   octants<<<1, 256>>>(1024, 10, d, e);
+  rows_per_warp<<<1, 256>>>(64, a, b);
   scale_rows<<<4, 256>>>(a, b, 64);
   relu<<<4, 256>>>(a, b, 1024);
   objective<<<4, 256>>>(a, b, 16, 1024);
