@@ -18,7 +18,13 @@
 //   thread-row one thread per row, walking its 8192 elements (softmax);
 //   thread-row-acc one thread per row, accumulating into out[row] in the
 //              loop (`out[r] += a[...] * b[...]`: the qualifier lets the
-//              compiler keep the sum in a register).
+//              compiler keep the sum in a register);
+//   warp-rows  rows dealt out to the block's warps (`r += blockDim.x /
+//              32`), each lane one element of the row: a loop that
+//              memory-restrict still counts as one thread's;
+//   uniform-search one thread per point searching all points (loads the
+//              same for every lane of a warp), storing only when a closer
+//              one is found (HeCBench's s8n, measured 1.00x).
 // Prints the median of 15 launches of each and the ratio plain/restrict.
 // Build: nvcc -O3 -arch=sm_90 restrict-stride.cu -o restrict-stride
 #include <algorithm>
@@ -66,6 +72,34 @@ static const int B = 256;
     out[r] = 0.f;                                                              \
     for (int j = 0; j < len; j++)                                              \
       out[r] += a[(long)r * len + j] * b[(long)r * len + j];                   \
+  }                                                                            \
+  __global__ void wr_##SUF(const float *R a, const float *R b, float *R out,   \
+                           int rows, float s) {                                \
+    int lane = threadIdx.x % 32;                                               \
+    for (int r = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; r < rows;   \
+         r += blockDim.x / 32 * gridDim.x)                                     \
+      out[(long)r * 32 + lane] = a[(long)r * 32 + lane] * s +                  \
+                                 b[(long)r * 32 + lane];                       \
+  }                                                                            \
+  __global__ void wrb_##SUF(const float *R a, const float *R b, float *R out,  \
+                            int rows, float s) {                               \
+    int lane = threadIdx.x % 32;                                               \
+    long base = (long)blockIdx.x * rows * 32;                                  \
+    for (int r = threadIdx.x / 32; r < rows; r += blockDim.x / 32)             \
+      out[base + r * 32 + lane] = a[base + r * 32 + lane] * s +                \
+                                  b[base + r * 32 + lane];                     \
+  }                                                                            \
+  __global__ void us_##SUF(const float *R a, int *R best, int n) {             \
+    int i = blockIdx.x * blockDim.x + threadIdx.x;                             \
+    if (i >= n) return;                                                        \
+    float x = a[i], d = 1e30f;                                                 \
+    for (int j = 0; j < n; j++) {                                              \
+      float e = fabsf(a[j] - x);                                               \
+      if (j != i && e < d) {                                                   \
+        d = e;                                                                 \
+        best[i] = j;                                                           \
+      }                                                                        \
+    }                                                                          \
   }
 
 KERNELS(plain, )
@@ -108,7 +142,7 @@ int main() {
   CK(cudaMalloc(&a, N * sizeof(float)));
   CK(cudaMalloc(&b, N * sizeof(float)));
   CK(cudaMalloc(&out, N * sizeof(float)));
-  CK(cudaMalloc(&cnt, ROWS * sizeof(int)));
+  CK(cudaMalloc(&cnt, N * sizeof(int)));
   std::vector<float> h(N);
   for (long i = 0; i < N; i++) h[i] = (float)((i * 2654435761u) % 1000) * 0.001f;
   CK(cudaMemcpy(a, h.data(), N * sizeof(float), cudaMemcpyHostToDevice));
@@ -135,6 +169,17 @@ int main() {
   report("thread-row-acc",
          median_ms([&] { tracc_plain<<<tg, 128>>>(a, b, out, ROW, ROWS); }),
          median_ms([&] { tracc_restr<<<tg, 128>>>(a, b, out, ROW, ROWS); }));
+  int wrows = (int)(N / 32);
+  report("warp-rows",
+         median_ms([&] { wr_plain<<<cover / 8, B>>>(a, b, out, wrows, 0.5f); }),
+         median_ms([&] { wr_restr<<<cover / 8, B>>>(a, b, out, wrows, 0.5f); }));
+  report("warp-rows-block",
+         median_ms([&] { wrb_plain<<<ROWS, B>>>(a, b, out, ROW / 32, 0.5f); }),
+         median_ms([&] { wrb_restr<<<ROWS, B>>>(a, b, out, ROW / 32, 0.5f); }));
+  int pts = 16384;
+  report("uniform-search",
+         median_ms([&] { us_plain<<<pts / 128, 128>>>(a, cnt, pts); }),
+         median_ms([&] { us_restr<<<pts / 128, 128>>>(a, cnt, pts); }));
   CK(cudaGetLastError());
   return 0;
 }
