@@ -371,6 +371,20 @@ bool launchSizeMultiple(const Expr *E, bool &Size, unsigned Depth) {
   if (const auto *B = dyn_cast<BinaryOperator>(E); B && B->getOpcode() == BO_Mul)
     return launchSizeMultiple(B->getLHS(), Size, Depth) &&
            launchSizeMultiple(B->getRHS(), Size, Depth);
+  // The block's or the grid's warps (`blockDim.x / 32`, `>> 5`, `/
+  // warpSize`): iterations dealt out to warps, measured like those dealt
+  // out to threads (utils/experiments/restrict-stride.cu, warp-rows).
+  if (const auto *B = dyn_cast<BinaryOperator>(E);
+      B && (B->getOpcode() == BO_Div || B->getOpcode() == BO_Shr)) {
+    const Expr *R = B->getRHS()->IgnoreParenImpCasts();
+    const auto *Lit = dyn_cast<IntegerLiteral>(R);
+    bool Warp = Lit ? Lit->getValue() == (B->getOpcode() == BO_Div ? 32 : 5)
+                    : B->getOpcode() == BO_Div && isa<DeclRefExpr>(R) &&
+                          cast<DeclRefExpr>(R)->getDecl()->getNameAsString() == "warpSize";
+    bool Inner = false;
+    return Warp && launchSizeMultiple(B->getLHS(), Inner, Depth) && Inner &&
+           (Size = true);
+  }
   if (const VarDecl *V = varOf(E))
     return localLaunchSizeMultiple(V, Size, Depth);
   return false;

@@ -101,12 +101,18 @@ __global__ void silu_tail(const float *x, float *out, unsigned long n) {
 // OFF: t.cu:[[@LINE-20]]:{{[0-9]+}}: warning: pointer parameters 'x', 'y' are not __restrict__{{.*}}path [memory-restrict]
 // OFF: t.cu:[[@LINE-14]]:{{[0-9]+}}: warning: pointer parameters 'x', 'out' are not __restrict__{{.*}}path [memory-restrict]
 
-// A step that reads the block's size but is no multiple of it (the block's
-// warps, `blockDim.x / 32`) is not taken for a loop dealt out to the
-// threads: reported.
+// Silent too: rows dealt out to the block's warps (`blockDim.x / 32`, a
+// lane per element; measured 1.00x, restrict-stride.cu's warp-rows). A step
+// that reads the block's size but is neither a multiple of it nor its warps
+// (`blockDim.x / 2`) is a thread's own loop: reported.
 __global__ void rows_per_warp(int rows, const float *x, float *y) {
   for (int r = threadIdx.x / 32; r < rows; r += blockDim.x / 32)
     y[r * 32 + threadIdx.x % 32] = x[r * 32 + threadIdx.x % 32] * 2.f;
+}
+// OFF: t.cu:[[@LINE-4]]:{{[0-9]+}}: warning: pointer parameters 'x', 'y' are not __restrict__{{.*}}path [memory-restrict]
+__global__ void halves(int n, const float *x, float *y) {
+  for (int i = threadIdx.x % 2; i < n; i += blockDim.x / 2)
+    y[i] = x[i] * 2.f;
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-4]]:{{[0-9]+}}: warning: pointer parameters 'x', 'y' are not __restrict__{{.*}}: the loop at line [[@LINE-3]] stores through 'y' and loads through 'x' [memory-restrict]
 
@@ -261,6 +267,7 @@ int main() {
   silu_tail<<<1, 256>>>(a, b, 1023);
   octants<<<1, 256>>>(1024, 10, d, e);
   rows_per_warp<<<1, 256>>>(64, a, b);
+  halves<<<1, 256>>>(1024, a, b);
   scale_rows<<<4, 256>>>(a, b, 64);
   relu<<<4, 256>>>(a, b, 1024);
   objective<<<4, 256>>>(a, b, 16, 1024);
