@@ -68,7 +68,7 @@ void printFindingsText(const std::vector<Finding> &Findings,
     for (const FindingNote &N : F.Notes)
       Diags.Report(LocOf(N.Loc), NoteID) << N.Message;
     if (!F.WhyNoFix.empty())
-      Diags.Report(SourceLocation(), NoteID) << ("no fix: " + F.WhyNoFix);
+      Diags.Report(L, NoteID) << ("no fix: " + F.WhyNoFix);
   }
   Printer.EndSourceFile();
 }

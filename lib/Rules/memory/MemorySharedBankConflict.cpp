@@ -47,7 +47,8 @@ const void *branchOf(ASTContext &Ctx, const Expr *E) {
 /// The element whose field \p A accesses, when it is a small vector (2 or 4
 /// fields of one scalar type, 8 or 16 bytes, aligned to its size: float4,
 /// int2, double2) and the kernel accesses every field of that same element
-/// the same way (all written, or all read) in the same loops and branch: nvcc merges
+/// the same way (all written, or all read) in the same loops and branch,
+/// also inside a helper it calls (through the same calls): nvcc merges
 /// such accesses into one 64- or 128-bit access. Returns the conflict of
 /// that wide access, or std::nullopt when \p A is not such a field.
 std::optional<BankResult> wideAccess(ASTContext &Ctx,
@@ -85,8 +86,8 @@ std::optional<BankResult> wideAccess(ASTContext &Ctx,
     // The same way, in the same branch (fields read under `if` and
     // `else` are two accesses).
     if (B.Base != A.Base || B.IsWrite != A.IsWrite || B.IsRead != A.IsRead ||
-        B.Loops != A.Loops || !B.Address.isKnown() || !B.CallChain.empty() ||
-        !A.CallChain.empty() || branchOf(Ctx, B.E) != branchOf(Ctx, A.E))
+        B.Loops != A.Loops || !B.Address.isKnown() ||
+        B.CallChain != A.CallChain || branchOf(Ctx, B.E) != branchOf(Ctx, A.E))
       continue;
     const auto *BE = dyn_cast<MemberExpr>(B.E->IgnoreParenImpCasts());
     const auto *BF = BE ? dyn_cast<FieldDecl>(BE->getMemberDecl()) : nullptr;
@@ -123,9 +124,10 @@ RuleInfo MemorySharedBankConflict::info() const {
       "counted and listed by line in a note. Accesses to every field of "
       "one small vector element (`s[i].x`, `.y`, `.z`, `.w` of a `float4`; "
       "2 or 4 fields of one type in 8 or 16 aligned bytes), all reads or "
-      "all writes in the same loops and the same branch, are judged as the "
-      "one 64- or 128-bit "
-      "access nvcc makes of them.";
+      "all writes in the same loops and the same branch (also inside a "
+      "helper the kernel calls, `v[lid].x += v[lid + i].x; v[lid].y += "
+      "v[lid + i].y;` on a `float2` array), are judged as the one 64- or "
+      "128-bit access nvcc makes of them.";
   I.Doc.WhySlow =
       "Shared memory has 32 banks of 4 bytes. Threads of a warp that "
       "access distinct words in the same bank are serialized into separate "

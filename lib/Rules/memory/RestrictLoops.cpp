@@ -16,6 +16,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Path.h"
 
+#include <optional>
 #include <vector>
 
 using namespace clang;
@@ -36,6 +37,7 @@ struct Target {
 using Bindings = llvm::DenseMap<const ParmVarDecl *, Target>;
 
 Target lvalueTarget(const Expr *E, const Bindings &B, unsigned Depth = 0);
+Target localPointerTarget(const VarDecl *V, const Bindings &B, unsigned Depth);
 
 /// What an address points into: `p`, `p + k`, `&p[k]`, a local pointer
 /// initialised from one (`const float *row = A + i * n;`), a parameter of a
@@ -44,14 +46,51 @@ Target addressTarget(const Expr *E, const Bindings &B, unsigned Depth = 0) {
   E = E->IgnoreParenCasts();
   if (Depth > 6)
     return {};
+  // A null pointer (`f(&x, 0)`, `T *out = nullptr;`): nothing the kernel
+  // shares is stored or loaded through it (secp256k1's `rzr`, ans's
+  // `out_ptr`, handed to a decoder told not to write).
+  if (const auto *Lit = dyn_cast<IntegerLiteral>(E); Lit && Lit->getValue() == 0)
+    return {nullptr, true};
+  if (isa<CXXNullPtrLiteralExpr>(E) || isa<GNUNullExpr>(E))
+    return {nullptr, true};
   if (const auto *U = dyn_cast<UnaryOperator>(E); U && U->getOpcode() == UO_AddrOf)
     return lvalueTarget(U->getSubExpr(), B, Depth + 1);
+  // `*dst++ = c`, `*(p += k)`: the pointer stepped through its array.
+  if (const auto *U = dyn_cast<UnaryOperator>(E);
+      U && U->isIncrementDecrementOp())
+    return addressTarget(U->getSubExpr(), B, Depth + 1);
+  if (const auto *CA = dyn_cast<CompoundAssignOperator>(E);
+      CA && CA->getLHS()->getType()->isPointerType())
+    return addressTarget(CA->getLHS(), B, Depth + 1);
+  // `p + k`, `k + p`; in a template, on a pointer of a dependent type, also
+  // as an operator call the instantiation resolves (`src + k` with `const
+  // T *src`, `dst + i * n + k`): the operand that is a pointer, else the one
+  // of a dependent type.
+  auto Pointer = [](const Expr *L, const Expr *R) -> const Expr * {
+    for (const Expr *X : {L, R})
+      if (X->IgnoreParenImpCasts()->getType()->isPointerType())
+        return X;
+    for (const Expr *X : {L, R})
+      if (X->isTypeDependent())
+        return X;
+    return nullptr;
+  };
   if (const auto *Bin = dyn_cast<BinaryOperator>(E);
-      Bin && (Bin->getOpcode() == BO_Add || Bin->getOpcode() == BO_Sub))
-    return addressTarget(Bin->getLHS()->getType()->isPointerType()
-                             ? Bin->getLHS()
-                             : Bin->getRHS(),
-                         B, Depth + 1);
+      Bin && (Bin->getOpcode() == BO_Add || Bin->getOpcode() == BO_Sub)) {
+    const Expr *X = Pointer(Bin->getLHS(), Bin->getRHS());
+    return X ? addressTarget(X, B, Depth + 1) : Target{};
+  }
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E);
+      OC && !OC->getDirectCallee() && OC->getNumArgs() == 2 &&
+      (OC->getOperator() == OO_Plus || OC->getOperator() == OO_Minus)) {
+    const Expr *X = Pointer(OC->getArg(0), OC->getArg(1));
+    return X ? addressTarget(X, B, Depth + 1) : Target{};
+  }
+  // An array member or row, decayed to a pointer (`a->n` of `uint32_t
+  // n[10]`, `A[i]` of a 2-D array): where the object holding it is.
+  if ((isa<MemberExpr>(E) || isa<ArraySubscriptExpr>(E)) &&
+      E->getType()->isArrayType())
+    return lvalueTarget(E, B, Depth + 1);
   if (isa<CXXThisExpr>(E)) {
     if (auto It = B.find(nullptr); It != B.end())
       return It->second;
@@ -78,10 +117,56 @@ Target addressTarget(const Expr *E, const Bindings &B, unsigned Depth = 0) {
       if (V->hasAttr<CUDASharedAttr>() || V->hasAttr<CUDAConstantAttr>() ||
           (V->hasGlobalStorage() && V->getType().isConstQualified()))
         return {nullptr, true};
+      if (V->hasLocalStorage() && V->getType()->isPointerType())
+        return localPointerTarget(V, B, Depth);
       if (V->hasLocalStorage() && V->getInit())
         return addressTarget(V->getInit(), B, Depth + 1);
     }
   return {};
+}
+
+/// What the local pointer \p V points into: the target its initialiser and
+/// every value assigned to it share (`key = (Key *)&keyInts[k];` after a
+/// bare declaration); stepping it (`p += k`, `p++`, `p = p + k`) keeps it.
+/// Nothing when two values differ, or when its address is taken.
+Target localPointerTarget(const VarDecl *V, const Bindings &B, unsigned Depth) {
+  std::vector<const Expr *> Values;
+  if (V->getInit())
+    Values.push_back(V->getInit());
+  bool Escapes = false;
+  if (const auto *FD = dyn_cast<FunctionDecl>(V->getDeclContext());
+      FD && FD->getBody())
+    forEachStmt(FD->getBody(), [&](const Stmt *X) {
+      if (const auto *Bin = dyn_cast<BinaryOperator>(X);
+          Bin && Bin->getOpcode() == BO_Assign && varOf(Bin->getLHS()) == V)
+        Values.push_back(Bin->getRHS());
+      else if (const auto *U = dyn_cast<UnaryOperator>(X);
+               U && U->getOpcode() == UO_AddrOf && varOf(U->getSubExpr()) == V)
+        Escapes = true;
+    });
+  if (Escapes || Values.empty())
+    return {};
+  std::optional<Target> Common;
+  for (const Expr *E : Values) {
+    // `p = p + k`: a step through the pointer's own array.
+    const Expr *X = E->IgnoreParenCasts();
+    while (const auto *Bin = dyn_cast<BinaryOperator>(X)) {
+      if (Bin->getOpcode() != BO_Add && Bin->getOpcode() != BO_Sub)
+        break;
+      X = (Bin->getLHS()->getType()->isPointerType() ? Bin->getLHS()
+                                                     : Bin->getRHS())
+              ->IgnoreParenCasts();
+    }
+    if (varOf(X) == V)
+      continue;
+    Target T = addressTarget(E, B, Depth + 1);
+    if (!T.P && !T.Local)
+      return {};
+    if (Common && (Common->P != T.P || Common->Local != T.Local))
+      return {};
+    Common = T;
+  }
+  return Common ? *Common : Target{};
 }
 
 /// One access to memory outside the thread and the block, in a loop.
@@ -157,7 +242,11 @@ void noteAccess(const Expr *Base, bool Write, const Bindings &B,
 /// \p Def's parameters bound to \p CE's arguments (evaluated through \p B).
 Bindings bindCall(const CallExpr *CE, const FunctionDecl *Def,
                   const Bindings &B) {
+  // A lambda's body names the enclosing function's variables it captures:
+  // they keep the caller's bindings.
   Bindings Inner;
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(Def); MD && MD->getParent()->isLambda())
+    Inner = B;
   unsigned Shift = 0;
   if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(CE);
       OC && isa<CXXMethodDecl>(Def) && CE->getNumArgs() == Def->getNumParams() + 1)
@@ -191,8 +280,8 @@ void loopAccesses(const Stmt *S, const SourceManager &SM, unsigned Depth,
                   const Bindings &B, std::vector<LoopAccess> &Out);
 
 /// The function \p CE calls: its direct callee, or in a template the
-/// function (template) its unresolved name finds with as many parameters as
-/// the call has arguments.
+/// function (template) its unresolved name finds that takes as many
+/// arguments as the call passes.
 const FunctionDecl *calleeOf(const CallExpr *CE) {
   if (const FunctionDecl *FD = CE->getDirectCallee())
     return FD;
@@ -205,8 +294,10 @@ const FunctionDecl *calleeOf(const CallExpr *CE) {
         F = T->getTemplatedDecl();
       else
         F = dyn_cast<FunctionDecl>(N);
-      if (F && F->getNumParams() == CE->getNumArgs())
-        return F;
+      if (F && F->getMinRequiredArguments() <= CE->getNumArgs() &&
+          CE->getNumArgs() <= F->getNumParams())
+        return F; // defaulted parameters too
+
     }
   return nullptr;
 }
@@ -228,6 +319,26 @@ bool storeTo(const Expr *L, bool Reads, const SourceManager &SM,
   return true;
 }
 
+/// A call in a template to a static member of a library class template
+/// instantiated with the template's types (`std::numeric_limits<T>::
+/// infinity()`): the library's, like a direct call to it.
+bool dependentLibraryCall(const CallExpr *CE, const SourceManager &SM) {
+  const auto *DS = dyn_cast<DependentScopeDeclRefExpr>(
+      CE->getCallee()->IgnoreParenImpCasts());
+  if (!DS)
+    return false;
+  NestedNameSpecifier Q = DS->getQualifier();
+  if (Q.getKind() != NestedNameSpecifier::Kind::Type)
+    return false;
+  const Type *T = Q.getAsType();
+  const Decl *D = nullptr;
+  if (const auto *TS = T->getAs<TemplateSpecializationType>())
+    D = TS->getTemplateName().getAsTemplateDecl();
+  else
+    D = T->getAsCXXRecordDecl();
+  return D && SM.isInSystemHeader(D->getLocation());
+}
+
 void callAccesses(const CallExpr *CE, const SourceManager &SM, unsigned Depth,
                   const Bindings &B, std::vector<LoopAccess> &Out) {
   const FunctionDecl *FD = calleeOf(CE);
@@ -246,6 +357,20 @@ void callAccesses(const CallExpr *CE, const SourceManager &SM, unsigned Depth,
       loopAccesses(A, SM, Depth, B, Out);
     return;
   }
+  // A record assigned by its implicit or defaulted operator (`*out = t;`,
+  // `dst[i] = src[i]` of float4s or of the user's structs): a store to the
+  // left side and a load of the right, like the built-in assignment.
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(CE);
+      OC && FD && OC->getNumArgs() == 2 && OC->getOperator() == OO_Equal)
+    if (const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+        MD && (MD->isCopyAssignmentOperator() || MD->isMoveAssignmentOperator()) &&
+        (MD->isImplicit() || MD->isDefaulted())) {
+      storeTo(OC->getArg(0), false, SM, Depth, B, Out);
+      if (const Expr *Base = accessBase(OC->getArg(1)))
+        noteAccess(Base, false, B, Out);
+      loopAccesses(OC->getArg(1), SM, Depth, B, Out);
+      return;
+    }
   std::string N = FD && FD->getIdentifier() ? FD->getName().lower() : "";
   if (FD && N.find("atomic") != std::string::npos && CE->getNumArgs() > 0) {
     noteAccess(CE->getArg(0), true, B, Out);
@@ -259,13 +384,48 @@ void callAccesses(const CallExpr *CE, const SourceManager &SM, unsigned Depth,
   }
   for (const Expr *A : CE->arguments())
     loopAccesses(A, SM, Depth, B, Out);
-  if (FD && SM.isInSystemHeader(FD->getLocation()))
+  if ((FD && SM.isInSystemHeader(FD->getLocation())) ||
+      (!FD && dependentLibraryCall(CE, SM)))
     return; // a library function (math; sincosf's outputs are locals)
   const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
   if (Def && Def->hasBody() && Depth < 3) {
     loopAccesses(Def->getBody(), SM, Depth + 1, bindCall(CE, Def, B), Out);
     return;
   }
+  // A function template declared without a body, defined only by its
+  // explicit specializations, called in a template with dependent
+  // arguments (`copy_vector<T, N>(tmp, src + k)`): what any of them does.
+  if (const FunctionTemplateDecl *FT =
+          FD && !Def ? FD->getDescribedFunctionTemplate() : nullptr;
+      FT && Depth < 3) {
+    bool Any = false, All = true;
+    for (const FunctionDecl *Spec : FT->specializations()) {
+      const FunctionDecl *SD = Spec->getDefinition();
+      if (!SD || !SD->hasBody() ||
+          SD->getNumParams() != CE->getNumArgs()) {
+        All = false;
+        continue;
+      }
+      Any = true;
+      loopAccesses(SD->getBody(), SM, Depth + 1, bindCall(CE, SD, B), Out);
+    }
+    if (Any && All)
+      return;
+  }
+  // A call of the thread's own function object of a template's type
+  // (`ReduceOp<T> r; ... r(sum[i], b)`) on the thread's own values: it can
+  // reach no other memory through them.
+  if (!FD)
+    if (const VarDecl *Obj = varOf(CE->getCallee()->IgnoreParenImpCasts());
+        Obj && Obj->hasLocalStorage() && !isa<ParmVarDecl>(Obj) &&
+        !Obj->getType()->isPointerType() && !Obj->getType()->isReferenceType() &&
+        llvm::all_of(CE->arguments(), [&](const Expr *A) {
+          A = A->IgnoreParenImpCasts();
+          if (A->getType()->isPointerType())
+            return addressTarget(A, B).Local;
+          return !A->isGLValue() || lvalueTarget(A, B).Local;
+        }))
+      return;
   if (!FD || FD->getBuiltinID() == 0)
     if (!FD || llvm::any_of(CE->arguments(), [](const Expr *A) {
           return A->getType()->isPointerType() || A->isGLValue();
@@ -426,15 +586,26 @@ bool stridesOverThreads(const Stmt *S) {
       }
     return nullptr;
   };
-  const Expr *Step = nullptr;
+  auto Strides = [](const Expr *Step) {
+    bool Size = false;
+    return Step && launchSizeMultiple(Step, Size) && Size;
+  };
   if (const auto *F = dyn_cast<ForStmt>(S))
-    Step = StepOf(F->getInc(), F->getCond());
-  else if (const auto *W = dyn_cast<WhileStmt>(S))
-    if (const auto *Body = dyn_cast_or_null<CompoundStmt>(W->getBody());
-        Body && !Body->body_empty())
-      Step = StepOf(dyn_cast<Expr>(Body->body_back()), W->getCond());
-  bool Size = false;
-  return Step && launchSizeMultiple(Step, Size) && Size;
+    return Strides(StepOf(F->getInc(), F->getCond()));
+  // A while loop: the steps that end its body (`window += range; i +=
+  // range;`), one of them of the variable its condition tests.
+  if (const auto *W = dyn_cast<WhileStmt>(S))
+    if (const auto *Body = dyn_cast_or_null<CompoundStmt>(W->getBody()))
+      for (auto It = Body->body_rbegin(); It != Body->body_rend(); ++It) {
+        const auto *E = dyn_cast<Expr>(*It);
+        const auto *B = E ? dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts())
+                          : nullptr;
+        if (!B || !B->isAssignmentOp())
+          break;
+        if (Strides(StepOf(E, W->getCond())))
+          return true;
+      }
+  return false;
 }
 
 /// loopStoresAndLoads below \p S, with \p B binding the parameters of

@@ -96,11 +96,45 @@ __global__ void split_fields(float4 *g, int flag) {
   g[t].x = a + b;
 }
 
+// The same inside a helper (a dot product's float2 tree in shared memory,
+// seen in third-party code): `v[lid].x += v[lid + i].x; v[lid].y += ...`
+// is one 64-bit load, load and store per step for nvcc: no conflict. One
+// field alone in the helper is a 4-byte access 2 words apart: reported.
+__device__ void tree_pairs(float2 *v) {
+  int lid = threadIdx.x;
+  for (int i = 64; i >= 1; i /= 2) {
+    if (lid < i) {
+      v[lid].x += v[lid + i].x;
+      v[lid].y += v[lid + i].y;
+    }
+    __syncthreads();
+  }
+}
+__device__ void tree_firsts(float2 *v) {
+  int lid = threadIdx.x;
+  for (int i = 64; i >= 1; i /= 2) {
+    if (lid < i)
+      v[lid].x += v[lid + i].x;
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:{{[0-9]+}}: warning: 2-way shared memory bank conflict on read-modify-write of 's': consecutive threads are 2 words apart{{.*}} [memory-shared-bank-conflict]
+    __syncthreads();
+  }
+}
+__global__ void dot_pairs(const float2 *a, float2 *out) {
+  __shared__ float2 s[128];
+  s[threadIdx.x] = a[blockIdx.x * 128 + threadIdx.x];
+  __syncthreads();
+  tree_pairs(s);
+  tree_firsts(s);
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = s[0];
+}
+
 void launch(const float *in, float *out, int n) {
   transpose_tile<<<dim3(n / 32, n / 32), dim3(32, 32)>>>(in, out, n);
   stencil_cube<<<n / 512, dim3(8, 8, 8)>>>(in, out);
   vector_fields<<<1, 256>>>((float4 *)out);
   split_fields<<<1, 256>>>((float4 *)out, n);
+  dot_pairs<<<n / 128, 128>>>((const float2 *)in, (float2 *)out);
 }
 // Finding only: the file is not changed.
 // CHECK-FIXES: out[ty * n + tx] = tile[threadIdx.x][threadIdx.y];
