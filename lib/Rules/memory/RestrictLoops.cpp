@@ -590,8 +590,27 @@ bool stridesOverThreads(const Stmt *S) {
     bool Size = false;
     return Step && launchSizeMultiple(Step, Size) && Size;
   };
-  if (const auto *F = dyn_cast<ForStmt>(S))
-    return Strides(StepOf(F->getInc(), F->getCond()));
+  if (const auto *F = dyn_cast<ForStmt>(S)) {
+    if (Strides(StepOf(F->getInc(), F->getCond())))
+      return true;
+    // A count of the block's rounds: `for (r = k; r * blockDim.x + tid < n;
+    // r++)` (qtclustering): the index moves by the block's size.
+    const auto *U = F->getInc() ? dyn_cast<UnaryOperator>(F->getInc()->IgnoreParenImpCasts())
+                                : nullptr;
+    const VarDecl *IV = U && U->isIncrementOp() ? varOf(U->getSubExpr()) : nullptr;
+    bool Rounds = false;
+    if (IV && F->getCond())
+      forEachStmt(F->getCond(), [&](const Stmt *X) {
+        const auto *M = dyn_cast<BinaryOperator>(X);
+        if (!M || M->getOpcode() != BO_Mul)
+          return;
+        const Expr *Other = varOf(M->getLHS()) == IV   ? M->getRHS()
+                            : varOf(M->getRHS()) == IV ? M->getLHS()
+                                                       : nullptr;
+        Rounds = Rounds || Strides(Other);
+      });
+    return Rounds;
+  }
   // A while loop: the steps that end its body (`window += range; i +=
   // range;`), one of them of the variable its condition tests.
   if (const auto *W = dyn_cast<WhileStmt>(S))
@@ -608,6 +627,59 @@ bool stridesOverThreads(const Stmt *S) {
   return false;
 }
 
+/// A barrier of the block (or the grid) that every iteration of the loop
+/// \p S runs: `__syncthreads()` and its _count/_and/_or forms, a
+/// cooperative group's `sync()`, as a statement of the loop's body or of a
+/// function the body calls as a statement (3 calls deep). No load of a
+/// later iteration can move above it, whatever the pointers: the qualifier
+/// could only reorder within one iteration's stretch between barriers, as
+/// in code outside loops (HeCBench's qtclustering and ans: 1.00x).
+bool barrierEveryIteration(const Stmt *Body, const SourceManager &SM,
+                           unsigned Depth = 0) {
+  const auto *CS = dyn_cast_or_null<CompoundStmt>(Body);
+  if (!CS || Depth > 3)
+    return false;
+  for (const Stmt *X : CS->body()) {
+    const auto *E = dyn_cast<Expr>(X);
+    const auto *CE = E ? dyn_cast<CallExpr>(E->IgnoreImplicit()) : nullptr;
+    if (!CE)
+      continue;
+    const FunctionDecl *FD = calleeOf(CE);
+    if (!FD || !FD->getIdentifier())
+      continue;
+    StringRef N = FD->getName();
+    if (N == "__syncthreads" || N == "__syncthreads_count" ||
+        N == "__syncthreads_and" || N == "__syncthreads_or")
+      return true;
+    if (N == "sync" && isa<CXXMemberCallExpr>(CE)) {
+      const CXXRecordDecl *RD =
+          cast<CXXMemberCallExpr>(CE)->getRecordDecl();
+      if (RD && RD->getIdentifier() &&
+          (RD->getName() == "thread_block" || RD->getName() == "grid_group" ||
+           RD->getName() == "cluster_group"))
+        return true;
+    }
+    const FunctionDecl *Def = FD->getDefinition();
+    if (Def && Def->hasBody() && !SM.isInSystemHeader(Def->getLocation()) &&
+        barrierEveryIteration(Def->getBody(), SM, Depth + 1))
+      return true;
+  }
+  return false;
+}
+
+/// The body of the loop \p S.
+const Stmt *loopBody(const Stmt *S) {
+  if (const auto *F = dyn_cast<ForStmt>(S))
+    return F->getBody();
+  if (const auto *W = dyn_cast<WhileStmt>(S))
+    return W->getBody();
+  if (const auto *D = dyn_cast<DoStmt>(S))
+    return D->getBody();
+  if (const auto *R = dyn_cast<CXXForRangeStmt>(S))
+    return R->getBody();
+  return nullptr;
+}
+
 /// loopStoresAndLoads below \p S, with \p B binding the parameters of
 /// the function \p S is in (depth \p Depth); \p KernelLoc is the
 /// kernel's, for naming the loop's file when it is another.
@@ -616,9 +688,14 @@ bool findLoop(const Stmt *S, const SourceManager &SM, unsigned Depth,
               SourceLocation KernelLoc, std::string &Why) {
   if (!S)
     return false;
+  // `do { ... } while (0)`, a macro's statement wrapper, runs once.
+  bool Once = false;
+  if (const auto *D = dyn_cast<DoStmt>(S))
+    if (const auto *L = dyn_cast<IntegerLiteral>(D->getCond()->IgnoreParenImpCasts()))
+      Once = L->getValue() == 0;
   if ((isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S) ||
        isa<CXXForRangeStmt>(S)) &&
-      !stridesOverThreads(S)) {
+      !Once && !stridesOverThreads(S) && !barrierEveryIteration(loopBody(S), SM)) {
     std::vector<LoopAccess> A;
     loopAccesses(S, SM, Depth, B, A);
     auto Separated = [](const Target &T) {

@@ -116,6 +116,55 @@ __global__ void halves(int n, const float *x, float *y) {
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-4]]:{{[0-9]+}}: warning: pointer parameters 'x', 'y' are not __restrict__{{.*}}: the loop at line [[@LINE-3]] stores through 'y' and loads through 'x' [memory-restrict]
 
+// Silent: a loop with a barrier in every iteration (no load of a later
+// iteration can move above it, qualifier or not: qtclustering's and ans's
+// block loops, 1.00x), a macro's `do { } while (0)` (it runs once), and a
+// loop counting the block's rounds (`r * blockDim.x + tid < n; r++`: the
+// index moves by the block's size). Their twins are reported: the barrier
+// only under a condition, a `do { } while` that repeats, rounds of two.
+__global__ void staged_rounds(int n, const float *in, float *out) {
+  __shared__ float tile[256];
+  for (int b = 0; b < n; b += 256) {
+    tile[threadIdx.x] = in[b + threadIdx.x];
+    __syncthreads();
+    out[b + threadIdx.x] = tile[255 - threadIdx.x];
+    __syncthreads();
+  }
+}
+// OFF: t.cu:[[@LINE-9]]:{{[0-9]+}}: warning: pointer parameters 'in', 'out' are not __restrict__{{.*}}path [memory-restrict]
+__global__ void staged_maybe(int n, int flag, const float *in, float *out) {
+  __shared__ float tile[256];
+  for (int b = 0; b < n; b += 256) {
+    tile[threadIdx.x] = in[b + threadIdx.x];
+    if (flag)
+      __syncthreads();
+    out[b + threadIdx.x] = tile[255 - threadIdx.x];
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-9]]:{{[0-9]+}}: warning: pointer parameters 'in', 'out' are not __restrict__{{.*}}: the loop at line [[@LINE-7]] stores through 'out' and loads through 'in' [memory-restrict]
+#define SCALE_ONE(dst, src, k) do { (dst)[k] = 2.f * (src)[k]; } while (0)
+__global__ void scale_macro(const float *x, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  SCALE_ONE(y, x, i);
+}
+// OFF: t.cu:[[@LINE-4]]:{{[0-9]+}}: warning: pointer parameters 'x', 'y' are not __restrict__{{.*}}path [memory-restrict]
+__global__ void scale_repeat(const float *x, float *y, int m) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  do { y[i] = 2.f * x[i]; i += 7; } while (i < m);
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:{{[0-9]+}}: warning: pointer parameters 'x', 'y' are not __restrict__{{.*}}: the loop at line [[@LINE-2]] stores through 'y' and loads through 'x' [memory-restrict]
+__global__ void block_rounds(int n, const float *x, float *y) {
+  int count = blockDim.x;
+  for (int r = 0; r * count + threadIdx.x < n; r++)
+    y[r * count + threadIdx.x] = x[r * count + threadIdx.x] + 1.f;
+}
+// OFF: t.cu:[[@LINE-5]]:{{[0-9]+}}: warning: pointer parameters 'x', 'y' are not __restrict__{{.*}}path [memory-restrict]
+__global__ void pair_rounds(int n, const float *x, float *y) {
+  for (int r = 0; r * 2 + threadIdx.x % 2 < n; r++)
+    y[r * 2 + threadIdx.x % 2] = x[r * 2 + threadIdx.x % 2] + 1.f;
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:{{[0-9]+}}: warning: pointer parameters 'x', 'y' are not __restrict__{{.*}}: the loop at line [[@LINE-3]] stores through 'y' and loads through 'x' [memory-restrict]
+
 // A thread's own loop inside a block-stride loop: the inner loop stores
 // while it loads (a point's nearest neighbour per octant, s8n), reported
 // with the inner loop named.
@@ -268,6 +317,12 @@ int main() {
   octants<<<1, 256>>>(1024, 10, d, e);
   rows_per_warp<<<1, 256>>>(64, a, b);
   halves<<<1, 256>>>(1024, a, b);
+  staged_rounds<<<1, 256>>>(1024, a, b);
+  staged_maybe<<<1, 256>>>(1024, 1, a, b);
+  scale_macro<<<4, 256>>>(a, b);
+  scale_repeat<<<4, 256>>>(a, b, 1024);
+  block_rounds<<<1, 256>>>(1024, a, b);
+  pair_rounds<<<1, 256>>>(1024, a, b);
   scale_rows<<<4, 256>>>(a, b, 64);
   relu<<<4, 256>>>(a, b, 1024);
   objective<<<4, 256>>>(a, b, 16, 1024);
