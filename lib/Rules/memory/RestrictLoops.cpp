@@ -125,29 +125,45 @@ Target addressTarget(const Expr *E, const Bindings &B, unsigned Depth = 0) {
   return {};
 }
 
+/// The values the local \p V is given in its function: its initialiser
+/// and the right side of every `V = e`. \p Steps is set for any other
+/// change (`V += k`, `++V`), \p AddressTaken for `&V`.
+struct LocalValues {
+  std::vector<const Expr *> Values;
+  bool Steps = false, AddressTaken = false;
+};
+LocalValues localValues(const VarDecl *V) {
+  LocalValues R;
+  if (V->getInit())
+    R.Values.push_back(V->getInit());
+  if (const auto *FD = dyn_cast<FunctionDecl>(V->getDeclContext());
+      FD && FD->getBody())
+    forEachStmt(FD->getBody(), [&](const Stmt *X) {
+      if (const auto *B = dyn_cast<BinaryOperator>(X);
+          B && B->isAssignmentOp() && varOf(B->getLHS()) == V) {
+        if (B->getOpcode() == BO_Assign)
+          R.Values.push_back(B->getRHS());
+        else
+          R.Steps = true;
+      } else if (const auto *U = dyn_cast<UnaryOperator>(X);
+                 U && varOf(U->getSubExpr()) == V) {
+        R.Steps = R.Steps || U->isIncrementDecrementOp();
+        R.AddressTaken = R.AddressTaken || U->getOpcode() == UO_AddrOf;
+      }
+    });
+  return R;
+}
+
 /// What the local pointer \p V points into: the target its initialiser and
 /// every value assigned to it share (`key = (Key *)&keyInts[k];` after a
 /// bare declaration); stepping it (`p += k`, `p++`, `p = p + k`) keeps it.
 /// Nothing when two values differ, or when its address is taken.
 Target localPointerTarget(const VarDecl *V, const Bindings &B, unsigned Depth) {
-  std::vector<const Expr *> Values;
-  if (V->getInit())
-    Values.push_back(V->getInit());
-  bool Escapes = false;
-  if (const auto *FD = dyn_cast<FunctionDecl>(V->getDeclContext());
-      FD && FD->getBody())
-    forEachStmt(FD->getBody(), [&](const Stmt *X) {
-      if (const auto *Bin = dyn_cast<BinaryOperator>(X);
-          Bin && Bin->getOpcode() == BO_Assign && varOf(Bin->getLHS()) == V)
-        Values.push_back(Bin->getRHS());
-      else if (const auto *U = dyn_cast<UnaryOperator>(X);
-               U && U->getOpcode() == UO_AddrOf && varOf(U->getSubExpr()) == V)
-        Escapes = true;
-    });
-  if (Escapes || Values.empty())
+  LocalValues LV = localValues(V);
+  if (LV.AddressTaken || LV.Values.empty())
     return {};
   std::optional<Target> Common;
-  for (const Expr *E : Values) {
+  for (const Expr *E : LV.Values) {
     // `p = p + k`: a step through the pointer's own array.
     const Expr *X = E->IgnoreParenCasts();
     while (const auto *Bin = dyn_cast<BinaryOperator>(X)) {
@@ -485,28 +501,9 @@ bool localLaunchSizeMultiple(const VarDecl *V, bool &Size, unsigned Depth) {
   if (Depth > 3 || !V->hasLocalStorage() || isa<ParmVarDecl>(V) ||
       !V->getType()->isIntegerType())
     return false;
-  std::vector<const Expr *> Values;
-  if (V->getInit())
-    Values.push_back(V->getInit());
-  bool Other = false;
-  if (const auto *FD = dyn_cast<FunctionDecl>(V->getDeclContext());
-      FD && FD->getBody())
-    forEachStmt(FD->getBody(), [&](const Stmt *X) {
-      if (const auto *B = dyn_cast<BinaryOperator>(X);
-          B && B->isAssignmentOp() && varOf(B->getLHS()) == V) {
-        if (B->getOpcode() == BO_Assign)
-          Values.push_back(B->getRHS());
-        else
-          Other = true;
-      } else if (const auto *U = dyn_cast<UnaryOperator>(X);
-                 U && (U->isIncrementDecrementOp() ||
-                       U->getOpcode() == UO_AddrOf) &&
-                 varOf(U->getSubExpr()) == V) {
-        Other = true;
-      }
-    });
-  return !Other && !Values.empty() &&
-         llvm::all_of(Values, [&](const Expr *E) {
+  LocalValues LV = localValues(V);
+  return !LV.Steps && !LV.AddressTaken && !LV.Values.empty() &&
+         llvm::all_of(LV.Values, [&](const Expr *E) {
            return launchSizeMultiple(E, Size, Depth + 1);
          });
 }
@@ -667,19 +664,6 @@ bool barrierEveryIteration(const Stmt *Body, const SourceManager &SM,
   return false;
 }
 
-/// The body of the loop \p S.
-const Stmt *loopBody(const Stmt *S) {
-  if (const auto *F = dyn_cast<ForStmt>(S))
-    return F->getBody();
-  if (const auto *W = dyn_cast<WhileStmt>(S))
-    return W->getBody();
-  if (const auto *D = dyn_cast<DoStmt>(S))
-    return D->getBody();
-  if (const auto *R = dyn_cast<CXXForRangeStmt>(S))
-    return R->getBody();
-  return nullptr;
-}
-
 /// loopStoresAndLoads below \p S, with \p B binding the parameters of
 /// the function \p S is in (depth \p Depth); \p KernelLoc is the
 /// kernel's, for naming the loop's file when it is another.
@@ -693,9 +677,8 @@ bool findLoop(const Stmt *S, const SourceManager &SM, unsigned Depth,
   if (const auto *D = dyn_cast<DoStmt>(S))
     if (const auto *L = dyn_cast<IntegerLiteral>(D->getCond()->IgnoreParenImpCasts()))
       Once = L->getValue() == 0;
-  if ((isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S) ||
-       isa<CXXForRangeStmt>(S)) &&
-      !Once && !stridesOverThreads(S) && !barrierEveryIteration(loopBody(S), SM)) {
+  if (isLoop(S) && !Once && !stridesOverThreads(S) &&
+      !barrierEveryIteration(loopBody(S), SM)) {
     std::vector<LoopAccess> A;
     loopAccesses(S, SM, Depth, B, A);
     auto Separated = [](const Target &T) {
