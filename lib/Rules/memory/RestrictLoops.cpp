@@ -313,7 +313,6 @@ const FunctionDecl *calleeOf(const CallExpr *CE) {
       if (F && F->getMinRequiredArguments() <= CE->getNumArgs() &&
           CE->getNumArgs() <= F->getNumParams())
         return F; // defaulted parameters too
-
     }
   return nullptr;
 }
