@@ -240,23 +240,12 @@ const char *outweighingLoopDoc() {
          "share of the kernel's traffic and time.";
 }
 
-const LoopInfo *outweighingLoop(const CheckContext &CC, ASTContext &Ctx,
-                                const KernelAnalysis &K, const MemAccess &A) {
-  if (!A.E)
-    return nullptr;
-  // A few times per thread is once per thread for this purpose.
-  for (const LoopInfo *L : A.Loops)
-    if (!fewIterations(CC, Ctx, K, *L))
-      return nullptr;
-  // Where the access is in the kernel's own body (the call that reaches it),
-  // or the outermost loop around it.
-  const Stmt *At = A.CallChain.empty() ? static_cast<const Stmt *>(A.E)
-                                       : A.CallChain.front();
-  if (!A.Loops.empty() && A.Loops.front()->S && K.Kernel &&
-      K.Kernel->getBody() &&
-      K.Kernel->getBody()->getSourceRange().fullyContains(
-          A.Loops.front()->S->getSourceRange()))
-    At = A.Loops.front()->S;
+/// outweighingLoop for code at \p At in the kernel's body (the outermost
+/// of its few-iteration loops, if any).
+static const LoopInfo *outweighingLoopAt(const CheckContext &CC,
+                                         ASTContext &Ctx,
+                                         const KernelAnalysis &K,
+                                         const Stmt *At) {
   std::vector<const Stmt *> AUp = stmtAncestors(Ctx, At);
   // The kernel's returns and gotos after the access, gathered once.
   const SourceManager &SM = Ctx.getSourceManager();
@@ -306,6 +295,76 @@ const LoopInfo *outweighingLoop(const CheckContext &CC, ASTContext &Ctx,
       return L.get();
   }
   return nullptr;
+}
+
+const LoopInfo *outweighingLoop(const CheckContext &CC, ASTContext &Ctx,
+                                const KernelAnalysis &K, const MemAccess &A) {
+  if (!A.E)
+    return nullptr;
+  // A few times per thread is once per thread for this purpose.
+  for (const LoopInfo *L : A.Loops)
+    if (!fewIterations(CC, Ctx, K, *L))
+      return nullptr;
+  // Where the access is in the kernel's own body (the call that reaches it),
+  // or the outermost loop around it.
+  const Stmt *At = A.CallChain.empty() ? static_cast<const Stmt *>(A.E)
+                                       : A.CallChain.front();
+  if (!A.Loops.empty() && A.Loops.front()->S && K.Kernel &&
+      K.Kernel->getBody() &&
+      K.Kernel->getBody()->getSourceRange().fullyContains(
+          A.Loops.front()->S->getSourceRange()))
+    At = A.Loops.front()->S;
+  return outweighingLoopAt(CC, Ctx, K, At);
+}
+
+const LoopInfo *outweighingLoopOfCode(const CheckContext &CC, ASTContext &Ctx,
+                                      FileID File, unsigned Offset) {
+  if (!CC.Analysis || File.isInvalid())
+    return nullptr;
+  const SourceManager &SM = Ctx.getSourceManager();
+  auto Holds = [&](const Stmt *S) {
+    CharSourceRange R = SM.getExpansionRange(S->getSourceRange());
+    return SM.getFileID(R.getBegin()) == File &&
+           SM.getFileOffset(R.getBegin()) <= Offset &&
+           Offset <= SM.getFileOffset(R.getEnd());
+  };
+  for (const KernelAnalysis &K : CC.Analysis->Kernels) {
+    if (!K.Kernel || !K.Kernel->getBody() || !Holds(K.Kernel->getBody()))
+      continue;
+    // The innermost statement of the kernel's body that holds the code.
+    const Stmt *At = nullptr;
+    forEachStmt(K.Kernel->getBody(), [&](const Stmt *S) {
+      if (Holds(S))
+        At = S;
+    });
+    if (!At)
+      return nullptr;
+    // Its loops: each must run only a few times per thread; the outermost
+    // stands for the code.
+    const Stmt *Outer = At;
+    for (const Stmt *S : stmtAncestors(Ctx, At))
+      if (isLoop(S)) {
+        const LoopInfo *L = nullptr;
+        for (const auto &X : K.Loops)
+          if (X->S == S)
+            L = X.get();
+        if (!L || !fewIterations(CC, Ctx, K, *L))
+          return nullptr;
+        Outer = S;
+      }
+    return outweighingLoopAt(CC, Ctx, K, Outer);
+  }
+  return nullptr;
+}
+
+bool outweighedArithmetic(const CheckContext &CC, ASTContext &Ctx,
+                          const Finding &F) {
+  if (!StringRef(F.RuleId).starts_with("algebraic-"))
+    return false;
+  const SourceManager &SM = Ctx.getSourceManager();
+  auto FE = SM.getFileManager().getOptionalFileRef(F.Loc.File);
+  return FE &&
+         outweighingLoopOfCode(CC, Ctx, SM.translateFile(*FE), F.Offset);
 }
 
 std::string loopLine(const LoopInfo &L) {

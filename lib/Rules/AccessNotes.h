@@ -9,6 +9,7 @@
 #ifndef CUDAL1_LIB_RULES_ACCESSNOTES_H
 #define CUDAL1_LIB_RULES_ACCESSNOTES_H
 
+#include "clang/Basic/SourceLocation.h"
 #include "cudal1/Analysis/AccessAnalysis.h"
 #include "cudal1/Analysis/Finding.h"
 #include "llvm/ADT/StringRef.h"
@@ -46,6 +47,17 @@ const char *outweighingLoopDoc();
 const LoopInfo *outweighingLoop(const CheckContext &CC,
                                 clang::ASTContext &Ctx,
                                 const KernelAnalysis &K, const MemAccess &A);
+/// outweighingLoop for other code than an access: the code at byte \p
+/// Offset of \p File, when it is in a kernel's own body (not in a device
+/// function) and runs at most a few times per thread there.
+const LoopInfo *outweighingLoopOfCode(const CheckContext &CC,
+                                      clang::ASTContext &Ctx,
+                                      clang::FileID File, unsigned Offset);
+/// A finding of an algebraic rule (arithmetic) whose code has such a loop
+/// (outweighingLoopOfCode): a small share of the thread's time, not
+/// reported (RuleCheck::report and the YAML rules).
+bool outweighedArithmetic(const CheckContext &CC, clang::ASTContext &Ctx,
+                          const Finding &F);
 /// "line 12".
 std::string loopLine(const LoopInfo &L);
 /// "each of its N iterations" / "every iteration" (\p Prefix goes before

@@ -1,5 +1,6 @@
 //===- RuleCheck.cpp - the base class of every C++ rule -------------------===//
 #include "RuleCheck.h"
+#include "AccessNotes.h"
 #include "SetupKernels.h"
 
 #include "cudal1/Model/KernelModel.h"
@@ -145,6 +146,8 @@ void RuleCheck::report(Finding F) {
   // Code a program runs once beside a loop that does the work: not worth
   // a finding (SetupKernels.h).
   if (skipAsSetup(*Ctx, *CC, F))
+    return;
+  if (outweighedArithmetic(*CC, *Ctx, F))
     return;
   // The same note twice (one per pointer proven apart, one per access of a
   // group) says nothing more: keep the first.

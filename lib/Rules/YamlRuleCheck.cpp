@@ -1,6 +1,7 @@
 //===- YamlRuleCheck.cpp - YAML rules: matcher text + Transformer ---------===//
 #include "cudal1/Rules/YamlRuleCheck.h"
 #include "cudal1/Rules/RuleSupport.h"
+#include "AccessNotes.h"
 #include "SetupKernels.h"
 
 #include "clang/AST/ASTContext.h"
@@ -304,7 +305,7 @@ public:
         }
       }
     }
-    if (!skipAsSetup(Ctx, CC, F))
+    if (!skipAsSetup(Ctx, CC, F) && !outweighedArithmetic(CC, Ctx, F))
       Out.push_back(std::move(F));
   }
 

@@ -363,8 +363,12 @@ RuleInfo CoalescingColumnSplit::info() const {
       "131072: about 1000 per SM of an H200), when the row loop's trip "
       "count is a constant below `MinRows` (default 64), or when the "
       "kernel already shares the work of a column (it reads `threadIdx.y`, "
-      "`blockIdx.y`, uses shared memory or barriers). When the launch's "
-      "size is not known the finding says that it assumes few threads. A "
+      "`blockIdx.y`, uses shared memory or barriers). When a launch's "
+      "size is not known the finding says that it assumes few threads, and "
+      "is reported only with its fix (which `--verify=run` measures): with "
+      "no fix, a finding resting on that assumption is left out (a column "
+      "count read from a file or the command line may well fill the "
+      "GPU). A "
       "kernel that makes passes over each thread's row (row moments, a "
       "softmax) is left to "
       "[coalescing-warp-per-row-passes](coalescing-warp-per-row-passes.md), "
@@ -718,8 +722,12 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
          "the launch's grid is not known here: this assumes the kernel "
          "runs fewer than " + std::to_string(Enough) +
          " threads (option EnoughThreads)");
+  // Without a fix, a finding that only assumes few threads (a launch's
+  // size unknown: a column count read from a file or the command line may
+  // well fill the GPU) is not reported; with one, verification measures it.
   auto Refuse = [&](const std::string &Why) {
-    reportWithoutFix(std::move(Fd), Why);
+    if (AllKnown)
+      reportWithoutFix(std::move(Fd), Why);
   };
 
   // --- launches ----------------------------------------------------------------

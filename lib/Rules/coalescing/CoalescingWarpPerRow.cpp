@@ -45,7 +45,11 @@ RuleInfo CoalescingWarpPerRow::info() const {
       "when the launch sites can be changed; the verifier picks the faster "
       "of the two. A kernel that makes several passes over its row (a "
       "softmax: max, sum, normalised row) is left to "
-      "[coalescing-warp-per-row-passes](coalescing-warp-per-row-passes.md).";
+      "[coalescing-warp-per-row-passes](coalescing-warp-per-row-passes.md). "
+      "Not reported for rows of fewer than 32 elements, a constant (3-D "
+      "points, `for (j = 0; j < 3; ++j)`): a warp's rows are then one "
+      "contiguous span whose bytes the loop's iterations use up, and a "
+      "warp per row would leave lanes idle.";
   I.Doc.WhySlow =
       "Lanes read addresses a whole row apart (one sector per lane per "
       "request), and with one thread per row a 4096-row matrix gives only "
@@ -144,6 +148,14 @@ void CoalescingWarpPerRow::runOn(ASTContext &Ctx, const CheckContext &CC,
     const Expr *K0 = nullptr, *End = nullptr;
     const VarDecl *IV = simpleLoop(Ctx, L, K0, End);
     if (!IV)
+      continue;
+    // A row of fewer than 32 elements, a constant (3-D points, a 4x4
+    // matrix): a warp's rows are one contiguous span whose bytes the loop's
+    // iterations use up, and a warp per row would leave lanes idle.
+    Expr::EvalResult R0, R1;
+    if (!K0->isValueDependent() && !End->isValueDependent() &&
+        K0->EvaluateAsInt(R0, Ctx) && End->EvaluateAsInt(R1, Ctx) &&
+        R1.Val.getInt().getExtValue() - R0.Val.getInt().getExtValue() < 32)
       continue;
     // The body: ACC += E(k) with A[row*LD + k] in E.
     const Stmt *BS = L->getBody();

@@ -29,7 +29,11 @@ RuleInfo MemoryAtomicContention::info() const {
       "that combines across lanes (add, sub, min, max, and, or, xor). "
       "Atomic loads and stores, exchanges, compare-and-swap and wrapping "
       "increments are not reported: they cannot be reduced within the "
-      "warp first.";
+      "warp first. Nor is a program's own min or max built on "
+      "compare-and-swap whose loop runs only while the thread's value "
+      "beats the current one (`while (val > __int_as_float(old)) { ... "
+      "atomicCAS ... }`): once the extreme is near, a lane loads, compares "
+      "and leaves without an atomic.";
   I.Doc.WhySlow =
       "Atomics to one address are serialized in the L2 atomic unit: a warp "
       "issuing 32 of them waits for 32 round trips, and the whole grid "
@@ -70,23 +74,78 @@ bool combinableName(StringRef N) {
   return false;
 }
 
+/// \p CAS is in a loop whose condition compares with <, >, <= or >=.
+bool casUnderComparison(ASTContext &Ctx, const CallExpr *CAS) {
+  const Stmt *Cur = CAS;
+  for (unsigned Depth = 0; Cur && Depth < 16; ++Depth) {
+    auto Ps = Ctx.getParents(*Cur);
+    const Stmt *P = Ps.empty() ? nullptr : Ps[0].get<Stmt>();
+    if (!P)
+      return false;
+    const Expr *Cond = nullptr;
+    if (const auto *W = dyn_cast<WhileStmt>(P))
+      Cond = W->getCond();
+    else if (const auto *D = dyn_cast<DoStmt>(P))
+      Cond = D->getCond();
+    else if (const auto *F = dyn_cast<ForStmt>(P))
+      Cond = F->getCond();
+    if (isa<WhileStmt>(P) || isa<DoStmt>(P) || isa<ForStmt>(P)) {
+      bool Relational = false;
+      if (Cond)
+        forEachStmt(Cond, [&](const Stmt *S) {
+          if (const auto *B = dyn_cast<BinaryOperator>(S))
+            Relational |= B->isRelationalOp();
+        });
+      return Relational;
+    }
+    Cur = P;
+  }
+  return false;
+}
+
+/// \p F is a program's own min or max built on compare-and-swap whose loop
+/// runs only while the thread's value beats the current one (`while (val >
+/// __int_as_float(old)) { ... atomicCAS ... }`): once the extreme is near,
+/// a lane loads, compares and leaves without an atomic, so the lanes are
+/// not serialised on the address. (An add built on compare-and-swap
+/// retries until it succeeds, `while (assumed != old)`: not this.)
+bool guardedCasMinMax(ASTContext &Ctx, const FunctionDecl *F) {
+  std::string N = StringRef(F->getName()).lower();
+  if (N.find("min") == std::string::npos && N.find("max") == std::string::npos)
+    return false;
+  const FunctionDecl *Def = F->getDefinition();
+  if (!Def || !Def->hasBody() ||
+      Ctx.getSourceManager().isInSystemHeader(Def->getLocation()))
+    return false;
+  bool Cas = false, Guarded = true;
+  forEachStmt(Def->getBody(), [&](const Stmt *S) {
+    const auto *C = dyn_cast<CallExpr>(S);
+    const FunctionDecl *G = C ? C->getDirectCallee() : nullptr;
+    if (!G || !G->getIdentifier() || !G->getName().starts_with("atomicCAS"))
+      return;
+    Cas = true;
+    Guarded &= casUnderComparison(Ctx, C);
+  });
+  return Cas && Guarded;
+}
+
 /// The atomic \p A combines across lanes: add, sub, min, max, and, or, xor
 /// (CUDA's atomicAdd..., the scoped _system/_block forms, nvcc's
 /// __nv_atomic_* and the __atomic_*_fetch built-ins), also when it is the
 /// compare-and-swap loop inside a function of the user's named for one
 /// (`atomicMaxFloat`, a double `atomicAdd` emulation).
-bool combinableAtomic(const MemAccess &A) {
+bool combinableAtomic(ASTContext &Ctx, const MemAccess &A) {
   const auto *CE = dyn_cast<CallExpr>(A.E);
   const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
   if (!FD || !FD->getIdentifier())
     return true; // unknown form: as before
   if (combinableName(StringRef(FD->getName()).lower()))
-    return true;
+    return !guardedCasMinMax(Ctx, FD);
   for (const CallExpr *Via : A.CallChain)
     if (const FunctionDecl *F = Via->getDirectCallee();
         F && F->getIdentifier() &&
         combinableName(StringRef(F->getName()).lower()))
-      return true;
+      return !guardedCasMinMax(Ctx, F);
   return false;
 }
 
@@ -184,7 +243,7 @@ void MemoryAtomicContention::checkTranslationUnit() {
       // loads and stores are not serialized read-modify-writes, and an
       // exchange, compare-and-swap or wrapping increment cannot be combined
       // (a lock, a counter modulo n: the contention is the design).
-      if (!combinableAtomic(A) || compilerCombines(Ctx, A))
+      if (!combinableAtomic(Ctx, A) || compilerCombines(Ctx, A))
         continue;
       std::string Msg =
           "every thread of a warp performs an atomic on the same global "

@@ -23,6 +23,7 @@
 #include "clang/Lex/Lexer.h"
 
 #include <functional>
+#include <optional>
 
 #include "../AccessNotes.h"
 
@@ -205,6 +206,37 @@ SourceLocation endOfStmt(ASTContext &Ctx, const Stmt *S) {
   return Lexer::getLocForEndOfToken(E, 0, SM, LO);
 }
 
+/// \p W, a store to the element, runs on every iteration of \p L: the
+/// statements from it up to the loop are blocks only (no `if`, `?:`,
+/// `&&`/`||`, inner loop or `switch`), and \p L has no `continue` or
+/// `break`.
+bool storedEveryIteration(ASTContext &Ctx, const Stmt *L, const Stmt *W) {
+  bool Jumps = false;
+  forEachStmt(L, [&](const Stmt *S) {
+    Jumps |= isa<ContinueStmt>(S) || isa<BreakStmt>(S);
+  });
+  if (Jumps)
+    return false;
+  const Stmt *Cur = W;
+  for (;;) {
+    auto Ps = Ctx.getParents(*Cur);
+    if (Ps.empty())
+      return false;
+    const Stmt *P = Ps[0].get<Stmt>();
+    if (!P)
+      return false;
+    if (P == L)
+      return true;
+    if (isa<IfStmt>(P) || isa<SwitchStmt>(P) || isa<ConditionalOperator>(P) ||
+        isa<BinaryConditionalOperator>(P) || isa<ForStmt>(P) ||
+        isa<WhileStmt>(P) || isa<DoStmt>(P) || isa<CXXForRangeStmt>(P))
+      return false;
+    if (const auto *B = dyn_cast<BinaryOperator>(P); B && B->isLogicalOp())
+      return false;
+    Cur = P;
+  }
+}
+
 } // namespace
 
 RuleInfo MemoryRegisterAccumulation::info() const {
@@ -230,7 +262,18 @@ RuleInfo MemoryRegisterAccumulation::info() const {
       "rewrite does not handle: through device functions, in templates, "
       "other forms (this rule took over `memory-global-accumulation`); not "
       "when every pointer parameter is `__restrict__` (the compiler keeps "
-      "the value in a register itself).";
+      "the value in a register itself).\n"
+      "\n"
+      "Not reported either where nvcc already keeps the element in a "
+      "register (LLVM's loop-invariant code motion promotes it: one load "
+      "before the loop and one store after it in nvcc 13's PTX): the "
+      "element is stored on every iteration (not under an `if`, `?:` or "
+      "inner loop, and the loop has no `continue` or `break`), the loop "
+      "reads no other element of `out`, and nothing else the loop uses may "
+      "be it: `out` is `__restrict__`, or every other pointer parameter "
+      "the loop uses is and it touches no other memory (shared or local "
+      "arrays). A store on some iterations only is not promoted: "
+      "reported.";
   I.Doc.WhySlow =
       "Unless the compiler can prove that nothing else in the loop writes "
       "`out[idx]`, it must load and store global memory on every "
@@ -328,7 +371,10 @@ void MemoryRegisterAccumulation::runOn(ASTContext &Ctx, const CheckContext &CC,
         continue;
       if (!Done.insert({A.Param, L}).second)
         continue;
-      Out.push_back(analyze(Ctx, CC, K, F, L, A, UsedNames));
+      std::optional<Finding> Fd = analyze(Ctx, CC, K, F, L, A, UsedNames);
+      if (!Fd)
+        continue;
+      Out.push_back(std::move(*Fd));
       ByLoop[L].push_back(Out.size() - 1);
     }
   }
@@ -380,7 +426,7 @@ void MemoryRegisterAccumulation::runOn(ASTContext &Ctx, const CheckContext &CC,
 // Over 150 lines: the legality proof (uses of the element, aliasing, calls,
 // barriers, exits) and the rewrite, in order, sharing the matched loop and
 // element.
-Finding MemoryRegisterAccumulation::analyze(ASTContext &Ctx,
+std::optional<Finding> MemoryRegisterAccumulation::analyze(ASTContext &Ctx,
                                             const CheckContext &CC,
                                             const FunctionDecl *K,
                                             const FunctionFacts &F,
@@ -511,6 +557,7 @@ Finding MemoryRegisterAccumulation::analyze(ASTContext &Ctx,
   // 3. Every other pointer used in the loop points elsewhere.
   std::set<const ParmVarDecl *> Others;
   std::string Unknown;
+  bool OtherMemory = false; // memory the loop uses besides `out` or parameters
   forEachStmt(L, [&](const Stmt *S) {
     const auto *DRE = dyn_cast<DeclRefExpr>(S);
     if (!DRE)
@@ -521,11 +568,13 @@ Finding MemoryRegisterAccumulation::analyze(ASTContext &Ctx,
     bool Ptr = V->getType()->isPointerType() || V->getType()->isArrayType();
     if (!Ptr)
       return;
+    const ParmVarDecl *R = rootPointerParam(DRE, F);
+    if (!R)
+      OtherMemory = true;
     if (V->getType()->isArrayType() && V->hasLocalStorage())
       return; // a local array: not global memory
     if (V->hasAttr<CUDASharedAttr>() || V->hasAttr<CUDAConstantAttr>())
       return; // different memory space: cannot alias global
-    const ParmVarDecl *R = rootPointerParam(DRE, F);
     if (!R) {
       if (Unknown.empty())
         Unknown = V->getName().str();
@@ -549,6 +598,36 @@ Finding MemoryRegisterAccumulation::analyze(ASTContext &Ctx,
       return Fd;
     }
     Hows.push_back(How);
+  }
+
+  // 3b. nvcc keeps the element in a register by itself (LLVM's loop
+  //     invariant code motion promotes it: one load before the loop, one
+  //     store after it, as in nvcc 13's PTX) when the element is stored on
+  //     every iteration and nothing else the loop touches may be it:
+  //     `out` is __restrict__, or every other pointer parameter the loop
+  //     uses is and it uses no other memory (shared or local arrays). The
+  //     rewrite would change nothing.
+  bool NothingElse = Apart.empty();
+  if (!P->getType().isRestrictQualified()) {
+    NothingElse &= !OtherMemory;
+    for (const ParmVarDecl *Q : Others)
+      NothingElse &= Q->getType().isRestrictQualified();
+  }
+  bool EveryIteration = false;
+  for (const ArraySubscriptExpr *U : Uses) {
+    auto PP = Ctx.getParents(*U);
+    const Stmt *Use = PP.empty() ? nullptr : PP[0].get<Stmt>();
+    while (Use && isa<ParenExpr>(Use)) {
+      auto Q = Ctx.getParents(*Use);
+      Use = Q.empty() ? nullptr : Q[0].get<Stmt>();
+    }
+    if (const auto *BO = dyn_cast_or_null<BinaryOperator>(Use);
+        BO && BO->isAssignmentOp())
+      EveryIteration |= storedEveryIteration(Ctx, L, BO);
+  }
+  if (EveryIteration && NothingElse) {
+    Promoted.insert(SM.getExpansionLoc(A.Lhs->getBeginLoc()));
+    return std::nullopt;
   }
 
   // 4. Edits.
@@ -707,6 +786,8 @@ void MemoryRegisterAccumulation::checkTranslationUnit() {
         continue;
       const LoopInfo *L = innermostLoop(A);
       if (!L || !analysis()->isInvariant(A.Address, *L, false) ||
+          Promoted.count(
+              ctx().getSourceManager().getExpansionLoc(A.E->getExprLoc())) ||
           !firstInUserCode(A.E->getExprLoc()))
         continue;
       Finding F = makeFinding(

@@ -10,6 +10,9 @@
 
 #include "../RuleCheck.h"
 
+#include <optional>
+#include <set>
+
 namespace cudal1 {
 
 class MemoryRegisterAccumulation : public RuleCheck {
@@ -32,11 +35,17 @@ protected:
   void checkTranslationUnit() override;
 
 private:
+  /// Elements nvcc keeps in registers by itself (analyze): no finding
+  /// without a fix either.
+  std::set<clang::SourceLocation> Promoted;
+
   void runOn(clang::ASTContext &Ctx, const CheckContext &CC,
              const clang::FunctionDecl *K, const FunctionFacts &F,
              std::vector<Finding> &Out);
 
-  Finding analyze(clang::ASTContext &Ctx, const CheckContext &CC,
+  /// The finding for the accumulation \p A in \p L; none where nvcc keeps
+  /// the element in a register by itself.
+  std::optional<Finding> analyze(clang::ASTContext &Ctx, const CheckContext &CC,
                   const clang::FunctionDecl *K, const FunctionFacts &F,
                   const clang::Stmt *L, const Accum &A,
                   std::set<std::string> &UsedNames);

@@ -277,6 +277,29 @@ __global__ void matvec_pragma_rmw(const float *A, const float *x, float *y,
 // CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: each thread sums its own row into 'sum'{{.*}} [coalescing-warp-per-row]
 // CHECK-MESSAGES: note: no fix: the loop carries a '#pragma' and its accumulator does not start at zero (the lanes' reset would come between them)
 
+// Rows of fewer than 32 elements, a constant (3-D points): a warp's rows
+// are one contiguous span that the three iterations use up, and a warp per
+// row would leave 29 lanes idle. No finding. Rows of 32 or more: reported.
+__global__ void nearest3(const float *p, const float *q, float *d, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float s = 0.0f;
+    for (int j = 0; j < 3; j++)
+      s += (p[i * 3 + j] - q[j]) * (p[i * 3 + j] - q[j]);
+    d[i] = s;
+  }
+}
+__global__ void rows32(const float *p, const float *q, float *d, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float s = 0.0f;
+    for (int j = 0; j < 32; j++)
+      s += p[i * 32 + j] * q[j];
+    d[i] = s;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-4]]:7: warning: each thread sums its own row into 's'{{.*}} [coalescing-warp-per-row]
+
 #ifndef __CUDACC_RTC__
 int main() {
   float *A, *x, *y, *b, *flag;

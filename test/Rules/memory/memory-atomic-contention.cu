@@ -89,5 +89,36 @@ __global__ void not_combinable(int *lock, int *last, unsigned *ring) {
   atomicInc(ring, 16u);
 }
 
+// A program's own float max built on compare-and-swap, whose loop runs only
+// while the thread's value beats the current one: once the maximum is near,
+// a lane loads, compares and leaves without an atomic. Not reported. Its
+// add built the same way retries until it succeeds: reported.
+__device__ float atomicMaxFloat(float *addr, float val) {
+  unsigned *p = (unsigned *)addr;
+  unsigned old = *p;
+  while (val > __uint_as_float(old)) {
+    unsigned assumed = old;
+    if ((old = atomicCAS(p, assumed, __float_as_uint(val))) == assumed)
+      break;
+  }
+  return __uint_as_float(old);
+}
+__device__ double atomicAddDouble(double *addr, double val) {
+  unsigned long long *p = (unsigned long long *)addr;
+  unsigned long long old = *p, assumed;
+  do {
+    assumed = old;
+    old = atomicCAS(p, assumed, __double_as_longlong(val + __longlong_as_double(assumed)));
+  } while (assumed != old);
+  return __longlong_as_double(old);
+}
+__global__ void own_max(const float *in, float *best, double *total) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  atomicMaxFloat(best, in[i]);
+  atomicAddDouble(total, (double)in[i]);
+}
+// CHECK-MESSAGES: t.cu:{{[0-9]+}}:{{[0-9]+}}: warning: every thread of a warp performs an atomic on the same global address ('p'){{.*}} [memory-atomic-contention]
+// CHECK-MESSAGES: note: reached through this call
+
 // Finding only: the file is not changed.
 // CHECK-FIXES: atomicAdd(sum, in[i]);

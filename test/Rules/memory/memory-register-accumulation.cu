@@ -46,22 +46,60 @@ __global__ void matvec_rmw(const float *A, const float *x, float *y, int M,
 
 // No initialising store: the accumulator is loaded before the loop. The
 // expanded form out[i] = out[i] + e is recognised; __restrict__ proves it.
+// The store runs on some iterations only, so nvcc cannot keep the element
+// in a register by itself (nvcc 13's PTX stores it in the loop).
 __global__ void rowsum_restrict(const float *__restrict__ A,
                                 float *__restrict__ out, int N) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   for (int k = 0; k < N; k++) {
-    out[i] = out[i] + A[i * N + k];
+    if (A[i * N + k] > 0.0f)
+      out[i] = out[i] + A[i * N + k];
   }
 }
-// CHECK-MESSAGES: t.cu:[[@LINE-3]]:5: warning: 'out[i]' {{.*}} [memory-register-accumulation]
+// CHECK-MESSAGES: t.cu:[[@LINE-3]]:7: warning: 'out[i]' {{.*}} [memory-register-accumulation]
 // CHECK-MESSAGES: note: no aliasing: 'out' is __restrict__
 // FIX: "exactness": "bitwise"
 // FIX: "needsMeasurement": false
 // CHECK-FIXES:      float out_acc = out[i];
 // CHECK-FIXES-NEXT: for (int k = 0; k < N; k++) {
-// CHECK-FIXES-NEXT:   out_acc = out_acc + A[i * N + k];
+// CHECK-FIXES-NEXT:   if (A[i * N + k] > 0.0f)
+// CHECK-FIXES-NEXT:     out_acc = out_acc + A[i * N + k];
 // CHECK-FIXES-NEXT: }
 // CHECK-FIXES-NEXT: out[i] = out_acc;
+
+// nvcc keeps the element in a register by itself (LLVM promotes it: one load
+// before the loop, one store after it in nvcc 13's PTX) when it is stored on
+// every iteration and nothing else the loop uses may be it: every pointer
+// __restrict__, or no other memory at all. No finding.
+__global__ void rowsum_every_restrict(const float *__restrict__ A,
+                                      float *__restrict__ out, int N) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int k = 0; k < N; k++) {
+    float a = A[i * N + k];
+    if (a < 0.0f)
+      a = -a;
+    out[i] = out[i] + a;
+  }
+}
+template <typename T>
+__global__ void count_alone(T *out, int n) {
+  unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+  for (unsigned k = t * n; k < (t + 1) * n; k++)
+    out[t] += k % 2;
+}
+template __global__ void count_alone<int>(int *, int);
+// One pointer not __restrict__ beside it: reported (above and below); a
+// `continue` may skip the store: reported.
+__global__ void rowsum_skip(const float *__restrict__ A,
+                            float *__restrict__ out, int N) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int k = 0; k < N; k++) {
+    if (A[i * N + k] == 0.0f)
+      continue;
+    out[i] += A[i * N + k];
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-3]]:5: warning: 'out[i]' {{.*}} [memory-register-accumulation]
 
 // Launched through a host wrapper whose callers pass separate allocations.
 __global__ void through_wrapper(const float *A, float *y, int N) {
@@ -143,12 +181,14 @@ __global__ void rowsum_macro(const DATA_TYPE *__restrict__ A,
                              DATA_TYPE *__restrict__ out, int N) {
   int row = blockIdx.x;
   for (int k = 0; k < N; ++k)
-    out[row] += A[row * N + k];
+    if (A[row * N + k] > 0)
+      out[row] += A[row * N + k];
 }
-// CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: 'out[row]' is loaded from and stored to global memory on every iteration {{.*}} [memory-register-accumulation]
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:7: warning: 'out[row]' is loaded from and stored to global memory on every iteration {{.*}} [memory-register-accumulation]
 // CHECK-FIXES:      DATA_TYPE out_acc = out[row];
 // CHECK-FIXES-NEXT: for (int k = 0; k < N; ++k)
-// CHECK-FIXES-NEXT:   out_acc += A[row * N + k];
+// CHECK-FIXES-NEXT:   if (A[row * N + k] > 0)
+// CHECK-FIXES-NEXT:     out_acc += A[row * N + k];
 // DOUBLE:      #define DATA_TYPE double
 // DOUBLE:      DATA_TYPE out_acc = out[row];
 
@@ -208,9 +248,11 @@ __global__ void back_row_from_row(const float *__restrict__ U, float *X,
 // Three elements accumulated in one loop (an n-body step), each zeroed
 // before it: one fix keeps all three in registers, the zeroing stores are
 // folded in although the others stand between them and the loop, and the
-// loop's #pragma stays right before it.
-__global__ void nbody_accel(const float *__restrict__ x, const float *__restrict__ m, float *__restrict__ ax,
-                            float *__restrict__ ay, float *__restrict__ az, int n) {
+// loop's #pragma stays right before it. (The buffers are proven apart by
+// the launch in main(); were they all __restrict__, nvcc would keep
+// them in registers by itself and there would be no finding.)
+__global__ void nbody_accel(const float *__restrict__ x, const float *__restrict__ m, float *ax,
+                            float *ay, float *az, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) {
     ax[i] = 0.0f;
@@ -247,14 +289,15 @@ __global__ void nbody_accel(const float *__restrict__ x, const float *__restrict
 // Not folded: a store to another buffer that the loop does not accumulate
 // into stands between (it is not proven distinct); the accumulator loads
 // the element after the pragma-led loop's preceding statement.
-__global__ void store_between(const float *__restrict__ a, float *y, float *z, int n) {
+__global__ void store_between(const float *__restrict__ a, float *y, float *z,
+                              const float *w, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) {
     y[i] = 1.0f;
     z[i] = 2.0f;
 #pragma unroll 2
     for (int j = 0; j < n; j++)
-      y[i] += a[j];
+      y[i] += a[j] * w[j];
   }
 }
 // CHECK-MESSAGES: t.cu:[[@LINE-3]]:7: warning: 'y[i]' is loaded from and stored {{.*}} [memory-register-accumulation]
@@ -263,7 +306,7 @@ __global__ void store_between(const float *__restrict__ a, float *y, float *z, i
 // CHECK-FIXES-NEXT:   float y_acc = y[i];
 // CHECK-FIXES-NEXT: #pragma unroll 2
 // CHECK-FIXES-NEXT:   for (int j = 0; j < n; j++)
-// CHECK-FIXES-NEXT:     y_acc += a[j];
+// CHECK-FIXES-NEXT:     y_acc += a[j] * w[j];
 // CHECK-FIXES-NEXT:   y[i] = y_acc;
 
 #ifndef __CUDACC_RTC__
@@ -295,7 +338,7 @@ int main() {
   float *az;
   cudaMalloc(&az, 16 * sizeof(float));
   nbody_accel<<<1, 16>>>(x, A, y, buf, az, 16);
-  store_between<<<1, 16>>>(A, y, x, 16);
+  store_between<<<1, 16>>>(A, y, x, buf, 16);
   return 0;
 }
 #endif

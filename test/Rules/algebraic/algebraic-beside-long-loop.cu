@@ -1,0 +1,82 @@
+// Arithmetic a thread runs once (or in loops of fewer than 8 iterations)
+// in a kernel's body, beside a loop of many iterations that runs whenever
+// it does, is a small share of the thread's time: the algebraic rules (C++
+// and YAML) do not report it, as the coalescing rules do not report such
+// accesses. The same arithmetic inside the long loop, in a kernel without
+// one, or on a path the long loop is not on, is reported.
+// RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu
+// RUN: %cuda-l1-rewrite --rules='-*,algebraic-*' %t/t.cu 2>&1 \
+// RUN:   | FileCheck %s --implicit-check-not='{{t.cu:[0-9]+:[0-9]+: warning}}'
+// With every rule (the access analysis is the same either way).
+// RUN: %cuda-l1-rewrite %t/t.cu 2>&1 | FileCheck %s --implicit-check-not='[algebraic-'
+#include <cuda_runtime.h>
+
+// Prologue and epilogue of a thread that walks a row: silent. (The
+// epilogue's powf(m2, 1.5f), powf-three-halves, and the division in a
+// three-iteration loop, reciprocal-hoist, too.)
+__global__ void row_stats(const float *x, float *out, int cols, float a) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  float scale = pow(a, 2.0f);
+  float m2 = 0;
+  for (int c = 0; c < cols; c++) {
+    float t = x[r * cols + c] - scale;
+    m2 += t * t;
+  }
+  out[r] = powf(m2, 1.5f);
+  for (int d = 0; d < 3; d++)
+    out[r * 4 + d + 1] = out[r] / m2;
+}
+
+// Before a branch whose other side holds the loop: the loop does not run
+// whenever it does, so the first pow is reported; the one beside the loop
+// on its own path is not.
+__global__ void walk(double *out, int n, double a) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  double c = pow(i / a, 2.0);
+  if (c > 1.0) {
+    out[i] = 1.0;
+  } else {
+    double w = exp(pow(i / a, 2.0) - 1.0);
+    double s = 0;
+    for (int k = 0; k < n; k++)
+      s += sin(s + k);
+    out[i] = w - s;
+  }
+}
+// CHECK: t.cu:[[@LINE-11]]:14: warning: pow(i / a, 2.0) {{.*}}[algebraic-powf-square]
+
+// Inside the long loop: reported.
+__global__ void in_loop(const float *x, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float s = 0;
+  for (int k = 0; k < n; k++)
+    s += powf(x[k] - x[i], 2.0f);
+  out[i] = s;
+}
+// CHECK: t.cu:[[@LINE-3]]:10: warning: powf(x[k] - x[i], 2.0f) {{.*}}[algebraic-powf-square]
+
+// No long loop: the statement is the kernel's work. Reported.
+__global__ void map(const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = powf(x[i], 2.0f);
+}
+// CHECK: t.cu:[[@LINE-2]]:12: warning: powf(x[i], 2.0f) {{.*}}[algebraic-powf-square]
+
+// A loop of a constant four iterations is not a long loop: reported.
+__global__ void four(const float *x, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float s = powf(x[i], 2.0f);
+  for (int k = 0; k < 4; k++)
+    s += x[i + k];
+  y[i] = s;
+}
+// CHECK: t.cu:[[@LINE-5]]:13: warning: powf(x[i], 2.0f) {{.*}}[algebraic-powf-square]
+
+void run(float *x, float *y, double *d) {
+  row_stats<<<64, 128>>>(x, y, 1024, 2.0f);
+  walk<<<64, 128>>>(d, 1000, 3.0);
+  in_loop<<<64, 128>>>(x, y, 1024);
+  map<<<64, 128>>>(x, y, 8192);
+  four<<<64, 128>>>(x, y);
+}
