@@ -245,7 +245,8 @@ const char *outweighingLoopDoc() {
 static const LoopInfo *outweighingLoopAt(const CheckContext &CC,
                                          ASTContext &Ctx,
                                          const KernelAnalysis &K,
-                                         const Stmt *At) {
+                                         const Stmt *At,
+                                         bool CountedOnly = false) {
   std::vector<const Stmt *> AUp = stmtAncestors(Ctx, At);
   // The kernel's returns and gotos after the access, gathered once.
   const SourceManager &SM = Ctx.getSourceManager();
@@ -258,6 +259,11 @@ static const LoopInfo *outweighingLoopAt(const CheckContext &CC,
     });
   for (const auto &L : K.Loops) {
     if (!L->S || fewIterations(CC, Ctx, K, *L))
+      continue;
+    // Only a counted loop (an induction variable) when asked: a retry or
+    // spin loop (`do { ... atomicCAS ... } while (assumed != old)`)
+    // usually runs once.
+    if (CountedOnly && !L->IV)
       continue;
     // The loop must run whenever the access does: no condition between the
     // loop and the statement holding both, and no branch holding the access
@@ -337,7 +343,9 @@ const LoopInfo *outweighingLoopOfCode(const CheckContext &CC, ASTContext &Ctx,
       if (Holds(S))
         At = S;
     });
-    if (!At)
+    // In a macro's expansion every statement has the expansion's range:
+    // the one holding the code cannot be told.
+    if (!At || At->getBeginLoc().isMacroID() || At->getEndLoc().isMacroID())
       return nullptr;
     // Its loops: each must run only a few times per thread; the outermost
     // stands for the code.
@@ -352,7 +360,7 @@ const LoopInfo *outweighingLoopOfCode(const CheckContext &CC, ASTContext &Ctx,
           return nullptr;
         Outer = S;
       }
-    return outweighingLoopAt(CC, Ctx, K, Outer);
+    return outweighingLoopAt(CC, Ctx, K, Outer, /*CountedOnly=*/true);
   }
   return nullptr;
 }

@@ -47,9 +47,10 @@ RuleInfo CoalescingWarpPerRow::info() const {
       "softmax: max, sum, normalised row) is left to "
       "[coalescing-warp-per-row-passes](coalescing-warp-per-row-passes.md). "
       "Not reported for rows of fewer than 32 elements, a constant (3-D "
-      "points, `for (j = 0; j < 3; ++j)`): a warp's rows are then one "
-      "contiguous span whose bytes the loop's iterations use up, and a "
-      "warp per row would leave lanes idle.";
+      "points, `for (j = 0; j < 3; ++j)`): a warp per row would leave most "
+      "of its lanes idle (and where the rows are packed, `p[i * 3 + j]`, "
+      "a warp's rows are one contiguous span whose bytes the iterations "
+      "use up).";
   I.Doc.WhySlow =
       "Lanes read addresses a whole row apart (one sector per lane per "
       "request), and with one thread per row a 4096-row matrix gives only "
@@ -150,8 +151,7 @@ void CoalescingWarpPerRow::runOn(ASTContext &Ctx, const CheckContext &CC,
     if (!IV)
       continue;
     // A row of fewer than 32 elements, a constant (3-D points, a 4x4
-    // matrix): a warp's rows are one contiguous span whose bytes the loop's
-    // iterations use up, and a warp per row would leave lanes idle.
+    // matrix): a warp per row would leave most of its lanes idle.
     Expr::EvalResult R0, R1;
     if (!K0->isValueDependent() && !End->isValueDependent() &&
         K0->EvaluateAsInt(R0, Ctx) && End->EvaluateAsInt(R1, Ctx) &&

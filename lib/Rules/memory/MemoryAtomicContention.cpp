@@ -8,6 +8,9 @@
 
 #include "../AccessNotes.h"
 
+#include <functional>
+#include <vector>
+
 using namespace clang;
 using namespace llvm;
 
@@ -74,29 +77,57 @@ bool combinableName(StringRef N) {
   return false;
 }
 
-/// \p CAS is in a loop whose condition compares with <, >, <= or >=.
-bool casUnderComparison(ASTContext &Ctx, const CallExpr *CAS) {
+/// \p CAS is in a `while` or `for` loop of \p F whose condition (or one
+/// of its top-level `&&` operands) compares one of \p F's value parameters
+/// with <, >, <= or >= (`while (val > __int_as_float(old))`): a lane whose
+/// value does not beat the current one never reaches the atomic. (A
+/// do-while runs it at least once; a retry cap `t < 1000` compares no
+/// parameter.)
+bool casUnderComparison(ASTContext &Ctx, const FunctionDecl *F,
+                        const CallExpr *CAS) {
   const Stmt *Cur = CAS;
   for (unsigned Depth = 0; Cur && Depth < 16; ++Depth) {
     auto Ps = Ctx.getParents(*Cur);
+    // Through a declaration (`unsigned prev = atomicCAS(...)`).
+    while (!Ps.empty() && !Ps[0].get<Stmt>() && Ps[0].get<VarDecl>())
+      Ps = Ctx.getParents(*Ps[0].get<VarDecl>());
     const Stmt *P = Ps.empty() ? nullptr : Ps[0].get<Stmt>();
-    if (!P)
+    if (!P || isa<DoStmt>(P))
       return false;
     const Expr *Cond = nullptr;
     if (const auto *W = dyn_cast<WhileStmt>(P))
       Cond = W->getCond();
-    else if (const auto *D = dyn_cast<DoStmt>(P))
-      Cond = D->getCond();
-    else if (const auto *F = dyn_cast<ForStmt>(P))
-      Cond = F->getCond();
-    if (isa<WhileStmt>(P) || isa<DoStmt>(P) || isa<ForStmt>(P)) {
-      bool Relational = false;
+    else if (const auto *L = dyn_cast<ForStmt>(P))
+      Cond = L->getCond();
+    if (isa<WhileStmt>(P) || isa<ForStmt>(P)) {
+      std::vector<const Expr *> Conj;
+      std::function<void(const Expr *)> Split = [&](const Expr *E) {
+        E = E->IgnoreParenImpCasts();
+        if (const auto *B = dyn_cast<BinaryOperator>(E);
+            B && B->getOpcode() == BO_LAnd) {
+          Split(B->getLHS());
+          Split(B->getRHS());
+        } else {
+          Conj.push_back(E);
+        }
+      };
       if (Cond)
-        forEachStmt(Cond, [&](const Stmt *S) {
-          if (const auto *B = dyn_cast<BinaryOperator>(S))
-            Relational |= B->isRelationalOp();
+        Split(Cond);
+      for (const Expr *E : Conj) {
+        const auto *B = dyn_cast<BinaryOperator>(E);
+        if (!B || !B->isRelationalOp())
+          continue;
+        bool Param = false;
+        forEachStmt(B, [&](const Stmt *S) {
+          if (const auto *D = dyn_cast<DeclRefExpr>(S))
+            if (const auto *PV = dyn_cast<ParmVarDecl>(D->getDecl()))
+              Param |= PV->getDeclContext() == F &&
+                       !PV->getType()->isPointerType();
         });
-      return Relational;
+        if (Param)
+          return true;
+      }
+      return false;
     }
     Cur = P;
   }
@@ -124,7 +155,7 @@ bool guardedCasMinMax(ASTContext &Ctx, const FunctionDecl *F) {
     if (!G || !G->getIdentifier() || !G->getName().starts_with("atomicCAS"))
       return;
     Cas = true;
-    Guarded &= casUnderComparison(Ctx, C);
+    Guarded &= casUnderComparison(Ctx, Def, C);
   });
   return Cas && Guarded;
 }

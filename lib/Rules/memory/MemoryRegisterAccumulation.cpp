@@ -206,6 +206,27 @@ SourceLocation endOfStmt(ASTContext &Ctx, const Stmt *S) {
   return Lexer::getLocForEndOfToken(E, 0, SM, LO);
 }
 
+/// CUDA's math functions (no memory): calls LLVM moves loads and stores
+/// across.
+bool isPureMathFunction(StringRef N) {
+  N.consume_front("__");
+  N.consume_front("std::");
+  static const char *const Names[] = {
+      "sqrt", "rsqrt", "cbrt", "exp", "exp2", "exp10", "expm1", "log",
+      "log2", "log10", "log1p", "pow", "sin", "cos", "tan", "asin", "acos",
+      "atan", "atan2", "sinh", "cosh", "tanh", "fabs", "abs", "fmin",
+      "fmax", "min", "max", "floor", "ceil", "round", "trunc", "fma",
+      "erf", "erfc", "hypot", "fmod", "copysign", "fdivide", "frcp_rn",
+      "fsqrt_rn", "saturate"};
+  for (const char *M : Names) {
+    StringRef X(M);
+    if (N == X || (N.size() == X.size() + 1 && N.starts_with(X) &&
+                   N.back() == 'f'))
+      return true;
+  }
+  return false;
+}
+
 /// \p W, a store to the element, runs on every iteration of \p L: the
 /// statements from it up to the loop are blocks only (no `if`, `?:`,
 /// `&&`/`||`, inner loop or `switch`), and \p L has no `continue` or
@@ -607,7 +628,29 @@ std::optional<Finding> MemoryRegisterAccumulation::analyze(ASTContext &Ctx,
   //     `out` is __restrict__, or every other pointer parameter the loop
   //     uses is and it uses no other memory (shared or local arrays). The
   //     rewrite would change nothing.
+  //     No call but to math functions (printf, __ldg's inline assembly
+  //     and the like are opaque to that motion) and no asm.
   bool NothingElse = Apart.empty();
+  forEachStmt(L, [&](const Stmt *S) {
+    if (isa<AsmStmt>(S))
+      NothingElse = false;
+    if (const auto *CE = dyn_cast<CallExpr>(S)) {
+      const FunctionDecl *Callee = CE->getDirectCallee();
+      NothingElse &= Callee && Callee->getIdentifier() &&
+                     isPureMathFunction(Callee->getName());
+    }
+    if (P->getType().isRestrictQualified())
+      return;
+    // Without __restrict__ on `out`: a global variable or a structure's
+    // member (a pointer field) may be it.
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+      if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
+        if (V->hasGlobalStorage() && !V->hasAttr<CUDAConstantAttr>() &&
+            !V->isConstexpr())
+          NothingElse = false;
+    if (isa<MemberExpr>(S))
+      NothingElse = false;
+  });
   if (!P->getType().isRestrictQualified()) {
     NothingElse &= !OtherMemory;
     for (const ParmVarDecl *Q : Others)
@@ -626,7 +669,7 @@ std::optional<Finding> MemoryRegisterAccumulation::analyze(ASTContext &Ctx,
       EveryIteration |= storedEveryIteration(Ctx, L, BO);
   }
   if (EveryIteration && NothingElse) {
-    Promoted.insert(SM.getExpansionLoc(A.Lhs->getBeginLoc()));
+    Promoted.insert(SM.getExpansionLoc(A.Lhs->getExprLoc()));
     return std::nullopt;
   }
 
