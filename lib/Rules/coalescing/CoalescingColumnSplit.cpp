@@ -698,6 +698,10 @@ void CoalescingColumnSplit::checkKernel(const KernelUnit &Kernel) {
   const VarDecl *IV = LS->IV;
   std::string ColN = Col->V->getName().str();
   std::string LoadT = sourceText(Ctx, Load->getSourceRange());
+  if (LoadT.empty()) { // in a macro's body: the expression as Clang prints it
+    llvm::raw_string_ostream OS(LoadT);
+    Load->printPretty(OS, nullptr, Ctx.getPrintingPolicy());
+  }
   std::string Threads =
       AllKnown ? "only " + std::to_string(MinThreads) + " threads"
                : "as many threads as columns";

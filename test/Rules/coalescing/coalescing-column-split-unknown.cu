@@ -50,8 +50,22 @@ __global__ void colsum_store_known(float *data, float *out, int m, int n) {
 // CHECK: t.cu:[[@LINE-6]]:7: warning: one thread per column walks every row ('data[i * m + j]' over 'i') with only 2048 threads{{.*}} [coalescing-column-split]
 // CHECK: note: no fix: the loop does more than accumulate
 
+// The loop in a macro's body: the message names the load as Clang prints
+// it (its source text is the macro's).
+#define COLUMN_SUM(s, a, rows, cols, j) for (int i = 0; i < rows; i++) s += a[i * cols + j];
+__global__ void colsum_macro(const float *data, float *out, int m, int n) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < m) {
+    float s = 0;
+    COLUMN_SUM(s, data, n, m, j)
+    out[j] = s;
+  }
+}
+// CHECK: t.cu:[[@LINE-4]]:5: warning: one thread per column walks every row ('data[i * m + j]' over 'i') with only 2048 threads{{.*}} [coalescing-column-split]
+
 void run(float *data, float *out, int m, int n) {
   colsum<<<(m + 255) / 256, 256>>>(data, out, m, n);
   colsum_store<<<(m + 255) / 256, 256>>>(data, out, m, n);
   colsum_store_known<<<2048 / 256, 256>>>(data, out, 2048, 4096);
+  colsum_macro<<<2048 / 256, 256>>>(data, out, 2048, 4096);
 }
