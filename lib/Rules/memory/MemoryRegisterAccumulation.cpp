@@ -248,9 +248,8 @@ bool storedEveryIteration(ASTContext &Ctx, const Stmt *L, const Stmt *W) {
       return false;
     if (P == L)
       return true;
-    if (isa<IfStmt>(P) || isa<SwitchStmt>(P) || isa<ConditionalOperator>(P) ||
-        isa<BinaryConditionalOperator>(P) || isa<ForStmt>(P) ||
-        isa<WhileStmt>(P) || isa<DoStmt>(P) || isa<CXXForRangeStmt>(P))
+    if (isa<IfStmt>(P) || isa<SwitchStmt>(P) ||
+        isa<AbstractConditionalOperator>(P) || isLoop(P))
       return false;
     if (const auto *B = dyn_cast<BinaryOperator>(P); B && B->isLogicalOp())
       return false;
