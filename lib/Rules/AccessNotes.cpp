@@ -92,10 +92,13 @@ static std::vector<const Stmt *> stmtAncestors(ASTContext &Ctx,
   return Up;
 }
 
-/// A loop bound below 8 that is a constant or a kernel parameter every
-/// launch passes as one (`c < channels` with channels = 3).
-static bool smallBound(const CheckContext &CC, ASTContext &Ctx,
-                       const KernelAnalysis &K, const LoopInfo &L) {
+/// The bound of `for (i = ...; i < B; ...)` (`i <= B`: B + 1) when it is a
+/// constant or a kernel parameter every launch passes as one (`c <
+/// channels` with channels = 3).
+static std::optional<int64_t> boundValue(const CheckContext &CC,
+                                         ASTContext &Ctx,
+                                         const KernelAnalysis &K,
+                                         const LoopInfo &L) {
   const Expr *Cond = nullptr;
   if (const auto *F = dyn_cast<ForStmt>(L.S))
     Cond = F->getCond();
@@ -105,9 +108,9 @@ static bool smallBound(const CheckContext &CC, ASTContext &Ctx,
                        : nullptr;
   if (!B || !L.IV ||
       !(B->getOpcode() == BO_LT || B->getOpcode() == BO_LE))
-    return false;
+    return std::nullopt;
   if (varOf(B->getLHS()) != L.IV)
-    return false;
+    return std::nullopt;
   const Expr *Bound = B->getRHS()->IgnoreParenImpCasts();
   std::optional<int64_t> V;
   Expr::EvalResult R;
@@ -120,6 +123,13 @@ static bool smallBound(const CheckContext &CC, ASTContext &Ctx,
   }
   if (V && B->getOpcode() == BO_LE)
     *V += 1;
+  return V;
+}
+
+/// A loop bound below 8 (see boundValue).
+static bool smallBound(const CheckContext &CC, ASTContext &Ctx,
+                       const KernelAnalysis &K, const LoopInfo &L) {
+  std::optional<int64_t> V = boundValue(CC, Ctx, K, L);
   return V && *V < 8;
 }
 
@@ -424,12 +434,31 @@ CauseGroups::take(const ASTContext &Ctx, StringRef RuleId) {
   return std::move(Groups);
 }
 
+/// The trip count of \p L: its constant one, or, for `for (c = 0; c < P;
+/// ++c)` with a parameter \p P that every launch in the file passes as one
+/// constant (maxpool's `pool_width`, equal to its stride), that constant.
+static std::optional<int64_t> loopTripCount(const CheckContext *CC,
+                                            ASTContext &Ctx,
+                                            const KernelAnalysis &K,
+                                            const LoopInfo &L) {
+  if (L.Trip == TripKind::Constant)
+    return L.TripCount;
+  if (L.Trip != TripKind::Parameter || !CC || L.Init != AffineExpr() ||
+      L.Step != AffineExpr::constant(1))
+    return std::nullopt;
+  return boundValue(*CC, Ctx, K, L);
+}
+
 /// \p B's address for every iteration of its enclosing constant-trip loops
 /// (the induction variable replaced by its values), at most 256 of them.
-static std::vector<AffineExpr> expandLoops(const MemAccess &B) {
+static std::vector<AffineExpr> expandLoops(const CheckContext *CC,
+                                           ASTContext &Ctx,
+                                           const KernelAnalysis &K,
+                                           const MemAccess &B) {
   std::vector<AffineExpr> Out{B.Address};
   for (const LoopInfo *L : B.Loops) {
-    if (L->Trip != TripKind::Constant || !L->TripCount || *L->TripCount > 64)
+    std::optional<int64_t> Trip = loopTripCount(CC, Ctx, K, *L);
+    if (!Trip || *Trip > 64 || *Trip < 0)
       continue;
     auto I0 = L->Init.constantValue(), St = L->Step.constantValue();
     if (!I0 || !St || L->Geometric)
@@ -444,7 +473,7 @@ static std::vector<AffineExpr> expandLoops(const MemAccess &B) {
         Next.push_back(E);
         continue;
       }
-      for (int64_t M = 0; M < *L->TripCount; ++M)
+      for (int64_t M = 0; M < *Trip; ++M)
         Next.push_back(E.substitute(Sym, AffineExpr::constant(*I0 + M * *St)));
     }
     if (Next.size() > 256)
@@ -511,9 +540,10 @@ static bool guardedBySameRecord(ASTContext &Ctx, const KernelAnalysis &K,
 }
 
 int64_t siblingCoverage(ASTContext &Ctx, const KernelAnalysis &K,
-                        const MemAccess &A, int64_t Stride, bool &IsFirst) {
+                        const MemAccess &A, int64_t Stride, bool &IsFirst,
+                        const CheckContext *CC) {
   IsFirst = true;
-  std::vector<AffineExpr> AE = expandLoops(A);
+  std::vector<AffineExpr> AE = expandLoops(CC, Ctx, K, A);
   AffineExpr Shape = AE[0] - AffineExpr::constant(AE[0].constantTerm());
   int64_t Base = AE[0].constantTerm();
   std::vector<bool> Covered(Stride, false);
@@ -529,7 +559,7 @@ int64_t siblingCoverage(ASTContext &Ctx, const KernelAnalysis &K,
     if (B.SparseGuard && &B != &A &&
         !guardedBySameRecord(Ctx, K, B, Shape))
       continue;
-    for (const AffineExpr &E : expandLoops(B)) {
+    for (const AffineExpr &E : expandLoops(CC, Ctx, K, B)) {
       AffineExpr BS = E - AffineExpr::constant(E.constantTerm());
       if (BS != Shape)
         continue;

@@ -91,10 +91,11 @@ WarpRequest resolvedRequest(const CheckContext &CC, const KernelAnalysis &K,
 /// Accesses under a lane-thinning condition count as used bytes when the
 /// condition reads the same record (`if (p[i].alive) p[i].x += ...`).
 /// \p IsFirst: \p A is the group's first access (lowest offset) among those
-/// not under such a condition.
+/// not under such a condition. With \p CC, a loop up to a parameter that
+/// every launch passes as one constant counts as a constant-trip loop.
 int64_t siblingCoverage(clang::ASTContext &Ctx, const KernelAnalysis &K,
-                        const MemAccess &A,
-                        int64_t Stride, bool &IsFirst);
+                        const MemAccess &A, int64_t Stride, bool &IsFirst,
+                        const CheckContext *CC = nullptr);
 
 /// \p A's lanes are a row apart (the thread index along x multiplies a
 /// symbolic row length) and no access of \p K to \p A's array moves along

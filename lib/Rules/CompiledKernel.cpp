@@ -152,10 +152,13 @@ kernelHolding(ArrayRef<const KernelAnalysis *> Kernels,
   return nullptr;
 }
 
-std::optional<bool> editsChangeCode(ASTContext &C, const CheckContext &CC,
-                                    const FunctionDecl *Kernel,
-                                    const FunctionDecl *FD,
-                                    ArrayRef<TextEdit> Edits) {
+/// The extraction of the kernel holding \p FD and, for each edit set of
+/// \p Variants, that extraction with the set's edits inside FD's text
+/// applied (see editsChangeCode). std::nullopt when that cannot be done.
+static std::optional<std::pair<ExtractedKernel, std::vector<std::string>>>
+editedExtractions(ASTContext &C, const CheckContext &CC,
+                  const FunctionDecl *Kernel, const FunctionDecl *FD,
+                  ArrayRef<std::vector<TextEdit>> Variants) {
   if (!Kernel || !FD)
     return std::nullopt;
   const SourceManager &SM = C.getSourceManager();
@@ -175,18 +178,6 @@ std::optional<bool> editsChangeCode(ASTContext &C, const CheckContext &CC,
   if (E > Buf.size() || B >= E)
     return std::nullopt;
   std::string Text = Buf.slice(B, E).str();
-  // The edits inside it, last first so that offsets stay valid.
-  std::vector<TextEdit> Inside;
-  for (const TextEdit &X : Edits) {
-    if (X.File == Path && X.Offset >= B && X.Offset + X.Length <= E)
-      Inside.push_back(X);
-  }
-  if (Inside.empty())
-    return std::nullopt;
-  std::sort(Inside.begin(), Inside.end(),
-            [](const TextEdit &L, const TextEdit &R) {
-              return L.Offset > R.Offset;
-            });
   std::string Why;
   std::optional<ExtractedKernel> K =
       extractForCompile(C, CC, patternOf(Kernel), Why);
@@ -196,22 +187,71 @@ std::optional<bool> editsChangeCode(ASTContext &C, const CheckContext &CC,
   if (At == std::string::npos ||
       K->Source.find(Text, At + 1) != std::string::npos)
     return std::nullopt;
-  std::string Edited = K->Source;
-  unsigned Prev = E;
-  for (const TextEdit &X : Inside) {
-    if (X.Offset + X.Length > Prev) // overlapping edits: not one fix
+  std::vector<std::string> Out;
+  for (const std::vector<TextEdit> &Edits : Variants) {
+    // The edits inside it, last first so that offsets stay valid.
+    std::vector<TextEdit> Inside;
+    for (const TextEdit &X : Edits) {
+      if (X.File == Path && X.Offset >= B && X.Offset + X.Length <= E)
+        Inside.push_back(X);
+    }
+    if (Inside.empty())
       return std::nullopt;
-    Edited.replace(At + (X.Offset - B), X.Length, X.Replacement);
-    Prev = X.Offset;
+    std::sort(Inside.begin(), Inside.end(),
+              [](const TextEdit &L, const TextEdit &R) {
+                return L.Offset > R.Offset;
+              });
+    std::string Edited = K->Source;
+    unsigned Prev = E;
+    for (const TextEdit &X : Inside) {
+      if (X.Offset + X.Length > Prev) // overlapping edits: not one fix
+        return std::nullopt;
+      Edited.replace(At + (X.Offset - B), X.Length, X.Replacement);
+      Prev = X.Offset;
+    }
+    Out.push_back(std::move(Edited));
   }
+  return std::make_pair(std::move(*K), std::move(Out));
+}
+
+std::optional<bool> editsChangeCode(ASTContext &C, const CheckContext &CC,
+                                    const FunctionDecl *Kernel,
+                                    const FunctionDecl *FD,
+                                    ArrayRef<TextEdit> Edits) {
+  std::vector<TextEdit> One(Edits.begin(), Edits.end());
+  auto KE = editedExtractions(C, CC, Kernel, FD, {One});
+  if (!KE)
+    return std::nullopt;
+  const ExtractedKernel &K = KE->first;
   NvrtcOptions NO = rulesNvrtcOptions(CC);
-  CompiledKernel Before = compileExtracted(*K, K->Source, NO);
+  CompiledKernel Before = compileExtracted(K, K.Source, NO);
   if (!Before.WhyNot.empty() || Before.Code.empty())
     return std::nullopt;
-  CompiledKernel After = compileExtracted(*K, Edited, NO);
+  CompiledKernel After = compileExtracted(K, KE->second.front(), NO);
   if (!After.WhyNot.empty())
     return std::nullopt;
   return Before.Code != After.Code || Before.Registers != After.Registers;
+}
+
+std::optional<std::vector<size_t>>
+codeBytesWithEdits(ASTContext &C, const CheckContext &CC,
+                   const FunctionDecl *Kernel, const FunctionDecl *FD,
+                   ArrayRef<std::vector<TextEdit>> Variants) {
+  auto KE = editedExtractions(C, CC, Kernel, FD, Variants);
+  if (!KE)
+    return std::nullopt;
+  NvrtcOptions NO = rulesNvrtcOptions(CC);
+  std::vector<size_t> Bytes;
+  for (const std::string &Source : KE->second) {
+    CompiledKernel R = compileExtracted(KE->first, Source, NO);
+    if (!R.WhyNot.empty() || R.Code.empty())
+      return std::nullopt;
+    size_t N = 0;
+    for (const auto &[Name, Code] : R.Code)
+      N += Code.size();
+    Bytes.push_back(N);
+  }
+  return Bytes;
 }
 
 } // namespace cudal1

@@ -19,6 +19,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace clang {
 class ASTContext;
@@ -80,6 +81,16 @@ std::optional<bool> editsChangeCode(clang::ASTContext &C,
                                     const clang::FunctionDecl *Kernel,
                                     const clang::FunctionDecl *FD,
                                     llvm::ArrayRef<TextEdit> Edits);
+
+/// The bytes of machine code (every code section) NVRTC makes of the
+/// kernel holding \p FD (as editsChangeCode) with each edit set of
+/// \p Variants applied in turn; each set needs an edit inside FD.
+/// std::nullopt when one of them cannot be compiled or told.
+std::optional<std::vector<size_t>>
+codeBytesWithEdits(clang::ASTContext &C, const CheckContext &CC,
+                   const clang::FunctionDecl *Kernel,
+                   const clang::FunctionDecl *FD,
+                   llvm::ArrayRef<std::vector<TextEdit>> Variants);
 
 /// The kernel whose extraction holds \p FD: FD itself when it is a kernel,
 /// else the kernel of one of \p Kernels (a rule's analyzedKernels()) whose

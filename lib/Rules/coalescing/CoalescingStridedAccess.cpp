@@ -60,8 +60,10 @@ __global__ void scale(P *p, float s, int n) {
       "through shared memory. When the kernel's accesses with the same "
       "base and stride together read every byte of the stride (all fields "
       "of a struct, or all iterations of a constant-trip loop of at most "
-      "64 iterations such as `in[t * 8 + j]` for `j < 8`; strides up to 1 "
-      "KiB), the sectors are shared through L1 "
+      "64 iterations such as `in[t * 8 + j]` for `j < 8`, or of a loop up "
+      "to a parameter that every launch in the file passes as one such "
+      "constant, like a pooling window `c < width` with width = the "
+      "stride; strides up to 1 KiB), the sectors are shared through L1 "
       "and nothing is reported; when they read part of it, one finding per "
       "group gives the fraction of bytes used. Option `MinFactor` (default "
       "2): only report when the traffic is at least this factor above "
@@ -103,7 +105,7 @@ void CoalescingStridedAccess::checkTranslationUnit() {
         std::string Used;
         if (Stride > 0 && Stride <= 1024) {
           bool First = true;
-          int64_t Cov = siblingCoverage(Ctx, K, A, Stride, First);
+          int64_t Cov = siblingCoverage(Ctx, K, A, Stride, First, &CC);
           if (!First)
             continue;
           if (Cov > (int64_t)A.AccessBytes) {

@@ -46,7 +46,11 @@ RuleInfo CoalescingUncoalescedAccess::info() const {
       "`threadIdx.x` is coalescing-strided-access's, except when the warp "
       "also spans rows of a 2-D block at a symbolic distance; then the "
       "other channels or fields the kernel reads at the same stride count "
-      "as used bytes. So do they for a constant stride of 32 bytes or more "
+      "as used bytes, and so do the iterations of a small loop around the "
+      "access (a constant trip count, or a bound that every launch passes "
+      "as one constant: a pooling window `c < width` with width = the "
+      "stride reads the bytes between the lanes). So do they for a "
+      "constant stride of 32 bytes or more "
       "(records of eight or more floats, each lane in its own sector), "
       "also the fields read under a condition on the same record or after "
       "`if (record's flag) return;`: a finding only when the record's "
@@ -119,7 +123,7 @@ void CoalescingUncoalescedAccess::checkTranslationUnit() {
         int64_t Stride = *W.StrideElems * (int64_t)A.ElemBytes;
         bool First = true;
         int64_t Cov = Stride > 0 && Stride <= 1024
-                          ? siblingCoverage(Ctx, K, A, Stride, First)
+                          ? siblingCoverage(Ctx, K, A, Stride, First, &CC)
                           : 0;
         if (Cov > 0 && double(Stride) / double(Cov) < MinFactor)
           continue;

@@ -148,6 +148,64 @@ bool differsEveryIteration(ASTContext &Ctx, const FunctionDecl *K,
   return positiveWhereRuns(Ctx, K, F, L, S);
 }
 
+/// \p Other (in loop \p L) reads another thread's element of the array
+/// \p Acc accumulates into: the two indices differ by the distance between
+/// two threads along a thread index times a number of the loop's own
+/// variables (`d[(ty - s) * n + x]` beside `d[ty * n + x]` for `s = 1, 2,
+/// 4, ...`: an in-place scan across threads). Values pass between threads
+/// through the array, so a register copy would hide them. Not a thread's
+/// own row or column (`out[i * n + j]` beside `out[i * n + c]`: not a
+/// multiple of `n`; `x[k * m + c]` beside `x[r * m + c]`: `m` times `k -
+/// r`, a distance the loop's variables alone do not give).
+bool readsOtherThreads(const FunctionFacts &F, const Stmt *L,
+                       const ArraySubscriptExpr *Acc,
+                       const ArraySubscriptExpr *Other) {
+  std::map<const VarDecl *, std::string> Syms;
+  for (const VarDecl *V : varsWrittenIn(L))
+    Syms[V] = "loopvar:" + V->getNameAsString();
+  AffineExpr I1 = toAffine(Acc->getIdx(), F, Syms);
+  AffineExpr I2 = toAffine(Other->getIdx(), F, Syms);
+  if (!I1.isKnown() || !I2.isKnown())
+    return false;
+  AffineExpr D = I2 - I1;
+  bool Varies = false;
+  for (const std::string &S : D.symbols()) {
+    if (isThreadSymbol(S))
+      return false;
+    Varies = Varies || StringRef(S).starts_with("loopvar:");
+  }
+  if (!Varies)
+    return false;
+  for (const char *T : {"threadIdx.x", "threadIdx.y", "threadIdx.z"}) {
+    AffineExpr C = I1.coefficientOf(T);
+    if (!C.isKnown() || C.terms().size() != 1)
+      continue;
+    const auto &[M, CV] = *C.terms().begin();
+    if (llvm::any_of(M, [](const std::string &S) { return isThreadSymbol(S); }))
+      continue;
+    bool Multiple = CV != 0;
+    for (const auto &[DM, DV] : D.terms()) {
+      // Every term of D is C times a product of the loop's variables.
+      std::vector<std::string> Rest = DM;
+      for (const std::string &S : M) {
+        auto It = llvm::find(Rest, S);
+        if (It == Rest.end()) {
+          Multiple = false;
+          break;
+        }
+        Rest.erase(It);
+      }
+      Multiple = Multiple && DV % CV == 0 &&
+                 llvm::all_of(Rest, [](const std::string &S) {
+                   return StringRef(S).starts_with("loopvar:");
+                 });
+    }
+    if (Multiple)
+      return true;
+  }
+  return false;
+}
+
 /// Collects, for each loop, the assignments directly in it (not in a nested
 /// loop) whose left side is a subscript of a pointer parameter and which
 /// read the same element (compound assignment, or x = x op e).
@@ -293,7 +351,15 @@ RuleInfo MemoryRegisterAccumulation::info() const {
       "be it: `out` is `__restrict__`, or every other pointer parameter "
       "the loop uses is and it touches no other memory (shared or local "
       "arrays). A store on some iterations only is not promoted: "
-      "reported.";
+      "reported.\n"
+      "\n"
+      "Nor where the loop also reads another thread's element of `out`: "
+      "the indices differ by a thread's distance along a thread index "
+      "times the loop's own variables (`img[(ty - s) * n + x]` beside "
+      "`img[ty * n + x] += v` for `s = 1, 2, 4, ...`, an in-place scan "
+      "across threads). The threads pass values through the array; a "
+      "register copy would hide them. A thread's own row or column "
+      "(`X[k * m + c]` beside `X[r * m + c]`) is reported without a fix.";
   I.Doc.WhySlow =
       "Unless the compiler can prove that nothing else in the loop writes "
       "`out[idx]`, it must load and store global memory on every "
@@ -468,6 +534,20 @@ std::optional<Finding> MemoryRegisterAccumulation::analyze(ASTContext &Ctx,
   //    the left side of an assignment.
   std::vector<const ArraySubscriptExpr *> Uses;
   std::vector<const ArraySubscriptExpr *> Apart; // proven other elements
+  // Another thread's element read in the loop: the threads pass values
+  // through the array (an in-place scan), no accumulation to keep private.
+  bool OtherThreads = false;
+  forEachStmt(L, [&](const Stmt *S) {
+    const auto *AS = dyn_cast<ArraySubscriptExpr>(S);
+    OtherThreads = OtherThreads ||
+                   (AS && rootPointerParam(AS->getBase(), F) == P &&
+                    !sameExpr(Ctx, AS, A.Lhs) &&
+                    readsOtherThreads(F, L, A.Lhs, AS));
+  });
+  if (OtherThreads) {
+    Silent.insert(SM.getExpansionLoc(A.Lhs->getExprLoc()));
+    return std::nullopt;
+  }
   std::string Why;
   forEachStmt(L, [&](const Stmt *S) {
     if (!Why.empty())
@@ -668,7 +748,7 @@ std::optional<Finding> MemoryRegisterAccumulation::analyze(ASTContext &Ctx,
       EveryIteration |= storedEveryIteration(Ctx, L, BO);
   }
   if (EveryIteration && NothingElse) {
-    Promoted.insert(SM.getExpansionLoc(A.Lhs->getExprLoc()));
+    Silent.insert(SM.getExpansionLoc(A.Lhs->getExprLoc()));
     return std::nullopt;
   }
 
@@ -828,7 +908,7 @@ void MemoryRegisterAccumulation::checkTranslationUnit() {
         continue;
       const LoopInfo *L = innermostLoop(A);
       if (!L || !analysis()->isInvariant(A.Address, *L, false) ||
-          Promoted.count(
+          Silent.count(
               ctx().getSourceManager().getExpansionLoc(A.E->getExprLoc())) ||
           !firstInUserCode(A.E->getExprLoc()))
         continue;

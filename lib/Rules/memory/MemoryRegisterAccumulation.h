@@ -35,9 +35,10 @@ protected:
   void checkTranslationUnit() override;
 
 private:
-  /// Elements nvcc keeps in registers by itself (analyze): no finding
-  /// without a fix either.
-  std::set<clang::SourceLocation> Promoted;
+  /// Elements analyze leaves alone: nvcc keeps them in registers by
+  /// itself, or the loop reads other threads' elements of the array (an
+  /// in-place scan). No finding without a fix either.
+  std::set<clang::SourceLocation> Silent;
 
   void runOn(clang::ASTContext &Ctx, const CheckContext &CC,
              const clang::FunctionDecl *K, const FunctionFacts &F,

@@ -73,7 +73,10 @@ RuleInfo SyncSharedHistogram::info() const {
       "value (`hist[img[i]]`), `x & (B-1)`, `x % B` of a non-negative `x`, "
       "`x >> s` of an unsigned 32-bit `x`, `min`/`max` clamps, a local "
       "clamped by `if (b < 0) b = 0; if (b > B - 1) b = B - 1;`, and sums "
-      "and products of such values (`bu * BINS + bv`).\n"
+      "and products of such values (`bu * BINS + bv`). An index proven to "
+      "be 0 (`atomicAdd(&errors[0], 1)`) is one counter, not a histogram: "
+      "not reported (a sum of every thread's values into one word is "
+      "sync-warp-atomic-reduction's).\n"
       "\n"
       "Also an index read from data and not bounded in the kernel (k-means' "
       "`int c = membership[i]; atomicAdd(&sums[c * dim + f], x[i * dim + "
@@ -621,6 +624,12 @@ void SyncSharedHistogram::checkKernel(const KernelUnit &Kernel) {
       Hi = std::max(Hi, *R.Hi);
     }
     const BinAtomic &First = List.front();
+    // One bin is a counter (an error count under `if (a != b)`, a slot
+    // `pos = atomicAdd(&n[0], 1)`), not a histogram: per-block copies of one
+    // word are sync-warp-atomic-reduction's block sum, which leaves a used
+    // old value and a rare branch alone.
+    if (Bounded && Hi == 0)
+      continue;
     if (Bounded && Hi >= 0) {
       A.Bins = Hi + 1;
       A.Fd = finding(

@@ -118,4 +118,28 @@ std::optional<bool> pragmaChangesCode(ASTContext &Ctx, const CheckContext &CC,
   return editsChangeCode(Ctx, CC, Kernel, FD, {X});
 }
 
+std::optional<double> unrolledCopies(ASTContext &Ctx, const CheckContext &CC,
+                                     const FunctionDecl *Kernel,
+                                     const FunctionDecl *FD, const Stmt *Loop,
+                                     int64_t Trip) {
+  SourceLocation LB = Loop ? Loop->getBeginLoc() : SourceLocation();
+  if (!Kernel || !FD || !LB.isFileID() || Trip < 2)
+    return std::nullopt;
+  auto At = [&](StringRef Text) {
+    return std::vector<TextEdit>{makeTextEdit(
+        Ctx, CharSourceRange::getCharRange(LB, LB), Text.str())};
+  };
+  std::vector<std::vector<TextEdit>> Variants{
+      At(""), At("_Pragma(\"unroll 1\") "), At("_Pragma(\"unroll\") ")};
+  std::optional<std::vector<size_t>> B =
+      codeBytesWithEdits(Ctx, CC, Kernel, FD, Variants);
+  if (!B || B->size() != 3)
+    return std::nullopt;
+  double AsIs = double((*B)[0]), Once = double((*B)[1]), Full = double((*B)[2]);
+  if (Full <= Once)
+    return std::nullopt;
+  double Copy = (Full - Once) / double(Trip - 1);
+  return 1.0 + (AsIs - Once) / Copy;
+}
+
 } // namespace cudal1

@@ -63,6 +63,20 @@ std::optional<bool> pragmaChangesCode(clang::ASTContext &Ctx,
                                       const clang::Stmt *Loop,
                                       llvm::StringRef Pragma);
 
+/// About how many copies of \p Loop's body (a loop of \p Trip iterations)
+/// NVRTC's machine code of the kernel holds as the loop is: from the code
+/// bytes of the kernel as it is, with `#pragma unroll 1` and with
+/// `#pragma unroll` before the loop (a full unroll adds Trip - 1 copies to
+/// the code of one). 1 when the compiler does not unroll it, Trip when it
+/// unrolls it fully, 4 or 16 for nvcc's partial unrolling. std::nullopt
+/// when that cannot be told (NVRTC missing, the kernel not compilable, full
+/// unrolling making no more code).
+std::optional<double> unrolledCopies(clang::ASTContext &Ctx,
+                                     const CheckContext &CC,
+                                     const clang::FunctionDecl *Kernel,
+                                     const clang::FunctionDecl *FD,
+                                     const clang::Stmt *Loop, int64_t Trip);
+
 } // namespace cudal1
 
 #endif

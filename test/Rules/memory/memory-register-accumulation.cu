@@ -141,6 +141,32 @@ __global__ void other_index(float *y, int N) {
 // CHECK-MESSAGES: note: no fix: 'y' is also used as 'y[k]' in the loop, which may be the same element as 'y[i]'
 // CHECK-FIXES: y[i] += y[k];
 
+// An in-place scan across threads: each step adds the element of the
+// thread s rows (or s columns) before, which that thread updates too. The
+// values pass between threads through the array: no register copy, no
+// finding. Its twin walks the thread's own column (rows `nrhs` apart,
+// `back_row_unguarded` below) and is reported.
+__global__ void scan_rows(double *img, int n, int off) {
+  int tx = blockIdx.x * blockDim.x + threadIdx.x;
+  int ty = blockIdx.y * blockDim.y + threadIdx.y;
+  for (int s = 1; s <= blockDim.y; s *= 2) {
+    int from = ty - s;
+    double v = 0;
+    if (from >= 0)
+      v = img[(off + from) * n + tx];
+    if (from >= 0)
+      img[(off + ty) * n + tx] += v;
+  }
+}
+__global__ void scan_cols(double *img, int n, int off) {
+  int tx = blockIdx.x * blockDim.x + threadIdx.x;
+  int ty = blockIdx.y * blockDim.y + threadIdx.y;
+  for (int s = 1; s <= blockDim.x; s *= 2) {
+    double v = tx >= s ? img[ty * n + tx - s + off] : 0.0;
+    img[ty * n + tx + off] += v;
+  }
+}
+
 // Refused: the same pointer is passed twice at a launch site.
 __global__ void aliased(const float *A, float *y, int N) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -233,6 +233,24 @@ __global__ void per_block(const float *x, float *partial, int n) {
     atomicAdd(&partial[blockIdx.x], x[i]);
 }
 
+// One counter, not a histogram: an error count under a test of two
+// computations that a correct program never takes, whose old value picks
+// the first thread to record its case. Its twin with two bins is reported.
+__global__ void check_divide(int d, const int *fast, int *errors) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i / d != fast[i]) {
+    int first = atomicAdd(&errors[0], 1);
+    if (first == 0)
+      errors[1] = i;
+  }
+}
+__global__ void sign_count(const float *x, unsigned int *hist, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicAdd(&hist[x[i] < 0.0f ? 1 : 0], 1u);
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-2]]:5: warning: threads atomically add to 2 bins of global 'hist' (index proven in [0, 1]){{.*}} [sync-shared-histogram]
+
 void run_kmeans(const float *h_pts, int n) {
   float *pts, *sums, *val, *out, *partial;
   int *member, *counts, *idx;

@@ -3,7 +3,10 @@
 // machine code (code sections and register counts) is the same: nvcc
 // already unrolls that loop, whatever the size estimate says. Seen on
 // HeCBench's kalman: a template kernel filling local arrays of R*R doubles,
-// whose PTX is identical with and without the pragma.
+// whose PTX is identical with and without the pragma. Also dropped when
+// the compiler unrolls the loop partly (4 copies of the body or more, from
+// the code sizes with `#pragma unroll 1`, as it is and with `#pragma
+// unroll`): mpc's bit-plane gathers, which it unrolls by 16.
 // REQUIRES: nvrtc
 // RUN: rm -rf %t && mkdir -p %t && cp %s %t/t.cu
 // RUN: %cuda-l1-rewrite --rules='-*,unrolling-constant-trip' %t/t.cu 2>&1 \
@@ -71,6 +74,26 @@ __global__ void update(const double *a, const double *b, double *out) {
   for (int i = 0; i < R2; i++)
     s += x[i] * y[(i + 1) % R2];
   out[blockIdx.x] = s;
+}
+
+// A bit-plane transpose: each thread gathers bit `lane` of 64 words from
+// shared memory. Over the size estimate, and the pragma changes the code,
+// but the compiler already unrolls the loop by 16 (NVRTC; nvcc 13 fully):
+// the loads of 16 iterations are issued together without the pragma, and
+// it would save one branch per 16 iterations. Not reported. (The
+// `eval` loop above stays rolled without the pragma: reported.)
+__global__ void bitplanes(unsigned long long *words) {
+  __shared__ unsigned long long s[1024];
+  int t = threadIdx.x;
+  int group = t & ~63, lane = t & 63;
+  s[t] = words[blockIdx.x * 1024 + t];
+  __syncthreads();
+  unsigned long long v = 0;
+  // ESTIMATE: t.cu:[[@LINE+1]]:3: warning: loop with constant trip count 64 is not unrolled
+  for (int i = 63; i >= 0; i--) {
+    v = (v << 1) + ((s[group + i] >> lane) & 1);
+  }
+  words[blockIdx.x * 1024 + t] = v;
 }
 
 void run(const double *a, const double *b, double *o) {
