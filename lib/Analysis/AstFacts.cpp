@@ -15,6 +15,19 @@ using namespace llvm;
 
 namespace cudal1 {
 
+std::vector<const Stmt *> stmtAncestors(ASTContext &Ctx, const Stmt *S) {
+  std::vector<const Stmt *> Up;
+  while (S) {
+    Up.push_back(S);
+    DynTypedNodeList P = Ctx.getParents(*S);
+    // Through a variable's declaration to its DeclStmt.
+    while (!P.empty() && !P[0].get<Stmt>() && P[0].get<VarDecl>())
+      P = Ctx.getParents(*P[0].get<VarDecl>());
+    S = P.empty() ? nullptr : P[0].get<Stmt>();
+  }
+  return Up;
+}
+
 bool isLoop(const Stmt *S) {
   return isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S) ||
          isa<CXXForRangeStmt>(S);

@@ -92,7 +92,8 @@ WarpRequest resolvedRequest(const CheckContext &CC, const KernelAnalysis &K,
 /// condition reads the same record (`if (p[i].alive) p[i].x += ...`).
 /// \p IsFirst: \p A is the group's first access (lowest offset) among those
 /// not under such a condition. With \p CC, a loop up to a parameter that
-/// every launch passes as one constant counts as a constant-trip loop.
+/// every launch passes as one constant counts as a constant-trip loop when
+/// \p Stride is under 32 bytes.
 int64_t siblingCoverage(clang::ASTContext &Ctx, const KernelAnalysis &K,
                         const MemAccess &A, int64_t Stride, bool &IsFirst,
                         const CheckContext *CC = nullptr);

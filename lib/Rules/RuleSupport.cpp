@@ -721,25 +721,32 @@ bool isProvablyNonNegative(ASTContext &Ctx, const Expr *E) {
   return BF.bound(E).has_value();
 }
 
+bool isPureMathName(StringRef N) {
+  N.consume_front("std::");
+  N.consume_front("__");
+  static const char *const Names[] = {
+      "sqrt",  "rsqrt", "cbrt",     "exp",   "exp2",     "exp10", "expm1",
+      "log",   "log2",  "log10",    "log1p", "pow",      "sin",   "cos",
+      "tan",   "asin",  "acos",     "atan",  "atan2",    "sinh",  "cosh",
+      "tanh",  "fabs",  "abs",      "fmin",  "fmax",     "min",   "max",
+      "floor", "ceil",  "round",    "trunc", "rint",     "fma",   "erf",
+      "erfc",  "hypot", "fmod",     "copysign", "fdivide", "frcp_rn",
+      "fsqrt_rn", "saturate"};
+  for (const char *M : Names) {
+    StringRef X(M);
+    if (N == X ||
+        (N.size() == X.size() + 1 && N.starts_with(X) && N.back() == 'f'))
+      return true;
+  }
+  return false;
+}
+
 static bool isKnownPureFunction(const FunctionDecl *FD) {
   if (!FD)
     return false;
   if (FD->hasAttr<ConstAttr>() || FD->hasAttr<PureAttr>())
     return true;
-  if (!FD->getIdentifier())
-    return false;
-  static const StringSet<> Pure = {
-      "sqrtf", "sqrt", "rsqrtf", "rsqrt", "expf", "exp", "exp2f", "exp2",
-      "logf", "log", "log2f", "log2", "log10f", "log10", "sinf", "sin",
-      "cosf", "cos", "tanf", "tan", "tanhf", "tanh", "fabsf", "fabs", "abs",
-      "fminf", "fmin", "fmaxf", "fmax", "min", "max", "powf", "pow", "floorf",
-      "floor", "ceilf", "ceil", "fmaf", "fma", "erff", "erf", "__expf",
-      "__logf", "__sinf", "__cosf", "__fdividef", "__frcp_rn", "__fsqrt_rn",
-      "__saturatef", "truncf", "trunc", "roundf", "round", "rintf", "rint",
-      "cbrtf", "cbrt", "hypotf", "hypot", "atan2f", "atan2", "asinf", "asin",
-      "acosf", "acos", "atanf", "atan", "sinhf", "sinh", "coshf", "cosh",
-      "expm1f", "expm1", "log1pf", "log1p", "copysignf", "copysign"};
-  return Pure.contains(FD->getName());
+  return FD->getIdentifier() && isPureMathName(FD->getName());
 }
 
 bool isPure(ASTContext &Ctx, const Expr *E) {

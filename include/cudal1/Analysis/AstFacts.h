@@ -23,6 +23,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace clang {
 class ASTContext;
@@ -39,6 +40,11 @@ const clang::VarDecl *varOf(const clang::Expr *E);
 /// "threadIdx.x", "blockIdx.y", ... for a read of a CUDA built-in index
 /// variable (any of the forms Clang builds for it); "" otherwise.
 std::string builtinName(const clang::Expr *E);
+
+/// The statements from \p S up to the function body, \p S first (through
+/// a variable's declaration to its DeclStmt).
+std::vector<const clang::Stmt *> stmtAncestors(clang::ASTContext &Ctx,
+                                               const clang::Stmt *S);
 
 /// A for, range-for, while or do loop.
 bool isLoop(const clang::Stmt *S);

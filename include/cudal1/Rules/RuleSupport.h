@@ -145,6 +145,12 @@ bool isProvablyNonNegative(clang::ASTContext &Ctx, const clang::Expr *E);
 /// known to be pure).
 bool isPure(clang::ASTContext &Ctx, const clang::Expr *E);
 
+/// A CUDA math function without side effects, by name: sqrt, exp, sin,
+/// pow, fmin, fma, erf, ... (and the float forms, sqrtf, ...), the
+/// intrinsics __expf, __fdividef, __frcp_rn, __saturatef, ..., with or
+/// without `std::`.
+bool isPureMathName(llvm::StringRef Name);
+
 // --- kernels and launches ----------------------------------------------------------
 
 /// The launches of one kernel in the translation unit, outside template

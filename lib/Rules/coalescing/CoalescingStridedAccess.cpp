@@ -63,7 +63,7 @@ __global__ void scale(P *p, float s, int n) {
       "64 iterations such as `in[t * 8 + j]` for `j < 8`, or of a loop up "
       "to a parameter that every launch in the file passes as one such "
       "constant, like a pooling window `c < width` with width = the "
-      "stride; strides up to 1 KiB), the sectors are shared through L1 "
+      "stride, when the stride is under 32 bytes; strides up to 1 KiB), the sectors are shared through L1 "
       "and nothing is reported; when they read part of it, one finding per "
       "group gives the fraction of bytes used. Option `MinFactor` (default "
       "2): only report when the traffic is at least this factor above "

@@ -85,14 +85,11 @@ bool combinableName(StringRef N) {
 /// parameter.)
 bool casUnderComparison(ASTContext &Ctx, const FunctionDecl *F,
                         const CallExpr *CAS) {
-  const Stmt *Cur = CAS;
-  for (unsigned Depth = 0; Cur && Depth < 16; ++Depth) {
-    auto Ps = Ctx.getParents(*Cur);
-    // Through a declaration (`unsigned prev = atomicCAS(...)`).
-    while (!Ps.empty() && !Ps[0].get<Stmt>() && Ps[0].get<VarDecl>())
-      Ps = Ctx.getParents(*Ps[0].get<VarDecl>());
-    const Stmt *P = Ps.empty() ? nullptr : Ps[0].get<Stmt>();
-    if (!P || isa<DoStmt>(P))
+  // Through a declaration (`unsigned prev = atomicCAS(...)`) too.
+  std::vector<const Stmt *> Up = stmtAncestors(Ctx, CAS);
+  for (size_t I = 1; I < Up.size() && I <= 16; ++I) {
+    const Stmt *P = Up[I];
+    if (isa<DoStmt>(P))
       return false;
     const Expr *Cond = nullptr;
     if (const auto *W = dyn_cast<WhileStmt>(P))
@@ -129,7 +126,6 @@ bool casUnderComparison(ASTContext &Ctx, const FunctionDecl *F,
       }
       return false;
     }
-    Cur = P;
   }
   return false;
 }

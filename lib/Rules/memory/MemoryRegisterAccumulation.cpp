@@ -264,27 +264,6 @@ SourceLocation endOfStmt(ASTContext &Ctx, const Stmt *S) {
   return Lexer::getLocForEndOfToken(E, 0, SM, LO);
 }
 
-/// CUDA's math functions (no memory): calls LLVM moves loads and stores
-/// across.
-bool isPureMathFunction(StringRef N) {
-  N.consume_front("__");
-  N.consume_front("std::");
-  static const char *const Names[] = {
-      "sqrt", "rsqrt", "cbrt", "exp", "exp2", "exp10", "expm1", "log",
-      "log2", "log10", "log1p", "pow", "sin", "cos", "tan", "asin", "acos",
-      "atan", "atan2", "sinh", "cosh", "tanh", "fabs", "abs", "fmin",
-      "fmax", "min", "max", "floor", "ceil", "round", "trunc", "fma",
-      "erf", "erfc", "hypot", "fmod", "copysign", "fdivide", "frcp_rn",
-      "fsqrt_rn", "saturate"};
-  for (const char *M : Names) {
-    StringRef X(M);
-    if (N == X || (N.size() == X.size() + 1 && N.starts_with(X) &&
-                   N.back() == 'f'))
-      return true;
-  }
-  return false;
-}
-
 /// \p W, a store to the element, runs on every iteration of \p L: the
 /// statements from it up to the loop are blocks only (no `if`, `?:`,
 /// `&&`/`||`, inner loop or `switch`), and \p L has no `continue` or
@@ -716,7 +695,7 @@ std::optional<Finding> MemoryRegisterAccumulation::analyze(ASTContext &Ctx,
     if (const auto *CE = dyn_cast<CallExpr>(S)) {
       const FunctionDecl *Callee = CE->getDirectCallee();
       NothingElse &= Callee && Callee->getIdentifier() &&
-                     isPureMathFunction(Callee->getName());
+                     isPureMathName(Callee->getName());
     }
     if (P->getType().isRestrictQualified())
       return;
