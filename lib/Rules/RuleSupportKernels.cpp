@@ -533,16 +533,30 @@ constantBlock(const CheckContext &CC, const FunctionDecl *K, std::string &Why) {
     if (S.Kernel != QN)
       continue;
     ++N;
-    if (!S.Block.Dim) {
+    std::optional<std::array<uint64_t, 3>> Dim = S.Block.Dim;
+    // Not a constant expression, but one value on every path the model
+    // follows to the launch within its own function (`dim3 b; b.x =
+    // THREADS;` before it); not a value that comes in through the
+    // function's parameters, which callers in other files may pass too.
+    if (!Dim && !S.Values.empty() && S.ValuesNote.empty())
+      for (const LaunchValues &LV : S.Values) {
+        if (LV.Block.Kind != ValueInfo::Dim || !LV.Block.known() ||
+            !LV.Path.empty() || (Dim && *Dim != LV.Block.Dims)) {
+          Dim.reset();
+          break;
+        }
+        Dim = LV.Block.Dims;
+      }
+    if (!Dim) {
       Why = "the block size at the launch at " + S.Loc.str() + " ('" +
             S.Block.Text + "') is not a compile-time constant";
       return std::nullopt;
     }
-    if (Block && *Block != *S.Block.Dim) {
+    if (Block && *Block != *Dim) {
       Why = "the launch sites use different block sizes";
       return std::nullopt;
     }
-    Block = S.Block.Dim;
+    Block = Dim;
   }
   if (!N) {
     Why = "no launch site of '" + K->getName().str() +

@@ -235,7 +235,9 @@ std::optional<std::vector<const clang::Expr *>>
 writtenDimComponents(const clang::Expr *W);
 
 /// The block shape of every launch site of \p K in the model when all are
-/// constant and equal; std::nullopt with \p Why otherwise.
+/// constant (a constant expression, or one value on every path through
+/// the launching function: `dim3 b; b.x = 128;` before it) and equal;
+/// std::nullopt with \p Why otherwise.
 std::optional<std::array<uint64_t, 3>>
 constantBlock(const CheckContext &CC, const clang::FunctionDecl *K,
               std::string &Why);

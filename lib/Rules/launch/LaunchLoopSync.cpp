@@ -134,6 +134,7 @@ public:
   /// streams, other threads): no finding at all.
   bool Needed = false;
   std::vector<std::string> Kernels;   ///< kernels launched
+  std::vector<const FunctionDecl *> KernelDecls; ///< null when unknown
   std::set<const ValueDecl *> LaunchArgs; ///< pointers passed to kernels
   std::vector<std::pair<const ValueDecl *, SourceLocation>> Derefs;
   std::vector<const CallExpr *> MoreSyncs; ///< other syncs (callees)
@@ -152,6 +153,7 @@ public:
     if (const FunctionDecl *K2 = K->getDirectCallee())
       N = K2->getNameAsString();
     Kernels.push_back(N);
+    KernelDecls.push_back(K->getDirectCallee());
     for (const Expr *A : K->arguments())
       if (const auto *D =
               dyn_cast<DeclRefExpr>(A->IgnoreParenImpCasts()))
@@ -346,6 +348,7 @@ RuleInfo LaunchLoopSync::info() const {
       "order; when nothing in the loop looks at device results without "
       "synchronising by itself, one synchronisation after the loop is "
       "enough.";
+  I.DefaultOptions["LongKernelIterations"] = "4096";
   I.Doc.Detects =
       "`cudaDeviceSynchronize()`, `cudaThreadSynchronize()` or "
       "`cudaStreamSynchronize(0)` (bare or inside an error-check macro "
@@ -357,7 +360,13 @@ RuleInfo LaunchLoopSync::info() const {
       "own streams or threads, memory the host and the GPU share "
       "(cudaMallocManaged, cudaMallocHost, cudaHostAlloc, "
       "cudaHostRegister, `__managed__` in the translation unit) or a host "
-      "dereference of a pointer the loop passes to a kernel. Reported "
+      "dereference of a pointer the loop passes to a kernel; also where "
+      "every kernel the loop launches runs at least LongKernelIterations "
+      "(default 4096) iterations per thread (constant trip counts of "
+      "nested counted loops, multiplied, in the kernel and the device "
+      "functions it calls: meanshift's loop over all 10000 points in each "
+      "thread), as each launch then takes far longer than the few "
+      "microseconds a synchronisation costs. Reported "
       "without a fix when the loop returns, jumps or throws out, the "
       "synchronisation's result is kept, or a call cannot be followed.";
   I.Doc.WhySlow =
@@ -441,6 +450,28 @@ void LaunchLoopSync::checkTranslationUnit() {
   SharedFound.clear();
 }
 
+/// The most iterations one thread runs in \p S: products of the constant
+/// trip counts of nested counted `for` loops (a loop whose count is not a
+/// constant counts once), through the user's device functions it calls,
+/// two levels deep.
+static uint64_t countedWork(ASTContext &C, const Stmt *S, unsigned Depth = 0) {
+  if (!S)
+    return 1;
+  uint64_t Inner = 1;
+  for (const Stmt *Ch : S->children())
+    Inner = std::max(Inner, countedWork(C, Ch, Depth));
+  if (const auto *CE = dyn_cast<CallExpr>(S); CE && Depth < 2)
+    if (const FunctionDecl *FD = CE->getDirectCallee())
+      if (const FunctionDecl *Def = FD->getDefinition(); Def && Def->hasBody())
+        Inner = std::max(Inner, countedWork(C, Def->getBody(), Depth + 1));
+  if (const auto *F = dyn_cast<ForStmt>(S))
+    if (std::optional<LoopShape> L = analyzeFor(C, F))
+      if (auto I0 = evalInt(C, L->Init), B = evalInt(C, L->Bound); I0 && B)
+        if (auto T = tripCount(*I0, *B, L->Cmp, L->Step); T && *T > 1)
+          return std::min<uint64_t>(uint64_t(*T) * Inner, uint64_t(1) << 40);
+  return Inner;
+}
+
 void LaunchLoopSync::runOnLoop(const Stmt *Loop,
                                const std::vector<const CallExpr *> &Calls) {
   ASTContext &C = ctx();
@@ -449,6 +480,17 @@ void LaunchLoopSync::runOnLoop(const Stmt *Loop,
   Scan.TraverseStmt(const_cast<Stmt *>(Loop));
   if (Scan.Kernels.empty())
     return; // no launch in the loop: not this rule's case
+  // Every kernel launched runs thousands of iterations per thread (a loop
+  // over all N points in each thread: meanshift's O(N^2) step): each
+  // launch takes far longer than the few microseconds a synchronisation
+  // costs.
+  if (llvm::all_of(Scan.KernelDecls, [&](const FunctionDecl *K) {
+        const FunctionDecl *Def = K ? K->getDefinition() : nullptr;
+        return Def && Def->hasBody() &&
+               countedWork(C, Def->getBody()) >=
+                   uint64_t(optionInt("LongKernelIterations", 4096));
+      }))
+    return;
   std::string Names;
   std::set<std::string> Shown;
   for (const std::string &K : Scan.Kernels)

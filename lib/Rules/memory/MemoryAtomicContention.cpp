@@ -56,7 +56,10 @@ RuleInfo MemoryAtomicContention::info() const {
       "atomicOr or atomicXor (any scope; min, max and the bitwise ones "
       "only when their old value is not used) on a 32-bit integer, called "
       "directly, at an address built from parameters, constants, global "
-      "variables and blockIdx/blockDim/gridDim. nvcc 13 turns those into "
+      "variables, blockIdx/blockDim/gridDim and locals never changed after "
+      "being initialised from those (`int gx = blockIdx.x`: the same "
+      "REDUX in the SASS, utils/experiments/atomic-uniform-local.cu). nvcc "
+      "13 turns those into "
       "one atomic per warp (REDUX or POPC in the SASS); on the H200 they "
       "take the time of a hand-written warp reduction "
       "(utils/bench/atomics/uniform-atomics.sh), while a float atomicAdd "
@@ -178,9 +181,15 @@ bool combinableAtomic(ASTContext &Ctx, const MemAccess &A) {
 
 /// An address every lane of a warp computes the same way, as the compiler
 /// sees it: parameters, constants, blockIdx/blockDim/gridDim, global
-/// variables, and + - * & [] of those (no load, no threadIdx, no local).
-bool compilerUniform(const Expr *E) {
+/// variables, locals of \p F never changed after an initialiser that is
+/// such a value (`int gx = blockIdx.x`: the SASS has the same REDUX as with
+/// blockIdx.x written in place, utils/experiments/atomic-uniform-local.cu),
+/// and + - * & [] of those (no load, no threadIdx).
+bool compilerUniform(const Expr *E, const FunctionFacts &F,
+                     unsigned Depth = 0) {
   E = E->IgnoreParenImpCasts();
+  if (Depth > 4)
+    return false;
   if (isa<IntegerLiteral>(E) || isa<CharacterLiteral>(E))
     return true;
   // blockIdx.x, blockDim.y, gridDim.z (not threadIdx)
@@ -190,6 +199,9 @@ bool compilerUniform(const Expr *E) {
     if (isa<ParmVarDecl>(D->getDecl()) || isa<EnumConstantDecl>(D->getDecl()))
       return true;
     const auto *V = dyn_cast<VarDecl>(D->getDecl());
+    if (V && V->hasLocalStorage() && V->getInit() && !F.isMutated(V) &&
+        !V->getType()->isReferenceType())
+      return compilerUniform(V->getInit(), F, Depth + 1);
     return V && (V->hasGlobalStorage() ||
                  (V->getType().isConstQualified() && V->getInit() &&
                   V->getInit()->isIntegerConstantExpr(V->getASTContext())));
@@ -199,13 +211,15 @@ bool compilerUniform(const Expr *E) {
       return false;
     const Expr *Sub = U->getSubExpr()->IgnoreParens();
     if (const auto *AS = dyn_cast<ArraySubscriptExpr>(Sub))
-      return compilerUniform(AS->getBase()) && compilerUniform(AS->getIdx());
-    return compilerUniform(Sub);
+      return compilerUniform(AS->getBase(), F, Depth) &&
+             compilerUniform(AS->getIdx(), F, Depth);
+    return compilerUniform(Sub, F, Depth);
   }
   if (const auto *B = dyn_cast<BinaryOperator>(E))
     return (B->isAdditiveOp() || B->isMultiplicativeOp() || B->isShiftOp() ||
             B->getOpcode() == BO_And || B->getOpcode() == BO_Or) &&
-           compilerUniform(B->getLHS()) && compilerUniform(B->getRHS());
+           compilerUniform(B->getLHS(), F, Depth) &&
+           compilerUniform(B->getRHS(), F, Depth);
   return false;
 }
 
@@ -215,7 +229,8 @@ bool compilerUniform(const Expr *E) {
 /// POPC in the SASS, the same time as a hand-written warp reduction on the
 /// H200: utils/bench/atomics/uniform-atomics.sh). Float adds are not
 /// combined (30x slower than by hand).
-bool compilerCombines(const ASTContext &Ctx, const MemAccess &A) {
+bool compilerCombines(const ASTContext &Ctx, const MemAccess &A,
+                      const FunctionFacts &F) {
   const auto *CE = dyn_cast<CallExpr>(A.E);
   const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
   if (!FD || !FD->getIdentifier() || !A.CallChain.empty() ||
@@ -249,7 +264,7 @@ bool compilerCombines(const ASTContext &Ctx, const MemAccess &A) {
   QualType T = CE->getType();
   if (!T->isIntegerType() || Ctx.getTypeSize(T) != 32)
     return false;
-  return compilerUniform(CE->getArg(0));
+  return compilerUniform(CE->getArg(0), F);
 }
 } // namespace
 
@@ -258,7 +273,10 @@ void MemoryAtomicContention::checkTranslationUnit() {
   const CheckContext &CC = context();
   if (!CC.Analysis)
     return;
-  for (const KernelAnalysis &K : CC.Analysis->Kernels)
+  for (const KernelAnalysis &K : CC.Analysis->Kernels) {
+    if (!K.Kernel)
+      continue;
+    FunctionFacts Facts = FunctionFacts::compute(K.Kernel);
     for (const MemAccess &A : K.Accesses) {
       if (!A.IsAtomic || A.Space != MemSpace::Global ||
           A.Global.Class != AccessClass::Broadcast || A.SparseGuard)
@@ -270,7 +288,7 @@ void MemoryAtomicContention::checkTranslationUnit() {
       // loads and stores are not serialized read-modify-writes, and an
       // exchange, compare-and-swap or wrapping increment cannot be combined
       // (a lock, a counter modulo n: the contention is the design).
-      if (!combinableAtomic(Ctx, A) || compilerCombines(Ctx, A))
+      if (!combinableAtomic(Ctx, A) || compilerCombines(Ctx, A, Facts))
         continue;
       std::string Msg =
           "every thread of a warp performs an atomic on the same global "
@@ -287,6 +305,7 @@ void MemoryAtomicContention::checkTranslationUnit() {
       addCallChainNotes(Ctx, F, A);
       report(std::move(F));
     }
+  }
 }
 
 } // namespace cudal1

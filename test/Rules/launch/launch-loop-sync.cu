@@ -57,6 +57,55 @@ void factor(float *a, int n) {
 // CHECK-FIXES-NEXT:   CHECK(cudaDeviceSynchronize());
 // CHECK-FIXES-NEXT:   printf("done\n");
 
+// Each thread walks all 8192 points (an O(N^2) step): every launch takes
+// far longer than a synchronisation. Not reported; its twin, whose
+// points are a parameter (no constant trip count), is. So is a loop that
+// launches a short kernel beside the long one.
+constexpr int kPoints = 8192;
+__device__ float weight(const float *p, int i, int j) {
+  float d = p[i] - p[j];
+  return d * d < 1.0f ? 1.0f - d * d : 0.0f;
+}
+__global__ void shift_all(const float *p, float *q) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= kPoints) return;
+  float s = 0.0f, w = 0.0f;
+  for (int j = 0; j < kPoints; ++j) {
+    float x = weight(p, i, j);
+    s += x * p[j];
+    w += x;
+  }
+  q[i] = s / w;
+}
+__global__ void shift_n(const float *p, float *q, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float s = 0.0f;
+  for (int j = 0; j < n; ++j)
+    s += weight(p, i, j) * p[j];
+  q[i] = s;
+}
+void cluster(float *p, float *q, int n) {
+  for (int it = 0; it < 100; ++it) {
+    shift_all<<<kPoints / 64, 64>>>(p, q);
+    cudaDeviceSynchronize();
+    float *t = p; p = q; q = t;
+  }
+  for (int it = 0; it < 100; ++it) {
+    shift_n<<<(n + 63) / 64, 64>>>(p, q, n);
+    cudaDeviceSynchronize();
+    float *t = p; p = q; q = t;
+  }
+// CHECK-MESSAGES: t.cu:[[@LINE-3]]:5: warning: 'cudaDeviceSynchronize()' in a host loop that launches kernels ('shift_n'){{.*}} [launch-loop-sync]
+  for (int it = 0; it < 100; ++it) {
+    shift_all<<<kPoints / 64, 64>>>(p, q);
+    scale<<<(n + 255) / 256, 256>>>(q, 0, n);
+    cudaDeviceSynchronize();
+    float *t = p; p = q; q = t;
+  }
+// CHECK-MESSAGES: t.cu:[[@LINE-3]]:5: warning: 'cudaDeviceSynchronize()' in a host loop that launches kernels ('shift_all', 'scale'){{.*}} [launch-loop-sync]
+}
+
 // A time-stepping loop with a bare synchronisation and a synchronous copy
 // to the host in the loop (it waits for the launches by itself); the
 // statement after the loop is a copy too, so nothing is added.

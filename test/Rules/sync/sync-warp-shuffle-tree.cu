@@ -101,8 +101,8 @@ __global__ void tree_max(const int *in, int *out) {
 // CHECK-FIXES-NEXT: for (int cudal1_o = 2; cudal1_o > 0; cudal1_o >>= 1)
 
 // The barrier first in the loop (no barrier before it), `x = x + y`, and a
-// block from a variable set member by member: the kernel tests blockDim and
-// keeps the original loop for other blocks.
+// block whose size is read at run time: the kernel
+// tests blockDim and keeps the original loop for other blocks.
 __global__ void tree_first(const float *in, float *out) {
   __shared__ float acc[BLOCK];
   int t = threadIdx.x;
@@ -359,6 +359,9 @@ __global__ void own_fmax(const int *in, int *out) {
     out[blockIdx.x] = m[0];
 }
 
+// A block size read at run time (a configuration the file does not fix).
+static volatile unsigned configured_block = BLOCK;
+
 int main() {
   const int n = 1000, nb = (n + BLOCK - 1) / BLOCK; // 4 blocks, the last partial
   float hin[4 * 512];
@@ -395,7 +398,7 @@ int main() {
   printf("max: %d %d %d %d\n", hm[0], hm[1], hm[2], hm[3]);
 
   dim3 fb;
-  fb.x = BLOCK;
+  fb.x = configured_block;
   tree_first<<<2, fb>>>(in, out);
   cudaMemcpy(h, out, 2 * sizeof(float), cudaMemcpyDeviceToHost);
   printf("first: %.2f %.2f\n", h[0], h[1]);
