@@ -236,13 +236,29 @@ const char *outweighingLoopDoc() {
          "share of the kernel's traffic and time.";
 }
 
+/// The trip count of \p L: its constant one, or, for `for (c = 0; c < P;
+/// ++c)` with a parameter \p P that every launch in the file passes as one
+/// constant (maxpool's `pool_width`, equal to its stride), that constant.
+static std::optional<int64_t> loopTripCount(const CheckContext *CC,
+                                            ASTContext &Ctx,
+                                            const KernelAnalysis &K,
+                                            const LoopInfo &L) {
+  if (L.Trip == TripKind::Constant)
+    return L.TripCount;
+  if (L.Trip != TripKind::Parameter || !CC || L.Init != AffineExpr() ||
+      L.Step != AffineExpr::constant(1))
+    return std::nullopt;
+  return boundValue(*CC, Ctx, K, L);
+}
+
 /// outweighingLoop for code at \p At in the kernel's body (the outermost
 /// of its few-iteration loops, if any).
 static const LoopInfo *outweighingLoopAt(const CheckContext &CC,
                                          ASTContext &Ctx,
                                          const KernelAnalysis &K,
                                          const Stmt *At,
-                                         bool CountedOnly = false) {
+                                         bool CountedOnly = false,
+                                         uint64_t MinTrip = 0) {
   std::vector<const Stmt *> AUp = stmtAncestors(Ctx, At);
   // The kernel's returns and gotos after the access, gathered once.
   const SourceManager &SM = Ctx.getSourceManager();
@@ -261,6 +277,13 @@ static const LoopInfo *outweighingLoopAt(const CheckContext &CC,
     // usually runs once.
     if (CountedOnly && !L->IV)
       continue;
+    // Beside code that itself runs in loops: a known trip count that many
+    // times theirs.
+    if (MinTrip) {
+      std::optional<int64_t> T = loopTripCount(&CC, Ctx, K, *L);
+      if (!T || uint64_t(*T) < MinTrip)
+        continue;
+    }
     // The loop must run whenever the access does: no condition between the
     // loop and the statement holding both, and no branch holding the access
     // that returns before the loop.
@@ -343,20 +366,32 @@ const LoopInfo *outweighingLoopOfCode(const CheckContext &CC, ASTContext &Ctx,
     // the one holding the code cannot be told.
     if (!At || At->getBeginLoc().isMacroID() || At->getEndLoc().isMacroID())
       return nullptr;
-    // Its loops: each must run only a few times per thread; the outermost
-    // stands for the code.
+    // Its loops: each runs only a few times per thread, or a known number
+    // of times (then the long loop must run 64 times as many: mcpr's 21
+    // final divisions beside its 10000 Monte Carlo iterations); the
+    // outermost stands for the code.
     const Stmt *Outer = At;
+    uint64_t Work = 1;
     for (const Stmt *S : stmtAncestors(Ctx, At))
       if (isLoop(S)) {
         const LoopInfo *L = nullptr;
         for (const auto &X : K.Loops)
           if (X->S == S)
             L = X.get();
-        if (!L || !fewIterations(CC, Ctx, K, *L))
+        if (!L)
           return nullptr;
+        if (!fewIterations(CC, Ctx, K, *L)) {
+          std::optional<int64_t> T = loopTripCount(&CC, Ctx, K, *L);
+          if (!T || *T < 1 || *T > (int64_t(1) << 20))
+            return nullptr;
+          Work *= uint64_t(*T);
+          if (Work > (uint64_t(1) << 24))
+            return nullptr;
+        }
         Outer = S;
       }
-    return outweighingLoopAt(CC, Ctx, K, Outer, /*CountedOnly=*/true);
+    return outweighingLoopAt(CC, Ctx, K, Outer, /*CountedOnly=*/true,
+                             Work > 1 ? 64 * Work : 0);
   }
   return nullptr;
 }
@@ -418,21 +453,6 @@ CauseGroups::take(const ASTContext &Ctx, StringRef RuleId) {
     });
   Index.clear();
   return std::move(Groups);
-}
-
-/// The trip count of \p L: its constant one, or, for `for (c = 0; c < P;
-/// ++c)` with a parameter \p P that every launch in the file passes as one
-/// constant (maxpool's `pool_width`, equal to its stride), that constant.
-static std::optional<int64_t> loopTripCount(const CheckContext *CC,
-                                            ASTContext &Ctx,
-                                            const KernelAnalysis &K,
-                                            const LoopInfo &L) {
-  if (L.Trip == TripKind::Constant)
-    return L.TripCount;
-  if (L.Trip != TripKind::Parameter || !CC || L.Init != AffineExpr() ||
-      L.Step != AffineExpr::constant(1))
-    return std::nullopt;
-  return boundValue(*CC, Ctx, K, L);
 }
 
 /// \p B's address for every iteration of its enclosing constant-trip loops

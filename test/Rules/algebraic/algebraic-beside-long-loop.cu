@@ -1,6 +1,7 @@
-// Arithmetic a thread runs once (or in loops of fewer than 8 iterations)
-// in a kernel's body, beside a loop of many iterations that runs whenever
-// it does, is a small share of the thread's time: the algebraic rules (C++
+// Arithmetic a thread runs once (or in loops of fewer than 8 iterations,
+// or of a known count when the long loop's known count is 64 times
+// theirs) in a kernel's body, beside a loop of many iterations that runs
+// whenever it does, is a small share of the thread's time: the algebraic rules (C++
 // and YAML) do not report it, as the coalescing rules do not report such
 // accesses. The same arithmetic inside the long loop, in a kernel without
 // one, or on a path the long loop is not on, is reported.
@@ -73,7 +74,41 @@ __global__ void four(const float *x, float *y) {
 }
 // CHECK: t.cu:[[@LINE-5]]:13: warning: powf(x[i], 2.0f) {{.*}}[algebraic-powf-square]
 
-void run(float *x, float *y, double *d) {
+// A loop of k < K iterations beside one of m < M, both launch constants
+// (a Monte Carlo count normalised at the end): silent when M is at least
+// 64 times K (21 divisions beside 10000 iterations), reported when it is
+// not (21 beside 500) or when K is not known.
+__global__ void tally(const double *w, double *probs, int K, int M) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  double Md = (double)M;
+  for (int m = 0; m < M; ++m)
+    probs[i * K + (int)w[m] % K] += 1.0;
+  for (int k = 0; k < K; ++k)
+    probs[i * K + k] /= Md;
+}
+__global__ void tally_short(const double *w, double *probs, int K, int M) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  double Md = (double)M;
+  for (int m = 0; m < M; ++m)
+    probs[i * K + (int)w[m] % K] += 1.0;
+  for (int k = 0; k < K; ++k)
+    probs[i * K + k] /= Md;
+}
+// CHECK: t.cu:[[@LINE-2]]:22: warning: floating-point division by the loop-invariant 'Md'{{.*}}[algebraic-reciprocal-hoist]
+__global__ void tally_any(const double *w, double *probs, int K, int M) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  double Md = (double)M;
+  for (int m = 0; m < M; ++m)
+    probs[i * K + (int)w[m] % K] += 1.0;
+  for (int k = 0; k < K; ++k)
+    probs[i * K + k] /= Md;
+}
+// CHECK: t.cu:[[@LINE-2]]:22: warning: floating-point division by the loop-invariant 'Md'{{.*}}[algebraic-reciprocal-hoist]
+
+void run(float *x, float *y, double *d, int k) {
+  tally<<<64, 128>>>(d, d + 1000, 21, 10000);
+  tally_short<<<64, 128>>>(d, d + 1000, 21, 500);
+  tally_any<<<64, 128>>>(d, d + 1000, k, 10000);
   row_stats<<<64, 128>>>(x, y, 1024, 2.0f);
   walk<<<64, 128>>>(d, 1000, 3.0);
   in_loop<<<64, 128>>>(x, y, 1024);
