@@ -28,6 +28,17 @@ std::vector<const Stmt *> stmtAncestors(ASTContext &Ctx, const Stmt *S) {
   return Up;
 }
 
+void splitTopLevel(const Expr *C, BinaryOperatorKind Op,
+                   std::vector<const Expr *> &Out) {
+  const auto *BO = dyn_cast<BinaryOperator>(C->IgnoreParenImpCasts());
+  if (BO && BO->getOpcode() == Op) {
+    splitTopLevel(BO->getLHS(), Op, Out);
+    splitTopLevel(BO->getRHS(), Op, Out);
+    return;
+  }
+  Out.push_back(C->IgnoreParenImpCasts());
+}
+
 bool isLoop(const Stmt *S) {
   return isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S) ||
          isa<CXXForRangeStmt>(S);

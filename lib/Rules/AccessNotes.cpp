@@ -77,7 +77,6 @@ const LoopInfo *innermostLoop(const MemAccess &A) {
   return A.Loops.empty() ? nullptr : A.Loops.back();
 }
 
-
 /// The bound of `for (i = ...; i < B; ...)` (`i <= B`: B + 1) when it is a
 /// constant or a kernel parameter every launch passes as one (`c <
 /// channels` with channels = 3).
@@ -374,10 +373,7 @@ const LoopInfo *outweighingLoopOfCode(const CheckContext &CC, ASTContext &Ctx,
     uint64_t Work = 1;
     for (const Stmt *S : stmtAncestors(Ctx, At))
       if (isLoop(S)) {
-        const LoopInfo *L = nullptr;
-        for (const auto &X : K.Loops)
-          if (X->S == S)
-            L = X.get();
+        const LoopInfo *L = K.loopOf(S);
         if (!L)
           return nullptr;
         if (!fewIterations(CC, Ctx, K, *L)) {

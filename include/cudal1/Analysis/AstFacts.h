@@ -46,6 +46,11 @@ std::string builtinName(const clang::Expr *E);
 std::vector<const clang::Stmt *> stmtAncestors(clang::ASTContext &Ctx,
                                                const clang::Stmt *S);
 
+/// \p C split at its top-level \p Op (`&&` or `||`) into \p Out, each part
+/// without parentheses and implicit casts.
+void splitTopLevel(const clang::Expr *C, clang::BinaryOperatorKind Op,
+                   std::vector<const clang::Expr *> &Out);
+
 /// A for, range-for, while or do loop.
 bool isLoop(const clang::Stmt *S);
 /// The body of loop \p S (null when \p S is not a loop).

@@ -24,18 +24,6 @@ struct Known {
   std::map<const VarDecl *, std::pair<int64_t, int64_t>> Loops;
 };
 
-/// \p C split at the top-level \p Op (&& or ||).
-void splitAt(const Expr *C, BinaryOperatorKind Op,
-             std::vector<const Expr *> &Out) {
-  const auto *BO = dyn_cast<BinaryOperator>(C->IgnoreParenImpCasts());
-  if (BO && BO->getOpcode() == Op) {
-    splitAt(BO->getLHS(), Op, Out);
-    splitAt(BO->getRHS(), Op, Out);
-    return;
-  }
-  Out.push_back(C->IgnoreParenImpCasts());
-}
-
 /// `X < M` (or `M > X`) is among \p K's true conjuncts, or `X >= M` (or
 /// `M <= X`) among the disjuncts of a condition known false.
 bool knownBelow(const Known &K, const VarDecl *X, const VarDecl *M) {
@@ -51,14 +39,14 @@ bool knownBelow(const Known &K, const VarDecl *X, const VarDecl *M) {
   };
   for (const Expr *C : K.True) {
     std::vector<const Expr *> Parts;
-    splitAt(C, BO_LAnd, Parts);
+    splitTopLevel(C, BO_LAnd, Parts);
     for (const Expr *P : Parts)
       if (Is(P, BO_LT, BO_GT))
         return true;
   }
   for (const Expr *C : K.False) {
     std::vector<const Expr *> Parts;
-    splitAt(C, BO_LOr, Parts);
+    splitTopLevel(C, BO_LOr, Parts);
     for (const Expr *P : Parts)
       if (Is(P, BO_GE, BO_LE))
         return true;

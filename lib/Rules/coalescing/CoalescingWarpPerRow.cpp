@@ -152,10 +152,8 @@ void CoalescingWarpPerRow::runOn(ASTContext &Ctx, const CheckContext &CC,
       continue;
     // A row of fewer than 32 elements, a constant (3-D points, a 4x4
     // matrix): a warp per row would leave most of its lanes idle.
-    Expr::EvalResult R0, R1;
-    if (!K0->isValueDependent() && !End->isValueDependent() &&
-        K0->EvaluateAsInt(R0, Ctx) && End->EvaluateAsInt(R1, Ctx) &&
-        R1.Val.getInt().getExtValue() - R0.Val.getInt().getExtValue() < 32)
+    if (auto First = evalInt(Ctx, K0), Last = evalInt(Ctx, End);
+        First && Last && *Last - *First < 32)
       continue;
     // The body: ACC += E(k) with A[row*LD + k] in E.
     const Stmt *BS = L->getBody();

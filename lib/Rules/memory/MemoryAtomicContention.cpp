@@ -8,7 +8,6 @@
 
 #include "../AccessNotes.h"
 
-#include <functional>
 #include <vector>
 
 using namespace clang;
@@ -94,41 +93,29 @@ bool casUnderComparison(ASTContext &Ctx, const FunctionDecl *F,
     const Stmt *P = Up[I];
     if (isa<DoStmt>(P))
       return false;
-    const Expr *Cond = nullptr;
-    if (const auto *W = dyn_cast<WhileStmt>(P))
-      Cond = W->getCond();
-    else if (const auto *L = dyn_cast<ForStmt>(P))
-      Cond = L->getCond();
-    if (isa<WhileStmt>(P) || isa<ForStmt>(P)) {
-      std::vector<const Expr *> Conj;
-      std::function<void(const Expr *)> Split = [&](const Expr *E) {
-        E = E->IgnoreParenImpCasts();
-        if (const auto *B = dyn_cast<BinaryOperator>(E);
-            B && B->getOpcode() == BO_LAnd) {
-          Split(B->getLHS());
-          Split(B->getRHS());
-        } else {
-          Conj.push_back(E);
-        }
-      };
-      if (Cond)
-        Split(Cond);
-      for (const Expr *E : Conj) {
-        const auto *B = dyn_cast<BinaryOperator>(E);
-        if (!B || !B->isRelationalOp())
-          continue;
-        bool Param = false;
-        forEachStmt(B, [&](const Stmt *S) {
-          if (const auto *D = dyn_cast<DeclRefExpr>(S))
-            if (const auto *PV = dyn_cast<ParmVarDecl>(D->getDecl()))
-              Param |= PV->getDeclContext() == F &&
-                       !PV->getType()->isPointerType();
-        });
-        if (Param)
-          return true;
-      }
-      return false;
+    if (!isa<WhileStmt>(P) && !isa<ForStmt>(P))
+      continue;
+    const Expr *Cond = isa<WhileStmt>(P) ? cast<WhileStmt>(P)->getCond()
+                                         : cast<ForStmt>(P)->getCond();
+    std::vector<const Expr *> Conj;
+    if (Cond)
+      splitTopLevel(Cond, BO_LAnd, Conj);
+    // The innermost loop decides.
+    for (const Expr *E : Conj) {
+      const auto *B = dyn_cast<BinaryOperator>(E);
+      if (!B || !B->isRelationalOp())
+        continue;
+      bool Param = false;
+      forEachStmt(B, [&](const Stmt *S) {
+        if (const auto *D = dyn_cast<DeclRefExpr>(S))
+          if (const auto *PV = dyn_cast<ParmVarDecl>(D->getDecl()))
+            Param |= PV->getDeclContext() == F &&
+                     !PV->getType()->isPointerType();
+      });
+      if (Param)
+        return true;
     }
+    return false;
   }
   return false;
 }

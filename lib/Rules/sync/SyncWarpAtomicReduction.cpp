@@ -481,51 +481,23 @@ void SyncWarpAtomicReduction::runOn(ASTContext &Ctx, const CheckContext &CC,
   });
 }
 
-/// The offset of atomic address \p A from the pointer parameter it points
-/// into, as an affine form of thread indices and parameters: `&out[i]`,
-/// `out + i`, a local pointer initialised so. Unknown otherwise.
-static AffineExpr addressOffset(const Expr *A, const FunctionFacts &F,
-                                unsigned Depth = 0) {
-  A = A->IgnoreParenImpCasts();
-  if (Depth > 4)
-    return AffineExpr::unknown();
-  if (const auto *U = dyn_cast<UnaryOperator>(A);
-      U && U->getOpcode() == UO_AddrOf)
-    if (const auto *AS =
-            dyn_cast<ArraySubscriptExpr>(U->getSubExpr()->IgnoreParens()))
-      return addressOffset(AS->getBase(), F, Depth + 1) +
-             toAffine(AS->getIdx(), F);
-  if (const auto *B = dyn_cast<BinaryOperator>(A); B && B->isAdditiveOp()) {
-    if (B->getLHS()->getType()->isPointerType()) {
-      AffineExpr O = toAffine(B->getRHS(), F);
-      return addressOffset(B->getLHS(), F, Depth + 1) +
-             (B->getOpcode() == BO_Sub ? -O : O);
-    }
-    if (B->getRHS()->getType()->isPointerType() && B->getOpcode() == BO_Add)
-      return addressOffset(B->getRHS(), F, Depth + 1) +
-             toAffine(B->getLHS(), F);
-  }
-  if (const auto *D = dyn_cast<DeclRefExpr>(A)) {
-    if (isa<ParmVarDecl>(D->getDecl()))
-      return AffineExpr();
-    if (const auto *V = dyn_cast<VarDecl>(D->getDecl());
-        V && V->getInit() && !F.isMutated(V))
-      return addressOffset(V->getInit(), F, Depth + 1);
-  }
-  return AffineExpr::unknown();
-}
-
-/// Each block's atomics go to a word of their own: the address moves with
-/// blockIdx (`&counts[blockIdx.x]`, `distance + N * blockIdx.x +
-/// blockIdx.y`), not one word for the grid (`sum`, `&flags[blockIdx.x %
-/// 3]`).
-static bool perBlockAddress(const Expr *Addr, const FunctionFacts &F) {
-  AffineExpr Off = addressOffset(Addr, F);
-  if (!Off.isKnown())
+/// Each block's atomics go to a word of their own: the access analysis's
+/// address of the atomic moves with blockIdx (`&counts[blockIdx.x]`,
+/// `distance + N * blockIdx.x + blockIdx.y`), not one word for the grid
+/// (`sum`, `&flags[blockIdx.x % 3]`).
+static bool perBlockAddress(const CheckContext &CC, const FunctionDecl *K,
+                            const CallExpr *CE) {
+  if (!CC.Analysis)
     return false;
-  for (const char *B : {"blockIdx.x", "blockIdx.y", "blockIdx.z"})
-    if (Off.coefficientOf(B) != AffineExpr())
-      return true;
+  for (const KernelAnalysis &KA : CC.Analysis->Kernels) {
+    if (KA.Kernel != K)
+      continue;
+    for (const MemAccess &A : KA.Accesses)
+      if (A.E == CE && A.CallChain.empty() && A.Address.isKnown())
+        for (const char *B : {"blockIdx.x", "blockIdx.y", "blockIdx.z"})
+          if (A.Address.coefficientOf(B) != AffineExpr())
+            return true;
+  }
   return false;
 }
 
@@ -612,7 +584,7 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
   // (H100, utils/experiments/atomic-per-block.cu: 0.78x-1.16x for blocks
   // of 128 and 256 threads; 2.9x for 1024 threads adding 8 times each).
   // Floating-point updates are not merged: reported, as the block's queue.
-  bool PerBlock = !Shared && perBlockAddress(Addr, F);
+  bool PerBlock = !Shared && perBlockAddress(CC, K, CE);
   if (PerBlock && !VT->isRealFloatingType()) {
     std::string WhyNot;
     auto B = constantBlock(CC, K, WhyNot);
