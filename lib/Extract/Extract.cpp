@@ -1580,6 +1580,51 @@ std::string opener(const DeclContext *DC) {
   return "{";
 }
 
+/// A copied piece's text with its conditional directives balanced. A
+/// declaration's range can begin inside an #if that closes within it
+/// (`#if defined(__CUDACC__)` / `__constant__` / `#endif` / `static double
+/// t[] = {...};`): the piece then holds an #endif (or #else/#elif) whose #if
+/// is not copied. Such an #endif becomes an empty line; such an #else or
+/// #elif becomes `#if 0`, which the original #endif closes (the piece began
+/// in the taken branch, so the other one stays out, as it was). An #if left
+/// open at the end is closed. The lines keep their count and order.
+std::string balancedConditionals(StringRef Text) {
+  std::string Out;
+  Out.reserve(Text.size());
+  int Depth = 0;
+  StringRef Rest = Text;
+  while (!Rest.empty()) {
+    auto [Line, After] = Rest.split('\n');
+    bool Newline = Line.size() < Rest.size();
+    Rest = After;
+    StringRef Name = Line.ltrim();
+    std::optional<StringRef> Replaced;
+    if (Name.consume_front("#")) {
+      Name = Name.ltrim().take_while(
+          [](char C) { return isalpha(static_cast<unsigned char>(C)); });
+      if (Name == "if" || Name == "ifdef" || Name == "ifndef") {
+        ++Depth;
+      } else if (Name == "endif") {
+        if (Depth == 0)
+          Replaced = ""; // its #if is outside the piece
+        else
+          --Depth;
+      } else if ((Name == "else" || Name == "elif" || Name == "elifdef" ||
+                  Name == "elifndef") &&
+                 Depth == 0) {
+        Replaced = "#if 0";
+        ++Depth;
+      }
+    }
+    Out += Replaced ? *Replaced : Line;
+    if (Newline)
+      Out += '\n';
+  }
+  for (; Depth > 0; --Depth)
+    Out += "\n#endif";
+  return Out;
+}
+
 std::string closer(const DeclContext *DC) {
   if (const auto *N = dyn_cast<NamespaceDecl>(DC))
     return "} // namespace" + (N->isAnonymousNamespace()
@@ -1842,13 +1887,16 @@ void Extraction::emitGroup(const Group &G, ExtractedKernel &K, Output &O) {
   O.OS.flush();
   size_t Start = O.Text.size();
   unsigned Pos = G.Begin;
+  std::string Text;
   for (auto &H : Holes) {
     if (H.first < Pos)
       continue;
-    O.OS << Buf.slice(Pos, H.first) << "/* cuda-l1: host-only member omitted */";
+    Text += Buf.slice(Pos, H.first);
+    Text += "/* cuda-l1: host-only member omitted */";
     Pos = H.second;
   }
-  O.OS << Buf.slice(Pos, G.End);
+  Text += Buf.slice(Pos, G.End);
+  O.OS << balancedConditionals(Text);
   O.OS.flush();
   if (IsKernel) {
     K.KernelBegin = Start;

@@ -118,10 +118,25 @@ std::optional<bool> pragmaChangesCode(ASTContext &Ctx, const CheckContext &CC,
   return editsChangeCode(Ctx, CC, Kernel, FD, {X});
 }
 
-std::optional<double> unrolledCopies(ASTContext &Ctx, const CheckContext &CC,
-                                     const FunctionDecl *Kernel,
-                                     const FunctionDecl *FD, const Stmt *Loop,
-                                     int64_t Trip) {
+std::optional<double> UnrollCodeSizes::copyBytes() const {
+  if (Full <= Once || Trip < 2)
+    return std::nullopt;
+  return (Full - Once) / double(Trip - 1);
+}
+
+std::optional<double> UnrollCodeSizes::copies() const {
+  if (AsIs <= Full && Full <= Once)
+    return double(Trip);
+  std::optional<double> Copy = copyBytes();
+  if (!Copy)
+    return std::nullopt;
+  return 1.0 + (AsIs - Once) / *Copy;
+}
+
+std::optional<UnrollCodeSizes>
+unrollCodeSizes(ASTContext &Ctx, const CheckContext &CC,
+                const FunctionDecl *Kernel, const FunctionDecl *FD,
+                const Stmt *Loop, int64_t Trip) {
   SourceLocation LB = Loop ? Loop->getBeginLoc() : SourceLocation();
   if (!Kernel || !FD || !LB.isFileID() || Trip < 2)
     return std::nullopt;
@@ -135,11 +150,12 @@ std::optional<double> unrolledCopies(ASTContext &Ctx, const CheckContext &CC,
       codeBytesWithEdits(Ctx, CC, Kernel, FD, Variants);
   if (!B || B->size() != 3)
     return std::nullopt;
-  double AsIs = double((*B)[0]), Once = double((*B)[1]), Full = double((*B)[2]);
-  if (Full <= Once)
-    return std::nullopt;
-  double Copy = (Full - Once) / double(Trip - 1);
-  return 1.0 + (AsIs - Once) / Copy;
+  UnrollCodeSizes S;
+  S.Trip = Trip;
+  S.AsIs = double((*B)[0]);
+  S.Once = double((*B)[1]);
+  S.Full = double((*B)[2]);
+  return S;
 }
 
 } // namespace cudal1

@@ -63,19 +63,31 @@ std::optional<bool> pragmaChangesCode(clang::ASTContext &Ctx,
                                       const clang::Stmt *Loop,
                                       llvm::StringRef Pragma);
 
-/// About how many copies of \p Loop's body (a loop of \p Trip iterations)
-/// NVRTC's machine code of the kernel holds as the loop is: from the code
-/// bytes of the kernel as it is, with `#pragma unroll 1` and with
-/// `#pragma unroll` before the loop (a full unroll adds Trip - 1 copies to
-/// the code of one). 1 when the compiler does not unroll it, Trip when it
-/// unrolls it fully, 4 or 16 for nvcc's partial unrolling. std::nullopt
-/// when that cannot be told (NVRTC missing, the kernel not compilable, full
-/// unrolling making no more code).
-std::optional<double> unrolledCopies(clang::ASTContext &Ctx,
-                                     const CheckContext &CC,
-                                     const clang::FunctionDecl *Kernel,
-                                     const clang::FunctionDecl *FD,
-                                     const clang::Stmt *Loop, int64_t Trip);
+/// NVRTC's code bytes of the kernel holding \p Loop (a loop of \p Trip
+/// iterations in \p FD; \p Kernel: FD or a kernel that calls it) as it is,
+/// with `#pragma unroll 1` and with `#pragma unroll` before the loop.
+struct UnrollCodeSizes {
+  int64_t Trip = 0;
+  double AsIs = 0, Once = 0, Full = 0;
+  /// The bytes one more copy of the body adds (a full unroll adds Trip - 1
+  /// copies to the code of one); std::nullopt when full unrolling makes no
+  /// more code than one copy (it lets the compiler fold what the copies
+  /// compute).
+  std::optional<double> copyBytes() const;
+  /// About how many copies of the body the code holds as it is: 1 when the
+  /// compiler does not unroll the loop, Trip when it unrolls it fully, 4 or
+  /// 16 for nvcc's partial unrolling. Trip also when the code as it is has
+  /// no more bytes than the fully unrolled one (the compiler unrolled it,
+  /// in a different order); std::nullopt when it cannot be told.
+  std::optional<double> copies() const;
+};
+
+/// std::nullopt when the sizes cannot be had (NVRTC missing, the kernel
+/// not compilable, the loop not in FD's own text).
+std::optional<UnrollCodeSizes>
+unrollCodeSizes(clang::ASTContext &Ctx, const CheckContext &CC,
+                const clang::FunctionDecl *Kernel, const clang::FunctionDecl *FD,
+                const clang::Stmt *Loop, int64_t Trip);
 
 } // namespace cudal1
 

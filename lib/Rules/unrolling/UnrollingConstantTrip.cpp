@@ -167,6 +167,7 @@ RuleInfo UnrollingConstantTrip::info() const {
   I.DefaultOptions["CompilerUnrollSize"] = "800";
   I.DefaultOptions["MaxBodySize"] = "300";
   I.DefaultOptions["CompareCode"] = "true";
+  I.DefaultOptions["MaxCompiledCopyBytes"] = "2048";
   I.Doc.Detects =
       "An innermost `for` loop in device code with a constant trip count "
       "(2..MaxTripCount, default 64) or a bound that is a template "
@@ -204,7 +205,16 @@ RuleInfo UnrollingConstantTrip::info() const {
       "in 4 or more. Unless the loop indexes a local array, which needs "
       "the full unrolling. NVRTC unrolls less than nvcc (the same 64-trip "
       "shift-and-mask loop: NVRTC by 16, nvcc 13 fully), so what NVRTC "
-      "unrolls nvcc unrolls too. The option CompareCode (default true) "
+      "unrolls nvcc unrolls too. Not reported either, local array or not, "
+      "when the code as it is is no larger than the fully unrolled one "
+      "(the compiler unrolled the loop fully in another order: "
+      "bspline-vgh's 4 x 4 products, the same bytes but not the same "
+      "code); nor, without a local array, when one copy of the body is "
+      "MaxCompiledCopyBytes (default 2048, 128 instructions) or more of "
+      "machine code: the counter and branch the pragma removes are a few "
+      "instructions of that (lci's 63 sums of a chain of calls, 3.3 KB a "
+      "copy, which nvcc 13 leaves rolled and the pragma makes 230 KB of "
+      "code). The option CompareCode (default true) "
       "turns the comparisons off. They cost up to three NVRTC compilations "
       "per loop the estimate reports (about a second each), kept for the "
       "session.\n"
@@ -300,17 +310,31 @@ void UnrollingConstantTrip::check(const MatchFinder::MatchResult &R) {
   if (std::optional<bool> Changes = pragmaChangesCode(FD, For);
       Changes && !*Changes)
     return;
-  // The compiler unrolls it partly by itself (4 copies of the body or more
-  // in the machine code): the loads of 4 iterations already overlap, and
-  // the pragma saves one branch per 4. NVRTC's inliner and unroller are
-  // nvcc's with a lower full-unroll threshold, so nvcc unrolls at least as
-  // much. A local array indexed by the counter needs the full unrolling.
-  if (Trip && !Local && optionBool("CompareCode", true))
-    if (std::optional<double> Copies =
-            unrolledCopies(C, context(), kernelHolding(analyzedKernels(), FD),
-                           FD, For, *Trip);
-        Copies && *Copies >= 3.5)
-      return;
+  // The code with one copy of the body, as it is and fully unrolled:
+  // - the code as it is holds (about) Trip copies: the compiler unrolled
+  //   it fully, in another order than the pragma makes it (bspline-vgh's
+  //   4 x 4 products: the same bytes, not the same code);
+  // - 4 copies or more, unless a local array needs the full unrolling: the
+  //   loads of 4 iterations already overlap, and the pragma saves one
+  //   branch per 4. NVRTC's inliner and unroller are nvcc's with a lower
+  //   full-unroll threshold, so nvcc unrolls at least as much;
+  // - one copy of MaxCompiledCopyBytes or more, unless a local array needs
+  //   the full unrolling: a counter and a branch are a few instructions
+  //   of that (lci's 63 sums of a call chain, 3.3 KB a copy).
+  if (Trip && optionBool("CompareCode", true))
+    if (std::optional<UnrollCodeSizes> Sz = unrollCodeSizes(
+            C, context(), kernelHolding(analyzedKernels(), FD), FD, For,
+            *Trip)) {
+      std::optional<double> Copies = Sz->copies();
+      std::optional<double> CopyBytes = Sz->copyBytes();
+      if (Copies && *Copies >= double(*Trip) - 0.5)
+        return;
+      if (!Local && Copies && *Copies >= 3.5)
+        return;
+      if (!Local && CopyBytes &&
+          *CopyBytes >= double(optionInt("MaxCompiledCopyBytes", 2048)))
+        return;
+    }
   Finding F = makeFinding(C, id(), For->getBeginLoc(),
                           "loop with constant trip count " + TripText +
                               " is not unrolled; '#pragma unroll' removes "
