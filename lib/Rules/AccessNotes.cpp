@@ -230,7 +230,10 @@ const char *outweighingLoopDoc() {
          "whenever the access does (no condition or switch case between "
          "them; no return or goto between the access and a loop after it, "
          "nor in a branch holding the access; a loop inside a called device "
-         "function does not count): a per-thread prologue before "
+         "function counts when the function, and any function between it "
+         "and the kernel, reaches it on every call, with no condition or "
+         "early return before it: mandelbrot's escape loop in "
+         "`p->Point(c)`): a per-thread prologue before "
          "an O(N) loop, or one store after a long compute loop, is a small "
          "share of the kernel's traffic and time.";
 }
@@ -248,6 +251,99 @@ static std::optional<int64_t> loopTripCount(const CheckContext *CC,
       L.Step != AffineExpr::constant(1))
     return std::nullopt;
   return boundValue(*CC, Ctx, K, L);
+}
+
+/// True when \p S runs whenever its function's body runs: no condition,
+/// switch or conditional operator around it in the function, and no
+/// return or goto before it.
+static bool runsOnEveryCall(ASTContext &Ctx, const FunctionDecl *F,
+                            const Stmt *S) {
+  if (!F || !F->getBody())
+    return false;
+  for (const Stmt *A : stmtAncestors(Ctx, S)) {
+    if (A == F->getBody())
+      break;
+    if (isa<IfStmt>(A) || isa<SwitchStmt>(A) || isa<SwitchCase>(A) ||
+        isa<AbstractConditionalOperator>(A) ||
+        isa<BinaryOperator>(A) && cast<BinaryOperator>(A)->isLogicalOp())
+      return false;
+  }
+  const SourceManager &SM = Ctx.getSourceManager();
+  bool ExitBefore = false;
+  forEachStmt(F->getBody(), [&](const Stmt *X) {
+    if ((isa<ReturnStmt>(X) || isa<GotoStmt>(X)) &&
+        SM.isBeforeInTranslationUnit(X->getBeginLoc(), S->getBeginLoc()))
+      ExitBefore = true;
+  });
+  return !ExitBefore;
+}
+
+/// Where loop \p L runs as seen from the kernel's body: the loop itself
+/// when it is in the kernel's body; for a loop in a device function, the
+/// calls in the kernel's body that reach it (directly or through up to two
+/// more functions), when every function on the way runs the loop, or the
+/// next call, on every call (mandelbrot's escape loop in `p->Point(c)`).
+static std::vector<const Stmt *> kernelSitesOf(ASTContext &Ctx,
+                                               const KernelAnalysis &K,
+                                               const LoopInfo &L) {
+  const Stmt *KB = K.Kernel ? K.Kernel->getBody() : nullptr;
+  if (!KB || !L.S)
+    return {};
+  if (KB->getSourceRange().fullyContains(L.S->getSourceRange()))
+    return {L.S};
+  const FunctionDecl *F = enclosingFunction(Ctx, DynTypedNode::create(*L.S));
+  if (!F || !runsOnEveryCall(Ctx, F, L.S))
+    return {};
+  auto Callee = [](const CallExpr *CE) -> const FunctionDecl * {
+    const FunctionDecl *D = CE->getDirectCallee();
+    if (!D)
+      return nullptr;
+    if (const FunctionDecl *P = D->getTemplateInstantiationPattern())
+      D = P;
+    return D->getDefinition() ? D->getDefinition() : D;
+  };
+  auto Same = [&](const FunctionDecl *A, const FunctionDecl *B) {
+    return A && B && A->getCanonicalDecl() == B->getCanonicalDecl();
+  };
+  std::vector<const Stmt *> Sites;
+  // The functions that run the loop on every call, nearest first.
+  std::vector<const FunctionDecl *> Runs{F};
+  for (unsigned Level = 0; Level < 3 && Sites.empty(); ++Level) {
+    forEachStmt(KB, [&](const Stmt *X) {
+      if (const auto *CE = dyn_cast<CallExpr>(X))
+        for (const FunctionDecl *R : Runs)
+          if (Same(Callee(CE), R)) {
+            Sites.push_back(CE);
+            break;
+          }
+    });
+    if (!Sites.empty() || Level == 2)
+      break;
+    // One level out: the functions the kernel calls whose bodies call one
+    // of Runs on every call.
+    std::vector<const FunctionDecl *> Next;
+    forEachStmt(KB, [&](const Stmt *X) {
+      const auto *CE = dyn_cast<CallExpr>(X);
+      const FunctionDecl *G = CE ? Callee(CE) : nullptr;
+      if (!G || !G->hasBody() || llvm::is_contained(Runs, G) ||
+          llvm::is_contained(Next, G))
+        return;
+      forEachStmt(G->getBody(), [&](const Stmt *Y) {
+        const auto *In = dyn_cast<CallExpr>(Y);
+        if (!In || llvm::is_contained(Next, G))
+          return;
+        for (const FunctionDecl *R : Runs)
+          if (Same(Callee(In), R) && runsOnEveryCall(Ctx, G, In)) {
+            Next.push_back(G);
+            break;
+          }
+      });
+    });
+    if (Next.empty())
+      break;
+    Runs = std::move(Next);
+  }
+  return Sites;
 }
 
 /// outweighingLoop for code at \p At in the kernel's body (the outermost
@@ -284,39 +380,41 @@ static const LoopInfo *outweighingLoopAt(const CheckContext &CC,
         continue;
     }
     // The loop must run whenever the access does: no condition between the
-    // loop and the statement holding both, and no branch holding the access
-    // that returns before the loop.
-    std::vector<const Stmt *> LUp = stmtAncestors(Ctx, L->S);
-    size_t Common = 0;
-    while (Common < AUp.size() && !llvm::is_contained(LUp, AUp[Common]))
-      ++Common;
-    if (Common == AUp.size())
-      continue;
-    const Stmt *Meet = AUp[Common];
-    bool SamePath = true;
-    for (const Stmt *S : LUp) {
-      if (S == Meet)
-        break;
-      if (isa<IfStmt>(S) || isa<SwitchStmt>(S) || isa<SwitchCase>(S) ||
-          isa<AbstractConditionalOperator>(S))
-        SamePath = false;
-    }
-    for (size_t I = 1; I < Common && SamePath; ++I)
-      if (isa<IfStmt>(AUp[I]) || isa<SwitchStmt>(AUp[I]) ||
-          isa<SwitchCase>(AUp[I]))
-        forEachStmt(AUp[I - 1], [&](const Stmt *X) {
-          if (isa<ReturnStmt>(X) || isa<GotoStmt>(X))
-            SamePath = false;
-        });
-    // A return or goto between the access and a loop after it: threads
-    // that store and leave never run the loop.
-    if (SamePath &&
-        SM.isBeforeInTranslationUnit(At->getEndLoc(), L->S->getBeginLoc()))
-      for (SourceLocation X : ExitsAfter)
-        if (SM.isBeforeInTranslationUnit(X, L->S->getBeginLoc()))
+    // loop (or the call that runs it) and the statement holding both, and
+    // no branch holding the access that returns before the loop.
+    for (const Stmt *Site : kernelSitesOf(Ctx, K, *L)) {
+      std::vector<const Stmt *> LUp = stmtAncestors(Ctx, Site);
+      size_t Common = 0;
+      while (Common < AUp.size() && !llvm::is_contained(LUp, AUp[Common]))
+        ++Common;
+      if (Common == AUp.size())
+        continue;
+      const Stmt *Meet = AUp[Common];
+      bool SamePath = true;
+      for (const Stmt *S : LUp) {
+        if (S == Meet)
+          break;
+        if (isa<IfStmt>(S) || isa<SwitchStmt>(S) || isa<SwitchCase>(S) ||
+            isa<AbstractConditionalOperator>(S))
           SamePath = false;
-    if (SamePath)
-      return L.get();
+      }
+      for (size_t I = 1; I < Common && SamePath; ++I)
+        if (isa<IfStmt>(AUp[I]) || isa<SwitchStmt>(AUp[I]) ||
+            isa<SwitchCase>(AUp[I]))
+          forEachStmt(AUp[I - 1], [&](const Stmt *X) {
+            if (isa<ReturnStmt>(X) || isa<GotoStmt>(X))
+              SamePath = false;
+          });
+      // A return or goto between the access and a loop after it: threads
+      // that store and leave never run the loop.
+      if (SamePath &&
+          SM.isBeforeInTranslationUnit(At->getEndLoc(), Site->getBeginLoc()))
+        for (SourceLocation X : ExitsAfter)
+          if (SM.isBeforeInTranslationUnit(X, Site->getBeginLoc()))
+            SamePath = false;
+      if (SamePath)
+        return L.get();
+    }
   }
   return nullptr;
 }

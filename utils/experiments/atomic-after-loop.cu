@@ -20,7 +20,9 @@
 // update merged into one, as docs/rules/sync-warp-atomic-reduction.md's
 // atomicMax measurement suggests, and a floating-point one not?). Session
 // 38 ran the loops (docs/gpu-runs/2026-12-05-session38); this part was
-// written after, and has not run yet.
+// written after. Last, session 46: the rng walk with only the integer count
+// of the walks that end above a threshold (`if (hit) atomicAdd(count, 1)`:
+// feynman-kac's, gd's and mr's counts after a loop), for T up to 4096.
 // Build: nvcc -O3 -arch=sm_90 atomic-after-loop.cu -o atomic-after-loop
 #include <cstdio>
 #include <cstdlib>
@@ -95,6 +97,24 @@ __global__ void rng_loop(float *__restrict__ out, int *__restrict__ count, int n
   }
 }
 
+// The walk with only the integer count (no float sum).
+template <bool Fix>
+__global__ void rng_count(int *__restrict__ count, int n, int T) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int pos = 0;
+  unsigned s = 2463534242u ^ (unsigned)i * 2654435761u;
+  if (i < n)
+    for (int j = 0; j < T; ++j) {
+      s ^= s << 13; s ^= s >> 17; s ^= s << 5;
+      pos += (s & 1u) ? 1 : -1;
+    }
+  int hit = (i < n && pos > 0) ? 1 : 0;
+  if (Fix)
+    block_atomic(hit, count);
+  else if (hit)
+    atomicAdd(count, 1);
+}
+
 // One element per thread; Fix: block reduction first.
 template <class V, int Kind, bool Fix>
 __global__ void one_each(const float *__restrict__ x, V *__restrict__ out, int n, int ones) {
@@ -152,6 +172,11 @@ int main() {
     float o = time_us([&] { rng_loop<false><<<G, B>>>(out, count, N, T); });
     float f = time_us([&] { rng_loop<true><<<G, B>>>(out, count, N, T); });
     printf("%-4s %5d %10.1f %10.1f %7.2f\n", "rng", T, o, f, o / f);
+  }
+  for (int T : {1, 4, 16, 64, 256, 1024, 4096}) {
+    float o = time_us([&] { rng_count<false><<<G, B>>>(count, N, T); });
+    float f = time_us([&] { rng_count<true><<<G, B>>>(count, N, T); });
+    printf("%-4s %5d %10.1f %10.1f %7.2f\n", "cnt", T, o, f, o / f);
   }
   printf("\n%-22s %10s %10s %7s\n", "one element per thread", "original", "rewritten", "ratio");
   double *dout; CK(cudaMalloc(&dout, sizeof(double)));

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "CoalescingThreadMappingSwap.h"
 #include "RowWalk.h"
+#include "../AccessNotes.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
@@ -147,7 +148,11 @@ RuleInfo CoalescingThreadMappingSwap::info() const {
       "kernel whose loop reads `in[j * cols + k]` (the same address across "
       "`threadIdx.x`, rows apart along y) and stores `out[i * rows + j]` "
       "once gets no finding, since the swap would trade one strided store "
-      "for a strided load per iteration.";
+      "for a strided load per iteration. Nor does a kernel whose every "
+      "such access runs once per thread beside a loop of many iterations "
+      "(coalescing-uncoalesced-access's test, loops in the functions it "
+      "calls included: mandelbrot's one store of an escape count after "
+      "`p->Point(c)`'s loop): a small share of the kernel's time.";
   I.Doc.WhySlow =
       "A warp is made of consecutive `threadIdx.x` values. With a 16x16 "
       "block a warp covers 16 rows x 2 columns: 16 sectors per request "
@@ -252,6 +257,7 @@ void CoalescingThreadMappingSwap::runOn(ASTContext &Ctx, const CheckContext &CC,
   // by every lane of a row of threads) against those it would make
   // contiguous or broadcast (rows apart along x now).
   unsigned Worsen = 0, Improve = 0;
+  std::vector<const ArraySubscriptExpr *> BadAccesses;
   // Counters of loops the same for every thread (`for (k = 0; k < n;
   // ++k)`): a symbol in the index, so that `in[r * cols + k]` has known
   // coefficients of threadIdx.
@@ -332,12 +338,35 @@ void CoalescingThreadMappingSwap::runOn(ASTContext &Ctx, const CheckContext &CC,
       ++Good;
     else if (XFar && YUnit) {
       ++Bad;
+      BadAccesses.push_back(AS);
       if (!FirstBad)
         FirstBad = AS;
     }
   });
   if (!UsesY || !FirstBad || Bad <= Good || Improve <= Worsen)
     return;
+  // Each access the swap would make contiguous runs once per thread beside
+  // a loop of many iterations (coalescing-uncoalesced-access's test):
+  // mandelbrot's one store after its escape loop. A small share of the
+  // kernel's traffic and time.
+  if (CC.Analysis)
+    for (const KernelAnalysis &KA : CC.Analysis->Kernels) {
+      if (KA.Kernel != K)
+        continue;
+      bool AllOutweighed = true;
+      for (const ArraySubscriptExpr *AS : BadAccesses) {
+        const MemAccess *Found = nullptr;
+        for (const MemAccess &A : KA.Accesses)
+          if (A.E && A.E->IgnoreParenImpCasts() == AS && A.CallChain.empty())
+            Found = &A;
+        if (!Found || !outweighingLoop(CC, Ctx, KA, *Found)) {
+          AllOutweighed = false;
+          break;
+        }
+      }
+      if (AllOutweighed)
+        return;
+    }
   Finding Fd = makeFinding(
       Ctx, RuleId, FirstBad->getBeginLoc(),
       "consecutive threadIdx.x values access '" +

@@ -46,6 +46,32 @@ __global__ void walk(double *out, int n, double a) {
 }
 // CHECK: t.cu:[[@LINE-11]]:14: warning: pow(i / a, 2.0) {{.*}}[algebraic-powf-square]
 
+// The long loop in a device function the kernel always calls (an escape
+// count): the epilogue beside the call is silent. A call on some paths
+// only does not count: reported.
+__device__ int escape(float c, int maxit) {
+  float z = 0.0f;
+  int k = 0;
+  for (int it = 0; it < maxit; ++it) {
+    if (z * z >= 4.0f)
+      break;
+    z = z * z + c;
+    ++k;
+  }
+  return k;
+}
+__global__ void shade(float *out, int maxit) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float k = escape(0.001f * i, maxit);
+  out[i] = powf(k, 2.0f);
+}
+__global__ void shade_some(float *out, int maxit, int mode) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float k = mode ? escape(0.001f * i, maxit) : 1.0f;
+  out[i] = powf(k, 2.0f);
+}
+// CHECK: t.cu:[[@LINE-2]]:12: warning: powf(k, 2.0f) {{.*}}[algebraic-powf-square]
+
 // Inside the long loop: reported.
 __global__ void in_loop(const float *x, float *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -168,6 +168,69 @@ __global__ void pairwise(const float *pos, const float *all, float *e, int n,
     acc += own * all[j];
   e[i] = acc;
 }
+// The escape loop in a member function that the kernel calls for every
+// point (mandelbrot's `p->Point(c)`), directly or through a function that
+// always calls it: the same, not reported.
+struct Escape {
+  int maxit;
+  __device__ int steps(float c) const {
+    float z = 0.0f;
+    int k = 0;
+    for (int it = 0; it < maxit; ++it) {
+      if (z * z >= 4.0f)
+        break;
+      z = z * z + c;
+      ++k;
+    }
+    return k;
+  }
+};
+__device__ int scaled_steps(const Escape *e, int j) {
+  int s = e->steps(0.25f * j);
+  return s * 2;
+}
+__global__ void escape_member(int *out, const Escape *e, int rows, int cols) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int j = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i < rows && j < cols)
+    out[i * cols + j] = e->steps(0.25f * j);
+}
+__global__ void escape_wrapped(int *out, const Escape *e, int rows, int cols) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int j = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i < rows && j < cols)
+    out[i * cols + j] = scaled_steps(e, j);
+}
+// Still reported: the function leaves before its loop for some calls, or
+// the kernel calls it only on some paths.
+__device__ int steps_or_none(float c, int maxit) {
+  if (c > 1.0f)
+    return 0;
+  float z = 0.0f;
+  int k = 0;
+  for (int it = 0; it < maxit && z < 4.0f; ++it, ++k)
+    z = z * z + c;
+  return k;
+}
+__global__ void escape_early(int *out, int rows, int cols, int maxit) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int j = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i < rows && j < cols)
+    out[i * cols + j] = steps_or_none(0.25f * j, maxit);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:5: warning: uncoalesced global store: consecutive threads are 'cols' elements apart{{.*}} [coalescing-uncoalesced-access]
+}
+__global__ void escape_some(int *out, const Escape *e, int rows, int cols,
+                            int mode) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int j = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i < rows && j < cols) {
+    int k = 0;
+    if (mode)
+      k = e->steps(0.25f * j);
+    out[i * cols + j] = k;
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:5: warning: uncoalesced global store: consecutive threads are 'cols' elements apart{{.*}} [coalescing-uncoalesced-access]
+  }
+}
 // The same transposed store with no loop in the kernel: reported.
 __global__ void transpose_store(int *out, const int *in, int rows, int cols) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
