@@ -24,12 +24,18 @@ __global__ void axpy(float a, const float *__restrict__ x,
 void launch(const float *x, float *y, int n) {
   axpy<<<1024, 100>>>(2.0f, x, y, n);
   // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: block of 100 threads is not a multiple of the warp size: its last warp runs 4 of 32 lanes{{.*}} [launch-partial-warp]
+  axpy<<<1024, 228>>>(2.0f, x, y, n);
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:3: warning: block of 228 threads {{.*}} wasting 28 of 256 lanes (10%){{.*}} [launch-partial-warp]
   // Negative: whole warps; a single block (setup work); a block smaller
-  // than a warp (launch-small-block's, whose fix folds such blocks).
+  // than a warp (launch-small-block's, whose fix folds such blocks); idle
+  // lanes under 10% of the block's (400 threads: 16 of 416; 240: 16 of
+  // 256).
   axpy<<<1024, 128>>>(2.0f, x, y, n);
   axpy<<<1024, dim3(32, 4)>>>(2.0f, x, y, n);
   axpy<<<1, 100>>>(2.0f, x, y, n);
   axpy<<<1024, 16>>>(2.0f, x, y, n);
+  axpy<<<1024, 400>>>(2.0f, x, y, n);
+  axpy<<<1024, 240>>>(2.0f, x, y, n);
 }
 // Finding only: the file is not changed.
 // CHECK-FIXES: axpy<<<1024, 100>>>(2.0f, x, y, n);
