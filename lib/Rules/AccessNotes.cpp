@@ -235,7 +235,12 @@ const char *outweighingLoopDoc() {
          "early return before it: mandelbrot's escape loop in "
          "`p->Point(c)`): a per-thread prologue before "
          "an O(N) loop, or one store after a long compute loop, is a small "
-         "share of the kernel's traffic and time.";
+         "share of the kernel's traffic and time. Accesses in loops of a "
+         "known count (a constant, or a parameter every launch passes as "
+         "one) are left out too when that long loop has an induction "
+         "variable and a count known the same way of at least 64 times "
+         "theirs: mcpr's zero-fill and final division of a thread's 21 "
+         "probabilities around its 10000 Monte Carlo iterations.";
 }
 
 /// The trip count of \p L: its constant one, or, for `for (c = 0; c < P;
@@ -423,10 +428,21 @@ const LoopInfo *outweighingLoop(const CheckContext &CC, ASTContext &Ctx,
                                 const KernelAnalysis &K, const MemAccess &A) {
   if (!A.E)
     return nullptr;
-  // A few times per thread is once per thread for this purpose.
+  // A few times per thread is once per thread for this purpose. Loops of
+  // a known count (constants, or parameters every launch passes as one)
+  // count too when the long loop, counted and known the same way, runs 64
+  // times as many iterations: mcpr's zero-fill and final division of a
+  // thread's 21 probabilities around its 10000 Monte Carlo iterations.
+  uint64_t Work = 1;
   for (const LoopInfo *L : A.Loops)
-    if (!fewIterations(CC, Ctx, K, *L))
-      return nullptr;
+    if (!fewIterations(CC, Ctx, K, *L)) {
+      std::optional<int64_t> T = loopTripCount(&CC, Ctx, K, *L);
+      if (!T || *T < 1 || *T > (int64_t(1) << 20))
+        return nullptr;
+      Work *= uint64_t(*T);
+      if (Work > (uint64_t(1) << 24))
+        return nullptr;
+    }
   // Where the access is in the kernel's own body (the call that reaches it),
   // or the outermost loop around it.
   const Stmt *At = A.CallChain.empty() ? static_cast<const Stmt *>(A.E)
@@ -436,7 +452,8 @@ const LoopInfo *outweighingLoop(const CheckContext &CC, ASTContext &Ctx,
       K.Kernel->getBody()->getSourceRange().fullyContains(
           A.Loops.front()->S->getSourceRange()))
     At = A.Loops.front()->S;
-  return outweighingLoopAt(CC, Ctx, K, At);
+  return outweighingLoopAt(CC, Ctx, K, At, /*CountedOnly=*/Work > 1,
+                           Work > 1 ? 64 * Work : 0);
 }
 
 const LoopInfo *outweighingLoopOfCode(const CheckContext &CC, ASTContext &Ctx,

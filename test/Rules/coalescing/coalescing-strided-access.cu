@@ -239,3 +239,52 @@ void run_image(const float *in, float *out) {
   push_all<<<64, 256>>>((const Charged *)in, (double *)out, 16384);
   image(in, out, 1024, 768, channels);
 }
+
+// A thread's row of K counters (every launch passes K = 21, 168-byte rows):
+// cleared before and divided after a loop of M samples. With M = 10000 at
+// every launch (at least 64 times K), the clearing and the division are a
+// small share of the thread's work: only the loads in the sample loop are
+// reported. With M = 300, or M not known, the loops around it are
+// reported too.
+__global__ void vote(const double *__restrict__ score,
+                     const double *__restrict__ noise,
+                     double *__restrict__ freq, int n, int K, int M) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  for (int k = 0; k < K; ++k)
+    freq[i * K + k] = 0.0;
+  for (int m = 0; m < M; ++m) {
+    int best = 0;
+    double top = -1e300;
+    for (int k = 0; k < K; ++k) {
+      double v = score[i * K + k] + noise[m * K + k];
+      // CHECK-MESSAGES: t.cu:[[@LINE-1]]:18: warning: strided global load: consecutive threads are 21 elements apart{{.*}} [coalescing-strided-access]
+      if (v > top) {
+        top = v;
+        best = k;
+      }
+    }
+    freq[i * K + best] += 1.0;
+  }
+  for (int k = 0; k < K; ++k)
+    freq[i * K + k] /= M;
+}
+__global__ void vote_short(double *__restrict__ freq, int n, int K, int M) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  for (int k = 0; k < K; ++k)
+    freq[i * K + k] = 0.0;
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:5: warning: strided global store: consecutive threads are 21 elements apart{{.*}} [coalescing-strided-access]
+  double s = 0.0;
+  for (int m = 0; m < M; ++m)
+    s += m * 0.5;
+  for (int k = 0; k < K; ++k)
+    freq[i * K + k] += s;
+  // CHECK-MESSAGES: t.cu:[[@LINE-1]]:5: warning: strided global read-modify-write: consecutive threads are 21 elements apart{{.*}} [coalescing-strided-access]
+}
+void votes(const double *a, const double *b, double *f, int n) {
+  vote<<<n / 128, 128>>>(a, b, f, n, 21, 10000);
+  vote_short<<<n / 128, 128>>>(f, n, 21, 300);
+}
