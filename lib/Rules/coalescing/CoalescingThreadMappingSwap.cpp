@@ -257,7 +257,8 @@ void CoalescingThreadMappingSwap::runOn(ASTContext &Ctx, const CheckContext &CC,
   // by every lane of a row of threads) against those it would make
   // contiguous or broadcast (rows apart along x now).
   unsigned Worsen = 0, Improve = 0;
-  std::vector<const ArraySubscriptExpr *> BadAccesses;
+  // Accesses the swap makes contiguous or broadcast.
+  std::vector<const ArraySubscriptExpr *> Helped;
   // Counters of loops the same for every thread (`for (k = 0; k < n;
   // ++k)`): a symbol in the index, so that `in[r * cols + k]` has known
   // coefficients of threadIdx.
@@ -332,13 +333,15 @@ void CoalescingThreadMappingSwap::runOn(ASTContext &Ctx, const CheckContext &CC,
     bool YFar = CY.isKnown() && !(CYv && *CYv >= -1 && *CYv <= 1);
     if (YFar && !XFar && CX.isKnown())
       ++Worsen;
-    if (XFar && !YFar && CY.isKnown())
+    if (XFar && !YFar && CY.isKnown()) {
       ++Improve;
+      Helped.push_back(AS);
+    }
     if (XUnit)
       ++Good;
     else if (XFar && YUnit) {
       ++Bad;
-      BadAccesses.push_back(AS);
+      Helped.push_back(AS);
       if (!FirstBad)
         FirstBad = AS;
     }
@@ -354,7 +357,7 @@ void CoalescingThreadMappingSwap::runOn(ASTContext &Ctx, const CheckContext &CC,
       if (KA.Kernel != K)
         continue;
       bool AllOutweighed = true;
-      for (const ArraySubscriptExpr *AS : BadAccesses) {
+      for (const ArraySubscriptExpr *AS : Helped) {
         const MemAccess *Found = nullptr;
         for (const MemAccess &A : KA.Accesses)
           if (A.E && A.E->IgnoreParenImpCasts() == AS && A.CallChain.empty())

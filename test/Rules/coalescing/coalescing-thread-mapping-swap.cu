@@ -96,6 +96,23 @@ __global__ void escape_map(int *out, const Escape *e, int rows, int cols) {
     out[i * cols + j] = e->steps(0.01f * j - 2.0f, 0.01f * i - 1.0f);
 }
 
+// A product with one output per thread, rows by threadIdx.x: the store
+// after the loop is once per thread, but the loop's reads of A's rows
+// (each lane its own row, on every iteration) become broadcasts after the
+// swap. Reported (the fix is shown as not proven: no launch in this file).
+__global__ void rows_by_x(const float *A, const float *B, float *C, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int j = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i < n && j < n) {
+    float s = 0.0f;
+    for (int k = 0; k < n; ++k)
+      s += A[i * n + k] * B[k * n + j];
+    C[i * n + j] = s;
+  }
+}
+// CHECK-MESSAGES: t.cu:[[@LINE-3]]:5: warning: consecutive threadIdx.x values access 'C[i * n + j]' a row apart{{.*}} [coalescing-thread-mapping-swap]
+// CHECK-MESSAGES: note: no fix: no launch site of 'rows_by_x' is visible in this file
+
 // A transpose (one access each way) is not this rule's: no finding. Nor a
 // kernel that is already coalesced along x.
 __global__ void transpose_naive(const float *in, float *out, int W, int H) {
