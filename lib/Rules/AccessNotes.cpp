@@ -13,6 +13,7 @@
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 #include <set>
@@ -395,7 +396,13 @@ static const LoopInfo *outweighingLoopAt(const CheckContext &CC,
       if (Common == AUp.size())
         continue;
       const Stmt *Meet = AUp[Common];
-      bool SamePath = true;
+      // Meeting at a branch: the two are on different sides of it (or one
+      // is its condition), and the loop does not run whenever the code
+      // does.
+      bool SamePath = !(isa<IfStmt>(Meet) || isa<SwitchStmt>(Meet) ||
+                        isa<AbstractConditionalOperator>(Meet) ||
+                        (isa<BinaryOperator>(Meet) &&
+                         cast<BinaryOperator>(Meet)->isLogicalOp()));
       for (const Stmt *S : LUp) {
         if (S == Meet)
           break;
@@ -457,7 +464,8 @@ const LoopInfo *outweighingLoop(const CheckContext &CC, ASTContext &Ctx,
 }
 
 const LoopInfo *outweighingLoopOfCode(const CheckContext &CC, ASTContext &Ctx,
-                                      FileID File, unsigned Offset) {
+                                      FileID File, unsigned Offset,
+                                      uint64_t MinLongTrip) {
   if (!CC.Analysis || File.isInvalid())
     return nullptr;
   const SourceManager &SM = Ctx.getSourceManager();
@@ -501,8 +509,11 @@ const LoopInfo *outweighingLoopOfCode(const CheckContext &CC, ASTContext &Ctx,
         }
         Outer = S;
       }
+    uint64_t MinTrip = Work > 1 ? 64 * Work : 0;
+    if (MinLongTrip)
+      MinTrip = std::max(MinTrip, MinLongTrip * Work);
     return outweighingLoopAt(CC, Ctx, K, Outer, /*CountedOnly=*/true,
-                             Work > 1 ? 64 * Work : 0);
+                             MinTrip);
   }
   return nullptr;
 }

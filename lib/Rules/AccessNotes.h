@@ -49,10 +49,13 @@ const LoopInfo *outweighingLoop(const CheckContext &CC,
                                 const KernelAnalysis &K, const MemAccess &A);
 /// outweighingLoop for other code than an access: the code at byte \p
 /// Offset of \p File, when it is in a kernel's own body (not in a device
-/// function) and runs at most a few times per thread there.
+/// function) and runs at most a few times per thread there. With
+/// \p MinLongTrip, the long loop must also have a known count of at least
+/// that many iterations (times those of the loops around the code).
 const LoopInfo *outweighingLoopOfCode(const CheckContext &CC,
                                       clang::ASTContext &Ctx,
-                                      clang::FileID File, unsigned Offset);
+                                      clang::FileID File, unsigned Offset,
+                                      uint64_t MinLongTrip = 0);
 /// A finding of an algebraic rule (arithmetic) whose code has such a loop
 /// (outweighingLoopOfCode): a small share of the thread's time, not
 /// reported (RuleCheck::report and the YAML rules).

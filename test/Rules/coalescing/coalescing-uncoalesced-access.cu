@@ -272,6 +272,21 @@ __global__ void branchy(const float *in, float *out, int n, int mode,
     z += 1.0f;
   out[i] = z;
 }
+// Still reported: the store on one side of a branch, the loop on the
+// other.
+__global__ void sides(const float *in, float *out, int n, int mode,
+                      int iters) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (mode == 0) {
+    out[i * n] = 1.0f;
+    // CHECK-MESSAGES: t.cu:[[@LINE-1]]:5: warning: uncoalesced global store: consecutive threads are 'n' elements apart{{.*}} [coalescing-uncoalesced-access]
+  } else {
+    float z = 0.0f;
+    for (int k = 0; k < iters; ++k)
+      z += in[k];
+    out[i] = z;
+  }
+}
 // Still reported: threads that store and then leave never run the loop
 // after the return.
 __global__ void store_then_leave(const float *in, float *out, int n, int m) {
