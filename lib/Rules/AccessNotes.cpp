@@ -271,7 +271,7 @@ static bool runsOnEveryCall(ASTContext &Ctx, const FunctionDecl *F,
       break;
     if (isa<IfStmt>(A) || isa<SwitchStmt>(A) || isa<SwitchCase>(A) ||
         isa<AbstractConditionalOperator>(A) ||
-        isa<BinaryOperator>(A) && cast<BinaryOperator>(A)->isLogicalOp())
+        (isa<BinaryOperator>(A) && cast<BinaryOperator>(A)->isLogicalOp()))
       return false;
   }
   const SourceManager &SM = Ctx.getSourceManager();

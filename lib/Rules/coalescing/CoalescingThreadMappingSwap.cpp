@@ -149,7 +149,8 @@ RuleInfo CoalescingThreadMappingSwap::info() const {
       "`threadIdx.x`, rows apart along y) and stores `out[i * rows + j]` "
       "once gets no finding, since the swap would trade one strided store "
       "for a strided load per iteration. Nor does a kernel whose every "
-      "such access runs once per thread beside a loop of many iterations "
+      "access the swap makes contiguous or broadcast runs once per thread "
+      "beside a loop of many iterations "
       "(coalescing-uncoalesced-access's test, loops in the functions it "
       "calls included: mandelbrot's one store of an escape count after "
       "`p->Point(c)`'s loop): a small share of the kernel's time.";
@@ -348,10 +349,11 @@ void CoalescingThreadMappingSwap::runOn(ASTContext &Ctx, const CheckContext &CC,
   });
   if (!UsesY || !FirstBad || Bad <= Good || Improve <= Worsen)
     return;
-  // Each access the swap would make contiguous runs once per thread beside
-  // a loop of many iterations (coalescing-uncoalesced-access's test):
-  // mandelbrot's one store after its escape loop. A small share of the
-  // kernel's traffic and time.
+  // Each access the swap would make contiguous or broadcast runs once per
+  // thread beside a loop of many iterations (coalescing-uncoalesced-
+  // access's test): mandelbrot's one store after its escape loop, a small
+  // share of the kernel's traffic and time. A product's row reads in its
+  // loop are not: they become broadcasts, and keep the finding.
   if (CC.Analysis)
     for (const KernelAnalysis &KA : CC.Analysis->Kernels) {
       if (KA.Kernel != K)
