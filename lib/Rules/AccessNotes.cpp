@@ -259,6 +259,22 @@ static std::optional<int64_t> loopTripCount(const CheckContext *CC,
   return boundValue(*CC, Ctx, K, L);
 }
 
+/// Multiplies \p Work by the iterations of \p L, a loop around the code
+/// being weighed: unchanged for a loop of a few iterations, times its
+/// known count (loopTripCount) otherwise. False when that count is not
+/// known or the product grows past 2^24.
+static bool addKnownWork(const CheckContext &CC, ASTContext &Ctx,
+                         const KernelAnalysis &K, const LoopInfo &L,
+                         uint64_t &Work) {
+  if (fewIterations(CC, Ctx, K, L))
+    return true;
+  std::optional<int64_t> T = loopTripCount(&CC, Ctx, K, L);
+  if (!T || *T < 1 || *T > (int64_t(1) << 20))
+    return false;
+  Work *= uint64_t(*T);
+  return Work <= (uint64_t(1) << 24);
+}
+
 /// True when \p S runs whenever its function's body runs: no condition,
 /// switch or conditional operator around it in the function, and no
 /// return or goto before it.
@@ -442,14 +458,8 @@ const LoopInfo *outweighingLoop(const CheckContext &CC, ASTContext &Ctx,
   // thread's 21 probabilities around its 10000 Monte Carlo iterations.
   uint64_t Work = 1;
   for (const LoopInfo *L : A.Loops)
-    if (!fewIterations(CC, Ctx, K, *L)) {
-      std::optional<int64_t> T = loopTripCount(&CC, Ctx, K, *L);
-      if (!T || *T < 1 || *T > (int64_t(1) << 20))
-        return nullptr;
-      Work *= uint64_t(*T);
-      if (Work > (uint64_t(1) << 24))
-        return nullptr;
-    }
+    if (!addKnownWork(CC, Ctx, K, *L, Work))
+      return nullptr;
   // Where the access is in the kernel's own body (the call that reaches it),
   // or the outermost loop around it.
   const Stmt *At = A.CallChain.empty() ? static_cast<const Stmt *>(A.E)
@@ -497,16 +507,8 @@ const LoopInfo *outweighingLoopOfCode(const CheckContext &CC, ASTContext &Ctx,
     for (const Stmt *S : stmtAncestors(Ctx, At))
       if (isLoop(S)) {
         const LoopInfo *L = K.loopOf(S);
-        if (!L)
+        if (!L || !addKnownWork(CC, Ctx, K, *L, Work))
           return nullptr;
-        if (!fewIterations(CC, Ctx, K, *L)) {
-          std::optional<int64_t> T = loopTripCount(&CC, Ctx, K, *L);
-          if (!T || *T < 1 || *T > (int64_t(1) << 20))
-            return nullptr;
-          Work *= uint64_t(*T);
-          if (Work > (uint64_t(1) << 24))
-            return nullptr;
-        }
         Outer = S;
       }
     uint64_t MinTrip = Work > 1 ? 64 * Work : 0;
