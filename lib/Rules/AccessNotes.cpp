@@ -219,6 +219,16 @@ const char *fixedColumnsDoc() {
          "would.";
 }
 
+const MemAccess *ownAccess(const KernelAnalysis &K, const Expr *E) {
+  if (!E)
+    return nullptr;
+  E = E->IgnoreParenImpCasts();
+  for (const MemAccess &A : K.Accesses)
+    if (A.E && A.CallChain.empty() && A.E->IgnoreParenImpCasts() == E)
+      return &A;
+  return nullptr;
+}
+
 const char *outweighingLoopDoc() {
   return "Not reported: an access that runs at most once per thread (in no "
          "loop, or only in loops of fewer than 8 iterations per thread: a "

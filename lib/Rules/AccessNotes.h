@@ -43,6 +43,10 @@ const LoopInfo *innermostLoop(const MemAccess &A);
 /// loop, one store after a long compute loop).
 /// The documentation of that exemption ("Not reported: ..."), shared by
 /// the rules that use it.
+/// The access of \p K's own body (not reached through a call) whose
+/// accessed lvalue or atomic call is \p E (parentheses and implicit casts
+/// aside); null when the analysis has none.
+const MemAccess *ownAccess(const KernelAnalysis &K, const clang::Expr *E);
 const char *outweighingLoopDoc();
 const LoopInfo *outweighingLoop(const CheckContext &CC,
                                 clang::ASTContext &Ctx,

@@ -251,6 +251,7 @@ scale2d<<<grid, block>>>(in, out, W, H, a);)cuda";
 void CoalescingThreadMappingSwap::runOn(ASTContext &Ctx, const CheckContext &CC,
                                         const FunctionDecl *K,
                                         const FunctionFacts &F,
+                                        const KernelAnalysis *KA,
                                         std::vector<Finding> &Out) {
   unsigned Bad = 0, Good = 0;
   // Accesses the swap would make strided along the warp (broadcast or
@@ -354,24 +355,11 @@ void CoalescingThreadMappingSwap::runOn(ASTContext &Ctx, const CheckContext &CC,
   // access's test): mandelbrot's one store after its escape loop, a small
   // share of the kernel's traffic and time. A product's row reads in its
   // loop are not: they become broadcasts, and keep the finding.
-  if (CC.Analysis)
-    for (const KernelAnalysis &KA : CC.Analysis->Kernels) {
-      if (KA.Kernel != K)
-        continue;
-      bool AllOutweighed = true;
-      for (const ArraySubscriptExpr *AS : Helped) {
-        const MemAccess *Found = nullptr;
-        for (const MemAccess &A : KA.Accesses)
-          if (A.E && A.E->IgnoreParenImpCasts() == AS && A.CallChain.empty())
-            Found = &A;
-        if (!Found || !outweighingLoop(CC, Ctx, KA, *Found)) {
-          AllOutweighed = false;
-          break;
-        }
-      }
-      if (AllOutweighed)
-        return;
-    }
+  if (KA && llvm::all_of(Helped, [&](const ArraySubscriptExpr *AS) {
+        const MemAccess *A = ownAccess(*KA, AS);
+        return A && outweighingLoop(CC, Ctx, *KA, *A);
+      }))
+    return;
   Finding Fd = makeFinding(
       Ctx, RuleId, FirstBad->getBeginLoc(),
       "consecutive threadIdx.x values access '" +
@@ -632,7 +620,7 @@ void CoalescingThreadMappingSwap::checkKernel(const KernelUnit &Kernel) {
   if (Kernel.IsTemplate)
     return;
   std::vector<Finding> Out;
-  runOn(ctx(), context(), Kernel.FD, Kernel.Facts, Out);
+  runOn(ctx(), context(), Kernel.FD, Kernel.Facts, Kernel.Analysis, Out);
   for (Finding &F : Out)
     report(std::move(F));
 }

@@ -22,7 +22,7 @@ protected:
 private:
   void runOn(clang::ASTContext &Ctx, const CheckContext &CC,
              const clang::FunctionDecl *K, const FunctionFacts &F,
-             std::vector<Finding> &Out);
+             const KernelAnalysis *KA, std::vector<Finding> &Out);
 };
 
 } // namespace cudal1

@@ -487,10 +487,11 @@ std::string reduction(const ReductionText &R, const std::string &I1) {
 void SyncWarpAtomicReduction::runOn(ASTContext &Ctx, const CheckContext &CC,
                                     const FunctionDecl *K,
                                     const FunctionFacts &F,
+                                    const KernelAnalysis *KA,
                                     std::vector<Finding> &Out) {
   forEachStmt(K->getBody(), [&](const Stmt *S) {
     if (const auto *CE = dyn_cast<CallExpr>(S))
-      match(Ctx, CC, K, F, CE, Out);
+      match(Ctx, CC, K, F, KA, CE, Out);
   });
 }
 
@@ -498,19 +499,13 @@ void SyncWarpAtomicReduction::runOn(ASTContext &Ctx, const CheckContext &CC,
 /// address of the atomic moves with blockIdx (`&counts[blockIdx.x]`,
 /// `distance + N * blockIdx.x + blockIdx.y`), not one word for the grid
 /// (`sum`, `&flags[blockIdx.x % 3]`).
-static bool perBlockAddress(const CheckContext &CC, const FunctionDecl *K,
-                            const CallExpr *CE) {
-  if (!CC.Analysis)
+static bool perBlockAddress(const KernelAnalysis *KA, const CallExpr *CE) {
+  const MemAccess *A = KA ? ownAccess(*KA, CE) : nullptr;
+  if (!A || !A->Address.isKnown())
     return false;
-  for (const KernelAnalysis &KA : CC.Analysis->Kernels) {
-    if (KA.Kernel != K)
-      continue;
-    for (const MemAccess &A : KA.Accesses)
-      if (A.E == CE && A.CallChain.empty() && A.Address.isKnown())
-        for (const char *B : {"blockIdx.x", "blockIdx.y", "blockIdx.z"})
-          if (A.Address.coefficientOf(B) != AffineExpr())
-            return true;
-  }
+  for (const char *B : {"blockIdx.x", "blockIdx.y", "blockIdx.z"})
+    if (A->Address.coefficientOf(B) != AffineExpr())
+      return true;
   return false;
 }
 
@@ -518,7 +513,9 @@ static bool perBlockAddress(const CheckContext &CC, const FunctionDecl *K,
 // block size) and the shuffle code, sharing the matched call.
 void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
                                     const FunctionDecl *K,
-                                    const FunctionFacts &F, const CallExpr *CE,
+                                    const FunctionFacts &F,
+                                    const KernelAnalysis *KA,
+                                    const CallExpr *CE,
                                     std::vector<Finding> &Out) {
   const FunctionDecl *FD = CE->getDirectCallee();
   if (!FD || !FD->getIdentifier() || CE->getNumArgs() != 2)
@@ -597,7 +594,7 @@ void SyncWarpAtomicReduction::match(ASTContext &Ctx, const CheckContext &CC,
   // (H100, utils/experiments/atomic-per-block.cu: 0.78x-1.16x for blocks
   // of 128 and 256 threads; 2.9x for 1024 threads adding 8 times each).
   // Floating-point updates are not merged: reported, as the block's queue.
-  bool PerBlock = !Shared && perBlockAddress(CC, K, CE);
+  bool PerBlock = !Shared && perBlockAddress(KA, CE);
   if (PerBlock && !VT->isRealFloatingType()) {
     std::string WhyNot;
     auto B = constantBlock(CC, K, WhyNot);
@@ -1010,7 +1007,7 @@ void SyncWarpAtomicReduction::checkKernel(const KernelUnit &Kernel) {
   if (Kernel.IsTemplate)
     return;
   std::vector<Finding> Out;
-  runOn(ctx(), context(), Kernel.FD, Kernel.Facts, Out);
+  runOn(ctx(), context(), Kernel.FD, Kernel.Facts, Kernel.Analysis, Out);
   for (Finding &F : Out)
     report(std::move(F));
 }

@@ -21,11 +21,12 @@ protected:
 private:
   void runOn(clang::ASTContext &Ctx, const CheckContext &CC,
              const clang::FunctionDecl *K, const FunctionFacts &F,
-             std::vector<Finding> &Out);
+             const KernelAnalysis *KA, std::vector<Finding> &Out);
 
   void match(clang::ASTContext &Ctx, const CheckContext &CC,
              const clang::FunctionDecl *K, const FunctionFacts &F,
-             const clang::CallExpr *CE, std::vector<Finding> &Out);
+             const KernelAnalysis *KA, const clang::CallExpr *CE,
+             std::vector<Finding> &Out);
 };
 
 } // namespace cudal1
