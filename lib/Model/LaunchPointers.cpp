@@ -280,6 +280,53 @@ Val LaunchEvaluator::Impl::evalPointer(const Expr *E, const Frame &Fr) {
     if (B->getOpcode() == BO_Comma)
       return evalPointer(B->getRHS(), Fr);
   }
+  if (const auto *CO = dyn_cast<ConditionalOperator>(E)) {
+    // Ping-pong buffers (`(k % 2) ? d_prev : d_next`): a known condition
+    // picks its side; otherwise, when both sides are allocations of known
+    // sizes at the same offset, the kernel's accesses fit either (the
+    // program passes both), so the smaller one stands for the argument.
+    // (An unknown condition is not a value the harness needs: the names
+    // its evaluation registered are taken back.)
+    PathMark M = mark();
+    Val C = eval(CO->getCond(), Fr);
+    if (C.Kind == Val::Int)
+      return evalPointer(C.I.isZero() ? CO->getFalseExpr()
+                                      : CO->getTrueExpr(),
+                         Fr);
+    restore(M);
+    Val T = evalPointer(CO->getTrueExpr(), Fr);
+    Val F = evalPointer(CO->getFalseExpr(), Fr);
+    for (const Val *V : {&T, &F})
+      if (V->Kind != Val::Ptr)
+        return Val::unknown(
+            "'" + text(E) + "': the condition '" + text(CO->getCond()) +
+            "' is not known and a side is not followed (" +
+            (V->Kind == Val::Unknown ? V->Why : std::string("not a pointer")) +
+            ")");
+    const PtrVal &TP = *T.P, &FP = *F.P;
+    if (TP.Bytes.Kind != Val::Int || FP.Bytes.Kind != Val::Int ||
+        TP.Offset.Kind != Val::Int || FP.Offset.Kind != Val::Int ||
+        TP.Offset.I.getSExtValue() != FP.Offset.I.getSExtValue())
+      return Val::unknown("'" + text(E) + "': the condition '" +
+                          text(CO->getCond()) +
+                          "' is not known and the sizes of its two buffers "
+                          "are not both known");
+    int64_t TB = TP.Bytes.I.getSExtValue(), FB = FP.Bytes.I.getSExtValue();
+    bool TakeFalse = FB < TB;
+    Val R = TakeFalse ? F : T;
+    auto P = std::make_shared<PtrVal>(TakeFalse ? FP : TP);
+    // Host data on either side: the kernel may read it.
+    const PtrVal &Other = TakeFalse ? TP : FP;
+    if (!P->HostInit && Other.HostInit) {
+      P->HostInit = true;
+      P->HostInitHow = Other.HostInitHow + " (to the other side)";
+    }
+    P->Alloc += std::string(" (") +
+                (TB == FB ? "both sides" : "the smaller side") +
+                " of '" + text(E) + "'; the condition is not known)";
+    R.P = P;
+    return R;
+  }
   if (const auto *U = dyn_cast<UnaryOperator>(E))
     if (U->getOpcode() == UO_AddrOf)
       if (const auto *A =
