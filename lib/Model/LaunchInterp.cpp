@@ -61,6 +61,12 @@ struct HostInterp {
   std::string Why;
   Val Ret;
   enum class Flow { Next, Return, Break, Continue, Fail };
+  /// getopt's state over the program arguments: the index in argv of the
+  /// next element (`optind`), the position of the next option letter in a
+  /// group (`-ab`; 0: at the start of an element), and `optarg`.
+  int64_t OptInd = 1;
+  size_t OptNext = 0;
+  std::optional<std::string> OptArg;
 
   HostInterp(LaunchEvaluator::Impl &I, unsigned *Steps) : I(I), Steps(Steps) {}
 
@@ -90,8 +96,16 @@ struct HostInterp {
       return nullptr;
     return VD;
   }
+  /// \p VD is the C library's `optind`, `optarg` or `opterr` (\p Name):
+  /// declared, never defined, in the program.
+  static bool libcGlobal(const VarDecl *VD, StringRef Name) {
+    return VD && VD->hasGlobalStorage() && VD->getIdentifier() &&
+           VD->getName() == Name && !VD->getDefinition();
+  }
   /// The current value of \p VD (read from outside on first use).
   Val read(const VarDecl *VD, const Expr *Use) {
+    if (libcGlobal(VD, "optind"))
+      return I.convert(Val::ofInt64(OptInd), VD->getType());
     auto It = Env.find(VD);
     if (It != Env.end())
       return It->second;
@@ -112,6 +126,11 @@ struct HostInterp {
     if (!V.isNum())
       return fail("a value stored to '" + VD->getNameAsString() +
                   "' is not a number");
+    if (libcGlobal(VD, "optind") && V.Kind == Val::Int) {
+      // `optind = 1;` starts getopt over.
+      OptInd = V.I.getSExtValue();
+      OptNext = 0;
+    }
     Env[VD] = V;
     return V;
   }
@@ -254,6 +273,9 @@ struct HostInterp {
   /// argument `argv[k]` (main's argv, with --program-args) whose index it
   /// computes. Nothing otherwise.
   std::optional<std::string> argString(const Expr *E) {
+    if (const auto *D = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()))
+      if (libcGlobal(dyn_cast<VarDecl>(D->getDecl()), "optarg"))
+        return OptArg;
     if (const auto *SL =
             dyn_cast<clang::StringLiteral>(E->IgnoreParenImpCasts()))
       return SL->isOrdinary() ? std::optional<std::string>(SL->getString().str())
@@ -309,6 +331,12 @@ struct HostInterp {
                                                 : V.Why);
       }
     }
+    if (Name == "getopt" || Name == "getopt_long" ||
+        Name == "getopt_long_only") {
+      const FunctionDecl *Def = FD->getDefinition();
+      if (!Def || inSystemHeader(I.SM, Def->getLocation()))
+        return getopt(C, Name != "getopt", Name == "getopt_long_only");
+    }
     std::vector<Val> Args;
     for (const Expr *A : C->arguments()) {
       if (!scalar(A->getType()))
@@ -325,6 +353,259 @@ struct HostInterp {
       return fail(V.Why.empty() ? "the result of '" + I.text(C) + "'"
                                 : V.Why);
     return V;
+  }
+
+  /// One entry of getopt_long's option table.
+  struct LongOpt {
+    std::string Name;
+    int64_t HasArg = 0, Val = 0;
+    bool Flag = false; ///< sets `*flag` instead of returning Val
+  };
+  /// The table \p E names: an array variable with an initialiser list of
+  /// `{name, has_arg, flag, val}`, up to the entry with a null name.
+  bool longOptions(const Expr *E, std::vector<LongOpt> &Out) {
+    const auto *D = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    const auto *VD = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
+    const auto *IL = VD && VD->getInit()
+                         ? dyn_cast<InitListExpr>(VD->getInit()->IgnoreImplicit())
+                         : nullptr;
+    if (!IL)
+      return false;
+    for (const Expr *El : IL->inits()) {
+      const auto *R = dyn_cast<InitListExpr>(El->IgnoreImplicit());
+      if (!R || R->getNumInits() < 4)
+        return false;
+      const Expr *N = R->getInit(0)->IgnoreParenImpCasts();
+      if (N->isNullPointerConstant(I.Ctx, Expr::NPC_ValueDependentIsNotNull))
+        break;
+      const auto *SL = dyn_cast<clang::StringLiteral>(N);
+      Val H = I.evalClang(R->getInit(1)), V = I.evalClang(R->getInit(3));
+      if (!SL || !SL->isOrdinary() || H.Kind != Val::Int || V.Kind != Val::Int)
+        return false;
+      LongOpt O;
+      O.Name = SL->getString().str();
+      O.HasArg = H.I.getSExtValue();
+      O.Val = V.I.getSExtValue();
+      O.Flag = !R->getInit(2)->IgnoreParenImpCasts()->isNullPointerConstant(
+          I.Ctx, Expr::NPC_ValueDependentIsNotNull);
+      Out.push_back(O);
+    }
+    return true;
+  }
+  /// getopt / getopt_long(_only) (\p Long, \p LongOnly) over the program
+  /// arguments given with --program-args, as glibc parses them when every
+  /// option comes before the operands: the option's letter (or a long
+  /// option's value), '?' for an unknown option or a missing argument
+  /// (':' with an option string starting with ':'), -1 at the first
+  /// operand, at `--` or at the end; `optarg` and `optind` as glibc sets
+  /// them. Operands before an option (which glibc moves to the end) stop
+  /// the run.
+  Val getopt(const CallExpr *C, bool Long, bool LongOnly) {
+    std::string Call = "'" + I.text(C) + "'";
+    if (!I.ProgramArgs || !Fr)
+      return fail(Call + " reads the program's arguments: give them with "
+                         "--program-args");
+    const std::vector<std::string> &A = I.ProgramArgs->Args;
+    const int64_t Argc = int64_t(A.size()) + 1;
+    if (C->getNumArgs() < (Long ? 5u : 3u))
+      return fail(Call + " is not run by the tool");
+    Val N = value(C->getArg(0));
+    if (Failed)
+      return Val::unknown(Why);
+    if (N.Kind != Val::Int || N.I.getSExtValue() != Argc ||
+        !I.isArgv(C->getArg(1), *Fr))
+      return fail(Call + ": not main's argc and argv");
+    std::optional<std::string> Opts = argString(C->getArg(2));
+    std::vector<LongOpt> LongOpts;
+    if (!Opts || (Long && !longOptions(C->getArg(3), LongOpts)))
+      return fail(Call + ": its options are not a string literal and a "
+                         "table the tool reads");
+    StringRef O(*Opts);
+    if (O.starts_with("-"))
+      return fail(Call + ": options in order with operands ('-') are not "
+                         "run by the tool");
+    O.consume_front("+");
+    bool ColonMode = O.starts_with(":");
+    O = O.ltrim(':');
+    auto Ret = [&](int64_t X) { return I.convert(Val::ofInt64(X), C->getType()); };
+    auto Arg = [&](int64_t K) -> const std::string & { return A[size_t(K - 1)]; };
+    OptArg.reset();
+    if (OptNext == 0) {
+      if (OptInd < 1 || OptInd >= Argc)
+        return Ret(-1);
+      const std::string &S = Arg(OptInd);
+      if (S == "--") {
+        ++OptInd;
+        return Ret(-1);
+      }
+      if (S.size() < 2 || S[0] != '-') {
+        // An operand: glibc moves it after the options that follow.
+        for (int64_t K = OptInd + 1; K < Argc; ++K)
+          if (Arg(K).size() > 1 && Arg(K)[0] == '-')
+            return fail(Call + ": the operand '" + S +
+                        "' comes before an option; glibc's reordering is "
+                        "not run by the tool");
+        return Ret(-1);
+      }
+      bool DoubleDash = S[1] == '-';
+      if (Long && (DoubleDash || LongOnly)) {
+        StringRef Body = StringRef(S).drop_front(DoubleDash ? 2 : 1);
+        StringRef Nm = Body.take_until([](char X) { return X == '='; });
+        bool HasEq = Nm.size() < Body.size();
+        const LongOpt *Hit = nullptr;
+        unsigned Prefixed = 0;
+        for (const LongOpt &L : LongOpts) {
+          if (L.Name == Nm) {
+            Hit = &L;
+            Prefixed = 1;
+            break;
+          }
+          if (StringRef(L.Name).starts_with(Nm)) {
+            Hit = &L;
+            ++Prefixed;
+          }
+        }
+        if (Hit && Prefixed == 1) {
+          if (Hit->Flag)
+            return fail(Call + ": the option '" + Hit->Name +
+                        "' sets a flag variable, which the tool does not "
+                        "follow");
+          ++OptInd;
+          if (HasEq) {
+            if (Hit->HasArg == 0)
+              return Ret('?');
+            OptArg = Body.drop_front(Nm.size() + 1).str();
+          } else if (Hit->HasArg == 1) {
+            if (OptInd >= Argc)
+              return Ret(ColonMode ? ':' : '?');
+            OptArg = Arg(OptInd++);
+          }
+          return Ret(Hit->Val);
+        }
+        if (DoubleDash || Prefixed > 1) {
+          ++OptInd;
+          return Ret('?');
+        }
+        // getopt_long_only: not a long option, so short ones.
+      }
+      OptNext = 1;
+    }
+    const std::string &S = Arg(OptInd);
+    char X = S[OptNext++];
+    bool AtEnd = OptNext >= S.size();
+    auto NextElement = [&] {
+      ++OptInd;
+      OptNext = 0;
+    };
+    size_t P = X == ':' ? StringRef::npos : O.find(X);
+    if (P == StringRef::npos) {
+      if (AtEnd)
+        NextElement();
+      return Ret('?');
+    }
+    bool Takes = P + 1 < O.size() && O[P + 1] == ':';
+    bool Optional = Takes && P + 2 < O.size() && O[P + 2] == ':';
+    if (!Takes) {
+      if (AtEnd)
+        NextElement();
+      return Ret(X);
+    }
+    if (!AtEnd) {
+      OptArg = S.substr(OptNext);
+      NextElement();
+      return Ret(X);
+    }
+    NextElement();
+    if (Optional)
+      return Ret(X);
+    if (OptInd >= Argc)
+      return Ret(ColonMode ? ':' : '?');
+    OptArg = Arg(OptInd++);
+    return Ret(X);
+  }
+
+  /// A `switch` whose labels are statements of its body's block (no label
+  /// nested deeper): from the matching label (or `default`) to a `break`.
+  Flow runSwitch(const SwitchStmt *SW) {
+    if (SW->getConditionVariable() ||
+        (SW->getInit() && run(SW->getInit()) == Flow::Fail))
+      return failFlow(SW);
+    Val V = I.convert(value(SW->getCond()), SW->getCond()->getType());
+    if (Failed)
+      return Flow::Fail;
+    if (V.Kind != Val::Int) {
+      fail("the condition '" + I.text(SW->getCond()) + "' is not known");
+      return Flow::Fail;
+    }
+    const auto *Body = dyn_cast<CompoundStmt>(SW->getBody());
+    if (!Body)
+      return failFlow(SW);
+    // The statement a label (or a chain of them) labels.
+    auto Labelled = [](const Stmt *S) {
+      while (const auto *L = dyn_cast<SwitchCase>(S))
+        S = L->getSubStmt();
+      return S;
+    };
+    // Whether the chain of labels at \p S has the condition's value.
+    bool Ok = true;
+    auto Matches = [&](const Stmt *S, bool Default) {
+      while (const auto *L = dyn_cast<SwitchCase>(S)) {
+        S = L->getSubStmt();
+        if (isa<DefaultStmt>(L)) {
+          if (Default)
+            return true;
+          continue;
+        }
+        const auto *CS = cast<CaseStmt>(L);
+        Val K = I.evalClang(CS->getLHS());
+        if (K.Kind != Val::Int || CS->getRHS()) {
+          Ok = false;
+          return false;
+        }
+        if (!Default && K.I.getSExtValue() == V.I.getSExtValue())
+          return true;
+      }
+      return false;
+    };
+    // Every label of this switch must be in those chains (none inside a
+    // nested block or loop, Duff's device).
+    unsigned TopLabels = 0, AllLabels = 0;
+    for (const Stmt *S : Body->body())
+      while (const auto *L = dyn_cast<SwitchCase>(S)) {
+        S = L->getSubStmt();
+        ++TopLabels;
+      }
+    std::function<void(const Stmt *)> Count = [&](const Stmt *S) {
+      if (!S || (S != SW && isa<SwitchStmt>(S)))
+        return;
+      if (isa<SwitchCase>(S))
+        ++AllLabels;
+      for (const Stmt *Ch : S->children())
+        Count(Ch);
+    };
+    Count(Body);
+    if (TopLabels != AllLabels)
+      return failFlow(SW);
+    int Start = -1;
+    for (bool Default : {false, true}) {
+      for (unsigned K = 0; K < Body->size() && Start < 0; ++K)
+        if (Matches(Body->body_begin()[K], Default))
+          Start = int(K);
+      if (!Ok)
+        return failFlow(SW);
+      if (Start >= 0)
+        break;
+    }
+    if (Start < 0)
+      return Flow::Next;
+    for (unsigned K = unsigned(Start); K < Body->size(); ++K) {
+      Flow F = run(Labelled(Body->body_begin()[K]));
+      if (F == Flow::Break)
+        return Flow::Next;
+      if (F != Flow::Next)
+        return F;
+    }
+    return Flow::Next;
   }
 
   Flow run(const Stmt *S) {
@@ -396,6 +677,8 @@ struct HostInterp {
       Ret = value(R->getRetValue());
       return Failed ? Flow::Fail : Flow::Return;
     }
+    if (const auto *SW = dyn_cast<SwitchStmt>(S))
+      return runSwitch(SW);
     if (isa<BreakStmt>(S))
       return Flow::Break;
     if (isa<ContinueStmt>(S))
