@@ -88,6 +88,10 @@ struct PtrVal {
   std::string Alloc; ///< "cudaMalloc at main.cu:30:3"
   bool HostInit = false;
   std::string HostInitHow;
+  /// The values the host copies in, when they are a constant host array's
+  /// (`static const int shape[] = {13, 11, 41};` then
+  /// `cudaMemcpy(d_shape, shape, 3 * sizeof(int), ...)`).
+  std::vector<double> HostValues;
 };
 
 /// Where a value is needed: function \p F, at statement \p At, entered by

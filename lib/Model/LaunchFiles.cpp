@@ -213,6 +213,7 @@ Val LaunchEvaluator::Impl::importValue(const ValueInfo &V,
     P.Alloc = V.Allocation.empty() ? "an allocation" + From : V.Allocation;
     P.HostInit = V.HostInitialised;
     P.HostInitHow = V.HostInit;
+    P.HostValues = V.HostValues;
     R.Kind = Val::Ptr;
     R.P = std::make_shared<PtrVal>(std::move(P));
     return R;

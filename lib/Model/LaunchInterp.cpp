@@ -8,9 +8,11 @@
 //   - a loop before the launch that modifies a value the launch needs
 //     (`while ((nnodes & 31) != 0) nnodes++;`), run from the values its
 //     variables have before it.
-// Only scalar locals, arithmetic, comparisons, assignments, if/while/do/for,
-// break/continue/return and calls of such helpers (or of library math and
-// min/max/abs) are run; anything else (memory, pointers, library calls with
+//   - an option loop over getopt/getopt_long with the program arguments
+//     given (`while ((c = getopt(argc, argv, "n:")) != -1) switch (c) ...`).
+// Only scalar locals, arithmetic, comparisons, assignments,
+// if/while/do/for/switch, break/continue/return and calls of such helpers
+// (or of library math and min/max/abs, and getopt) are run; anything else (memory, pointers, library calls with
 // effects) stops the run and the value stays unknown, as before. At most
 // kMaxSteps expression evaluations per run.
 //

@@ -106,6 +106,8 @@ ValueInfo LaunchEvaluator::Impl::toInfo(const Val &V, QualType T) {
     I.Allocation = P.Alloc;
     I.HostInitialised = P.HostInit;
     I.HostInit = P.HostInitHow;
+    if (P.Offset.Kind == Val::Int && P.Offset.I == 0)
+      I.HostValues = P.HostValues;
     bool ZeroOff = P.Offset.Kind == Val::Int && P.Offset.I == 0;
     if (P.Bytes.Kind == Val::Int && P.Offset.Kind == Val::Int) {
       int64_t B = asInt64(P.Bytes.I) - asInt64(P.Offset.I);

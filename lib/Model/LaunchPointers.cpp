@@ -77,6 +77,58 @@ const VarDecl *baseVar(const Expr *E) {
   return refVar(E);
 }
 
+/// \p E names a host array (`shape`, `&shape[0]`, `(void *)shape`) that is
+/// `const`, of a constant size up to 256 elements of arithmetic type, every
+/// one given a constant by its initialiser: that array, with its values in
+/// \p Out (elements the initialiser leaves out are zero). Null otherwise.
+const VarDecl *constantHostArray(ASTContext &Ctx, const Expr *E,
+                                 std::vector<double> &Out) {
+  Out.clear();
+  E = E->IgnoreParenCasts();
+  if (const auto *U = dyn_cast<UnaryOperator>(E);
+      U && U->getOpcode() == UO_AddrOf)
+    if (const auto *A =
+            dyn_cast<ArraySubscriptExpr>(U->getSubExpr()->IgnoreParens())) {
+      Expr::EvalResult R;
+      if (!A->getIdx()->EvaluateAsInt(R, Ctx) || R.Val.getInt() != 0)
+        return nullptr;
+      E = A->getBase()->IgnoreParenCasts();
+    }
+  const auto *D = dyn_cast<DeclRefExpr>(E);
+  const auto *VD = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
+  const ConstantArrayType *AT =
+      VD ? Ctx.getAsConstantArrayType(VD->getType()) : nullptr;
+  const Expr *Init = VD ? VD->getInit() : nullptr;
+  const auto *IL = Init ? dyn_cast<InitListExpr>(Init->IgnoreImplicit())
+                        : nullptr;
+  if (!AT || !IL || !AT->getElementType().isConstQualified() ||
+      !AT->getElementType()->isArithmeticType() ||
+      AT->getSize().getZExtValue() == 0 || AT->getSize().getZExtValue() > 256)
+    return nullptr;
+  uint64_t N = AT->getSize().getZExtValue();
+  for (uint64_t I = 0; I < N; ++I) {
+    if (I >= IL->getNumInits()) {
+      Out.push_back(0);
+      continue;
+    }
+    Expr::EvalResult R;
+    const Expr *X = IL->getInit(unsigned(I));
+    if (X->isValueDependent() || !X->EvaluateAsRValue(R, Ctx)) {
+      Out.clear();
+      return nullptr;
+    }
+    if (R.Val.isInt())
+      Out.push_back(double(R.Val.getInt().getSExtValue()));
+    else if (R.Val.isFloat())
+      Out.push_back(R.Val.getFloat().convertToDouble());
+    else {
+      Out.clear();
+      return nullptr;
+    }
+  }
+  return VD;
+}
+
 /// A place where a pointer variable gets its value.
 struct PtrDef {
   const Stmt *S = nullptr;     ///< for ordering
@@ -610,6 +662,24 @@ void LaunchEvaluator::Impl::findHostInit(const VarDecl *VD,
     auto P = std::make_shared<PtrVal>(*V.P);
     P->HostInit = true;
     P->HostInitHow = N.str() + " at " + where(C->getBeginLoc());
+    // A copy of a whole constant host array to the buffer's start: its
+    // values (at most 256), named in the note.
+    if (Copy && C->getNumArgs() >= 3 && P->Offset.Kind == Val::Int &&
+        P->Offset.I == 0 && isa<DeclRefExpr>(C->getArg(0)->IgnoreParenCasts()))
+      if (const VarDecl *Src =
+              constantHostArray(Ctx, C->getArg(1), P->HostValues)) {
+        Expr::EvalResult R;
+        uint64_t Elem = Ctx.getTypeSizeInChars(
+                               Ctx.getAsArrayType(Src->getType())
+                                   ->getElementType())
+                            .getQuantity();
+        if (C->getArg(2)->EvaluateAsInt(R, Ctx) &&
+            R.Val.getInt().getZExtValue() == Elem * P->HostValues.size())
+          P->HostInitHow += " from the constant array '" +
+                            Src->getNameAsString() + "'";
+        else
+          P->HostValues.clear();
+      }
     V.P = P;
     return;
   }

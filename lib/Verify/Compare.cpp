@@ -159,6 +159,7 @@ Bytes fillBuffer(ElemKind K, unsigned ElemSize, uint64_t Count,
     case Distribution::Constant: V = D.A; break;
     case Distribution::Iota: V = D.A + D.B * double(I); break;
     case Distribution::Zero: V = 0; break;
+    case Distribution::Values: V = D.List[I % D.List.size()]; break;
     case Distribution::Sorted:
     case Distribution::Distinct: break; // above
     }

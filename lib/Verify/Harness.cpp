@@ -133,6 +133,12 @@ std::string Distribution::str() const {
   case Zero: return "zero";
   case Sorted: return "sorted(" + N(A) + ", " + N(B) + ")";
   case Distinct: return "distinct(" + N(A) + ", " + N(B) + ")";
+  case Values: {
+    std::string S = "values(";
+    for (size_t I = 0; I < List.size(); ++I)
+      S += (I ? ", " : "") + N(List[I]);
+    return S + ")";
+  }
   }
   return "?";
 }
@@ -230,11 +236,18 @@ bool parseDistribution(const std::string &TextIn, const ExprEnv &Env,
     if (!Need(0))
       return false;
     Out = {Distribution::Zero, 0, 0};
+  } else if (Name == "values") {
+    if (Args.empty()) {
+      Error = "'values' takes at least one value in '" + TextIn + "'";
+      return false;
+    }
+    Out = {Distribution::Values, 0, 0};
+    Out.List = Args;
   } else {
     Error = "unknown distribution '" + Name.str() +
             "' (use uniform(a,b), normal(mean,stddev), int(lo,hi), "
-            "constant(v), iota(start,step), sorted(lo,hi), distinct(lo,hi) "
-            "or zero)";
+            "constant(v), iota(start,step), sorted(lo,hi), distinct(lo,hi), "
+            "values(v0, v1, ...) or zero)";
     return false;
   }
   return true;

@@ -16,6 +16,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -302,6 +303,15 @@ void Inference::buffer(const ParamInfo &P, const ValueInfo *A,
     T.Tail += "; " + Comment;
   if (A && A->HostInitialised && !A->HostInit.empty())
     T.Tail += "; host data: " + A->HostInit;
+  // The program copies a constant host array in, covering the buffer: its
+  // own values (index tables, shapes, strides) rather than random ones.
+  if (Ok && A && !B.Init.empty() && !A->HostValues.empty() &&
+      B.Count == A->HostValues.size()) {
+    Distribution D;
+    D.K = Distribution::Values;
+    D.List = A->HostValues;
+    B.Init = {D};
+  }
   if (Ok)
     Counts[P.Index] = B.Count;
 }
@@ -340,6 +350,11 @@ void Inference::indexRanges() {
     if (!A.IsBuffer || B.Init.empty() || !integerTypeRange(B.Kind, R))
       return false;
     const Distribution &D = B.Init.front();
+    if (D.K == Distribution::Values) {
+      R = {int64_t(*std::min_element(D.List.begin(), D.List.end())),
+           int64_t(*std::max_element(D.List.begin(), D.List.end()))};
+      return true;
+    }
     if (D.K != Distribution::IntRange && D.K != Distribution::Sorted &&
         D.K != Distribution::Distinct)
       return false;
@@ -363,6 +378,8 @@ void Inference::indexRanges() {
     IndexInterval TypeRange, Default;
     if (!Arg.IsBuffer || B.Init.empty())
       continue; // an output: the kernel writes the values it then uses
+    if (B.Init.front().K == Distribution::Values)
+      continue; // the program's own values
     if (!integerTypeRange(B.Kind, TypeRange) || !RangeOf(Arg, Default)) {
       std::string W = "buffer '" + P.Name + "': its values index " +
                       U->IndexUses.front().Access + " (" +

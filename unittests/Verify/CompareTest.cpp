@@ -36,6 +36,20 @@ TEST(Fill, DeterministicAndInRange) {
   }
 }
 
+TEST(Fill, ValuesInOrderThenCycled) {
+  Distribution D;
+  D.K = Distribution::Values;
+  D.List = {9, 76, 50};
+  Bytes I = fillBuffer(ElemKind::I32, 4, 5, D, 3);
+  std::vector<int32_t> Got(5);
+  std::memcpy(Got.data(), I.data(), 20);
+  EXPECT_EQ(Got, (std::vector<int32_t>{9, 76, 50, 9, 76}));
+  D.List = {0.25, 1.0f / 3};
+  Bytes F = fillBuffer(ElemKind::F32, 4, 2, D, 3);
+  EXPECT_EQ(at(F, 0), 0.25f);
+  EXPECT_EQ(at(F, 1), 1.0f / 3);
+}
+
 TEST(Fill, NormalMoments) {
   Bytes A = fillBuffer(ElemKind::F64, 8, 100000,
                        {Distribution::Normal, 5, 2}, 1);

@@ -144,6 +144,13 @@ TEST(Distribution, Parse) {
   EXPECT_NE(E.find("takes 2 argument(s), got 1"), std::string::npos);
   EXPECT_FALSE(parseDistribution("int(5, 1)", Env, D, E));
   EXPECT_FALSE(parseDistribution("normal(0, -1)", Env, D, E));
+  // A program's own table: the values as given, printed back the same.
+  ASSERT_TRUE(parseDistribution("values(13, 11, N * 4, 0.5)", Env, D, E)) << E;
+  EXPECT_EQ(D.K, Distribution::Values);
+  EXPECT_EQ(D.List, (std::vector<double>{13, 11, 40, 0.5}));
+  EXPECT_EQ(D.str(), "values(13, 11, 40, 0.5)");
+  EXPECT_FALSE(parseDistribution("values()", Env, D, E));
+  EXPECT_NE(E.find("'values' takes at least one value"), std::string::npos);
 }
 
 TEST(HarnessSpec, Full) {
@@ -274,7 +281,7 @@ TEST(HarnessSpec, ErrorsNameFileLineAndField) {
       {"grid: 1\nblock: 32\nparams:\n  x: { count: 8, init: \"unifrm(0, 1)\" }\n",
        "h.yaml:4:24: params.x.init: unknown distribution 'unifrm' (use "
        "uniform(a,b), normal(mean,stddev), int(lo,hi), constant(v), "
-       "iota(start,step), sorted(lo,hi), distinct(lo,hi) or zero)"},
+       "iota(start,step), sorted(lo,hi), distinct(lo,hi), values(v0, v1, ...) or zero)"},
       {"grid: 1\nblock: 2048\n",
        "h.yaml:2:8: block: more than 1024 threads per block"},
       {"grid: [0]\nblock: 32\n",

@@ -240,6 +240,8 @@ struct ValueInfo {
   std::string Allocation;        ///< "cudaMalloc at main.cu:30:3"
   bool HostInitialised = false;  ///< copied in / set by the host before
   std::string HostInit;          ///< "cudaMemcpy H2D at main.cu:33:3"
+  /// The host's values, when it copies in a constant array (PtrVal).
+  std::vector<double> HostValues;
   std::string How; ///< how it was found (notes), "" for plain constants
   std::string Why; ///< Unknown (or a pointer without size): what is missing
   /// A number (or, for pointers, a known size): nothing left to know.

@@ -41,15 +41,29 @@ struct Distribution {
   /// distinct(lo,hi), integers in [lo, hi] in random order, no value twice
   /// when the range has at least as many values as the buffer elements
   /// (scatter indices: no two threads store to the same element).
-  enum Kind { Uniform, Normal, IntRange, Constant, Iota, Zero, Sorted, Distinct }
-      K = Uniform;
+  /// Values: values(v0, v1, ...), element I is v[I % n] (a table the
+  /// program copies in from a constant host array: shapes, strides,
+  /// filter weights).
+  enum Kind {
+    Uniform,
+    Normal,
+    IntRange,
+    Constant,
+    Iota,
+    Zero,
+    Sorted,
+    Distinct,
+    Values
+  } K = Uniform;
   double A = -1, B = 1; ///< uniform(a,b) / normal(mean,stddev) / int(lo,hi)
                         ///< / constant(A) / iota(start A, step B) /
                         ///< sorted(lo,hi) / distinct(lo,hi)
+  std::vector<double> List; ///< values(...)
   std::string str() const;
 };
 /// Parses "uniform(-1, 1)", "normal(0, 1)", "int(0, 9)", "constant(3)",
-/// "iota", "iota(1, 2)", "zero", "sorted(0, 9)", "distinct(0, 9)". Arguments may use sizes from \p Env.
+/// "iota", "iota(1, 2)", "zero", "sorted(0, 9)", "distinct(0, 9)",
+/// "values(3, 1, 2)". Arguments may use sizes from \p Env.
 bool parseDistribution(const std::string &Text, const ExprEnv &Env,
                        Distribution &Out, std::string &Error);
 
