@@ -318,6 +318,19 @@ bool LaunchEvaluator::Impl::afterFirstRun(const Stmt *M, const Stmt *At,
   return false;
 }
 
+namespace {
+/// Calls \p Fn for every lambda expression in \p S (nested ones too).
+void forEachLambda(const Stmt *S,
+                   const std::function<void(const LambdaExpr *)> &Fn) {
+  if (!S)
+    return;
+  if (const auto *LE = dyn_cast<LambdaExpr>(S))
+    Fn(LE);
+  for (const Stmt *C : S->children())
+    forEachLambda(C, Fn);
+}
+} // namespace
+
 const std::vector<const Stmt *> &
 LaunchEvaluator::Impl::mutations(const VarDecl *VD, const FunctionDecl *F) {
   auto Key = std::make_pair(VD, F);
@@ -331,9 +344,25 @@ LaunchEvaluator::Impl::mutations(const VarDecl *VD, const FunctionDecl *F) {
     auto &A = Analyzers[Body];
     if (!A)
       A = std::make_unique<ExprMutationAnalyzer>(*Body, Ctx);
-    for (const DeclRefExpr *R : Refs)
-      if (A->findMutation(R))
-        Out.push_back(R);
+    // A capture by reference binds a non-const reference, which the
+    // mutation analysis counts as a modification: a comparator `[&](int a,
+    // int b) { return g.deg[a] > g.deg[b]; }` modifies nothing. Such a
+    // capture modifies VD only when the lambda's body does.
+    std::map<const Expr *, const LambdaExpr *> CaptureOf;
+    forEachLambda(Body, [&](const LambdaExpr *LE) {
+      for (const Expr *CI : LE->capture_inits())
+        if (CI)
+          CaptureOf[CI->IgnoreImplicit()] = LE;
+    });
+    for (const DeclRefExpr *R : Refs) {
+      if (!A->findMutation(R))
+        continue;
+      auto C = CaptureOf.find(R);
+      if (C != CaptureOf.end() && C->second->getBody() &&
+          !ExprMutationAnalyzer(*C->second->getBody(), Ctx).isMutated(VD))
+        continue;
+      Out.push_back(R);
+    }
     std::stable_sort(Out.begin(), Out.end(),
                      [&](const Stmt *X, const Stmt *Y) { return before(X, Y); });
   }
