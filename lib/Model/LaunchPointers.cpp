@@ -639,17 +639,19 @@ void LaunchEvaluator::Impl::findHostInit(const VarDecl *VD,
     return;
   std::vector<const CallExpr *> Calls;
   collectCalls(F->getBody(), Calls);
-  for (const CallExpr *C : Calls) {
+  // A copy or set that fills VD's buffer before the launch (or in a loop
+  // around it).
+  auto Fills = [&](const CallExpr *C) {
     if (C->getNumArgs() == 0 || baseVar(C->getArg(0)) != VD)
-      continue;
+      return false;
     if (At && !before(C, At) && !inLoopAround(C, At, F))
-      continue;
+      return false;
     StringRef N = calleeName(C);
     bool Copy = N == "cudaMemcpy" || N == "cudaMemcpyAsync";
     bool Copy2D = N == "cudaMemcpy2D" || N == "cudaMemcpy2DAsync";
     bool Set = N.starts_with("cudaMemset");
     if (!Copy && !Copy2D && !Set)
-      continue;
+      return false;
     unsigned KindArg = Copy ? 3 : 6;
     if (!Set && C->getNumArgs() > KindArg) {
       Expr::EvalResult R;
@@ -657,8 +659,15 @@ void LaunchEvaluator::Impl::findHostInit(const VarDecl *VD,
       // (host-to-device 1, device-to-device 3, default 4) fills this one.
       if (C->getArg(KindArg)->EvaluateAsInt(R, Ctx) &&
           R.Val.getInt().getExtValue() == 2)
-        continue;
+        return false;
     }
+    return true;
+  };
+  for (const CallExpr *C : Calls) {
+    if (!Fills(C))
+      continue;
+    StringRef N = calleeName(C);
+    bool Copy = N == "cudaMemcpy" || N == "cudaMemcpyAsync";
     auto P = std::make_shared<PtrVal>(*V.P);
     P->HostInit = true;
     P->HostInitHow = N.str() + " at " + where(C->getBeginLoc());
@@ -679,6 +688,10 @@ void LaunchEvaluator::Impl::findHostInit(const VarDecl *VD,
                             Src->getNameAsString() + "'";
         else
           P->HostValues.clear();
+        // Only when nothing else fills the buffer before the launch.
+        for (const CallExpr *O : Calls)
+          if (O != C && Fills(O))
+            P->HostValues.clear();
       }
     V.P = P;
     return;

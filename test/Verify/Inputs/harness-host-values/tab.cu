@@ -32,6 +32,12 @@ __global__ void use_part(const int *c, float *out) {
     out[i] = float(c[i]);
 }
 
+__global__ void use_reset(const int *c, float *out) {
+  int i = threadIdx.x;
+  if (i < 3)
+    out[i] = float(c[i]);
+}
+
 int main() {
   const int n = 64;
   int *d_shape, *d_stride, *d_counts, *d_part;
@@ -53,5 +59,11 @@ int main() {
   use<<<1, 32>>>(d_counts, d_out);
   cudaMemcpy(d_part, shape, 3 * sizeof(int), cudaMemcpyHostToDevice);
   use_part<<<1, 32>>>(d_part, d_out);
+  // Filled from the constant array, then set again: not its values.
+  int *d_reset;
+  cudaMalloc(&d_reset, 3 * sizeof(int));
+  cudaMemcpy(d_reset, shape, 3 * sizeof(int), cudaMemcpyHostToDevice);
+  cudaMemset(d_reset, 0, 3 * sizeof(int));
+  use_reset<<<1, 32>>>(d_reset, d_out);
   return 0;
 }
