@@ -153,6 +153,34 @@ TEST(Distribution, Parse) {
   EXPECT_NE(E.find("'values' takes at least one value"), std::string::npos);
 }
 
+TEST(HarnessSpec, ValuesAsPrintedByTheInference) {
+  // --print-harness writes a table's values quoted inside { } (commas);
+  // block style needs no quotes.
+  Harness H;
+  std::string E;
+  ASSERT_TRUE(parse(R"Y(kernel: saxpy
+grid: 1
+block: 32
+params:
+  x: { count: 3, init: "values(9, 76, 50)" }
+  y:
+    count: 2
+    init: values(0.1111111119389534, 0.5)
+  a: 1
+  n: 3
+)Y",
+                    H, E))
+      << E;
+  ASSERT_EQ(H.Args.size(), 4u);
+  ASSERT_EQ(H.Args[0].Buffer.Init.size(), 1u);
+  EXPECT_EQ(H.Args[0].Buffer.Init[0].K, Distribution::Values);
+  EXPECT_EQ(H.Args[0].Buffer.Init[0].List,
+            (std::vector<double>{9, 76, 50}));
+  ASSERT_EQ(H.Args[1].Buffer.Init.size(), 1u);
+  EXPECT_EQ(H.Args[1].Buffer.Init[0].List.size(), 2u);
+  EXPECT_EQ(float(H.Args[1].Buffer.Init[0].List[0]), 1.0f / 9);
+}
+
 TEST(HarnessSpec, Full) {
   Harness H;
   std::string E;
