@@ -117,9 +117,16 @@ const VarDecl *constantHostArray(ASTContext &Ctx, const Expr *E,
       Out.clear();
       return nullptr;
     }
-    if (R.Val.isInt())
-      Out.push_back(double(R.Val.getInt().getSExtValue()));
-    else if (R.Val.isFloat())
+    if (R.Val.isInt()) {
+      // As the element type says (a uint8_t 0xC0 is 192), and exactly.
+      const llvm::APSInt &V = R.Val.getInt();
+      if ((V.isUnsigned() ? V.getActiveBits() : V.getSignificantBits()) >
+          53) {
+        Out.clear();
+        return nullptr;
+      }
+      Out.push_back(double(V.getExtValue()));
+    } else if (R.Val.isFloat())
       Out.push_back(R.Val.getFloat().convertToDouble());
     else {
       Out.clear();

@@ -6,6 +6,7 @@ static const int shape[] = {4, 8, 2};
 static const int stride[3] = {16, 2, 1};
 static const float weights[] = {0.25f, 0.5f, 0.25f};
 static int counts[] = {1, 2, 3};
+static const unsigned char sbox[4] = {0xC0, 0x50, 0x7F, 0xFF};
 
 __global__ void gather(const int *shape, const int *stride, const float *w,
                        const float *in, float *out, int n) {
@@ -30,6 +31,12 @@ __global__ void use_part(const int *c, float *out) {
   int i = threadIdx.x;
   if (i < 3)
     out[i] = float(c[i]);
+}
+
+__global__ void substitute(const unsigned char *box, const int *in, int *out) {
+  int i = threadIdx.x;
+  if (i < 32)
+    out[i] = box[in[i] & 3];
 }
 
 __global__ void use_reset(const int *c, float *out) {
@@ -65,5 +72,10 @@ int main() {
   cudaMemcpy(d_reset, shape, 3 * sizeof(int), cudaMemcpyHostToDevice);
   cudaMemset(d_reset, 0, 3 * sizeof(int));
   use_reset<<<1, 32>>>(d_reset, d_out);
+  // Unsigned bytes: 0xC0 is 192.
+  unsigned char *d_box;
+  cudaMalloc(&d_box, sizeof(sbox));
+  cudaMemcpy(d_box, sbox, sizeof(sbox), cudaMemcpyHostToDevice);
+  substitute<<<1, 32>>>(d_box, d_counts, d_part);
   return 0;
 }
