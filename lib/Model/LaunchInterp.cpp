@@ -12,9 +12,10 @@
 //     given (`while ((c = getopt(argc, argv, "n:")) != -1) switch (c) ...`).
 // Only scalar locals, arithmetic, comparisons, assignments,
 // if/while/do/for/switch, break/continue/return and calls of such helpers
-// (or of library math and min/max/abs, and getopt) are run; anything else (memory, pointers, library calls with
-// effects) stops the run and the value stays unknown, as before. At most
-// kMaxSteps expression evaluations per run.
+// (or of library math and min/max/abs, and getopt) are run; anything else
+// (memory, pointers, library calls with effects) stops the run and the
+// value stays unknown, as before. At most kMaxSteps expression evaluations
+// per run.
 //
 //===----------------------------------------------------------------------===//
 #include "LaunchEval.h"

@@ -347,18 +347,22 @@ LaunchEvaluator::Impl::mutations(const VarDecl *VD, const FunctionDecl *F) {
     // A capture by reference binds a non-const reference, which the
     // mutation analysis counts as a modification: a comparator `[&](int a,
     // int b) { return g.deg[a] > g.deg[b]; }` modifies nothing. Such a
-    // capture modifies VD only when the lambda's body does.
-    std::map<const Expr *, const LambdaExpr *> CaptureOf;
-    forEachLambda(Body, [&](const LambdaExpr *LE) {
-      for (const Expr *CI : LE->capture_inits())
-        if (CI)
-          CaptureOf[CI->IgnoreImplicit()] = LE;
-    });
+    // capture modifies VD only when the lambda's body does. The captures
+    // are gathered once, when a modification is first found.
+    std::optional<std::map<const Expr *, const LambdaExpr *>> CaptureOf;
     for (const DeclRefExpr *R : Refs) {
       if (!A->findMutation(R))
         continue;
-      auto C = CaptureOf.find(R);
-      if (C != CaptureOf.end() && C->second->getBody() &&
+      if (!CaptureOf) {
+        CaptureOf.emplace();
+        forEachLambda(Body, [&](const LambdaExpr *LE) {
+          for (const Expr *CI : LE->capture_inits())
+            if (CI)
+              (*CaptureOf)[CI->IgnoreImplicit()] = LE;
+        });
+      }
+      auto C = CaptureOf->find(R);
+      if (C != CaptureOf->end() && C->second->getBody() &&
           !ExprMutationAnalyzer(*C->second->getBody(), Ctx).isMutated(VD))
         continue;
       Out.push_back(R);
