@@ -11,7 +11,9 @@
 
 #include "clang/AST/DeclCXX.h"
 
+#include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -236,6 +238,97 @@ Val LaunchEvaluator::Impl::convertArgString(
   V = convert(V, C->getType());
   V.How = "from the program argument '" + S + "' (" + text(C->getArg(0)) +
           ", " + ProgramArgs->Origin + ")";
+  return V;
+}
+
+Val LaunchEvaluator::Impl::scannedArg(const CallExpr *C, unsigned K,
+                                      const Frame &Fr, QualType T,
+                                      bool &Handled) {
+  Handled = false;
+  const FunctionDecl *FD = C->getDirectCallee();
+  if (!FD || !FD->getIdentifier() || FD->getName() != "sscanf" ||
+      !libraryCall(C, SM) || C->getNumArgs() < 3 || K < 2 ||
+      K >= C->getNumArgs())
+    return Val();
+  Handled = true;
+  const auto *SL = dyn_cast<clang::StringLiteral>(C->getArg(1)->IgnoreParenImpCasts());
+  if (!SL || !SL->isOrdinary())
+    return Val::unknown("its format is not a string literal");
+  std::string Why;
+  std::optional<std::string> S = programArg(C->getArg(0), Fr, Why);
+  if (!S)
+    return Val::unknown(Why.empty() ? "it reads a string that is not a program argument"
+                                    : Why);
+  // The stored conversions, in order; only numbers (no %s, %c, %[ or %n,
+  // which would need buffers the tool does not have).
+  struct Slot {
+    char Conv;
+    std::string Len;
+  };
+  std::vector<Slot> Slots;
+  std::string F = SL->getString().str();
+  for (size_t I = 0; I < F.size(); ++I) {
+    if (F[I] != '%')
+      continue;
+    if (++I < F.size() && F[I] == '%')
+      continue;
+    bool Suppress = I < F.size() && F[I] == '*';
+    if (Suppress)
+      ++I;
+    while (I < F.size() && std::isdigit(static_cast<unsigned char>(F[I])))
+      ++I;
+    std::string Len;
+    while (I < F.size() && std::strchr("hljzt", F[I]) && F[I] != 0)
+      Len += F[I++];
+    if (I >= F.size() || !std::strchr("diouxXfeEgGaA", F[I]) || F[I] == 0 ||
+        Len.size() > 2)
+      return Val::unknown("its format has a conversion that is not a number (%s, %c, %[ "
+                        "and %n are not run)");
+    if (!Suppress)
+      Slots.push_back({F[I], Len});
+  }
+  constexpr size_t MaxSlots = 8;
+  if (Slots.size() > MaxSlots)
+    return Val::unknown("its format has more than 8 conversions");
+  unsigned Want = K - 2;
+  if (Want >= Slots.size())
+    return Val::unknown("no conversion of its format stores through argument " +
+                        std::to_string(K + 1));
+  // The C library parses the argument as the program will.
+  alignas(16) unsigned char B[MaxSlots][16] = {};
+  int Got = std::sscanf(S->c_str(), F.c_str(), B[0], B[1], B[2], B[3], B[4],
+                        B[5], B[6], B[7]);
+  if (Got < 0 || unsigned(Got) <= Want)
+    return Val::unknown("it stores nothing through argument " +
+                        std::to_string(K + 1) + ": the program argument '" +
+                        *S + "' does not match the format");
+  const Slot &W = Slots[Want];
+  const unsigned char *P = B[Want];
+  Val V;
+  if (std::strchr("fFeEgGaA", W.Conv)) {
+    if (W.Len.empty()) {
+      float X;
+      std::memcpy(&X, P, sizeof X);
+      V = Val::ofFloat(X, true);
+    } else if (W.Len == "l") {
+      double X;
+      std::memcpy(&X, P, sizeof X);
+      V = Val::ofFloat(X, false);
+    } else {
+      return Val::unknown("its format has a conversion that is not a number (%s, %c, %[ "
+                        "and %n are not run)");
+    }
+  } else {
+    unsigned Size = W.Len == "hh" ? 1 : W.Len == "h" ? 2 : W.Len.empty() ? 4 : 8;
+    uint64_t U = 0;
+    std::memcpy(&U, P, Size); // little-endian: the low bytes
+    bool Signed = W.Conv == 'd' || W.Conv == 'i';
+    APInt X(Size * 8, U);
+    V = Val::ofInt(APSInt(Signed ? X.sext(64) : X.zext(64), !Signed));
+  }
+  V = convert(V, T);
+  V.How = "from the program argument '" + *S + "' (" + text(C) + ", " +
+          ProgramArgs->Origin + ")";
   return V;
 }
 

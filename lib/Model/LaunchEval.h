@@ -265,6 +265,14 @@ struct LaunchEvaluator::Impl {
                        const std::string &S,
                        const std::function<Val(unsigned)> &ArgVal,
                        bool &Handled);
+  /// What `sscanf(S, "<format>", ..., &x, ...)` stores through its
+  /// argument \p K (>= 2) when \p S is a program argument: numeric
+  /// conversions only (%d %i %u %x %o, %f %e %g and their length
+  /// modifiers, %*... skipped), run by the C library on the argument.
+  /// Handled: \p C calls the library's sscanf (Unknown with the reason
+  /// when the value cannot be known); converted to \p T.
+  Val scannedArg(const clang::CallExpr *C, unsigned K, const Frame &Fr,
+                 clang::QualType T, bool &Handled);
   /// strcmp / strncmp of two known strings: -1, 0 or 1. Handled: \p Name
   /// is one of them (nothing when the length is not known).
   std::optional<int64_t>

@@ -1036,6 +1036,23 @@ Val LaunchEvaluator::Impl::storedByCall(const Stmt *M, const VarDecl *VD,
       return R;
     }
   }
+  // sscanf(argv[k], "%d", &n): the number the C library reads from a
+  // program argument.
+  if (ByAddress && Rel == 1 && Chain.size() == Path.size() &&
+      K < C->getNumArgs()) {
+    bool Handled = false;
+    Val V = scannedArg(C, K, Own,
+                       C->getArg(K)->IgnoreParenImpCasts()->getType()
+                           ->getPointeeType(),
+                       Handled);
+    if (Handled) {
+      if (V.Kind == Val::Unknown)
+        return Val::unknown(Mod + By + ": " + V.Why);
+      if (std::optional<Val> NotEvery = OnEveryPath())
+        return *NotEvery;
+      return V;
+    }
+  }
   if (K == C->getNumArgs() || !Def || inSystemHeader(SM, Def->getLocation()) ||
       K >= Def->getNumParams())
     return Val::unknown(Mod + By + ", whose definition the tool does not see");
