@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "cudal1/Extract/Extract.h"
 #include "cudal1/Model/KernelModel.h"
+#include "cudal1/Model/RecordMembers.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -612,6 +613,7 @@ ParamInfo makeParam(const ASTContext &Ctx, const ParmVarDecl *P, unsigned I,
     if (!C.isNull())
       R.ScalarType = C.getUnqualifiedType().getAsString(Pol);
   }
+  setRecordMembers(Ctx, Elem, Pol, R);
   return R;
 }
 

@@ -40,6 +40,9 @@ bool ValueInfo::known() const {
     return DimExprs[0].empty() && DimExprs[1].empty() && DimExprs[2].empty();
   case Pointer:
     return Bytes.has_value();
+  case Record:
+    return std::all_of(Members.begin(), Members.end(),
+                       [](const ValueInfo &M) { return M.known(); });
   }
   return false;
 }
@@ -47,6 +50,9 @@ bool ValueInfo::known() const {
 bool ValueInfo::expressible() const {
   if (known())
     return true;
+  if (Kind == Record)
+    return std::all_of(Members.begin(), Members.end(),
+                       [](const ValueInfo &M) { return M.expressible(); });
   return Kind == Dim || ((Kind == Integer || Kind == Floating ||
                           Kind == Pointer) &&
                          !Expr.empty());
@@ -56,7 +62,9 @@ static bool sameValue(const ValueInfo &A, const ValueInfo &B) {
   return A.Kind == B.Kind && A.Int == B.Int && A.Float == B.Float &&
          A.Dims == B.Dims && A.Expr == B.Expr && A.DimExprs == B.DimExprs &&
          A.Bytes == B.Bytes && A.HostInitialised == B.HostInitialised &&
-         A.Why == B.Why;
+         A.Why == B.Why && A.Members.size() == B.Members.size() &&
+         std::equal(A.Members.begin(), A.Members.end(), B.Members.begin(),
+                    sameValue);
 }
 
 bool LaunchValues::complete() const {

@@ -1,6 +1,7 @@
 //===- KernelModel.cpp - kernels, device-call closure, launch sites ------===//
 #include "cudal1/Model/KernelModel.h"
 #include "cudal1/Model/LaunchValues.h"
+#include "cudal1/Model/RecordMembers.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
@@ -145,6 +146,7 @@ ParamInfo makeParam(const ASTContext &Ctx, const ParmVarDecl *P,
     if (!C.isNull())
       R.ScalarType = C.getUnqualifiedType().getAsString(Pol);
   }
+  setRecordMembers(Ctx, Elem, Pol, R);
   return R;
 }
 

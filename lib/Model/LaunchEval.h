@@ -426,6 +426,10 @@ struct LaunchEvaluator::Impl {
              std::vector<std::vector<launcheval::CallStep>> &Out,
              std::vector<std::string> &RootWhys, bool &Truncated);
   ValueInfo toInfo(const Val &V, clang::QualType T);
+  /// The value of \p A, an argument of structure type, member by member
+  /// (RecordMembers.h): a Record, or Unknown when the structure has members
+  /// that are not numbers.
+  ValueInfo recordInfo(const clang::Expr *A, const Frame &Fr);
   ValueInfo dimInfo(const Val &V);
 };
 

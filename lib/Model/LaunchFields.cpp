@@ -247,8 +247,22 @@ Val LaunchEvaluator::Impl::fieldOf(const Expr *E,
         C->getSubExpr()->getType().getCanonicalType())
       return fieldOf(C->getSubExpr(), Path, Fr, From);
   if (const auto *C = dyn_cast<CallExpr>(E)) {
-    // A function returning a structure: its one `return`, in the callee.
     const FunctionDecl *FD = C->getDirectCallee();
+    // CUDA's make_float3(x, y, z), make_int2(x, y)...: component K is
+    // argument K.
+    if (FD && FD->getIdentifier() && Rest.size() == 1) {
+      const RecordDecl *RT = FD->getReturnType()->getAsRecordDecl();
+      int K = dimComponent(Rest.front());
+      if (K < 0 && Rest.front()->getName() == "w")
+        K = 3;
+      if (RT && RT->getIdentifier() &&
+          FD->getName() == ("make_" + RT->getName()).str() && K >= 0 &&
+          unsigned(K) < C->getNumArgs() &&
+          C->getNumArgs() == unsigned(std::distance(RT->field_begin(),
+                                                    RT->field_end())))
+        return convert(eval(C->getArg(K), Fr), Rest.front()->getType());
+    }
+    // A function returning a structure: its one `return`, in the callee.
     const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
     if (Def && !inSystemHeader(SM, Def->getLocation()) &&
         !isa<CXXMethodDecl>(Def) && !isa<CXXOperatorCallExpr>(C)) {

@@ -218,6 +218,8 @@ Val LaunchEvaluator::Impl::importValue(const ValueInfo &V,
     R.P = std::make_shared<PtrVal>(std::move(P));
     return R;
   }
+  case ValueInfo::Record:
+    return Val::unknown("a structure passed by value" + From);
   case ValueInfo::Unknown:
     return Val::unknown((V.Why.empty() ? "not known" : V.Why) + From);
   }

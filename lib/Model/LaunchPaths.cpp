@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "LaunchEval.h"
+#include "cudal1/Model/RecordMembers.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -132,6 +133,30 @@ ValueInfo LaunchEvaluator::Impl::toInfo(const Val &V, QualType T) {
   return I;
 }
 
+ValueInfo LaunchEvaluator::Impl::recordInfo(const Expr *A, const Frame &Fr) {
+  QualType T = A->getType().getNonReferenceType();
+  ValueInfo I;
+  I.Type = T.getAsString(Ctx.getPrintingPolicy());
+  std::vector<RecordLeaf> Leaves;
+  std::string WhyNot;
+  if (!recordLeaves(Ctx, T, Leaves, WhyNot)) {
+    I.Why = "'" + text(A) + "' is a '" + I.Type + "': " + WhyNot +
+            " (the harness passes structures whose members are numbers)";
+    return I;
+  }
+  I.Kind = ValueInfo::Record;
+  for (const RecordLeaf &L : Leaves) {
+    Val V = fieldOf(A, L.Path, Fr);
+    if (V.Kind != Val::Unknown)
+      V = convert(V, L.Type);
+    ValueInfo M = toInfo(V, L.Type);
+    if (M.Kind == ValueInfo::Unknown)
+      M.Why = "member '" + L.PathText + "': " + M.Why;
+    I.Members.push_back(std::move(M));
+  }
+  return I;
+}
+
 void LaunchEvaluator::Impl::paths(const FunctionDecl *F,
                                   std::vector<CallStep> &Cur,
                                   std::vector<std::vector<CallStep>> &Out,
@@ -240,6 +265,11 @@ LaunchEvaluator::Impl::evaluatePath(const LaunchExprs &L,
       ValueInfo U;
       U.Why = "the launch's form does not show this argument";
       LV.Args.push_back(U);
+      continue;
+    }
+    QualType AT = A->getType().getNonReferenceType();
+    if (AT->isRecordType() && !AT->isDependentType()) {
+      LV.Args.push_back(recordInfo(A, F0));
       continue;
     }
     LV.Args.push_back(toInfo(eval(A, F0), A->getType()));

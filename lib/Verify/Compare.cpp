@@ -286,6 +286,22 @@ Tolerance toleranceForBuffer(const Tolerance &Tol, const std::string &Param,
 }
 
 Bytes scalarArgBytes(const ScalarSpec &S) {
+  if (S.Record) {
+    // Each member at its offset; padding (and an empty structure's byte)
+    // zero.
+    Bytes B(std::max(1u, S.Size), 0);
+    for (const ScalarSpec::Member &M : S.Members) {
+      if (M.Offset + M.Size > B.size())
+        continue; // not from a layout of this structure
+      ScalarSpec One;
+      One.Kind = M.Kind;
+      One.Size = M.Size;
+      One.Value = M.Value;
+      Bytes V = scalarArgBytes(One);
+      std::memcpy(B.data() + M.Offset, V.data(), M.Size);
+    }
+    return B;
+  }
   Bytes B(std::max(8u, S.Size), 0);
   if (isFloatKind(S.Kind))
     storeValue(B.data(), S.Kind, S.Size, S.Value.asDouble());

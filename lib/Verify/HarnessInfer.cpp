@@ -114,6 +114,7 @@ private:
   void sizes();
   void buffer(const ParamInfo &P, const ValueInfo *A, Harness::Arg &Arg);
   void value(const ParamInfo &P, const ValueInfo *A, Harness::Arg &Arg);
+  void record(const ParamInfo &P, const ValueInfo *A, Harness::Arg &Arg);
   void missing(const std::string &What) { Out.Missing.push_back(What); }
   /// Evaluates an expression over the unknown names (listed as missing by
   /// sizes() unless --define'd): other failures are missing values too.
@@ -415,8 +416,69 @@ void Inference::indexRanges() {
   }
 }
 
+void Inference::record(const ParamInfo &P, const ValueInfo *A,
+                       Harness::Arg &Arg) {
+  std::string Text, Comment = P.Type;
+  std::vector<ExprValue> Values;
+  bool Ok = true;
+  if (!A || A->Kind != ValueInfo::Record) {
+    Ok = false;
+    Text = Unknown;
+    std::string Why = A && !A->Why.empty() ? A->Why
+                      : !P.RecordWhyNot.empty()
+                          ? "'" + P.Type + "': " + P.RecordWhyNot
+                          : "no value for it at the launch";
+    missing("parameter '" + P.Name + "': " + Why);
+    Comment += "; cuda-l1: unknown: " + Why;
+  } else {
+    Text = "{";
+    for (size_t I = 0; I < P.Members.size(); ++I) {
+      const ParamInfo::Member &M = P.Members[I];
+      std::string Name = P.Name + "." + M.Path, T;
+      ExprValue X;
+      // --define <param>.<member>=V for a member the launch does not show.
+      auto Def = Defines.find(Name);
+      if (I < A->Members.size() &&
+          A->Members[I].Kind != ValueInfo::Unknown) {
+        if (!scalar(A->Members[I], X, T, "parameter '" + Name + "'"))
+          Ok = false;
+        else if (X.IsFloat && isFloatKind(elemKindFromType(M.ScalarType)) &&
+                 elemKindFromType(M.ScalarType) != ElemKind::F64 &&
+                 A->Members[I].Expr.empty())
+          T = floatNumberText(X.F);
+      } else if (Def != Defines.end()) {
+        X = Def->second;
+        T = numberText(X);
+      } else {
+        Ok = false;
+        T = Unknown;
+        std::string Why = I < A->Members.size() ? A->Members[I].Why
+                                                : "not known";
+        missing("parameter '" + Name + "': " + Why);
+        Comment += "; cuda-l1: unknown: " + Why;
+      }
+      Text += (I ? ", " : " ") + M.Path + ": " + T;
+      Values.push_back(X);
+    }
+    Text += P.Members.empty() ? "}" : " }";
+    if (!A->How.empty())
+      Comment += "; " + A->How;
+  }
+  std::string Err;
+  if (Ok && !setRecord(Arg.Scalar, P, Values, Err)) {
+    missing(Err);
+    Comment += "; cuda-l1: " + Err;
+  }
+  raw_string_ostream OS(ValueLines[P.Index]);
+  OS << "  " << P.Name << ": " << Text << "   # " << Comment << "\n";
+}
+
 void Inference::value(const ParamInfo &P, const ValueInfo *A,
                       Harness::Arg &Arg) {
+  if (P.IsRecord) {
+    record(P, A, Arg);
+    return;
+  }
   ExprValue X;
   std::string Text, Comment = P.Type;
   bool Ok;
@@ -561,7 +623,15 @@ std::string launchSummary(const LaunchValues &V,
       S += numberText(ExprValue{true, 0, A.Float});
     else if (A.Kind == ValueInfo::Pointer && A.Bytes)
       S += std::to_string(*A.Bytes) + " bytes";
-    else
+    else if (A.Kind == ValueInfo::Record && A.known()) {
+      S += "{";
+      for (size_t I = 0; I < A.Members.size() && I < P.Members.size(); ++I)
+        S += (I ? ", " : "") + P.Members[I].Path + ": " +
+             (A.Members[I].Kind == ValueInfo::Floating
+                  ? numberText(ExprValue{true, 0, A.Members[I].Float})
+                  : std::to_string(A.Members[I].Int));
+      S += "}";
+    } else
       S += "?";
   }
   if (!V.Path.empty())

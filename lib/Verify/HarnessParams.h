@@ -19,6 +19,12 @@ void setBufferKind(BufferSpec &B, const ParamInfo &P);
 /// harness cannot pass that type or the value does not fit it.
 bool setScalar(ScalarSpec &S, const ParamInfo &P, const ExprValue &V,
                std::string &Err);
+/// The argument for \p P, a structure passed by value (P.IsRecord), with
+/// member values \p Values in the order of P.Members; false with \p Err
+/// when the harness cannot pass it (P.RecordWhyNot) or a value does not fit
+/// its member.
+bool setRecord(ScalarSpec &S, const ParamInfo &P,
+               const std::vector<ExprValue> &Values, std::string &Err);
 
 } // namespace cudal1
 

@@ -473,6 +473,40 @@ bool SpecParser::readParams() {
       A.IsBuffer = true;
       if (!readBuffer(P, N, Field, A.Buffer))
         return false;
+    } else if (P.IsRecord && N->isMap()) {
+      // A structure by value: { x: 1, y: 2.5, origin.z: n / 2 }.
+      std::map<std::string, const YamlTree *> Given;
+      for (auto &KV : N->Entries) {
+        std::string Key;
+        if (!scalar(&KV.first, Field, Key))
+          return false;
+        if (llvm::none_of(P.Members, [&](const ParamInfo::Member &M) {
+              return M.Path == Key;
+            })) {
+          std::string Names;
+          for (const ParamInfo::Member &M : P.Members)
+            Names += (Names.empty() ? "" : ", ") + M.Path;
+          return fail(&KV.first, Field + "." + Key,
+                      "no such member of '" + P.Type + "' (members: " +
+                          (Names.empty() ? "none" : Names) + ")");
+        }
+        Given[Key] = &KV.second;
+      }
+      std::vector<ExprValue> Values;
+      for (const ParamInfo::Member &M : P.Members) {
+        auto G = Given.find(M.Path);
+        if (G == Given.end())
+          return fail(N, Field + "." + M.Path,
+                      "missing: member '" + M.Path + "' ('" + M.ScalarType +
+                          "') needs a value");
+        ExprValue V;
+        if (!expr(G->second, Field + "." + M.Path, V))
+          return false;
+        Values.push_back(V);
+      }
+      std::string E;
+      if (!setRecord(A.Scalar, P, Values, E))
+        return fail(N, Field, E);
     } else {
       ExprValue V;
       if (!expr(N, Field, V))

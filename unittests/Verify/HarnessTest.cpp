@@ -6,6 +6,8 @@
 
 #include "gtest/gtest.h"
 
+#include <cstring>
+
 using namespace cudal1;
 
 namespace {
@@ -905,4 +907,84 @@ TEST(CandidateLaunch, GridStrideLaunch) {
   EXPECT_EQ(launchArgIndexAt(Text, Close, Text.find("a,")), 1u);
   EXPECT_EQ(launchArgIndexAt(Text, Close, Text.find("n + 1")), 2u);
   EXPECT_EQ(launchArgIndexAt(Text, Close, Text.find(";")), std::nullopt);
+}
+
+namespace {
+/// `__global__ void k(float *u, Cell c, Empty e)` with `struct Cell { int n;
+/// struct { float x; double y; } o; }` (n at 0, o.x at 8, o.y at 16; 24
+/// bytes) and an empty `struct Empty {}`.
+std::vector<ParamInfo> recordParams() {
+  ParamInfo U = makeParam("u", "float *", "float", true, false, 8, 4);
+  ParamInfo C = makeParam("c", "Cell", "Cell", false, false, 24, 24);
+  C.Index = 1;
+  C.IsRecord = true;
+  C.Members = {{"n", 0, "int", 4}, {"o.x", 8, "float", 4},
+               {"o.y", 16, "double", 8}};
+  ParamInfo E = makeParam("e", "Empty", "Empty", false, false, 1, 1);
+  E.Index = 2;
+  E.IsRecord = true;
+  return {U, C, E};
+}
+} // namespace
+
+TEST(HarnessSpec, StructureByValueMemberByMember) {
+  Harness H;
+  std::string E;
+  ASSERT_TRUE(parseHarnessSpec(R"Y(kernel: k
+grid: 1
+block: 32
+params:
+  u: { count: 32 }
+  c: { n: 3, o.x: 0.5, o.y: n * 2 }
+  e: {}
+)Y",
+                               "h.yaml", "k", recordParams(),
+                               {{"n", {false, 4, 0}}}, H, E))
+      << E;
+  ASSERT_EQ(H.Args.size(), 3u);
+  const ScalarSpec &C = H.Args[1].Scalar;
+  EXPECT_TRUE(C.Record);
+  ASSERT_EQ(C.Members.size(), 3u);
+  Bytes B = scalarArgBytes(C);
+  ASSERT_EQ(B.size(), 24u);
+  int32_t N;
+  float X;
+  double Y;
+  std::memcpy(&N, &B[0], 4);
+  std::memcpy(&X, &B[8], 4);
+  std::memcpy(&Y, &B[16], 8);
+  EXPECT_EQ(N, 3);
+  EXPECT_EQ(X, 0.5f);
+  EXPECT_EQ(Y, 8.0);
+  EXPECT_EQ(B[4], 0); // padding
+  EXPECT_EQ(scalarArgBytes(H.Args[2].Scalar), (Bytes{0}));
+}
+
+TEST(HarnessSpec, StructureByValueErrors) {
+  auto Err = [](const std::string &C) {
+    Harness H;
+    std::string E;
+    EXPECT_FALSE(parseHarnessSpec("kernel: k\ngrid: 1\nblock: 32\nparams:\n"
+                                  "  u: { count: 32 }\n  c: " +
+                                      C + "\n  e: {}\n",
+                                  "h.yaml", "k", recordParams(), {}, H, E));
+    return E;
+  };
+  EXPECT_NE(Err("{ n: 3, o.x: 1 }").find("params.c.o.y: missing: member "
+                                         "'o.y' ('double') needs a value"),
+            std::string::npos)
+      << Err("{ n: 3, o.x: 1 }");
+  EXPECT_NE(Err("{ n: 3, o.x: 1, o.y: 2, z: 1 }")
+                .find("params.c.z: no such member of 'Cell' (members: n, "
+                      "o.x, o.y)"),
+            std::string::npos);
+  EXPECT_NE(Err("{ n: 1.5, o.x: 1, o.y: 2 }")
+                .find("member 'n' is an integer ('int') but the value is "
+                      "not"),
+            std::string::npos);
+  EXPECT_NE(Err("7").find("parameter 'c' is a structure ('Cell'): give its "
+                          "members as { n: <value>, o.x: <value>, o.y: "
+                          "<value> }"),
+            std::string::npos)
+      << Err("7");
 }

@@ -53,6 +53,20 @@ struct ParamInfo {
   /// harness passes and initialises. "" when dependent or not known.
   std::string ScalarType;
   std::optional<uint64_t> ElementSizeBytes;
+  /// A structure or class passed by value (`float3 w`, `Params p`, a
+  /// functor or a lambda). Its members that are numbers, nested structures
+  /// and bases flattened, in memory order: what the harness fills.
+  struct Member {
+    std::string Path;       ///< "x", "origin.y"
+    uint64_t Offset = 0;    ///< bytes from the start of the structure
+    std::string ScalarType; ///< canonical, an enum as its integer type
+    uint64_t Size = 0;
+  };
+  bool IsRecord = false;
+  std::vector<Member> Members; ///< empty for an empty structure
+  /// IsRecord: why the harness cannot pass it ("" when it can): a pointer,
+  /// reference, array, union or bit-field member, a virtual class.
+  std::string RecordWhyNot;
 };
 
 /// \p Params with every unnamed parameter named "arg<index>" (harness specs
@@ -225,7 +239,7 @@ struct LaunchArg {
 /// harness-spec syntax (docs/harness.md): `Expr`, with the names listed in
 /// LaunchValues::Unknowns.
 struct ValueInfo {
-  enum KindT { Unknown, Integer, Floating, Dim, Pointer } Kind = Unknown;
+  enum KindT { Unknown, Integer, Floating, Dim, Pointer, Record } Kind = Unknown;
   std::string Type; ///< the C type of the value ("int", "float", "dim3")
   int64_t Int = 0;
   double Float = 0;
@@ -242,6 +256,9 @@ struct ValueInfo {
   std::string HostInit;          ///< "cudaMemcpy H2D at main.cu:33:3"
   /// The host's values, when it copies in a constant array (PtrVal).
   std::vector<double> HostValues;
+  /// Record: the value of each member that is a number, in the order of
+  /// ParamInfo::Members (nested structures flattened).
+  std::vector<ValueInfo> Members;
   std::string How; ///< how it was found (notes), "" for plain constants
   std::string Why; ///< Unknown (or a pointer without size): what is missing
   /// A number (or, for pointers, a known size): nothing left to know.

@@ -86,6 +86,18 @@ struct ScalarSpec {
   ElemKind Kind = ElemKind::I32;
   unsigned Size = 4;
   ExprValue Value;
+  /// A structure passed by value (Kind Bytes, Size its size): the value of
+  /// each member that is a number (ParamInfo::Members), the other bytes
+  /// zero. Record with no members: an empty structure.
+  struct Member {
+    std::string Path; ///< "x", "origin.y"
+    uint64_t Offset = 0;
+    ElemKind Kind = ElemKind::I32;
+    unsigned Size = 4;
+    ExprValue Value;
+  };
+  bool Record = false;
+  std::vector<Member> Members;
 };
 
 /// Per-element-type comparison tolerances (DESIGN.md defaults).
