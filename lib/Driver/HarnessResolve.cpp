@@ -180,7 +180,15 @@ std::string harnessValuesKey(const Harness &H) {
   for (const Harness::Arg &A : H.Args) {
     if (A.IsBuffer)
       OS << 'b' << A.Buffer.Count << ';';
-    else if (A.Scalar.Value.IsFloat)
+    else if (A.Scalar.Record) {
+      OS << 'r';
+      for (const ScalarSpec::Member &M : A.Scalar.Members)
+        if (M.Value.IsFloat)
+          OS << 'f' << format("%a", M.Value.F) << ',';
+        else
+          OS << 'i' << M.Value.I << ',';
+      OS << ';';
+    } else if (A.Scalar.Value.IsFloat)
       OS << 'f' << format("%a", A.Scalar.Value.F) << ';';
     else
       OS << 'i' << A.Scalar.Value.I << ';';
