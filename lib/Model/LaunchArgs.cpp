@@ -251,20 +251,24 @@ Val LaunchEvaluator::Impl::scannedArg(const CallExpr *C, unsigned K,
       K >= C->getNumArgs())
     return Val();
   Handled = true;
-  const auto *SL = dyn_cast<clang::StringLiteral>(C->getArg(1)->IgnoreParenImpCasts());
+  const auto *SL =
+      dyn_cast<clang::StringLiteral>(C->getArg(1)->IgnoreParenImpCasts());
   if (!SL || !SL->isOrdinary())
     return Val::unknown("its format is not a string literal");
   std::string Why;
   std::optional<std::string> S = programArg(C->getArg(0), Fr, Why);
   if (!S)
-    return Val::unknown(Why.empty() ? "it reads a string that is not a program argument"
-                                    : Why);
+    return Val::unknown(
+        Why.empty() ? "it reads a string that is not a program argument"
+                    : Why);
   // The stored conversions, in order; only numbers (no %s, %c, %[ or %n,
   // which would need buffers the tool does not have).
   struct Slot {
     char Conv;
     std::string Len;
   };
+  const std::string NotNumber = "its format has a conversion that is not a "
+                                "number (%s, %c, %[ and %n are not run)";
   std::vector<Slot> Slots;
   std::string F = SL->getString().str();
   for (size_t I = 0; I < F.size(); ++I) {
@@ -282,8 +286,7 @@ Val LaunchEvaluator::Impl::scannedArg(const CallExpr *C, unsigned K,
       Len += F[I++];
     if (I >= F.size() || !std::strchr("diouxXfeEgGaA", F[I]) || F[I] == 0 ||
         Len.size() > 2)
-      return Val::unknown("its format has a conversion that is not a number (%s, %c, %[ "
-                        "and %n are not run)");
+      return Val::unknown(NotNumber);
     if (!Suppress)
       Slots.push_back({F[I], Len});
   }
@@ -292,8 +295,9 @@ Val LaunchEvaluator::Impl::scannedArg(const CallExpr *C, unsigned K,
     return Val::unknown("its format has more than 8 conversions");
   unsigned Want = K - 2;
   if (Want >= Slots.size())
-    return Val::unknown("no conversion of its format stores through argument " +
-                        std::to_string(K + 1));
+    return Val::unknown(
+        "no conversion of its format stores through argument " +
+        std::to_string(K + 1));
   // The C library parses the argument as the program will.
   alignas(16) unsigned char B[MaxSlots][16] = {};
   int Got = std::sscanf(S->c_str(), F.c_str(), B[0], B[1], B[2], B[3], B[4],
@@ -315,11 +319,13 @@ Val LaunchEvaluator::Impl::scannedArg(const CallExpr *C, unsigned K,
       std::memcpy(&X, P, sizeof X);
       V = Val::ofFloat(X, false);
     } else {
-      return Val::unknown("its format has a conversion that is not a number (%s, %c, %[ "
-                        "and %n are not run)");
+      return Val::unknown(NotNumber);
     }
   } else {
-    unsigned Size = W.Len == "hh" ? 1 : W.Len == "h" ? 2 : W.Len.empty() ? 4 : 8;
+    unsigned Size = W.Len == "hh"  ? 1
+                    : W.Len == "h" ? 2
+                    : W.Len.empty() ? 4
+                                    : 8;
     uint64_t U = 0;
     std::memcpy(&U, P, Size); // little-endian: the low bytes
     bool Signed = W.Conv == 'd' || W.Conv == 'i';

@@ -1,4 +1,4 @@
-//===- RecordMembers.h - the members of a structure passed by value -*- C++ -*-===//
+//===- RecordMembers.h - members of a structure passed by value -*- C++ -*-===//
 //
 // A kernel parameter of structure type (`float3 w`, `struct Params p`, a
 // functor) is passed by the harness as the bytes of the structure: each
