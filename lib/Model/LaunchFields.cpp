@@ -240,6 +240,19 @@ Val LaunchEvaluator::Impl::fieldOf(const Expr *E,
     }
     return fieldOf(Elt, Path, Fr, From + 1);
   }
+  // A lambda: a captured copy is the value of the variable where the
+  // lambda is made.
+  if (const auto *LE = dyn_cast<LambdaExpr>(E)) {
+    const FieldDecl *F = Rest.front();
+    const Expr *Init =
+        F->getParent() == LE->getLambdaClass() &&
+                F->getFieldIndex() < LE->capture_size()
+            ? LE->capture_init_begin()[F->getFieldIndex()]
+            : nullptr;
+    if (!Init)
+      return Val::unknown("a capture of the lambda the tool does not follow");
+    return fieldOf(Init, Path, Fr, From + 1);
+  }
   if (const auto *C = dyn_cast<CXXConstructExpr>(E))
     return fieldOfConstruct(C, Rest, Fr);
   if (const auto *C = dyn_cast<CastExpr>(E))

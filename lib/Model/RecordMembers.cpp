@@ -3,6 +3,7 @@
 
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/RecordLayout.h"
+#include "llvm/ADT/DenseMap.h"
 
 using namespace clang;
 
@@ -43,11 +44,28 @@ bool collect(const ASTContext &Ctx, const RecordDecl *RD, uint64_t Base,
       }
     }
   }
+  // A lambda's captures are unnamed members: named here by the variable
+  // each one copies.
+  llvm::DenseMap<const FieldDecl *, std::string> CaptureNames;
+  if (const auto *CRD = dyn_cast<CXXRecordDecl>(Def); CRD && CRD->isLambda()) {
+    Name = "the lambda";
+    llvm::DenseMap<const ValueDecl *, FieldDecl *> Captures;
+    FieldDecl *This = nullptr;
+    CRD->getCaptureFields(Captures, This);
+    if (This) {
+      WhyNot = "the lambda captures 'this'";
+      return false;
+    }
+    for (const auto &C : Captures)
+      CaptureNames[C.second] = C.first->getNameAsString();
+  }
   const ASTRecordLayout &L = Ctx.getASTRecordLayout(Def);
   for (const FieldDecl *F : Def->fields()) {
-    std::string Member = Text + F->getNameAsString();
-    if (F->getName().empty()) {
-      WhyNot = Name + " has an unnamed member (a lambda's capture)";
+    auto CN = CaptureNames.find(F);
+    std::string Member =
+        Text + (CN != CaptureNames.end() ? CN->second : F->getNameAsString());
+    if (CN == CaptureNames.end() && F->getName().empty()) {
+      WhyNot = Name + " has an unnamed member";
       return false;
     }
     std::string What = "member '" + Member + "'";

@@ -1,5 +1,6 @@
 // Structures passed by value: a CUDA vector type from make_float3, one whose
-// members are assigned, a nested aggregate, an empty functor.
+// members are assigned, a nested aggregate, an empty functor, lambdas that
+// copy a number and a pointer.
 #include <cuda_runtime.h>
 
 struct Box {
@@ -46,6 +47,18 @@ template <class F> __global__ void apply(float *x, F f, int n) {
     x[i] = f(x[i]);
 }
 
+template <class F> __global__ void map(float *x, F f, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    x[i] = f(x[i]) + 1.0f;
+}
+
+template <class F> __global__ void gather(float *x, F f, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    x[i] = f(x[i]) - 1.0f;
+}
+
 __global__ void owner(WithPtr w) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < w.n)
@@ -73,6 +86,13 @@ int main() {
   apply<<<(n + 255) / 256, 256>>>(d, Scale(), n);
   WithPtr o = {d, n};
   owner<<<(n + 255) / 256, 256>>>(o);
+  float a = 0.25f;
+  int off = 3;
+  auto axpb = [=] __device__(float v) { return a * v + off; };
+  map<<<(n + 255) / 256, 256>>>(d, axpb, n);
+  const float *first = pts ? &pts[0].x : nullptr;
+  auto withptr = [=] __device__(float v) { return v + first[0]; };
+  gather<<<(n + 255) / 256, 256>>>(d, withptr, n);
   cudaDeviceSynchronize();
   return 0;
 }
