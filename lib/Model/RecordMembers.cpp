@@ -64,6 +64,23 @@ bool collect(const ASTContext &Ctx, const RecordDecl *RD, uint64_t Base,
     auto CN = CaptureNames.find(F);
     std::string Member =
         Text + (CN != CaptureNames.end() ? CN->second : F->getNameAsString());
+    if (F->isAnonymousStructOrUnion()) {
+      // Its members are the structure's own (`w.xmin`).
+      const RecordDecl *Inner = F->getType()->getAsRecordDecl();
+      if (!Inner || Inner->isUnion()) {
+        WhyNot = Name + " has an anonymous union";
+        return false;
+      }
+      uint64_t Off =
+          Base + Ctx.toCharUnitsFromBits(L.getFieldOffset(F->getFieldIndex()))
+                     .getQuantity();
+      Prefix.push_back(F);
+      bool Ok = collect(Ctx, Inner, Off, Prefix, Text, Out, WhyNot);
+      Prefix.pop_back();
+      if (!Ok)
+        return false;
+      continue;
+    }
     if (CN == CaptureNames.end() && F->getName().empty()) {
       WhyNot = Name + " has an unnamed member";
       return false;
