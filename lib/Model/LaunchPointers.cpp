@@ -647,18 +647,21 @@ void LaunchEvaluator::Impl::findHostInit(const VarDecl *VD,
   std::vector<const CallExpr *> Calls;
   collectCalls(F->getBody(), Calls);
   // A copy or set that fills VD's buffer before the launch (or in a loop
-  // around it).
-  auto Fills = [&](const CallExpr *C) {
+  // around it): the function it calls, "" for any other call.
+  auto IsCopy = [](StringRef N) {
+    return N == "cudaMemcpy" || N == "cudaMemcpyAsync";
+  };
+  auto Fills = [&](const CallExpr *C) -> StringRef {
     if (C->getNumArgs() == 0 || baseVar(C->getArg(0)) != VD)
-      return false;
+      return "";
     if (At && !before(C, At) && !inLoopAround(C, At, F))
-      return false;
+      return "";
     StringRef N = calleeName(C);
-    bool Copy = N == "cudaMemcpy" || N == "cudaMemcpyAsync";
+    bool Copy = IsCopy(N);
     bool Copy2D = N == "cudaMemcpy2D" || N == "cudaMemcpy2DAsync";
     bool Set = N.starts_with("cudaMemset");
     if (!Copy && !Copy2D && !Set)
-      return false;
+      return "";
     unsigned KindArg = Copy ? 3 : 6;
     if (!Set && C->getNumArgs() > KindArg) {
       Expr::EvalResult R;
@@ -666,15 +669,15 @@ void LaunchEvaluator::Impl::findHostInit(const VarDecl *VD,
       // (host-to-device 1, device-to-device 3, default 4) fills this one.
       if (C->getArg(KindArg)->EvaluateAsInt(R, Ctx) &&
           R.Val.getInt().getExtValue() == 2)
-        return false;
+        return "";
     }
-    return true;
+    return N;
   };
   for (const CallExpr *C : Calls) {
-    if (!Fills(C))
+    StringRef N = Fills(C);
+    if (N.empty())
       continue;
-    StringRef N = calleeName(C);
-    bool Copy = N == "cudaMemcpy" || N == "cudaMemcpyAsync";
+    bool Copy = IsCopy(N);
     auto P = std::make_shared<PtrVal>(*V.P);
     P->HostInit = true;
     P->HostInitHow = N.str() + " at " + where(C->getBeginLoc());
@@ -697,7 +700,7 @@ void LaunchEvaluator::Impl::findHostInit(const VarDecl *VD,
           P->HostValues.clear();
         // Only when nothing else fills the buffer before the launch.
         for (const CallExpr *O : Calls)
-          if (O != C && Fills(O))
+          if (O != C && !Fills(O).empty())
             P->HostValues.clear();
       }
     V.P = P;

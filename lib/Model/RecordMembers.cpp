@@ -64,6 +64,17 @@ bool collect(const ASTContext &Ctx, const RecordDecl *RD, uint64_t Base,
     auto CN = CaptureNames.find(F);
     std::string Member =
         Text + (CN != CaptureNames.end() ? CN->second : F->getNameAsString());
+    uint64_t Off =
+        Base + Ctx.toCharUnitsFromBits(L.getFieldOffset(F->getFieldIndex()))
+                   .getQuantity();
+    // The members of a nested structure: F added to their paths, InnerText
+    // before their names.
+    auto Nest = [&](const RecordDecl *Inner, const std::string &InnerText) {
+      Prefix.push_back(F);
+      bool Ok = collect(Ctx, Inner, Off, Prefix, InnerText, Out, WhyNot);
+      Prefix.pop_back();
+      return Ok;
+    };
     if (F->isAnonymousStructOrUnion()) {
       // Its members are the structure's own (`w.xmin`).
       const RecordDecl *Inner = F->getType()->getAsRecordDecl();
@@ -71,13 +82,7 @@ bool collect(const ASTContext &Ctx, const RecordDecl *RD, uint64_t Base,
         WhyNot = Name + " has an anonymous union";
         return false;
       }
-      uint64_t Off =
-          Base + Ctx.toCharUnitsFromBits(L.getFieldOffset(F->getFieldIndex()))
-                     .getQuantity();
-      Prefix.push_back(F);
-      bool Ok = collect(Ctx, Inner, Off, Prefix, Text, Out, WhyNot);
-      Prefix.pop_back();
-      if (!Ok)
+      if (!Nest(Inner, Text))
         return false;
       continue;
     }
@@ -90,9 +95,6 @@ bool collect(const ASTContext &Ctx, const RecordDecl *RD, uint64_t Base,
       WhyNot = What + " is a bit-field";
       return false;
     }
-    uint64_t Off =
-        Base + Ctx.toCharUnitsFromBits(L.getFieldOffset(F->getFieldIndex()))
-                   .getQuantity();
     QualType FT = F->getType().getCanonicalType().getUnqualifiedType();
     if (FT->isReferenceType()) {
       WhyNot = What + " is a reference";
@@ -109,10 +111,7 @@ bool collect(const ASTContext &Ctx, const RecordDecl *RD, uint64_t Base,
     if (const auto *ET = FT->getAs<EnumType>())
       FT = ET->getDecl()->getIntegerType().getCanonicalType();
     if (const RecordDecl *Inner = FT->getAsRecordDecl()) {
-      Prefix.push_back(F);
-      bool Ok = collect(Ctx, Inner, Off, Prefix, Member + ".", Out, WhyNot);
-      Prefix.pop_back();
-      if (!Ok)
+      if (!Nest(Inner, Member + "."))
         return false;
       continue;
     }

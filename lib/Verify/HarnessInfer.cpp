@@ -434,6 +434,7 @@ void Inference::record(const ParamInfo &P, const ValueInfo *A,
     Text = "{";
     for (size_t I = 0; I < P.Members.size(); ++I) {
       const ParamInfo::Member &M = P.Members[I];
+      ElemKind MK = elemKindFromType(M.ScalarType);
       std::string Name = P.Name + "." + M.Path, T;
       ExprValue X;
       // --define <param>.<member>=V for a member the launch does not show.
@@ -442,8 +443,7 @@ void Inference::record(const ParamInfo &P, const ValueInfo *A,
           A->Members[I].Kind != ValueInfo::Unknown) {
         if (!scalar(A->Members[I], X, T, "parameter '" + Name + "'"))
           Ok = false;
-        else if (X.IsFloat && isFloatKind(elemKindFromType(M.ScalarType)) &&
-                 elemKindFromType(M.ScalarType) != ElemKind::F64 &&
+        else if (X.IsFloat && isFloatKind(MK) && MK != ElemKind::F64 &&
                  A->Members[I].Expr.empty())
           T = floatNumberText(X.F);
       } else if (Def != Defines.end()) {
