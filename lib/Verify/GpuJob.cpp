@@ -1495,13 +1495,37 @@ int JobRun::serializedRound(std::vector<double> TUs[2],
   std::vector<double> Count2[2];
   kernelTimesPerWindow(Recs2, Windows, TUs, Count2);
   Windows.swap(Phase1Windows);
-  if (median(Count2[0]) == median(Count1[0]) &&
-      median(Count2[1]) == median(Count1[1]) && median(TUs[0]) > 0 &&
-      median(TUs[1]) > 0) {
+  bool SameCounts = median(Count2[0]) == median(Count1[0]) &&
+                    median(Count2[1]) == median(Count1[1]);
+  unsigned Dropped[2] = {0, 0};
+  for (int W = 0; W < 2 && SameCounts; ++W)
+    TUs[W] = samplesWithCount(TUs[W], Count2[W], median(Count1[W]),
+                              Dropped[W]);
+  // Up to a fifth of a side's samples may lack their kernel record; more,
+  // and the serialized round is not trusted.
+  size_t Least = size_t(T.Samples) * 4 / 5;
+  if (SameCounts && TUs[0].size() >= Least && TUs[1].size() >= Least &&
+      median(TUs[0]) > 0 && median(TUs[1]) > 0) {
     Note = formatv("times from serialized kernel tracing; checks on "
                    "concurrently traced samples (medians {0:f1} us -> {1:f1} "
                    "us)",
                    median(KUs[0]), median(KUs[1]))
+               .str();
+    if (Dropped[0] || Dropped[1])
+      Note += formatv("; samples left out, their window not recording "
+                      "exactly the kernel's launches: {0} of the original's, "
+                      "{1} of the candidate's",
+                      Dropped[0], Dropped[1])
+                  .str();
+    Extra["serialized_samples_left_out"] =
+        json::Array{int64_t(Dropped[0]), int64_t(Dropped[1])};
+  } else if (SameCounts) {
+    TUs[0].clear();
+    TUs[1].clear();
+    Note = formatv("serialized kernel tracing lost the kernel records of {0} "
+                   "of the original's and {1} of the candidate's {2} "
+                   "samples: times from concurrent tracing",
+                   Dropped[0], Dropped[1], T.Samples)
                .str();
   } else {
     TUs[0].clear();
@@ -1702,11 +1726,26 @@ int JobRun::timing() {
   if (!envIs("CUDAL1_TIMING", "concurrent") && Cupti.ActivityDisable)
     if (int R = serializedRound(TUs, Count, PhaseNote); R >= 0)
       return R;
-  Extra["timing_phase"] = PhaseNote;
   Extra["concurrent_traced_original_median_us"] = P1Orig;
   Extra["concurrent_traced_candidate_median_us"] = P1Cand;
-  timingFacts(TUs[0].empty() ? KUs[0] : TUs[0],
-              TUs[1].empty() ? KUs[1] : TUs[1]);
+  if (TUs[0].empty() || TUs[1].empty()) {
+    // Concurrent times, less the windows that did not record exactly the
+    // kernel's launches (those are the hidden-work checks' business).
+    unsigned Dropped[2] = {0, 0};
+    for (int W = 0; W < 2; ++W) {
+      std::vector<double> Kept =
+          samplesWithCount(KUs[W], Count[W], median(Count[W]), Dropped[W]);
+      TUs[W] = Kept.empty() ? KUs[W] : Kept;
+    }
+    if (Dropped[0] || Dropped[1])
+      PhaseNote += formatv(" ({0} of the original's and {1} of the "
+                           "candidate's samples left out: their window did "
+                           "not record exactly the kernel's launches)",
+                           Dropped[0], Dropped[1])
+                       .str();
+  }
+  Extra["timing_phase"] = PhaseNote;
+  timingFacts(TUs[0], TUs[1]);
   T.Note = formatv("CUPTI {0}; L2 flush: {4}; SM clock after timing {1} MHz, "
                    "memory {2} MHz; {3} kernel records outside the measured "
                    "windows; every sample starts from the same inputs and "

@@ -43,4 +43,17 @@ RatioCI bootstrapRatioCI(const std::vector<double> &A,
   return R;
 }
 
+std::vector<double> samplesWithCount(const std::vector<double> &Us,
+                                     const std::vector<double> &Count,
+                                     double Expected, unsigned &Dropped) {
+  std::vector<double> Out;
+  Dropped = 0;
+  for (size_t I = 0; I < Us.size(); ++I)
+    if (I < Count.size() && Count[I] == Expected && Us[I] > 0)
+      Out.push_back(Us[I]);
+    else
+      ++Dropped;
+  return Out;
+}
+
 } // namespace cudal1

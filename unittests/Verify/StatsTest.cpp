@@ -45,3 +45,32 @@ TEST(Stats, BootstrapNoDifferenceStraddlesOne) {
   EXPECT_LT(CI.Low, 1.0);
   EXPECT_GT(CI.High, 1.0);
 }
+
+// A window whose kernel record went missing measured nothing: as a 0 in the
+// samples it drags bootstrap medians to 0 (seen on an H200: a 925x candidate
+// rejected with a 95% CI of 0.00x-1052x). Such samples are left out, and
+// counted.
+TEST(Stats, SamplesWithoutTheirKernelRecordAreLeftOut) {
+  std::vector<double> Cand, Count, Orig;
+  for (int I = 0; I < 50; ++I) {
+    bool Lost = I % 5 < 2; // 40% of the windows recorded no kernel
+    Cand.push_back(Lost ? 0 : 31 + (I % 3));
+    Count.push_back(Lost ? 0 : 1);
+    Orig.push_back(29450 + I);
+  }
+  RatioCI Raw = bootstrapRatioCI(Orig, Cand);
+  EXPECT_LT(Raw.Low, 1.0); // the defect: a 900x speedup not shown
+  unsigned Dropped = 0;
+  std::vector<double> Kept = samplesWithCount(Cand, Count, 1, Dropped);
+  EXPECT_EQ(Dropped, 20u);
+  ASSERT_EQ(Kept.size(), 30u);
+  for (double U : Kept)
+    EXPECT_GE(U, 31);
+  RatioCI CI = bootstrapRatioCI(Orig, Kept);
+  EXPECT_GT(CI.Low, 800);
+  // A window with an extra record (two kernels where one is expected) is
+  // not a sample of the kernel either.
+  std::vector<double> Two = samplesWithCount({5, 9, 5}, {1, 2, 1}, 1, Dropped);
+  EXPECT_EQ(Dropped, 1u);
+  EXPECT_EQ(Two, (std::vector<double>{5, 5}));
+}

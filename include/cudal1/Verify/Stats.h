@@ -21,6 +21,15 @@ RatioCI bootstrapRatioCI(const std::vector<double> &A,
                          const std::vector<double> &B, double Level = 0.95,
                          unsigned Resamples = 2000, uint64_t Seed = 42);
 
+/// The timing samples \p Us whose window recorded \p Expected kernels (the
+/// median count of that side): a window whose kernel record is missing (or
+/// extra) measured nothing of the kernel, and a zero in the samples would
+/// drag the bootstrap's medians to 0. \p Dropped receives how many were left
+/// out. \p Count is per sample, as \p Us.
+std::vector<double> samplesWithCount(const std::vector<double> &Us,
+                                     const std::vector<double> &Count,
+                                     double Expected, unsigned &Dropped);
+
 /// Small deterministic generator (splitmix64) used for bootstrap and inputs.
 struct SplitMix64 {
   uint64_t S;
