@@ -228,6 +228,11 @@ struct LaunchEvaluator::Impl {
                    const clang::Stmt *At, bool &Skip);
   /// `a[i]` of an array initialised from a list and not modified before.
   Val evalSubscript(const clang::ArraySubscriptExpr *A, const Frame &Fr);
+  /// The same with the indices' values from \p Index (host code run by the
+  /// tool: `sizes[i]` with `i` counted by the loop run); the array's
+  /// elements as they are at \p Fr.
+  Val evalSubscript(const clang::ArraySubscriptExpr *A, const Frame &Fr,
+                    const std::function<Val(const clang::Expr *)> &Index);
   // --- across files ----------------------------------------------------------
   /// Parameter \p P of \p Fr's function, from the call in another file
   /// (Fr.Ext): scalars and launch shapes (pointers: evalPointerVar).
@@ -282,13 +287,20 @@ struct LaunchEvaluator::Impl {
   // --- LaunchInterp.cpp: host code run with known values -----------------
   /// Runs helper \p FD's body with the known arguments \p Args: its return
   /// value, or Unknown saying what stopped the run.
+  /// With \p Call and \p Caller (the evaluator's call of \p FD), an
+  /// argument that is main's argv is passed too: its strings are the program
+  /// arguments (\p Args holds an unused value there).
   Val interpretCall(const clang::FunctionDecl *FD, const std::vector<Val> &Args,
-                    unsigned Depth = 0, unsigned *Steps = nullptr);
+                    unsigned Depth = 0, unsigned *Steps = nullptr,
+                    const clang::CallExpr *Call = nullptr,
+                    const Frame *Caller = nullptr);
   /// Runs \p Loop (a statement of \p Own's function before the launch)
   /// from the values its variables have when it starts: \p VD's value
-  /// after it, or Unknown.
+  /// after it (with \p Path, the value of that member of the structure
+  /// \p VD), or Unknown.
   Val interpretLoop(const clang::Stmt *Loop, const clang::VarDecl *VD,
-                    const Frame &Own);
+                    const Frame &Own,
+                    const std::vector<const clang::FieldDecl *> *Path = nullptr);
   /// The names a path has registered, to take back those a run that failed
   /// registered.
   struct PathMark {

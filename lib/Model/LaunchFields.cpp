@@ -472,6 +472,28 @@ Val LaunchEvaluator::Impl::fieldAt(const VarDecl *VD,
       ++Common;
     if (Common < Chain.size() && Common < Path.size())
       continue; // another member
+    // Modified in a loop that ends before At (an option loop over argv
+    // storing `cfg.n = atoi(argv[++i])`): the loop run from the values its
+    // variables have when it starts.
+    std::string LoopWhy;
+    if (const Stmt *L = loopBefore(M, At, Own.F)) {
+      std::string LWhy;
+      AssignEffect E =
+          everyPath(L, Own, At, "'" + VD->getNameAsString() + "'", M, LWhy);
+      if (E == AssignEffect::Skipped)
+        continue;
+      if (E == AssignEffect::Effective && St && St->Depth < 40) {
+        PathMark PM = mark();
+        Val V = interpretLoop(L, VD, Own, &Path);
+        if (V.isNum()) {
+          V.How = "after the loop at " + where(L->getBeginLoc()) +
+                  ", run by the tool";
+          return V;
+        }
+        restore(PM);
+        LoopWhy = " (run by the tool, it stopped: " + V.Why + ")";
+      }
+    }
     // An assignment of the member, of a structure holding it, or of a part.
     const Stmt *Assign = nullptr;
     const Expr *RHS = nullptr;
@@ -505,7 +527,7 @@ Val LaunchEvaluator::Impl::fieldAt(const VarDecl *VD,
     case AssignEffect::Skipped:
       continue;
     case AssignEffect::Unknown:
-      return Val::unknown(Name + ": " + Why);
+      return Val::unknown(Name + ": " + Why + LoopWhy);
     case AssignEffect::Effective:
       break;
     }
@@ -730,6 +752,12 @@ const Stmt *LaunchEvaluator::Impl::writesThrough(
 
 Val LaunchEvaluator::Impl::evalSubscript(const ArraySubscriptExpr *A,
                                          const Frame &Fr) {
+  return evalSubscript(A, Fr, [&](const Expr *I) { return eval(I, Fr); });
+}
+
+Val LaunchEvaluator::Impl::evalSubscript(
+    const ArraySubscriptExpr *A, const Frame &Fr,
+    const std::function<Val(const Expr *)> &Index) {
   // a[i][j]: the array variable and the indices, outermost first.
   std::vector<const Expr *> Idx;
   const Expr *B = A;
@@ -748,7 +776,7 @@ Val LaunchEvaluator::Impl::evalSubscript(const ArraySubscriptExpr *A,
                                "initialiser)");
   std::vector<uint64_t> Is;
   for (const Expr *I : Idx) {
-    Val V = eval(I, Fr);
+    Val V = Index(I);
     if (V.Kind != Val::Int)
       return Val::unknown(Name + ": the index '" + text(I) + "' is not known" +
                           (V.Why.empty() ? "" : " (" + V.Why + ")"));

@@ -420,7 +420,10 @@ Val LaunchEvaluator::Impl::valueAt(const VarDecl *VD, const Frame &Own,
       if (E == AssignEffect::Effective && St && St->Depth < 40) {
         PathMark M = mark();
         Val V = interpretLoop(L, VD, Own);
-        if (V.isNum()) {
+        bool Known = V.isNum();
+        if (V.Kind == Val::Dim && V.D.size() == 3) // a dim3 the loop sets
+          Known = V.D[0].isNum() && V.D[1].isNum() && V.D[2].isNum();
+        if (Known) {
           V.How = "after the loop at " + where(L->getBeginLoc()) +
                   ", run by the tool";
           return V;

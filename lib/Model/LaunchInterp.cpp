@@ -10,9 +10,11 @@
 //     variables have before it.
 //   - an option loop over getopt/getopt_long with the program arguments
 //     given (`while ((c = getopt(argc, argv, "n:")) != -1) switch (c) ...`).
-// Only scalar locals, arithmetic, comparisons, assignments,
+// Only scalar locals and the number members of local structures
+// (`cfg.n = atoi(argv[++i]);`), arithmetic, comparisons, assignments,
 // if/while/do/for/switch, break/continue/return and calls of such helpers
-// (or of library math and min/max/abs, and getopt) are run; anything else
+// (or of library math and min/max/abs, and getopt; strcpy/strncpy into a
+// local character array, which holds no number) are run; anything else
 // (memory, pointers, library calls with effects) stops the run and the
 // value stays unknown, as before. At most kMaxSteps expression evaluations
 // per run.
@@ -55,6 +57,13 @@ struct HostInterp {
   const Frame *Fr = nullptr;
   std::map<const VarDecl *, Val> Env;
   std::set<const VarDecl *> Declared; ///< declared here (maybe no value yet)
+  /// A number member of a local structure variable: the variable and the
+  /// members from it (`cfg.grid.n`), and what it holds in the run.
+  using Slot = std::pair<const VarDecl *, std::vector<const FieldDecl *>>;
+  std::map<Slot, Val> Members;
+  /// The value of such a member when the code starts (read on first use).
+  std::function<Val(const VarDecl *, const std::vector<const FieldDecl *> &)>
+      OutsideMember;
   unsigned *Steps;
   unsigned Depth = 0;
   /// A helper's run: it may store only to its own parameters and locals
@@ -86,6 +95,9 @@ struct HostInterp {
     return Ok && B.I != 0;
   }
   Val number(Val V, const Expr *E) {
+    if (V.Kind == Val::Sym)
+      return fail("'" + I.text(E) + "' is '" + V.text() +
+                  "', which is not known");
     if (!V.isNum())
       return fail("'" + I.text(E) + "'" +
                   (V.Why.empty() ? " is not a known number" : ": " + V.Why));
@@ -138,6 +150,85 @@ struct HostInterp {
     return V;
   }
 
+  /// The array \p A indexes is declared in the code being run.
+  bool declaredArray(const ArraySubscriptExpr *A) const {
+    const Expr *B = A;
+    while (const auto *S =
+               dyn_cast<ArraySubscriptExpr>(B->IgnoreParenImpCasts()))
+      B = S->getBase();
+    const auto *D = dyn_cast<DeclRefExpr>(B->IgnoreParenImpCasts());
+    return D && Declared.count(dyn_cast<VarDecl>(D->getDecl()));
+  }
+
+  /// `v.a.b` with `v` a local structure variable (not a reference, nothing
+  /// through a pointer) and `b` a number member that is not a bit-field.
+  static bool memberSlot(const Expr *E, Slot &S) {
+    E = E->IgnoreParenImpCasts();
+    std::vector<const FieldDecl *> Rev;
+    while (const auto *ME = dyn_cast<MemberExpr>(E)) {
+      const auto *FD = dyn_cast<FieldDecl>(ME->getMemberDecl());
+      if (!FD || ME->isArrow())
+        return false;
+      Rev.push_back(FD);
+      E = ME->getBase()->IgnoreParens();
+    }
+    const auto *D = dyn_cast<DeclRefExpr>(E);
+    const auto *VD = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
+    if (Rev.empty() || !VD || VD->getType()->isReferenceType() ||
+        VD->hasGlobalStorage() || !scalar(Rev.front()->getType()) ||
+        Rev.front()->getType()->isReferenceType() || Rev.front()->isBitField())
+      return false;
+    S = {VD, {Rev.rbegin(), Rev.rend()}};
+    return true;
+  }
+  Val readMember(const Slot &S, const Expr *Use) {
+    auto It = Members.find(S);
+    if (It != Members.end())
+      return It->second;
+    Val V = OutsideMember && !Declared.count(S.first)
+                ? OutsideMember(S.first, S.second)
+                : Val::unknown("");
+    if (!V.isNum())
+      return fail("'" + I.text(Use) + "'" +
+                  (V.Why.empty() ? " is not known" : ": " + V.Why));
+    Members[S] = V;
+    return V;
+  }
+  Val storeMember(const Slot &S, Val V) {
+    if (OwnStoresOnly)
+      return fail("it modifies '" + S.first->getNameAsString() +
+                  "', which is not its own");
+    V = I.convert(V, S.second.back()->getType());
+    if (!V.isNum())
+      return fail("a value stored to a member of '" +
+                  S.first->getNameAsString() + "' is not a number");
+    Members[S] = V;
+    return V;
+  }
+  /// What an assignment or increment changes: a scalar variable or a
+  /// member slot.
+  struct Place {
+    const VarDecl *Var = nullptr;
+    Slot Member;
+    QualType Type;
+  };
+  bool place(const Expr *E, Place &P) {
+    if ((P.Var = target(E))) {
+      P.Type = P.Var->getType();
+      return true;
+    }
+    if (!memberSlot(E, P.Member))
+      return false;
+    P.Type = P.Member.second.back()->getType();
+    return true;
+  }
+  Val load(const Place &P, const Expr *Use) {
+    return P.Var ? read(P.Var, Use) : readMember(P.Member, Use);
+  }
+  Val save(const Place &P, Val V) {
+    return P.Var ? store(P.Var, V) : storeMember(P.Member, V);
+  }
+
   Val value(const Expr *E) {
     if (Failed)
       return Val::unknown(Why);
@@ -158,6 +249,23 @@ struct HostInterp {
         if (scalar(VD->getType()))
           return read(VD, E);
       return number(I.evalClang(E), E);
+    }
+    if (isa<MemberExpr>(E)) {
+      Slot S;
+      if (memberSlot(E, S))
+        return readMember(S, E);
+    }
+    // An element of an array declared outside the code run (`numel *=
+    // sizes[i]` over `const int64_t sizes[2] = {nrow, ncol};`): its value
+    // where the run starts. The run stores to no array, so it is still that.
+    if (const auto *A = dyn_cast<ArraySubscriptExpr>(E)) {
+      if (scalar(A->getType()) && Fr && !declaredArray(A)) {
+        Val V = I.evalSubscript(A, *Fr,
+                                [&](const Expr *X) { return value(X); });
+        if (Failed)
+          return Val::unknown(Why);
+        return number(V, E);
+      }
     }
     if (const auto *C = dyn_cast<CastExpr>(E)) {
       if (!scalar(E->getType()) || !scalar(C->getSubExpr()->getType()))
@@ -190,16 +298,16 @@ struct HostInterp {
   Val unary(const UnaryOperator *U) {
     UnaryOperatorKind Op = U->getOpcode();
     if (U->isIncrementDecrementOp()) {
-      const VarDecl *VD = target(U->getSubExpr());
-      if (!VD)
+      Place P;
+      if (!place(U->getSubExpr(), P))
         return fail("'" + I.text(U) + "' modifies memory");
-      Val Old = read(VD, U);
+      Val Old = load(P, U);
       if (Failed)
         return Val::unknown(Why);
-      QualType T = VD->getType();
+      QualType T = P.Type;
       Val New = I.arith(U->isIncrementOp() ? BO_Add : BO_Sub, Old,
                         Val::ofInt64(1), T, T);
-      New = store(VD, New);
+      New = save(P, New);
       return U->isPrefix() ? New : Old;
     }
     Val V = value(U->getSubExpr());
@@ -247,23 +355,23 @@ struct HostInterp {
       return I.convert(Val::ofInt64(R), B->getType());
     }
     if (B->isAssignmentOp()) {
-      const VarDecl *VD = target(B->getLHS());
-      if (!VD)
+      Place P;
+      if (!place(B->getLHS(), P))
         return fail("'" + I.text(B) + "' stores to memory");
       Val R = value(B->getRHS());
       if (Failed)
         return R;
       if (Op == BO_Assign)
-        return store(VD, R);
+        return save(P, R);
       const auto *CA = cast<CompoundAssignOperator>(B);
-      Val L = read(VD, B->getLHS());
+      Val L = load(P, B->getLHS());
       if (Failed)
         return L;
       Val N = I.arith(BinaryOperator::getOpForCompoundAssignment(Op),
                       I.convert(L, CA->getComputationLHSType()), R,
                       CA->getComputationResultType(),
                       CA->getComputationLHSType());
-      return store(VD, number(N, B));
+      return save(P, number(N, B));
     }
     Val L = value(B->getLHS());
     Val R = value(B->getRHS());
@@ -334,6 +442,9 @@ struct HostInterp {
                                                 : V.Why);
       }
     }
+    if (Name == "exit" || Name == "_Exit" || Name == "abort")
+      return fail("the program ends at " + I.where(C->getBeginLoc()) + " ('" +
+                  I.text(C) + "')");
     if (Name == "getopt" || Name == "getopt_long" ||
         Name == "getopt_long_only") {
       const FunctionDecl *Def = FD->getDefinition();
@@ -527,6 +638,85 @@ struct HostInterp {
     return Ret(X);
   }
 
+  /// `printf(...);`, `fprintf(stderr, ...);`, `puts(...);` as a statement
+  /// (a usage message before `exit(1)`, a progress line): output only,
+  /// when no argument has an effect and the format has no `%n`.
+  bool outputOnly(const CallExpr *C) {
+    const FunctionDecl *FD = C->getDirectCallee();
+    StringRef Name = FD && FD->getIdentifier() ? FD->getName() : "";
+    unsigned Fmt = Name == "printf" || Name == "puts" ? 0
+                   : Name == "fprintf" || Name == "fputs" ? 1
+                                                          : ~0u;
+    if (Fmt == ~0u || C->getNumArgs() <= Fmt ||
+        !inSystemHeader(I.SM, FD->getLocation()))
+      return false;
+    const auto *SL =
+        dyn_cast<clang::StringLiteral>(C->getArg(Name == "fputs" ? 0 : Fmt)
+                                           ->IgnoreParenImpCasts());
+    if (!SL || !SL->isOrdinary() ||
+        (Name.ends_with("printf") && SL->getString().contains("%n")))
+      return false;
+    for (const Expr *A : C->arguments())
+      if (A->HasSideEffects(I.Ctx))
+        return false;
+    return true;
+  }
+
+  /// `strcpy(dst, src);` / `strncpy(dst, src, n);` as a statement, `dst` a
+  /// local character array or such a member of a local structure
+  /// (`strncpy(cfg.op, argv[++i], 31)`): it holds no number the run follows,
+  /// so only the source (a known string, whose index may have effects) and
+  /// the bound are run, and the copy must fit the array. Handled: \p C is
+  /// one of them.
+  Flow stringCopy(const CallExpr *C, bool &Handled) {
+    Handled = false;
+    const FunctionDecl *FD = C->getDirectCallee();
+    StringRef Name = FD && FD->getIdentifier() ? FD->getName() : "";
+    bool Bounded = Name == "strncpy";
+    if (!(Bounded || Name == "strcpy") ||
+        C->getNumArgs() != (Bounded ? 3u : 2u))
+      return Flow::Next;
+    Handled = true;
+    const Expr *Dst = C->getArg(0)->IgnoreParenImpCasts();
+    const ConstantArrayType *AT = I.Ctx.getAsConstantArrayType(Dst->getType());
+    const Expr *Base = Dst;
+    while (const auto *ME = dyn_cast<MemberExpr>(Base)) {
+      if (ME->isArrow())
+        break;
+      Base = ME->getBase()->IgnoreParens();
+    }
+    const auto *D = dyn_cast<DeclRefExpr>(Base);
+    const auto *VD = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
+    if (!AT || !AT->getElementType()->isCharType() || !VD ||
+        VD->hasGlobalStorage() || VD->getType()->isReferenceType()) {
+      fail("'" + I.text(C) + "' copies into memory the tool does not follow");
+      return Flow::Fail;
+    }
+    std::optional<std::string> Src = argString(C->getArg(1));
+    if (Failed)
+      return Flow::Fail;
+    if (!Src) {
+      fail("'" + I.text(C) + "': its source is not a known string");
+      return Flow::Fail;
+    }
+    uint64_t Size = AT->getSize().getZExtValue(), Copied = Src->size() + 1;
+    if (Bounded) {
+      Val B = I.convert(value(C->getArg(2)), I.Ctx.getSizeType());
+      if (Failed)
+        return Flow::Fail;
+      if (B.Kind != Val::Int) {
+        fail("'" + I.text(C) + "': its bound is not known");
+        return Flow::Fail;
+      }
+      Copied = B.I.getZExtValue();
+    }
+    if (Copied > Size) {
+      fail("'" + I.text(C) + "' may write past its array");
+      return Flow::Fail;
+    }
+    return Flow::Next;
+  }
+
   /// A `switch` whose labels are statements of its body's block (no label
   /// nested deeper): from the matching label (or `default`) to a `break`.
   Flow runSwitch(const SwitchStmt *SW) {
@@ -646,6 +836,14 @@ struct HostInterp {
       return Flow::Next;
     }
     if (const auto *E = dyn_cast<Expr>(S)) {
+      if (const auto *C = dyn_cast<CallExpr>(E->IgnoreParenImpCasts())) {
+        bool Handled = false;
+        Flow F = stringCopy(C, Handled);
+        if (Handled)
+          return F;
+        if (outputOnly(C))
+          return Flow::Next;
+      }
       value(E);
       return Failed ? Flow::Fail : Flow::Next;
     }
@@ -728,7 +926,9 @@ struct HostInterp {
 
 Val LaunchEvaluator::Impl::interpretCall(const FunctionDecl *FD,
                                          const std::vector<Val> &Args,
-                                         unsigned Depth, unsigned *Steps) {
+                                         unsigned Depth, unsigned *Steps,
+                                         const CallExpr *Call,
+                                         const Frame *Caller) {
   unsigned Local = 0;
   if (!Steps)
     Steps = &Local;
@@ -740,8 +940,20 @@ Val LaunchEvaluator::Impl::interpretCall(const FunctionDecl *FD,
   HostInterp H(*this, Steps);
   H.Depth = Depth;
   H.OwnStoresOnly = true;
+  // Called from the evaluator with main's argv among the arguments
+  // (`parse(argc, argv)`): the program arguments are read through this frame.
+  Frame Callee;
+  if (Call && Caller) {
+    Callee.F = FD;
+    Callee.Call = Call;
+    Callee.Parent = Caller;
+    H.Fr = &Callee;
+  }
   for (unsigned K = 0; K < Args.size(); ++K) {
     const ParmVarDecl *P = FD->getParamDecl(K);
+    if (H.Fr && K < Call->getNumArgs() && P->getType()->isPointerType() &&
+        isArgv(Call->getArg(K), *Caller))
+      continue;
     if (!scalar(P->getType()) || P->getType()->isReferenceType())
       return Val::unknown("a parameter of " + FD->getNameAsString() +
                           "() is not a number");
@@ -766,8 +978,9 @@ Val LaunchEvaluator::Impl::interpretCall(const FunctionDecl *FD,
                       Why);
 }
 
-Val LaunchEvaluator::Impl::interpretLoop(const Stmt *Loop, const VarDecl *VD,
-                                         const Frame &Own) {
+Val LaunchEvaluator::Impl::interpretLoop(
+    const Stmt *Loop, const VarDecl *VD, const Frame &Own,
+    const std::vector<const FieldDecl *> *Path) {
   unsigned Steps = 0;
   HostInterp H(*this, &Steps);
   Frame Here = Own.at(Loop);
@@ -781,9 +994,50 @@ Val LaunchEvaluator::Impl::interpretLoop(const Stmt *Loop, const VarDecl *VD,
       restore(M);
     return R;
   };
+  // Members of local structures: theirs.
+  H.OutsideMember = [&](const VarDecl *V,
+                        const std::vector<const FieldDecl *> &P) {
+    PathMark M = mark();
+    Val R = fieldAt(V, P, Own, Loop);
+    if (!R.isNum())
+      restore(M);
+    return R;
+  };
   HostInterp::Flow F = H.run(Loop);
   if (F != HostInterp::Flow::Next)
     return Val::unknown(H.Failed ? H.Why : "the loop leaves its function");
+  if (Path) {
+    auto MIt = H.Members.find({VD, *Path});
+    return MIt != H.Members.end() ? MIt->second : H.OutsideMember(VD, *Path);
+  }
+  // A dim3 whose components the loop sets (`for (grid.x = 1; grid.x <
+  // target; grid.x *= 2);`): its value before, with those components. Any
+  // other structure the loop touches is not assembled here.
+  bool Touched = false;
+  for (const auto &KV : H.Members)
+    Touched |= KV.first.first == VD;
+  if (Touched) {
+    const auto *RD = VD->getType()->getAsCXXRecordDecl();
+    if (!RD || RD->getName() != "dim3")
+      return Val::unknown("the loop modifies members of '" +
+                          VD->getNameAsString() + "'");
+    Val Before = H.Outside(VD);
+    if (Before.Kind != Val::Dim)
+      return Before;
+    for (const auto &KV : H.Members) {
+      if (KV.first.first != VD)
+        continue;
+      StringRef N = KV.first.second.size() == 1
+                        ? KV.first.second.front()->getName()
+                        : StringRef();
+      int K = N == "x" ? 0 : N == "y" ? 1 : N == "z" ? 2 : -1;
+      if (K < 0)
+        return Val::unknown("the loop modifies members of '" +
+                            VD->getNameAsString() + "'");
+      Before.D[K] = KV.second;
+    }
+    return Before;
+  }
   auto It = H.Env.find(VD);
   if (It != H.Env.end())
     return It->second;

@@ -338,7 +338,13 @@ LaunchEvaluator::Impl::mutations(const VarDecl *VD, const FunctionDecl *F) {
   if (It != Mutations.end())
     return It->second;
   std::vector<const Stmt *> Out;
-  if (const Stmt *Body = F ? F->getBody() : nullptr) {
+  // A const number or array of numbers is never modified (doing so through
+  // a pointer is undefined): `f(&nrow)` with `const int64_t nrow` modifies
+  // nothing, whatever the callee's parameter type says.
+  QualType Base = Ctx.getBaseElementType(VD->getType());
+  bool Constant = !VD->getType()->isReferenceType() &&
+                  VD->getType().isConstant(Ctx) && Base->isScalarType();
+  if (const Stmt *Body = F && !Constant ? F->getBody() : nullptr) {
     std::vector<const DeclRefExpr *> Refs;
     collectRefs(Body, VD, Refs);
     auto &A = Analyzers[Body];
@@ -921,6 +927,11 @@ Val LaunchEvaluator::Impl::inlineCall(const CallExpr *C, const FunctionDecl *FD,
     std::vector<Val> Args;
     PathMark M = mark();
     for (unsigned K = 0; K < C->getNumArgs() && K < FD->getNumParams(); ++K) {
+      if (FD->getParamDecl(K)->getType()->isPointerType() &&
+          ProgramArgs && isArgv(C->getArg(K), Fr)) {
+        Args.push_back(Val()); // main's argv: read through the frame
+        continue;
+      }
       Val A = eval(C->getArg(K), Fr);
       if (!A.isNum()) {
         restore(M);
@@ -928,7 +939,7 @@ Val LaunchEvaluator::Impl::inlineCall(const CallExpr *C, const FunctionDecl *FD,
       }
       Args.push_back(A);
     }
-    Val V = interpretCall(FD, Args);
+    Val V = interpretCall(FD, Args, 0, nullptr, C, &Fr);
     if (V.Kind == Val::Unknown)
       return Val::unknown("the result of '" + text(C) + "' (" + V.Why + ")");
     V.How = "the result of '" + text(C) + "', run with its arguments";
