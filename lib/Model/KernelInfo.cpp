@@ -39,7 +39,7 @@ bool ValueInfo::known() const {
   case Dim:
     return DimExprs[0].empty() && DimExprs[1].empty() && DimExprs[2].empty();
   case Pointer:
-    return Bytes.has_value();
+    return Bytes.has_value() || Null;
   case Record:
     return std::all_of(Members.begin(), Members.end(),
                        [](const ValueInfo &M) { return M.known(); });
@@ -61,7 +61,8 @@ bool ValueInfo::expressible() const {
 static bool sameValue(const ValueInfo &A, const ValueInfo &B) {
   return A.Kind == B.Kind && A.Int == B.Int && A.Float == B.Float &&
          A.Dims == B.Dims && A.Expr == B.Expr && A.DimExprs == B.DimExprs &&
-         A.Bytes == B.Bytes && A.HostInitialised == B.HostInitialised &&
+         A.Bytes == B.Bytes && A.Null == B.Null &&
+         A.HostInitialised == B.HostInitialised &&
          A.Why == B.Why && A.Members.size() == B.Members.size() &&
          std::equal(A.Members.begin(), A.Members.end(), B.Members.begin(),
                     sameValue);

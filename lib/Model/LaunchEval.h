@@ -92,6 +92,8 @@ struct PtrVal {
   /// (`static const int shape[] = {13, 11, 41};` then
   /// `cudaMemcpy(d_shape, shape, 3 * sizeof(int), ...)`).
   std::vector<double> HostValues;
+  /// A null pointer (`nullptr`, `NULL`, `0`): no allocation; passed as is.
+  bool Null = false;
 };
 
 /// Where a value is needed: function \p F, at statement \p At, entered by

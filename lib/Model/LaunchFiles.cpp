@@ -201,6 +201,7 @@ Val LaunchEvaluator::Impl::importValue(const ValueInfo &V,
     break;
   case ValueInfo::Pointer: {
     PtrVal P;
+    P.Null = V.Null;
     if (V.Bytes)
       P.Bytes = Val::ofInt64(int64_t(*V.Bytes));
     else if (!V.Expr.empty())

@@ -105,6 +105,10 @@ ValueInfo LaunchEvaluator::Impl::toInfo(const Val &V, QualType T) {
     const launcheval::PtrVal &P = *V.P;
     I.Kind = ValueInfo::Pointer;
     I.Allocation = P.Alloc;
+    if (P.Null) {
+      I.Null = true;
+      break;
+    }
     I.HostInitialised = P.HostInit;
     I.HostInit = P.HostInitHow;
     if (P.Offset.Kind == Val::Int && P.Offset.I == 0)

@@ -285,6 +285,8 @@ void elementAllocs(
 Val LaunchEvaluator::Impl::offsetBy(Val Base, Val Elements, QualType Pointee) {
   if (Base.Kind != Val::Ptr)
     return Base;
+  if (Base.P->Null)
+    return Val::unknown("an offset from a null pointer");
   if (Pointee->isIncompleteType() || Pointee->isDependentType())
     return Val::unknown("an offset into a pointer of unknown element size");
   int64_t Size = Ctx.getTypeSizeInChars(Pointee).getQuantity();
@@ -315,8 +317,16 @@ Val LaunchEvaluator::Impl::offsetBy(Val Base, Val Elements, QualType Pointee) {
 Val LaunchEvaluator::Impl::evalPointer(const Expr *E, const Frame &Fr) {
   E = E->IgnoreParens();
   if (const auto *C = dyn_cast<CastExpr>(E)) {
-    if (C->getCastKind() == CK_NullToPointer)
-      return Val::unknown("a null pointer");
+    if (C->getCastKind() == CK_NullToPointer) {
+      // An optional buffer left out (`moe_softmax(..., nullptr, ...)`): the
+      // harness passes a null pointer too.
+      PtrVal P;
+      P.Null = true;
+      P.Bytes = Val::unknown("a null pointer");
+      P.Offset = Val::ofInt64(0);
+      P.Alloc = "a null pointer at " + where(C->getBeginLoc());
+      return ptrOf(std::move(P));
+    }
     return evalPointer(C->getSubExpr(), Fr);
   }
   if (const auto *D = dyn_cast<DeclRefExpr>(E)) {
@@ -642,7 +652,7 @@ Val LaunchEvaluator::Impl::evalAllocCall(const CallExpr *C, unsigned K,
 void LaunchEvaluator::Impl::findHostInit(const VarDecl *VD,
                                          const FunctionDecl *F, const Stmt *At,
                                          Val &V) {
-  if (V.Kind != Val::Ptr || V.P->HostInit || !F)
+  if (V.Kind != Val::Ptr || V.P->HostInit || V.P->Null || !F)
     return;
   std::vector<const CallExpr *> Calls;
   collectCalls(F->getBody(), Calls);

@@ -256,6 +256,18 @@ void setRole(BufferSpec &B, const ParamInfo &P, const BufferUse *U,
 
 void Inference::buffer(const ParamInfo &P, const ValueInfo *A,
                        Harness::Arg &Arg) {
+  if (A && A->Kind == ValueInfo::Pointer && A->Null &&
+      Defines.find(P.Name + ".count") == Defines.end()) {
+    // The launch passes a null pointer (an optional buffer left out): so
+    // does the harness.
+    setNullPointer(Arg.Scalar, P.Name);
+    raw_string_ostream OS(ValueLines[P.Index]);
+    OS << "  " << P.Name << ": null   # " << P.Type << "; " << A->Allocation
+       << "\n";
+    Out.Notes.push_back("buffer '" + P.Name + "': " + A->Allocation +
+                        ", passed as such");
+    return;
+  }
   Arg.IsBuffer = true;
   BufferSpec &B = Arg.Buffer;
   setBufferKind(B, P);
@@ -569,9 +581,10 @@ void Inference::run() {
   H.Kernel = Kernel;
   H.Sizes = Env;
   indexRanges();
-  for (const ParamInfo &P : Params)
-    ParamLines += P.IsPointer ? bufferLine(P, H.Args[&P - Params.data()].Buffer)
-                              : ValueLines[P.Index];
+  for (const ParamInfo &P : Params) {
+    const Harness::Arg &A = H.Args[&P - Params.data()];
+    ParamLines += A.IsBuffer ? bufferLine(P, A.Buffer) : ValueLines[P.Index];
+  }
   Out.Complete = Out.Missing.empty();
   raw_string_ostream OS(Out.Spec);
   if (!Sizes.empty())
@@ -623,6 +636,8 @@ std::string launchSummary(const LaunchValues &V,
       S += numberText(ExprValue{true, 0, A.Float});
     else if (A.Kind == ValueInfo::Pointer && A.Bytes)
       S += std::to_string(*A.Bytes) + " bytes";
+    else if (A.Kind == ValueInfo::Pointer && A.Null)
+      S += "null";
     else if (A.Kind == ValueInfo::Record && A.known()) {
       S += "{";
       for (size_t I = 0; I < A.Members.size() && I < P.Members.size(); ++I)

@@ -22,6 +22,14 @@ void setBufferKind(BufferSpec &B, const ParamInfo &P) {
   B.ReadOnly = P.PointeeConst;
 }
 
+void setNullPointer(ScalarSpec &S, const std::string &Param) {
+  S = ScalarSpec();
+  S.Param = Param;
+  S.Kind = ElemKind::U64;
+  S.Size = sizeof(void *);
+  S.Null = true;
+}
+
 bool setScalar(ScalarSpec &S, const ParamInfo &P, const ExprValue &V,
                std::string &Err) {
   if (P.IsRecord) {

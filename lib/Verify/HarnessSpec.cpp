@@ -469,7 +469,12 @@ bool SpecParser::readParams() {
                               : "missing: scalar parameter '" + P.Type +
                                     "' needs a value");
     const YamlTree *N = It->second;
-    if (P.IsPointer) {
+    std::string Word;
+    if (P.IsPointer && N->isScalar() && scalar(N, Field, Word) &&
+        Word == "null") {
+      // An optional buffer the launch leaves out.
+      setNullPointer(A.Scalar, P.Name);
+    } else if (P.IsPointer) {
       A.IsBuffer = true;
       if (!readBuffer(P, N, Field, A.Buffer))
         return false;

@@ -988,3 +988,32 @@ TEST(HarnessSpec, StructureByValueErrors) {
             std::string::npos)
       << Err("7");
 }
+
+// `bias: null`: a pointer parameter the launch gives a null pointer (an
+// optional buffer left out) is passed as a zero address, with no buffer;
+// `null` is a value for pointers only.
+TEST(HarnessSpec, NullPointerParameter) {
+  std::vector<ParamInfo> Ps = {
+      makeParam("out", "float *", "float", true, false, 8, 4),
+      makeParam("bias", "const float *", "float", true, true, 8, 4),
+      makeParam("n", "int", "int", false, false, 4, 4)};
+  Harness H;
+  std::string E;
+  ASSERT_TRUE(parseHarnessSpec("kernel: k\ngrid: 1\nblock: 32\nparams:\n"
+                               "  out: { count: 32 }\n  bias: null\n  n: 32\n",
+                               "h.yaml", "k", Ps, {}, H, E))
+      << E;
+  ASSERT_EQ(H.Args.size(), 3u);
+  EXPECT_TRUE(H.Args[0].IsBuffer);
+  EXPECT_FALSE(H.Args[1].IsBuffer);
+  EXPECT_TRUE(H.Args[1].Scalar.Null);
+  Bytes B = scalarArgBytes(H.Args[1].Scalar);
+  ASSERT_EQ(B.size(), sizeof(void *));
+  EXPECT_EQ(B, Bytes(sizeof(void *), 0));
+  Harness H2;
+  EXPECT_FALSE(parseHarnessSpec("kernel: k\ngrid: 1\nblock: 32\nparams:\n"
+                                "  out: { count: 32 }\n  bias: null\n"
+                                "  n: null\n",
+                                "h.yaml", "k", Ps, {}, H2, E));
+  EXPECT_NE(E.find("params.n"), std::string::npos) << E;
+}

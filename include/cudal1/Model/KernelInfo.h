@@ -256,6 +256,8 @@ struct ValueInfo {
   std::string HostInit;          ///< "cudaMemcpy H2D at main.cu:33:3"
   /// The host's values, when it copies in a constant array (PtrVal).
   std::vector<double> HostValues;
+  /// Pointer: a null pointer (the launch passes `nullptr`): known, no size.
+  bool Null = false;
   /// Record: the value of each member that is a number, in the order of
   /// ParamInfo::Members (nested structures flattened).
   std::vector<ValueInfo> Members;

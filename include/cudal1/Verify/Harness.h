@@ -98,7 +98,12 @@ struct ScalarSpec {
   };
   bool Record = false;
   std::vector<Member> Members;
+  /// A pointer parameter given a null pointer (spec value `null`): passed
+  /// as a zero address; no buffer is allocated or compared.
+  bool Null = false;
 };
+/// \p S as a null pointer for pointer parameter \p Param.
+void setNullPointer(ScalarSpec &S, const std::string &Param);
 
 /// Per-element-type comparison tolerances (DESIGN.md defaults).
 struct Tolerance {
