@@ -105,12 +105,17 @@ bool LaunchEvaluator::Impl::isArgv(const Expr *Base, const Frame &Fr) {
     if (Cur->F != F && !(Cur->F && Cur->F->getCanonicalDecl() ==
                                         F->getCanonicalDecl()))
       continue;
-    if (!Cur->Call || !Cur->Parent)
+    // A call, or a constructor (`Params p(argc, argv);`).
+    if ((!Cur->Call && !Cur->Construct) || !Cur->Parent)
       return false;
     unsigned I = P->getFunctionScopeIndex();
-    if (I >= Cur->Call->getNumArgs())
+    unsigned N = Cur->Call ? Cur->Call->getNumArgs()
+                           : Cur->Construct->getNumArgs();
+    if (I >= N)
       return false;
-    return isArgv(Cur->Call->getArg(I), *Cur->Parent);
+    return isArgv(Cur->Call ? Cur->Call->getArg(I)
+                            : Cur->Construct->getArg(I),
+                  *Cur->Parent);
   }
   return false;
 }

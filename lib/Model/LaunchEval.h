@@ -303,6 +303,14 @@ struct LaunchEvaluator::Impl {
   Val interpretLoop(const clang::Stmt *Loop, const clang::VarDecl *VD,
                     const Frame &Own,
                     const std::vector<const clang::FieldDecl *> *Path = nullptr);
+  /// Runs \p Loop, a statement of the body of the constructor \p C calls
+  /// (its frame \p CF; \p Fr the frame of \p C), from the values when it
+  /// starts: member \p Path of the object after it, or Unknown. The
+  /// object's members (`m = atoi(optarg)` in a getopt loop) are followed.
+  Val interpretCtorLoop(const clang::Stmt *Loop,
+                        const clang::CXXConstructExpr *C, const Frame &CF,
+                        const Frame &Fr,
+                        const std::vector<const clang::FieldDecl *> &Path);
   /// The names a path has registered, to take back those a run that failed
   /// registered.
   struct PathMark {

@@ -356,6 +356,40 @@ Val LaunchEvaluator::Impl::fieldOfConstruct(
   if (const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody())) {
     std::vector<const BinaryOperator *> All;
     collectMemberStores(Body, F, All);
+    // The last statement of the body before At that assigns the member is
+    // a loop (an option loop: `while ((opt = getopt(argc, argv, "g:")) >= 0)
+    // switch (opt) { case 'g': n_gpu_blocks = atoi(optarg); ... }`): run it.
+    const Stmt *LastS = nullptr;
+    for (const Stmt *S : Body->body()) {
+      if (At && !before(S, At))
+        break;
+      std::vector<const BinaryOperator *> In;
+      collectMemberStores(S, F, In);
+      if (!In.empty())
+        LastS = S;
+    }
+    if (LastS && (isa<ForStmt>(LastS) || isa<WhileStmt>(LastS) ||
+                  isa<DoStmt>(LastS))) {
+      auto Callee = std::make_unique<Frame>();
+      Callee->F = Def;
+      Callee->Construct = C;
+      Callee->Parent = &Fr;
+      Callee->At = LastS;
+      Extra.push_back(std::move(Callee));
+      PathMark PM = mark();
+      Val V = interpretCtorLoop(LastS, C, *Extra.back(), Fr, Path);
+      if (V.isNum()) {
+        V.How = "after the loop at " + where(LastS->getBeginLoc()) +
+                " in the constructor " + Def->getNameAsString() +
+                "(), run by the tool";
+        return V;
+      }
+      restore(PM);
+      return Val::unknown("'" + F->getNameAsString() + "' is assigned in the "
+                          "loop at " + where(LastS->getBeginLoc()) +
+                          " in the constructor " + Def->getNameAsString() +
+                          "() (run by the tool, it stopped: " + V.Why + ")");
+    }
     const BinaryOperator *Last = nullptr;
     for (const Stmt *S : Body->body()) {
       if (At && !before(S, At))

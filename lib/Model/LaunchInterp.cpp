@@ -64,6 +64,9 @@ struct HostInterp {
   /// The value of such a member when the code starts (read on first use).
   std::function<Val(const VarDecl *, const std::vector<const FieldDecl *> &)>
       OutsideMember;
+  /// A constructor's body is run: `m` / `this->m` are slots too (with a
+  /// null variable).
+  bool ThisSlots = false;
   unsigned *Steps;
   unsigned Depth = 0;
   /// A helper's run: it may store only to its own parameters and locals
@@ -162,13 +165,26 @@ struct HostInterp {
 
   /// `v.a.b` with `v` a local structure variable (not a reference, nothing
   /// through a pointer) and `b` a number member that is not a bit-field.
-  static bool memberSlot(const Expr *E, Slot &S) {
+  bool memberSlot(const Expr *E, Slot &S) const {
     E = E->IgnoreParenImpCasts();
     std::vector<const FieldDecl *> Rev;
     while (const auto *ME = dyn_cast<MemberExpr>(E)) {
       const auto *FD = dyn_cast<FieldDecl>(ME->getMemberDecl());
-      if (!FD || ME->isArrow())
+      if (!FD)
         return false;
+      if (ME->isArrow()) {
+        // `m` / `this->m` in a constructor being run.
+        if (!ThisSlots ||
+            !isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()))
+          return false;
+        Rev.push_back(FD);
+        if (!scalar(Rev.front()->getType()) ||
+            Rev.front()->getType()->isReferenceType() ||
+            Rev.front()->isBitField())
+          return false;
+        S = {nullptr, {Rev.rbegin(), Rev.rend()}};
+        return true;
+      }
       Rev.push_back(FD);
       E = ME->getBase()->IgnoreParens();
     }
@@ -185,7 +201,7 @@ struct HostInterp {
     auto It = Members.find(S);
     if (It != Members.end())
       return It->second;
-    Val V = OutsideMember && !Declared.count(S.first)
+    Val V = OutsideMember && (!S.first || !Declared.count(S.first))
                 ? OutsideMember(S.first, S.second)
                 : Val::unknown("");
     if (!V.isNum())
@@ -195,13 +211,13 @@ struct HostInterp {
     return V;
   }
   Val storeMember(const Slot &S, Val V) {
+    std::string Owner = S.first ? S.first->getNameAsString() : "this";
     if (OwnStoresOnly)
-      return fail("it modifies '" + S.first->getNameAsString() +
-                  "', which is not its own");
+      return fail("it modifies '" + Owner + "', which is not its own");
     V = I.convert(V, S.second.back()->getType());
     if (!V.isNum())
-      return fail("a value stored to a member of '" +
-                  S.first->getNameAsString() + "' is not a number");
+      return fail("a value stored to a member of '" + Owner +
+                  "' is not a number");
     Members[S] = V;
     return V;
   }
@@ -1042,6 +1058,39 @@ Val LaunchEvaluator::Impl::interpretLoop(
   if (It != H.Env.end())
     return It->second;
   return H.Outside(VD);
+}
+
+Val LaunchEvaluator::Impl::interpretCtorLoop(
+    const Stmt *Loop, const CXXConstructExpr *C, const Frame &CF,
+    const Frame &Fr, const std::vector<const FieldDecl *> &Path) {
+  unsigned Steps = 0;
+  HostInterp H(*this, &Steps);
+  Frame Here = CF.at(Loop);
+  H.Fr = &Here;
+  H.ThisSlots = true;
+  H.Outside = [&](const VarDecl *V) {
+    PathMark M = mark();
+    Val R = V->hasGlobalStorage() && !V->isStaticLocal() ? evalGlobal(V)
+                                                         : valueAt(V, CF, Loop);
+    if (!R.isNum())
+      restore(M);
+    return R;
+  };
+  // The object's members: their values when the loop starts; members of
+  // the constructor's local structures: theirs.
+  H.OutsideMember = [&](const VarDecl *V,
+                        const std::vector<const FieldDecl *> &P) {
+    PathMark M = mark();
+    Val R = V ? fieldAt(V, P, CF, Loop) : fieldOfConstruct(C, P, Fr, Loop);
+    if (!R.isNum())
+      restore(M);
+    return R;
+  };
+  HostInterp::Flow F = H.run(Loop);
+  if (F != HostInterp::Flow::Next)
+    return Val::unknown(H.Failed ? H.Why : "the loop leaves the constructor");
+  auto It = H.Members.find({nullptr, Path});
+  return It != H.Members.end() ? It->second : H.OutsideMember(nullptr, Path);
 }
 
 LaunchEvaluator::Impl::PathMark LaunchEvaluator::Impl::mark() const {
