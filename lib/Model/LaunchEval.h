@@ -205,6 +205,11 @@ struct LaunchEvaluator::Impl {
   Val fieldOfValue(Val V, const FieldPath &Path, size_t From);
   /// Member \p Path of the object \p C constructs, after the constructor
   /// (or, inside its body, before statement \p At).
+  /// The frame of the body of \p Def, the constructor \p C calls from \p Fr,
+  /// at \p At (kept in Extra).
+  const Frame &ctorFrame(const clang::CXXConstructExpr *C,
+                         const clang::CXXConstructorDecl *Def, const Frame &Fr,
+                         const clang::Stmt *At);
   Val fieldOfConstruct(const clang::CXXConstructExpr *C, const FieldPath &Path,
                        const Frame &Fr, const clang::Stmt *At = nullptr);
   Val fieldOfVar(const clang::VarDecl *VD, const clang::Expr *Use,

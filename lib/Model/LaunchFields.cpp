@@ -327,6 +327,19 @@ void collectMemberStores(const Stmt *S, const FieldDecl *F,
 }
 } // namespace
 
+const Frame &LaunchEvaluator::Impl::ctorFrame(const CXXConstructExpr *C,
+                                              const CXXConstructorDecl *Def,
+                                              const Frame &Fr,
+                                              const Stmt *At) {
+  auto Callee = std::make_unique<Frame>();
+  Callee->F = Def;
+  Callee->Construct = C;
+  Callee->Parent = &Fr;
+  Callee->At = At;
+  Extra.push_back(std::move(Callee));
+  return *Extra.back();
+}
+
 Val LaunchEvaluator::Impl::fieldOfConstruct(
     const CXXConstructExpr *C, const std::vector<const FieldDecl *> &Path,
     const Frame &Fr, const Stmt *At) {
@@ -370,14 +383,9 @@ Val LaunchEvaluator::Impl::fieldOfConstruct(
     }
     if (LastS && (isa<ForStmt>(LastS) || isa<WhileStmt>(LastS) ||
                   isa<DoStmt>(LastS))) {
-      auto Callee = std::make_unique<Frame>();
-      Callee->F = Def;
-      Callee->Construct = C;
-      Callee->Parent = &Fr;
-      Callee->At = LastS;
-      Extra.push_back(std::move(Callee));
       PathMark PM = mark();
-      Val V = interpretCtorLoop(LastS, C, *Extra.back(), Fr, Path);
+      Val V = interpretCtorLoop(LastS, C, ctorFrame(C, Def, Fr, LastS), Fr,
+                                Path);
       if (V.isNum()) {
         V.How = "after the loop at " + where(LastS->getBeginLoc()) +
                 " in the constructor " + Def->getNameAsString() +
@@ -405,13 +413,7 @@ Val LaunchEvaluator::Impl::fieldOfConstruct(
                             Def->getNameAsString() +
                             "(), not on every path");
     if (Last) {
-      auto Callee = std::make_unique<Frame>();
-      Callee->F = Def;
-      Callee->Construct = C;
-      Callee->Parent = &Fr;
-      Callee->At = Last;
-      Extra.push_back(std::move(Callee));
-      const Frame &CF = *Extra.back();
+      const Frame &CF = ctorFrame(C, Def, Fr, Last);
       if (Last->getOpcode() == BO_Assign)
         return fieldOf(Last->getRHS(), Path, CF, 1);
       if (Path.size() != 1)
@@ -429,13 +431,8 @@ Val LaunchEvaluator::Impl::fieldOfConstruct(
   for (const CXXCtorInitializer *I : Def->inits()) {
     if (I->getMember() != F)
       continue;
-    auto Callee = std::make_unique<Frame>();
-    Callee->F = Def;
-    Callee->Construct = C;
-    Callee->Parent = &Fr;
-    Callee->At = I->getInit();
-    Extra.push_back(std::move(Callee));
-    return fieldOf(I->getInit(), Path, *Extra.back(), 1);
+    return fieldOf(I->getInit(), Path, ctorFrame(C, Def, Fr, I->getInit()),
+                   1);
   }
   if (const Expr *In = F->getInClassInitializer()) {
     Frame G;

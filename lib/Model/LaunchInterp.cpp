@@ -994,31 +994,44 @@ Val LaunchEvaluator::Impl::interpretCall(const FunctionDecl *FD,
                       Why);
 }
 
+namespace {
+/// \p Get's value when it is a number; else the names it registered on the
+/// way are taken back.
+Val tentatively(LaunchEvaluator::Impl &I, const std::function<Val()> &Get) {
+  LaunchEvaluator::Impl::PathMark M = I.mark();
+  Val R = Get();
+  if (!R.isNum())
+    I.restore(M);
+  return R;
+}
+
+/// \p H set to run \p Loop of \p Own's function (\p Here: the frame at the
+/// loop, kept by the caller): variables declared before it and members of
+/// local structures have their values where the loop starts.
+void prepareLoopRun(LaunchEvaluator::Impl &I, HostInterp &H,
+                    const Stmt *Loop, const Frame &Own, const Frame &Here) {
+  H.Fr = &Here;
+  H.Outside = [&I, &Own, Loop](const VarDecl *V) {
+    return tentatively(I, [&] {
+      return V->hasGlobalStorage() && !V->isStaticLocal()
+                 ? I.evalGlobal(V)
+                 : I.valueAt(V, Own, Loop);
+    });
+  };
+  H.OutsideMember = [&I, &Own, Loop](const VarDecl *V,
+                                     const std::vector<const FieldDecl *> &P) {
+    return tentatively(I, [&] { return I.fieldAt(V, P, Own, Loop); });
+  };
+}
+} // namespace
+
 Val LaunchEvaluator::Impl::interpretLoop(
     const Stmt *Loop, const VarDecl *VD, const Frame &Own,
     const std::vector<const FieldDecl *> *Path) {
   unsigned Steps = 0;
   HostInterp H(*this, &Steps);
   Frame Here = Own.at(Loop);
-  H.Fr = &Here;
-  // Variables declared before the loop: their values when it starts.
-  H.Outside = [&](const VarDecl *V) {
-    PathMark M = mark();
-    Val R = V->hasGlobalStorage() && !V->isStaticLocal() ? evalGlobal(V)
-                                                         : valueAt(V, Own, Loop);
-    if (!R.isNum())
-      restore(M);
-    return R;
-  };
-  // Members of local structures: theirs.
-  H.OutsideMember = [&](const VarDecl *V,
-                        const std::vector<const FieldDecl *> &P) {
-    PathMark M = mark();
-    Val R = fieldAt(V, P, Own, Loop);
-    if (!R.isNum())
-      restore(M);
-    return R;
-  };
+  prepareLoopRun(*this, H, Loop, Own, Here);
   HostInterp::Flow F = H.run(Loop);
   if (F != HostInterp::Flow::Next)
     return Val::unknown(H.Failed ? H.Why : "the loop leaves its function");
@@ -1066,25 +1079,17 @@ Val LaunchEvaluator::Impl::interpretCtorLoop(
   unsigned Steps = 0;
   HostInterp H(*this, &Steps);
   Frame Here = CF.at(Loop);
-  H.Fr = &Here;
+  prepareLoopRun(*this, H, Loop, CF, Here);
+  // The object's members (a null variable): their values when the loop
+  // starts.
   H.ThisSlots = true;
-  H.Outside = [&](const VarDecl *V) {
-    PathMark M = mark();
-    Val R = V->hasGlobalStorage() && !V->isStaticLocal() ? evalGlobal(V)
-                                                         : valueAt(V, CF, Loop);
-    if (!R.isNum())
-      restore(M);
-    return R;
-  };
-  // The object's members: their values when the loop starts; members of
-  // the constructor's local structures: theirs.
+  auto Locals = H.OutsideMember;
   H.OutsideMember = [&](const VarDecl *V,
                         const std::vector<const FieldDecl *> &P) {
-    PathMark M = mark();
-    Val R = V ? fieldAt(V, P, CF, Loop) : fieldOfConstruct(C, P, Fr, Loop);
-    if (!R.isNum())
-      restore(M);
-    return R;
+    if (V)
+      return Locals(V, P);
+    return tentatively(*this,
+                       [&] { return fieldOfConstruct(C, P, Fr, Loop); });
   };
   HostInterp::Flow F = H.run(Loop);
   if (F != HostInterp::Flow::Next)
