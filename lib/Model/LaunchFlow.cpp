@@ -238,6 +238,12 @@ Val LaunchEvaluator::Impl::initialValue(const VarDecl *VD, const Frame &Own,
   Val V = convert(eval(Init, Own.at(Init)), VD->getType());
   if (V.Kind == Val::Unknown) {
     std::string T = text(Init);
+    // Nothing to add when the reason only names the initialiser again; a
+    // call's reason that says which argument is missing is kept.
+    std::string Call = "the result of '" + T + "' (";
+    if (StringRef(V.Why).starts_with(Call))
+      return root(VD, "initialised from '" + T + "' (" +
+                          V.Why.substr(Call.size()));
     bool Says = V.Why.empty() || V.Why.find("'" + T + "'") != std::string::npos;
     return root(VD, "initialised from '" + T + "'" +
                         (Says ? "" : " (" + V.Why + ")"));

@@ -935,7 +935,15 @@ Val LaunchEvaluator::Impl::inlineCall(const CallExpr *C, const FunctionDecl *FD,
       Val A = eval(C->getArg(K), Fr);
       if (!A.isNum()) {
         restore(M);
-        return Val::unknown("the result of '" + text(C) + "'");
+        std::string Arg = "'" + text(C->getArg(K)) + "'";
+        return Val::unknown(
+            "the result of '" + text(C) + "' (" +
+            (A.Kind == Val::Sym && "'" + A.text() + "'" == Arg
+                 ? Arg + " is not known"
+             : A.Kind == Val::Sym ? Arg + " is '" + A.text() + "', not known"
+             : A.Why.empty()    ? Arg + " is not known"
+                                : Arg + ": " + A.Why) +
+            ")");
       }
       Args.push_back(A);
     }
