@@ -362,6 +362,14 @@ struct LaunchEvaluator::Impl {
   AssignEffect everyPath(const clang::Stmt *Assign, const Frame &Own,
                          const clang::Stmt *At, const std::string &Name,
                          const clang::Stmt *M, std::string &Why);
+  /// Modification \p M of \p VD (member \p Path with one) sits in a loop
+  /// that ends before \p At: Skipped when no path to At runs the loop;
+  /// Effective with the value after the loop, run by the tool, in \p Out;
+  /// Unknown otherwise (\p LoopWhy: why the run stopped, if it ran).
+  AssignEffect loopBeforeValue(const clang::Stmt *M, const clang::Stmt *At,
+                               const clang::VarDecl *VD, const Frame &Own,
+                               const std::vector<const clang::FieldDecl *> *Path,
+                               Val &Out, std::string &LoopWhy);
   Val applyAssignment(const clang::VarDecl *VD, const clang::Stmt *Assign,
                       const clang::Stmt *Target, const Frame &Own);
   const llvm::DenseMap<const clang::Stmt *, const clang::Stmt *> &

@@ -504,27 +504,19 @@ Val LaunchEvaluator::Impl::fieldAt(const VarDecl *VD,
     if (Common < Chain.size() && Common < Path.size())
       continue; // another member
     // Modified in a loop that ends before At (an option loop over argv
-    // storing `cfg.n = atoi(argv[++i])`): the loop run from the values its
-    // variables have when it starts.
+    // storing `cfg.n = atoi(argv[++i])`).
     std::string LoopWhy;
-    if (const Stmt *L = loopBefore(M, At, Own.F)) {
-      std::string LWhy;
-      AssignEffect E =
-          everyPath(L, Own, At, "'" + VD->getNameAsString() + "'", M, LWhy);
-      if (E == AssignEffect::Skipped)
-        continue;
-      if (E == AssignEffect::Effective && St && St->Depth < 40) {
-        PathMark PM = mark();
-        Val V = interpretLoop(L, VD, Own, &Path);
-        if (V.isNum()) {
-          V.How = "after the loop at " + where(L->getBeginLoc()) +
-                  ", run by the tool";
-          return V;
-        }
-        restore(PM);
-        LoopWhy = " (run by the tool, it stopped: " + V.Why + ")";
-      }
+    Val LV;
+    switch (loopBeforeValue(M, At, VD, Own, &Path, LV, LoopWhy)) {
+    case AssignEffect::Skipped:
+      continue;
+    case AssignEffect::Effective:
+      return LV;
+    case AssignEffect::Unknown:
+      break;
     }
+    if (!LoopWhy.empty())
+      LoopWhy = " (run by the tool, it stopped: " + LoopWhy + ")";
     // An assignment of the member, of a structure holding it, or of a part.
     const Stmt *Assign = nullptr;
     const Expr *RHS = nullptr;

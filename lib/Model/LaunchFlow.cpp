@@ -404,6 +404,33 @@ Val LaunchEvaluator::Impl::middleIteration(const VarDecl *VD,
   return Val::unknown("");
 }
 
+LaunchEvaluator::Impl::AssignEffect LaunchEvaluator::Impl::loopBeforeValue(
+    const Stmt *M, const Stmt *At, const VarDecl *VD, const Frame &Own,
+    const std::vector<const FieldDecl *> *Path, Val &Out,
+    std::string &LoopWhy) {
+  const Stmt *L = loopBefore(M, At, Own.F);
+  if (!L)
+    return AssignEffect::Unknown;
+  std::string LWhy;
+  AssignEffect E = everyPath(L, Own, At, "'" + VD->getNameAsString() + "'",
+                             M, LWhy);
+  if (E != AssignEffect::Effective || !St || St->Depth >= 40)
+    return E == AssignEffect::Skipped ? E : AssignEffect::Unknown;
+  PathMark PM = mark();
+  Val V = interpretLoop(L, VD, Own, Path);
+  bool Known = V.isNum();
+  if (V.Kind == Val::Dim && V.D.size() == 3) // a dim3 the loop sets
+    Known = V.D[0].isNum() && V.D[1].isNum() && V.D[2].isNum();
+  if (!Known) {
+    restore(PM);
+    LoopWhy = V.Why;
+    return AssignEffect::Unknown;
+  }
+  V.How = "after the loop at " + where(L->getBeginLoc()) + ", run by the tool";
+  Out = V;
+  return AssignEffect::Effective;
+}
+
 Val LaunchEvaluator::Impl::valueAt(const VarDecl *VD, const Frame &Own,
                                    const Stmt *At) {
   if (Val M = middleIteration(VD, Own, At); M.isNum())
@@ -416,27 +443,15 @@ Val LaunchEvaluator::Impl::valueAt(const VarDecl *VD, const Frame &Own,
     if (At && (!before(*It, At) || afterFirstRun(*It, At, Own.F)))
       continue;
     LoopWhy.clear();
-    // Modified in a loop that ends before At (`while (n % 32) n++;`): the
-    // loop run from the values its variables have when it starts.
-    if (const Stmt *L = loopBefore(*It, At, Own.F)) {
-      std::string LWhy;
-      AssignEffect E = everyPath(L, Own, At, VD->getNameAsString(), *It, LWhy);
-      if (E == AssignEffect::Skipped)
-        continue;
-      if (E == AssignEffect::Effective && St && St->Depth < 40) {
-        PathMark M = mark();
-        Val V = interpretLoop(L, VD, Own);
-        bool Known = V.isNum();
-        if (V.Kind == Val::Dim && V.D.size() == 3) // a dim3 the loop sets
-          Known = V.D[0].isNum() && V.D[1].isNum() && V.D[2].isNum();
-        if (Known) {
-          V.How = "after the loop at " + where(L->getBeginLoc()) +
-                  ", run by the tool";
-          return V;
-        }
-        restore(M);
-        LoopWhy = V.Why;
-      }
+    // Modified in a loop that ends before At (`while (n % 32) n++;`).
+    Val V;
+    switch (loopBeforeValue(*It, At, VD, Own, nullptr, V, LoopWhy)) {
+    case AssignEffect::Skipped:
+      continue;
+    case AssignEffect::Effective:
+      return V;
+    case AssignEffect::Unknown:
+      break;
     }
     const Stmt *Assign = nullptr;
     std::string Why;
