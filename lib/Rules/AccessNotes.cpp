@@ -586,6 +586,34 @@ static const LoopInfo *innerWorkOutweighs(const CheckContext &CC,
   return Work >= 320 * Accesses ? Biggest : nullptr;
 }
 
+/// Where access \p A is in the kernel's own body: the access, the call
+/// that reaches it, or the outermost loop around it there.
+static const Stmt *siteOfAccess(const KernelAnalysis &K, const MemAccess &A) {
+  const Stmt *At = A.CallChain.empty() ? static_cast<const Stmt *>(A.E)
+                                       : A.CallChain.front();
+  if (!A.Loops.empty() && A.Loops.front()->S && K.Kernel &&
+      K.Kernel->getBody() &&
+      K.Kernel->getBody()->getSourceRange().fullyContains(
+          A.Loops.front()->S->getSourceRange()))
+    At = A.Loops.front()->S;
+  return At;
+}
+
+unsigned globalAccessesAlongside(ASTContext &Ctx, const KernelAnalysis &K,
+                                 const MemAccess &A) {
+  if (!A.E)
+    return 0;
+  const Stmt *At = siteOfAccess(K, A);
+  std::vector<const Stmt *> AUp = stmtAncestors(Ctx, At);
+  std::vector<SourceLocation> Exits = exitsAfter(Ctx, K, At);
+  unsigned N = 0;
+  for (const MemAccess &B : K.Accesses)
+    if (B.Space == MemSpace::Global && B.E && !B.SparseGuard &&
+        runsWhenever(Ctx, AUp, At, siteOfAccess(K, B), Exits))
+      ++N;
+  return N;
+}
+
 const LoopInfo *outweighingLoop(const CheckContext &CC, ASTContext &Ctx,
                                 const KernelAnalysis &K, const MemAccess &A) {
   if (!A.E)
@@ -599,16 +627,7 @@ const LoopInfo *outweighingLoop(const CheckContext &CC, ASTContext &Ctx,
   for (const LoopInfo *L : A.Loops)
     if (!addKnownWork(CC, Ctx, K, *L, Work))
       return innerWorkOutweighs(CC, Ctx, K, A);
-  // Where the access is in the kernel's own body (the call that reaches it),
-  // or the outermost loop around it.
-  const Stmt *At = A.CallChain.empty() ? static_cast<const Stmt *>(A.E)
-                                       : A.CallChain.front();
-  if (!A.Loops.empty() && A.Loops.front()->S && K.Kernel &&
-      K.Kernel->getBody() &&
-      K.Kernel->getBody()->getSourceRange().fullyContains(
-          A.Loops.front()->S->getSourceRange()))
-    At = A.Loops.front()->S;
-  return outweighingLoopAt(CC, Ctx, K, At, /*CountedOnly=*/Work > 1,
+  return outweighingLoopAt(CC, Ctx, K, siteOfAccess(K, A), /*CountedOnly=*/Work > 1,
                            Work > 1 ? 64 * Work : 0);
 }
 

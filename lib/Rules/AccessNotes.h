@@ -65,6 +65,12 @@ const LoopInfo *outweighingLoopOfCode(const CheckContext &CC,
 /// reported (RuleCheck::report and the YAML rules).
 bool outweighedArithmetic(const CheckContext &CC, clang::ASTContext &Ctx,
                           const Finding &F);
+/// The global accesses of \p K that run whenever \p A does (each counted
+/// once, whatever loops hold it; none under a condition that leaves only
+/// some lanes active): a shared-memory conflict of one extra wavefront per
+/// warp beside each of them is a small share of the kernel's time.
+unsigned globalAccessesAlongside(clang::ASTContext &Ctx,
+                                 const KernelAnalysis &K, const MemAccess &A);
 /// "line 12".
 std::string loopLine(const LoopInfo &L);
 /// "each of its N iterations" / "every iteration" (\p Prefix goes before

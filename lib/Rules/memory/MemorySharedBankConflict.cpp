@@ -127,7 +127,16 @@ RuleInfo MemorySharedBankConflict::info() const {
       "all writes in the same loops and the same branch (also inside a "
       "helper the kernel calls, `v[lid].x += v[lid + i].x; v[lid].y += "
       "v[lid + i].y;` on a `float2` array), are judged as the one 64- or "
-      "128-bit access nvcc makes of them.";
+      "128-bit access nvcc makes of them.\n"
+      "\n"
+      "Not reported: a conflict whose accesses all run once per thread (in "
+      "no loop) and cost, together, no more extra wavefronts per warp "
+      "than the kernel has global accesses that run whenever they do (a "
+      "2-way conflict of one store per thread into a winograd tile, "
+      "beside the load of the value it stores): a global request moves "
+      "at least 32 bytes per warp, 128 when coalesced (about 10 SM "
+      "cycles of an H100's DRAM bandwidth), against one shared-memory "
+      "cycle for each extra wavefront.";
   I.Doc.WhySlow =
       "Shared memory has 32 banks of 4 bytes. Threads of a warp that "
       "access distinct words in the same bank are serialized into separate "
@@ -189,6 +198,15 @@ void MemorySharedBankConflict::checkTranslationUnit() {
     }
     for (const std::vector<const MemAccess *> &G : Groups.take(Ctx, id())) {
       const MemAccess &A = *G.front();
+      // Once per thread (in no loop), with no more extra wavefronts than
+      // global accesses that run whenever it does: a small share.
+      if (llvm::all_of(G, [](const MemAccess *X) { return X->Loops.empty(); })) {
+        unsigned Extra = 0;
+        for (const MemAccess *X : G)
+          Extra += X->Banks.Wavefronts - X->Banks.Ideal;
+        if (Extra <= globalAccessesAlongside(Ctx, K, A))
+          continue;
+      }
       std::string Msg =
           std::to_string(A.Banks.Ways) + "-way shared memory bank conflict "
           "on " + accessVerb(A) + " of '" + A.BaseName + "': " + Why(A) +
