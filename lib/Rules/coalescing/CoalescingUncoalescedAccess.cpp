@@ -17,6 +17,52 @@ using namespace llvm;
 
 namespace cudal1 {
 
+namespace {
+
+/// For a load that runs once per thread (in no loop), in a block of known
+/// shape: the traffic of the block as a whole when its lanes are rows apart
+/// along threadIdx.x but another thread dimension walks consecutive
+/// elements (`f[c + b * n]`, `c` from threadIdx.y, `b` from threadIdx.x in
+/// a 16x16 block): each row gets a run of that dimension's extent of
+/// elements, fetched as at most one sector more than the run's bytes, and
+/// the sibling warps' requests for a sector one of them fetched are L1
+/// hits. The bound on sectors fetched over bytes used, or none.
+std::optional<double> blockRunFactor(const KernelAnalysis &K,
+                                     const MemAccess &A) {
+  if (!A.Loops.empty() || !A.IsRead || A.IsWrite || A.IsAtomic ||
+      !A.Address.isKnown() || !A.ElemBytes || A.AccessBytes != A.ElemBytes)
+    return std::nullopt;
+  static const char *Dims[3] = {"threadIdx.x", "threadIdx.y", "threadIdx.z"};
+  int Run = -1;
+  for (int D = 0; D < 3; ++D) {
+    if (!K.Block[D])
+      return std::nullopt;
+    std::optional<int64_t> C = A.Address.coefficientOf(Dims[D]).constantValue();
+    if (C && *C == int64_t(A.ElemBytes) && K.Block[D] > 1 && D != 0)
+      Run = D;
+  }
+  if (Run < 0)
+    return std::nullopt;
+  int64_t RunBytes = int64_t(K.Block[Run]) * A.ElemBytes;
+  // The other dimensions start runs that do not overlap: a symbolic row
+  // length (the finding's own condition takes rows 32 bytes or more
+  // apart), or a constant one of at least the run.
+  for (int D = 0; D < 3; ++D) {
+    if (D == Run || K.Block[D] == 1)
+      continue;
+    AffineExpr C = A.Address.coefficientOf(Dims[D]);
+    if (!C.isKnown())
+      return std::nullopt;
+    std::optional<int64_t> V = C.constantValue();
+    if (V && (*V < 0 ? -*V : *V) < RunBytes)
+      return std::nullopt;
+  }
+  int64_t Sectors = (RunBytes + 31) / 32 + 1;
+  return double(Sectors * 32) / double(RunBytes);
+}
+
+} // namespace
+
 RuleInfo CoalescingUncoalescedAccess::info() const {
   RuleInfo I;
   I.Id = "coalescing-uncoalesced-access";
@@ -57,7 +103,17 @@ RuleInfo CoalescingUncoalescedAccess::info() const {
       "`if (record's flag) return;`: a finding only when the record's "
       "used bytes leave at least MinFactor times the ideal traffic.\n"
       "\n" +
-      std::string(outweighingLoopDoc()) + " " + fixedColumnsDoc();
+      std::string(outweighingLoopDoc()) + " " + fixedColumnsDoc() +
+      " Nor a load that runs once per thread (in no loop) in a block of "
+      "known shape whose warps span rows, while another thread "
+      "dimension walks consecutive elements (`f[c + b * n]` with `b` "
+      "from threadIdx.x and `c` from threadIdx.y in a 16x16 block): the "
+      "block as a whole reads runs of blockDim.y elements, at most one "
+      "sector more than their bytes (1.25x for 16 doubles), and a "
+      "sibling warp's request for a sector another warp of the block "
+      "fetched is an L1 hit; reported when that bound is MinFactor or "
+      "more (runs of 32 bytes or less), and for stores (each warp's "
+      "partial sectors go to L2).";
   I.Doc.WhySlow =
       "A warp's memory request is served in 32-byte sectors. When 32 "
       "consecutive threads read 32 consecutive floats the request touches "
@@ -112,6 +168,9 @@ void CoalescingUncoalescedAccess::checkTranslationUnit() {
         continue;
       const WarpRequest &W = Requests[&A] = resolvedRequest(CC, K, A);
       if (W.Factor < MinFactor || W.Class != AccessClass::Uncoalesced)
+        continue;
+      // Once per thread, the block's warps together reading whole runs.
+      if (std::optional<double> B = blockRunFactor(K, A); B && *B < MinFactor)
         continue;
       // A boundary column, a column of multipliers: the kernel touches a
       // fixed few elements of each row, nothing to coalesce within it.
