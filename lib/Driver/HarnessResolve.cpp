@@ -179,7 +179,7 @@ std::string harnessValuesKey(const Harness &H) {
   OS << H.SharedMem << ';';
   for (const Harness::Arg &A : H.Args) {
     if (A.IsBuffer)
-      OS << 'b' << A.Buffer.Count << ';';
+      OS << 'b' << A.Buffer.Count << '+' << A.Buffer.Before << ';';
     else if (A.Scalar.Record) {
       OS << 'r';
       for (const ScalarSpec::Member &M : A.Scalar.Members)

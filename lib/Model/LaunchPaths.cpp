@@ -118,6 +118,8 @@ ValueInfo LaunchEvaluator::Impl::toInfo(const Val &V, QualType T) {
       int64_t B = asInt64(P.Bytes.I) - asInt64(P.Offset.I);
       if (B > 0)
         I.Bytes = uint64_t(B);
+      if (B > 0 && P.Offset.I > 0)
+        I.LeadBytes = asInt64(P.Offset.I);
       else
         I.Why = "the pointer is at or past the end of its allocation (" +
                 P.Alloc + ")";

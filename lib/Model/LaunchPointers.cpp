@@ -410,6 +410,14 @@ Val LaunchEvaluator::Impl::evalPointer(const Expr *E, const Frame &Fr) {
     std::vector<const ReturnStmt *> Rets;
     if (Def && !inSystemHeader(SM, Def->getLocation()))
       collectReturns(Def->getBody(), Rets);
+    // `return NULL;` on a failed allocation: the run the harness makes is
+    // the one where the allocation succeeds, so the other return counts.
+    if (Rets.size() > 1)
+      llvm::erase_if(Rets, [&](const ReturnStmt *R) {
+        return R->getRetValue() &&
+               R->getRetValue()->IgnoreParenImpCasts()->isNullPointerConstant(
+                   Ctx, Expr::NPC_ValueDependentIsNotNull);
+      });
     bool Recursive = false;
     for (const Frame *P = &Fr; P; P = P->Parent)
       Recursive |= P->F == Def;

@@ -239,6 +239,7 @@ struct DeviceBuffer {
   unsigned ArgIndex = 0;
   CUdeviceptr Base = 0; ///< guard + data + guard
   CUdeviceptr Data = 0;
+  CUdeviceptr Arg = 0; ///< what the kernel gets: Data + Spec->Before elements
   /// The state every timed sample starts from (inputs, poisoned outputs):
   /// restored before each sample, so no run sees another's results.
   CUdeviceptr Pristine = 0;
@@ -363,13 +364,14 @@ public:
         DeviceBuffer B;
         B.Spec = &A.Buffer;
         B.ArgIndex = I;
-        B.Bytes = A.Buffer.Count * A.Buffer.ElemSize;
+        B.Bytes = A.Buffer.total() * A.Buffer.ElemSize;
         std::string E = check(D.MemAlloc(&B.Base, B.Bytes + 2 * GuardBytes),
                               "cuMemAlloc");
         if (!E.empty())
           return E + " (" + std::to_string(B.Bytes) + " bytes for '" +
                  A.Buffer.Param + "')";
         B.Data = B.Base + GuardBytes;
+        B.Arg = B.Data + A.Buffer.Before * A.Buffer.ElemSize;
         E = check(D.MemAlloc(&B.Pristine, std::max<uint64_t>(B.Bytes, 1)),
                   "cuMemAlloc");
         if (!E.empty())
@@ -380,14 +382,14 @@ public:
       }
     }
     for (auto &B : Bufs)
-      ParamPtrs[B.ArgIndex] = &B.Data;
+      ParamPtrs[B.ArgIndex] = &B.Arg;
     for (unsigned I = 0; I < H.Args.size(); ++I)
       if (!H.Args[I].IsBuffer)
         ParamPtrs[I] = ScalarStore[I].data();
     Poisons.clear();
     for (auto &B : Bufs)
       Poisons.push_back(
-          poisonBuffer(B.Spec->Kind, B.Spec->ElemSize, B.Spec->Count));
+          poisonBuffer(B.Spec->Kind, B.Spec->ElemSize, B.Spec->total()));
     return "";
   }
 
@@ -405,7 +407,7 @@ public:
       const Distribution &Dist = S.Init[Set % S.Init.size()];
       uint64_t Seed = (S.Seed ? *S.Seed : Job.H.Seed + 7919 * (I + 1)) +
                       1000003ull * Set;
-      Inputs.push_back(fillBuffer(S.Kind, S.ElemSize, S.Count, Dist, Seed));
+      Inputs.push_back(fillBuffer(S.Kind, S.ElemSize, S.total(), Dist, Seed));
       Desc += " " + S.Param + "=" + Dist.str() + "@" + std::to_string(Seed);
     }
     return Desc;
@@ -495,7 +497,7 @@ public:
       if (Bufs[I].Spec->ReadOnly && Data != Inputs[I]) {
         uint64_t N = 0, FirstEl = UINT64_MAX;
         unsigned ES = Bufs[I].Spec->ElemSize;
-        for (uint64_t E = 0; E < Bufs[I].Spec->Count; ++E)
+        for (uint64_t E = 0; E < Bufs[I].Spec->total(); ++E)
           if (std::memcmp(&Data[E * ES], &Inputs[I][E * ES], ES)) {
             ++N;
             FirstEl = std::min(FirstEl, E);

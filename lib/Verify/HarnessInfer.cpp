@@ -285,6 +285,10 @@ void Inference::buffer(const ParamInfo &P, const ValueInfo *A,
     CountText = std::to_string(B.Count);
     Comment = A->Allocation;
     Ok = B.Count > 0;
+    // A pointer into its allocation (past a halo or a header): the elements
+    // before it are the kernel's too (`in[i - 1]` at i = 0).
+    if (A->LeadBytes && *A->LeadBytes % B.ElemSize == 0)
+      B.Before = *A->LeadBytes / B.ElemSize;
     if (!Ok)
       missing("buffer '" + P.Name + "': " + A->Allocation +
               " holds less than one element");
@@ -334,6 +338,8 @@ std::string Inference::bufferLine(const ParamInfo &P, const BufferSpec &B) {
   std::string S;
   raw_string_ostream OS(S);
   OS << "  " << P.Name << ": { count: " << T.Count;
+  if (B.Before)
+    OS << ", before: " << B.Before;
   if (!B.Init.empty())
     OS << ", init: \"" << B.Init.front().str() << "\"";
   if (B.ReadOnly && !P.PointeeConst)

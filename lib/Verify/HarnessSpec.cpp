@@ -398,13 +398,21 @@ bool SpecParser::readBuffer(const ParamInfo &P, const YamlTree *N,
         if (!expr(&KV.second, Field + ".seed", V))
           return false;
         B.Seed = V.asInt();
+      } else if (Key == "before") {
+        if (!expr(&KV.second, Field + ".before", V))
+          return false;
+        if (V.IsFloat || V.I < 0)
+          return fail(&KV.second, Field + ".before",
+                      "must be a non-negative integer (elements of the "
+                      "buffer before the pointer)");
+        B.Before = uint64_t(V.I);
       } else if (Key == "role") {
         RoleNode = &KV.second;
         if (!scalar(RoleNode, Field + ".role", Role))
           return false;
       } else {
         return fail(&KV.first, Field + "." + Key,
-                    "unknown field (count, init, seed, role)");
+                    "unknown field (count, before, init, seed, role)");
       }
     }
     if (!HasCount)

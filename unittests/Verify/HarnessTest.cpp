@@ -323,7 +323,7 @@ TEST(HarnessSpec, ErrorsNameFileLineAndField) {
        "h.yaml:3:1: sizs: unknown field (fields: kernel, sizes, grid, block, "
        "shared_mem, seed, input_sets, params, tolerance, candidate)"},
       {"grid: 1\nblock: 32\nparams:\n  x: { cnt: 8 }\n",
-       "h.yaml:4:8: params.x.cnt: unknown field (count, init, seed, role)"},
+       "h.yaml:4:8: params.x.cnt: unknown field (count, before, init, seed, role)"},
       {"grid: 1\nblock: 32\nparams:\n  x: 8\n  y: 8\n  a: 1\n  n: 1.5\n",
        "h.yaml:7:6: params.n: parameter 'n' is an integer ('int') but the "
        "value is not"},
@@ -1016,4 +1016,31 @@ TEST(HarnessSpec, NullPointerParameter) {
                                 "  n: null\n",
                                 "h.yaml", "k", Ps, {}, H2, E));
   EXPECT_NE(E.find("params.n"), std::string::npos) << E;
+}
+
+// `before: 8`: a buffer whose pointer is 8 elements into it (past a halo);
+// the buffer holds before + count elements. A negative or fractional
+// `before` names the field.
+TEST(HarnessSpec, ElementsBeforeThePointer) {
+  std::vector<ParamInfo> Ps = {
+      makeParam("out", "float *", "float", true, false, 8, 4),
+      makeParam("in", "const float *", "float", true, true, 8, 4)};
+  Harness H;
+  std::string E;
+  ASSERT_TRUE(parseHarnessSpec("kernel: k\ngrid: 1\nblock: 32\nparams:\n"
+                               "  out: { count: 32 }\n"
+                               "  in: { count: 40, before: 8 }\n",
+                               "h.yaml", "k", Ps, {}, H, E))
+      << E;
+  ASSERT_EQ(H.Args.size(), 2u);
+  EXPECT_EQ(H.Args[0].Buffer.Before, 0u);
+  EXPECT_EQ(H.Args[1].Buffer.Before, 8u);
+  EXPECT_EQ(H.Args[1].Buffer.Count, 40u);
+  EXPECT_EQ(H.Args[1].Buffer.total(), 48u);
+  Harness H2;
+  EXPECT_FALSE(parseHarnessSpec("kernel: k\ngrid: 1\nblock: 32\nparams:\n"
+                                "  out: { count: 32 }\n"
+                                "  in: { count: 40, before: -1 }\n",
+                                "h.yaml", "k", Ps, {}, H2, E));
+  EXPECT_NE(E.find("params.in.before"), std::string::npos) << E;
 }

@@ -251,6 +251,8 @@ struct ValueInfo {
   std::array<std::string, 3> DimExprs; ///< per component, as Expr
   // Pointer:
   std::optional<uint64_t> Bytes; ///< from the pointer to the allocation's end
+  /// From the allocation's start to the pointer, when known and not zero.
+  std::optional<uint64_t> LeadBytes;
   std::string Allocation;        ///< "cudaMalloc at main.cu:30:3"
   bool HostInitialised = false;  ///< copied in / set by the host before
   std::string HostInit;          ///< "cudaMemcpy H2D at main.cu:33:3"

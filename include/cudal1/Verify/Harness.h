@@ -69,7 +69,12 @@ bool parseDistribution(const std::string &Text, const ExprEnv &Env,
 
 struct BufferSpec {
   std::string Param;
-  uint64_t Count = 0; ///< elements
+  uint64_t Count = 0; ///< elements from the pointer on
+  /// Elements of the buffer before the pointer (a pointer past a halo or a
+  /// header: `base + lead`): allocated, filled and compared with the rest;
+  /// the kernel gets a pointer this many elements into the buffer.
+  uint64_t Before = 0;
+  uint64_t total() const { return Before + Count; }
   ElemKind Kind = ElemKind::F32;
   unsigned ElemSize = 4;
   /// An input: must come back unchanged (const pointee, a buffer the kernel
