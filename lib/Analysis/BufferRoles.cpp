@@ -6,6 +6,12 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/DeclTemplate.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/Stmt.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/Support/Path.h"
+#include "cudal1/Analysis/AstFacts.h"
 
 using namespace clang;
 
@@ -22,7 +28,111 @@ std::string kernelKey(const SourceManager &SM, const FunctionDecl *K) {
   return D->getQualifiedNameAsString() + "@" +
          makeSourceLoc(SM, R.getBegin()).str();
 }
+/// A square root or logarithm, by its unqualified name.
+bool needsNonNegative(StringRef N) {
+  static const char *const Names[] = {
+      "sqrt",      "sqrtf",      "rsqrt",      "rsqrtf",     "__fsqrt_rn",
+      "__fsqrt_rz", "__fsqrt_ru", "__fsqrt_rd", "__dsqrt_rn", "__frsqrt_rn",
+      "log",       "logf",       "__logf",     "log2",       "log2f",
+      "__log2f",   "log10",      "log10f",     "__log10f"};
+  for (const char *X : Names)
+    if (N == X)
+      return true;
+  return false;
+}
+
+/// The kernel's pointer parameters whose loads \p E is built from with
+/// + * / (through casts, parentheses, non-negative literals and locals
+/// initialised once and never assigned), into \p Out; false when \p E has
+/// anything else (a subtraction, a negation, a call, an assigned local).
+bool nonNegativeOfLoads(const Expr *E, const FunctionDecl *K,
+                        std::set<const ParmVarDecl *> &Out, unsigned Depth = 0) {
+  if (Depth > 8)
+    return false;
+  E = E->IgnoreParenImpCasts();
+  if (const auto *C = dyn_cast<CStyleCastExpr>(E))
+    return nonNegativeOfLoads(C->getSubExpr(), K, Out, Depth + 1);
+  if (const auto *B = dyn_cast<BinaryOperator>(E)) {
+    if (B->getOpcode() != BO_Add && B->getOpcode() != BO_Mul &&
+        B->getOpcode() != BO_Div)
+      return false;
+    return nonNegativeOfLoads(B->getLHS(), K, Out, Depth + 1) &&
+           nonNegativeOfLoads(B->getRHS(), K, Out, Depth + 1);
+  }
+  if (const auto *F = dyn_cast<FloatingLiteral>(E))
+    return !F->getValue().isNegative();
+  if (isa<IntegerLiteral>(E))
+    return true;
+  if (const auto *A = dyn_cast<ArraySubscriptExpr>(E)) {
+    const auto *D =
+        dyn_cast<DeclRefExpr>(A->getBase()->IgnoreParenImpCasts());
+    const auto *P = D ? dyn_cast<ParmVarDecl>(D->getDecl()) : nullptr;
+    if (!P || P->getDeclContext() != K || !P->getType()->isPointerType() ||
+        !A->getType()->isRealFloatingType())
+      return false;
+    Out.insert(P);
+    return true;
+  }
+  if (const auto *D = dyn_cast<DeclRefExpr>(E)) {
+    const auto *V = dyn_cast<VarDecl>(D->getDecl());
+    if (!V || !V->hasLocalStorage() || isa<ParmVarDecl>(V) || !V->getInit())
+      return false;
+    // Never assigned after its initialisation.
+    bool Assigned = false;
+    if (K->getBody())
+      forEachStmt(K->getBody(), [&](const Stmt *S) {
+        const Expr *L = nullptr;
+        if (const auto *BO = dyn_cast<BinaryOperator>(S);
+            BO && BO->isAssignmentOp())
+          L = BO->getLHS();
+        else if (const auto *UO = dyn_cast<UnaryOperator>(S);
+                 UO && (UO->isIncrementDecrementOp() ||
+                        UO->getOpcode() == UO_AddrOf))
+          L = UO->getSubExpr();
+        if (const auto *R = L ? dyn_cast<DeclRefExpr>(L->IgnoreParenImpCasts())
+                              : nullptr;
+            R && R->getDecl() == V)
+          Assigned = true;
+      });
+    return !Assigned && nonNegativeOfLoads(V->getInit(), K, Out, Depth + 1);
+  }
+  return false;
+}
+
 } // namespace
+
+void addDomainUses(ASTContext &Ctx, const KernelAnalysis &KA, KernelInfo &K) {
+  const FunctionDecl *F = KA.Kernel;
+  if (!F || !F->getBody())
+    return;
+  const SourceManager &SM = Ctx.getSourceManager();
+  forEachStmt(F->getBody(), [&](const Stmt *S) {
+    const auto *CE = dyn_cast<CallExpr>(S);
+    const FunctionDecl *Callee = CE ? CE->getDirectCallee() : nullptr;
+    if (!Callee || !Callee->getIdentifier() || CE->getNumArgs() != 1 ||
+        !needsNonNegative(Callee->getName()))
+      return;
+    std::set<const ParmVarDecl *> Bufs;
+    if (!nonNegativeOfLoads(CE->getArg(0), F, Bufs) || Bufs.empty())
+      return;
+    std::string Text =
+        Lexer::getSourceText(
+            SM.getExpansionRange(CE->getSourceRange()),
+            SM, Ctx.getLangOpts())
+            .str();
+    if (Text.size() > 60)
+      Text = Text.substr(0, 57) + "...";
+    PresumedLoc PL = SM.getPresumedLoc(SM.getExpansionLoc(CE->getBeginLoc()));
+    if (PL.isValid())
+      Text += " (" + llvm::sys::path::filename(PL.getFilename()).str() + ":" +
+              std::to_string(PL.getLine()) + ":" +
+              std::to_string(PL.getColumn()) + ")";
+    for (const ParmVarDecl *P : Bufs)
+      for (BufferUse &U : K.BufferUses)
+        if (U.Param == P->getFunctionScopeIndex() && U.NonNegativeUse.empty())
+          U.NonNegativeUse = Text;
+  });
+}
 
 void addBufferUses(ASTContext &Ctx, const AnalysisResults &A,
                    ProjectModel &Model) {
@@ -54,6 +164,7 @@ void addBufferUses(ASTContext &Ctx, const AnalysisResults &A,
       U->Escaped |= KA.EscapedBases.count(P) > 0 || UnknownWrites;
     }
     addIndexUses(Ctx, KA, K);
+    addDomainUses(Ctx, KA, K);
   }
 }
 

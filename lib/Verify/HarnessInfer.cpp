@@ -329,6 +329,17 @@ void Inference::buffer(const ParamInfo &P, const ValueInfo *A,
     D.List = A->HostValues;
     B.Init = {D};
   }
+  // Values that reach a square root or logarithm through + * / only: drawn
+  // from [0, 1), so that the original's output is not NaN throughout.
+  if (const BufferUse *U = useOf(P.Index);
+      U && !U->NonNegativeUse.empty() && isFloatKind(B.Kind) &&
+      B.Init.size() == 1 && B.Init.front().K == Distribution::Uniform &&
+      B.Init.front().A < 0) {
+    B.Init = {Distribution{Distribution::Uniform, 0, 1}};
+    T.Tail += "; values in [0, 1): they reach " + U->NonNegativeUse;
+    Out.Notes.push_back("buffer '" + P.Name + "': values uniform(0, 1): " +
+                        "they reach " + U->NonNegativeUse);
+  }
   if (Ok)
     Counts[P.Index] = B.Count;
 }

@@ -32,6 +32,12 @@ struct KernelAnalysis;
 void addIndexUses(clang::ASTContext &Ctx, const KernelAnalysis &KA,
                   KernelInfo &K);
 
+/// Sets BufferUse::NonNegativeUse of the float buffers of \p K whose
+/// loaded values reach a square root or logarithm through + * / only.
+/// Called by addBufferUses.
+void addDomainUses(clang::ASTContext &Ctx, const KernelAnalysis &KA,
+                   KernelInfo &K);
+
 } // namespace cudal1
 
 #endif

@@ -200,6 +200,12 @@ struct BufferUse {
   /// The accesses of other buffers (or this one) whose index depends on
   /// the values the kernel loads from this buffer.
   std::vector<IndexUse> IndexUses;
+  /// The kernel takes a square root or logarithm of an expression built
+  /// from values loaded from this buffer with + * / only (hellinger's
+  /// `sqrtf(a[r * n + i] * b[i * k + c])`): non-negative values keep it
+  /// defined. The first such call, "sqrtf(...) (main.cu:49:20)"; empty if
+  /// none.
+  std::string NonNegativeUse;
 };
 
 struct KernelInfo {
