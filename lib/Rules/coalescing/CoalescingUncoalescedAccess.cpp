@@ -112,8 +112,8 @@ RuleInfo CoalescingUncoalescedAccess::info() const {
       "sector more than their bytes (1.25x for 16 doubles), and a "
       "sibling warp's request for a sector another warp of the block "
       "fetched is an L1 hit; reported when that bound is MinFactor or "
-      "more (runs of 32 bytes or less), and for stores (each warp's "
-      "partial sectors go to L2).";
+      "more (with the default 2: runs of 48 bytes or less), and for "
+      "stores (each warp's partial sectors go to L2).";
   I.Doc.WhySlow =
       "A warp's memory request is served in 32-byte sectors. When 32 "
       "consecutive threads read 32 consecutive floats the request touches "
