@@ -116,13 +116,14 @@ ValueInfo LaunchEvaluator::Impl::toInfo(const Val &V, QualType T) {
     bool ZeroOff = P.Offset.Kind == Val::Int && P.Offset.I == 0;
     if (P.Bytes.Kind == Val::Int && P.Offset.Kind == Val::Int) {
       int64_t B = asInt64(P.Bytes.I) - asInt64(P.Offset.I);
-      if (B > 0)
+      if (B > 0) {
         I.Bytes = uint64_t(B);
-      if (B > 0 && P.Offset.I > 0)
-        I.LeadBytes = asInt64(P.Offset.I);
-      else
+        if (P.Offset.I > 0)
+          I.LeadBytes = asInt64(P.Offset.I);
+      } else {
         I.Why = "the pointer is at or past the end of its allocation (" +
                 P.Alloc + ")";
+      }
     } else if (P.Bytes.isScalar() && P.Offset.isScalar()) {
       I.Expr = ZeroOff ? stripOuter(P.Bytes.text())
                        : P.Bytes.text() + " - " + P.Offset.text();
