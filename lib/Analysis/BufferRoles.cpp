@@ -10,7 +10,6 @@
 #include "clang/AST/Stmt.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
-#include "llvm/Support/Path.h"
 #include "cudal1/Analysis/AstFacts.h"
 
 using namespace clang;
@@ -43,21 +42,23 @@ bool needsNonNegative(StringRef N) {
 
 /// The kernel's pointer parameters whose loads \p E is built from with
 /// + * / (through casts, parentheses, non-negative literals and locals
-/// initialised once and never assigned), into \p Out; false when \p E has
-/// anything else (a subtraction, a negation, a call, an assigned local).
+/// initialised once and never written after: not in \p Written, the
+/// kernel's varsWrittenIn), into \p Out; false when \p E has anything else
+/// (a subtraction, a negation, a call, a written local).
 bool nonNegativeOfLoads(const Expr *E, const FunctionDecl *K,
+                        const std::set<const VarDecl *> &Written,
                         std::set<const ParmVarDecl *> &Out, unsigned Depth = 0) {
   if (Depth > 8)
     return false;
   E = E->IgnoreParenImpCasts();
   if (const auto *C = dyn_cast<CStyleCastExpr>(E))
-    return nonNegativeOfLoads(C->getSubExpr(), K, Out, Depth + 1);
+    return nonNegativeOfLoads(C->getSubExpr(), K, Written, Out, Depth + 1);
   if (const auto *B = dyn_cast<BinaryOperator>(E)) {
     if (B->getOpcode() != BO_Add && B->getOpcode() != BO_Mul &&
         B->getOpcode() != BO_Div)
       return false;
-    return nonNegativeOfLoads(B->getLHS(), K, Out, Depth + 1) &&
-           nonNegativeOfLoads(B->getRHS(), K, Out, Depth + 1);
+    return nonNegativeOfLoads(B->getLHS(), K, Written, Out, Depth + 1) &&
+           nonNegativeOfLoads(B->getRHS(), K, Written, Out, Depth + 1);
   }
   if (const auto *F = dyn_cast<FloatingLiteral>(E))
     return !F->getValue().isNegative();
@@ -77,24 +78,8 @@ bool nonNegativeOfLoads(const Expr *E, const FunctionDecl *K,
     const auto *V = dyn_cast<VarDecl>(D->getDecl());
     if (!V || !V->hasLocalStorage() || isa<ParmVarDecl>(V) || !V->getInit())
       return false;
-    // Never assigned after its initialisation.
-    bool Assigned = false;
-    if (K->getBody())
-      forEachStmt(K->getBody(), [&](const Stmt *S) {
-        const Expr *L = nullptr;
-        if (const auto *BO = dyn_cast<BinaryOperator>(S);
-            BO && BO->isAssignmentOp())
-          L = BO->getLHS();
-        else if (const auto *UO = dyn_cast<UnaryOperator>(S);
-                 UO && (UO->isIncrementDecrementOp() ||
-                        UO->getOpcode() == UO_AddrOf))
-          L = UO->getSubExpr();
-        if (const auto *R = L ? dyn_cast<DeclRefExpr>(L->IgnoreParenImpCasts())
-                              : nullptr;
-            R && R->getDecl() == V)
-          Assigned = true;
-      });
-    return !Assigned && nonNegativeOfLoads(V->getInit(), K, Out, Depth + 1);
+    return !Written.count(V) &&
+           nonNegativeOfLoads(V->getInit(), K, Written, Out, Depth + 1);
   }
   return false;
 }
@@ -106,6 +91,7 @@ void addDomainUses(ASTContext &Ctx, const KernelAnalysis &KA, KernelInfo &K) {
   if (!F || !F->getBody())
     return;
   const SourceManager &SM = Ctx.getSourceManager();
+  const std::set<const VarDecl *> Written = varsWrittenIn(F->getBody());
   forEachStmt(F->getBody(), [&](const Stmt *S) {
     const auto *CE = dyn_cast<CallExpr>(S);
     const FunctionDecl *Callee = CE ? CE->getDirectCallee() : nullptr;
@@ -113,7 +99,7 @@ void addDomainUses(ASTContext &Ctx, const KernelAnalysis &KA, KernelInfo &K) {
         !needsNonNegative(Callee->getName()))
       return;
     std::set<const ParmVarDecl *> Bufs;
-    if (!nonNegativeOfLoads(CE->getArg(0), F, Bufs) || Bufs.empty())
+    if (!nonNegativeOfLoads(CE->getArg(0), F, Written, Bufs) || Bufs.empty())
       return;
     std::string Text =
         Lexer::getSourceText(
@@ -122,11 +108,7 @@ void addDomainUses(ASTContext &Ctx, const KernelAnalysis &KA, KernelInfo &K) {
             .str();
     if (Text.size() > 60)
       Text = Text.substr(0, 57) + "...";
-    PresumedLoc PL = SM.getPresumedLoc(SM.getExpansionLoc(CE->getBeginLoc()));
-    if (PL.isValid())
-      Text += " (" + llvm::sys::path::filename(PL.getFilename()).str() + ":" +
-              std::to_string(PL.getLine()) + ":" +
-              std::to_string(PL.getColumn()) + ")";
+    Text += " (" + makeSourceLoc(SM, CE->getBeginLoc()).brief() + ")";
     for (const ParmVarDecl *P : Bufs)
       for (BufferUse &U : K.BufferUses)
         if (U.Param == P->getFunctionScopeIndex() && U.NonNegativeUse.empty())

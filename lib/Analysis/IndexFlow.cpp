@@ -24,7 +24,6 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/Stmt.h"
 #include "clang/Basic/SourceManager.h"
-#include "llvm/Support/Path.h"
 
 #include <algorithm>
 #include <map>
@@ -118,9 +117,7 @@ public:
       U.Atomic = A.IsAtomic;
       U.Write = A.IsWrite && !A.IsAtomic;
       U.Access = A.Text;
-      U.Where = llvm::sys::path::filename(A.Loc.File).str() + ":" +
-                std::to_string(A.Loc.Line) + ":" +
-                std::to_string(A.Loc.Column);
+      U.Where = A.Loc.brief();
       for (unsigned S : Sources) {
         auto It = std::find_if(K.BufferUses.begin(), K.BufferUses.end(),
                                [&](const BufferUse &B) { return B.Param == S; });

@@ -35,10 +35,6 @@ namespace {
 
 using Dims = std::array<uint64_t, 3>;
 
-std::string shortLoc(const SourceLoc &L) {
-  return sys::path::filename(L.File).str() + ":" + std::to_string(L.Line) +
-         ":" + std::to_string(L.Column);
-}
 
 /// The options of one job: the run's, widened by what the rules say their
 /// fixes may change (ulp count, tolerances).
@@ -366,7 +362,7 @@ bool FixVerifier::group() {
         continue;
       }
       if (!Opts.Quiet)
-        errs() << "cuda-l1: " << shortLoc(F.Loc) << " [" << F.RuleId
+        errs() << "cuda-l1: " << F.Loc.brief() << " [" << F.RuleId
                << "]: in device function '" << Fn
                << "': verified through kernel '" << Callers[0]
                << "', its only caller\n";
@@ -580,13 +576,13 @@ void FixVerifier::printPlan() const {
       const Finding &F = finding(C.first);
       errs() << formatv("cuda-l1: candidate {0}/{1}: {2} [{3}] in kernel "
                         "'{4}' ({5}); harness: {6}\n",
-                        ++N, NumCandidates, shortLoc(F.Loc), F.RuleId,
+                        ++N, NumCandidates, F.Loc.brief(), F.RuleId,
                         W.Kernel, toString(F.Fix->Exact),
                         W.HA.Source + otherLaunchesNote(W.HA.Others));
     }
   for (auto &KV : Result.Decisions)
     if (!KV.second.Why.empty())
-      errs() << "cuda-l1: not a candidate: " << shortLoc(finding(KV.first).Loc)
+      errs() << "cuda-l1: not a candidate: " << finding(KV.first).Loc.brief()
              << " [" << finding(KV.first).RuleId << "]: " << KV.second.Why
              << "\n";
 }
@@ -618,7 +614,7 @@ CandidateVerdict FixVerifier::runJob(KernelWork &W,
       J.H.CandidateGrid = L->second.first;
       J.H.CandidateBlock = L->second.second;
       J.H.CandidateLaunchOrigin = "the fix's launch-site edits (" +
-                                  shortLoc(finding(I).Loc) + " [" +
+                                  finding(I).Loc.brief() + " [" +
                                   finding(I).RuleId + "])";
     }
   std::string FileName = sys::path::filename(W.File).str();
@@ -685,7 +681,7 @@ void FixVerifier::verifyKernel(KernelWork &W, VerifyReport &Report) {
   for (auto &C : W.Candidate) {
     const Finding &F = finding(C.first);
     CandidateVerdict V = runJob(W, {C.first}, C.second,
-                                shortLoc(F.Loc) + " [" + F.RuleId + "]", KR);
+                                F.Loc.brief() + " [" + F.RuleId + "]", KR);
     if (V.Timing && V.Timing->Ok)
       Result.Decisions[C.first].Speedup = V.Timing->Speedup;
     if (V.Accepted)

@@ -10,7 +10,6 @@
 #include "cudal1/Driver/Pipeline.h"
 #include "cudal1/Verify/HarnessSelect.h"
 
-#include "llvm/Support/Path.h"
 
 #include <set>
 
@@ -35,10 +34,6 @@ bool launches(const LaunchSite &LS, const KernelInfo &K) {
                               : LS.KernelKey == K.key();
 }
 
-std::string shortLoc(const SourceLoc &L) {
-  return sys::path::filename(L.File).str() + ":" + std::to_string(L.Line) +
-         ":" + std::to_string(L.Column);
-}
 
 /// Infers the harness of \p K from its launch sites \p Ls into \p It: the
 /// first complete tuple of values, else the one leaving the fewest unknown.
@@ -54,12 +49,12 @@ void inferKernel(const KernelInfo &K, const std::vector<const LaunchSite *> &Ls,
       std::vector<ParamInfo> Params = paramsFor(K, V);
       Tuple T;
       T.IH = inferHarness(It.EntryName, Params, V, K.BufferUses, Env);
-      T.Origin = "inferred from the launch at " + shortLoc(LS->Loc);
+      T.Origin = "inferred from the launch at " + LS->Loc.brief();
       if (!V.TemplateArgs.empty())
         T.Origin += " of " + V.NameExpr;
       if (!V.Path.empty())
         T.Origin += " (through " + V.Path.back() + ")";
-      T.Summary = shortLoc(LS->Loc) + ": " + launchSummary(V, Params);
+      T.Summary = LS->Loc.brief() + ": " + launchSummary(V, Params);
       T.TemplateArgs = V.TemplateArgs;
       Ts.push_back(std::move(T));
     }
@@ -67,7 +62,7 @@ void inferKernel(const KernelInfo &K, const std::vector<const LaunchSite *> &Ls,
   if (Ts.empty()) {
     It.Status = "no-launch";
     It.Why = Ls.empty() ? "no launch site in the files given"
-                        : "its launch at " + shortLoc(Ls.front()->Loc) +
+                        : "its launch at " + Ls.front()->Loc.brief() +
                               " could not be evaluated" +
                               (Ls.front()->ValuesNote.empty()
                                    ? ""

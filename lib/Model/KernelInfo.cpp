@@ -1,4 +1,5 @@
 //===- KernelInfo.cpp - plain-data kernel model helpers -------------------===//
+#include "llvm/Support/Path.h"
 #include "cudal1/Model/KernelInfo.h"
 
 #include <algorithm>
@@ -108,6 +109,11 @@ void addLaunchValues(std::vector<LaunchValues> &Into,
 
 std::string SourceLoc::str() const {
   return File + ":" + std::to_string(Line) + ":" + std::to_string(Column);
+}
+
+std::string SourceLoc::brief() const {
+  return llvm::sys::path::filename(File).str() + ":" + std::to_string(Line) +
+         ":" + std::to_string(Column);
 }
 
 static void mergeKernel(KernelInfo &Into, const KernelInfo &From) {

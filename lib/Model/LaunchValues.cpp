@@ -11,7 +11,6 @@
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/Path.h"
 
 #include <cmath>
 #include <optional>
@@ -166,10 +165,7 @@ std::string Val::text() const {
 
 std::string LaunchEvaluator::Impl::where(SourceLocation L) const {
   SourceLoc S = makeSourceLoc(SM, L);
-  if (S.File.empty())
-    return "?";
-  return sys::path::filename(S.File).str() + ":" + std::to_string(S.Line) +
-         ":" + std::to_string(S.Column);
+  return S.File.empty() ? "?" : S.brief();
 }
 
 std::string LaunchEvaluator::Impl::text(const Stmt *S) const {

@@ -29,6 +29,8 @@ struct SourceLoc {
     return File == O.File && Line == O.Line && Column == O.Column;
   }
   std::string str() const;
+  /// "main.cu:12:3": the file's name without its directories.
+  std::string brief() const;
 };
 
 struct SourceRangeInfo {
