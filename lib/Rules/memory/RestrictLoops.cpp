@@ -186,9 +186,12 @@ Target localPointerTarget(const VarDecl *V, const Bindings &B, unsigned Depth) {
 }
 
 /// One access to memory outside the thread and the block, in a loop.
+/// Pinned: a load no qualifier can move or keep in a register (a volatile
+/// one, the read of an atomic): it stays where it is with __restrict__ too.
 struct LoopAccess {
   Target T;
   bool Write = false;
+  bool Pinned = false;
 };
 
 /// The array or pointer \p AS indexes. getBase() takes the side whose
@@ -249,10 +252,16 @@ Target lvalueTarget(const Expr *E, const Bindings &B, unsigned Depth) {
 }
 
 void noteAccess(const Expr *Base, bool Write, const Bindings &B,
-                std::vector<LoopAccess> &Out) {
+                std::vector<LoopAccess> &Out, bool Pinned = false) {
   Target T = addressTarget(Base, B);
   if (!T.Local)
-    Out.push_back({T, Write});
+    Out.push_back({T, Write, Pinned && !Write});
+}
+
+/// \p E (an lvalue that is read) is volatile: the compiler loads it where
+/// it is written, whatever it knows about aliasing.
+bool volatileRead(const Expr *E) {
+  return E->getType().isVolatileQualified();
 }
 
 /// \p Def's parameters bound to \p CE's arguments (evaluated through \p B).
@@ -274,6 +283,10 @@ Bindings bindCall(const CallExpr *CE, const FunctionDecl *Def,
   };
   if (const auto *MC = dyn_cast<CXXMemberCallExpr>(CE))
     Inner[nullptr] = Object(MC->getImplicitObjectArgument());
+  else if (const auto *ME = dyn_cast<CXXDependentScopeMemberExpr>(
+               CE->getCallee()->IgnoreParenImpCasts());
+           ME && !ME->isImplicitAccess())
+    Inner[nullptr] = Object(ME->getBase());
   else if (Shift)
     Inner[nullptr] = Object(CE->getArg(0));
   for (unsigned I = 0; I < Def->getNumParams() && I + Shift < CE->getNumArgs(); ++I) {
@@ -314,6 +327,37 @@ const FunctionDecl *calleeOf(const CallExpr *CE) {
           CE->getNumArgs() <= F->getNumParams())
         return F; // defaulted parameters too
     }
+  // `key->hash(t)` in a template, on an object of a class template's
+  // dependent specialization (`Key<N> *key`): the member of the class
+  // template's pattern of that name that takes as many arguments.
+  if (const auto *ME = dyn_cast<CXXDependentScopeMemberExpr>(
+          CE->getCallee()->IgnoreParenImpCasts());
+      ME && !ME->isImplicitAccess()) {
+    QualType T = ME->getBaseType();
+    if (ME->isArrow() && !T->getPointeeType().isNull())
+      T = T->getPointeeType();
+    const CXXRecordDecl *RD = nullptr;
+    if (const auto *TS = T->getAs<TemplateSpecializationType>()) {
+      if (const auto *CT = dyn_cast_or_null<ClassTemplateDecl>(
+              TS->getTemplateName().getAsTemplateDecl()))
+        RD = CT->getTemplatedDecl();
+    } else {
+      RD = T->getAsCXXRecordDecl();
+    }
+    if (RD && RD->hasDefinition() && ME->getMember().isIdentifier()) {
+      const FunctionDecl *Found = nullptr;
+      for (const NamedDecl *D : RD->getDefinition()->lookup(ME->getMember())) {
+        const auto *F = dyn_cast<CXXMethodDecl>(D->getUnderlyingDecl());
+        if (F && !F->isStatic() && F->getMinRequiredArguments() <= CE->getNumArgs() &&
+            CE->getNumArgs() <= F->getNumParams()) {
+          if (Found)
+            return nullptr; // overloads: which one is not known here
+          Found = F;
+        }
+      }
+      return Found;
+    }
+  }
   return nullptr;
 }
 
@@ -328,7 +372,7 @@ bool storeTo(const Expr *L, bool Reads, const SourceManager &SM,
     return false;
   noteAccess(Base, true, B, Out);
   if (Reads)
-    noteAccess(Base, false, B, Out);
+    noteAccess(Base, false, B, Out, volatileRead(L));
   for (const Stmt *C : L->children())
     loopAccesses(C, SM, Depth, B, Out);
   return true;
@@ -389,7 +433,7 @@ void callAccesses(const CallExpr *CE, const SourceManager &SM, unsigned Depth,
   std::string N = FD && FD->getIdentifier() ? FD->getName().lower() : "";
   if (FD && N.find("atomic") != std::string::npos && CE->getNumArgs() > 0) {
     noteAccess(CE->getArg(0), true, B, Out);
-    noteAccess(CE->getArg(0), false, B, Out);
+    noteAccess(CE->getArg(0), false, B, Out, /*Pinned=*/true);
     // The address's index may load (`&hist[in[i] % bins]`).
     for (const Stmt *C : CE->getArg(0)->IgnoreParenImpCasts()->children())
       loopAccesses(C, SM, Depth, B, Out);
@@ -475,16 +519,16 @@ void loopAccesses(const Stmt *S, const SourceManager &SM, unsigned Depth,
   if (const auto *IC = dyn_cast<ImplicitCastExpr>(S);
       IC && IC->getCastKind() == CK_LValueToRValue)
     if (const Expr *Base = accessBase(IC->getSubExpr()))
-      noteAccess(Base, false, B, Out);
+      noteAccess(Base, false, B, Out, volatileRead(IC->getSubExpr()));
   if (const auto *E = dyn_cast<Expr>(S);
       E && E->isTypeDependent() && !isa<MemberExpr>(E))
     if (const Expr *Base = accessBase(E))
-      noteAccess(Base, false, B, Out);
+      noteAccess(Base, false, B, Out, volatileRead(E));
   if (const auto *CC = dyn_cast<CXXConstructExpr>(S))
     for (const Expr *A : CC->arguments())
       if (A->isGLValue())
         if (const Expr *Base = accessBase(A))
-          noteAccess(Base, false, B, Out);
+          noteAccess(Base, false, B, Out, volatileRead(A));
   for (const Stmt *C : S->children())
     loopAccesses(C, SM, Depth, B, Out);
 }
@@ -691,7 +735,7 @@ bool findLoop(const Stmt *S, const SourceManager &SM, unsigned Depth,
       if (!W.Write || Separated(W.T))
         continue;
       for (const LoopAccess &L : A) {
-        if (L.Write || Separated(L.T) || (W.T.P && L.T.P == W.T.P) ||
+        if (L.Write || L.Pinned || Separated(L.T) || (W.T.P && L.T.P == W.T.P) ||
             (LoadsThrough && L.T.P != LoadsThrough))
           continue;
         // The loop's line; with its file's name when it is in another
