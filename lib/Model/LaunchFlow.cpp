@@ -276,7 +276,96 @@ Val LaunchEvaluator::Impl::middleIteration(const VarDecl *VD,
                       : nullptr;
     return D && D->getDecl()->getCanonicalDecl() == VD->getCanonicalDecl();
   };
+  // The variables \p S reads.
+  auto VarsIn = [](const Stmt *S) {
+    std::vector<const VarDecl *> Out;
+    std::function<void(const Stmt *)> Walk = [&](const Stmt *X) {
+      if (!X)
+        return;
+      if (const auto *D = dyn_cast<DeclRefExpr>(X))
+        if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
+          Out.push_back(V);
+      for (const Stmt *Ch : X->children())
+        Walk(Ch);
+    };
+    Walk(S);
+    return Out;
+  };
+  // The launch sees the same values at every iteration of \p Loop but
+  // the counter's: the counter changes only by the loop itself, the other
+  // values the launch reads do not change in \p Body (`p -= n` beside the
+  // counter: the first run's values would not match the middle
+  // iteration's counter), and no condition on the counter (`if (i == 0)`,
+  // `if (i % 2)`) keeps the launch from its middle iteration.
+  // Empty when it does; else why not.
+  auto Unsteady = [&](const Stmt *Loop, const Stmt *Body) -> std::string {
+    for (const Stmt *M : mutations(VD, Own.F))
+      if (encloses(Body, M, Own.F))
+        return "it is changed at " + where(M->getBeginLoc());
+    for (const VarDecl *LV : VarsIn(At))
+      if (LV != VD)
+        for (const Stmt *M : mutations(LV, Own.F))
+          if (encloses(Body, M, Own.F))
+            return "'" + LV->getNameAsString() + "', which the launch reads, changes at " +
+                   where(M->getBeginLoc());
+    const auto &Par = parents(Own.F);
+    for (const Stmt *X = Par.lookup(At); X && X != Loop; X = Par.lookup(X))
+      if (const auto *If = dyn_cast<IfStmt>(X);
+          If && !launcheval::refsTo(If->getCond(), VD).empty())
+        return "the launch runs only when '" + text(If->getCond()) + "'";
+    return "";
+  };
   for (const Stmt *L : loopsAround(At, Own.F)) {
+    // `for (int bs : {64, 128, 256})`, or over a local array of constants
+    // no statement changes: the middle value.
+    if (const auto *RF = dyn_cast<CXXForRangeStmt>(L)) {
+      if (!RF->getLoopVariable() ||
+          RF->getLoopVariable()->getCanonicalDecl() != VD->getCanonicalDecl())
+        continue;
+      const Expr *R = RF->getRangeInit() ? RF->getRangeInit()->IgnoreImplicit()
+                                         : nullptr;
+      if (const auto *SIL = dyn_cast_or_null<CXXStdInitializerListExpr>(R))
+        R = SIL->getSubExpr()->IgnoreImplicit();
+      // Its reasons are the variable's own (its initialiser, `*__begin1`,
+      // says nothing to a reader).
+      std::string Loop = "the loop at " + where(RF->getBeginLoc());
+      const auto *IL = dyn_cast_or_null<InitListExpr>(R);
+      if (const auto *D = R ? dyn_cast<DeclRefExpr>(R->IgnoreParens()) : nullptr) {
+        const auto *AV = dyn_cast<VarDecl>(D->getDecl());
+        if (!AV || !AV->getType()->isConstantArrayType() || !AV->getInit())
+          return root(VD, Loop + " ranges over '" + text(R) +
+                              "', not a list or an array of constants");
+        if (const std::vector<const Stmt *> &Ms = mutations(AV, Own.F); !Ms.empty())
+          return root(VD, Loop + " ranges over '" + AV->getNameAsString() +
+                              "', which is changed at " + where(Ms.front()->getBeginLoc()));
+        IL = dyn_cast<InitListExpr>(AV->getInit()->IgnoreImplicit());
+      }
+      if (!IL || IL->getNumInits() == 0)
+        return root(VD, Loop + " ranges over '" + (R ? text(R) : std::string()) +
+                            "', not a list or an array of constants");
+      if (std::string Why = Unsteady(RF, RF->getBody()); !Why.empty())
+        return root(VD, Loop + " sets it, but " + Why);
+      std::vector<int64_t> Vs;
+      PathMark Mk = mark();
+      for (const Expr *E : IL->inits()) {
+        Val X = eval(E, Own.at(RF));
+        std::optional<int64_t> XV =
+            X.Kind == Val::Int ? X.I.tryExtValue() : std::nullopt;
+        if (!XV) {
+          restore(Mk);
+          return root(VD, Loop + ": its value '" + text(E) + "' is not a known integer");
+        }
+        Vs.push_back(*XV);
+      }
+      size_t N = Vs.size();
+      Val V = convert(Val::ofInt64(Vs[N / 2]), VD->getType());
+      V.How = N == 1 ? "the one value of the loop at " + where(RF->getBeginLoc())
+                     : "the middle of the " + std::to_string(N) +
+                           " values of the loop at " + where(RF->getBeginLoc()) +
+                           " (first " + std::to_string(Vs.front()) + ", last " +
+                           std::to_string(Vs.back()) + ")";
+      return V;
+    }
     const auto *For = dyn_cast<ForStmt>(L);
     if (!For || !For->getCond() || !For->getInc() || !For->getInit())
       continue;
@@ -334,45 +423,13 @@ Val LaunchEvaluator::Impl::middleIteration(const VarDecl *VD,
       return Val::unknown("");
     if ((Step > 0) != (Op == BO_LT || Op == BO_LE))
       return Val::unknown("");
-    // Changed only by the loop's own increment; the bound's variables not
-    // changed in the loop.
-    for (const Stmt *M : mutations(VD, Own.F))
-      if (encloses(For->getBody(), M, Own.F))
-        return Val::unknown("");
-    // The variables \p S reads.
-    auto VarsIn = [](const Stmt *S) {
-      std::vector<const VarDecl *> Out;
-      std::function<void(const Stmt *)> Walk = [&](const Stmt *X) {
-        if (!X)
-          return;
-        if (const auto *D = dyn_cast<DeclRefExpr>(X))
-          if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
-            Out.push_back(V);
-        for (const Stmt *Ch : X->children())
-          Walk(Ch);
-      };
-      Walk(S);
-      return Out;
-    };
+    // The bound's variables not changed in the loop.
     for (const VarDecl *BV : VarsIn(Bound))
       for (const Stmt *M : mutations(BV, Own.F))
         if (encloses(For, M, Own.F))
           return Val::unknown("");
-    // The other values the launch reads must not change from one iteration
-    // to the next (`p -= n` beside the counter): the first run's values
-    // would not match the middle iteration's counter.
-    for (const VarDecl *LV : VarsIn(At))
-      if (LV != VD)
-        for (const Stmt *M : mutations(LV, Own.F))
-          if (encloses(For->getBody(), M, Own.F))
-            return Val::unknown("");
-    // A launch under a condition on the counter (`if (i == 0)`, `if (i %
-    // 2)`) need not run at the middle iteration.
-    const auto &Par = parents(Own.F);
-    for (const Stmt *X = Par.lookup(At); X && X != For; X = Par.lookup(X))
-      if (const auto *If = dyn_cast<IfStmt>(X);
-          If && !launcheval::refsTo(If->getCond(), VD).empty())
-        return Val::unknown("");
+    if (!Unsteady(For, For->getBody()).empty())
+      return Val::unknown("");
     PathMark Mk = mark();
     Val A = convert(eval(Start, Own.at(For)), VD->getType());
     Val B = eval(Bound, Own.at(For));
@@ -433,7 +490,9 @@ LaunchEvaluator::Impl::AssignEffect LaunchEvaluator::Impl::loopBeforeValue(
 
 Val LaunchEvaluator::Impl::valueAt(const VarDecl *VD, const Frame &Own,
                                    const Stmt *At) {
-  if (Val M = middleIteration(VD, Own, At); M.isNum())
+  // A range-based for's variable has only the loop's values (its reason
+  // when they are not known).
+  if (Val M = middleIteration(VD, Own, At); M.isNum() || !M.Why.empty())
     return M;
   // The value at the first run of At: modifications later in a loop around
   // it (after it in the body, or in a `for` increment) come after.
