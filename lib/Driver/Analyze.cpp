@@ -79,13 +79,17 @@ public:
     // in another, and the launches whose values wait for such calls. The
     // second pass (Calls set) gives those launches the values the other
     // files pass, for the rules as for harness inference.
-    ProjectModel Model = collectKernelModel(Ctx, IsUser, Calls,
-                                            RecordCalls && !Calls,
+    ProjectModel Model = collectKernelModel(Ctx, IsUser, Calls, RecordCalls,
                                             P.options().programArgs());
-    if (RecordCalls && !Calls) {
+    if (RecordCalls) {
+      // What the file needs stays the first pass's; its calls are the
+      // latest pass's (they may say more with the other files' calls).
       ProjectModel &PC = PerFileCalls[MainFile.str()];
       PC.CallsOut = Model.CallsOut;
-      PC.Unreached = Model.Unreached;
+      if (!Calls) {
+        PC.Unreached = Model.Unreached;
+        PC.CallsNeed = Model.CallsNeed;
+      }
     }
     std::unique_ptr<AnalysisResults> Analysis =
         AnalysisResults::analyze(Ctx, Model, IsUser);
@@ -418,12 +422,20 @@ AnalysisRun Pipeline::analyze(bool CollectKernels, bool AllKernels) {
   // defined here, called with constants from main.cu): the files holding
   // them are analysed again with those calls, and their findings and
   // launch sites replace the first pass's (as --print-harness does).
-  ExternalCalls All = callsAcrossFiles(Handler.PerFileCalls);
-  std::vector<std::string> Again = filesNeedingCalls(Handler.PerFileCalls, All);
-  if (!Again.empty()) {
+  // A value may pass through several files (main.cpp calls a wrapper in
+  // utils.cpp that calls the launching function of kernels.cu): rounds,
+  // while the calls say more (modelAcrossFiles does the same).
+  ExternalCalls All = callsAcrossFiles(Handler.PerFileCalls), Before;
+  for (unsigned Round = 0; Round < kMaxCallRounds; ++Round) {
+    std::vector<std::string> Again = filesNeedingCalls(
+        Handler.PerFileCalls, All, Round ? &Before : nullptr);
+    if (Again.empty())
+      break;
     Handler.Calls = &All;
     FE->run(Again, Handler, Opts.Jobs);
     Handler.Calls = nullptr;
+    Before = std::move(All);
+    All = callsAcrossFiles(Handler.PerFileCalls);
   }
   // A file on disk parsed for given files that do not parse alone: only
   // their code is reported, and only fixes that change nothing else.

@@ -114,13 +114,35 @@ callsAcrossFiles(const std::map<std::string, ProjectModel> &PerFile) {
   return All;
 }
 
+namespace {
+/// What the calls of \p K say, in short: per call, how many of its values
+/// are unknown (a round that learns something lowers one).
+std::string callsSummary(const ExternalCalls &Calls, const std::string &K) {
+  auto It = Calls.find(K);
+  if (It == Calls.end())
+    return "-";
+  std::string S;
+  for (const ExternalCall &X : It->second) {
+    unsigned Unknown = X.Unknowns.size();
+    for (const ValueInfo &A : X.Args)
+      Unknown += A.Kind == ValueInfo::Unknown;
+    S += std::to_string(Unknown) + ",";
+  }
+  return S;
+}
+} // namespace
+
 std::vector<std::string>
 filesNeedingCalls(const std::map<std::string, ProjectModel> &PerFile,
-                  const ExternalCalls &Calls) {
+                  const ExternalCalls &Calls, const ExternalCalls *Before) {
   std::vector<std::string> Again;
+  auto Says = [&](const std::string &K) {
+    return Calls.count(K) > 0 &&
+           (!Before || callsSummary(Calls, K) != callsSummary(*Before, K));
+  };
   for (const auto &KV : PerFile)
-    if (llvm::any_of(KV.second.Unreached,
-                     [&](const std::string &K) { return Calls.count(K) > 0; }))
+    if (llvm::any_of(KV.second.Unreached, Says) ||
+        llvm::any_of(KV.second.CallsNeed, Says))
       Again.push_back(KV.first);
   return Again;
 }
@@ -128,14 +150,24 @@ filesNeedingCalls(const std::map<std::string, ProjectModel> &PerFile,
 ProjectModel modelAcrossFiles(Frontend &FE,
                               std::map<std::string, ProjectModel> PerFile,
                               unsigned Jobs, const ModelBuilderFn &Build) {
-  ExternalCalls All = callsAcrossFiles(PerFile);
-  std::vector<std::string> Again = filesNeedingCalls(PerFile, All);
-  if (!Again.empty()) {
+  // What each file needs, from the first pass (a later pass that got the
+  // values needs them no more, but the next round may say more).
+  std::map<std::string, ProjectModel> Needs;
+  for (const auto &KV : PerFile) {
+    Needs[KV.first].Unreached = KV.second.Unreached;
+    Needs[KV.first].CallsNeed = KV.second.CallsNeed;
+  }
+  ExternalCalls All = callsAcrossFiles(PerFile), Before;
+  for (unsigned Round = 0; Round < kMaxCallRounds; ++Round) {
+    std::vector<std::string> Again =
+        filesNeedingCalls(Needs, All, Round ? &Before : nullptr);
+    if (Again.empty())
+      break;
     struct Handler : TUHandler {
       void handleTranslationUnit(clang::ASTContext &Ctx,
                                  clang::CompilerInstance &,
                                  StringRef MainFile) override {
-        Out[MainFile.str()] = Build(Ctx, Calls, false);
+        Out[MainFile.str()] = Build(Ctx, Calls, true);
       }
       const ExternalCalls *Calls = nullptr;
       ModelBuilderFn Build;
@@ -146,6 +178,8 @@ ProjectModel modelAcrossFiles(Frontend &FE,
     FE.run(Again, H, Jobs);
     for (auto &KV : H.Out)
       PerFile[KV.first] = std::move(KV.second);
+    Before = std::move(All);
+    All = callsAcrossFiles(PerFile);
   }
   ProjectModel M;
   for (const auto &KV : PerFile)

@@ -88,20 +88,31 @@ using ModelBuilderFn = std::function<ProjectModel(
 /// function (ProjectModel::CallsOut of each).
 ExternalCalls callsAcrossFiles(const std::map<std::string, ProjectModel> &PerFile);
 
-/// The main files of \p PerFile whose launches need the parameters of a
-/// host function that only \p Calls gives (ProjectModel::Unreached): the
-/// files to parse again with those calls.
+/// The main files of \p PerFile whose launches, or whose own calls of
+/// other files' functions, need the parameters of a host function that
+/// only \p Calls gives (ProjectModel::Unreached, ProjectModel::CallsNeed):
+/// the files to parse again with those calls. With \p Before (the calls
+/// of the previous round), only the files whose needed functions' calls
+/// say more than they did then.
 std::vector<std::string>
 filesNeedingCalls(const std::map<std::string, ProjectModel> &PerFile,
-                  const ExternalCalls &Calls);
+                  const ExternalCalls &Calls,
+                  const ExternalCalls *Before = nullptr);
+
+/// At most this many rounds of parsing files again with the other files'
+/// calls: a value passed from main.cpp through a wrapper in utils.cpp to
+/// the launching function of kernels.cu takes two.
+constexpr unsigned kMaxCallRounds = 3;
 
 /// The models of the files of one program (\p PerFile, by main file, built
 /// with RecordCalls), completed across files: each file whose launches need
 /// the parameters of a host function that only other files call
 /// (ProjectModel::Unreached) is parsed again with those calls
-/// (ProjectModel::CallsOut of every file) and its model replaced. Returns
-/// them merged, sorted. Parse failures of the second pass were reported in
-/// the first and are not counted again.
+/// (ProjectModel::CallsOut of every file) and its model replaced; a file
+/// whose own calls need them (ProjectModel::CallsNeed) too, recording its
+/// calls again, for up to kMaxCallRounds rounds while the calls say more.
+/// Returns them merged, sorted. Parse failures of the later passes were
+/// reported in the first and are not counted again.
 ProjectModel modelAcrossFiles(Frontend &FE,
                               std::map<std::string, ProjectModel> PerFile,
                               unsigned Jobs, const ModelBuilderFn &Build);

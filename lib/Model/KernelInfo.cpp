@@ -151,6 +151,7 @@ void ProjectModel::merge(const ProjectModel &TU) {
         Into.push_back(C);
   }
   Unreached.insert(TU.Unreached.begin(), TU.Unreached.end());
+  CallsNeed.insert(TU.CallsNeed.begin(), TU.CallsNeed.end());
   for (const auto &K : TU.Kernels) {
     auto It = std::find_if(Kernels.begin(), Kernels.end(),
                            [&](const KernelInfo &E) { return E.key() == K.key(); });

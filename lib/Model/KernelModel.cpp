@@ -762,8 +762,10 @@ ProjectModel collectKernelModel(ASTContext &Ctx, const FileFilter &Filter,
   B.TraverseDecl(Ctx.getTranslationUnitDecl());
   ProjectModel M = B.take();
   M.Unreached = B.values().unreached();
-  if (RecordCalls)
+  if (RecordCalls) {
     M.CallsOut = B.values().externalCalls();
+    M.CallsNeed = B.values().callsUnreached();
+  }
   // A launch site inside a template is visited once per instantiation (and
   // once unresolved in the pattern): merge them by location.
   ProjectModel Merged;

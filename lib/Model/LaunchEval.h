@@ -253,6 +253,7 @@ struct LaunchEvaluator::Impl {
   void noteUnreached(const clang::FunctionDecl *F);
   const ExternalCalls *Ext = nullptr;
   std::set<std::string> Unreached;
+  std::set<std::string> CallsUnreached; ///< externalCalls()'s needs
   // --- program arguments (LaunchValues.cpp) ---------------------------------
   /// argv[1]... given by the user (--program-args); null: not given.
   const ProgramCommandLine *ProgramArgs = nullptr;

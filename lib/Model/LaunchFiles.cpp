@@ -72,6 +72,10 @@ const std::set<std::string> &LaunchEvaluator::unreached() const {
   return P->Unreached;
 }
 
+const std::set<std::string> &LaunchEvaluator::callsUnreached() const {
+  return P->CallsUnreached;
+}
+
 void LaunchEvaluator::Impl::noteUnreached(const FunctionDecl *F) {
   std::string K = hostFunctionKey(F);
   if (!K.empty())
@@ -83,11 +87,18 @@ ExternalCalls LaunchEvaluator::externalCalls(unsigned Limit) {
   P->buildIndex();
   // Functions these calls' values need are not launches' needs: a file is
   // parsed again only for its launches (unreached()).
+  // What they need is kept apart (callsUnreached()).
   std::set<std::string> Saved = P->Unreached;
+  P->CallsUnreached.clear();
   struct Restore {
-    std::set<std::string> &To, &From;
-    ~Restore() { To = std::move(From); }
-  } R{P->Unreached, Saved};
+    std::set<std::string> &To, &From, &Calls;
+    ~Restore() {
+      for (const std::string &K : To)
+        if (!From.count(K))
+          Calls.insert(K);
+      To = std::move(From);
+    }
+  } R{P->Unreached, Saved, P->CallsUnreached};
   unsigned N = 0;
   for (const auto &KV : P->Callers) {
     const FunctionDecl *F = KV.first;

@@ -365,6 +365,11 @@ struct ProjectModel {
   /// Keys of host functions whose parameters a launch needs and that no
   /// call in their own unit reaches: calls in other files may give them.
   std::set<std::string> Unreached;
+  /// Keys of host functions whose parameters the values of CallsOut need
+  /// and that no call in their own unit reaches (a wrapper in utils.cpp
+  /// called from main.cpp, calling the launching function of kernels.cu):
+  /// once other files' calls give them, this unit's CallsOut say more.
+  std::set<std::string> CallsNeed;
 
   /// Adds the model of one translation unit; kernels and launch sites seen
   /// before (same definition location) are merged, not duplicated.

@@ -93,6 +93,9 @@ public:
   /// defining (user code), with their arguments' values along each call
   /// path; at most \p Limit calls are evaluated.
   ExternalCalls externalCalls(unsigned Limit = 256);
+  /// The keys of functions that the last externalCalls() needed the
+  /// parameters of and that no call in this unit reaches.
+  const std::set<std::string> &callsUnreached() const;
 
   struct Impl;
 
