@@ -233,6 +233,22 @@ struct LaunchEvaluator::Impl {
   Val storedByCall(const clang::Stmt *M, const clang::VarDecl *VD,
                    const FieldPath &Path, const Frame &Own,
                    const clang::Stmt *At, bool &Skip);
+  /// Member \p Want of the object a method \p Def runs on, after a call
+  /// \p Call of it (\p Caller: the frame that makes the call; \p Object:
+  /// the object, an expression of \p Caller, or `this` of it): the value
+  /// the method stores last, as a statement of its body, directly
+  /// (`n_ = n;`) or through a method of the object it calls
+  /// (`set_n(n);`), 3 calls deep. \p None: the method stores no such
+  /// member (nothing to answer).
+  /// Whether method \p M, called on an object, may store its member \p F
+  /// (directly or through the object's methods it calls, \p D calls deep
+  /// already): 0 no, 1 yes, 2 the tool cannot tell (\p Why).
+  int mayStore(const clang::CXXMethodDecl *M, const clang::FieldDecl *F,
+               unsigned D, std::string &Why);
+  Val methodStore(const clang::CXXMethodDecl *Def, const clang::CallExpr *Call,
+                  const clang::Expr *Object, const FieldPath &Want,
+                  const Frame &Caller, unsigned Depth, bool &None,
+                  const clang::CXXConstructExpr *Construct = nullptr);
   /// `a[i]` of an array initialised from a list and not modified before.
   Val evalSubscript(const clang::ArraySubscriptExpr *A, const Frame &Fr);
   /// The same with the indices' values from \p Index (host code run by the

@@ -302,6 +302,8 @@ Val LaunchEvaluator::Impl::fieldOf(const Expr *E,
 }
 
 namespace {
+const CXXMemberCallExpr *thisCall(const Stmt *S);
+
 /// `m = e` / `this->m op= e` in a constructor's body: the member assigned.
 const FieldDecl *memberStore(const Stmt *S, const BinaryOperator *&B) {
   if (const auto *W = dyn_cast<ExprWithCleanups>(S))
@@ -351,8 +353,10 @@ Val LaunchEvaluator::Impl::fieldOfConstruct(
     return fieldOf(C->getArg(0), Path, Fr); // a copy
   const CXXConstructorDecl *Def =
       dyn_cast_or_null<CXXConstructorDecl>(Ctor->getDefinition());
-  if (Ctor->isDefaultConstructor() && (!Def || Def->isDefaulted() ||
-                                       Ctor->isTrivial())) {
+  // A default constructor the compiler writes (or `= default`); one the
+  // user declares but defines in another file is not seen (below).
+  if (Ctor->isDefaultConstructor() &&
+      (Ctor->isDefaulted() || Ctor->isTrivial() || (Def && Def->isDefaulted()))) {
     if (const Expr *In = F->getInClassInitializer()) {
       Frame G;
       G.At = In;
@@ -364,6 +368,34 @@ Val LaunchEvaluator::Impl::fieldOfConstruct(
   if (!Def || inSystemHeader(SM, Def->getLocation()))
     return Val::unknown("'" + F->getNameAsString() +
                         "' is set by a constructor the tool cannot see");
+  // A body that calls methods of the object (`set_n(16000);` in the
+  // constructor): what the body stores last, through them or not (its
+  // value before a read in the constructor itself is not followed so).
+  auto CallsStoring = [&](const Stmt *Body) {
+    bool Any = false;
+    std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
+      if (!S || Any || isa<LambdaExpr>(S))
+        return;
+      if (const CXXMemberCallExpr *TC = thisCall(S)) {
+        std::string Why;
+        Any = mayStore(TC->getMethodDecl(), F, 1, Why) != 0;
+      }
+      for (const Stmt *Ch : S->children())
+        Walk(Ch);
+    };
+    Walk(Body);
+    return Any;
+  };
+  if (const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
+      Body && !At && CallsStoring(Body)) {
+    bool None = false;
+    Val V = methodStore(Def, nullptr, nullptr, Path, Fr, 0, None, C);
+    if (V.isNum())
+      V.How = "'" + F->getNameAsString() + "' set by the constructor " +
+              Def->getNameAsString() + "()";
+    if (!None)
+      return V;
+  }
   // The last statement of the body before At that assigns the member (every
   // path runs it: a statement of the body itself).
   if (const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody())) {
@@ -648,6 +680,48 @@ Val LaunchEvaluator::Impl::fieldThroughPointer(
   // value at that statement.
   if (isa<CXXThisExpr>(S) && Fr.Construct && Fr.Parent)
     return fieldOfConstruct(Fr.Construct, Path, *Fr.Parent, Fr.At);
+  // A member read in a method called from another file (`sim.Start()` in
+  // main.cu): the member's value at that call, when this method and the
+  // object's methods it calls cannot have changed it before.
+  if (isa<CXXThisExpr>(S) && !Fr.Object && !Fr.Construct && Fr.Ext &&
+      !Fr.Ext->Members.empty() && Path.size() == 1)
+    if (const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Fr.F)) {
+      const ExternalCall &X = *Fr.Ext;
+      const FieldDecl *F = Path.front();
+      auto It = llvm::find_if(X.Members, [&](const auto &KV) {
+        return KV.first == F->getNameAsString();
+      });
+      if (It == X.Members.end())
+        return Val::unknown(Name + ": not a number member the call at " +
+                            X.Where + " gives");
+      std::string Why;
+      switch (mayStore(MD, F, 0, Why)) {
+      case 2:
+        return Val::unknown(Name + ": " + Why);
+      case 1:
+        return Val::unknown(Name + ": " + MD->getNameAsString() +
+                            "() may change it before");
+      default:
+        break;
+      }
+      if (Fr.Step >= 0)
+        St->MaxStep = std::max(St->MaxStep, Fr.Step);
+      Val V = importValue(It->second, X, F->getType());
+      if (V.Kind == Val::Unknown)
+        return Val::unknown(Name + ": " + V.Why);
+      V.How = "'" + F->getNameAsString() + "' of the object at the call at " +
+              X.Where;
+      return V;
+    }
+  // The same in a method that no call of this file reaches: calls in other
+  // files may give its object.
+  if (isa<CXXThisExpr>(S) && !Fr.Object && !Fr.Construct && !Fr.Ext &&
+      !Fr.Parent && isa_and_nonnull<CXXMethodDecl>(Fr.F) && Fr.RootWhy.empty()) {
+    noteUnreached(Fr.F);
+    return Val::unknown(Name + ": a member of the object " +
+                        Fr.F->getNameAsString() +
+                        "() runs on, which no call in the files given reaches");
+  }
   // A member read in a method: that of the object it was called on.
   if (isa<CXXThisExpr>(S) && Fr.Object && Fr.Parent) {
     const Expr *O = Fr.Object;
@@ -1039,6 +1113,51 @@ Val LaunchEvaluator::Impl::storedByCall(const Stmt *M, const VarDecl *VD,
   const Stmt *Arg = Top, *Up = P.lookup(Top);
   while (Up && isa<ParenExpr>(Up))
     Up = P.lookup(Arg = Up);
+  // A method of the object called on it (`sim.set_n(n)`, a setter): what
+  // its body stores in the member.
+  if (const auto *ME = dyn_cast_or_null<MemberExpr>(Up);
+      ME && !ME->isArrow() && isa<CXXMethodDecl>(ME->getMemberDecl()))
+    if (const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(P.lookup(ME));
+        MC && MC->getCallee()->IgnoreParens() == ME) {
+      const auto *MD = cast<CXXMethodDecl>(ME->getMemberDecl());
+      if (Rel == 2 || Chain.size() >= Path.size())
+        return Val::unknown(NotFollowed);
+      const auto *Def =
+          dyn_cast_or_null<CXXMethodDecl>(MD->getDefinition());
+      std::string By = " by '" + text(MC) + "'";
+      if (MD->isConst()) {
+        Skip = true; // a const method changes no member it may not
+        return Val();
+      }
+      std::string Why;
+      switch (everyPath(MC, Own, At, "'" + VD->getNameAsString() + "'", M, Why)) {
+      case AssignEffect::Skipped:
+        Skip = true;
+        return Val();
+      case AssignEffect::Unknown:
+        return Val::unknown(Why);
+      case AssignEffect::Effective:
+        break;
+      }
+      if (!Def || inSystemHeader(SM, Def->getLocation()) || MD->isVirtual())
+        return Val::unknown(Mod + By + ", whose definition the tool does not see");
+      std::vector<const FieldDecl *> Want(Path.begin() + Chain.size(), Path.end());
+      bool None = false;
+      Val R = methodStore(Def, MC, MC->getImplicitObjectArgument(), Want,
+                          Own.at(MC), 0, None);
+      if (None) {
+        Skip = true;
+        return Val();
+      }
+      if (R.Kind == Val::Unknown)
+        return Val::unknown(Mod + By + ": " + R.Why);
+      QualType T = Path.back()->getType();
+      if (!isDim3Type(T))
+        R = convert(R, T);
+      R.How = "'" + VD->getNameAsString() + pathText(Path) + "' set by '" +
+              text(MC) + "' at " + where(MC->getBeginLoc());
+      return R;
+    }
   bool ByAddress = false;
   if (const auto *U = dyn_cast_or_null<UnaryOperator>(Up)) {
     if (U->getOpcode() != UO_AddrOf)
@@ -1255,6 +1374,177 @@ Val LaunchEvaluator::Impl::storedByCall(const Stmt *M, const VarDecl *VD,
   R.How = "'" + VD->getNameAsString() + pathText(Path) + "' set by '" +
           text(C) + "' at " + where(C->getBeginLoc());
   return R;
+}
+
+namespace {
+/// A call of a method on the object the caller runs on (`set_n(n)`,
+/// `this->set_n(n)`), or null.
+const CXXMemberCallExpr *thisCall(const Stmt *S) {
+  const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(S);
+  const Expr *O = MC ? MC->getImplicitObjectArgument() : nullptr;
+  return O && isa<CXXThisExpr>(O->IgnoreParenImpCasts()) ? MC : nullptr;
+}
+
+/// Whether \p S mentions `this` other than to read or assign a member or to
+/// call a method (it passes the object on: `init(this)`, `*this`).
+bool thisEscapes(const Stmt *S, const DenseMap<const Stmt *, const Stmt *> &P) {
+  if (!S || isa<LambdaExpr>(S))
+    return S != nullptr;
+  if (isa<CXXThisExpr>(S)) {
+    const Stmt *Up = P.lookup(S);
+    while (Up && (isa<ParenExpr>(Up) || isa<ImplicitCastExpr>(Up)))
+      Up = P.lookup(Up);
+    return !isa_and_nonnull<MemberExpr>(Up);
+  }
+  for (const Stmt *C : S->children())
+    if (thisEscapes(C, P))
+      return true;
+  return false;
+}
+} // namespace
+
+int LaunchEvaluator::Impl::mayStore(const CXXMethodDecl *M, const FieldDecl *F,
+                                    unsigned D, std::string &Why) {
+  if (M->isConst())
+    return 0;
+  const auto *MDef = dyn_cast_or_null<CXXMethodDecl>(M->getDefinition());
+  if (!MDef || !MDef->getBody() || inSystemHeader(SM, MDef->getLocation()) ||
+      M->isVirtual() || D >= 3) {
+    Why = "'" + M->getNameAsString() + "()' is a method of the object the "
+          "tool does not follow";
+    return 2;
+  }
+  if (thisEscapes(MDef->getBody(), parents(MDef))) {
+    Why = "the object is passed on in " + M->getNameAsString() + "()";
+    return 2;
+  }
+  std::vector<const BinaryOperator *> Direct;
+  collectMemberStores(MDef->getBody(), F, Direct);
+  int Out = Direct.empty() ? 0 : 1;
+  std::function<void(const Stmt *)> Calls = [&](const Stmt *S) {
+    if (!S || Out == 2)
+      return;
+    if (const CXXMemberCallExpr *TC = thisCall(S)) {
+      std::string W;
+      int R = mayStore(TC->getMethodDecl(), F, D + 1, W);
+      if (R == 2) {
+        Why = W;
+        Out = 2;
+        return;
+      }
+      Out = std::max(Out, R);
+    }
+    for (const Stmt *C : S->children())
+      Calls(C);
+  };
+  Calls(MDef->getBody());
+  return Out;
+}
+
+Val LaunchEvaluator::Impl::methodStore(const CXXMethodDecl *Def,
+                                       const CallExpr *Call,
+                                       const Expr *Object,
+                                       const std::vector<const FieldDecl *> &Want,
+                                       const Frame &Caller, unsigned Depth,
+                                       bool &None,
+                                       const CXXConstructExpr *Construct) {
+  None = false;
+  std::string In = " in " + Def->getNameAsString() + "()";
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
+  if (!Body)
+    return Val::unknown("the body of " + Def->getNameAsString() +
+                        "() is not one the tool follows");
+  for (const Frame *F = &Caller; F; F = F->Parent)
+    if (F->F == Def)
+      return Val::unknown(Def->getNameAsString() + "() is recursive");
+  const FieldDecl *F = Want.front();
+  const auto &CP = parents(Def);
+  auto Stores = [&](const CXXMethodDecl *M, unsigned D, std::string &Why) {
+    return mayStore(M, F, D, Why);
+  };
+  if (thisEscapes(Body, CP))
+    return Val::unknown("the object is passed on" + In);
+  // The last statement of the body that stores the member: an assignment
+  // or a call of a method of the object that stores it. A store anywhere
+  // else (under a condition, in a loop) leaves the value unknown.
+  const BinaryOperator *LastStore = nullptr;
+  const CXXMemberCallExpr *LastCall = nullptr;
+  for (const Stmt *S : Body->body()) {
+    const Stmt *E = S;
+    if (const auto *W = dyn_cast<ExprWithCleanups>(E))
+      E = W->getSubExpr();
+    const BinaryOperator *B = nullptr;
+    if (memberStore(E, B) == F) {
+      if (B->getOpcode() != BO_Assign)
+        return Val::unknown("'" + text(B) + "'" + In +
+                            " is not an assignment the tool follows");
+      LastStore = B;
+      LastCall = nullptr;
+      continue;
+    }
+    if (const CXXMemberCallExpr *TC = thisCall(E)) {
+      std::string Why;
+      int R = Stores(TC->getMethodDecl(), Depth + 1, Why);
+      if (R == 2)
+        return Val::unknown(Why);
+      if (R == 1) {
+        LastCall = TC;
+        LastStore = nullptr;
+      }
+      continue;
+    }
+    std::vector<const BinaryOperator *> Nested;
+    collectMemberStores(S, F, Nested);
+    if (!Nested.empty())
+      return Val::unknown("'" + F->getNameAsString() + "' is assigned at " +
+                          where(Nested.front()->getBeginLoc()) + In +
+                          ", not on every path");
+    std::string Why;
+    int R = 0;
+    std::function<void(const Stmt *)> Calls = [&](const Stmt *X) {
+      if (!X || R == 2)
+        return;
+      if (const CXXMemberCallExpr *TC = thisCall(X))
+        R = std::max(R, Stores(TC->getMethodDecl(), Depth + 1, Why));
+      for (const Stmt *C : X->children())
+        Calls(C);
+    };
+    Calls(S);
+    if (R == 2)
+      return Val::unknown(Why);
+    if (R == 1)
+      return Val::unknown("'" + F->getNameAsString() + "' may be set at " +
+                          where(S->getBeginLoc()) + In + ", not on every path");
+  }
+  if (!LastStore && !LastCall) {
+    None = true;
+    return Val();
+  }
+  const Stmt *Last = LastStore ? static_cast<const Stmt *>(LastStore) : LastCall;
+  std::vector<const ReturnStmt *> Rets;
+  collectReturnStmts(Body, Rets);
+  if (llvm::any_of(Rets, [&](const ReturnStmt *R) { return before(R, Last); }))
+    return Val::unknown("'" + F->getNameAsString() + "' is set at " +
+                        where(Last->getBeginLoc()) + In +
+                        " after a return, not on every path");
+  auto Callee = std::make_unique<Frame>();
+  Callee->F = Def;
+  Callee->Call = Call;
+  Callee->Construct = Construct;
+  Callee->Parent = &Caller;
+  Callee->Object = Object;
+  Callee->At = Last;
+  Extra.push_back(std::move(Callee));
+  const Frame &CF = *Extra.back();
+  if (LastCall) {
+    const auto *Next = cast<CXXMethodDecl>(LastCall->getMethodDecl()->getDefinition());
+    Extra.push_back(std::make_unique<Frame>(CF.at(LastCall)));
+    return methodStore(Next, LastCall, LastCall->getImplicitObjectArgument(),
+                       Want, *Extra.back(), Depth + 1, None);
+  }
+  std::vector<const FieldDecl *> Rest(Want.begin() + 1, Want.end());
+  return Rest.empty() ? eval(LastStore->getRHS(), CF)
+                      : fieldOf(LastStore->getRHS(), Rest, CF);
 }
 
 } // namespace cudal1

@@ -102,7 +102,10 @@ ExternalCalls LaunchEvaluator::externalCalls(unsigned Limit) {
   unsigned N = 0;
   for (const auto &KV : P->Callers) {
     const FunctionDecl *F = KV.first;
-    if (F->getDefinition() || F->getNumParams() == 0 ||
+    // A method without parameters still passes its object (`sim.Start()`).
+    if (F->getDefinition() ||
+        (F->getNumParams() == 0 &&
+         (!isa<CXXMethodDecl>(F) || cast<CXXMethodDecl>(F)->isStatic())) ||
         inSystemHeader(P->SM, F->getLocation()))
       continue;
     std::string Key = hostFunctionKey(F);
@@ -120,12 +123,15 @@ ExternalCalls LaunchEvaluator::externalCalls(unsigned Limit) {
       L.Launch = C;
       for (unsigned I = 0; I < C->getNumArgs(); ++I)
         L.Args.push_back(C->getArg(I));
+      if (const auto *MC = dyn_cast<CXXMemberCallExpr>(C))
+        L.Object = MC->getImplicitObjectArgument();
       std::string Note;
       for (LaunchValues &V : evaluate(L, Note)) {
         ExternalCall X;
         X.Where = P->where(C->getBeginLoc());
         X.Caller = S.Caller->getNameAsString();
         X.Args = std::move(V.Args);
+        X.Members = std::move(V.Members);
         X.Unknowns = std::move(V.Unknowns);
         Out[Key].push_back(std::move(X));
       }

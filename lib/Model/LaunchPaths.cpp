@@ -281,6 +281,29 @@ LaunchEvaluator::Impl::evaluatePath(const LaunchExprs &L,
     }
     LV.Args.push_back(toInfo(eval(A, F0), A->getType()));
   }
+  // The object of a method's call: its number members (at most 32, of
+  // the class itself), for the unit that defines the method.
+  if (L.Object) {
+    QualType OT = L.Object->getType();
+    if (OT->isPointerType())
+      OT = OT->getPointeeType();
+    const auto *RD = OT->getAsCXXRecordDecl();
+    if (RD && RD->hasDefinition() && !RD->isDependentContext()) {
+      unsigned N = 0;
+      for (const FieldDecl *FD : RD->getDefinition()->fields()) {
+        QualType FT = FD->getType();
+        QualType CT = FT.getCanonicalType();
+        if (!FD->getIdentifier() || FD->isBitField() || FT->isReferenceType() ||
+            !(CT->isIntegralOrEnumerationType() || CT->isRealFloatingType()) ||
+            ++N > 32)
+          continue;
+        Val V = L.Object->getType()->isPointerType()
+                    ? fieldThroughPointer(L.Object, {FD}, F0)
+                    : fieldOf(L.Object, {FD}, F0);
+        LV.Members.push_back({FD->getNameAsString(), toInfo(V, FT)});
+      }
+    }
+  }
   for (int I = 0; I <= S.MaxStep && I < int(Path.size()); ++I) {
     const FunctionDecl *Callee = I == 0 ? L.Host : Path[I - 1].Caller;
     LV.Path.push_back(Callee->getNameAsString() + "() called at " +

@@ -292,6 +292,9 @@ struct UnknownValue {
 struct LaunchValues {
   ValueInfo Grid, Block, SharedMem; ///< SharedMem: Int 0 when not given
   std::vector<ValueInfo> Args;
+  /// For a call of a method (LaunchExprs::Object): the number members of
+  /// the object it is called on, by name, as they are at the call.
+  std::vector<std::pair<std::string, ValueInfo>> Members;
   /// The call path the values come from, outermost call last: "run() called
   /// at main.cu:60:3". Empty when the launch's function needs none.
   std::vector<std::string> Path;
@@ -338,6 +341,9 @@ struct ExternalCall {
   std::string Where;  ///< "main.cu:30:5"
   std::string Caller; ///< the function holding the call
   std::vector<ValueInfo> Args;
+  /// A method's call (`sim.Start()`): the number members of the object, by
+  /// name, as they are at the call (the method's members in its own unit).
+  std::vector<std::pair<std::string, ValueInfo>> Members;
   /// The names the Args' expressions use (unknown in the caller's unit).
   std::vector<UnknownValue> Unknowns;
 };

@@ -56,6 +56,9 @@ struct LaunchExprs {
   const clang::Expr *Grid = nullptr, *Block = nullptr, *Shared = nullptr;
   /// One per kernel parameter; null: not known from the launch's form.
   std::vector<const clang::Expr *> Args;
+  /// A call of a method on an object (external calls): the object, whose
+  /// number members are evaluated into LaunchValues::Members.
+  const clang::Expr *Object = nullptr;
 };
 
 /// The key matching a host function across translation units: its

@@ -1,7 +1,7 @@
 // Sizes behind getters: members of the object the method is called on,
 // through nested getters, pointers, and a method that launches the kernel
-// itself. A virtual getter and an object changed by a call before the launch
-// stay unknown.
+// itself, and a setter called before the launch. A virtual getter stays
+// unknown.
 __global__ void zero(float *a, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
