@@ -1113,6 +1113,21 @@ Val LaunchEvaluator::Impl::storedByCall(const Stmt *M, const VarDecl *VD,
   const Stmt *Arg = Top, *Up = P.lookup(Top);
   while (Up && isa<ParenExpr>(Up))
     Up = P.lookup(Arg = Up);
+  // Whether call \p Call runs on every path to \p At: nothing when it does,
+  // else the value to answer (skipped: an earlier store counts; unknown).
+  auto OnEveryPath = [&](const Stmt *Call) -> std::optional<Val> {
+    std::string Why;
+    switch (everyPath(Call, Own, At, "'" + VD->getNameAsString() + "'", M, Why)) {
+    case AssignEffect::Skipped:
+      Skip = true;
+      return Val();
+    case AssignEffect::Unknown:
+      return Val::unknown(Why);
+    case AssignEffect::Effective:
+      break;
+    }
+    return std::nullopt;
+  };
   // A method of the object called on it (`sim.set_n(n)`, a setter): what
   // its body stores in the member.
   if (const auto *ME = dyn_cast_or_null<MemberExpr>(Up);
@@ -1129,16 +1144,8 @@ Val LaunchEvaluator::Impl::storedByCall(const Stmt *M, const VarDecl *VD,
         Skip = true; // a const method changes no member it may not
         return Val();
       }
-      std::string Why;
-      switch (everyPath(MC, Own, At, "'" + VD->getNameAsString() + "'", M, Why)) {
-      case AssignEffect::Skipped:
-        Skip = true;
-        return Val();
-      case AssignEffect::Unknown:
-        return Val::unknown(Why);
-      case AssignEffect::Effective:
-        break;
-      }
+      if (std::optional<Val> NotEvery = OnEveryPath(MC))
+        return *NotEvery;
       if (!Def || inSystemHeader(SM, Def->getLocation()) || MD->isVirtual())
         return Val::unknown(Mod + By + ", whose definition the tool does not see");
       std::vector<const FieldDecl *> Want(Path.begin() + Chain.size(), Path.end());
@@ -1178,21 +1185,6 @@ Val LaunchEvaluator::Impl::storedByCall(const Stmt *M, const VarDecl *VD,
   const FunctionDecl *FD = C->getDirectCallee();
   const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
   std::string By = " by '" + text(C) + "'";
-  // Whether the call runs on every path to \p At: nothing when it does,
-  // else the value to answer (skipped: an earlier store counts; unknown).
-  auto OnEveryPath = [&]() -> std::optional<Val> {
-    std::string Why;
-    switch (everyPath(C, Own, At, "'" + VD->getNameAsString() + "'", M, Why)) {
-    case AssignEffect::Skipped:
-      Skip = true;
-      return Val();
-    case AssignEffect::Unknown:
-      return Val::unknown(Why);
-    case AssignEffect::Effective:
-      break;
-    }
-    return std::nullopt;
-  };
   // The runtime's answers about the GPU (docs/harness.md, "Device
   // properties"): cudaGetDeviceProperties(&prop, dev) then prop.member,
   // cudaDeviceGetAttribute(&v, attribute, dev), cuDeviceGetAttribute.
@@ -1224,7 +1216,7 @@ Val LaunchEvaluator::Impl::storedByCall(const Stmt *M, const VarDecl *VD,
         return Val::unknown(Mod + By + ": the tool knows no value of '" +
                             What + "' (the device properties it knows: "
                             "docs/harness.md)");
-      if (std::optional<Val> NotEvery = OnEveryPath())
+      if (std::optional<Val> NotEvery = OnEveryPath(C))
         return *NotEvery;
       Val R = Val::ofInt64(*PV);
       R.How = "'" + What + "' from '" + text(C) + "' at " +
@@ -1245,7 +1237,7 @@ Val LaunchEvaluator::Impl::storedByCall(const Stmt *M, const VarDecl *VD,
     if (Handled) {
       if (V.Kind == Val::Unknown)
         return Val::unknown(Mod + By + ": " + V.Why);
-      if (std::optional<Val> NotEvery = OnEveryPath())
+      if (std::optional<Val> NotEvery = OnEveryPath(C))
         return *NotEvery;
       return V;
     }
@@ -1259,7 +1251,7 @@ Val LaunchEvaluator::Impl::storedByCall(const Stmt *M, const VarDecl *VD,
   const ParmVarDecl *PV = Def->getParamDecl(K);
   if (ByAddress != PV->getType()->isPointerType())
     return Val::unknown(NotFollowed);
-  if (std::optional<Val> NotEvery = OnEveryPath())
+  if (std::optional<Val> NotEvery = OnEveryPath(C))
     return *NotEvery;
   if (Rel == 2)
     return Val::unknown(Mod + By + " (a part of it)");
