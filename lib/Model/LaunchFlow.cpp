@@ -428,7 +428,13 @@ Val LaunchEvaluator::Impl::middleIteration(const VarDecl *VD,
       for (const Stmt *M : mutations(BV, Own.F))
         if (encloses(For, M, Own.F))
           return Val::unknown("");
-    if (!Unsteady(For, For->getBody()).empty())
+    // When the launch does not see the same values at every iteration, it
+    // takes the first run's, the counter's too.
+    std::string Why = Unsteady(For, For->getBody());
+    // Under a condition on the counter the first run need not launch: the
+    // first run's value of the counter as the evaluator finds it (its
+    // declaration's), as before.
+    if (StringRef(Why).starts_with("the launch runs only when"))
       return Val::unknown("");
     PathMark Mk = mark();
     Val A = convert(eval(Start, Own.at(For)), VD->getType());
@@ -448,6 +454,15 @@ Val LaunchEvaluator::Impl::middleIteration(const VarDecl *VD,
     int64_t N = Span < 0 || (Span == 0 && !Incl)
                     ? 0
                     : (Incl ? Span / S + 1 : (Span + S - 1) / S);
+    if (!Why.empty()) {
+      if (N < 1)
+        return Val::unknown("");
+      Val V = A;
+      V.How = "the first of the " + std::to_string(N) +
+              " iterations of the loop at " + where(For->getBeginLoc()) +
+              " (" + Why + ": the launch takes the first run's values)";
+      return V;
+    }
     if (N < 3)
       return Val::unknown("");
     int64_t Mid = AV + Step * (N / 2);
