@@ -147,6 +147,8 @@ struct CallStep {
 /// \p E without parentheses, ConstantExpr, ExprWithCleanups, temporaries and
 /// substituted template arguments.
 const clang::Expr *skipWrappers(const clang::Expr *E);
+/// A number type, or a reference to one: integral, enumeration, floating.
+bool scalarType(clang::QualType T);
 
 /// Every reference to \p VD in \p S, in source order.
 std::vector<const clang::DeclRefExpr *> refsTo(const clang::Stmt *S,
@@ -245,6 +247,11 @@ struct LaunchEvaluator::Impl {
   /// already): 0 no, 1 yes, 2 the tool cannot tell (\p Why).
   int mayStore(const clang::CXXMethodDecl *M, const clang::FieldDecl *F,
                unsigned D, std::string &Why);
+  /// mayStore over the calls in \p S of methods of the object the code
+  /// runs on (`set_n(n)`), each \p D calls deep: the most any of them
+  /// says (lambdas left out).
+  int thisCallsMayStore(const clang::Stmt *S, const clang::FieldDecl *F,
+                        unsigned D, std::string &Why);
   Val methodStore(const clang::CXXMethodDecl *Def, const clang::CallExpr *Call,
                   const clang::Expr *Object, const FieldPath &Want,
                   const Frame &Caller, unsigned Depth, bool &None,

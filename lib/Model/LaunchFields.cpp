@@ -371,23 +371,9 @@ Val LaunchEvaluator::Impl::fieldOfConstruct(
   // A body that calls methods of the object (`set_n(16000);` in the
   // constructor): what the body stores last, through them or not (its
   // value before a read in the constructor itself is not followed so).
-  auto CallsStoring = [&](const Stmt *Body) {
-    bool Any = false;
-    std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
-      if (!S || Any || isa<LambdaExpr>(S))
-        return;
-      if (const CXXMemberCallExpr *TC = thisCall(S)) {
-        std::string Why;
-        Any = mayStore(TC->getMethodDecl(), F, 1, Why) != 0;
-      }
-      for (const Stmt *Ch : S->children())
-        Walk(Ch);
-    };
-    Walk(Body);
-    return Any;
-  };
+  std::string CallsWhy;
   if (const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
-      Body && !At && CallsStoring(Body)) {
+      Body && !At && thisCallsMayStore(Body, F, 1, CallsWhy) != 0) {
     bool None = false;
     Val V = methodStore(Def, nullptr, nullptr, Path, Fr, 0, None, C);
     if (V.isNum())
@@ -1412,24 +1398,22 @@ int LaunchEvaluator::Impl::mayStore(const CXXMethodDecl *M, const FieldDecl *F,
   }
   std::vector<const BinaryOperator *> Direct;
   collectMemberStores(MDef->getBody(), F, Direct);
-  int Out = Direct.empty() ? 0 : 1;
-  std::function<void(const Stmt *)> Calls = [&](const Stmt *S) {
-    if (!S || Out == 2)
+  return std::max(Direct.empty() ? 0 : 1,
+                  thisCallsMayStore(MDef->getBody(), F, D + 1, Why));
+}
+
+int LaunchEvaluator::Impl::thisCallsMayStore(const Stmt *S, const FieldDecl *F,
+                                             unsigned D, std::string &Why) {
+  int Out = 0;
+  std::function<void(const Stmt *)> Walk = [&](const Stmt *X) {
+    if (!X || Out == 2 || isa<LambdaExpr>(X))
       return;
-    if (const CXXMemberCallExpr *TC = thisCall(S)) {
-      std::string W;
-      int R = mayStore(TC->getMethodDecl(), F, D + 1, W);
-      if (R == 2) {
-        Why = W;
-        Out = 2;
-        return;
-      }
-      Out = std::max(Out, R);
-    }
-    for (const Stmt *C : S->children())
-      Calls(C);
+    if (const CXXMemberCallExpr *TC = thisCall(X))
+      Out = std::max(Out, mayStore(TC->getMethodDecl(), F, D, Why));
+    for (const Stmt *C : X->children())
+      Walk(C);
   };
-  Calls(MDef->getBody());
+  Walk(S);
   return Out;
 }
 
@@ -1450,11 +1434,7 @@ Val LaunchEvaluator::Impl::methodStore(const CXXMethodDecl *Def,
     if (F->F == Def)
       return Val::unknown(Def->getNameAsString() + "() is recursive");
   const FieldDecl *F = Want.front();
-  const auto &CP = parents(Def);
-  auto Stores = [&](const CXXMethodDecl *M, unsigned D, std::string &Why) {
-    return mayStore(M, F, D, Why);
-  };
-  if (thisEscapes(Body, CP))
+  if (thisEscapes(Body, parents(Def)))
     return Val::unknown("the object is passed on" + In);
   // The last statement of the body that stores the member: an assignment
   // or a call of a method of the object that stores it. A store anywhere
@@ -1476,7 +1456,7 @@ Val LaunchEvaluator::Impl::methodStore(const CXXMethodDecl *Def,
     }
     if (const CXXMemberCallExpr *TC = thisCall(E)) {
       std::string Why;
-      int R = Stores(TC->getMethodDecl(), Depth + 1, Why);
+      int R = mayStore(TC->getMethodDecl(), F, Depth + 1, Why);
       if (R == 2)
         return Val::unknown(Why);
       if (R == 1) {
@@ -1492,16 +1472,7 @@ Val LaunchEvaluator::Impl::methodStore(const CXXMethodDecl *Def,
                           where(Nested.front()->getBeginLoc()) + In +
                           ", not on every path");
     std::string Why;
-    int R = 0;
-    std::function<void(const Stmt *)> Calls = [&](const Stmt *X) {
-      if (!X || R == 2)
-        return;
-      if (const CXXMemberCallExpr *TC = thisCall(X))
-        R = std::max(R, Stores(TC->getMethodDecl(), Depth + 1, Why));
-      for (const Stmt *C : X->children())
-        Calls(C);
-    };
-    Calls(S);
+    int R = thisCallsMayStore(S, F, Depth + 1, Why);
     if (R == 2)
       return Val::unknown(Why);
     if (R == 1)

@@ -291,14 +291,12 @@ Val LaunchEvaluator::Impl::middleIteration(const VarDecl *VD,
     Walk(S);
     return Out;
   };
-  // The launch sees the same values at every iteration of \p Loop but
-  // the counter's: the counter changes only by the loop itself, the other
-  // values the launch reads do not change in \p Body (`p -= n` beside the
-  // counter: the first run's values would not match the middle
-  // iteration's counter), and no condition on the counter (`if (i == 0)`,
-  // `if (i % 2)`) keeps the launch from its middle iteration.
-  // Empty when it does; else why not.
-  auto Unsteady = [&](const Stmt *Loop, const Stmt *Body) -> std::string {
+  // The launch sees the same values at every iteration of the loop but
+  // the counter's when the counter changes only by the loop itself and the
+  // other values the launch reads do not change in \p Body (`p -= n`
+  // beside the counter: the first run's values would not match the middle
+  // iteration's counter). Empty when so; else why not.
+  auto ChangesInLoop = [&](const Stmt *Body) -> std::string {
     for (const Stmt *M : mutations(VD, Own.F))
       if (encloses(Body, M, Own.F))
         return "it is changed at " + where(M->getBeginLoc());
@@ -308,6 +306,12 @@ Val LaunchEvaluator::Impl::middleIteration(const VarDecl *VD,
           if (encloses(Body, M, Own.F))
             return "'" + LV->getNameAsString() + "', which the launch reads, changes at " +
                    where(M->getBeginLoc());
+    return "";
+  };
+  // A condition on the counter between \p Loop and the launch (`if (i ==
+  // 0)`, `if (i % 2)`): the launch need not run at a given iteration.
+  // Empty when none; else the condition.
+  auto CounterCondition = [&](const Stmt *Loop) -> std::string {
     const auto &Par = parents(Own.F);
     for (const Stmt *X = Par.lookup(At); X && X != Loop; X = Par.lookup(X))
       if (const auto *If = dyn_cast<IfStmt>(X);
@@ -343,7 +347,10 @@ Val LaunchEvaluator::Impl::middleIteration(const VarDecl *VD,
       if (!IL || IL->getNumInits() == 0)
         return root(VD, Loop + " ranges over '" + (R ? text(R) : std::string()) +
                             "', not a list or an array of constants");
-      if (std::string Why = Unsteady(RF, RF->getBody()); !Why.empty())
+      std::string Why = ChangesInLoop(RF->getBody());
+      if (Why.empty())
+        Why = CounterCondition(RF);
+      if (!Why.empty())
         return root(VD, Loop + " sets it, but " + Why);
       std::vector<int64_t> Vs;
       PathMark Mk = mark();
@@ -359,9 +366,9 @@ Val LaunchEvaluator::Impl::middleIteration(const VarDecl *VD,
       }
       size_t N = Vs.size();
       Val V = convert(Val::ofInt64(Vs[N / 2]), VD->getType());
-      V.How = N == 1 ? "the one value of the loop at " + where(RF->getBeginLoc())
-                     : "the middle of the " + std::to_string(N) +
-                           " values of the loop at " + where(RF->getBeginLoc()) +
+      V.How = N == 1 ? "the one value of " + Loop
+                     : "the middle of the " + std::to_string(N) + " values of " +
+                           Loop +
                            " (first " + std::to_string(Vs.front()) + ", last " +
                            std::to_string(Vs.back()) + ")";
       return V;
@@ -429,12 +436,11 @@ Val LaunchEvaluator::Impl::middleIteration(const VarDecl *VD,
         if (encloses(For, M, Own.F))
           return Val::unknown("");
     // When the launch does not see the same values at every iteration, it
-    // takes the first run's, the counter's too.
-    std::string Why = Unsteady(For, For->getBody());
-    // Under a condition on the counter the first run need not launch: the
-    // first run's value of the counter as the evaluator finds it (its
-    // declaration's), as before.
-    if (StringRef(Why).starts_with("the launch runs only when"))
+    // takes the first run's, the counter's too. Under a condition on the
+    // counter alone the first run need not launch: the first run's value
+    // of the counter as the evaluator finds it (its declaration's).
+    std::string Why = ChangesInLoop(For->getBody());
+    if (Why.empty() && !CounterCondition(For).empty())
       return Val::unknown("");
     PathMark Mk = mark();
     Val A = convert(eval(Start, Own.at(For)), VD->getType());

@@ -292,10 +292,8 @@ LaunchEvaluator::Impl::evaluatePath(const LaunchExprs &L,
       unsigned N = 0;
       for (const FieldDecl *FD : RD->getDefinition()->fields()) {
         QualType FT = FD->getType();
-        QualType CT = FT.getCanonicalType();
         if (!FD->getIdentifier() || FD->isBitField() || FT->isReferenceType() ||
-            !(CT->isIntegralOrEnumerationType() || CT->isRealFloatingType()) ||
-            ++N > 32)
+            !launcheval::scalarType(FT) || ++N > 32)
           continue;
         Val V = L.Object->getType()->isPointerType()
                     ? fieldThroughPointer(L.Object, {FD}, F0)

@@ -21,6 +21,7 @@ using namespace llvm;
 namespace cudal1 {
 
 using launcheval::CallStep;
+using launcheval::scalarType;
 using launcheval::skipWrappers;
 using launcheval::Frame;
 using launcheval::Val;
@@ -43,6 +44,11 @@ const Expr *launcheval::skipWrappers(const Expr *E) {
   }
 }
 
+bool launcheval::scalarType(QualType T) {
+  T = T.getNonReferenceType().getCanonicalType();
+  return T->isIntegralOrEnumerationType() || T->isRealFloatingType();
+}
+
 namespace {
 /// Deepest nesting of expressions, variables and helper calls followed.
 constexpr unsigned kMaxDepth = 48;
@@ -52,11 +58,6 @@ bool isDim3(QualType T) {
   if (const auto *RD = T->getAsCXXRecordDecl())
     return RD->getName() == "dim3" || RD->getName() == "uint3";
   return false;
-}
-
-bool scalarType(QualType T) {
-  T = T.getNonReferenceType().getCanonicalType();
-  return T->isIntegralOrEnumerationType() || T->isRealFloatingType();
 }
 
 /// Names the spec syntax reserves (functions).

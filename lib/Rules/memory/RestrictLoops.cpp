@@ -264,6 +264,15 @@ bool volatileRead(const Expr *E) {
   return E->getType().isVolatileQualified();
 }
 
+/// `key->hash(t)` in a template, on an object of a dependent type: the
+/// member access the call names (null for other calls, and for members of
+/// the enclosing class named without an object).
+const CXXDependentScopeMemberExpr *dependentMemberCall(const CallExpr *CE) {
+  const auto *ME = dyn_cast<CXXDependentScopeMemberExpr>(
+      CE->getCallee()->IgnoreParenImpCasts());
+  return ME && !ME->isImplicitAccess() ? ME : nullptr;
+}
+
 /// \p Def's parameters bound to \p CE's arguments (evaluated through \p B).
 Bindings bindCall(const CallExpr *CE, const FunctionDecl *Def,
                   const Bindings &B) {
@@ -283,9 +292,7 @@ Bindings bindCall(const CallExpr *CE, const FunctionDecl *Def,
   };
   if (const auto *MC = dyn_cast<CXXMemberCallExpr>(CE))
     Inner[nullptr] = Object(MC->getImplicitObjectArgument());
-  else if (const auto *ME = dyn_cast<CXXDependentScopeMemberExpr>(
-               CE->getCallee()->IgnoreParenImpCasts());
-           ME && !ME->isImplicitAccess())
+  else if (const CXXDependentScopeMemberExpr *ME = dependentMemberCall(CE))
     Inner[nullptr] = Object(ME->getBase());
   else if (Shift)
     Inner[nullptr] = Object(CE->getArg(0));
@@ -330,9 +337,7 @@ const FunctionDecl *calleeOf(const CallExpr *CE) {
   // `key->hash(t)` in a template, on an object of a class template's
   // dependent specialization (`Key<N> *key`): the member of the class
   // template's pattern of that name that takes as many arguments.
-  if (const auto *ME = dyn_cast<CXXDependentScopeMemberExpr>(
-          CE->getCallee()->IgnoreParenImpCasts());
-      ME && !ME->isImplicitAccess()) {
+  if (const CXXDependentScopeMemberExpr *ME = dependentMemberCall(CE)) {
     QualType T = ME->getBaseType();
     if (ME->isArrow() && !T->getPointeeType().isNull())
       T = T->getPointeeType();
