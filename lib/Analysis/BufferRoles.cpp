@@ -84,6 +84,26 @@ bool nonNegativeOfLoads(const Expr *E, const FunctionDecl *K,
   return false;
 }
 
+/// The kernel's pointer parameter of integer elements that \p E points
+/// into: `P`, `P + k`, `&P[k]`; null otherwise.
+const ParmVarDecl *intBufferOf(const Expr *E, const FunctionDecl *K) {
+  E = E->IgnoreParenImpCasts();
+  if (const auto *U = dyn_cast<UnaryOperator>(E);
+      U && U->getOpcode() == UO_AddrOf)
+    if (const auto *A =
+            dyn_cast<ArraySubscriptExpr>(U->getSubExpr()->IgnoreParens()))
+      E = A->getBase()->IgnoreParenImpCasts();
+  if (const auto *B = dyn_cast<BinaryOperator>(E); B && B->isAdditiveOp())
+    E = (B->getLHS()->getType()->isPointerType() ? B->getLHS() : B->getRHS())
+            ->IgnoreParenImpCasts();
+  const auto *D = dyn_cast<DeclRefExpr>(E);
+  const auto *P = D ? dyn_cast<ParmVarDecl>(D->getDecl()) : nullptr;
+  if (!P || P->getDeclContext() != K || !P->getType()->isPointerType() ||
+      !P->getType()->getPointeeType()->isIntegerType())
+    return nullptr;
+  return P;
+}
+
 } // namespace
 
 void addDomainUses(ASTContext &Ctx, const KernelAnalysis &KA, KernelInfo &K) {
@@ -92,15 +112,7 @@ void addDomainUses(ASTContext &Ctx, const KernelAnalysis &KA, KernelInfo &K) {
     return;
   const SourceManager &SM = Ctx.getSourceManager();
   const std::set<const VarDecl *> Written = varsWrittenIn(F->getBody());
-  forEachStmt(F->getBody(), [&](const Stmt *S) {
-    const auto *CE = dyn_cast<CallExpr>(S);
-    const FunctionDecl *Callee = CE ? CE->getDirectCallee() : nullptr;
-    if (!Callee || !Callee->getIdentifier() || CE->getNumArgs() != 1 ||
-        !needsNonNegative(Callee->getName()))
-      return;
-    std::set<const ParmVarDecl *> Bufs;
-    if (!nonNegativeOfLoads(CE->getArg(0), F, Written, Bufs) || Bufs.empty())
-      return;
+  auto TextOf = [&](const CallExpr *CE) {
     std::string Text =
         Lexer::getSourceText(
             SM.getExpansionRange(CE->getSourceRange()),
@@ -108,7 +120,28 @@ void addDomainUses(ASTContext &Ctx, const KernelAnalysis &KA, KernelInfo &K) {
             .str();
     if (Text.size() > 60)
       Text = Text.substr(0, 57) + "...";
-    Text += " (" + makeSourceLoc(SM, CE->getBeginLoc()).brief() + ")";
+    return Text + " (" + makeSourceLoc(SM, CE->getBeginLoc()).brief() + ")";
+  };
+  forEachStmt(F->getBody(), [&](const Stmt *S) {
+    const auto *CE = dyn_cast<CallExpr>(S);
+    const FunctionDecl *Callee = CE ? CE->getDirectCallee() : nullptr;
+    if (!Callee || !Callee->getIdentifier())
+      return;
+    StringRef N = Callee->getName();
+    if ((N.starts_with("atomicCAS") || N.starts_with("atomicExch")) &&
+        CE->getNumArgs() >= 2) {
+      if (const ParmVarDecl *P = intBufferOf(CE->getArg(0), F))
+        for (BufferUse &U : K.BufferUses)
+          if (U.Param == P->getFunctionScopeIndex() && U.LockUse.empty())
+            U.LockUse = TextOf(CE);
+      return;
+    }
+    if (CE->getNumArgs() != 1 || !needsNonNegative(N))
+      return;
+    std::set<const ParmVarDecl *> Bufs;
+    if (!nonNegativeOfLoads(CE->getArg(0), F, Written, Bufs) || Bufs.empty())
+      return;
+    std::string Text = TextOf(CE);
     for (const ParmVarDecl *P : Bufs)
       for (BufferUse &U : K.BufferUses)
         if (U.Param == P->getFunctionScopeIndex() && U.NonNegativeUse.empty())

@@ -92,6 +92,14 @@ struct PtrVal {
   /// (`static const int shape[] = {13, 11, 41};` then
   /// `cudaMemcpy(d_shape, shape, 3 * sizeof(int), ...)`).
   std::vector<double> HostValues;
+  /// The one value of every element, when the host copies the whole
+  /// buffer in from a host object of one value that the program does not
+  /// change first (`std::vector<int> h(n, 0)`, `int h[64] = {0}`).
+  std::optional<double> HostFill;
+  /// The byte every byte of the buffer is set to, when the host sets the
+  /// whole buffer with `cudaMemset(d, 0xff, bytes)` (its elements' value
+  /// depends on their type, which the kernel's parameter gives).
+  std::optional<unsigned> HostSetByte;
   /// A null pointer (`nullptr`, `NULL`, `0`): no allocation; passed as is.
   bool Null = false;
 };
@@ -473,7 +481,14 @@ struct LaunchEvaluator::Impl {
   /// Marks \p V (a pointer held by \p VD in \p F) as initialised by the host
   /// when a copy or memset into \p VD comes before \p At.
   void findHostInit(const clang::VarDecl *VD, const clang::FunctionDecl *F,
-                    const clang::Stmt *At, Val &V);
+                    const clang::Stmt *At, Val &V, const Frame &Fr);
+  /// The one value the host copy \p C (into a buffer of \p Bytes) fills
+  /// with: its source is a local `std::vector` of one value or a local array
+  /// initialised to one value, unchanged before \p C in \p F, and the copy
+  /// covers the whole buffer. \p How names the source.
+  std::optional<double> copiedFill(const clang::CallExpr *C, const Val &Bytes,
+                                   const clang::FunctionDecl *F,
+                                   const Frame &Fr, std::string &How);
   Val offsetBy(Val Base, Val Elements, clang::QualType Pointee);
 
   // --- the tuples ---------------------------------------------------------------

@@ -232,6 +232,8 @@ Val LaunchEvaluator::Impl::importValue(const ValueInfo &V,
     P.HostInit = V.HostInitialised;
     P.HostInitHow = V.HostInit;
     P.HostValues = V.HostValues;
+    P.HostFill = V.HostFill;
+    P.HostSetByte = V.HostSetByte;
     R.Kind = Val::Ptr;
     R.P = std::make_shared<PtrVal>(std::move(P));
     return R;

@@ -111,8 +111,11 @@ ValueInfo LaunchEvaluator::Impl::toInfo(const Val &V, QualType T) {
     }
     I.HostInitialised = P.HostInit;
     I.HostInit = P.HostInitHow;
-    if (P.Offset.Kind == Val::Int && P.Offset.I == 0)
+    if (P.Offset.Kind == Val::Int && P.Offset.I == 0) {
       I.HostValues = P.HostValues;
+      I.HostFill = P.HostFill;
+      I.HostSetByte = P.HostSetByte;
+    }
     bool ZeroOff = P.Offset.Kind == Val::Int && P.Offset.I == 0;
     if (P.Bytes.Kind == Val::Int && P.Offset.Kind == Val::Int) {
       int64_t B = asInt64(P.Bytes.I) - asInt64(P.Offset.I);

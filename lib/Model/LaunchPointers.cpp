@@ -15,6 +15,8 @@
 //===----------------------------------------------------------------------===//
 #include "LaunchEval.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
 #include <functional>
 #include <optional>
 
@@ -28,6 +30,15 @@ using launcheval::PtrVal;
 using launcheval::Val;
 
 namespace {
+
+/// Two byte counts known to be equal: the same number, or the same
+/// expression over unknown names.
+bool sameBytes(const Val &A, const Val &B) {
+  if (A.Kind == Val::Int && B.Kind == Val::Int)
+    return A.I.getBitWidth() <= 64 && B.I.getBitWidth() <= 64 &&
+           A.I.getZExtValue() == B.I.getZExtValue();
+  return A.Kind == Val::Sym && B.Kind == Val::Sym && A.Text == B.Text;
+}
 
 bool isAllocation(StringRef N) {
   return N == "cudaMalloc" || N == "cudaMallocManaged" ||
@@ -546,7 +557,7 @@ Val LaunchEvaluator::Impl::evalPointerVar(const VarDecl *VD, const Expr *Use,
       const PtrDef &D = Defs.back();
       Val V = D.Call ? evalAllocCall(D.Call, D.Arg, R.at(D.S))
                      : evalPointer(D.Value, R.at(D.S));
-      findHostInit(VD, F, nullptr, V);
+      findHostInit(VD, F, nullptr, V, R);
       return V;
     }
     return Val::unknown(Name + " is a global pointer that no function in "
@@ -597,7 +608,7 @@ Val LaunchEvaluator::Impl::evalPointerVar(const VarDecl *VD, const Expr *Use,
     V = Last->Call ? evalAllocCall(Last->Call, Last->Arg, Own.at(Last->S))
                    : evalPointer(Last->Value, Own.at(Last->S));
   }
-  findHostInit(VD, Own.F, At, V);
+  findHostInit(VD, Own.F, At, V, Own);
   return V;
 }
 
@@ -659,11 +670,40 @@ Val LaunchEvaluator::Impl::evalAllocCall(const CallExpr *C, unsigned K,
 
 void LaunchEvaluator::Impl::findHostInit(const VarDecl *VD,
                                          const FunctionDecl *F, const Stmt *At,
-                                         Val &V) {
-  if (V.Kind != Val::Ptr || V.P->HostInit || V.P->Null || !F)
+                                         Val &V, const Frame &Fr) {
+  if (V.Kind != Val::Ptr || V.P->Null || !F)
     return;
   std::vector<const CallExpr *> Calls;
   collectCalls(F->getBody(), Calls);
+  // A call before the launch (a kernel launch among them) that is given
+  // the buffer may change it after the host's fill: the fill's value is
+  // then not the launch's. \p From: only calls after this one count.
+  auto PassedOn = [&](const CallExpr *From) {
+    if (!At)
+      return true;
+    for (const CallExpr *O : Calls) {
+      if (O == From || (From && !before(From, O)) || !before(O, At))
+        continue;
+      StringRef N = calleeName(O);
+      if (N == "cudaFree" || N.starts_with("cudaMemPrefetch"))
+        continue;
+      for (unsigned I = 0; I < O->getNumArgs(); ++I)
+        if (baseVar(O->getArg(I)) == VD &&
+            !(N.starts_with("cudaMemcpy") && I != 0))
+          return true;
+    }
+    return false;
+  };
+  if (V.P->HostInit) {
+    // Filled in a caller: this function may pass the buffer on first.
+    if ((V.P->HostFill || V.P->HostSetByte) && PassedOn(nullptr)) {
+      auto P = std::make_shared<PtrVal>(*V.P);
+      P->HostFill.reset();
+      P->HostSetByte.reset();
+      V.P = P;
+    }
+    return;
+  }
   // A copy or set that fills VD's buffer before the launch (or in a loop
   // around it): the function it calls, "" for any other call.
   auto IsCopy = [](StringRef N) {
@@ -721,9 +761,178 @@ void LaunchEvaluator::Impl::findHostInit(const VarDecl *VD,
           if (O != C && !Fills(O).empty())
             P->HostValues.clear();
       }
+    // One value in every element: a memset of the whole buffer to zero, or
+    // a copy of a host vector or array of one value; only when nothing
+    // else fills the buffer and nothing is given it before the launch.
+    bool Whole = P->Offset.Kind == Val::Int && P->Offset.I == 0;
+    std::optional<double> Fill;
+    std::optional<unsigned> SetByte;
+    std::string FillHow;
+    if (Whole && N.starts_with("cudaMemset") && !N.contains("2D") &&
+        !N.contains("3D") && C->getNumArgs() >= 3) {
+      Expr::EvalResult R;
+      if (C->getArg(1)->EvaluateAsInt(R, Ctx) &&
+          sameBytes(convert(eval(C->getArg(2), Fr.at(C)), Ctx.getSizeType()),
+                    P->Bytes)) {
+        SetByte = unsigned(R.Val.getInt().getExtValue() & 0xff);
+        Fill = 0; // stands for the byte below
+        FillHow = formatv(" (every byte {0:x2})", *SetByte).str();
+      }
+    } else if (Whole && Copy && C->getNumArgs() >= 3 &&
+               P->HostValues.empty()) {
+      Fill = copiedFill(C, P->Bytes, F, Fr, FillHow);
+    }
+    if (Fill) {
+      for (const CallExpr *O : Calls)
+        if (O != C && !Fills(O).empty())
+          Fill.reset();
+      if (Fill && PassedOn(C))
+        Fill.reset();
+    }
+    if (Fill) {
+      if (SetByte)
+        P->HostSetByte = SetByte;
+      else
+        P->HostFill = Fill;
+      P->HostInitHow += FillHow;
+    }
     V.P = P;
     return;
   }
+}
+
+std::optional<double>
+LaunchEvaluator::Impl::copiedFill(const CallExpr *C, const Val &Bytes,
+                                  const FunctionDecl *F, const Frame &Fr,
+                                  std::string &How) {
+  // The host object: `h.data()`, `&h[0]`, `h` (an array).
+  const Expr *Src = C->getArg(1)->IgnoreParenCasts();
+  if (const auto *M = dyn_cast<CXXMemberCallExpr>(Src)) {
+    const CXXMethodDecl *MD = M->getMethodDecl();
+    if (!MD || MD->getName() != "data" || M->getNumArgs() != 0)
+      return std::nullopt;
+    Src = M->getImplicitObjectArgument()->IgnoreParenImpCasts();
+  } else if (const auto *U = dyn_cast<UnaryOperator>(Src);
+             U && U->getOpcode() == UO_AddrOf) {
+    const Expr *Sub = U->getSubExpr()->IgnoreParens();
+    const Expr *Base = nullptr, *Idx = nullptr;
+    if (const auto *A = dyn_cast<ArraySubscriptExpr>(Sub)) {
+      Base = A->getBase();
+      Idx = A->getIdx();
+    } else if (const auto *O = dyn_cast<CXXOperatorCallExpr>(Sub);
+               O && O->getOperator() == OO_Subscript && O->getNumArgs() == 2) {
+      Base = O->getArg(0);
+      Idx = O->getArg(1);
+    }
+    Expr::EvalResult R;
+    if (!Base || !Idx->EvaluateAsInt(R, Ctx) || R.Val.getInt() != 0)
+      return std::nullopt;
+    Src = Base->IgnoreParenImpCasts();
+  }
+  const auto *DR = dyn_cast<DeclRefExpr>(Src);
+  const auto *H = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+  if (!H || !H->isLocalVarDecl() || H->isStaticLocal() || !H->getInit())
+    return std::nullopt;
+  // Its one value and its bytes.
+  std::optional<double> Fill;
+  Val HostBytes;
+  QualType Elem;
+  const Expr *Init = H->getInit()->IgnoreImplicit();
+  auto ValueOf = [&](const Expr *E) -> std::optional<double> {
+    Expr::EvalResult R;
+    if (E->isValueDependent() || !E->EvaluateAsRValue(R, Ctx))
+      return std::nullopt;
+    if (R.Val.isInt())
+      return double(R.Val.getInt().getExtValue());
+    if (R.Val.isFloat())
+      return R.Val.getFloat().convertToDouble();
+    return std::nullopt;
+  };
+  if (const ConstantArrayType *AT = Ctx.getAsConstantArrayType(H->getType())) {
+    // `int h[N] = {0};`, `= {}`, `= {7, 7, 7}`: every element one value.
+    const auto *IL = dyn_cast<InitListExpr>(Init);
+    Elem = AT->getElementType();
+    uint64_t N = AT->getSize().getZExtValue();
+    if (!IL || !Elem->isArithmeticType() || N == 0)
+      return std::nullopt;
+    for (unsigned I = 0; I < IL->getNumInits(); ++I) {
+      std::optional<double> X = ValueOf(IL->getInit(I));
+      if (!X || (Fill && *Fill != *X))
+        return std::nullopt;
+      Fill = X;
+    }
+    if (IL->getNumInits() < N) {
+      if (Fill && *Fill != 0)
+        return std::nullopt;
+      Fill = 0;
+    }
+    HostBytes = Val::ofInt64(int64_t(
+        N * uint64_t(Ctx.getTypeSizeInChars(Elem).getQuantity())));
+    How = " of the array '" + H->getNameAsString() + "'";
+  } else if (const auto *RD = H->getType()->getAsCXXRecordDecl()) {
+    // `std::vector<int> h(n, 0)`, `std::vector<float> h(n)` (zeros).
+    const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD);
+    const auto *CE = dyn_cast<CXXConstructExpr>(Init);
+    if (!Spec || RD->getQualifiedNameAsString() != "std::vector" || !CE ||
+        Spec->getTemplateArgs().size() < 1 ||
+        Spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+      return std::nullopt;
+    Elem = Spec->getTemplateArgs()[0].getAsType();
+    if (!Elem->isArithmeticType() || Elem->isBooleanType())
+      return std::nullopt;
+    std::vector<const Expr *> Args;
+    for (const Expr *A : CE->arguments())
+      if (!isa<CXXDefaultArgExpr>(A))
+        Args.push_back(A);
+    const CXXConstructorDecl *Ctor = CE->getConstructor();
+    if (Args.empty() || Args.size() > 2 || !Ctor ||
+        !Ctor->getParamDecl(0)->getType()->isIntegerType())
+      return std::nullopt;
+    if (Args.size() == 2) {
+      QualType T = Ctor->getParamDecl(1)->getType().getNonReferenceType();
+      if (!Ctx.hasSameUnqualifiedType(T, Elem))
+        return std::nullopt;
+      Fill = ValueOf(Args[1]);
+    } else {
+      Fill = 0;
+    }
+    if (!Fill)
+      return std::nullopt;
+    HostBytes = convert(eval(Args[0], Fr.at(C)), Ctx.getSizeType());
+    if (HostBytes.Kind == Val::Int)
+      HostBytes = Val::ofInt(llvm::APSInt(
+          HostBytes.I.zextOrTrunc(64) *
+              llvm::APInt(64, Ctx.getTypeSizeInChars(Elem).getQuantity()),
+          true));
+    else
+      HostBytes = Val();
+    How = " of the std::vector '" + H->getNameAsString() + "'";
+  } else {
+    return std::nullopt;
+  }
+  if (!Fill)
+    return std::nullopt;
+  // The copy covers the buffer (and no more than the host object holds).
+  Val CopyBytes = convert(eval(C->getArg(2), Fr.at(C)), Ctx.getSizeType());
+  if (!sameBytes(CopyBytes, Bytes) ||
+      (HostBytes.Kind == Val::Int && CopyBytes.Kind == Val::Int &&
+       HostBytes.I.getZExtValue() < CopyBytes.I.getZExtValue()))
+    return std::nullopt;
+  // Unchanged before the copy: no modification before it, none in a loop
+  // around it (the copy's own `h.data()` aside).
+  SourceRange CR = C->getSourceRange();
+  for (const Stmt *M : mutations(H, F)) {
+    SourceLocation L = SM.getExpansionLoc(M->getBeginLoc());
+    if (!SM.isBeforeInTranslationUnit(L, SM.getExpansionLoc(CR.getBegin())) &&
+        !SM.isBeforeInTranslationUnit(SM.getExpansionLoc(CR.getEnd()), L))
+      continue;
+    if (before(M, C) || inLoopAround(M, C, F))
+      return std::nullopt;
+  }
+  std::string V = Elem->isIntegerType() ? std::to_string(int64_t(*Fill))
+                                        : llvm::formatv("{0}", *Fill).str();
+  How += " of " + V + "s";
+  return Fill;
 }
 
 } // namespace cudal1

@@ -220,6 +220,28 @@ void Inference::sizes() {
   }
 }
 
+/// The value of an element of kind \p K whose every byte is \p Byte (a
+/// `cudaMemset`): exact for integers up to 32 bits, -1 or 0 for 64 bits,
+/// 0 for floats; none otherwise.
+std::optional<double> valueOfBytes(unsigned Byte, ElemKind K) {
+  if (Byte == 0 && K != ElemKind::Bytes)
+    return 0.0;
+  if (isFloatKind(K) || K == ElemKind::Bytes || K == ElemKind::Bool)
+    return std::nullopt;
+  unsigned Size = elemKindSize(K);
+  bool Signed = K == ElemKind::I8 || K == ElemKind::I16 ||
+                K == ElemKind::I32 || K == ElemKind::I64;
+  if (Size == 8)
+    return Signed && Byte == 0xff ? std::optional<double>(-1.0)
+                                  : std::nullopt;
+  uint64_t U = 0;
+  for (unsigned I = 0; I < Size; ++I)
+    U = (U << 8) | Byte;
+  if (Signed && (U >> (8 * Size - 1)))
+    return double(int64_t(U) - int64_t(uint64_t(1) << (8 * Size)));
+  return double(U);
+}
+
 /// What a pointer's buffer is for: input (only read: initialised, must come
 /// back unchanged), in/out (initialised, compared) or output (poisoned,
 /// compared). From the access analysis, not from `const`.
@@ -328,6 +350,28 @@ void Inference::buffer(const ParamInfo &P, const ValueInfo *A,
     D.K = Distribution::Values;
     D.List = A->HostValues;
     B.Init = {D};
+  }
+  // A lock, slot or flag array (atomicCAS/atomicExch on its elements) that
+  // the host fills with one value: that value. Random ones can leave the
+  // original waiting forever (a lock taken) or probing a table with no
+  // empty slot. Other buffers keep random values even so: they tell an
+  // accumulation from a plain store that a zero start would not.
+  if (const BufferUse *U = useOf(P.Index);
+      Ok && A && U && !U->LockUse.empty() && !B.Init.empty() &&
+      (A->HostFill || A->HostSetByte)) {
+    std::optional<double> V =
+        A->HostFill ? A->HostFill : valueOfBytes(*A->HostSetByte, B.Kind);
+    if (V) {
+      Distribution D;
+      D.K = *V == 0 ? Distribution::Zero : Distribution::Constant;
+      D.A = *V;
+      B.Init = {D};
+      T.Tail += "; values " + D.str() + " as the host sets them: the kernel "
+                "takes them in " + U->LockUse;
+      Out.Notes.push_back("buffer '" + P.Name + "': values " + D.str() +
+                          " as the host sets them (" + A->HostInit +
+                          "): the kernel takes them in " + U->LockUse);
+    }
   }
   // Values that reach a square root or logarithm through + * / only: drawn
   // from [0, 1), so that the original's output is not NaN throughout.

@@ -208,6 +208,11 @@ struct BufferUse {
   /// defined. The first such call, "sqrtf(...) (main.cu:49:20)"; empty if
   /// none.
   std::string NonNegativeUse;
+  /// The kernel passes an element of this (integer) buffer to atomicCAS or
+  /// atomicExch: a lock, a claimed slot, a flag, whose values decide
+  /// whether threads wait or probe on; random values can make the original
+  /// spin forever. The first such call, as NonNegativeUse; empty if none.
+  std::string LockUse;
 };
 
 struct KernelInfo {
@@ -266,6 +271,10 @@ struct ValueInfo {
   std::string HostInit;          ///< "cudaMemcpy H2D at main.cu:33:3"
   /// The host's values, when it copies in a constant array (PtrVal).
   std::vector<double> HostValues;
+  /// The one value the host fills the whole buffer with by a copy, or the
+  /// byte it sets every byte to (`cudaMemset`).
+  std::optional<double> HostFill;
+  std::optional<unsigned> HostSetByte;
   /// Pointer: a null pointer (the launch passes `nullptr`): known, no size.
   bool Null = false;
   /// Record: the value of each member that is a number, in the order of
