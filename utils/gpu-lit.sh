@@ -22,7 +22,7 @@ LITROOT="$OUT/lit"
 mkdir -p "$LITROOT/test"
 # libcurl (model proposals, test/LLM): the dist's copy when the system has none.
 NEED_CURL=False
-if ! ldconfig -p 2>/dev/null | grep -q 'libcurl.so.4 ' && [ -f "$DIST/lib/curl/libcurl.so.4" ]; then
+if ! ldconfig -p 2>/dev/null | grep 'libcurl.so.4 ' >/dev/null && [ -f "$DIST/lib/curl/libcurl.so.4" ]; then
   NEED_CURL=True
 fi
 cat > "$LITROOT/test/lit.site.cfg.py" <<CFG

@@ -22,7 +22,7 @@ cp -r "$ROOT/rewrite-rules" "$D/share/cuda-l1/"
 # libcurl and what it needs (not libc), for a GPU machine without libcurl
 # (model proposals dlopen it; utils/gpu-lit.sh points the tool at this copy
 # only when the machine has none).
-CURL="$(ldconfig -p | awk '/libcurl.so.4 / {print $NF; exit}')"
+CURL="$(ldconfig -p | awk '/libcurl.so.4 / && !f {print $NF; f = 1}')"
 if [ -n "$CURL" ]; then
   mkdir -p "$D/lib/curl"
   cp -L "$CURL" "$D/lib/curl/libcurl.so.4"
