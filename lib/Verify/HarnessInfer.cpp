@@ -357,10 +357,18 @@ void Inference::buffer(const ParamInfo &P, const ValueInfo *A,
   // empty slot. Other buffers keep random values even so: they tell an
   // accumulation from a plain store that a zero start would not.
   if (const BufferUse *U = useOf(P.Index);
-      Ok && A && U && !U->LockUse.empty() && !B.Init.empty() &&
-      (A->HostFill || A->HostSetByte)) {
-    std::optional<double> V =
-        A->HostFill ? A->HostFill : valueOfBytes(*A->HostSetByte, B.Kind);
+      Ok && U && !U->LockUse.empty() && !B.Init.empty()) {
+    std::optional<double> V;
+    if (A && A->HostFill)
+      V = A->HostFill;
+    else if (A && A->HostSetByte)
+      V = valueOfBytes(*A->HostSetByte, B.Kind);
+    if (!V)
+      T.Tail += "; cuda-l1: the kernel takes these values in " + U->LockUse +
+                ": random values may leave it waiting, and the tool cannot tell "
+                "the host's; if the program starts them from one value (a "
+                "free lock, an empty slot), give it (init: \"zero\" or "
+                "\"constant(v)\")";
     if (V) {
       Distribution D;
       D.K = *V == 0 ? Distribution::Zero : Distribution::Constant;
