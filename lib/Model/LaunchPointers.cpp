@@ -88,6 +88,31 @@ const VarDecl *baseVar(const Expr *E) {
   return refVar(E);
 }
 
+/// The host variable whose start \p E is: `h`, `&h[0]` (an array's
+/// subscript or a class's operator[]); null otherwise.
+const VarDecl *hostObjectAtStart(ASTContext &Ctx, const Expr *E) {
+  E = E->IgnoreParenCasts();
+  if (const auto *U = dyn_cast<UnaryOperator>(E);
+      U && U->getOpcode() == UO_AddrOf) {
+    const Expr *Sub = U->getSubExpr()->IgnoreParens();
+    const Expr *Base = nullptr, *Idx = nullptr;
+    if (const auto *A = dyn_cast<ArraySubscriptExpr>(Sub)) {
+      Base = A->getBase();
+      Idx = A->getIdx();
+    } else if (const auto *O = dyn_cast<CXXOperatorCallExpr>(Sub);
+               O && O->getOperator() == OO_Subscript && O->getNumArgs() == 2) {
+      Base = O->getArg(0);
+      Idx = O->getArg(1);
+    }
+    Expr::EvalResult R;
+    if (!Base || !Idx->EvaluateAsInt(R, Ctx) || R.Val.getInt() != 0)
+      return nullptr;
+    E = Base->IgnoreParenCasts();
+  }
+  const auto *D = dyn_cast<DeclRefExpr>(E);
+  return D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
+}
+
 /// \p E names a host array (`shape`, `&shape[0]`, `(void *)shape`) that is
 /// `const`, of a constant size up to 256 elements of arithmetic type, every
 /// one given a constant by its initialiser: that array, with its values in
@@ -95,18 +120,7 @@ const VarDecl *baseVar(const Expr *E) {
 const VarDecl *constantHostArray(ASTContext &Ctx, const Expr *E,
                                  std::vector<double> &Out) {
   Out.clear();
-  E = E->IgnoreParenCasts();
-  if (const auto *U = dyn_cast<UnaryOperator>(E);
-      U && U->getOpcode() == UO_AddrOf)
-    if (const auto *A =
-            dyn_cast<ArraySubscriptExpr>(U->getSubExpr()->IgnoreParens())) {
-      Expr::EvalResult R;
-      if (!A->getIdx()->EvaluateAsInt(R, Ctx) || R.Val.getInt() != 0)
-        return nullptr;
-      E = A->getBase()->IgnoreParenCasts();
-    }
-  const auto *D = dyn_cast<DeclRefExpr>(E);
-  const auto *VD = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
+  const VarDecl *VD = hostObjectAtStart(Ctx, E);
   const ConstantArrayType *AT =
       VD ? Ctx.getAsConstantArrayType(VD->getType()) : nullptr;
   const Expr *Init = VD ? VD->getInit() : nullptr;
@@ -811,26 +825,9 @@ LaunchEvaluator::Impl::copiedFill(const CallExpr *C, const Val &Bytes,
     const CXXMethodDecl *MD = M->getMethodDecl();
     if (!MD || MD->getName() != "data" || M->getNumArgs() != 0)
       return std::nullopt;
-    Src = M->getImplicitObjectArgument()->IgnoreParenImpCasts();
-  } else if (const auto *U = dyn_cast<UnaryOperator>(Src);
-             U && U->getOpcode() == UO_AddrOf) {
-    const Expr *Sub = U->getSubExpr()->IgnoreParens();
-    const Expr *Base = nullptr, *Idx = nullptr;
-    if (const auto *A = dyn_cast<ArraySubscriptExpr>(Sub)) {
-      Base = A->getBase();
-      Idx = A->getIdx();
-    } else if (const auto *O = dyn_cast<CXXOperatorCallExpr>(Sub);
-               O && O->getOperator() == OO_Subscript && O->getNumArgs() == 2) {
-      Base = O->getArg(0);
-      Idx = O->getArg(1);
-    }
-    Expr::EvalResult R;
-    if (!Base || !Idx->EvaluateAsInt(R, Ctx) || R.Val.getInt() != 0)
-      return std::nullopt;
-    Src = Base->IgnoreParenImpCasts();
+    Src = M->getImplicitObjectArgument();
   }
-  const auto *DR = dyn_cast<DeclRefExpr>(Src);
-  const auto *H = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+  const VarDecl *H = hostObjectAtStart(Ctx, Src);
   if (!H || !H->isLocalVarDecl() || H->isStaticLocal() || !H->getInit())
     return std::nullopt;
   // Its one value and its bytes.
