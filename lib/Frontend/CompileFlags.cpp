@@ -702,6 +702,62 @@ template <class T, class U> __attribute__((device)) inline T __nv_atomic_fetch_x
 template <class T, class U> __attribute__((device)) inline T __nv_atomic_fetch_min(T *p, U v, int o, int = 4) { return __atomic_fetch_min(p, (T)v, o); }
 template <class T, class U> __attribute__((device)) inline T __nv_atomic_fetch_max(T *p, U v, int o, int = 4) { return __atomic_fetch_max(p, (T)v, o); }
 __attribute__((device)) inline void __nv_atomic_thread_fence(int o, int = 4) { __atomic_thread_fence(o); }
+// nvcc's own macros: clang defines __CUDACC__ but not __NVCC__ or the
+// __CUDACC_VER_* version, so code that tests them (`#ifdef __NVCC__` to tell
+// nvcc from hipcc, `#if __CUDACC_VER_MAJOR__ >= 9` around __shfl_down_sync)
+// was read on the branch nvcc does not compile. CCCL (thrust, CUB, libcu++)
+// and <nv/target> choose their compiler from __NVCC__: they are included
+// first, so they keep seeing clang. The version is the toolkit's
+// (CUDA_VERSION, from cuda.h, which clang's wrapper has included); nvcc's
+// build number is not known here: 0.
+#if __has_include(<cuda/__cccl_config>)
+#include <cuda/__cccl_config>
+#endif
+#if __has_include(<nv/target>)
+#include <nv/target>
+#endif
+#ifndef __NVCC__
+#define __NVCC__ 1
+#endif
+#if defined(CUDA_VERSION) && !defined(__CUDACC_VER_MAJOR__)
+#if CUDA_VERSION / 1000 == 11
+#define __CUDACC_VER_MAJOR__ 11
+#elif CUDA_VERSION / 1000 == 12
+#define __CUDACC_VER_MAJOR__ 12
+#elif CUDA_VERSION / 1000 == 13
+#define __CUDACC_VER_MAJOR__ 13
+#elif CUDA_VERSION / 1000 == 14
+#define __CUDACC_VER_MAJOR__ 14
+#elif CUDA_VERSION / 1000 == 15
+#define __CUDACC_VER_MAJOR__ 15
+#else
+#define __CUDACC_VER_MAJOR__ (CUDA_VERSION / 1000)
+#endif
+#if CUDA_VERSION % 1000 / 10 == 0
+#define __CUDACC_VER_MINOR__ 0
+#elif CUDA_VERSION % 1000 / 10 == 1
+#define __CUDACC_VER_MINOR__ 1
+#elif CUDA_VERSION % 1000 / 10 == 2
+#define __CUDACC_VER_MINOR__ 2
+#elif CUDA_VERSION % 1000 / 10 == 3
+#define __CUDACC_VER_MINOR__ 3
+#elif CUDA_VERSION % 1000 / 10 == 4
+#define __CUDACC_VER_MINOR__ 4
+#elif CUDA_VERSION % 1000 / 10 == 5
+#define __CUDACC_VER_MINOR__ 5
+#elif CUDA_VERSION % 1000 / 10 == 6
+#define __CUDACC_VER_MINOR__ 6
+#elif CUDA_VERSION % 1000 / 10 == 7
+#define __CUDACC_VER_MINOR__ 7
+#elif CUDA_VERSION % 1000 / 10 == 8
+#define __CUDACC_VER_MINOR__ 8
+#elif CUDA_VERSION % 1000 / 10 == 9
+#define __CUDACC_VER_MINOR__ 9
+#else
+#define __CUDACC_VER_MINOR__ (CUDA_VERSION % 1000 / 10)
+#endif
+#define __CUDACC_VER_BUILD__ 0
+#endif
 #endif
 #endif
 )";
