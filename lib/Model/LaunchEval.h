@@ -228,6 +228,10 @@ struct LaunchEvaluator::Impl {
   /// function): its last assignment on every path, else its initial value.
   Val fieldAt(const clang::VarDecl *VD, const FieldPath &Path,
               const Frame &Own, const clang::Stmt *At);
+  /// Member \p Path of structure parameter \p PV of a function called from
+  /// another file by \p X: the value the call gives for it.
+  Val externalMember(const clang::ParmVarDecl *PV, const FieldPath &Path,
+                     const ExternalCall &X, int Step, const std::string &Name);
   /// Member \p Path of the structure pointer \p E points to.
   Val fieldThroughPointer(const clang::Expr *E, const FieldPath &Path,
                           const Frame &Fr);

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 #include "DeviceProps.h"
 #include "LaunchEval.h"
+#include "cudal1/Model/RecordMembers.h"
 
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
@@ -625,8 +626,7 @@ Val LaunchEvaluator::Impl::fieldAt(const VarDecl *VD,
   if (const auto *PV = dyn_cast<ParmVarDecl>(VD)) {
     if (!Own.Parent || (!Own.Call && !Own.Construct)) {
       if (Own.Ext)
-        return Val::unknown(Name + ": a structure passed by the call at " +
-                            Own.Ext->Where);
+        return externalMember(PV, Path, *Own.Ext, Own.Step, Name);
       if (Own.RootWhy.empty())
         noteUnreached(Own.F);
       return Val::unknown(Name + ": a parameter of " +
@@ -651,6 +651,40 @@ Val LaunchEvaluator::Impl::fieldAt(const VarDecl *VD,
     return Val::unknown(Name + ": '" + VD->getNameAsString() +
                         "' is declared without a value");
   return fieldOf(Init, Path, Own.at(Init));
+}
+
+// A member of a structure parameter whose function is called from another
+// file (`perlin.calculate(pixels, params, ...)` in main.cu, the method in
+// noise.cu): the member's value the call gives, when the structure (the
+// same definition in both units) was passed with its members as numbers.
+// The callee's own assignments were looked for before this.
+Val LaunchEvaluator::Impl::externalMember(
+    const ParmVarDecl *PV, const std::vector<const FieldDecl *> &Path,
+    const ExternalCall &X, int Step, const std::string &Name) {
+  std::string Passed = Name + ": a structure passed by the call at " + X.Where;
+  unsigned I = PV->getFunctionScopeIndex();
+  if (I >= X.Args.size() || X.Args[I].Kind != ValueInfo::Record)
+    return Val::unknown(Passed);
+  const ValueInfo &A = X.Args[I];
+  QualType T = PV->getType().getNonReferenceType();
+  std::vector<RecordLeaf> Leaves;
+  std::string WhyNot;
+  if (!recordLeaves(Ctx, T, Leaves, WhyNot) ||
+      Leaves.size() != A.Members.size() ||
+      A.Type != T.getAsString(Ctx.getPrintingPolicy()))
+    return Val::unknown(Passed);
+  for (size_t K = 0; K < Leaves.size(); ++K) {
+    if (Leaves[K].Path != Path)
+      continue;
+    if (Step >= 0)
+      St->MaxStep = std::max(St->MaxStep, Step);
+    Val V = importValue(A.Members[K], X, Leaves[K].Type);
+    if (V.Kind == Val::Unknown)
+      return Val::unknown(Passed + " (" + V.Why + ")");
+    V.How = "member '" + Leaves[K].PathText + "' of the structure given by the call at " + X.Where;
+    return V;
+  }
+  return Val::unknown(Passed);
 }
 
 Val LaunchEvaluator::Impl::fieldThroughPointer(
