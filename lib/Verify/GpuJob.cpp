@@ -437,14 +437,19 @@ public:
     if (!O.Fault.empty())
       return O;
     Bytes Guard = guardPattern(GuardBytes);
+    // Guard, data and guard are copied each from where they are: a buffer
+    // of several GB is not copied once more on the host first.
     for (unsigned I = 0; I < Bufs.size(); ++I) {
-      Bytes Img;
-      Img.reserve(Bufs[I].Bytes + 2 * GuardBytes);
-      Img.insert(Img.end(), Guard.begin(), Guard.end());
-      Img.insert(Img.end(), Inputs[I].begin(), Inputs[I].end());
-      Img.insert(Img.end(), Guard.begin(), Guard.end());
-      std::string E = check(D.MemcpyHtoD(Bufs[I].Base, Img.data(), Img.size()),
+      std::string E = check(D.MemcpyHtoD(Bufs[I].Base, Guard.data(), GuardBytes),
                             "cuMemcpyHtoD");
+      if (E.empty() && !Inputs[I].empty())
+        E = check(D.MemcpyHtoD(Bufs[I].Base + GuardBytes, Inputs[I].data(),
+                               Inputs[I].size()),
+                  "cuMemcpyHtoD");
+      if (E.empty())
+        E = check(D.MemcpyHtoD(Bufs[I].Base + GuardBytes + Inputs[I].size(),
+                               Guard.data(), GuardBytes),
+                  "cuMemcpyHtoD");
       if (!E.empty()) {
         O.Fault = E;
         return O;
@@ -460,17 +465,26 @@ public:
     if (!O.Fault.empty())
       return O;
     for (unsigned I = 0; I < Bufs.size(); ++I) {
-      Bytes Img(Bufs[I].Bytes + 2 * GuardBytes);
+      Bytes Before(GuardBytes), After(GuardBytes), Data(Bufs[I].Bytes);
       std::string E =
-          check(D.MemcpyDtoH(Img.data(), Bufs[I].Base, Img.size()),
+          check(D.MemcpyDtoH(Before.data(), Bufs[I].Base, GuardBytes),
                 "cuMemcpyDtoH");
+      if (E.empty() && !Data.empty())
+        E = check(D.MemcpyDtoH(Data.data(), Bufs[I].Base + GuardBytes,
+                               Data.size()),
+                  "cuMemcpyDtoH");
+      if (E.empty())
+        E = check(D.MemcpyDtoH(After.data(),
+                               Bufs[I].Base + GuardBytes + Bufs[I].Bytes,
+                               GuardBytes),
+                  "cuMemcpyDtoH");
       if (!E.empty()) {
         O.Fault = E;
         return O;
       }
       const std::string &Name = Bufs[I].Spec->Param;
       uint64_t First = 0;
-      uint64_t BadBefore = checkGuard(Img.data(), GuardBytes, First);
+      uint64_t BadBefore = checkGuard(Before.data(), GuardBytes, First);
       if (BadBefore) {
         O.OutOfBounds = true;
         O.Problems.push_back(formatv("out-of-bounds write: {0} bytes of the "
@@ -480,8 +494,7 @@ public:
                                  .str());
       }
       uint64_t FirstAfter = 0;
-      uint64_t BadAfter = checkGuard(Img.data() + GuardBytes + Bufs[I].Bytes,
-                                     GuardBytes, FirstAfter);
+      uint64_t BadAfter = checkGuard(After.data(), GuardBytes, FirstAfter);
       if (BadAfter) {
         O.OutOfBounds = true;
         O.Problems.push_back(formatv("out-of-bounds write: {0} bytes of the "
@@ -492,8 +505,6 @@ public:
                                          FirstAfter / Bufs[I].Spec->ElemSize)
                                  .str());
       }
-      Bytes Data(Img.begin() + GuardBytes,
-                 Img.begin() + GuardBytes + Bufs[I].Bytes);
       if (Bufs[I].Spec->ReadOnly && Data != Inputs[I]) {
         uint64_t N = 0, FirstEl = UINT64_MAX;
         unsigned ES = Bufs[I].Spec->ElemSize;

@@ -152,6 +152,38 @@ TEST(Compare, BitwiseAndTolerance) {
       << F.str();
 }
 
+// Equal runs are skipped a block of 4096 elements at a time: a difference
+// anywhere (the first element of a block, the last element of the buffer, an
+// element past a partial block) is still found and counted exactly.
+TEST(Compare, DifferencesFoundPastEqualBlocks) {
+  Tolerance T;
+  const uint64_t N = 3 * 4096 + 100;
+  Bytes Ref(N), Poison = poisonBuffer(ElemKind::U8, 1, N);
+  for (uint64_t I = 0; I < N; ++I)
+    Ref[I] = uint8_t(I * 7);
+  EXPECT_TRUE(compareBuffer("px", ElemKind::U8, 1, Ref, Ref, Poison, false, T).ok());
+  Bytes Got = Ref;
+  for (uint64_t I : {uint64_t(4096), uint64_t(2 * 4096 + 4095), N - 1})
+    Got[I] ^= 1;
+  BufferDiff D = compareBuffer("px", ElemKind::U8, 1, Ref, Got, Poison, false, T);
+  EXPECT_EQ(D.Mismatches, 3u);
+  EXPECT_EQ(D.FirstBad, 4096u);
+  EXPECT_EQ(D.BytesDiffering, 3u);
+  EXPECT_EQ(D.Elements, N);
+  // Floats within tolerance in one block, one beyond it in a later block.
+  std::vector<float> V(2 * 4096, 1.0f);
+  Bytes FRef(V.size() * 4), FGot(V.size() * 4);
+  std::memcpy(FRef.data(), V.data(), FRef.size());
+  V[10] = 1.0f + 5e-5f;
+  V[4096 + 3] = 1.0f + 5e-3f;
+  std::memcpy(FGot.data(), V.data(), FGot.size());
+  BufferDiff F = compareBuffer("f", ElemKind::F32, 4, FRef, FGot,
+                               poisonBuffer(ElemKind::F32, 4, 2 * 4096), false, T);
+  EXPECT_EQ(F.Mismatches, 1u);
+  EXPECT_EQ(F.FirstBad, 4096u + 3);
+  EXPECT_NEAR(F.MaxRelErr, 5e-3, 1e-5);
+}
+
 TEST(Compare, UnwrittenPoisonCounted) {
   Tolerance T;
   Bytes Ref = floats({1, 2, 3, 4});
