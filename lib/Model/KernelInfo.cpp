@@ -84,6 +84,23 @@ bool LaunchValues::sameValues(const LaunchValues &O) const {
   for (size_t I = 0; I < Args.size(); ++I)
     if (!sameValue(Args[I], O.Args[I]))
       return false;
+  // A host function's call (another file's values): the object's members
+  // and the structures' members count too.
+  auto SameMembers = [&](const std::vector<std::pair<std::string, ValueInfo>> &A,
+                         const std::vector<std::pair<std::string, ValueInfo>> &B) {
+    if (A.size() != B.size())
+      return false;
+    for (size_t K = 0; K < A.size(); ++K)
+      if (A[K].first != B[K].first || !sameValue(A[K].second, B[K].second))
+        return false;
+    return true;
+  };
+  if (!SameMembers(Members, O.Members) ||
+      ArgMembers.size() != O.ArgMembers.size())
+    return false;
+  for (size_t I = 0; I < ArgMembers.size(); ++I)
+    if (!SameMembers(ArgMembers[I], O.ArgMembers[I]))
+      return false;
   return true;
 }
 

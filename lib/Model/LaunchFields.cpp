@@ -663,26 +663,45 @@ Val LaunchEvaluator::Impl::externalMember(
     const ExternalCall &X, int Step, const std::string &Name) {
   std::string Passed = Name + ": a structure passed by the call at " + X.Where;
   unsigned I = PV->getFunctionScopeIndex();
+  auto Import = [&](const ValueInfo &VI, QualType T,
+                    const std::string &Member) -> Val {
+    if (Step >= 0)
+      St->MaxStep = std::max(St->MaxStep, Step);
+    Val V = importValue(VI, X, T);
+    if (V.Kind == Val::Unknown)
+      return Val::unknown(Passed + " (" + V.Why + ")");
+    V.How = "member '" + Member + "' of the structure given by the call at " +
+            X.Where;
+    return V;
+  };
+  // A structure with pointer members too: its number members by name.
+  if (I < X.ArgMembers.size() && !X.ArgMembers[I].empty() && Path.size() == 1) {
+    for (const auto &KV : X.ArgMembers[I])
+      if (KV.first == Path.front()->getNameAsString() &&
+          KV.second.Type ==
+              Path.front()->getType().getAsString(Ctx.getPrintingPolicy()))
+        return Import(KV.second, Path.front()->getType(), KV.first);
+    return Val::unknown(Passed);
+  }
   if (I >= X.Args.size() || X.Args[I].Kind != ValueInfo::Record)
     return Val::unknown(Passed);
   const ValueInfo &A = X.Args[I];
   QualType T = PV->getType().getNonReferenceType();
   std::vector<RecordLeaf> Leaves;
   std::string WhyNot;
+  // The call was matched to this function by its parameter types, so the
+  // structure is this one (its spelling may differ: `const struct grid_t`
+  // here, a copy of a `struct grid_t` there); its numbers line up one to one.
   if (!recordLeaves(Ctx, T, Leaves, WhyNot) ||
-      Leaves.size() != A.Members.size() ||
-      A.Type != T.getAsString(Ctx.getPrintingPolicy()))
+      Leaves.size() != A.Members.size())
     return Val::unknown(Passed);
+  for (size_t K = 0; K < Leaves.size(); ++K)
+    if (A.Members[K].Type !=
+        Leaves[K].Type.getAsString(Ctx.getPrintingPolicy()))
+      return Val::unknown(Passed);
   for (size_t K = 0; K < Leaves.size(); ++K) {
-    if (Leaves[K].Path != Path)
-      continue;
-    if (Step >= 0)
-      St->MaxStep = std::max(St->MaxStep, Step);
-    Val V = importValue(A.Members[K], X, Leaves[K].Type);
-    if (V.Kind == Val::Unknown)
-      return Val::unknown(Passed + " (" + V.Why + ")");
-    V.How = "member '" + Leaves[K].PathText + "' of the structure given by the call at " + X.Where;
-    return V;
+    if (Leaves[K].Path == Path)
+      return Import(A.Members[K], Leaves[K].Type, Leaves[K].PathText);
   }
   return Val::unknown(Passed);
 }

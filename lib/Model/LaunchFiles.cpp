@@ -132,6 +132,7 @@ ExternalCalls LaunchEvaluator::externalCalls(unsigned Limit) {
         X.Caller = S.Caller->getNameAsString();
         X.Args = std::move(V.Args);
         X.Members = std::move(V.Members);
+        X.ArgMembers = std::move(V.ArgMembers);
         X.Unknowns = std::move(V.Unknowns);
         Out[Key].push_back(std::move(X));
       }

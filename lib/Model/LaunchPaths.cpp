@@ -280,6 +280,22 @@ LaunchEvaluator::Impl::evaluatePath(const LaunchExprs &L,
     QualType AT = A->getType().getNonReferenceType();
     if (AT->isRecordType() && !AT->isDependentType()) {
       LV.Args.push_back(recordInfo(A, F0));
+      if (LV.Args.back().Kind != ValueInfo::Record) {
+        // Not passable whole: its number members alone (at most 32, of the
+        // class itself), for a function of another file that reads them.
+        LV.ArgMembers.resize(L.Args.size());
+        auto &Out = LV.ArgMembers[LV.Args.size() - 1];
+        const auto *RD = AT->getAsCXXRecordDecl();
+        if (RD && RD->hasDefinition() && !RD->isDependentContext())
+          for (const FieldDecl *FD : RD->getDefinition()->fields()) {
+            QualType FT = FD->getType();
+            if (!FD->getIdentifier() || FD->isBitField() ||
+                FT->isReferenceType() || !launcheval::scalarType(FT) ||
+                Out.size() >= 32)
+              continue;
+            Out.push_back({FD->getNameAsString(), toInfo(fieldOf(A, {FD}, F0), FT)});
+          }
+      }
       continue;
     }
     LV.Args.push_back(toInfo(eval(A, F0), A->getType()));

@@ -304,6 +304,11 @@ struct LaunchValues {
   /// For a call of a method (LaunchExprs::Object): the number members of
   /// the object it is called on, by name, as they are at the call.
   std::vector<std::pair<std::string, ValueInfo>> Members;
+  /// Per argument: for a structure the harness cannot pass whole (one of
+  /// its members is a pointer or an array), its number members of the
+  /// class itself, by name, as they are at the call (for the unit that
+  /// defines a host function called from another file); empty otherwise.
+  std::vector<std::vector<std::pair<std::string, ValueInfo>>> ArgMembers;
   /// The call path the values come from, outermost call last: "run() called
   /// at main.cu:60:3". Empty when the launch's function needs none.
   std::vector<std::string> Path;
@@ -353,6 +358,8 @@ struct ExternalCall {
   /// A method's call (`sim.Start()`): the number members of the object, by
   /// name, as they are at the call (the method's members in its own unit).
   std::vector<std::pair<std::string, ValueInfo>> Members;
+  /// LaunchValues::ArgMembers of the call.
+  std::vector<std::vector<std::pair<std::string, ValueInfo>>> ArgMembers;
   /// The names the Args' expressions use (unknown in the caller's unit).
   std::vector<UnknownValue> Unknowns;
 };

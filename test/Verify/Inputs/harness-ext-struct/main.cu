@@ -11,6 +11,12 @@ int main() {
   Renderer r;
   r.render(out, params, 64);
   r.render_changed(out, params, 64);
+  Grid g;
+  g.name = "plane";
+  g.xdim = 256;
+  g.ydim = 128;
+  g.host_copy = nullptr;
+  clear_grid(out, g);
   cudaFree(out);
   return 0;
 }
