@@ -228,6 +228,10 @@ struct LaunchEvaluator::Impl {
   /// function): its last assignment on every path, else its initial value.
   Val fieldAt(const clang::VarDecl *VD, const FieldPath &Path,
               const Frame &Own, const clang::Stmt *At);
+  /// The number members of the class itself of \p Obj (a structure, or a
+  /// pointer to one), at most 32, by name, with their values at \p Fr.
+  std::vector<std::pair<std::string, ValueInfo>>
+  numberMembers(const clang::Expr *Obj, const Frame &Fr);
   /// Member \p Path of structure parameter \p PV of a function called from
   /// another file by \p X: the value the call gives for it.
   Val externalMember(const clang::ParmVarDecl *PV, const FieldPath &Path,

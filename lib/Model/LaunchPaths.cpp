@@ -143,6 +143,27 @@ ValueInfo LaunchEvaluator::Impl::toInfo(const Val &V, QualType T) {
   return I;
 }
 
+std::vector<std::pair<std::string, ValueInfo>>
+LaunchEvaluator::Impl::numberMembers(const Expr *Obj, const Frame &Fr) {
+  std::vector<std::pair<std::string, ValueInfo>> Out;
+  bool Ptr = Obj->getType()->isPointerType();
+  QualType OT = Ptr ? Obj->getType()->getPointeeType()
+                    : Obj->getType().getNonReferenceType();
+  const auto *RD = OT->getAsCXXRecordDecl();
+  if (!RD || !RD->hasDefinition() || RD->isDependentContext())
+    return Out;
+  unsigned N = 0;
+  for (const FieldDecl *FD : RD->getDefinition()->fields()) {
+    QualType FT = FD->getType();
+    if (!FD->getIdentifier() || FD->isBitField() || FT->isReferenceType() ||
+        !launcheval::scalarType(FT) || ++N > 32)
+      continue;
+    Val V = Ptr ? fieldThroughPointer(Obj, {FD}, Fr) : fieldOf(Obj, {FD}, Fr);
+    Out.push_back({FD->getNameAsString(), toInfo(V, FT)});
+  }
+  return Out;
+}
+
 ValueInfo LaunchEvaluator::Impl::recordInfo(const Expr *A, const Frame &Fr) {
   QualType T = A->getType().getNonReferenceType();
   ValueInfo I;
@@ -284,17 +305,7 @@ LaunchEvaluator::Impl::evaluatePath(const LaunchExprs &L,
         // Not passable whole: its number members alone (at most 32, of the
         // class itself), for a function of another file that reads them.
         LV.ArgMembers.resize(L.Args.size());
-        auto &Out = LV.ArgMembers[LV.Args.size() - 1];
-        const auto *RD = AT->getAsCXXRecordDecl();
-        if (RD && RD->hasDefinition() && !RD->isDependentContext())
-          for (const FieldDecl *FD : RD->getDefinition()->fields()) {
-            QualType FT = FD->getType();
-            if (!FD->getIdentifier() || FD->isBitField() ||
-                FT->isReferenceType() || !launcheval::scalarType(FT) ||
-                Out.size() >= 32)
-              continue;
-            Out.push_back({FD->getNameAsString(), toInfo(fieldOf(A, {FD}, F0), FT)});
-          }
+        LV.ArgMembers[LV.Args.size() - 1] = numberMembers(A, F0);
       }
       continue;
     }
@@ -302,25 +313,8 @@ LaunchEvaluator::Impl::evaluatePath(const LaunchExprs &L,
   }
   // The object of a method's call: its number members (at most 32, of
   // the class itself), for the unit that defines the method.
-  if (L.Object) {
-    QualType OT = L.Object->getType();
-    if (OT->isPointerType())
-      OT = OT->getPointeeType();
-    const auto *RD = OT->getAsCXXRecordDecl();
-    if (RD && RD->hasDefinition() && !RD->isDependentContext()) {
-      unsigned N = 0;
-      for (const FieldDecl *FD : RD->getDefinition()->fields()) {
-        QualType FT = FD->getType();
-        if (!FD->getIdentifier() || FD->isBitField() || FT->isReferenceType() ||
-            !launcheval::scalarType(FT) || ++N > 32)
-          continue;
-        Val V = L.Object->getType()->isPointerType()
-                    ? fieldThroughPointer(L.Object, {FD}, F0)
-                    : fieldOf(L.Object, {FD}, F0);
-        LV.Members.push_back({FD->getNameAsString(), toInfo(V, FT)});
-      }
-    }
-  }
+  if (L.Object)
+    LV.Members = numberMembers(L.Object, F0);
   for (int I = 0; I <= S.MaxStep && I < int(Path.size()); ++I) {
     const FunctionDecl *Callee = I == 0 ? L.Host : Path[I - 1].Caller;
     LV.Path.push_back(Callee->getNameAsString() + "() called at " +
